@@ -1,0 +1,63 @@
+# Thin wrapper over CMake + CTest. `make demo` and `make test` do all set-up on Debian 12.
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc)
+BUILD ?= build
+CMAKE_FLAGS ?=
+SHARED ?= $(abspath ../shared)
+export OPENBLAS_CORETYPE ?= SkylakeX
+
+.PHONY: all build deps demo test test-unit test-asan test-fuzz fuzz lint format install bench clean
+
+all: build
+
+build:
+	@cmake -S . -B $(BUILD) -DAPIDEX_SHARED_DIR=$(SHARED) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+deps:
+	@bash scripts/deps.sh
+
+demo: deps build
+	@bash scripts/demo.sh $(BUILD)/apidex
+
+# Everything CI runs: release build + tests, ASan/UBSan build (-Werror) + tests, short fuzz, lint.
+test: deps
+	@$(MAKE) --no-print-directory test-unit
+	@$(MAKE) --no-print-directory test-asan
+	@$(MAKE) --no-print-directory test-fuzz
+	@$(MAKE) --no-print-directory lint
+	@echo "make test: all stages passed"
+
+test-unit: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-asan:
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DAPIDEX_SANITIZE=ON -DAPIDEX_WERROR=ON \
+	  -DAPIDEX_SHARED_DIR=$(SHARED) >/dev/null
+	@cmake --build build-asan -j $(JOBS)
+	@cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 APIDEX_SANITIZED=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
+fuzz:
+	@CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAPIDEX_FUZZ=ON \
+	  -DAPIDEX_SANITIZE=ON -DAPIDEX_SHARED_DIR=$(SHARED) >/dev/null
+	@cmake --build build-fuzz -j $(JOBS)
+
+test-fuzz: fuzz
+	@bash scripts/fuzz-smoke.sh build-fuzz $${FUZZ_SECONDS:-60}
+
+lint:
+	@bash scripts/lint.sh
+
+format:
+	@bash scripts/lint.sh --fix
+
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+bench: build
+	@bash bench/run.sh $(BUILD)
+
+clean:
+	rm -rf build build-asan build-fuzz

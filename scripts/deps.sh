@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs every missing build/test dependency of apidex on Debian 12, non-interactively.
+# Idempotent: does nothing (and needs no network) when everything is already there.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+APT_PACKAGES=(
+  build-essential cmake pkg-config git clang clang-format libclang-rt-14-dev
+  libjson-c-dev libfyaml-dev libsqlite3-dev sqlite3 libopenblas-pthread-dev
+  libmicrohttpd-dev libcurl4-openssl-dev curl libpcre2-dev libutf8proc-dev
+  libxxhash-dev libzstd-dev libstemmer-dev libcmocka-dev
+  nodejs npm python3 python3-numpy
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  # nodejs/npm may come from elsewhere on a developer machine: accept the commands.
+  case "$p" in
+    nodejs) command -v node >/dev/null 2>&1 && continue ;;
+    npm) command -v npm >/dev/null 2>&1 && continue ;;
+    python3) [ -x /usr/bin/python3 ] && continue ;;
+  esac
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+# npm packages used by the parity and end-to-end tests (pinned in tools/node/package-lock.json).
+if [ -f "$here/tools/node/package.json" ]; then
+  stamp="$here/tools/node/node_modules/.apidex-stamp"
+  if [ ! -f "$stamp" ] || [ "$here/tools/node/package-lock.json" -nt "$stamp" ]; then
+    echo "deps: installing npm packages in tools/node" >&2
+    (cd "$here/tools/node" && npm ci --no-audit --no-fund --loglevel=error >&2)
+    touch "$stamp"
+  fi
+fi

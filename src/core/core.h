@@ -1,0 +1,226 @@
+/*
+ * core: the pieces every stage uses. Arenas (one per document or request, freed
+ * in one call), capped growable buffers, errors and diagnostics with locations,
+ * an immutable JSON/YAML tree with source positions, file reading and hashing.
+ *
+ * Design notes
+ * - Parsed documents are read-only trees that live in one arena. JSON is parsed
+ *   by json-c and YAML by libfyaml's event parser; both become the same jt_node
+ *   tree, so later stages never care which syntax a spec was written in.
+ * - YAML nodes carry their line:col from the parser. json-c does not report node
+ *   positions, so JSON positions are found on demand (jt_doc_locate) by scanning
+ *   the source text along the JSON pointer: diagnostics are rare, parsing is not.
+ * - YAML aliases share the anchored node (the tree is a DAG, never a copy). A
+ *   document whose aliases would expand past a limit (billion laughs) is refused.
+ * - Every buffer that input can grow has a cap; exceeding it is an error, not an
+ *   allocation.
+ */
+#ifndef APIDEX_CORE_H
+#define APIDEX_CORE_H
+
+#include "apidex.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------- errors */
+
+/** Fill err (may be NULL) with code and a printf-style message; returns code. */
+int core_error_set(apidex_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/** Set the location part of err (file may be NULL, pointer may be NULL). */
+void core_error_at(apidex_error *err, const char *file, unsigned line, unsigned col,
+                   const char *pointer);
+/** Reset err to "no error". */
+void core_error_clear(apidex_error *err);
+
+/* ---------------------------------------------------------------- arena */
+
+/** A bump allocator: many small allocations, one free. Not thread-safe. */
+typedef struct core_arena core_arena;
+
+/** A new arena; cap_bytes > 0 limits its total size (0 = unlimited). NULL on OOM. */
+core_arena *core_arena_new(size_t cap_bytes);
+/** Frees every allocation of the arena. NULL is a no-op. */
+void core_arena_free(core_arena *a);
+/** size bytes aligned to 16; NULL when out of memory or over the cap. */
+void *core_arena_alloc(core_arena *a, size_t size);
+/** Zeroed allocation. */
+void *core_arena_calloc(core_arena *a, size_t n, size_t size);
+/** Copy of s[0..n) plus a NUL terminator. */
+char *core_arena_strndup(core_arena *a, const char *s, size_t n);
+char *core_arena_strdup(core_arena *a, const char *s);
+char *core_arena_printf(core_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** Bytes handed out so far. */
+size_t core_arena_used(const core_arena *a);
+
+/* ---------------------------------------------------------------- buffer */
+
+/** A growable, always NUL-terminated byte buffer with a hard cap (curl's dynbuf). */
+typedef struct core_buf {
+    char *data;
+    size_t len, cap_alloc, max; /* max = 0: default cap (1 GiB) */
+    bool failed;                /* set once an append hit the cap or OOM */
+} core_buf;
+
+void core_buf_init(core_buf *b, size_t max);
+void core_buf_free(core_buf *b);
+void core_buf_reset(core_buf *b);
+/** Appends; returns 0 or APIDEX_ENOMEM/APIDEX_ELIMIT (and sets b->failed). */
+int core_buf_append(core_buf *b, const void *p, size_t n);
+int core_buf_puts(core_buf *b, const char *s);
+int core_buf_putc(core_buf *b, char c);
+int core_buf_printf(core_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int core_buf_vprintf(core_buf *b, const char *fmt, va_list ap);
+/** Appends s as a JSON string literal (quotes included, UTF-8 passed through). */
+int core_buf_json_str(core_buf *b, const char *s, size_t n);
+/** Hands the data to the caller (malloc'd, NUL-terminated) and resets b. */
+char *core_buf_steal(core_buf *b, size_t *len);
+
+/* ---------------------------------------------------------------- files */
+
+/** Reads a whole file into malloc'd memory (NUL-terminated), refusing files over max_bytes. */
+int core_file_read(const char *path, size_t max_bytes, char **out, size_t *out_len,
+                   apidex_error *err);
+/** 64-bit content hash (xxh3). */
+uint64_t core_hash64(const void *p, size_t n);
+/** Hex of a 64-bit hash into out[17]. */
+void core_hash_hex(uint64_t h, char out[17]);
+/** Monotonic clock in seconds. */
+double core_now(void);
+
+/* ---------------------------------------------------------------- diagnostics */
+
+typedef enum { CORE_DIAG_WARNING = 1, CORE_DIAG_ERROR = 2 } core_diag_level;
+
+/** One warning or error with its location. Strings are owned by the list. */
+typedef struct core_diag {
+    core_diag_level level;
+    int code;
+    const char *message;
+    const char *file;    /* "" if none */
+    unsigned line, col;  /* 0 when unknown */
+    const char *pointer; /* "" if none */
+} core_diag;
+
+/** A list of diagnostics (at most `max`, further ones are counted, not stored). */
+typedef struct core_diags {
+    core_diag *items;
+    size_t n, cap, max, dropped;
+    core_arena *arena;
+} core_diags;
+
+void core_diags_init(core_diags *d, size_t max);
+void core_diags_free(core_diags *d);
+void core_diags_add(core_diags *d, core_diag_level level, int code, const char *file, unsigned line,
+                    unsigned col, const char *pointer, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+/** Adds an apidex_error as a diagnostic of the given level. */
+void core_diags_add_error(core_diags *d, core_diag_level level, const apidex_error *e);
+size_t core_diags_count(const core_diags *d, core_diag_level level);
+
+/* ---------------------------------------------------------------- JSON/YAML tree */
+
+typedef enum { JT_NULL = 0, JT_BOOL, JT_INT, JT_REAL, JT_STRING, JT_ARRAY, JT_OBJECT } jt_type;
+
+typedef struct jt_node jt_node;
+
+typedef struct jt_member {
+    const char *key;
+    uint32_t key_len;
+    jt_node *value;
+} jt_member;
+
+struct jt_node {
+    uint8_t type;    /* jt_type */
+    uint8_t boolean; /* JT_BOOL value */
+    uint16_t reserved;
+    uint32_t len;  /* string bytes, array items, object members */
+    uint32_t line; /* 1-based source line, 0 = unknown (JSON: see jt_doc_locate) */
+    uint32_t col;  /* 1-based source column */
+    union {
+        int64_t i;
+        double d;
+        const char *s; /* NUL-terminated, len bytes (may contain NUL for JSON "\u0000") */
+        jt_node **items;
+        jt_member *members;
+    } u;
+    uint32_t *index; /* objects with many members: open-addressing hash of member slots */
+};
+
+/** Limits applied while parsing; 0 in a field means "use the default". */
+typedef struct jt_limits {
+    size_t max_bytes;   /* default 64 MiB */
+    unsigned max_depth; /* default 512 */
+    size_t max_nodes;   /* default 20 million (counting alias expansion) */
+} jt_limits;
+
+typedef enum { JT_FORMAT_JSON = 1, JT_FORMAT_YAML = 2 } jt_format;
+
+/** A parsed document: the tree, its arena and (for locating) its source text. */
+typedef struct jt_doc {
+    jt_node *root;
+    jt_format format;
+    const char *file; /* path or URL as given; owned by the arena */
+    char *text;       /* the source (malloc'd), kept for jt_doc_locate */
+    size_t text_len;
+    core_arena *arena;
+} jt_doc;
+
+/**
+ * Parses text (JSON or YAML, detected by content: JSON when the first
+ * non-blank byte is '{' or '[' and json-c accepts it, YAML otherwise).
+ * Takes ownership of text (malloc'd) in every case. On failure err names the
+ * file and line:col of the syntax error. *out is owned by the caller: jt_doc_free.
+ */
+int jt_doc_parse(char *text, size_t len, const char *file, const jt_limits *lim, jt_doc **out,
+                 apidex_error *err);
+/** Reads and parses a file (size checked against lim->max_bytes first). */
+int jt_doc_load(const char *path, const jt_limits *lim, jt_doc **out, apidex_error *err);
+/** NULL is a no-op. */
+void jt_doc_free(jt_doc *doc);
+
+/**
+ * The 1-based line:col of the value at `pointer` (RFC 6901) in doc's source.
+ * Uses the node's own position when the parser recorded one. Returns false
+ * when the pointer does not lead anywhere.
+ */
+bool jt_doc_locate(const jt_doc *doc, const char *pointer, unsigned *line, unsigned *col);
+
+/** Member value of an object by key (NULL if absent or not an object). */
+const jt_node *jt_get(const jt_node *obj, const char *key);
+const jt_node *jt_getn(const jt_node *obj, const char *key, size_t key_len);
+/** Array item (NULL if out of range or not an array). */
+const jt_node *jt_at(const jt_node *arr, size_t i);
+/** The string of a JT_STRING node, or NULL. */
+const char *jt_str(const jt_node *n);
+/** Member string value, or NULL. */
+const char *jt_get_str(const jt_node *obj, const char *key);
+/** Boolean value of a member (dflt when absent or not a boolean). */
+bool jt_get_bool(const jt_node *obj, const char *key, bool dflt);
+/** Number value as double (JT_INT or JT_REAL), dflt otherwise. */
+double jt_num(const jt_node *n, double dflt);
+bool jt_is(const jt_node *n, jt_type t);
+
+/**
+ * Follows a JSON pointer ("" = root, "/a/b~1c/0") from node. Handles ~0/~1 and
+ * percent-decoding (as found in URI fragments). NULL if it leads nowhere.
+ */
+const jt_node *jt_pointer(const jt_node *root, const char *pointer);
+/** Appends one escaped pointer token ("/" + key with ~ and / escaped) to b. */
+int jt_pointer_append(core_buf *b, const char *key, size_t key_len);
+
+/* Building nodes (for normalisation, e.g. Swagger 2.0 → OAS 3 shapes). */
+jt_node *jt_new_string(core_arena *a, const char *s, size_t len);
+jt_node *jt_new_bool(core_arena *a, bool v);
+jt_node *jt_new_array(core_arena *a, size_t n);  /* items zeroed; len = n */
+jt_node *jt_new_object(core_arena *a, size_t n); /* members zeroed; len = n */
+/** Builds the hash index of an object with many members (call after filling it). */
+void jt_object_finish(core_arena *a, jt_node *obj);
+
+/** Serialises n as JSON (compact when indent < 0, else pretty with that many spaces). */
+int jt_write_json(core_buf *b, const jt_node *n, int indent);
+
+#endif /* APIDEX_CORE_H */

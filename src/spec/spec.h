@@ -1,0 +1,187 @@
+/*
+ * spec: load OpenAPI documents (Swagger 2.0, OAS 3.0, 3.1; JSON or YAML; one
+ * file or many joined by $ref), resolve references, and normalise every
+ * version into one model: APIs, operations, parameters, bodies, responses and
+ * the schema graph.
+ *
+ * The model points into the parsed trees instead of copying them. A node only
+ * means something together with the file it came from (a relative $ref is
+ * resolved against the *referring* file), so the model hands out spec_loc
+ * values: a node plus its document. All $refs reachable from the root are
+ * resolved once, at load time; spec_deref is then a lookup, and the whole
+ * model is read-only and safe to share between threads.
+ */
+#ifndef APIDEX_SPEC_H
+#define APIDEX_SPEC_H
+
+#include "core/core.h"
+
+/** One loaded file (the root document or a file reached by $ref). */
+typedef struct spec_doc spec_doc;
+
+/** A node together with the document it lives in. node == NULL means "none". */
+typedef struct spec_loc {
+    const jt_node *node;
+    const spec_doc *doc;
+} spec_loc;
+
+/** Loader options; zero means "the safe default" for every field. */
+typedef struct spec_options {
+    jt_limits limits;       /* per file: bytes (64 MiB), depth (512), nodes (20 M incl. aliases) */
+    size_t max_documents;   /* files loaded for one root document, default 10000 */
+    unsigned max_ref_chain; /* $ref -> $ref -> ... hops, default 64 */
+    bool allow_remote_refs; /* follow http(s) $refs (default off) */
+    const char *const *remote_hosts; /* allow-list for remote refs (NULL-terminated); NULL = none */
+    long remote_timeout_ms;          /* default 10000 */
+    size_t remote_max_bytes;         /* default 16 MiB */
+} spec_options;
+
+typedef struct spec_server {
+    const char *url;
+    const char *description;
+} spec_server;
+
+typedef struct spec_tag {
+    const char *name;
+    const char *description;
+} spec_tag;
+
+typedef struct spec_param {
+    const char *name;
+    const char *in;          /* "path", "query", "header" or "cookie" */
+    const char *description; /* NULL if none */
+    bool required;
+    bool deprecated;
+    spec_loc schema; /* the parameter's schema (Swagger 2.0: the parameter itself) */
+    spec_loc node;   /* the parameter object, $ref followed */
+} spec_param;
+
+typedef struct spec_media {
+    const char *type; /* "application/json", ... */
+    spec_loc schema;  /* may be a $ref: use spec_deref */
+    spec_loc node;    /* the media type object (examples live here) */
+} spec_media;
+
+typedef struct spec_body {
+    const char *description;
+    bool required;
+    spec_media *media;
+    size_t n_media;
+    spec_loc node; /* the requestBody object (synthesised for Swagger 2.0) */
+} spec_body;
+
+typedef struct spec_response {
+    const char *status; /* "200", "4XX", "default" */
+    const char *description;
+    spec_media *media;
+    size_t n_media;
+    spec_loc headers; /* the headers object, or none */
+    spec_loc node;    /* the response object, $ref followed */
+} spec_response;
+
+typedef struct spec_operation {
+    const char *id;           /* "api:operationId", or "api:METHOD /path" without one; unique */
+    const char *operation_id; /* as written, NULL if none */
+    const char *method;       /* upper case: GET, PUT, POST, DELETE, OPTIONS, HEAD, PATCH, TRACE */
+    const char *path;         /* the path key exactly as written */
+    const char *summary;      /* NULL if none */
+    const char *description;  /* NULL if none */
+    const char **tags;
+    size_t n_tags;
+    bool deprecated;
+    spec_param *params; /* path-level ones merged, overridden by operation-level ones */
+    size_t n_params;
+    spec_body *body; /* NULL if none (Swagger 2.0 body/formData become one) */
+    spec_response *responses;
+    size_t n_responses;
+    spec_loc security;   /* effective security requirements (operation, else global) */
+    spec_loc node;       /* the operation object, $ref followed (x- extensions are here) */
+    const char *pointer; /* JSON pointer of the operation in the root document */
+    size_t *schemas;     /* schemas it references directly (indexes into api->schemas) */
+    size_t n_schemas;
+} spec_operation;
+
+typedef struct spec_schema {
+    const char *id;      /* "api:Name" */
+    const char *name;    /* "Name": the component name, or derived from the file/pointer */
+    spec_loc node;       /* the schema object */
+    const char *pointer; /* where it is defined, e.g. "/components/schemas/Name" */
+    size_t *refs;        /* schemas it references directly (indexes into api->schemas) */
+    size_t n_refs;
+    unsigned used_by; /* operations that reference it, directly or through other schemas */
+    bool in_cycle;    /* it is part of a reference cycle */
+} spec_schema;
+
+/** One API: a root document and everything it references. */
+typedef struct spec_api {
+    const char *id;   /* the root file's stem, made unique in the registry */
+    const char *file; /* the root file or URL, as given */
+    const char *title, *version, *description; /* info.*; NULL when absent */
+    const char *spec_version;                  /* "2.0", "3.0.3", "3.1.0", ... (NULL if unknown) */
+    int major;                                 /* 2 or 3; 0 when the document failed */
+    spec_server *servers;
+    size_t n_servers;
+    spec_tag *tags;
+    size_t n_tags;
+    spec_operation *ops;
+    size_t n_ops;
+    spec_schema *schemas;
+    size_t n_schemas;
+    size_t n_cycles;       /* reference cycles in the schema graph */
+    size_t n_files;        /* files loaded (root + $ref'd) */
+    uint64_t content_hash; /* over the bytes of every file loaded */
+    spec_loc root;
+    core_diags diags; /* warnings and errors, with file, line:col and pointer */
+    bool failed;      /* could not be loaded at all: diags has the error(s) */
+} spec_api;
+
+/** All APIs loaded from a set of inputs. */
+typedef struct spec_registry spec_registry;
+
+/** A new empty registry (opt may be NULL). *out: spec_registry_free. */
+int spec_registry_new(const spec_options *opt, spec_registry **out, apidex_error *err);
+/** NULL is a no-op. Invalidates every pointer into the model. */
+void spec_registry_free(spec_registry *reg);
+/**
+ * Loads one input: a file, a directory (recursively: *.json, *.yaml, *.yml whose
+ * content is an OpenAPI/Swagger root document; the format is detected by
+ * content), or an http(s) URL. A document that fails is still added (failed =
+ * true, with its errors); only a missing input or a usage error returns non-zero.
+ */
+int spec_registry_add(spec_registry *reg, const char *input, apidex_error *err);
+size_t spec_registry_count(const spec_registry *reg);
+/** The i-th API, in a deterministic order (sorted by file path). */
+const spec_api *spec_registry_api(const spec_registry *reg, size_t i);
+/** The API with this id, or NULL. */
+const spec_api *spec_registry_find(const spec_registry *reg, const char *id);
+
+/** Loads a single root document into a registry of its own (convenience for tests). */
+int spec_load_file(const char *path, const spec_options *opt, spec_registry **out,
+                   apidex_error *err);
+
+/**
+ * If loc.node is a {"$ref": ...} object, follows the chain to its target
+ * (relative to the referring file); otherwise returns loc. Returns 0, or
+ * APIDEX_EREF when the ref is dangling, refused or circular (then *out = loc).
+ */
+int spec_deref(const spec_api *api, spec_loc loc, spec_loc *out);
+/** The schema (index into api->schemas) that loc is, after deref; -1 if none. */
+long spec_schema_index(const spec_api *api, spec_loc loc);
+/** The $ref string of a reference node, or NULL when loc is not a reference. */
+const char *spec_ref_target(spec_loc loc);
+/** Path or URL of a document. */
+const char *spec_doc_file(const spec_doc *doc);
+/** The parsed tree of a document (for jt_doc_locate). */
+const jt_doc *spec_doc_tree(const spec_doc *doc);
+
+/**
+ * allOf merged on demand: a new schema node (in arena) whose properties and
+ * required lists are the union of the allOf members (refs followed, cycles
+ * stopped). oneOf/anyOf/discriminator are left as alternatives.
+ */
+int spec_schema_merge_allof(const spec_api *api, spec_loc schema, core_arena *arena, spec_loc *out);
+
+/** The operation with this id ("api:opId" or "api:METHOD /path"), or NULL. */
+const spec_operation *spec_api_find_operation(const spec_api *api, const char *id);
+
+#endif /* APIDEX_SPEC_H */

@@ -1,0 +1,85 @@
+/*
+ * text: tokenizers. cl100k_base byte-level BPE (byte-exact with tiktoken) for
+ * token counts and budgets, BERT WordPiece (as bge-small-en-v1.5 uses) for the
+ * encoder, and identifier-aware word splitting plus Snowball stemming for BM25.
+ */
+#ifndef APIDEX_TEXT_H
+#define APIDEX_TEXT_H
+
+#include "core/core.h"
+
+/* ---------------------------------------------------------------- cl100k BPE */
+
+/** cl100k_base ranks and split pattern. Immutable after open; thread-safe to share. */
+typedef struct text_bpe text_bpe;
+
+/**
+ * Opens the cl100k_base tokenizer. The ranks are built into the binary from the
+ * npm package tiktoken (encoders/cl100k_base.json). Returns 0 or an error.
+ * *out is owned by the caller: text_bpe_close.
+ */
+int text_bpe_open(text_bpe **out, apidex_error *err);
+/** NULL is a no-op. */
+void text_bpe_close(text_bpe *bpe);
+/** A process-wide shared instance (opened on first use, thread-safe); NULL on failure. */
+const text_bpe *text_bpe_default(void);
+/**
+ * Encodes s[0..n) into token ids. When allow_special is true the special
+ * tokens (<|endoftext|>, <|fim_prefix|>, ...) are recognised; otherwise they are
+ * encoded as ordinary text. *ids is malloc'd (caller frees). Thread-safe.
+ */
+int text_bpe_encode(const text_bpe *bpe, const char *s, size_t n, bool allow_special,
+                    uint32_t **ids, size_t *n_ids);
+/** Number of tokens of s[0..n) (ordinary text, no special tokens). Thread-safe. */
+size_t text_bpe_count(const text_bpe *bpe, const char *s, size_t n);
+/** Bytes of token id into out (at most out_cap); returns the length, or 0 if unknown. */
+size_t text_bpe_decode_token(const text_bpe *bpe, uint32_t id, char *out, size_t out_cap);
+
+/* ---------------------------------------------------------------- WordPiece */
+
+/** A BERT WordPiece vocabulary (uncased). Immutable after open; thread-safe to share. */
+typedef struct text_wordpiece text_wordpiece;
+
+/** Loads vocab.txt, or the vocab of a tokenizer.json (chosen by content). */
+int text_wordpiece_open(const char *path, text_wordpiece **out, apidex_error *err);
+void text_wordpiece_close(text_wordpiece *wp);
+/**
+ * Encodes s[0..n): basic tokenizer (clean, lower-case, strip accents, split
+ * punctuation, CJK as words), greedy longest-match-first with ## continuations,
+ * [UNK] for words over 100 chars. With add_special, [CLS] ... [SEP]. At most
+ * max_len ids (0 = no limit; the special tokens count); *truncated says whether
+ * ids were dropped. *ids is malloc'd. Thread-safe.
+ */
+int text_wordpiece_encode(const text_wordpiece *wp, const char *s, size_t n, bool add_special,
+                          size_t max_len, uint32_t **ids, size_t *n_ids, bool *truncated);
+/** The vocabulary entry of id, or NULL. */
+const char *text_wordpiece_token(const text_wordpiece *wp, uint32_t id);
+/** Id of a token string, or -1. */
+int64_t text_wordpiece_id(const text_wordpiece *wp, const char *tok);
+size_t text_wordpiece_vocab_size(const text_wordpiece *wp);
+
+/* ---------------------------------------------------------------- words for BM25 */
+
+enum {
+    TEXT_WORDS_STEM = 1u << 0,      /* Snowball English stem each word */
+    TEXT_WORDS_KEEP_IDENT = 1u << 1 /* also emit the whole identifier (lower-cased) */
+};
+
+/** Called per word; word is lower-case UTF-8, not NUL-terminated. Return non-zero to stop. */
+typedef int (*text_word_fn)(const char *word, size_t len, void *ctx);
+
+/** A word splitter with its own stemmer. Not thread-safe: one per thread. */
+typedef struct text_words text_words;
+
+text_words *text_words_new(void);
+void text_words_free(text_words *w);
+/**
+ * Splits s[0..n) into words for lexical search: identifier-aware (camelCase,
+ * PascalCase, snake_case, kebab-case, dotted names, path segments, {placeholders},
+ * letter/digit boundaries), lower-cased, optionally stemmed. Returns the number of
+ * words emitted.
+ */
+size_t text_words_split(text_words *w, const char *s, size_t n, unsigned flags, text_word_fn fn,
+                        void *ctx);
+
+#endif /* APIDEX_TEXT_H */

@@ -1,0 +1,77 @@
+/* Helpers shared by the cmocka unit tests. */
+#include "testutil.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *tu_shared_dir(void)
+{
+    const char *d = getenv("APIDEX_SHARED_DIR");
+    struct stat st;
+    if (!d || stat(d, &st) != 0 || !S_ISDIR(st.st_mode)) return NULL;
+    return d;
+}
+
+const char *tu_source_dir(void)
+{
+    const char *d = getenv("APIDEX_SOURCE_DIR");
+    return d ? d : APIDEX_SOURCE_DIR;
+}
+
+char *tu_path(const char *dir, const char *rel)
+{
+    size_t n = strlen(dir) + strlen(rel) + 2;
+    char *p = malloc(n);
+    assert_non_null(p);
+    snprintf(p, n, "%s/%s", dir, rel);
+    return p;
+}
+
+char *tu_tempdir(void)
+{
+    char tmpl[] = "/tmp/apidex-test-XXXXXX";
+    char *d = mkdtemp(tmpl);
+    assert_non_null(d);
+    return strdup(d);
+}
+
+static void mkdirs_for(const char *path)
+{
+    char *copy = strdup(path);
+    for (char *p = copy + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(copy, 0755) != 0 && errno != EEXIST) fail_msg("mkdir %s failed", copy);
+        *p = '/';
+    }
+    free(copy);
+}
+
+char *tu_write(const char *dir, const char *rel, const char *text)
+{
+    char *p = tu_path(dir, rel);
+    mkdirs_for(p);
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    fwrite(text, 1, strlen(text), f);
+    fclose(f);
+    return p;
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+void tu_rmtree(const char *path)
+{
+    if (path) nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}

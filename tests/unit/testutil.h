@@ -1,0 +1,32 @@
+/* Helpers shared by the cmocka unit tests: where data lives, temp dirs, fixtures. */
+#ifndef APIDEX_TESTUTIL_H
+#define APIDEX_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+/** ../shared (APIDEX_SHARED_DIR), or NULL when it is not there. */
+const char *tu_shared_dir(void);
+/** The source tree root (APIDEX_SOURCE_DIR). */
+const char *tu_source_dir(void);
+/** Joins dir and rel into a static-free malloc'd path. */
+char *tu_path(const char *dir, const char *rel);
+/** A fresh empty temporary directory (malloc'd path); removed by tu_rmtree. */
+char *tu_tempdir(void);
+/** Writes text to dir/rel (creating parent directories); returns the malloc'd path. */
+char *tu_write(const char *dir, const char *rel, const char *text);
+/** rm -rf path. */
+void tu_rmtree(const char *path);
+/** Skips the current test (cmocka skip) when ../shared is missing. */
+#define TU_REQUIRE_SHARED()                                                                        \
+    do {                                                                                           \
+        if (!tu_shared_dir()) {                                                                    \
+            print_message("../shared not found: skipped\n");                                       \
+            skip();                                                                                \
+        }                                                                                          \
+    } while (0)
+
+#endif
