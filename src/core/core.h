@@ -205,8 +205,9 @@ double jt_num(const jt_node *n, double dflt);
 bool jt_is(const jt_node *n, jt_type t);
 
 /**
- * Follows a JSON pointer ("" = root, "/a/b~1c/0") from node. Handles ~0/~1 and
- * percent-decoding (as found in URI fragments). NULL if it leads nowhere.
+ * Follows a JSON pointer ("" = root, "/a/b~1c/0") from node. Handles ~0/~1
+ * (RFC 6901); a pointer taken from a URI fragment must be percent-decoded by the
+ * caller first (spec does). NULL if it leads nowhere.
  */
 const jt_node *jt_pointer(const jt_node *root, const char *pointer);
 /** Appends one escaped pointer token ("/" + key with ~ and / escaped) to b. */

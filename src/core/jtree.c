@@ -815,17 +815,72 @@ static int yb_add(yaml_builder *yb, jt_node *n, uint64_t w, jt_node **root)
     return yb_push(yb, n, w);
 }
 
+/* The first error libfyaml reports, as "LINE:COL: error: MESSAGE". Collecting errors in
+   the diag object instead leaks them in libfyaml 0.7.12, so the text is captured here. */
+typedef struct yaml_diag_capture {
+    char text[512];
+    bool have;
+} yaml_diag_capture;
+
+static void yaml_diag_output(struct fy_diag *diag, void *user, const char *buf, size_t len)
+{
+    (void)diag;
+    yaml_diag_capture *cap = user;
+    if (cap->have || !buf) return;
+    if (len >= sizeof cap->text) len = sizeof cap->text - 1;
+    memcpy(cap->text, buf, len);
+    cap->text[len] = '\0';
+    cap->have = true;
+}
+
+/* Splits a captured "SOURCE:L:C: error: msg" into its parts (line/col 0 when absent). */
+static const char *yaml_diag_parse(char *text, unsigned *line, unsigned *col)
+{
+    *line = *col = 0;
+    char *msg = strstr(text, "error:");
+    if (!msg) return "syntax error";
+    /* walk back over ": " and "L:C" */
+    char *p = msg;
+    while (p > text && (p[-1] == ' ' || p[-1] == ':')) p--;
+    char *c_end = p;
+    while (p > text && isdigit((unsigned char)p[-1])) p--;
+    if (p < c_end && p > text && p[-1] == ':') {
+        char *c_start = p;
+        p--;
+        char *l_end = p;
+        while (p > text && isdigit((unsigned char)p[-1])) p--;
+        if (p < l_end) {
+            *line = (unsigned)strtoul(p, NULL, 10);
+            *col = (unsigned)strtoul(c_start, NULL, 10);
+        }
+    }
+    msg += 6;
+    while (*msg == ' ') msg++;
+    size_t n = strlen(msg);
+    while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = '\0';
+    return *msg ? msg : "syntax error";
+}
+
 static int parse_yaml(jt_doc *doc, build_ctx *bc)
 {
     apidex_error *err = bc->err;
+    yaml_diag_capture cap = {.have = false};
     struct fy_diag_cfg dcfg;
     fy_diag_cfg_default(&dcfg);
     dcfg.fp = NULL;
-    dcfg.output_fn = NULL;
+    dcfg.output_fn = yaml_diag_output;
+    dcfg.user = &cap;
     dcfg.level = FYET_ERROR;
+    dcfg.colorize = false;
+    dcfg.show_source = false;
+    dcfg.show_position = true;
+    dcfg.show_type = true;
+    dcfg.show_module = false;
+    dcfg.source_width = 0;
+    dcfg.position_width = 0;
+    dcfg.type_width = 0;
     struct fy_diag *diag = fy_diag_create(&dcfg);
     if (!diag) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
-    fy_diag_set_collect_errors(diag, true);
     struct fy_parse_cfg cfg = {0};
     cfg.flags =
         FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 | FYPCF_JSON_NONE | FYPCF_ALLOW_DUPLICATE_KEYS;
@@ -884,14 +939,14 @@ static int parse_yaml(jt_doc *doc, build_ctx *bc)
             n->line = line;
             n->col = col;
             if (yb.n_frames == yb.cap_frames) {
-                size_t cap = yb.cap_frames ? yb.cap_frames * 2 : 32;
-                yaml_frame *fr = realloc(yb.frames, cap * sizeof *fr);
+                size_t ncap = yb.cap_frames ? yb.cap_frames * 2 : 32;
+                yaml_frame *fr = realloc(yb.frames, ncap * sizeof *fr);
                 if (!fr) {
                     rc = APIDEX_ENOMEM;
                     break;
                 }
                 yb.frames = fr;
-                yb.cap_frames = cap;
+                yb.cap_frames = ncap;
             }
             yaml_frame *f = &yb.frames[yb.n_frames++];
             f->node = n;
@@ -991,13 +1046,11 @@ static int parse_yaml(jt_doc *doc, build_ctx *bc)
         why = NULL;
     }
     if (rc == APIDEX_EPARSE && !why) {
-        void *it = NULL;
-        struct fy_diag_error *de = fy_diag_errors_iterate(diag, &it);
-        if (de) {
-            core_error_set(err, APIDEX_EPARSE, "invalid YAML: %s",
-                           de->msg ? de->msg : "syntax error");
-            core_error_at(err, doc->file, de->line >= 0 ? (unsigned)de->line + 1 : 0,
-                          de->column >= 0 ? (unsigned)de->column + 1 : 0, NULL);
+        if (cap.have) {
+            unsigned line, col;
+            const char *msg = yaml_diag_parse(cap.text, &line, &col);
+            core_error_set(err, APIDEX_EPARSE, "invalid YAML: %s", msg);
+            core_error_at(err, doc->file, line, col, NULL);
         } else {
             core_error_set(err, APIDEX_EPARSE, "invalid YAML");
             core_error_at(err, doc->file, 0, 0, NULL);

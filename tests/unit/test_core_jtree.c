@@ -189,7 +189,11 @@ static void test_errors_have_positions(void **state)
     assert_int_equal(err.line, 3);
     assert_string_equal(err.file, "bad.txt");
     assert_int_equal(parse_err("a: [1, 2\nb: c\n", NULL, &err), APIDEX_EPARSE);
-    assert_true(err.line >= 1);
+    assert_int_equal(err.line, 3);
+    assert_non_null(strstr(err.message, "bracket"));
+    /* broken JSON falls back to YAML, whose diagnostics must not leak (ASan checks) */
+    assert_int_equal(parse_err("{\"model\":", NULL, &err), APIDEX_EPARSE);
+    assert_non_null(strstr(err.message, "JSON"));
     assert_int_equal(parse_err("{\"a\": 1} trailing", NULL, &err), APIDEX_EPARSE);
     assert_int_equal(parse_err("x: *undefined\n", NULL, &err), APIDEX_EPARSE);
     assert_non_null(strstr(err.message, "alias"));
