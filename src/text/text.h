@@ -40,22 +40,38 @@ size_t text_bpe_decode_token(const text_bpe *bpe, uint32_t id, char *out, size_t
 /** A BERT WordPiece vocabulary (uncased). Immutable after open; thread-safe to share. */
 typedef struct text_wordpiece text_wordpiece;
 
-/** Loads vocab.txt, or the vocab of a tokenizer.json (chosen by content). */
+/**
+ * Loads vocab.txt, or the vocab of a tokenizer.json (chosen by content: JSON starts
+ * with '{'). A tokenizer.json must describe a BERT WordPiece tokenizer (BertNormalizer,
+ * optionally after Lowercase; BertPreTokenizer); its flags (lowercase, strip_accents,
+ * clean_text, handle_chinese_chars), unk token, ## prefix and word limit are honoured,
+ * anything else is APIDEX_EUNSUPPORTED. A vocab.txt gets bge-small's uncased pipeline.
+ * Literal special tokens ([CLS], [SEP], [PAD], [UNK], [MASK], or tokenizer.json's
+ * non-normalized added tokens) in the input map to their ids, as in Hugging Face.
+ * *out is owned by the caller: text_wordpiece_close.
+ */
 int text_wordpiece_open(const char *path, text_wordpiece **out, apidex_error *err);
+/** NULL is a no-op. */
 void text_wordpiece_close(text_wordpiece *wp);
 /**
- * Encodes s[0..n): basic tokenizer (clean, lower-case, strip accents, split
- * punctuation, CJK as words), greedy longest-match-first with ## continuations,
- * [UNK] for words over 100 chars. With add_special, [CLS] ... [SEP]. At most
- * max_len ids (0 = no limit; the special tokens count); *truncated says whether
- * ids were dropped. *ids is malloc'd. Thread-safe.
+ * Encodes s[0..n) (UTF-8; invalid bytes are dropped): basic tokenizer (clean,
+ * lower-case, strip accents, split punctuation, CJK as words), greedy
+ * longest-match-first with ## continuations, [UNK] for words over 100 chars.
+ * Ids equal those of the Hugging Face tokenizer in @huggingface/transformers.
+ * With add_special, [CLS] ... [SEP]. At most max_len ids (0 = no limit; the
+ * special tokens count, and [SEP] is kept: content is cut, as the Rust/Python
+ * tokenizers do; max_len must then be >= 2); *truncated (may be NULL) says whether
+ * ids were dropped. Encoding stops early once the limit is reached. *ids is
+ * malloc'd (caller frees, also when empty). Returns 0 or APIDEX_EINVAL/ENOMEM.
+ * Thread-safe: wp is only read.
  */
 int text_wordpiece_encode(const text_wordpiece *wp, const char *s, size_t n, bool add_special,
                           size_t max_len, uint32_t **ids, size_t *n_ids, bool *truncated);
-/** The vocabulary entry of id, or NULL. */
+/** The vocabulary entry of id (owned by wp, NUL-terminated), or NULL. */
 const char *text_wordpiece_token(const text_wordpiece *wp, uint32_t id);
-/** Id of a token string, or -1. */
+/** Id of a token string ("##ing" for a continuation), or -1. */
 int64_t text_wordpiece_id(const text_wordpiece *wp, const char *tok);
+/** Number of distinct token strings (30522 for bge-small). */
 size_t text_wordpiece_vocab_size(const text_wordpiece *wp);
 
 /* ---------------------------------------------------------------- words for BM25 */
@@ -64,6 +80,11 @@ enum {
     TEXT_WORDS_STEM = 1u << 0,      /* Snowball English stem each word */
     TEXT_WORDS_KEEP_IDENT = 1u << 1 /* also emit the whole identifier (lower-cased) */
 };
+/*
+ * TEXT_WORDS_KEEP_IDENT: after the words of an identifier of two or more words,
+ * emit them joined without separators, so conventions meet: "movie_id", "movieId",
+ * "movie-id" and "MovieID" all add "movieid" (stemmed too with TEXT_WORDS_STEM).
+ */
 
 /** Called per word; word is lower-case UTF-8, not NUL-terminated. Return non-zero to stop. */
 typedef int (*text_word_fn)(const char *word, size_t len, void *ctx);
@@ -71,13 +92,18 @@ typedef int (*text_word_fn)(const char *word, size_t len, void *ctx);
 /** A word splitter with its own stemmer. Not thread-safe: one per thread. */
 typedef struct text_words text_words;
 
+/** A new splitter (Snowball English stemmer, reusable buffers); NULL on OOM. */
 text_words *text_words_new(void);
+/** NULL is a no-op. */
 void text_words_free(text_words *w);
 /**
  * Splits s[0..n) into words for lexical search: identifier-aware (camelCase,
  * PascalCase, snake_case, kebab-case, dotted names, path segments, {placeholders},
- * letter/digit boundaries), lower-cased, optionally stemmed. Returns the number of
- * words emitted.
+ * letter/digit boundaries: "getHTTPResponse" -> get http response, "oauth2" ->
+ * oauth 2, "/movie/{movie_id}" -> movie movie id), case-folded with accents removed
+ * (NFKD + case fold, Mn dropped), optionally stemmed. CJK ideographs are one word
+ * each; words over 100 bytes are skipped; no stop words are removed. Returns the
+ * number of words emitted (fn's word is valid only during the call).
  */
 size_t text_words_split(text_words *w, const char *s, size_t n, unsigned flags, text_word_fn fn,
                         void *ctx);
