@@ -861,8 +861,49 @@ static const char *yaml_diag_parse(char *text, unsigned *line, unsigned *col)
     return *msg ? msg : "syntax error";
 }
 
+/* Length of the valid UTF-8 sequence at t[i] (RFC 3629), 0 if invalid. */
+static size_t utf8_seq_len(const unsigned char *t, size_t n, size_t i)
+{
+    unsigned char c = t[i];
+    size_t len = c < 0x80             ? 1
+                 : (c & 0xE0) == 0xC0 ? 2
+                 : (c & 0xF0) == 0xE0 ? 3
+                 : (c & 0xF8) == 0xF0 ? 4
+                                      : 0;
+    if (!len || i + len > n || (len == 2 && c < 0xC2) || (len == 4 && c > 0xF4)) return 0;
+    for (size_t k = 1; k < len; k++)
+        if ((t[i + k] & 0xC0) != 0x80) return 0;
+    if (len == 3 && ((c == 0xE0 && t[i + 1] < 0xA0) || (c == 0xED && t[i + 1] >= 0xA0))) return 0;
+    if (len == 4 && ((c == 0xF0 && t[i + 1] < 0x90) || (c == 0xF4 && t[i + 1] >= 0x90))) return 0;
+    return len;
+}
+
+/* Offset of invalid UTF-8 in a directive line ("%..." at a line start), or SIZE_MAX.
+   libfyaml 0.7.12 loops forever on such a line, so it is refused before parsing. */
+static size_t bad_directive_utf8(const char *text, size_t n)
+{
+    const unsigned char *t = (const unsigned char *)text;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i] != '%' || (i > 0 && t[i - 1] != '\n')) continue;
+        while (i < n && t[i] != '\n') {
+            size_t l = utf8_seq_len(t, n, i);
+            if (!l) return i;
+            i += l;
+        }
+    }
+    return SIZE_MAX;
+}
+
 static int parse_yaml(jt_doc *doc, build_ctx *bc)
 {
+    size_t bad = bad_directive_utf8(doc->text, doc->text_len);
+    if (bad != SIZE_MAX) {
+        unsigned line, col;
+        offset_to_linecol(doc->text, doc->text_len, bad, &line, &col);
+        core_error_set(bc->err, APIDEX_EPARSE, "invalid YAML: invalid UTF-8 in a directive");
+        core_error_at(bc->err, doc->file, line, col, NULL);
+        return APIDEX_EPARSE;
+    }
     apidex_error *err = bc->err;
     yaml_diag_capture cap = {.have = false};
     struct fy_diag_cfg dcfg;
@@ -1076,6 +1117,29 @@ static int parse_yaml(jt_doc *doc, build_ctx *bc)
 
 /* ---------------------------------------------------------------- documents */
 
+/* Replaces every byte that is not part of valid UTF-8 with '?', in place (positions and
+   lengths stay as they were). Later stages may then rely on valid UTF-8, and libfyaml
+   never sees invalid input (it leaks on some). Returns the number of bytes replaced. */
+static size_t utf8_sanitize(char *text, size_t len)
+{
+    size_t fixed = 0;
+    unsigned char *s = (unsigned char *)text;
+    for (size_t i = 0; i < len;) {
+        if (s[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t k = utf8_seq_len(s, len, i);
+        if (k) {
+            i += k;
+        } else {
+            s[i++] = '?';
+            fixed++;
+        }
+    }
+    return fixed;
+}
+
 int jt_doc_parse(char *text, size_t len, const char *file, const jt_limits *lim_in, jt_doc **out,
                  apidex_error *err)
 {
@@ -1103,6 +1167,7 @@ int jt_doc_parse(char *text, size_t len, const char *file, const jt_limits *lim_
     doc->file = core_arena_strdup(arena, file ? file : "");
     build_ctx bc = {.arena = arena, .lim = lim, .err = err, .file = doc->file};
 
+    utf8_sanitize(text, len);
     size_t i = 0;
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) i = 3; /* UTF-8 BOM */
     i = json_skip_ws(text, len, i);

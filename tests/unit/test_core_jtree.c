@@ -215,6 +215,29 @@ static void test_flow_yaml_and_bom(void **state)
     jt_doc_free(d);
 }
 
+static void test_invalid_utf8_is_replaced(void **state)
+{
+    (void)state;
+    jt_doc *d = parse_ok("a: \"x\xcf\xcfy\"\nb: \xe2\x82\xac\n", NULL);
+    assert_string_equal(jt_get_str(d->root, "a"), "x??y");
+    assert_string_equal(jt_get_str(d->root, "b"), "\xe2\x82\xac");
+    jt_doc_free(d);
+    d = parse_ok("{\"k\": \"\xff\xc0\x80\"}", NULL);
+    assert_string_equal(jt_get_str(d->root, "k"), "???");
+    jt_doc_free(d);
+    /* libfyaml leaked on invalid UTF-8 inside a quoted scalar (found by fuzzing) */
+    char bomb[160];
+    memset(bomb, '\'', sizeof bomb);
+    memset(bomb + 14, 0xcf, 70);
+    apidex_error err;
+    core_error_clear(&err);
+    jt_doc *out = NULL;
+    char *copy = malloc(sizeof bomb);
+    memcpy(copy, bomb, sizeof bomb);
+    assert_int_equal(jt_doc_parse(copy, sizeof bomb, "fuzz", NULL, &out, &err), APIDEX_EPARSE);
+    assert_null(out);
+}
+
 static void test_big_object_index_and_write(void **state)
 {
     (void)state;
@@ -278,6 +301,7 @@ int main(void)
         cmocka_unit_test(test_deep_nesting),
         cmocka_unit_test(test_errors_have_positions),
         cmocka_unit_test(test_flow_yaml_and_bom),
+        cmocka_unit_test(test_invalid_utf8_is_replaced),
         cmocka_unit_test(test_big_object_index_and_write),
         cmocka_unit_test(test_buf_cap_and_arena),
     };
