@@ -11,6 +11,8 @@ APT_PACKAGES=(
   libxxhash-dev libzstd-dev libstemmer-dev libcmocka-dev
   nodejs npm python3 python3-numpy
 )
+# `deps.sh --bench` (make bench) adds the baselines the benchmarks measure against.
+if [ "${1:-}" = "--bench" ]; then APT_PACKAGES+=(python3-torch python3-faiss); fi
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -38,5 +40,22 @@ if [ -f "$here/tools/node/package.json" ]; then
     echo "deps: installing npm packages in tools/node" >&2
     (cd "$here/tools/node" && npm ci --no-audit --no-fund --loglevel=error >&2)
     touch "$stamp"
+  fi
+fi
+
+# The cl100k_base ranks the build embeds (npm tiktoken, MIT): pin their content. A damaged
+# or changed file gets one fresh `npm ci`; if it still differs, stop with the reason.
+if [ -f "$here/tools/node/package.json" ]; then
+  cl100k_json="$here/tools/node/node_modules/tiktoken/encoders/cl100k_base.json"
+  cl100k_sha256=49a4e05dea02c8fafbd50cc4725c4aab8f39386c0afedef118e0dfebc2fe523a
+  cl100k_ok() { [ -f "$cl100k_json" ] && echo "$cl100k_sha256  $cl100k_json" | sha256sum -c --status; }
+  if ! cl100k_ok; then
+    echo "deps: $cl100k_json missing or changed: reinstalling npm packages" >&2
+    (cd "$here/tools/node" && npm ci --no-audit --no-fund --loglevel=error >&2)
+    touch "$here/tools/node/node_modules/.apidex-stamp"
+    if ! cl100k_ok; then
+      echo "deps: $cl100k_json does not have sha256 $cl100k_sha256 (tiktoken version in package-lock.json?)" >&2
+      exit 1
+    fi
   fi
 fi

@@ -27,12 +27,21 @@ const text_bpe *text_bpe_default(void);
  * Encodes s[0..n) into token ids. When allow_special is true the special
  * tokens (<|endoftext|>, <|fim_prefix|>, ...) are recognised; otherwise they are
  * encoded as ordinary text. *ids is malloc'd (caller frees). Thread-safe.
+ * Invalid UTF-8 is read as the WHATWG TextDecoder reads it (U+FFFD per maximal
+ * invalid subsequence), so ids equal tiktoken's for the decoded string. Returns 0,
+ * APIDEX_EINVAL (bpe NULL), APIDEX_ENOMEM, or APIDEX_ELIMIT (n of 4 GiB or more).
  */
 int text_bpe_encode(const text_bpe *bpe, const char *s, size_t n, bool allow_special,
                     uint32_t **ids, size_t *n_ids);
-/** Number of tokens of s[0..n) (ordinary text, no special tokens). Thread-safe. */
+/**
+ * Number of tokens of s[0..n) (ordinary text, no special tokens), without building
+ * the id array. Thread-safe. If memory runs out it returns n, an upper bound.
+ */
 size_t text_bpe_count(const text_bpe *bpe, const char *s, size_t n);
-/** Bytes of token id into out (at most out_cap); returns the length, or 0 if unknown. */
+/**
+ * Bytes of token id (special tokens included) into out, at most out_cap of them;
+ * returns the token's full length (more than out_cap if truncated), or 0 if unknown.
+ */
 size_t text_bpe_decode_token(const text_bpe *bpe, uint32_t id, char *out, size_t out_cap);
 
 /* ---------------------------------------------------------------- WordPiece */
