@@ -17,10 +17,24 @@ for t in "${targets[@]}"; do
   seeds="tests/fuzz/corpus/$name"
   work=$(mktemp -d)
   [ -d "$seeds" ] && cp -r "$seeds"/. "$work"/ 2>/dev/null || true
+  # extra seeds named in tests/fuzz/<target>.shared: paths under the shared data dir,
+  # copied (files under 64 KB) into the temporary work dir only, never into the repo
+  if [ -f "tests/fuzz/$name.shared" ]; then
+    shared_dir=${APIDEX_SHARED_DIR:-../shared}
+    while IFS= read -r rel; do
+      case "$rel" in '' | '#'*) continue ;; esac
+      find "$shared_dir/$rel" -type f -size -64k 2>/dev/null | while IFS= read -r f; do
+        cp "$f" "$work/shared_$(printf '%s' "$f" | md5sum | cut -c1-16)"
+      done
+    done <"tests/fuzz/$name.shared"
+  fi
   dict=""
   [ -f "tests/fuzz/$name.dict" ] && dict="-dict=tests/fuzz/$name.dict"
   echo "fuzz: $name for ${per}s"
-  ASAN_OPTIONS=detect_leaks=1 "$t" $dict -max_total_time="$per" -rss_limit_mb=2048 \
+  # leaks inside system libraries (tests/lsan.supp says which) are not ours to fix
+  lsan=""
+  [ -f tests/lsan.supp ] && lsan="suppressions=$PWD/tests/lsan.supp"
+  LSAN_OPTIONS="$lsan" ASAN_OPTIONS=detect_leaks=1 "$t" $dict -max_total_time="$per" -rss_limit_mb=2048 \
     -timeout=10 -max_len=65536 -print_final_stats=0 "$work" >"$work.log" 2>&1 || {
     echo "fuzz: $name FAILED" >&2
     tail -60 "$work.log" >&2

@@ -31,7 +31,8 @@ typedef struct spec_options {
     size_t max_documents;   /* files loaded for one root document, default 10000 */
     unsigned max_ref_chain; /* $ref -> $ref -> ... hops, default 64 */
     bool allow_remote_refs; /* follow http(s) $refs (default off) */
-    const char *const *remote_hosts; /* allow-list for remote refs (NULL-terminated); NULL = none */
+    const char *const *remote_hosts; /* allow-list for remote refs (NULL-terminated, "*" = any
+                                        host); NULL = none; a remote root's own host is allowed */
     long remote_timeout_ms;          /* default 10000 */
     size_t remote_max_bytes;         /* default 16 MiB */
 } spec_options;
@@ -110,11 +111,14 @@ typedef struct spec_schema {
     size_t n_refs;
     unsigned used_by; /* operations that reference it, directly or through other schemas */
     bool in_cycle;    /* it is part of a reference cycle */
+    bool component;   /* declared under components/schemas (Swagger: definitions); false:
+                         derived from another $ref target (file stem + pointer) */
 } spec_schema;
 
 /** One API: a root document and everything it references. */
 typedef struct spec_api {
-    const char *id;   /* the root file's stem, made unique in the registry */
+    const char *id;   /* the root file's stem; roots sharing a stem get parent directory
+                         names ("a/openapi"), deterministically (load.c) */
     const char *file; /* the root file or URL, as given */
     const char *title, *version, *description; /* info.*; NULL when absent */
     const char *spec_version;                  /* "2.0", "3.0.3", "3.1.0", ... (NULL if unknown) */
@@ -127,12 +131,14 @@ typedef struct spec_api {
     size_t n_ops;
     spec_schema *schemas;
     size_t n_schemas;
-    size_t n_cycles;       /* reference cycles in the schema graph */
+    size_t n_cycles;       /* cycles in the schema graph: back edges of a depth-first
+                              search in schema order (graph.c) */
     size_t n_files;        /* files loaded (root + $ref'd) */
     uint64_t content_hash; /* over the bytes of every file loaded */
     spec_loc root;
     core_diags diags; /* warnings and errors, with file, line:col and pointer */
-    bool failed;      /* could not be loaded at all: diags has the error(s) */
+    bool failed;      /* could not be loaded at all: diags has the error(s); errors in
+                         $ref'd files are diagnostics, they do not fail the API */
 } spec_api;
 
 /** All APIs loaded from a set of inputs. */
@@ -154,6 +160,14 @@ size_t spec_registry_count(const spec_registry *reg);
 const spec_api *spec_registry_api(const spec_registry *reg, size_t i);
 /** The API with this id, or NULL. */
 const spec_api *spec_registry_find(const spec_registry *reg, const char *id);
+
+/**
+ * Adds one root document held in memory (copied), named `name` (its stem is the
+ * API id). Relative file $refs resolve against base_dir and may not leave it;
+ * with base_dir NULL they are refused. Same return rules as spec_registry_add.
+ */
+int spec_registry_add_text(spec_registry *reg, const char *name, const char *text, size_t len,
+                           const char *base_dir, apidex_error *err);
 
 /** Loads a single root document into a registry of its own (convenience for tests). */
 int spec_load_file(const char *path, const spec_options *opt, spec_registry **out,

@@ -1,0 +1,1020 @@
+/*
+ * The loader's front door: the registry, inputs (files, directories, URLs) and
+ * the documents of each API.
+ *
+ * Design
+ * - An API is one root document plus every file its $refs reach. Each file is
+ *   parsed once into a jt_doc (core), and never copied: the model (spec.h)
+ *   points into the trees, and a node always travels with its document
+ *   (spec_loc), because a relative $ref means something only next to the file
+ *   that wrote it.
+ * - Loading runs four passes, each linear in the size of the input:
+ *     1. parse the root (core: json-c or libfyaml; limits on size, depth and
+ *        alias expansion apply per file);
+ *     2. resolve (resolve.c): walk every loaded document once with an explicit
+ *        stack, record every reference site (a {"$ref"} object or a
+ *        discriminator mapping value) in a table keyed by the site's node, and
+ *        load the files those references name (appending them to the list being
+ *        walked). A whole file is walked, not only the parts reached, so no
+ *        subtree is walked twice. Then ref → ref chains are followed once,
+ *        iteratively, marking loops and chains over the limit; spec_deref is
+ *        afterwards a hash look-up and the model is read-only (thread-safe);
+ *     3. normalise (normalize.c): Swagger 2.0 and OAS 3.x into one model of
+ *        servers, tags and operations (Swagger bodies, form data, produces and
+ *        consumes become OAS 3 shapes, synthesised in the API's arena);
+ *     4. the schema graph (model.c, graph.c), seed 001's two phases: schemas
+ *        are found and linked by natural names (component names, or names
+ *        derived from the file and pointer of other $ref targets: "pages.meta",
+ *        "Thing.$defs.Part"), then get prefixed ids "api:Name". Cycles are
+ *        counted (DFS back edges, as the corpus manifest counts them) and marked
+ *        (strongly connected components); used-by counts come from one pass over
+ *        the condensed graph with bit sets of operations.
+ * - Which members are keywords is decided by one rule set (spec_child_ctx): an
+ *   object under `properties` is a property, `example`, `enum`, `default`,
+ *   `const` and an Example's `value` are data. Two forms real specs use are
+ *   honoured: a map given by a string "$ref" (`properties: {$ref: f.yaml}`;
+ *   a property schema is never a string) and `example: {$ref: ...}` alone,
+ *   which is followed (DigitalOcean keeps examples in files) but never taken
+ *   for a schema.
+ * - Safety: every walk is iterative; every file, the number of files, the
+ *   length of $ref chains and (for remote refs) sizes and time are capped; file
+ *   refs may not leave the root file's directory (checked on the realpath, so
+ *   symlinks cannot escape; a lexical ".." is only trusted where it climbs out
+ *   of an already-real directory); remote refs are off unless asked for, and
+ *   then limited to an allow-list of hosts (a remote root's own host included).
+ *   A problem in one place is a diagnostic (file, line:col, JSON pointer) and
+ *   loading goes on; only a root that cannot be read, parsed or recognised
+ *   fails its API. Positions in JSON and node → pointer searches cost a scan
+ *   each, so they are capped per API (later diagnostics may lack line:col).
+ * - Speed: realpath costs a readlink per path component, so directory
+ *   realpaths are cached and each new file is then one lstat (DigitalOcean:
+ *   ~300 directory realpaths for ~8,000 file $refs to 2,850 files).
+ * - API ids are file stems, as seed 001 wants. When several roots share a stem,
+ *   each of them is qualified with as many parent directory names as it takes
+ *   ("specs/a/openapi.yaml" → "a/openapi"), in the registry's sorted order, so
+ *   the ids depend only on the set of files, not on the order they were added;
+ *   what still collides (documents from memory) is numbered "~2", "~3".
+ *   Operation ids: "api:operationId"; without one, or for the second use of a
+ *   duplicate one (a warning), "api:METHOD /path".
+ */
+#include "spec/spec_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum {
+    SPEC_DEFAULT_MAX_BYTES = 64 << 20,
+    SPEC_DEFAULT_MAX_DEPTH = 512,
+    SPEC_MAX_DEPTH_CAP = 20000, /* core converts JSON recursively: keep the stack safe */
+    SPEC_DEFAULT_MAX_NODES = 20000000,
+    SPEC_DEFAULT_MAX_DOCS = 10000,
+    SPEC_DEFAULT_MAX_CHAIN = 64,
+    SPEC_DEFAULT_TIMEOUT_MS = 10000,
+    SPEC_DEFAULT_REMOTE_MAX = 16 << 20,
+    SPEC_MAX_DIAGS = 1000,
+    SPEC_MAX_LOCATES = 256, /* JSON position look-ups per API: each one scans the text */
+    SPEC_MAX_SEARCHES = 256 /* node → pointer searches per API: each one walks a document */
+};
+
+struct spec_registry {
+    spec_settings set;
+    core_arena *arena; /* copies of the options' strings */
+    spec_api_int **apis;
+    size_t n, cap;
+    spec_strmap by_real; /* realpath or URL of each root: added once */
+    spec_strmap by_id;   /* API id → index in apis (rebuilt when the order changes) */
+};
+
+/* ---------------------------------------------------------------- registry */
+
+int spec_registry_new(const spec_options *opt, spec_registry **out, apidex_error *err)
+{
+    *out = NULL;
+    spec_registry *reg = calloc(1, sizeof *reg);
+    core_arena *arena = core_arena_new(0);
+    if (!reg || !arena) {
+        free(reg);
+        core_arena_free(arena);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    reg->arena = arena;
+    spec_options *o = &reg->set.opt;
+    if (opt) *o = *opt;
+    if (!o->limits.max_bytes) o->limits.max_bytes = SPEC_DEFAULT_MAX_BYTES;
+    if (!o->limits.max_depth) o->limits.max_depth = SPEC_DEFAULT_MAX_DEPTH;
+    if (o->limits.max_depth > SPEC_MAX_DEPTH_CAP) o->limits.max_depth = SPEC_MAX_DEPTH_CAP;
+    if (!o->limits.max_nodes) o->limits.max_nodes = SPEC_DEFAULT_MAX_NODES;
+    if (!o->max_documents) o->max_documents = SPEC_DEFAULT_MAX_DOCS;
+    if (!o->max_ref_chain) o->max_ref_chain = SPEC_DEFAULT_MAX_CHAIN;
+    if (o->remote_timeout_ms <= 0) o->remote_timeout_ms = SPEC_DEFAULT_TIMEOUT_MS;
+    if (!o->remote_max_bytes) o->remote_max_bytes = SPEC_DEFAULT_REMOTE_MAX;
+    if (opt && opt->remote_hosts) {
+        size_t n = 0;
+        while (opt->remote_hosts[n]) n++;
+        const char **hosts = core_arena_calloc(arena, n + 1, sizeof *hosts);
+        if (!hosts) {
+            spec_registry_free(reg);
+            return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < n; i++) {
+            char *h = core_arena_strdup(arena, opt->remote_hosts[i]);
+            if (!h) {
+                spec_registry_free(reg);
+                return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+            }
+            for (char *p = h; *p; p++)
+                if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
+            hosts[i] = h;
+        }
+        o->remote_hosts = hosts;
+    }
+    *out = reg;
+    return 0;
+}
+
+static void api_free(spec_api_int *ai)
+{
+    if (!ai) return;
+    for (size_t i = 0; i < ai->n_docs; i++) jt_doc_free(ai->docs[i]->tree);
+    free(ai->docs);
+    spec_strmap_free(&ai->doc_by_path);
+    spec_strmap_free(&ai->dir_real);
+    free(ai->refs);
+    spec_ptrmap_free(&ai->ref_by_site);
+    spec_ptrmap_free(&ai->schema_by_node);
+    spec_strmap_free(&ai->schema_by_name);
+    spec_strmap_free(&ai->op_by_nat);
+    free(ai->pub.ops);
+    free(ai->pub.schemas);
+    core_diags_free(&ai->pub.diags);
+    free(ai->stem);
+    free(ai->sort_key);
+    free(ai->real);
+    free(ai->root_dir);
+    free(ai->root_host);
+    core_arena_free(ai->arena);
+    free(ai);
+}
+
+void spec_registry_free(spec_registry *reg)
+{
+    if (!reg) return;
+    for (size_t i = 0; i < reg->n; i++) api_free(reg->apis[i]);
+    free(reg->apis);
+    spec_strmap_free(&reg->by_real);
+    spec_strmap_free(&reg->by_id);
+    core_arena_free(reg->arena);
+    free(reg);
+}
+
+size_t spec_registry_count(const spec_registry *reg)
+{
+    return reg ? reg->n : 0;
+}
+
+const spec_api *spec_registry_api(const spec_registry *reg, size_t i)
+{
+    return reg && i < reg->n ? &reg->apis[i]->pub : NULL;
+}
+
+const spec_api *spec_registry_find(const spec_registry *reg, const char *id)
+{
+    size_t i;
+    if (!reg || !id || !spec_strmap_get(&reg->by_id, id, strlen(id), &i) || i >= reg->n)
+        return NULL;
+    return &reg->apis[i]->pub;
+}
+
+/* ---------------------------------------------------------------- diagnostics */
+
+const char *spec_node_pointer(spec_api_int *ai, const spec_doc *doc, const jt_node *node)
+{
+    if (!doc || !doc->tree || !node) return NULL;
+    typedef struct {
+        const jt_node *n;
+        uint32_t next;
+    } frame;
+    const jt_node *root = doc->tree->root;
+    if (root == node) return "";
+    size_t cap = 64, n = 0;
+    frame *st = malloc(cap * sizeof *st);
+    if (!st) return NULL;
+    st[n++] = (frame){root, 0};
+    const char *result = NULL;
+    bool found = false;
+    while (n && !found) {
+        frame *f = &st[n - 1];
+        if ((f->n->type != JT_OBJECT && f->n->type != JT_ARRAY) || f->next >= f->n->len) {
+            n--;
+            continue;
+        }
+        uint32_t i = f->next++;
+        const jt_node *c = f->n->type == JT_OBJECT ? f->n->u.members[i].value : f->n->u.items[i];
+        if (!c || (c != node && c->type != JT_OBJECT && c->type != JT_ARRAY)) continue;
+        if (n == cap) {
+            frame *g = realloc(st, cap * 2 * sizeof *st);
+            if (!g) break;
+            st = g;
+            cap *= 2;
+        }
+        st[n++] = (frame){c, 0};
+        if (c == node) found = true;
+    }
+    if (found) {
+        core_buf b;
+        core_buf_init(&b, 1 << 20);
+        for (size_t k = 1; k < n; k++) {
+            const jt_node *p = st[k - 1].n;
+            uint32_t i = st[k - 1].next - 1;
+            if (p->type == JT_OBJECT)
+                jt_pointer_append(&b, p->u.members[i].key, p->u.members[i].key_len);
+            else
+                core_buf_printf(&b, "/%u", i);
+        }
+        if (!b.failed) result = core_arena_strndup(ai->arena, b.data ? b.data : "", b.len);
+        core_buf_free(&b);
+    }
+    free(st);
+    return result;
+}
+
+void spec_diag(spec_api_int *ai, core_diag_level level, int code, const spec_doc *doc,
+               const jt_node *node, const char *pointer, const char *fmt, ...)
+{
+    core_diags *d = &ai->pub.diags;
+    if (d->n >= d->max) {
+        d->dropped++;
+        return;
+    }
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    /* every diagnostic gets a pointer when one can be found (searches are capped) */
+    if (!pointer && node && doc && ai->searches < SPEC_MAX_SEARCHES) {
+        ai->searches++;
+        pointer = spec_node_pointer(ai, doc, node);
+    }
+    unsigned line = 0, col = 0;
+    if (node && node->line) {
+        line = node->line;
+        col = node->col;
+    } else if (doc && doc->tree && pointer && doc->tree->format == JT_FORMAT_JSON &&
+               ai->locates < SPEC_MAX_LOCATES) {
+        ai->locates++;
+        if (!jt_doc_locate(doc->tree, pointer, &line, &col)) line = col = 0;
+    }
+    core_diags_add(d, level, code, doc ? doc->file : ai->pub.file, line, col, pointer, "%s", msg);
+}
+
+/* ---------------------------------------------------------------- documents */
+
+static bool is_url(const char *s)
+{
+    return strncasecmp(s, "http://", 7) == 0 || strncasecmp(s, "https://", 8) == 0;
+}
+
+/* The display name of a file reached by $ref: under the root's directory as given. */
+static const char *display_path(spec_api_int *ai, const char *real)
+{
+    size_t rl = strlen(ai->root_dir);
+    if (ai->given_dir && strncmp(real, ai->root_dir, rl) == 0 && real[rl] == '/')
+        return core_arena_printf(ai->arena, "%s%s", ai->given_dir, real + rl + 1);
+    return core_arena_strdup(ai->arena, real);
+}
+
+static spec_doc *doc_add(spec_api_int *ai, jt_doc *tree, const char *file, const char *real,
+                         bool remote)
+{
+    if (ai->n_docs == ai->cap_docs) {
+        size_t cap = ai->cap_docs ? ai->cap_docs * 2 : 16;
+        spec_doc **d = realloc(ai->docs, cap * sizeof *d);
+        if (!d) return NULL;
+        ai->docs = d;
+        ai->cap_docs = cap;
+    }
+    spec_doc *doc = core_arena_calloc(ai->arena, 1, sizeof *doc);
+    if (!doc) return NULL;
+    doc->tree = tree;
+    doc->file = file;
+    doc->real = core_arena_strdup(ai->arena, real);
+    doc->remote = remote;
+    if (remote) {
+        doc->dir = doc->real;
+    } else {
+        const char *slash = strrchr(real, '/');
+        doc->dir =
+            slash ? core_arena_strndup(ai->arena, real, slash == real ? 1 : (size_t)(slash - real))
+                  : core_arena_strdup(ai->arena, ".");
+    }
+    if (!doc->real || !doc->dir) return NULL;
+    doc->index = ai->n_docs;
+    if (spec_strmap_put(&ai->doc_by_path, real, strlen(real), doc->index)) return NULL;
+    ai->docs[ai->n_docs++] = doc;
+    return doc;
+}
+
+spec_doc *spec_doc_open(spec_api_int *ai, const char *real, bool remote, const char *file,
+                        const spec_doc *from, const char *site_ptr)
+{
+    size_t idx;
+    if (spec_strmap_get(&ai->doc_by_path, real, strlen(real), &idx) && idx < ai->n_docs)
+        return ai->docs[idx];
+    const spec_options *o = &ai->set->opt;
+    if (ai->n_docs >= o->max_documents) {
+        if (!ai->docs_limit_reported) {
+            ai->docs_limit_reported = true;
+            spec_diag(ai, CORE_DIAG_ERROR, APIDEX_ELIMIT, from, NULL, site_ptr,
+                      "more than %zu documents would be loaded; further $refs to other files "
+                      "are not followed",
+                      o->max_documents);
+        }
+        return NULL;
+    }
+    const char *shown = file     ? file
+                        : remote ? core_arena_strdup(ai->arena, real)
+                                 : display_path(ai, real);
+    if (!shown) return NULL;
+    apidex_error err;
+    core_error_clear(&err);
+    jt_doc *tree = NULL;
+    int rc;
+    if (remote) {
+        char *text = NULL;
+        size_t len = 0;
+        rc = spec_fetch_url(real, o->remote_timeout_ms, o->remote_max_bytes, false, &text, &len,
+                            &err);
+        if (!rc) rc = jt_doc_parse(text, len, shown, &o->limits, &tree, &err);
+    } else {
+        char *text = NULL;
+        size_t len = 0;
+        rc = core_file_read(real, o->limits.max_bytes, &text, &len, &err);
+        if (!rc) rc = jt_doc_parse(text, len, shown, &o->limits, &tree, &err);
+    }
+    spec_doc *doc = doc_add(ai, rc ? NULL : tree, shown, real, remote);
+    if (!doc) {
+        jt_doc_free(tree);
+        return NULL;
+    }
+    if (rc) {
+        /* The error names the file; the $ref that asked for it is in the message. A file
+           that is not there (or a server that does not answer) is a dangling ref: a
+           warning. One that is there but bad (too big, too deep, invalid) is an error. */
+        core_diag_level level = err.code == APIDEX_ENOTFOUND || err.code == APIDEX_ENET
+                                    ? CORE_DIAG_WARNING
+                                    : CORE_DIAG_ERROR;
+        core_diags_add(&ai->pub.diags, level, err.code, shown, err.line, err.col, err.pointer,
+                       "%s (referenced from %s%s%s)", err.message, from ? from->file : "?",
+                       site_ptr ? " at " : "", site_ptr ? site_ptr : "");
+    }
+    return doc;
+}
+
+/* ---------------------------------------------------------------- one API */
+
+static char *stem_of(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (!*base) base = "api";
+    const char *dot = strrchr(base, '.');
+    size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    char *s = strndup(base, n);
+    if (s)
+        for (char *p = s; *p; p++)
+            if (*p == ':' || *p == '/' || (unsigned char)*p < 0x20) *p = '_';
+    return s;
+}
+
+static spec_api_int *api_new(spec_registry *reg, const char *given, const char *real, bool remote,
+                             bool no_files)
+{
+    spec_api_int *ai = calloc(1, sizeof *ai);
+    if (!ai) return NULL;
+    ai->set = &reg->set;
+    ai->no_files = no_files;
+    ai->arena = core_arena_new(0);
+    core_diags_init(&ai->pub.diags, SPEC_MAX_DIAGS);
+    ai->sort_key = strdup(given);
+    ai->real = strdup(real);
+    ai->pub.file = ai->arena ? core_arena_strdup(ai->arena, given) : NULL;
+    if (remote) {
+        /* the stem of a URL is its last path segment, query and fragment dropped */
+        char *copy = strdup(real);
+        if (copy) {
+            char *q = strpbrk(copy + 8, "?#");
+            if (q) *q = '\0';
+            size_t l = strlen(copy);
+            while (l > 8 && copy[l - 1] == '/') copy[--l] = '\0';
+            ai->stem = stem_of(strchr(copy + 8, '/') ? copy : "api");
+            free(copy);
+        }
+        ai->root_dir = strdup(real);
+        ai->root_host = spec_url_host(real);
+    } else {
+        ai->stem = stem_of(given);
+        const char *slash = strrchr(real, '/');
+        ai->root_dir =
+            slash ? strndup(real, slash == real ? 1 : (size_t)(slash - real)) : strdup(".");
+        const char *gs = strrchr(given, '/');
+        if (ai->arena)
+            ai->given_dir = core_arena_strndup(ai->arena, given, gs ? (size_t)(gs - given) + 1 : 0);
+    }
+    if (!ai->arena || !ai->sort_key || !ai->real || !ai->pub.file || !ai->stem || !ai->root_dir ||
+        (!remote && !ai->given_dir)) {
+        api_free(ai);
+        return NULL;
+    }
+    ai->pub.id = ai->stem;
+    return ai;
+}
+
+static void api_fail(spec_api_int *ai, int code, const spec_doc *doc, const char *fmt,
+                     const char *what)
+{
+    ai->pub.failed = true;
+    ai->pub.major = 0;
+    spec_diag(ai, CORE_DIAG_ERROR, code, doc, doc && doc->tree ? doc->tree->root : NULL, "", fmt,
+              what);
+}
+
+/* Builds the API from its parsed root (tree NULL: perr says why it could not be parsed). */
+static int api_build(spec_api_int *ai, jt_doc *tree, const apidex_error *perr)
+{
+    spec_api *api = &ai->pub;
+    if (!tree) {
+        api->failed = true;
+        core_diags_add_error(&api->diags, CORE_DIAG_ERROR, perr);
+        return 0;
+    }
+    spec_doc *d0 = doc_add(ai, tree, api->file, ai->real, ai->root_host != NULL);
+    if (!d0) {
+        jt_doc_free(tree);
+        api->failed = true;
+        core_diags_add(&api->diags, CORE_DIAG_ERROR, APIDEX_ENOMEM, api->file, 0, 0, "",
+                       "out of memory");
+        return APIDEX_ENOMEM;
+    }
+    api->content_hash = core_hash64(tree->text, tree->text_len);
+    api->n_files = 1;
+    api->root = (spec_loc){tree->root, d0};
+    const jt_node *root = tree->root;
+    if (root->type != JT_OBJECT) {
+        api_fail(ai, APIDEX_ESPEC, d0, "the document root is %s, not an OpenAPI object",
+                 root->type == JT_ARRAY ? "a list" : "a scalar");
+        return 0;
+    }
+    const jt_node *sw = jt_get(root, "swagger"), *oa = jt_get(root, "openapi");
+    const char *v = jt_str(oa ? oa : sw);
+    char num[32];
+    if (!v && (oa ? oa : sw) && (oa ? oa : sw)->type == JT_REAL) {
+        /* `swagger: 2.0` unquoted is a number in YAML */
+        snprintf(num, sizeof num, "%.1f", (oa ? oa : sw)->u.d);
+        v = num;
+    }
+    if (!oa && !sw) {
+        api_fail(ai, APIDEX_ESPEC, d0, "%s",
+                 "not an OpenAPI or Swagger document: no 'openapi' or 'swagger' member");
+        return 0;
+    }
+    if (!v) {
+        api_fail(ai, APIDEX_ESPEC, d0, "the '%s' member is not a version string",
+                 oa ? "openapi" : "swagger");
+        return 0;
+    }
+    api->spec_version = core_arena_strdup(ai->arena, v);
+    if (oa && strncmp(v, "3.", 2) == 0) {
+        api->major = 3;
+    } else if (!oa && strcmp(v, "2.0") == 0) {
+        api->major = 2;
+    } else {
+        api_fail(ai, APIDEX_ESPEC, d0, "unsupported specification version '%s' (2.0 and 3.x are)",
+                 v);
+        return 0;
+    }
+    int rc = spec_resolve_all(ai);
+    if (!rc) rc = spec_normalize(ai);
+    if (!rc) rc = spec_model_build(ai);
+    /* files loaded, and a hash over their bytes in load order */
+    uint64_t *hashes = calloc(ai->n_docs, sizeof *hashes);
+    api->n_files = 0;
+    for (size_t i = 0; i < ai->n_docs; i++) {
+        const jt_doc *t = ai->docs[i]->tree;
+        if (!t) continue;
+        uint64_t h = core_hash64(t->text, t->text_len);
+        if (hashes) hashes[api->n_files] = h;
+        api->n_files++;
+    }
+    if (hashes) api->content_hash = core_hash64(hashes, api->n_files * sizeof *hashes);
+    free(hashes);
+    if (rc) {
+        api->failed = true;
+        core_diags_add(&api->diags, CORE_DIAG_ERROR, rc, api->file, 0, 0, "", "%s",
+                       apidex_strerror(rc));
+    }
+    return rc;
+}
+
+/* ---------------------------------------------------------------- ids and order */
+
+static int cmp_api(const void *a, const void *b)
+{
+    const spec_api_int *x = *(spec_api_int *const *)a, *y = *(spec_api_int *const *)b;
+    return strcmp(x->sort_key, y->sort_key);
+}
+
+/* The stem qualified with `level` parent directory names of the real path ("a/b/stem"). */
+static char *qualified_id(const spec_api_int *ai, unsigned level, bool *exhausted)
+{
+    const char *real = ai->real;
+    const char *end = strrchr(real, '/');
+    *exhausted = true;
+    if (!end) return strdup(ai->stem);
+    /* directory names, innermost first; empty names and URL schemes skipped */
+    const char *first = end; /* the start of the outermost name taken */
+    unsigned got = 0;
+    const char *p = end;
+    while (got < level && p > real) {
+        const char *name_end = p;
+        const char *q = p - 1;
+        while (q > real && *q != '/') q--;
+        const char *name = *q == '/' ? q + 1 : q;
+        p = q;
+        if (name == name_end || name_end[-1] == ':') continue;
+        first = name;
+        got++;
+    }
+    /* more names left above? */
+    for (const char *q = p; q > real; q--)
+        if (*q != '/' && q[-1] != ':') {
+            *exhausted = false;
+            break;
+        }
+    if (got < level) *exhausted = true;
+    size_t dl = (size_t)(end - first), sl = strlen(ai->stem);
+    char *id = malloc(dl + sl + 2);
+    if (!id) return NULL;
+    memcpy(id, first, dl);
+    for (size_t i = 0; i < dl; i++)
+        if (id[i] == ':' || (unsigned char)id[i] < 0x20) id[i] = '_';
+    id[dl] = '/';
+    memcpy(id + dl + 1, ai->stem, sl + 1);
+    if (dl == 0) memmove(id, id + 1, sl + 1);
+    return id;
+}
+
+static int assign_ids(spec_registry *reg)
+{
+    size_t n = reg->n;
+    char **ids = calloc(n ? n : 1, sizeof *ids);
+    if (!ids) return APIDEX_ENOMEM;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++)
+        if (!(ids[i] = strdup(reg->apis[i]->stem))) rc = APIDEX_ENOMEM;
+    /* Qualify each group of equal stems, one more directory level at a time. */
+    spec_strmap seen = {0};
+    for (unsigned level = 1; !rc && level <= 64; level++) {
+        spec_strmap_free(&seen);
+        bool dup = false;
+        size_t *count = calloc(n ? n : 1, sizeof *count);
+        if (!count) {
+            rc = APIDEX_ENOMEM;
+            break;
+        }
+        for (size_t i = 0; i < n && !rc; i++) {
+            size_t j;
+            if (spec_strmap_get(&seen, ids[i], strlen(ids[i]), &j)) {
+                count[j]++;
+                count[i] = count[j];
+                dup = true;
+            } else {
+                rc = spec_strmap_put(&seen, ids[i], strlen(ids[i]), i);
+                count[i] = 1;
+            }
+        }
+        if (!dup || rc) {
+            free(count);
+            break;
+        }
+        /* every member of a colliding group gets the next level */
+        bool progress = false;
+        for (size_t i = 0; i < n && !rc; i++) {
+            size_t first;
+            spec_strmap_get(&seen, ids[i], strlen(ids[i]), &first);
+            if (count[first] < 2) continue;
+            bool exhausted = false;
+            char *q = qualified_id(reg->apis[i], level, &exhausted);
+            if (!q) {
+                rc = APIDEX_ENOMEM;
+                break;
+            }
+            if (strcmp(q, ids[i]) != 0) progress = true;
+            free(ids[i]);
+            ids[i] = q;
+        }
+        free(count);
+        if (!progress) break;
+    }
+    /* Whatever still collides (same path names all the way up, or URLs): "~2", "~3", ... */
+    spec_strmap_free(&seen);
+    for (size_t i = 0; i < n && !rc; i++) {
+        size_t j;
+        if (!spec_strmap_get(&seen, ids[i], strlen(ids[i]), &j)) {
+            rc = spec_strmap_put(&seen, ids[i], strlen(ids[i]), i);
+            continue;
+        }
+        for (unsigned k = 2;; k++) {
+            char buf[32];
+            snprintf(buf, sizeof buf, "~%u", k);
+            size_t l = strlen(ids[i]);
+            char *c = malloc(l + strlen(buf) + 1);
+            if (!c) {
+                rc = APIDEX_ENOMEM;
+                break;
+            }
+            memcpy(c, ids[i], l);
+            memcpy(c + l, buf, strlen(buf) + 1);
+            if (!spec_strmap_get(&seen, c, strlen(c), &j)) {
+                free(ids[i]);
+                ids[i] = c;
+                rc = spec_strmap_put(&seen, c, strlen(c), i);
+                break;
+            }
+            free(c);
+        }
+    }
+    spec_strmap_free(&seen);
+    for (size_t i = 0; i < n && !rc; i++) {
+        spec_api_int *ai = reg->apis[i];
+        if (ai->pub.id && strcmp(ai->pub.id, ids[i]) == 0) continue;
+        const char *id = core_arena_strdup(ai->arena, ids[i]);
+        if (!id) {
+            rc = APIDEX_ENOMEM;
+            break;
+        }
+        ai->pub.id = id;
+        rc = spec_model_set_ids(ai);
+    }
+    spec_strmap_free(&reg->by_id);
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = spec_strmap_put(&reg->by_id, reg->apis[i]->pub.id, strlen(reg->apis[i]->pub.id), i);
+    for (size_t i = 0; i < n; i++) free(ids[i]);
+    free(ids);
+    return rc;
+}
+
+static int registry_insert(spec_registry *reg, spec_api_int *ai)
+{
+    if (reg->n == reg->cap) {
+        size_t cap = reg->cap ? reg->cap * 2 : 16;
+        spec_api_int **a = realloc(reg->apis, cap * sizeof *a);
+        if (!a) return APIDEX_ENOMEM;
+        reg->apis = a;
+        reg->cap = cap;
+    }
+    reg->apis[reg->n++] = ai;
+    ai->pub.id = NULL; /* assigned by assign_ids */
+    return spec_strmap_put(&reg->by_real, ai->real, strlen(ai->real), 1);
+}
+
+static int registry_finish(spec_registry *reg)
+{
+    if (reg->n > 1) qsort(reg->apis, reg->n, sizeof *reg->apis, cmp_api);
+    return assign_ids(reg);
+}
+
+/* ---------------------------------------------------------------- inputs */
+
+/* Is there a key `word` at s[i] (quoted or not, then optional blanks and ':')? */
+static bool key_at(const char *t, size_t len, size_t i, size_t wl)
+{
+    char before = i ? t[i - 1] : '\n';
+    if (!(before == '\n' || before == '"' || before == '\'' || before == '{' || before == ',' ||
+          before == ' ' || before == '\t'))
+        return false;
+    size_t j = i + wl;
+    if (j < len && (t[j] == '"' || t[j] == '\'')) j++;
+    while (j < len && (t[j] == ' ' || t[j] == '\t')) j++;
+    return j < len && t[j] == ':';
+}
+
+/*
+ * Cheap pre-check for directory scans: does the text have an `openapi` or
+ * `swagger` key? Fragments of multi-file specs are skipped without a parse; a
+ * file that passes but fails to parse is reported (it is probably a broken root).
+ */
+static bool sniff_root(const char *text, size_t len)
+{
+    static const char *const words[] = {"openapi", "swagger"};
+    for (size_t w = 0; w < 2; w++) {
+        const char *p = text, *end = text + len;
+        while ((p = memmem(p, (size_t)(end - p), words[w], 7)) != NULL) {
+            if (key_at(text, len, (size_t)(p - text), 7)) return true;
+            p += 7;
+        }
+    }
+    return false;
+}
+
+/* sniff_root on the first 64 KiB of a file too big to load: a root is reported, not skipped. */
+static bool sniff_head(const char *path)
+{
+    char head[65536];
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return sniff_root(head, n);
+}
+
+static bool root_is_openapi(const jt_doc *doc)
+{
+    return doc && doc->root && doc->root->type == JT_OBJECT &&
+           (jt_get(doc->root, "openapi") || jt_get(doc->root, "swagger"));
+}
+
+/*
+ * Adds one file. In a directory scan (explicit == false) files that are not
+ * OpenAPI roots are skipped quietly: multi-file specs keep their fragments
+ * next to the root.
+ */
+static int add_file(spec_registry *reg, const char *path, bool explicit, apidex_error *err)
+{
+    char real[PATH_MAX];
+    if (!realpath(path, real)) {
+        int e = errno;
+        core_error_set(err, e == ENOENT ? APIDEX_ENOTFOUND : APIDEX_EIO, "cannot open: %s",
+                       strerror(e));
+        core_error_at(err, path, 0, 0, NULL);
+        return err ? err->code : APIDEX_EIO;
+    }
+    if (spec_strmap_get(&reg->by_real, real, strlen(real), NULL)) return 0;
+    const spec_options *o = &reg->set.opt;
+    apidex_error perr;
+    core_error_clear(&perr);
+    char *text = NULL;
+    size_t len = 0;
+    jt_doc *tree = NULL;
+    int rc = core_file_read(path, o->limits.max_bytes, &text, &len, &perr);
+    if (rc == APIDEX_ELIMIT && !explicit && !sniff_head(path)) return 0;
+    if (rc && rc != APIDEX_ELIMIT && !explicit) return 0;
+    if (rc == APIDEX_ENOTFOUND) {
+        if (err) *err = perr;
+        return rc;
+    }
+    if (!rc) {
+        if (!explicit && !sniff_root(text, len)) {
+            free(text);
+            return 0;
+        }
+        rc = jt_doc_parse(text, len, path, &o->limits, &tree, &perr);
+        if (!explicit && !rc && !root_is_openapi(tree)) {
+            jt_doc_free(tree);
+            return 0;
+        }
+    }
+    spec_api_int *ai = api_new(reg, path, real, false, false);
+    if (!ai) {
+        jt_doc_free(tree);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    int brc = api_build(ai, rc ? NULL : tree, &perr);
+    if (brc == APIDEX_ENOMEM) {
+        api_free(ai);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    if (registry_insert(reg, ai)) {
+        api_free(ai);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
+static bool has_spec_ext(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    return dot &&
+           (!strcasecmp(dot, ".json") || !strcasecmp(dot, ".yaml") || !strcasecmp(dot, ".yml"));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+typedef struct str_vec {
+    char **v;
+    size_t n, cap;
+} str_vec;
+
+static int vec_push(str_vec *s, char *p)
+{
+    if (!p) return APIDEX_ENOMEM;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        char **v = realloc(s->v, cap * sizeof *v);
+        if (!v) {
+            free(p);
+            return APIDEX_ENOMEM;
+        }
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = p;
+    return 0;
+}
+
+static void vec_free(str_vec *s)
+{
+    for (size_t i = 0; i < s->n; i++) free(s->v[i]);
+    free(s->v);
+}
+
+/*
+ * Adds every OpenAPI root under dir. The walk is iterative, skips hidden
+ * entries and does not follow symlinked directories (no loops); files are
+ * taken in sorted order so the result does not depend on readdir.
+ */
+static int add_dir(spec_registry *reg, const char *dir, apidex_error *err)
+{
+    str_vec todo = {0}, files = {0};
+    int rc = vec_push(&todo, strdup(dir));
+    while (!rc && todo.n) {
+        char *d = todo.v[--todo.n];
+        DIR *dh = opendir(d);
+        if (!dh) {
+            free(d);
+            continue;
+        }
+        struct dirent *de;
+        while (!rc && (de = readdir(dh)) != NULL) {
+            if (de->d_name[0] == '.') continue;
+            size_t l = strlen(d) + strlen(de->d_name) + 2;
+            char *p = malloc(l);
+            if (!p) {
+                rc = APIDEX_ENOMEM;
+                break;
+            }
+            snprintf(p, l, "%s%s%s", d, d[strlen(d) - 1] == '/' ? "" : "/", de->d_name);
+            struct stat st;
+            if (lstat(p, &st) != 0) {
+                free(p);
+                continue;
+            }
+            if (S_ISDIR(st.st_mode)) {
+                rc = vec_push(&todo, p);
+            } else if (has_spec_ext(de->d_name) && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
+                rc = vec_push(&files, p);
+            } else {
+                free(p);
+            }
+        }
+        closedir(dh);
+        free(d);
+    }
+    if (!rc && files.n > 1) qsort(files.v, files.n, sizeof *files.v, cmp_str);
+    for (size_t i = 0; i < files.n && !rc; i++) {
+        struct stat st;
+        if (stat(files.v[i], &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        rc = add_file(reg, files.v[i], false, err);
+    }
+    vec_free(&todo);
+    vec_free(&files);
+    if (rc == APIDEX_ENOMEM) return core_error_set(err, rc, "out of memory");
+    return rc;
+}
+
+static int add_url(spec_registry *reg, const char *url, apidex_error *err)
+{
+    if (spec_strmap_get(&reg->by_real, url, strlen(url), NULL)) return 0;
+    const spec_options *o = &reg->set.opt;
+    char *text = NULL;
+    size_t len = 0;
+    int rc = spec_fetch_url(url, o->remote_timeout_ms, o->limits.max_bytes, true, &text, &len, err);
+    if (rc) return rc;
+    apidex_error perr;
+    core_error_clear(&perr);
+    jt_doc *tree = NULL;
+    rc = jt_doc_parse(text, len, url, &o->limits, &tree, &perr);
+    spec_api_int *ai = api_new(reg, url, url, true, false);
+    if (!ai) {
+        jt_doc_free(tree);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    int brc = api_build(ai, rc ? NULL : tree, &perr);
+    if (brc == APIDEX_ENOMEM || registry_insert(reg, ai)) {
+        api_free(ai);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
+int spec_registry_add(spec_registry *reg, const char *input, apidex_error *err)
+{
+    if (!reg || !input || !*input) return core_error_set(err, APIDEX_EINVAL, "no input given");
+    int rc;
+    if (is_url(input)) {
+        rc = add_url(reg, input, err);
+    } else {
+        struct stat st;
+        if (stat(input, &st) != 0) {
+            int e = errno;
+            core_error_set(err, e == ENOENT ? APIDEX_ENOTFOUND : APIDEX_EIO, "cannot open: %s",
+                           strerror(e));
+            core_error_at(err, input, 0, 0, NULL);
+            return err ? err->code : APIDEX_ENOTFOUND;
+        }
+        rc = S_ISDIR(st.st_mode) ? add_dir(reg, input, err) : add_file(reg, input, true, err);
+    }
+    int frc = registry_finish(reg);
+    if (!rc && frc) rc = core_error_set(err, frc, "out of memory");
+    return rc;
+}
+
+int spec_load_file(const char *path, const spec_options *opt, spec_registry **out,
+                   apidex_error *err)
+{
+    int rc = spec_registry_new(opt, out, err);
+    if (rc) return rc;
+    rc = spec_registry_add(*out, path, err);
+    if (rc) {
+        spec_registry_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int spec_registry_add_text(spec_registry *reg, const char *name, const char *text, size_t len,
+                           const char *base_dir, apidex_error *err)
+{
+    if (!reg || !name || !*name || (!text && len))
+        return core_error_set(err, APIDEX_EINVAL, "no document given");
+    const spec_options *o = &reg->set.opt;
+    char real[PATH_MAX];
+    char *key;
+    if (base_dir) {
+        if (!realpath(base_dir, real)) {
+            core_error_set(err, APIDEX_ENOTFOUND, "cannot open: %s", strerror(errno));
+            core_error_at(err, base_dir, 0, 0, NULL);
+            return APIDEX_ENOTFOUND;
+        }
+        const char *base = strrchr(name, '/');
+        size_t l = strlen(real) + strlen(base ? base + 1 : name) + 2;
+        key = malloc(l);
+        if (key) snprintf(key, l, "%s/%s", real, base ? base + 1 : name);
+    } else {
+        /* no directory: no file refs; "mem:" keeps it apart from real (absolute) paths */
+        size_t l = strlen(name) + 5;
+        key = malloc(l);
+        if (key) snprintf(key, l, "mem:%s", name);
+    }
+    if (!key) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    if (spec_strmap_get(&reg->by_real, key, strlen(key), NULL)) {
+        free(key);
+        return 0;
+    }
+    char *copy = malloc(len + 1);
+    if (!copy) {
+        free(key);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    if (len) memcpy(copy, text, len);
+    copy[len] = '\0';
+    apidex_error perr;
+    core_error_clear(&perr);
+    jt_doc *tree = NULL;
+    int rc = jt_doc_parse(copy, len, name, &o->limits, &tree, &perr);
+    spec_api_int *ai = api_new(reg, name, key, false, base_dir == NULL);
+    free(key);
+    if (!ai) {
+        jt_doc_free(tree);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    int brc = api_build(ai, rc ? NULL : tree, &perr);
+    if (brc == APIDEX_ENOMEM || registry_insert(reg, ai)) {
+        api_free(ai);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    rc = registry_finish(reg);
+    return rc ? core_error_set(err, rc, "out of memory") : 0;
+}
+
+/* ---------------------------------------------------------------- small accessors */
+
+const char *spec_doc_file(const spec_doc *doc)
+{
+    return doc ? doc->file : NULL;
+}
+
+const jt_doc *spec_doc_tree(const spec_doc *doc)
+{
+    return doc ? doc->tree : NULL;
+}

@@ -1,0 +1,177 @@
+/*
+ * spec internals shared by the loader's files: the private parts of an API
+ * (documents, the $ref table, lookup maps), small hash maps, and the walk that
+ * tells keywords from names and data in an OpenAPI tree.
+ */
+#ifndef APIDEX_SPEC_INT_H
+#define APIDEX_SPEC_INT_H
+
+#include "spec/spec.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------- hash maps */
+
+/** Open-addressing map from a pointer (a node) to a size_t. Not thread-safe to build. */
+typedef struct spec_ptrmap {
+    const void **keys;
+    size_t *vals;
+    size_t n, cap; /* cap is 0 or a power of two */
+} spec_ptrmap;
+
+int spec_ptrmap_put(spec_ptrmap *m, const void *key, size_t val);
+/** true and *val when key is present. */
+bool spec_ptrmap_get(const spec_ptrmap *m, const void *key, size_t *val);
+void spec_ptrmap_free(spec_ptrmap *m);
+
+/** Open-addressing map from a string (copied into the map's own storage) to a size_t. */
+typedef struct spec_strmap {
+    char **keys;
+    size_t *lens;
+    size_t *vals;
+    size_t n, cap;
+} spec_strmap;
+
+int spec_strmap_put(spec_strmap *m, const char *key, size_t len, size_t val);
+bool spec_strmap_get(const spec_strmap *m, const char *key, size_t len, size_t *val);
+void spec_strmap_free(spec_strmap *m);
+
+/* ---------------------------------------------------------------- documents and refs */
+
+struct spec_doc {
+    jt_doc *tree;     /* NULL when the file could not be loaded (the error is in diags) */
+    const char *file; /* path or URL for people: the root as given, others relative to it */
+    const char *real; /* realpath, or the URL */
+    const char *dir;  /* realpath of the directory (files) or the URL itself (remote) */
+    bool remote;
+    size_t index; /* in spec_api_int.docs */
+};
+
+enum { SPEC_REF_TODO = 0, SPEC_REF_ACTIVE, SPEC_REF_DONE };
+
+/** One reference site: a {"$ref": ...} object or a discriminator mapping value. */
+typedef struct spec_refent {
+    const jt_node *site;
+    const spec_doc *site_doc;
+    const char *ref;       /* the reference as written */
+    spec_loc hop;          /* what it points at (which may be another reference) */
+    const char *hop_ptr;   /* JSON pointer of hop in its document (decoded) */
+    spec_loc final;        /* the end of the chain; node NULL when unresolved */
+    const char *final_ptr; /* JSON pointer of final */
+    int status;            /* 0, APIDEX_EREF (dangling, refused, circular) or APIDEX_ELIMIT */
+    unsigned hops;         /* references followed to reach final */
+    uint8_t state;         /* SPEC_REF_* while chains are being followed */
+} spec_refent;
+
+typedef struct spec_api_int spec_api_int;
+
+/* The registry-wide settings an API needs while loading. */
+typedef struct spec_settings {
+    spec_options opt; /* defaults filled in; remote_hosts deep-copied */
+} spec_settings;
+
+/** The private side of an API; pub comes first so a spec_api* converts to it. */
+struct spec_api_int {
+    spec_api pub;
+    const spec_settings *set;
+    core_arena *arena;
+    char *stem;            /* the root file's stem, before registry-wide disambiguation */
+    char *sort_key;        /* the root file as given (registry order) */
+    char *real;            /* realpath of the root file, or its URL (duplicate detection) */
+    char *root_dir;        /* realpath of the root's directory: refs may not leave it */
+    char *root_host;       /* host of a remote root, allowed for remote refs when those are on */
+    const char *given_dir; /* directory of the root file as given, with its '/' (display) */
+    bool no_files;         /* loaded from memory without a directory: no file refs */
+    spec_doc **docs;
+    size_t n_docs, cap_docs;
+    spec_strmap doc_by_path; /* realpath / URL / normalised path → doc index */
+    spec_strmap dir_real;    /* directory as written → its realpath (arena string) or 0 */
+    bool docs_limit_reported;
+    spec_refent *refs;
+    size_t n_refs, cap_refs;
+    spec_ptrmap ref_by_site;    /* site node → index in refs */
+    spec_ptrmap schema_by_node; /* schema node → index in pub.schemas */
+    spec_strmap schema_by_name;
+    size_t cap_schemas;
+    size_t cap_ops;
+    spec_strmap op_by_nat; /* natural operation id ("listPets", "GET /pets") → op index */
+    const char **op_nat;   /* natural id of each operation */
+    unsigned locates;      /* JSON position look-ups done (capped: each scans the text) */
+    unsigned searches;     /* node → pointer searches done (capped likewise) */
+};
+
+static inline spec_api_int *spec_api_priv(const spec_api *api)
+{
+    return (spec_api_int *)(void *)api;
+}
+
+/* load.c */
+/** Loads the root document of api (already set up with file/real/root_dir) and builds it. */
+int spec_api_build(spec_api_int *ai, char *text, size_t len);
+/** Loads (once) the file or URL at real; returns the doc, or NULL with a diagnostic. */
+spec_doc *spec_doc_open(spec_api_int *ai, const char *real, bool remote, const char *file,
+                        const spec_doc *from, const char *site_ptr);
+/** Adds a diagnostic located at node (and/or pointer) in doc. */
+void spec_diag(spec_api_int *ai, core_diag_level level, int code, const spec_doc *doc,
+               const jt_node *node, const char *pointer, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+/** The JSON pointer of node in doc (searched; for diagnostics only), in ai's arena. */
+const char *spec_node_pointer(spec_api_int *ai, const spec_doc *doc, const jt_node *node);
+
+/* fetch.c */
+/** GET url into malloc'd memory (NUL-terminated); max_bytes and timeout enforced. */
+int spec_fetch_url(const char *url, long timeout_ms, size_t max_bytes, bool follow_redirects,
+                   char **out, size_t *out_len, apidex_error *err);
+/** The host part of an http(s) URL (malloc'd), or NULL. */
+char *spec_url_host(const char *url);
+/** url resolved against base (malloc'd), or NULL. */
+char *spec_url_join(const char *base, const char *rel);
+
+/* resolve.c */
+/** Finds and resolves every reference in every loaded document (loading more as needed). */
+int spec_resolve_all(spec_api_int *ai);
+/** The reference entry for a site node, or NULL. */
+const spec_refent *spec_ref_lookup(const spec_api_int *ai, const jt_node *site);
+/** Percent-decodes s[0..n) into the arena. */
+char *spec_percent_decode(core_arena *a, const char *s, size_t n);
+
+/* normalize.c */
+/** Fills info, servers, tags and operations from the root document. */
+int spec_normalize(spec_api_int *ai);
+/** A member that may be written as a $ref (e.g. a description): the string it leads to. */
+const char *spec_get_str(const spec_api_int *ai, spec_loc obj, const char *key);
+
+/* model.c */
+/** Registers schemas, builds the schema graph, ids, cycles and used-by counts. */
+int spec_model_build(spec_api_int *ai);
+/** (Re)makes the prefixed ids of operations and schemas after the API id changed. */
+int spec_model_set_ids(spec_api_int *ai);
+
+/* graph.c */
+/** Cycle count (DFS back edges), in_cycle (SCCs) and used_by over the finished graph. */
+int spec_graph_analyse(spec_api_int *ai);
+
+/* ---------------------------------------------------------------- the keyword walk */
+
+/*
+ * Which members of an OpenAPI object are keywords, which are names, which are
+ * data. A $ref is only a reference where a keyword can be: inside
+ * `properties` a member called "$ref" is a property, and inside `example` it is
+ * just data. Every walk over a tree uses the same rules.
+ */
+enum {
+    SPEC_CTX_NAMES = 1,       /* the object's keys are names (properties, paths, ...) */
+    SPEC_CTX_EXAMPLE_MAP = 2, /* an `examples` map: its values are Example Objects */
+    SPEC_CTX_EXAMPLE_OBJ = 4, /* an Example Object: its `value` is data */
+    SPEC_CTX_DATA_REF = 8,    /* `example: {$ref: ...}`: resolved, but data, not a schema */
+    SPEC_CTX_SKIP = 0x80      /* not a child to walk */
+};
+
+/** The context of the child at key in an object of context ctx (SPEC_CTX_SKIP: data). */
+uint8_t spec_child_ctx(uint8_t ctx, const char *key, uint32_t key_len, const jt_node *child);
+/** The $ref string of an object, or NULL when it is not a reference. */
+const char *spec_ref_of(const jt_node *obj);
+
+#endif /* APIDEX_SPEC_INT_H */
