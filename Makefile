@@ -36,6 +36,7 @@ test-asan:
 	  -DAPIDEX_SHARED_DIR=$(SHARED) >/dev/null
 	@cmake --build build-asan -j $(JOBS)
 	@cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 APIDEX_SANITIZED=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
@@ -57,7 +58,14 @@ install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 bench: build
+	@bash scripts/deps.sh --bench
 	@bash bench/run.sh $(BUILD)
 
 clean:
 	rm -rf build build-asan build-fuzz
+
+# Rewrites tests/golden/*/expected.json from the current `apidex chunk`; review the diff.
+.PHONY: golden-update
+golden-update: build
+	@UPDATE_GOLDEN=1 APIDEX_BIN=$(abspath $(BUILD))/apidex APIDEX_SOURCE_DIR=$(CURDIR) \
+	  bash tests/e2e/test_golden.sh

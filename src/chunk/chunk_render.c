@@ -1,0 +1,844 @@
+/*
+ * Readable renderings of operations and schemas: what a chunk hands to an agent
+ * and what `apidex show` / MCP get_endpoint print. Compact (one line per
+ * parameter or field) yet enough to call the endpoint: method, path, server,
+ * auth, parameters, request body fields and 2xx response fields, with $ref'd
+ * schemas inlined to a fixed depth and cycles printed once with a marker.
+ */
+#include "chunk/chunk_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    MAX_PROPS = 60,         /* properties listed per object before "... N more" */
+    MAX_ENUM = 12,          /* enum values listed */
+    MAX_RENDER = 64 * 1024, /* bytes of one rendering before it is cut */
+    DESC_OP = 2000,         /* operation description bytes */
+    DESC_FIELD = 200,       /* parameter / property description bytes */
+    DESC_NESTED = 100,      /* ... of a property inside a property */
+    DESC_RESPONSE = 300,    /* response description bytes */
+    TYPE_DEPTH = 4          /* nesting of "array of array of ..." spelled out */
+};
+
+typedef struct render_ctx {
+    const spec_api *api;
+    const chunk_render_options *opt;
+    unsigned depth;
+    core_buf *out;
+    size_t start; /* out->len when the rendering began */
+    bool cut;     /* MAX_RENDER reached */
+    chunk_refs *refs;
+    core_arena *arena; /* allOf merges */
+    long stack[CHUNK_MAX_DEPTH + 4];
+    unsigned n_stack;
+    int mode;          /* MODE_*: which side of the exchange fields are listed for */
+    bool readonly_top; /* list only read-only top-level fields (response = request body) */
+    long seen[64];     /* (schema index, mode) pairs already expanded in this rendering */
+    unsigned n_seen;
+    int rc;
+} render_ctx;
+
+/* A request body omits read-only fields and a response write-only ones (what the
+ * client sends and receives); a schema chunk shows everything. */
+enum { MODE_ALL = 0, MODE_REQUEST = 1, MODE_RESPONSE = 2 };
+
+void chunk_refs_free(chunk_refs *r)
+{
+    if (!r) return;
+    free(r->idx);
+    r->idx = NULL;
+    r->n = r->cap = 0;
+}
+
+static void refs_add(render_ctx *c, long idx)
+{
+    chunk_refs *r = c->refs;
+    if (!r || idx < 0) return;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->idx[i] == (size_t)idx) return;
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 8;
+        size_t *p = realloc(r->idx, cap * sizeof *p);
+        if (!p) {
+            c->rc = APIDEX_ENOMEM;
+            return;
+        }
+        r->idx = p;
+        r->cap = cap;
+    }
+    r->idx[r->n++] = (size_t)idx;
+}
+
+static void put(render_ctx *c, const char *s)
+{
+    if (!c->rc && core_buf_puts(c->out, s)) c->rc = APIDEX_ENOMEM;
+}
+
+static void putn(render_ctx *c, const char *s, size_t n)
+{
+    if (!c->rc && core_buf_append(c->out, s, n)) c->rc = APIDEX_ENOMEM;
+}
+
+static void putf(render_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(render_ctx *c, const char *fmt, ...)
+{
+    if (c->rc) return;
+    va_list ap;
+    va_start(ap, fmt);
+    if (core_buf_vprintf(c->out, fmt, ap)) c->rc = APIDEX_ENOMEM;
+    va_end(ap);
+}
+
+static void indent(render_ctx *c, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) put(c, " ");
+}
+
+static bool over_budget(render_ctx *c)
+{
+    if (!c->cut && c->out->len - c->start > MAX_RENDER) {
+        c->cut = true;
+        put(c, "... (rendering cut at 64 KiB)\n");
+    }
+    return c->cut;
+}
+
+/* ---------------------------------------------------------------- text helpers */
+
+int chunk_clean_text(const prep_options *prep, const char *s, size_t max, core_buf *out,
+                     prep_report *rep)
+{
+    if (!s || !*s) return 0;
+    core_buf tmp;
+    core_buf_init(&tmp, 0);
+    size_t n = strlen(s);
+    int rc = 0;
+    if (prep && (prep->filters & PREP_TEXT_FILTERS)) {
+        rc = prep_text(prep, s, n, &tmp, rep);
+        if (rc) {
+            core_buf_free(&tmp);
+            return rc;
+        }
+        s = tmp.data ? tmp.data : "";
+        n = tmp.len;
+    }
+    /* Collapse whitespace: one line, single spaces. */
+    size_t start = out->len, written = 0;
+    bool space = false, any = false;
+    for (size_t i = 0; i < n && !rc; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t' || ch == '\f' || ch == '\v') {
+            space = any;
+            continue;
+        }
+        if (max && written >= max) {
+            /* Cut at a character boundary, then back to the last space if one is near. */
+            size_t len = out->len;
+            while (len > start && ((unsigned char)out->data[len - 1] & 0xC0) == 0x80) len--;
+            if (len > start && ((unsigned char)out->data[len - 1] & 0x80)) len--;
+            size_t sp = len;
+            while (sp > start && sp + 40 > len && out->data[sp - 1] != ' ') sp--;
+            if (sp > start && out->data[sp - 1] == ' ') len = sp - 1;
+            out->len = len;
+            out->data[len] = 0;
+            rc = core_buf_puts(out, "...");
+            break;
+        }
+        if (space) {
+            rc = core_buf_putc(out, ' ');
+            written++;
+        }
+        space = false;
+        any = true;
+        if (!rc) rc = core_buf_putc(out, (char)ch);
+        written++;
+    }
+    core_buf_free(&tmp);
+    return rc ? APIDEX_ENOMEM : 0;
+}
+
+static void put_text(render_ctx *c, const char *s, size_t max)
+{
+    if (!c->rc) c->rc = chunk_clean_text(&c->opt->prep, s, max, c->out, c->opt->report);
+}
+
+static void put_scalar(render_ctx *c, const jt_node *v, size_t max)
+{
+    if (!v) return;
+    switch ((jt_type)v->type) {
+    case JT_NULL:
+        put(c, "null");
+        break;
+    case JT_BOOL:
+        put(c, v->boolean ? "true" : "false");
+        break;
+    case JT_INT:
+        putf(c, "%lld", (long long)v->u.i);
+        break;
+    case JT_REAL:
+        if (isfinite(v->u.d)) putf(c, "%g", v->u.d);
+        break;
+    case JT_STRING: {
+        size_t n = v->len;
+        const char *s = v->u.s;
+        size_t k = 0;
+        while (k < n && k < max && s[k] != '\n') k++;
+        while (k < n && k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80) k--;
+        putn(c, s, k);
+        if (k < n) put(c, "...");
+        break;
+    }
+    case JT_ARRAY:
+        put(c, "[...]");
+        break;
+    case JT_OBJECT:
+        put(c, "{...}");
+        break;
+    }
+}
+
+/* ---------------------------------------------------------------- schemas */
+
+typedef struct resolved {
+    spec_loc loc; /* the schema after $ref and allOf merge */
+    long idx;     /* named schema index, -1 if inline */
+} resolved;
+
+static resolved resolve(render_ctx *c, spec_loc loc)
+{
+    resolved r = {loc, -1};
+    if (!loc.node) return r;
+    r.idx = spec_schema_index(c->api, loc);
+    spec_loc d;
+    if (spec_deref(c->api, loc, &d) == 0)
+        r.loc = d;
+    else
+        r.loc.node = NULL;
+    const jt_node *all = r.loc.node ? jt_get(r.loc.node, "allOf") : NULL;
+    if (jt_is(all, JT_ARRAY) && c->arena) {
+        /* The merged members are mentioned too (Pet = NewPet + its own fields). */
+        for (uint32_t i = 0; i < all->len && i < 16; i++)
+            refs_add(c, spec_schema_index(c->api, (spec_loc){all->u.items[i], r.loc.doc}));
+        spec_loc m;
+        if (spec_schema_merge_allof(c->api, r.loc, c->arena, &m) == 0 && m.node) r.loc = m;
+    }
+    return r;
+}
+
+static const char *schema_name(render_ctx *c, long idx)
+{
+    return idx >= 0 && (size_t)idx < c->api->n_schemas ? c->api->schemas[idx].name : NULL;
+}
+
+static bool has_props(const jt_node *n)
+{
+    const jt_node *p = jt_get(n, "properties");
+    return p && p->type == JT_OBJECT && p->len > 0;
+}
+
+static const jt_node *alternatives(const jt_node *n, const char **kind)
+{
+    const jt_node *a = jt_get(n, "oneOf");
+    *kind = "one of";
+    if (!jt_is(a, JT_ARRAY) || !a->len) {
+        a = jt_get(n, "anyOf");
+        *kind = "any of";
+    }
+    return jt_is(a, JT_ARRAY) && a->len ? a : NULL;
+}
+
+static void type_str(render_ctx *c, spec_loc loc, unsigned lvl);
+
+static void type_core(render_ctx *c, const resolved *r, unsigned lvl)
+{
+    const jt_node *n = r->loc.node;
+    const char *name = schema_name(c, r->idx);
+    if (!n) {
+        put(c, name ? name : "any");
+        return;
+    }
+    const jt_node *t = jt_get(n, "type");
+    const char *ts = jt_str(t);
+    const char *kind;
+    const jt_node *alt = alternatives(n, &kind);
+    if (jt_is(t, JT_ARRAY)) {
+        for (uint32_t i = 0; i < t->len; i++) {
+            if (i) put(c, "|");
+            put(c, jt_str(t->u.items[i]) ? jt_str(t->u.items[i]) : "?");
+        }
+        ts = NULL;
+        for (uint32_t i = 0; i < t->len && !ts; i++)
+            if (jt_str(t->u.items[i]) && strcmp(jt_str(t->u.items[i]), "null"))
+                ts = jt_str(t->u.items[i]);
+        if (ts && !strcmp(ts, "array") && lvl < TYPE_DEPTH) {
+            put(c, " of ");
+            type_str(c, (spec_loc){jt_get(n, "items"), r->loc.doc}, lvl + 1);
+        }
+        return;
+    }
+    if (ts && !strcmp(ts, "array")) {
+        put(c, "array");
+        const jt_node *items = jt_get(n, "items");
+        if (items && lvl < TYPE_DEPTH) {
+            put(c, " of ");
+            type_str(c, (spec_loc){items, r->loc.doc}, lvl + 1);
+        }
+        return;
+    }
+    if (name) {
+        put(c, name);
+        return;
+    }
+    if (ts) {
+        put(c, ts);
+        const jt_node *ap = jt_get(n, "additionalProperties");
+        if (!strcmp(ts, "object") && !has_props(n) && jt_is(ap, JT_OBJECT) && lvl < TYPE_DEPTH) {
+            put(c, " (map of ");
+            type_str(c, (spec_loc){ap, r->loc.doc}, lvl + 1);
+            put(c, ")");
+        }
+        return;
+    }
+    if (alt && lvl < TYPE_DEPTH) {
+        putf(c, "%s ", kind);
+        for (uint32_t i = 0; i < alt->len && i < 6; i++) {
+            if (i) put(c, " | ");
+            type_str(c, (spec_loc){alt->u.items[i], r->loc.doc}, lvl + 1);
+        }
+        if (alt->len > 6) putf(c, " | ... (%u options)", alt->len);
+        return;
+    }
+    if (has_props(n))
+        put(c, "object");
+    else if (jt_get(n, "enum"))
+        put(c, "enum");
+    else
+        put(c, "any");
+}
+
+static void type_str(render_ctx *c, spec_loc loc, unsigned lvl)
+{
+    if (!loc.node) {
+        put(c, "any");
+        return;
+    }
+    resolved r = resolve(c, loc);
+    type_core(c, &r, lvl);
+}
+
+/* ", format date-time, required, enum: a|b, default: x, min: 0" */
+static void attrs(render_ctx *c, const jt_node *n, bool required, bool deprecated)
+{
+    if (!n) {
+        if (required) put(c, ", required");
+        return;
+    }
+    const char *fmt = jt_get_str(n, "format");
+    if (fmt) putf(c, " (%s)", fmt);
+    if (required) put(c, ", required");
+    if (jt_get_bool(n, "nullable", false)) put(c, ", nullable");
+    if (deprecated || jt_get_bool(n, "deprecated", false)) put(c, ", deprecated");
+    if (jt_get_bool(n, "readOnly", false)) put(c, ", read-only");
+    if (jt_get_bool(n, "writeOnly", false)) put(c, ", write-only");
+    const jt_node *e = jt_get(n, "enum");
+    if (!e) {
+        const jt_node *items = jt_get(n, "items");
+        e = jt_is(items, JT_OBJECT) ? jt_get(items, "enum") : NULL;
+    }
+    if (jt_is(e, JT_ARRAY) && e->len) {
+        put(c, ", enum: ");
+        for (uint32_t i = 0; i < e->len && i < MAX_ENUM; i++) {
+            if (i) put(c, "|");
+            put_scalar(c, e->u.items[i], 40);
+        }
+        if (e->len > MAX_ENUM) putf(c, "|... (%u values)", e->len);
+    }
+    const jt_node *d = jt_get(n, "default");
+    if (d && d->type != JT_OBJECT && d->type != JT_ARRAY) {
+        put(c, ", default: ");
+        put_scalar(c, d, 40);
+    }
+    static const char *const nums[][2] = {{"minimum", "min"},          {"maximum", "max"},
+                                          {"exclusiveMinimum", "> "},  {"exclusiveMaximum", "< "},
+                                          {"minLength", "min length"}, {"maxLength", "max length"},
+                                          {"minItems", "min items"},   {"maxItems", "max items"}};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        const jt_node *v = jt_get(n, nums[i][0]);
+        if (!v || (v->type != JT_INT && v->type != JT_REAL)) continue;
+        putf(c, ", %s%s", nums[i][1], nums[i][1][1] == ' ' ? "" : ": ");
+        put_scalar(c, v, 40);
+    }
+    const char *pat = jt_get_str(n, "pattern");
+    if (pat) {
+        put(c, ", pattern: ");
+        put_scalar(c, jt_get(n, "pattern"), 60);
+    }
+}
+
+static bool in_required(const jt_node *schema, const char *name, size_t len)
+{
+    const jt_node *req = jt_get(schema, "required");
+    if (!jt_is(req, JT_ARRAY)) return false;
+    for (uint32_t i = 0; i < req->len; i++) {
+        const jt_node *r = req->u.items[i];
+        if (r && r->type == JT_STRING && r->len == len && !memcmp(r->u.s, name, len)) return true;
+    }
+    return false;
+}
+
+static bool on_stack(const render_ctx *c, long idx)
+{
+    for (unsigned i = 0; i < c->n_stack; i++)
+        if (c->stack[i] == idx) return true;
+    return false;
+}
+
+static void render_props(render_ctx *c, const resolved *r, unsigned ind, unsigned depth_left);
+
+/* Below a field line: its object (or array items, or alternatives) when depth
+ * allows; a cut-off or circular reference is named instead. */
+static void render_nested(render_ctx *c, spec_loc loc, unsigned ind, unsigned depth_left,
+                          unsigned hops)
+{
+    if (!loc.node || c->rc || over_budget(c)) return;
+    resolved r = resolve(c, loc);
+    const jt_node *n = r.loc.node;
+    if (!n) return;
+    const char *ts = jt_str(jt_get(n, "type"));
+    if (ts && !strcmp(ts, "array")) {
+        const jt_node *items = jt_get(n, "items");
+        /* "array of array of X" goes straight to X; the hop count bounds it. */
+        if (items && hops < TYPE_DEPTH)
+            render_nested(c, (spec_loc){items, r.loc.doc}, ind, depth_left, hops + 1);
+        return;
+    }
+    const char *kind;
+    const jt_node *alt = alternatives(n, &kind);
+    bool object = has_props(n);
+    if (!object && !alt) return;
+    if (r.idx >= 0) refs_add(c, r.idx);
+    /* Past the depth the field line's type names the schema; nothing more. */
+    if (depth_left == 0) return;
+    if (r.idx >= 0 && on_stack(c, r.idx)) {
+        indent(c, ind);
+        putf(c, "(circular: %s, see above)\n", schema_name(c, r.idx));
+        return;
+    }
+    /* A schema listed once is not listed again (Spotify's ImageObject, addresses). */
+    long key = r.idx >= 0 ? r.idx * 4 + c->mode : -1;
+    for (unsigned i = 0; key >= 0 && i < c->n_seen; i++)
+        if (c->seen[i] == key) {
+            indent(c, ind);
+            putf(c, "(fields of %s as above)\n", schema_name(c, r.idx));
+            return;
+        }
+    if (key >= 0 && c->n_seen < sizeof c->seen / sizeof c->seen[0]) c->seen[c->n_seen++] = key;
+    if (c->n_stack >= sizeof c->stack / sizeof c->stack[0]) return;
+    c->stack[c->n_stack++] = r.idx;
+    if (object) render_props(c, &r, ind, depth_left - 1);
+    if (alt && !object) {
+        for (uint32_t i = 0; i < alt->len && i < 6 && !c->rc; i++) {
+            spec_loc al = {alt->u.items[i], r.loc.doc};
+            indent(c, ind);
+            putf(c, "- %s option %u: ", kind, i + 1);
+            type_str(c, al, 0);
+            put(c, "\n");
+            render_nested(c, al, ind + 2, depth_left - 1, hops);
+        }
+    }
+    c->n_stack--;
+}
+
+static void field_line_end(render_ctx *c, const resolved *r, const char *desc, size_t max)
+{
+    const char *name = schema_name(c, r->idx);
+    bool see = name && c->opt->has_chunk && c->opt->has_chunk[r->idx];
+    if (desc && *desc) {
+        put(c, ": ");
+        put_text(c, desc, max);
+    }
+    if (see) putf(c, " [schema %s:%s]", c->api->id, name);
+    put(c, "\n");
+}
+
+static void render_props(render_ctx *c, const resolved *r, unsigned ind, unsigned depth_left)
+{
+    const jt_node *n = r->loc.node;
+    const jt_node *props = jt_get(n, "properties");
+    if (!jt_is(props, JT_OBJECT)) return;
+    for (uint32_t i = 0; i < props->len && !c->rc; i++) {
+        if (over_budget(c)) return;
+        if (i == MAX_PROPS) {
+            indent(c, ind);
+            putf(c, "- ... (%u more properties)\n", props->len - MAX_PROPS);
+            return;
+        }
+        const jt_member *m = &props->u.members[i];
+        spec_loc ploc = {m->value, r->loc.doc};
+        resolved pr = resolve(c, ploc);
+        bool ro =
+            jt_get_bool(m->value, "readOnly", false) || jt_get_bool(pr.loc.node, "readOnly", false);
+        bool wo = jt_get_bool(m->value, "writeOnly", false) ||
+                  jt_get_bool(pr.loc.node, "writeOnly", false);
+        if ((c->mode == MODE_REQUEST && ro) || (c->mode == MODE_RESPONSE && wo) ||
+            (c->readonly_top && c->n_stack == 1 && !ro))
+            continue;
+        indent(c, ind);
+        put(c, "- ");
+        putn(c, m->key, m->key_len);
+        put(c, ": ");
+        type_core(c, &pr, 0);
+        attrs(c, pr.loc.node, in_required(n, m->key, m->key_len), false);
+        /* A description next to a $ref (3.1) wins over the target's. */
+        const char *desc = jt_get_str(m->value, "description");
+        if (!desc) desc = jt_get_str(pr.loc.node, "description");
+        /* Nested fields get shorter descriptions: names matter more there. */
+        field_line_end(c, &pr, desc, c->n_stack > 1 ? DESC_NESTED : DESC_FIELD);
+        if (pr.idx >= 0) refs_add(c, pr.idx);
+        render_nested(c, ploc, ind + 2, depth_left, 0);
+    }
+    const jt_node *ap = jt_get(n, "additionalProperties");
+    if (jt_is(ap, JT_OBJECT) && has_props(n)) {
+        indent(c, ind);
+        put(c, "- (other keys): ");
+        type_str(c, (spec_loc){ap, r->loc.doc}, 0);
+        put(c, "\n");
+    }
+}
+
+/* A top-level schema (body, response, schema chunk): its fields at ind. */
+static void render_schema_fields(render_ctx *c, spec_loc loc, unsigned ind)
+{
+    render_nested(c, loc, ind, c->depth, 0);
+}
+
+static void ctx_init(render_ctx *c, const spec_api *api, const chunk_render_options *opt,
+                     const chunk_render_options *dflt, core_buf *out, chunk_refs *refs)
+{
+    memset(c, 0, sizeof *c);
+    c->api = api;
+    c->opt = opt ? opt : dflt;
+    c->depth = c->opt->depth ? c->opt->depth : 2;
+    if (c->depth > CHUNK_MAX_DEPTH) c->depth = CHUNK_MAX_DEPTH;
+    c->out = out;
+    c->start = out->len;
+    c->refs = refs;
+    c->arena = core_arena_new(0);
+    if (!c->arena) c->rc = APIDEX_ENOMEM;
+}
+
+/* ---------------------------------------------------------------- operations */
+
+static const jt_node *security_schemes(const spec_api *api)
+{
+    const jt_node *root = api->root.node;
+    const jt_node *s = jt_get(jt_get(root, "components"), "securitySchemes");
+    if (!s) s = jt_get(root, "securityDefinitions");
+    return jt_is(s, JT_OBJECT) ? s : NULL;
+}
+
+static void render_scheme(render_ctx *c, const char *name, size_t name_len, const jt_node *scopes)
+{
+    putn(c, name, name_len);
+    const jt_node *all = security_schemes(c->api);
+    const jt_node *sn = all ? jt_getn(all, name, name_len) : NULL;
+    spec_loc d = {sn, c->api->root.doc};
+    if (sn && spec_deref(c->api, d, &d) == 0) sn = d.node;
+    const char *type = jt_get_str(sn, "type");
+    bool scoped = jt_is(scopes, JT_ARRAY) && scopes->len;
+    if (!type && !scoped) return;
+    put(c, " (");
+    if (type) put(c, type);
+    if (type && !strcmp(type, "apiKey")) {
+        const char *in = jt_get_str(sn, "in"), *pn = jt_get_str(sn, "name");
+        if (in && pn) putf(c, " in %s \"%s\"", in, pn);
+    } else if (type && !strcmp(type, "http")) {
+        const char *scheme = jt_get_str(sn, "scheme");
+        if (scheme) putf(c, " %s", scheme);
+    }
+    if (scoped) {
+        put(c, type ? ", scopes: " : "scopes: ");
+        for (uint32_t i = 0; i < scopes->len && i < 10; i++) {
+            if (i) put(c, " ");
+            put_scalar(c, scopes->u.items[i], 80);
+        }
+        if (scopes->len > 10) putf(c, " ... (%u scopes)", scopes->len);
+    }
+    put(c, ")");
+}
+
+/* A part of the operation a structural filter leaves out of the rendering. */
+static void hidden(render_ctx *c, unsigned bit)
+{
+    if (c->opt->report) c->opt->report->count[prep_filter_index(bit)]++;
+}
+
+static void render_auth(render_ctx *c, const spec_operation *op)
+{
+    const jt_node *sec = op->security.node;
+    if (!jt_is(sec, JT_ARRAY)) return;
+    put(c, "Auth: ");
+    if (!sec->len) put(c, "none");
+    for (uint32_t i = 0; i < sec->len && i < 8; i++) {
+        const jt_node *req = sec->u.items[i];
+        if (i) put(c, " or ");
+        if (!jt_is(req, JT_OBJECT) || !req->len) {
+            put(c, "none");
+            continue;
+        }
+        for (uint32_t j = 0; j < req->len; j++) {
+            if (j) put(c, " + ");
+            render_scheme(c, req->u.members[j].key, req->u.members[j].key_len,
+                          req->u.members[j].value);
+        }
+    }
+    put(c, "\n");
+}
+
+static bool is_json_media(const char *t)
+{
+    return t && (strstr(t, "json") != NULL);
+}
+
+/* The media type to describe: the first JSON-like one, else the first. */
+const spec_media *chunk_pick_media(const spec_media *media, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (is_json_media(media[i].type) && media[i].schema.node) return &media[i];
+    for (size_t i = 0; i < n; i++)
+        if (media[i].schema.node) return &media[i];
+    return n ? &media[0] : NULL;
+}
+
+const spec_response *chunk_success_response(const spec_operation *op)
+{
+    const spec_response *first = NULL;
+    for (size_t i = 0; i < op->n_responses; i++) {
+        const spec_response *r = &op->responses[i];
+        if (!r->status || r->status[0] != '2') continue;
+        if (!first) first = r;
+        const spec_media *m = chunk_pick_media(r->media, r->n_media);
+        if (m && m->schema.node) return r;
+    }
+    return first;
+}
+
+static void render_params(render_ctx *c, const spec_operation *op)
+{
+    if (!op->n_params) return;
+    put(c, "Parameters:\n");
+    for (size_t i = 0; i < op->n_params && !c->rc; i++) {
+        const spec_param *p = &op->params[i];
+        if (over_budget(c)) return;
+        resolved r = resolve(c, p->schema);
+        putf(c, "  - %s (%s, ", p->name ? p->name : "?", p->in ? p->in : "?");
+        type_core(c, &r, 0);
+        attrs(c, r.loc.node, p->required, p->deprecated);
+        if (!(c->opt->prep.filters & PREP_EXAMPLES)) {
+            const jt_node *ex = jt_get(p->node.node, "example");
+            if (!ex) ex = jt_get(r.loc.node, "example");
+            if (ex && ex->type != JT_OBJECT && ex->type != JT_ARRAY) {
+                put(c, ", example: ");
+                put_scalar(c, ex, 60);
+            }
+        }
+        put(c, ")");
+        const char *desc = p->description ? p->description : jt_get_str(r.loc.node, "description");
+        field_line_end(c, &r, desc, DESC_FIELD);
+        if (r.idx >= 0) refs_add(c, r.idx);
+        render_nested(c, p->schema, 4, c->depth - 1, 0);
+    }
+}
+
+static void render_body(render_ctx *c, const spec_operation *op)
+{
+    const spec_body *b = op->body;
+    if (!b) return;
+    if (c->opt->prep.filters & PREP_REQUEST_BODY) {
+        hidden(c, PREP_REQUEST_BODY);
+        return;
+    }
+    const spec_media *m = chunk_pick_media(b->media, b->n_media);
+    put(c, "Request body (");
+    put(c, m && m->type ? m->type : "unspecified");
+    if (b->n_media > 1) putf(c, " or %zu other types", b->n_media - 1);
+    if (b->required) put(c, ", required");
+    put(c, ")");
+    if (m && m->schema.node) {
+        put(c, ": ");
+        resolved r = resolve(c, m->schema);
+        type_core(c, &r, 0);
+        if (r.idx >= 0) refs_add(c, r.idx);
+    }
+    if (b->description && *b->description) {
+        put(c, ". ");
+        put_text(c, b->description, DESC_RESPONSE);
+    }
+    put(c, "\n");
+    c->mode = MODE_REQUEST;
+    if (m && m->schema.node) render_schema_fields(c, m->schema, 2);
+    c->mode = MODE_ALL;
+}
+
+static void render_headers(render_ctx *c, const spec_response *r)
+{
+    const jt_node *h = r->headers.node;
+    if (!jt_is(h, JT_OBJECT) || !h->len) return;
+    if (c->opt->prep.filters & PREP_HEADERS) {
+        hidden(c, PREP_HEADERS);
+        return;
+    }
+    put(c, "    headers: ");
+    for (uint32_t i = 0; i < h->len && i < 12; i++) {
+        if (i) put(c, ", ");
+        putn(c, h->u.members[i].key, h->u.members[i].key_len);
+    }
+    if (h->len > 12) putf(c, ", ... (%u headers)", h->len);
+    put(c, "\n");
+}
+
+static void render_responses(render_ctx *c, const spec_operation *op)
+{
+    if (!op->n_responses) return;
+    const spec_response *ok = chunk_success_response(op);
+    put(c, "Responses:\n");
+    for (size_t i = 0; i < op->n_responses && !c->rc; i++) {
+        const spec_response *r = &op->responses[i];
+        const char *st = r->status ? r->status : "?";
+        if ((c->opt->prep.filters & PREP_ERRORS) && (st[0] == '4' || st[0] == '5') &&
+            strlen(st) == 3) {
+            hidden(c, PREP_ERRORS);
+            continue;
+        }
+        if (over_budget(c)) return;
+        const spec_media *m = chunk_pick_media(r->media, r->n_media);
+        putf(c, "  %s", st);
+        resolved rr = {{NULL, NULL}, -1};
+        if (m && m->schema.node) rr = resolve(c, m->schema);
+        /* Other responses name their schema only when it has a name ("Error"). */
+        if (rr.loc.node && (r == ok || rr.idx >= 0)) {
+            put(c, " (");
+            if (m->type && !is_json_media(m->type)) putf(c, "%s, ", m->type);
+            type_core(c, &rr, 0);
+            if (r == ok && rr.idx >= 0) refs_add(c, rr.idx);
+            put(c, ")");
+        }
+        if (r->description && *r->description) {
+            put(c, ": ");
+            put_text(c, r->description, DESC_RESPONSE);
+        }
+        put(c, "\n");
+        if (r == ok) {
+            render_headers(c, r);
+            /* The same schema as the request body: only what the body did not list. */
+            long body = -1;
+            if (op->body && !(c->opt->prep.filters & PREP_REQUEST_BODY)) {
+                const spec_media *bm = chunk_pick_media(op->body->media, op->body->n_media);
+                if (bm && bm->schema.node) body = spec_schema_index(c->api, bm->schema);
+            }
+            c->mode = MODE_RESPONSE;
+            if (rr.idx >= 0 && rr.idx == body) {
+                put(c, "    - (the request body's fields, and the read-only ones:)\n");
+                c->readonly_top = true;
+            }
+            if (m && m->schema.node) render_schema_fields(c, m->schema, 4);
+            c->readonly_top = false;
+            c->mode = MODE_ALL;
+        }
+    }
+}
+
+static const chunk_render_options default_render;
+
+int chunk_render_operation(const spec_api *api, const spec_operation *op,
+                           const chunk_render_options *opt, core_buf *out, chunk_refs *refs)
+{
+    render_ctx c;
+    ctx_init(&c, api, opt, &default_render, out, refs);
+    putf(&c, "%s %s", op->method, op->path);
+    if (op->summary && *op->summary) {
+        put(&c, " - ");
+        put_text(&c, op->summary, DESC_FIELD);
+    }
+    put(&c, "\n");
+    putf(&c, "API: %s", api->id);
+    if (api->title) {
+        put(&c, " (");
+        put_text(&c, api->title, 120);
+        if (api->version) putf(&c, " %s", api->version);
+        put(&c, ")");
+    }
+    if (api->n_servers && api->servers[0].url) putf(&c, "; server: %s", api->servers[0].url);
+    put(&c, "\n");
+    bool line = false;
+    if (op->operation_id) {
+        putf(&c, "operationId: %s", op->operation_id);
+        line = true;
+    }
+    if (op->n_tags) {
+        put(&c, line ? "; tags: " : "tags: ");
+        for (size_t i = 0; i < op->n_tags; i++) putf(&c, "%s%s", i ? ", " : "", op->tags[i]);
+        line = true;
+    }
+    if (op->deprecated) {
+        put(&c, line ? "; deprecated" : "deprecated");
+        line = true;
+    }
+    if (line) put(&c, "\n");
+    if (op->description && *op->description) {
+        size_t before = out->len;
+        put_text(&c, op->description, DESC_OP);
+        if (out->len > before) put(&c, "\n");
+    }
+    render_auth(&c, op);
+    render_params(&c, op);
+    render_body(&c, op);
+    render_responses(&c, op);
+    core_arena_free(c.arena);
+    return c.rc;
+}
+
+int chunk_render_schema(const spec_api *api, size_t index, const chunk_render_options *opt,
+                        core_buf *out, chunk_refs *refs)
+{
+    if (index >= api->n_schemas) return APIDEX_EINVAL;
+    const spec_schema *s = &api->schemas[index];
+    render_ctx c;
+    ctx_init(&c, api, opt, &default_render, out, refs);
+    resolved r = resolve(&c, s->node);
+    putf(&c, "Schema %s (API %s): ", s->name, api->id);
+    /* The schema's own kind, not its name: "object", "array of Pet", ... */
+    resolved bare = r;
+    bare.idx = -1;
+    type_core(&c, &bare, 0);
+    attrs(&c, r.loc.node, false, false);
+    put(&c, "\n");
+    const char *desc = jt_get_str(r.loc.node, "description");
+    if (desc && *desc) {
+        put_text(&c, desc, DESC_OP);
+        put(&c, "\n");
+    }
+    /* Expand its own fields one level deeper than an inlined use would. */
+    c.stack[c.n_stack++] = (long)index;
+    const char *ts = jt_str(jt_get(r.loc.node, "type"));
+    if (has_props(r.loc.node)) {
+        render_props(&c, &r, 2, c.depth - 1);
+    } else if (ts && !strcmp(ts, "array")) {
+        render_nested(&c, (spec_loc){jt_get(r.loc.node, "items"), r.loc.doc}, 2, c.depth - 1, 0);
+    } else {
+        const char *kind;
+        const jt_node *alt = alternatives(r.loc.node, &kind);
+        for (uint32_t i = 0; alt && i < alt->len && i < 6 && !c.rc; i++) {
+            spec_loc al = {alt->u.items[i], r.loc.doc};
+            putf(&c, "  - %s option %u: ", kind, i + 1);
+            type_str(&c, al, 0);
+            put(&c, "\n");
+            render_nested(&c, al, 4, c.depth - 1, 0);
+        }
+    }
+    core_arena_free(c.arena);
+    return c.rc;
+}
