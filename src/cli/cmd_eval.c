@@ -1,0 +1,380 @@
+/*
+ * apidex eval: retrieval quality on RestBench-format query files, over a
+ * temporary index of the given specs (or an existing --db), and --sweep over
+ * chunking strategies in the layout of the paper's Tables 2 and 3.
+ */
+#include "cli/cli.h"
+
+#include "chunk/chunk.h"
+#include "eval/eval.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void eval_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: apidex eval --specs PATH... --queries FILE.json... [-k N] [--strategy NAME]\n"
+            "                   [--filters LIST] [--budget N] [--mode M] [--db FILE] [--json]\n"
+            "                   [--per-query] [--sweep]\n"
+            "  --specs PATH...    specs to index into a temporary index (one index for all)\n"
+            "  --queries FILE...  RestBench format: [{\"query\", \"solution\": [\"GET /p\"]}]\n"
+            "  --db FILE          evaluate an existing index instead of --specs\n"
+            "  -k N               fixed cut-off in distinct endpoints (default 10)\n"
+            "  --budget N         context budget of the adaptive answer (default %d)\n"
+            "  --strategy NAME    chunking strategy of the temporary index; with --sweep a\n"
+            "                     comma-separated list (default: every strategy)\n"
+            "  --sweep            strategy x k in {5, 10, 20}: a markdown table (paper layout)\n"
+            "  --per-query        every query's numbers (and misses) too\n"
+            "  --agent MODE       the Discovery Agent (an LLM) with tools summary or query, next\n"
+            "                     to the search at k: the paper's Table 4 (--limit N: the first N\n"
+            "                     queries per file; --max-steps N); needs an LLM (docs/LLM.md)\n"
+            "  --no-llm           summary/query strategies: deterministic texts even when an LLM\n"
+            "                     is configured\n",
+            EVAL_DEFAULT_BUDGET);
+}
+
+typedef struct eval_args {
+    char **specs;
+    size_t n_specs;
+    char **queries;
+    size_t n_queries;
+    const char *db, *strategy, *filters;
+    eval_options opt;
+    bool json, per_query, sweep;
+    bool agent_on, no_llm;     /* --agent, --no-llm */
+    cli_eval_agent_args agent; /* its options and the LLM flags */
+} eval_args;
+
+/* A fresh directory for temporary indexes, under $TMPDIR (or /tmp). */
+static char *temp_dir(void)
+{
+    const char *base = getenv("TMPDIR");
+    if (!base || !*base) base = "/tmp";
+    size_t n = strlen(base) + 32;
+    char *d = malloc(n);
+    if (!d) return NULL;
+    snprintf(d, n, "%s/apidex-eval-XXXXXX", base);
+    if (!mkdtemp(d)) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* Removes the index files of a temp dir and the dir (nothing else was put there). */
+static void temp_remove(const char *dir, const char *db)
+{
+    unlink(db);
+    rmdir(dir);
+}
+
+/* Builds the temporary index for one strategy; returns a CLI_* code. */
+static int build_temp(const eval_args *a, const char *strategy, const char *db, bool *problems)
+{
+    store_build_options bo = {.strategy = strategy, .filters = a->filters, .full = true};
+    cli_index_flags flags = {.progress = !a->json && cli_stderr_is_tty(), .quiet = false};
+    store_build_report rep = {0};
+    apidex_error err;
+    core_error_clear(&err);
+    cli_llm_refine *llm_texts = NULL;
+    int code = cli_llm_refine_begin(&bo, &a->agent.llm, a->no_llm, flags.progress, &llm_texts);
+    if (code != CLI_OK)
+        core_error_set(&err, APIDEX_EINVAL,
+                       "the LLM for the summary/query texts is not usable "
+                       "(--no-llm indexes without it)");
+    if (code == CLI_OK) code = cli_build_index(db, a->specs, a->n_specs, &bo, &flags, &rep, &err);
+    cli_llm_refine_end(llm_texts, a->json);
+    if (code == CLI_PROBLEMS)
+        *problems = true;
+    else if (code != CLI_OK)
+        cli_print_error(&err);
+    if (code == CLI_OK || code == CLI_PROBLEMS) {
+        if (!a->json)
+            fprintf(stderr, "indexed %zu APIs (%zu operations, %zu chunks) with %s in %.2f s\n",
+                    rep.n_apis, rep.n_operations, rep.n_chunks, strategy ? strategy : "hybrid",
+                    rep.seconds);
+        return CLI_OK;
+    }
+    return code;
+}
+
+/* Opens db and runs the set; *out: eval_report_free. Returns a CLI_* code. */
+static int run_on(const char *db, const eval_set *set, const eval_options *opt, eval_report **out)
+{
+    apidex_error err;
+    core_error_clear(&err);
+    store_index *idx = NULL;
+    search_engine *eng = NULL;
+    int rc = store_open(db, true, &idx, &err);
+    double t0 = core_now();
+    if (!rc) rc = search_engine_open(idx, &eng, &err);
+    double open_ms = (core_now() - t0) * 1000.0;
+    if (!rc) rc = eval_run(eng, idx, set, opt, out, &err);
+    if (!rc) (*out)->engine_open_ms = open_ms;
+    search_engine_close(eng);
+    store_close(idx);
+    if (rc) {
+        cli_print_error(&err);
+        return rc == APIDEX_EUNSUPPORTED ? CLI_USAGE : CLI_FAILURE;
+    }
+    return CLI_OK;
+}
+
+static int print_report(const eval_args *a, const eval_report *r)
+{
+    core_buf b;
+    core_buf_init(&b, 0);
+    int rc =
+        a->json ? eval_report_json(r, a->per_query, &b) : eval_report_text(r, a->per_query, &b);
+    if (!rc && b.data) fputs(b.data, stdout);
+    core_buf_free(&b);
+    return rc ? CLI_FAILURE : CLI_OK;
+}
+
+static int run_single(const eval_args *a, const eval_set *set, bool *problems)
+{
+    char *dir = NULL, *db = NULL;
+    const char *use = a->db;
+    int code = CLI_OK;
+    if (!use) {
+        dir = temp_dir();
+        size_t n = dir ? strlen(dir) + 16 : 0;
+        db = dir ? malloc(n) : NULL;
+        if (!db) {
+            fprintf(stderr, "apidex eval: cannot create a temporary directory\n");
+            free(dir);
+            return CLI_FAILURE;
+        }
+        snprintf(db, n, "%s/eval.db", dir);
+        code = build_temp(a, a->strategy, db, problems);
+        use = db;
+    }
+    eval_report *r = NULL;
+    if (code == CLI_OK && a->agent_on) {
+        cli_eval_agent_args ag = a->agent;
+        ag.k = a->opt.k;
+        ag.json = a->json;
+        ag.per_query = a->per_query;
+        code = cli_eval_agent(use, set, &ag);
+    } else {
+        if (code == CLI_OK) code = run_on(use, set, &a->opt, &r);
+        if (code == CLI_OK) code = print_report(a, r);
+    }
+    eval_report_free(r);
+    if (dir) temp_remove(dir, db);
+    free(db);
+    free(dir);
+    return code;
+}
+
+static int run_sweep(const eval_args *a, const eval_set *set, bool *problems)
+{
+    /* the strategies: the given comma-separated list, or all of them */
+    char names[1024];
+    if (a->strategy) {
+        snprintf(names, sizeof names, "%s", a->strategy);
+    } else {
+        names[0] = '\0';
+        size_t len = 0;
+        for (int s = CHUNK_NOSPLIT; s <= CHUNK_HYBRID; s++) {
+            int w = snprintf(names + len, sizeof names - len, "%s%s", len ? "," : "",
+                             chunk_strategy_name((chunk_strategy)s));
+            if (w > 0) len += (size_t)w;
+        }
+    }
+    eval_sweep_row rows[32];
+    char *saved[32];
+    size_t n_rows = 0;
+    char *dir = temp_dir();
+    if (!dir) {
+        fprintf(stderr, "apidex eval: cannot create a temporary directory\n");
+        return CLI_FAILURE;
+    }
+    char db[4096];
+    snprintf(db, sizeof db, "%s/sweep.db", dir);
+    int code = CLI_OK;
+    char *save = NULL;
+    for (char *tok = strtok_r(names, ",", &save); tok && n_rows < 32 && code == CLI_OK;
+         tok = strtok_r(NULL, ",", &save)) {
+        code = build_temp(a, tok, db, problems);
+        eval_report *r = NULL;
+        eval_options o = a->opt;
+        o.k = 20; /* one ranked list; the 5/10/20 cut-offs come from it */
+        if (code == CLI_OK) code = run_on(db, set, &o, &r);
+        if (code == CLI_OK) {
+            saved[n_rows] = strdup(tok);
+            eval_sweep_row *row = &rows[n_rows];
+            row->strategy = saved[n_rows] ? saved[n_rows] : "?";
+            for (int j = 0; j < 3; j++) {
+                row->recall[j] = r->recall_at[j];
+                row->precision[j] = r->precision_at[j];
+                row->f1[j] = r->f1_at[j];
+            }
+            n_rows++;
+        }
+        eval_report_free(r);
+    }
+    temp_remove(dir, db);
+    free(dir);
+    if (code == CLI_OK) {
+        core_buf b;
+        core_buf_init(&b, 0);
+        if (a->json) {
+            core_buf_puts(&b, "{\"queries\":");
+            core_buf_printf(&b, "%zu,\"sweep\":[", set->n);
+            for (size_t i = 0; i < n_rows; i++) {
+                const eval_sweep_row *r = &rows[i];
+                core_buf_puts(&b, i ? ",{\"strategy\":" : "{\"strategy\":");
+                core_buf_json_str(&b, r->strategy, strlen(r->strategy));
+                static const char *const ks[3] = {"5", "10", "20"};
+                for (int m = 0; m < 3; m++) {
+                    const double *v = m == 0 ? r->recall : m == 1 ? r->precision : r->f1;
+                    core_buf_printf(&b, ",\"%s\":{",
+                                    m == 0   ? "recall"
+                                    : m == 1 ? "precision"
+                                             : "f1");
+                    for (int j = 0; j < 3; j++)
+                        core_buf_printf(&b, "%s\"%s\":%.4f", j ? "," : "", ks[j], v[j]);
+                    core_buf_putc(&b, '}');
+                }
+                core_buf_putc(&b, '}');
+            }
+            core_buf_puts(&b, "]}\n");
+        } else {
+            eval_sweep_markdown(rows, n_rows, &b);
+        }
+        if (b.data) fputs(b.data, stdout);
+        core_buf_free(&b);
+    }
+    for (size_t i = 0; i < n_rows; i++) free(saved[i]);
+    return code;
+}
+
+/* Collects the values following a multi-value option (up to the next option). */
+static int take_values(int argc, char **argv, int *i, char **list, size_t *n)
+{
+    int start = *i;
+    while (*i + 1 < argc && !(argv[*i + 1][0] == '-' && argv[*i + 1][1])) list[(*n)++] = argv[++*i];
+    return *i > start ? 0 : -1;
+}
+
+int cli_cmd_eval(int argc, char **argv)
+{
+    eval_args a = {0};
+    a.specs = calloc((size_t)argc, sizeof *a.specs);
+    a.queries = calloc((size_t)argc, sizeof *a.queries);
+    if (!a.specs || !a.queries) {
+        free(a.specs);
+        free(a.queries);
+        return CLI_FAILURE;
+    }
+    int code = CLI_OK;
+    for (int i = 1; i < argc && code == CLI_OK; i++) {
+        const char *o = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        char *end = NULL;
+        int llm_flag = cli_llm_parse_flag(argc, argv, &i, &a.agent.llm);
+        if (llm_flag) {
+            if (llm_flag < 0) code = CLI_USAGE;
+        } else if (!strcmp(o, "--agent") && v) {
+            a.agent_on = true;
+            if (!strcmp(v, "summary"))
+                a.agent.tools = AGENT_TOOLS_SUMMARY;
+            else if (!strcmp(v, "query"))
+                a.agent.tools = AGENT_TOOLS_QUERY;
+            else
+                code = CLI_USAGE;
+            i++;
+        } else if (!strcmp(o, "--no-llm")) {
+            a.no_llm = true;
+        } else if ((!strcmp(o, "--limit") || !strcmp(o, "--max-steps")) && v) {
+            long n = strtol(v, &end, 10);
+            if (*end || n <= 0 || n > 100000) code = CLI_USAGE;
+            if (!strcmp(o, "--limit"))
+                a.agent.limit = (size_t)n;
+            else
+                a.agent.max_steps = (unsigned)(n > 64 ? 64 : n);
+            i++;
+        } else if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+            eval_usage(stdout);
+            free(a.specs);
+            free(a.queries);
+            return CLI_OK;
+        } else if (!strcmp(o, "--specs")) {
+            if (take_values(argc, argv, &i, a.specs, &a.n_specs)) code = CLI_USAGE;
+        } else if (!strcmp(o, "--queries")) {
+            if (take_values(argc, argv, &i, a.queries, &a.n_queries)) code = CLI_USAGE;
+        } else if (!strcmp(o, "--json")) {
+            a.json = true;
+        } else if (!strcmp(o, "--per-query")) {
+            a.per_query = true;
+        } else if (!strcmp(o, "--sweep")) {
+            a.sweep = true;
+        } else if (!strcmp(o, "-k") && v) {
+            long k = strtol(v, &end, 10);
+            if (*end || k <= 0 || k > 1000) code = CLI_USAGE;
+            a.opt.k = (size_t)k;
+            i++;
+        } else if (!strcmp(o, "--budget") && v) {
+            long b = strtol(v, &end, 10);
+            if (*end || b <= 0) code = CLI_USAGE;
+            a.opt.budget = (size_t)b;
+            i++;
+        } else if (!strcmp(o, "--mode") && v) {
+            if (!strcmp(v, "lexical"))
+                a.opt.mode = SEARCH_LEXICAL;
+            else if (!strcmp(v, "dense"))
+                a.opt.mode = SEARCH_DENSE;
+            else if (!strcmp(v, "hybrid"))
+                a.opt.mode = SEARCH_HYBRID;
+            else
+                code = CLI_USAGE;
+            i++;
+        } else if (!strcmp(o, "--db") && v) {
+            a.db = v;
+            i++;
+        } else if (!strcmp(o, "--strategy") && v) {
+            a.strategy = v;
+            i++;
+        } else if (!strcmp(o, "--filters") && v) {
+            a.filters = v;
+            i++;
+        } else {
+            code = CLI_USAGE;
+        }
+        if (code != CLI_OK) fprintf(stderr, "apidex eval: bad argument '%s'\n", o);
+    }
+    if (code == CLI_OK && (!a.n_queries || (!a.n_specs && !a.db) || (a.n_specs && a.db) ||
+                           (a.sweep && !a.n_specs) || (a.sweep && a.agent_on))) {
+        fprintf(stderr, "apidex eval: give --queries and either --specs or --db "
+                        "(--sweep needs --specs)\n");
+        code = CLI_USAGE;
+    }
+    if (code != CLI_OK) {
+        eval_usage(stderr);
+        free(a.specs);
+        free(a.queries);
+        return code;
+    }
+
+    eval_set *set = NULL;
+    apidex_error err;
+    core_error_clear(&err);
+    if (eval_set_new(&set)) code = CLI_FAILURE;
+    for (size_t i = 0; i < a.n_queries && code == CLI_OK; i++)
+        if (eval_set_load(set, a.queries[i], &err)) {
+            cli_print_error(&err);
+            code = err.code == APIDEX_ENOMEM ? CLI_FAILURE : CLI_USAGE;
+        }
+    bool problems = false;
+    if (code == CLI_OK)
+        code = a.sweep ? run_sweep(&a, set, &problems) : run_single(&a, set, &problems);
+    eval_set_free(set);
+    free(a.specs);
+    free(a.queries);
+    if (code == CLI_OK && problems) code = CLI_PROBLEMS;
+    return code;
+}

@@ -1,0 +1,338 @@
+/* apidex list: the catalog grouped by API and tag (seed 003), or a capability manifest. */
+#include "cli/cli.h"
+
+#include "store/store.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Operations without a tag are listed under this name. */
+static const char untagged[] = "untagged";
+
+static void list_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: apidex list [--api A] [--tag T] [--manifest] [--db FILE] [--json]\n"
+            "  --api A       only this API (repeatable)\n"
+            "  --tag T       only operations with this tag (repeatable)\n"
+            "  --manifest    a capability manifest for a system prompt instead of the catalog\n"
+            "  --db FILE     index file (default $APIDEX_DB or ./%s)\n",
+            STORE_DEFAULT_DB);
+}
+
+enum { MAX_FILTERS = 64 };
+
+typedef struct list_filter {
+    const char *apis[MAX_FILTERS];
+    size_t n_apis;
+    const char *tags[MAX_FILTERS];
+    size_t n_tags;
+} list_filter;
+
+static bool in_list(const char *const *list, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcasecmp(list[i], s)) return true;
+    return false;
+}
+
+static bool has_tag(const store_operation *op, const char *tag)
+{
+    if (!strcmp(tag, untagged)) return op->n_tags == 0;
+    for (size_t i = 0; i < op->n_tags; i++)
+        if (!strcmp(op->tags[i], tag)) return true;
+    return false;
+}
+
+static bool tag_wanted(const list_filter *f, const char *tag)
+{
+    return !f->n_tags || in_list(f->tags, f->n_tags, tag);
+}
+
+/* Operations are ordered by API id, as the APIs are: api's operations are [*lo, *hi). */
+static void api_range(const store_operation *ops, size_t n_ops, size_t api, size_t *lo, size_t *hi)
+{
+    size_t a = 0, b = n_ops;
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (ops[m].api_index < api)
+            a = m + 1;
+        else
+            b = m;
+    }
+    *lo = a;
+    while (a < n_ops && ops[a].api_index == api) a++;
+    *hi = a;
+}
+
+/* The tags to group an API's operations under: declared ones in spec order
+   (store_api.tags also holds tags only operations use), then "untagged". */
+static size_t api_groups(const store_api *a, const store_operation *ops, size_t lo, size_t hi,
+                         const char **out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t t = 0; t < a->n_tags && n < cap; t++)
+        if (a->tags[t].n_ops) out[n++] = a->tags[t].name;
+    for (size_t i = lo; i < hi && n < cap; i++)
+        if (ops[i].n_tags == 0) {
+            out[n++] = untagged;
+            break;
+        }
+    return n;
+}
+
+/* "(movie_id, query)": the required inputs. */
+static void inputs_line(const store_operation *op, core_buf *b)
+{
+    core_buf_reset(b);
+    core_buf_putc(b, '(');
+    size_t k = 0;
+    for (size_t i = 0; i < op->n_inputs; i++) {
+        if (!op->inputs[i].required) continue;
+        core_buf_printf(b, "%s%s", k++ ? ", " : "", op->inputs[i].name);
+    }
+    core_buf_putc(b, ')');
+}
+
+/* The first line of s, at most max bytes, without a trailing period. */
+static void one_line(const char *s, size_t max, core_buf *b)
+{
+    size_t n = strcspn(s, "\r\n");
+    if (n > max) n = max;
+    while (n && (s[n - 1] == '.' || isspace((unsigned char)s[n - 1]))) n--;
+    core_buf_append(b, s, n);
+}
+
+static void print_catalog(const store_api *apis, size_t n_apis, const store_operation *ops,
+                          size_t n_ops, const list_filter *f)
+{
+    size_t total = 0, shown_apis = 0;
+    for (size_t a = 0; a < n_apis; a++)
+        if (!f->n_apis || in_list(f->apis, f->n_apis, apis[a].id)) {
+            total += apis[a].n_ops;
+            shown_apis++;
+        }
+    printf("API Catalog: %zu operations in %zu APIs\n", total, shown_apis);
+    const char **groups = malloc((n_ops + 8) * sizeof *groups);
+    core_buf b;
+    core_buf_init(&b, 0);
+    for (size_t a = 0; a < n_apis && groups; a++) {
+        const store_api *api = &apis[a];
+        if (f->n_apis && !in_list(f->apis, f->n_apis, api->id)) continue;
+        printf("\n%s: %s%s%s (%zu operations)\n", api->id, api->title ? api->title : "",
+               api->version ? " " : "", api->version ? api->version : "", api->n_ops);
+        size_t lo, hi;
+        api_range(ops, n_ops, a, &lo, &hi);
+        size_t ng = api_groups(api, ops, lo, hi, groups, n_ops + 8);
+        for (size_t g = 0; g < ng; g++) {
+            if (!tag_wanted(f, groups[g])) continue;
+            size_t active = 0, all = 0;
+            for (size_t i = lo; i < hi; i++)
+                if (has_tag(&ops[i], groups[g])) {
+                    all++;
+                    active += !ops[i].deprecated;
+                }
+            printf("\n  [%s] (%zu active%s)\n", groups[g], active,
+                   all > active ? ", some deprecated" : "");
+            for (size_t i = lo; i < hi; i++) {
+                const store_operation *op = &ops[i];
+                if (!has_tag(op, groups[g])) continue;
+                inputs_line(op, &b);
+                printf("    %-7s %-40s %-28s %s%s\n", op->method, op->path,
+                       op->operation_id ? op->operation_id : "", b.data,
+                       op->deprecated ? "  (deprecated)" : "");
+                if (op->summary && *op->summary) {
+                    core_buf_reset(&b);
+                    one_line(op->summary, 200, &b);
+                    printf("            %s\n", b.data ? b.data : "");
+                }
+            }
+        }
+    }
+    core_buf_free(&b);
+    free(groups);
+}
+
+/* Seed 003's manifest: per tag, what can be queried, modified and removed, via which APIs. */
+static void print_manifest(const store_api *apis, size_t n_apis, const store_operation *ops,
+                           size_t n_ops, const list_filter *f)
+{
+    core_buf out;
+    core_buf_init(&out, 0);
+    core_buf_puts(&out, "You have access to the following API capabilities:\n");
+    const char **groups = malloc((n_ops + 8) * sizeof *groups);
+    static const char *const kinds[3] = {"Query", "Modify", "Remove"};
+    for (size_t a = 0; a < n_apis && groups; a++) {
+        const store_api *api = &apis[a];
+        if (f->n_apis && !in_list(f->apis, f->n_apis, api->id)) continue;
+        size_t lo, hi;
+        api_range(ops, n_ops, a, &lo, &hi);
+        size_t ng = api_groups(api, ops, lo, hi, groups, n_ops + 8);
+        for (size_t g = 0; g < ng; g++) {
+            if (!tag_wanted(f, groups[g])) continue;
+            core_buf_puts(&out, "\n**");
+            /* Title case the first letter, as the seed does. */
+            core_buf_putc(&out, (char)toupper((unsigned char)groups[g][0]));
+            core_buf_puts(&out, groups[g] + 1);
+            core_buf_printf(&out, "** (via %s, api %s):\n", api->title ? api->title : api->id,
+                            api->id);
+            for (int kind = 0; kind < 3; kind++) {
+                bool first = true;
+                for (size_t i = lo; i < hi; i++) {
+                    const store_operation *op = &ops[i];
+                    if (op->deprecated || !has_tag(op, groups[g])) continue;
+                    const char *m = op->method;
+                    int k = !strcmp(m, "GET") || !strcmp(m, "HEAD")                          ? 0
+                            : !strcmp(m, "DELETE")                                           ? 2
+                            : !strcmp(m, "POST") || !strcmp(m, "PUT") || !strcmp(m, "PATCH") ? 1
+                                                                                             : -1;
+                    if (k != kind) continue;
+                    core_buf_printf(&out, first ? "  - %s: " : "; ", kinds[kind]);
+                    first = false;
+                    const char *what = op->summary && *op->summary ? op->summary
+                                       : op->capability            ? op->capability
+                                                                   : op->path;
+                    one_line(what, 120, &out);
+                }
+                if (!first) core_buf_putc(&out, '\n');
+            }
+        }
+    }
+    free(groups);
+    if (out.data) fputs(out.data, stdout);
+    core_buf_free(&out);
+}
+
+static void print_json(const store_api *apis, size_t n_apis, const store_operation *ops,
+                       size_t n_ops, const list_filter *f)
+{
+    core_buf b;
+    core_buf_init(&b, 0);
+    core_buf_puts(&b, "{\"apis\":[");
+    const char **groups = malloc((n_ops + 8) * sizeof *groups);
+    bool first_api = true;
+    for (size_t a = 0; a < n_apis && groups; a++) {
+        const store_api *api = &apis[a];
+        if (f->n_apis && !in_list(f->apis, f->n_apis, api->id)) continue;
+        core_buf_puts(&b, first_api ? "{\"id\":" : ",{\"id\":");
+        first_api = false;
+        core_buf_json_str(&b, api->id, strlen(api->id));
+        const char *title = api->title ? api->title : "";
+        core_buf_puts(&b, ",\"title\":");
+        core_buf_json_str(&b, title, strlen(title));
+        core_buf_printf(&b, ",\"operations\":%zu,\"tags\":[", api->n_ops);
+        size_t lo, hi;
+        api_range(ops, n_ops, a, &lo, &hi);
+        size_t ng = api_groups(api, ops, lo, hi, groups, n_ops + 8);
+        bool first_tag = true;
+        for (size_t g = 0; g < ng; g++) {
+            if (!tag_wanted(f, groups[g])) continue;
+            core_buf_puts(&b, first_tag ? "{\"name\":" : ",{\"name\":");
+            first_tag = false;
+            core_buf_json_str(&b, groups[g], strlen(groups[g]));
+            const char *desc = NULL;
+            for (size_t t = 0; t < api->n_tags; t++)
+                if (!strcmp(api->tags[t].name, groups[g])) desc = api->tags[t].description;
+            core_buf_puts(&b, ",\"description\":");
+            if (desc)
+                core_buf_json_str(&b, desc, strlen(desc));
+            else
+                core_buf_puts(&b, "null");
+            core_buf_puts(&b, ",\"operations\":[");
+            bool first_op = true;
+            for (size_t i = lo; i < hi; i++) {
+                const store_operation *op = &ops[i];
+                if (!has_tag(op, groups[g])) continue;
+                core_buf_puts(&b, first_op ? "{\"id\":" : ",{\"id\":");
+                first_op = false;
+                core_buf_json_str(&b, op->id, strlen(op->id));
+                core_buf_puts(&b, ",\"method\":");
+                core_buf_json_str(&b, op->method, strlen(op->method));
+                core_buf_puts(&b, ",\"path\":");
+                core_buf_json_str(&b, op->path, strlen(op->path));
+                core_buf_puts(&b, ",\"summary\":");
+                if (op->summary)
+                    core_buf_json_str(&b, op->summary, strlen(op->summary));
+                else
+                    core_buf_puts(&b, "null");
+                core_buf_printf(&b, ",\"deprecated\":%s}", op->deprecated ? "true" : "false");
+            }
+            core_buf_puts(&b, "]}");
+        }
+        core_buf_puts(&b, "]}");
+    }
+    free(groups);
+    core_buf_puts(&b, "]}\n");
+    fputs(b.data, stdout);
+    core_buf_free(&b);
+}
+
+int cli_cmd_list(int argc, char **argv)
+{
+    list_filter f = {0};
+    const char *db = NULL;
+    bool json = false, manifest = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool ok = true;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            list_usage(stdout);
+            return CLI_OK;
+        } else if (!strcmp(a, "--json")) {
+            json = true;
+        } else if (!strcmp(a, "--manifest")) {
+            manifest = true;
+        } else if (!strcmp(a, "--db") && v) {
+            db = v;
+            i++;
+        } else if (!strcmp(a, "--api") && v) {
+            ok = f.n_apis < MAX_FILTERS;
+            if (ok) f.apis[f.n_apis++] = v;
+            i++;
+        } else if (!strcmp(a, "--tag") && v) {
+            ok = f.n_tags < MAX_FILTERS;
+            if (ok) f.tags[f.n_tags++] = v;
+            i++;
+        } else {
+            ok = false;
+        }
+        if (!ok) {
+            fprintf(stderr, "apidex list: bad argument '%s'\n", a);
+            list_usage(stderr);
+            return CLI_USAGE;
+        }
+    }
+    db = cli_db_path(db);
+    apidex_error err;
+    core_error_clear(&err);
+    store_index *idx = NULL;
+    const store_api *apis = NULL;
+    const store_operation *ops = NULL;
+    size_t n_apis = 0, n_ops = 0;
+    int rc = store_open(db, true, &idx, &err);
+    if (!rc) rc = store_apis(idx, &apis, &n_apis, &err);
+    if (!rc) rc = store_operations(idx, &ops, &n_ops, &err);
+    if (rc) {
+        cli_print_error(&err);
+        store_close(idx);
+        return CLI_FAILURE;
+    }
+    for (size_t i = 0; i < f.n_apis; i++)
+        if (store_find_api(idx, f.apis[i]) < 0) {
+            fprintf(stderr, "apidex list: no API '%s' in %s\n", f.apis[i], db);
+            store_close(idx);
+            return CLI_PROBLEMS;
+        }
+    if (json)
+        print_json(apis, n_apis, ops, n_ops, &f);
+    else if (manifest)
+        print_manifest(apis, n_apis, ops, n_ops, &f);
+    else
+        print_catalog(apis, n_apis, ops, n_ops, &f);
+    store_close(idx);
+    return CLI_OK;
+}

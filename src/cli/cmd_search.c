@@ -1,0 +1,210 @@
+/* apidex search: ranked endpoints for a task, in call order, with producer links. */
+#include "cli/cli.h"
+
+#include "search/search.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_FILTERS = 32 };
+
+static void search_usage(FILE *out)
+{
+    fprintf(
+        out,
+        "usage: apidex search \"TASK\" [--db FILE] [-k N | --adaptive] [--api A]... [--tag T]...\n"
+        "                     [--method M]... [--include-deprecated] [--budget N] [--json]\n"
+        "  -k N                 distinct endpoints to return (default 10)\n"
+        "  --adaptive           return only what the task needs (primaries + producers)\n"
+        "  --api/--tag/--method filters (repeatable)\n"
+        "  --budget N           assemble the endpoints and their schemas within N cl100k tokens\n"
+        "  --db FILE            index file (default $APIDEX_DB or ./apidex.db)\n");
+}
+
+static bool add_filter(const char **list, size_t *n, const char *v)
+{
+    if (*n + 1 >= MAX_FILTERS) return false;
+    list[(*n)++] = v;
+    list[*n] = NULL;
+    return true;
+}
+
+static void print_json(const search_result *res, const search_query *q)
+{
+    core_buf b;
+    core_buf_init(&b, 0);
+    core_buf_puts(&b, "{\"query\":");
+    core_buf_json_str(&b, q->text, strlen(q->text));
+    core_buf_printf(&b, ",\"adaptive\":%s,\"elapsed_ms\":%.3f,\"results\":[",
+                    q->adaptive ? "true" : "false", res->elapsed_ms);
+    for (size_t i = 0; i < res->n_hits; i++) {
+        const search_hit *h = &res->hits[i];
+        core_buf_printf(&b, "%s{\"rank\":%zu,\"id\":", i ? "," : "", i + 1);
+        core_buf_json_str(&b, h->id, strlen(h->id));
+        core_buf_puts(&b, ",\"api\":");
+        core_buf_json_str(&b, h->api, strlen(h->api));
+        core_buf_puts(&b, ",\"method\":");
+        core_buf_json_str(&b, h->method, strlen(h->method));
+        core_buf_puts(&b, ",\"path\":");
+        core_buf_json_str(&b, h->path, strlen(h->path));
+        core_buf_puts(&b, ",\"operation_id\":");
+        if (h->operation_id)
+            core_buf_json_str(&b, h->operation_id, strlen(h->operation_id));
+        else
+            core_buf_puts(&b, "null");
+        core_buf_puts(&b, ",\"summary\":");
+        if (h->summary)
+            core_buf_json_str(&b, h->summary, strlen(h->summary));
+        else
+            core_buf_puts(&b, "null");
+        core_buf_printf(&b, ",\"score\":%.4f,\"role\":\"%s\",\"why\":", h->score,
+                        h->role == SEARCH_ROLE_PRODUCER ? "producer" : "primary");
+        core_buf_json_str(&b, h->why ? h->why : "", h->why ? strlen(h->why) : 0);
+        core_buf_puts(&b, ",\"needs\":[");
+        for (size_t l = 0; l < h->n_links; l++) {
+            core_buf_puts(&b, l ? ",{\"param\":" : "{\"param\":");
+            core_buf_json_str(&b, h->links[l].param, strlen(h->links[l].param));
+            core_buf_puts(&b, ",\"producer\":");
+            core_buf_json_str(&b, h->links[l].producer_id, strlen(h->links[l].producer_id));
+            core_buf_putc(&b, '}');
+        }
+        core_buf_puts(&b, "]}");
+    }
+    core_buf_putc(&b, ']');
+    if (res->context) {
+        core_buf_printf(&b, ",\"context_tokens\":%zu,\"context\":", res->context_tokens);
+        core_buf_json_str(&b, res->context, strlen(res->context));
+    }
+    core_buf_puts(&b, "}\n");
+    fputs(b.data, stdout);
+    core_buf_free(&b);
+}
+
+static void print_text(const search_result *res)
+{
+    if (!res->n_hits) {
+        printf("no endpoint matches the task\n");
+        return;
+    }
+    for (size_t i = 0; i < res->n_hits; i++) {
+        const search_hit *h = &res->hits[i];
+        printf("%2zu. %-7s %s  [%s]%s\n", i + 1, h->method, h->path, h->api,
+               h->role == SEARCH_ROLE_PRODUCER ? "  (producer)" : "");
+        printf("    id: %s   score: %.3f\n", h->id, h->score);
+        if (h->summary) printf("    %s\n", h->summary);
+        for (size_t l = 0; l < h->n_links; l++) {
+            const char *pid = h->links[l].producer_id;
+            const search_hit *p = NULL;
+            for (size_t k = 0; k < res->n_hits && !p; k++)
+                if (!strcmp(res->hits[k].id, pid)) p = &res->hits[k];
+            if (p)
+                printf("    needs %s <- %s %s\n", h->links[l].param, p->method, p->path);
+            else
+                printf("    needs %s <- %s\n", h->links[l].param, pid);
+        }
+        if (h->why && *h->why) printf("    matched: %s\n", h->why);
+    }
+    if (res->context) printf("\n%s\n(context: %zu tokens)\n", res->context, res->context_tokens);
+}
+
+int cli_cmd_search(int argc, char **argv)
+{
+    search_query q = {0};
+    const char *apis[MAX_FILTERS] = {0}, *tags[MAX_FILTERS] = {0}, *methods[MAX_FILTERS] = {0};
+    size_t n_apis = 0, n_tags = 0, n_methods = 0;
+    const char *db = NULL;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool ok = true;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            search_usage(stdout);
+            return CLI_OK;
+        } else if (!strcmp(a, "--json"))
+            json = true;
+        else if (!strcmp(a, "--adaptive"))
+            q.adaptive = true;
+        else if (!strcmp(a, "--include-deprecated"))
+            q.include_deprecated = true;
+        else if (!strcmp(a, "-k") && v) {
+            char *end;
+            long k = strtol(v, &end, 10);
+            ok = *end == '\0' && k > 0 && k <= 1000;
+            q.k = (size_t)k;
+            i++;
+        } else if (!strcmp(a, "--budget") && v) {
+            char *end;
+            long bud = strtol(v, &end, 10);
+            ok = *end == '\0' && bud >= 0;
+            q.budget = (size_t)bud;
+            i++;
+        } else if (!strcmp(a, "--db") && v) {
+            db = v;
+            i++;
+        } else if (!strcmp(a, "--api") && v) {
+            ok = add_filter(apis, &n_apis, v);
+            i++;
+        } else if (!strcmp(a, "--tag") && v) {
+            ok = add_filter(tags, &n_tags, v);
+            i++;
+        } else if (!strcmp(a, "--method") && v) {
+            ok = add_filter(methods, &n_methods, v);
+            i++;
+        } else if (!strcmp(a, "--mode") && v) {
+            if (!strcmp(v, "lexical"))
+                q.mode = SEARCH_LEXICAL;
+            else if (!strcmp(v, "dense"))
+                q.mode = SEARCH_DENSE;
+            else if (!strcmp(v, "hybrid"))
+                q.mode = SEARCH_HYBRID;
+            else
+                ok = false;
+            i++;
+        } else if (a[0] == '-' && a[1]) {
+            ok = false;
+        } else if (!q.text) {
+            q.text = a;
+        } else {
+            ok = false;
+        }
+        if (!ok) {
+            fprintf(stderr, "apidex search: bad argument '%s'\n", a);
+            search_usage(stderr);
+            return CLI_USAGE;
+        }
+    }
+    if (!q.text) {
+        search_usage(stderr);
+        return CLI_USAGE;
+    }
+    if (n_apis) q.apis = apis;
+    if (n_tags) q.tags = tags;
+    if (n_methods) q.methods = methods;
+    if (!db) db = getenv("APIDEX_DB");
+    if (!db) db = STORE_DEFAULT_DB;
+
+    apidex_error err;
+    core_error_clear(&err);
+    store_index *idx = NULL;
+    search_engine *eng = NULL;
+    search_result *res = NULL;
+    int rc = store_open(db, true, &idx, &err);
+    if (!rc) rc = search_engine_open(idx, &eng, &err);
+    if (!rc) rc = search_engine_run(eng, &q, &res, &err);
+    if (rc) {
+        cli_print_error(&err);
+        search_engine_close(eng);
+        store_close(idx);
+        return rc == APIDEX_EUNSUPPORTED ? CLI_USAGE : CLI_FAILURE;
+    }
+    if (json)
+        print_json(res, &q);
+    else
+        print_text(res);
+    search_result_free(res);
+    search_engine_close(eng);
+    store_close(idx);
+    return CLI_OK;
+}

@@ -1,0 +1,223 @@
+/*
+ * eval: retrieval quality on benchmark query sets (RestBench format: a JSON
+ * list of {"query", "solution": ["METHOD /path", ...]}).
+ *
+ * The protocol is the paper's: per query, recall = |R∩G|/|G| and precision =
+ * |R∩G|/|R| over de-duplicated endpoint strings, averaged over queries.
+ * Matching: whitespace stripped, method upper-cased, {placeholders} compared
+ * by position ("/movie/{movie_id}" == "/movie/{x}"); gold and returned lists
+ * are de-duplicated on that key (Pesl's list(dict.fromkeys(...)) is the
+ * exact-string special case). At a fixed k, R is the first k distinct
+ * endpoints of the ranked list; recall@5/10/20 come from the same list. The
+ * adaptive numbers come from a second run in which the engine decides the size.
+ *
+ * The metric functions (eval_endpoint_key, eval_score, eval_percentile) are
+ * pure and separately callable, so they are tested on hand-computed cases.
+ */
+#ifndef APIDEX_EVAL_H
+#define APIDEX_EVAL_H
+
+#include "agent/agent.h"
+#include "search/search.h"
+
+/** Default context budget (cl100k tokens) of the adaptive run. */
+#define EVAL_DEFAULT_BUDGET 8000
+
+/* ---------------------------------------------------------------- matching and metrics */
+
+/**
+ * Appends the matching key of an endpoint string to out: surrounding
+ * whitespace stripped, the method upper-cased, the whitespace between method
+ * and path reduced to one space, every "{...}" in the path replaced by "{}".
+ * "  get  /movie/{movie_id} " -> "GET /movie/{}". Returns 0 or a buffer error.
+ */
+int eval_endpoint_key(const char *s, core_buf *out);
+
+/** Scores of one query. */
+typedef struct eval_scores {
+    double recall;     /* hits / n_gold (0 when there is no gold) */
+    double precision;  /* hits / n_returned (0 when nothing was returned) */
+    double f1;         /* harmonic mean of the two (0 when both are 0) */
+    size_t n_gold;     /* distinct gold endpoints */
+    size_t n_returned; /* distinct returned endpoints scored (at most k) */
+    size_t hits;       /* |R ∩ G| */
+} eval_scores;
+
+/**
+ * Scores the first k distinct entries of returned (k = 0: all of them)
+ * against gold, both de-duplicated by eval_endpoint_key. Returns 0 or
+ * APIDEX_ENOMEM.
+ */
+int eval_score(const char *const *gold, size_t n_gold, const char *const *returned,
+               size_t n_returned, size_t k, eval_scores *out);
+
+/**
+ * The p-th percentile (0..100) of values[0..n) by linear interpolation between
+ * closest ranks (numpy's default). Sorts values in place. 0 when n == 0.
+ */
+double eval_percentile(double *values, size_t n, double p);
+
+/* ---------------------------------------------------------------- query sets */
+
+typedef struct eval_query {
+    const char *text;
+    const char **gold; /* as written (de-duplication happens when scoring) */
+    size_t n_gold;
+    const char *file; /* the queries file it came from */
+    size_t index;     /* 0-based position in that file */
+} eval_query;
+
+typedef struct eval_set {
+    eval_query *items;
+    size_t n, cap;
+    core_arena *arena;
+} eval_set;
+
+/** A new empty set. *out: eval_set_free. */
+int eval_set_new(eval_set **out);
+/** NULL is a no-op. */
+void eval_set_free(eval_set *set);
+/**
+ * Appends the queries of a RestBench-format file. A malformed entry fails the
+ * load with file, line:col and JSON pointer in err (APIDEX_EPARSE).
+ */
+int eval_set_load(eval_set *set, const char *path, apidex_error *err);
+
+/* ---------------------------------------------------------------- running */
+
+typedef struct eval_options {
+    size_t k;         /* fixed-k cut-off (0 = 10) */
+    size_t budget;    /* context budget of the adaptive run (0 = EVAL_DEFAULT_BUDGET) */
+    search_mode mode; /* lexical (default), dense, hybrid */
+} eval_options;
+
+/** One query's outcome. Strings live in the report. */
+typedef struct eval_query_result {
+    const eval_query *query;
+    const char **ranked; /* distinct "METHOD /path" of the fixed-k run, in order */
+    size_t n_ranked;     /* at most max(k, 20) */
+    eval_scores at_k;
+    eval_scores at[3];     /* at 5, 10, 20 */
+    const char **adaptive; /* the adaptive answer's distinct endpoints */
+    size_t n_adaptive;
+    eval_scores adaptive_scores;
+    size_t tokens;      /* cl100k tokens of the adaptive answer's context */
+    size_t tokens_at_k; /* cl100k tokens of the first k endpoints' rendered operations */
+    double latency_ms;  /* wall time of the fixed-k search */
+    double adaptive_latency_ms;
+} eval_query_result;
+
+/** Means over queries. */
+typedef struct eval_report {
+    size_t queries, k, budget;
+    double recall, precision, f1;                   /* at k */
+    double recall_at[3], precision_at[3], f1_at[3]; /* at 5, 10, 20 */
+    double adaptive_recall, adaptive_precision, adaptive_f1, adaptive_mean_size;
+    double tokens_mean;      /* adaptive answer's context */
+    double tokens_at_k_mean; /* the first k endpoints' operations */
+    double latency_ms[3];    /* p50, p95, p99 of the fixed-k searches */
+    double adaptive_latency_ms[3];
+    double engine_open_ms;
+    eval_query_result *per_query; /* n = queries */
+    core_arena *arena;
+} eval_report;
+
+/**
+ * Runs every query of set twice against eng: at k' = max(k, 20) (fixed-k and
+ * recall@5/10/20 numbers), then adaptive with the context budget. idx (the
+ * index eng was opened on; may be NULL) gives operation token counts.
+ * Latencies are the wall time of each search_engine_run call. *out:
+ * eval_report_free. A failing search stops the run and returns its error.
+ */
+int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const eval_options *opt,
+             eval_report **out, apidex_error *err);
+/** NULL is a no-op. */
+void eval_report_free(eval_report *r);
+
+/**
+ * The report as one JSON object: {"queries", "k", "recall", "precision", "f1",
+ * "recall_at": {"5", "10", "20"}, "adaptive": {"recall", "precision", "f1",
+ * "mean_size"}, "tokens_mean", "latency_ms": {"p50", "p95", "p99"}, ...,
+ * "per_query": [...] (only with per_query)}.
+ */
+int eval_report_json(const eval_report *r, bool per_query, core_buf *out);
+/** A human-readable summary (and one line per query with per_query). */
+int eval_report_text(const eval_report *r, bool per_query, core_buf *out);
+
+/** One row of a sweep: a strategy's numbers at k = 5, 10, 20. */
+typedef struct eval_sweep_row {
+    const char *strategy;
+    double recall[3], precision[3], f1[3];
+} eval_sweep_row;
+
+/**
+ * A markdown table in the layout of the paper's Tables 2 and 3: one row per
+ * strategy, column groups Recall / Precision / F1, each with k = 5, 10, 20, in
+ * percent. The best value per column is bold.
+ */
+int eval_sweep_markdown(const eval_sweep_row *rows, size_t n, core_buf *out);
+
+/* ---------------------------------------------------------------- the Discovery Agent */
+/* (eval_agent.c) The agent on query sets, in the layout of the paper's Table 4. */
+
+typedef struct eval_agent_options {
+    agent_discover_options discover; /* tools, k (default 10), max_steps, apis */
+    size_t limit;                    /* first N queries of each file (0 = all) */
+    /** After each query: queries done, of n, and that query's F1. */
+    void (*progress)(void *ctx, size_t done, size_t n, double f1);
+    void *progress_ctx;
+} eval_agent_options;
+
+typedef struct eval_agent_query {
+    const eval_query *query;
+    const char **returned; /* the agent's endpoints, "METHOD /path", in call order */
+    size_t n_returned;
+    eval_scores scores; /* of the agent's list (all of it) */
+    eval_scores rag;    /* of the first k search results */
+    size_t rag_tokens;  /* cl100k tokens of those k endpoints' documentation */
+    agent_usage usage;
+    size_t dropped;    /* invented endpoints the agent dropped */
+    const char *error; /* the agent failed on this query (scored 0), or NULL */
+    size_t column;     /* index into the report's columns */
+} eval_agent_query;
+
+/** One query file's means (a column pair of Table 4). */
+typedef struct eval_agent_column {
+    const char *name; /* the file's stem, e.g. "tmdb" */
+    size_t queries, failed, dropped;
+    double recall, precision, f1;     /* agent */
+    double prompt, completion, total; /* agent tokens per query */
+    bool estimated;                   /* some token counts are cl100k estimates */
+    double rag_recall, rag_precision, rag_f1, rag_tokens;
+} eval_agent_column;
+
+typedef struct eval_agent_report {
+    agent_tools_mode tools;
+    size_t k;
+    const char *model;
+    eval_agent_column *columns; /* one per query file, in order */
+    size_t n_columns;
+    eval_agent_column all; /* over every query */
+    eval_agent_query *per_query;
+    size_t n;
+    double seconds;
+    core_arena *arena;
+} eval_agent_report;
+
+/**
+ * Runs the Discovery Agent (llm, over eng on idx) on every query of set and
+ * the plain search at k next to it. An LLM that fails for reasons every query
+ * would share (unreachable, refused key, bad model) stops the run with that
+ * error; a query the model botches is scored 0 and noted. *out:
+ * eval_agent_report_free.
+ */
+int eval_agent_run(agent_llm *llm, search_engine *eng, store_index *idx, const eval_set *set,
+                   const eval_agent_options *opt, eval_agent_report **out, apidex_error *err);
+/** NULL is a no-op. */
+void eval_agent_report_free(eval_agent_report *r);
+/** Table 4 as markdown (RAG and agent per query file), then totals (and per query). */
+int eval_agent_report_text(const eval_agent_report *r, bool per_query, core_buf *out);
+/** {"agent", "k", "model", "queries", "all", "datasets": [...], "per_query"?}. */
+int eval_agent_report_json(const eval_agent_report *r, bool per_query, core_buf *out);
+
+#endif /* APIDEX_EVAL_H */

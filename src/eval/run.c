@@ -1,0 +1,315 @@
+/* eval: running a query set against a search engine, and the JSON, text and sweep reports. */
+#include "eval/eval.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const size_t at_k[3] = {5, 10, 20};
+
+/* Distinct endpoint strings ("METHOD /path") of a result, in its order. */
+static int hit_list(const search_result *res, core_arena *a, const char ***out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (!res || !res->n_hits) return 0;
+    const char **list = core_arena_calloc(a, res->n_hits, sizeof *list);
+    if (!list) return APIDEX_ENOMEM;
+    for (size_t i = 0; i < res->n_hits; i++) {
+        list[i] = core_arena_printf(a, "%s %s", res->hits[i].method, res->hits[i].path);
+        if (!list[i]) return APIDEX_ENOMEM;
+    }
+    *out = list;
+    *n = res->n_hits;
+    return 0;
+}
+
+/* Tokens of the rendered operations of the first k distinct endpoints of res. */
+static size_t tokens_first_k(store_index *idx, const search_result *res, size_t k)
+{
+    const store_operation *ops = NULL;
+    size_t n_ops = 0;
+    apidex_error ignore;
+    if (!idx || store_operations(idx, &ops, &n_ops, &ignore)) return 0;
+    size_t total = 0;
+    for (size_t i = 0; i < res->n_hits && i < k; i++) {
+        long oi = store_find_operation(idx, res->hits[i].id);
+        if (oi >= 0) total += ops[oi].tokens;
+    }
+    return total;
+}
+
+static double now_ms(void)
+{
+    return core_now() * 1000.0;
+}
+
+int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const eval_options *opt,
+             eval_report **out, apidex_error *err)
+{
+    *out = NULL;
+    eval_options defaults = {0};
+    if (!opt) opt = &defaults;
+    size_t k = opt->k ? opt->k : 10;
+    size_t k_run = k > 20 ? k : 20;
+    size_t budget = opt->budget ? opt->budget : EVAL_DEFAULT_BUDGET;
+    size_t n = set ? set->n : 0;
+
+    eval_report *r = calloc(1, sizeof *r);
+    double *lat = calloc(n ? n : 1, sizeof *lat);
+    double *alat = calloc(n ? n : 1, sizeof *alat);
+    if (!r || !lat || !alat || !(r->arena = core_arena_new(0)) ||
+        !(r->per_query = core_arena_calloc(r->arena, n ? n : 1, sizeof *r->per_query))) {
+        free(lat);
+        free(alat);
+        eval_report_free(r);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    r->queries = n;
+    r->k = k;
+    r->budget = budget;
+    const text_bpe *bpe = text_bpe_default();
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        const eval_query *q = &set->items[i];
+        eval_query_result *qr = &r->per_query[i];
+        qr->query = q;
+        const char *const *gold = q->gold;
+
+        /* fixed k: one ranked list of max(k, 20) endpoints serves every cut-off */
+        search_query sq = {.text = q->text, .k = k_run, .mode = opt->mode};
+        search_result *res = NULL;
+        double t0 = now_ms();
+        rc = search_engine_run(eng, &sq, &res, err);
+        lat[i] = qr->latency_ms = now_ms() - t0;
+        if (!rc) rc = hit_list(res, r->arena, &qr->ranked, &qr->n_ranked);
+        if (!rc) {
+            const char *const *ranked = qr->ranked;
+            rc = eval_score(gold, q->n_gold, ranked, qr->n_ranked, k, &qr->at_k);
+            for (int j = 0; j < 3 && !rc; j++)
+                rc = eval_score(gold, q->n_gold, ranked, qr->n_ranked, at_k[j], &qr->at[j]);
+            qr->tokens_at_k = tokens_first_k(idx, res, k);
+        }
+        search_result_free(res);
+        res = NULL;
+        if (rc) break;
+
+        /* adaptive: the engine decides how many; the context is what a caller gets */
+        search_query aq = {.text = q->text, .adaptive = true, .budget = budget, .mode = opt->mode};
+        t0 = now_ms();
+        rc = search_engine_run(eng, &aq, &res, err);
+        alat[i] = qr->adaptive_latency_ms = now_ms() - t0;
+        if (!rc) rc = hit_list(res, r->arena, &qr->adaptive, &qr->n_adaptive);
+        if (!rc) {
+            const char *const *ad = qr->adaptive;
+            rc = eval_score(gold, q->n_gold, ad, qr->n_adaptive, 0, &qr->adaptive_scores);
+            if (res->context && bpe)
+                qr->tokens = text_bpe_count(bpe, res->context, strlen(res->context));
+        }
+        search_result_free(res);
+    }
+    if (rc) {
+        if (rc == APIDEX_ENOMEM && err && !err->message[0])
+            core_error_set(err, rc, "out of memory");
+        free(lat);
+        free(alat);
+        eval_report_free(r);
+        return rc;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const eval_query_result *qr = &r->per_query[i];
+        r->recall += qr->at_k.recall;
+        r->precision += qr->at_k.precision;
+        r->f1 += qr->at_k.f1;
+        for (int j = 0; j < 3; j++) {
+            r->recall_at[j] += qr->at[j].recall;
+            r->precision_at[j] += qr->at[j].precision;
+            r->f1_at[j] += qr->at[j].f1;
+        }
+        r->adaptive_recall += qr->adaptive_scores.recall;
+        r->adaptive_precision += qr->adaptive_scores.precision;
+        r->adaptive_f1 += qr->adaptive_scores.f1;
+        r->adaptive_mean_size += (double)qr->adaptive_scores.n_returned;
+        r->tokens_mean += (double)qr->tokens;
+        r->tokens_at_k_mean += (double)qr->tokens_at_k;
+    }
+    if (n) {
+        double d = (double)n;
+        r->recall /= d;
+        r->precision /= d;
+        r->f1 /= d;
+        for (int j = 0; j < 3; j++) {
+            r->recall_at[j] /= d;
+            r->precision_at[j] /= d;
+            r->f1_at[j] /= d;
+        }
+        r->adaptive_recall /= d;
+        r->adaptive_precision /= d;
+        r->adaptive_f1 /= d;
+        r->adaptive_mean_size /= d;
+        r->tokens_mean /= d;
+        r->tokens_at_k_mean /= d;
+    }
+    static const double pct[3] = {50, 95, 99};
+    for (int j = 0; j < 3; j++) {
+        r->latency_ms[j] = eval_percentile(lat, n, pct[j]);
+        r->adaptive_latency_ms[j] = eval_percentile(alat, n, pct[j]);
+    }
+    free(lat);
+    free(alat);
+    *out = r;
+    return 0;
+}
+
+void eval_report_free(eval_report *r)
+{
+    if (!r) return;
+    core_arena_free(r->arena);
+    free(r);
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+static void json_strs(core_buf *b, const char *const *list, size_t n, size_t limit)
+{
+    core_buf_putc(b, '[');
+    for (size_t i = 0; i < n && i < limit; i++) {
+        if (i) core_buf_putc(b, ',');
+        core_buf_json_str(b, list[i], strlen(list[i]));
+    }
+    core_buf_putc(b, ']');
+}
+
+static void json_pcts(core_buf *b, const char *key, const double v[3])
+{
+    core_buf_printf(b, ",\"%s\":{\"p50\":%.3f,\"p95\":%.3f,\"p99\":%.3f}", key, v[0], v[1], v[2]);
+}
+
+static void json_at(core_buf *b, const char *key, const double v[3])
+{
+    core_buf_printf(b, ",\"%s\":{\"5\":%.4f,\"10\":%.4f,\"20\":%.4f}", key, v[0], v[1], v[2]);
+}
+
+int eval_report_json(const eval_report *r, bool per_query, core_buf *out)
+{
+    core_buf_printf(out,
+                    "{\"queries\":%zu,\"k\":%zu,\"recall\":%.4f,\"precision\":%.4f,\"f1\":%.4f",
+                    r->queries, r->k, r->recall, r->precision, r->f1);
+    json_at(out, "recall_at", r->recall_at);
+    json_at(out, "precision_at", r->precision_at);
+    json_at(out, "f1_at", r->f1_at);
+    core_buf_printf(out,
+                    ",\"adaptive\":{\"recall\":%.4f,\"precision\":%.4f,\"f1\":%.4f,"
+                    "\"mean_size\":%.4f",
+                    r->adaptive_recall, r->adaptive_precision, r->adaptive_f1,
+                    r->adaptive_mean_size);
+    json_pcts(out, "latency_ms", r->adaptive_latency_ms);
+    core_buf_printf(out, "},\"tokens_mean\":%.1f,\"tokens_at_k_mean\":%.1f,\"budget\":%zu",
+                    r->tokens_mean, r->tokens_at_k_mean, r->budget);
+    json_pcts(out, "latency_ms", r->latency_ms);
+    core_buf_printf(out, ",\"engine_open_ms\":%.3f", r->engine_open_ms);
+    if (per_query) {
+        core_buf_puts(out, ",\"per_query\":[");
+        for (size_t i = 0; i < r->queries; i++) {
+            const eval_query_result *qr = &r->per_query[i];
+            const eval_query *q = qr->query;
+            core_buf_puts(out, i ? ",{\"file\":" : "{\"file\":");
+            core_buf_json_str(out, q->file, strlen(q->file));
+            core_buf_printf(out, ",\"index\":%zu,\"query\":", q->index);
+            core_buf_json_str(out, q->text, strlen(q->text));
+            core_buf_puts(out, ",\"gold\":");
+            json_strs(out, q->gold, q->n_gold, q->n_gold);
+            core_buf_puts(out, ",\"returned\":");
+            json_strs(out, qr->ranked, qr->n_ranked, r->k);
+            core_buf_printf(out, ",\"recall\":%.4f,\"precision\":%.4f,\"f1\":%.4f", qr->at_k.recall,
+                            qr->at_k.precision, qr->at_k.f1);
+            double rat[3] = {qr->at[0].recall, qr->at[1].recall, qr->at[2].recall};
+            json_at(out, "recall_at", rat);
+            core_buf_puts(out, ",\"adaptive\":{\"returned\":");
+            json_strs(out, qr->adaptive, qr->n_adaptive, qr->n_adaptive);
+            core_buf_printf(out,
+                            ",\"recall\":%.4f,\"precision\":%.4f,\"f1\":%.4f,"
+                            "\"latency_ms\":%.3f}",
+                            qr->adaptive_scores.recall, qr->adaptive_scores.precision,
+                            qr->adaptive_scores.f1, qr->adaptive_latency_ms);
+            core_buf_printf(out, ",\"tokens\":%zu,\"tokens_at_k\":%zu,\"latency_ms\":%.3f}",
+                            qr->tokens, qr->tokens_at_k, qr->latency_ms);
+        }
+        core_buf_putc(out, ']');
+    }
+    core_buf_puts(out, "}\n");
+    return out->failed ? APIDEX_ENOMEM : 0;
+}
+
+/* ---------------------------------------------------------------- text */
+
+int eval_report_text(const eval_report *r, bool per_query, core_buf *out)
+{
+    if (per_query) {
+        for (size_t i = 0; i < r->queries; i++) {
+            const eval_query_result *qr = &r->per_query[i];
+            const eval_query *q = qr->query;
+            const char *base = strrchr(q->file, '/');
+            core_buf_printf(out, "%s#%zu  R=%.2f P=%.2f  adaptive R=%.2f P=%.2f n=%zu  %s\n",
+                            base ? base + 1 : q->file, q->index, qr->at_k.recall,
+                            qr->at_k.precision, qr->adaptive_scores.recall,
+                            qr->adaptive_scores.precision, qr->adaptive_scores.n_returned, q->text);
+            /* what was missed, so a reader sees why without --json */
+            for (size_t g = 0; g < q->n_gold; g++) {
+                const char *one[1] = {q->gold[g]};
+                eval_scores s;
+                if (eval_score(one, 1, qr->ranked, qr->n_ranked, r->k, &s) == 0 && !s.hits)
+                    core_buf_printf(out, "    missed at k: %s\n", q->gold[g]);
+            }
+        }
+        core_buf_putc(out, '\n');
+    }
+    core_buf_printf(out,
+                    "queries      %zu\n"
+                    "at k=%-7zu recall %.3f  precision %.3f  F1 %.3f\n"
+                    "recall@k     5: %.3f  10: %.3f  20: %.3f\n"
+                    "adaptive     recall %.3f  precision %.3f  F1 %.3f  mean size %.2f\n"
+                    "tokens       adaptive context %.0f (budget %zu); first k operations %.0f\n"
+                    "latency ms   p50 %.3f  p95 %.3f  p99 %.3f  (adaptive p50 %.3f  p95 %.3f  "
+                    "p99 %.3f)\n",
+                    r->queries, r->k, r->recall, r->precision, r->f1, r->recall_at[0],
+                    r->recall_at[1], r->recall_at[2], r->adaptive_recall, r->adaptive_precision,
+                    r->adaptive_f1, r->adaptive_mean_size, r->tokens_mean, r->budget,
+                    r->tokens_at_k_mean, r->latency_ms[0], r->latency_ms[1], r->latency_ms[2],
+                    r->adaptive_latency_ms[0], r->adaptive_latency_ms[1],
+                    r->adaptive_latency_ms[2]);
+    return out->failed ? APIDEX_ENOMEM : 0;
+}
+
+/* ---------------------------------------------------------------- sweep table */
+
+int eval_sweep_markdown(const eval_sweep_row *rows, size_t n, core_buf *out)
+{
+    /* The paper prints whole percents and bolds the best value of each column. */
+    core_buf_puts(out, "| Strategy | Recall | | | Precision | | | F1 | | |\n"
+                       "|---|---|---|---|---|---|---|---|---|---|\n"
+                       "| k | 5 | 10 | 20 | 5 | 10 | 20 | 5 | 10 | 20 |\n");
+    double best[9] = {0};
+    for (size_t i = 0; i < n; i++)
+        for (int j = 0; j < 3; j++) {
+            double v[3] = {rows[i].recall[j], rows[i].precision[j], rows[i].f1[j]};
+            for (int m = 0; m < 3; m++) {
+                double p = (double)(long)(v[m] * 100.0 + 0.5);
+                if (p > best[m * 3 + j]) best[m * 3 + j] = p;
+            }
+        }
+    for (size_t i = 0; i < n; i++) {
+        core_buf_printf(out, "| %s |", rows[i].strategy);
+        for (int m = 0; m < 3; m++)
+            for (int j = 0; j < 3; j++) {
+                const double *col = m == 0   ? rows[i].recall
+                                    : m == 1 ? rows[i].precision
+                                             : rows[i].f1;
+                long p = (long)(col[j] * 100.0 + 0.5);
+                bool bold = n > 1 && (double)p == best[m * 3 + j];
+                core_buf_printf(out, bold ? " **%ld** |" : " %ld |", p);
+            }
+        core_buf_putc(out, '\n');
+    }
+    return out->failed ? APIDEX_ENOMEM : 0;
+}

@@ -1,0 +1,845 @@
+/*
+ * The search engine: lexical ranking, API routing, composition and the
+ * adaptive answer set.
+ *
+ * Design
+ * - Lexical: BM25F over the operation fields the store keeps (path,
+ *   operationId, summary, description, parameters, response fields, tags), each
+ *   with its own weight and length normalisation; terms come from the same
+ *   pipeline at index and query time (identifier splitting + Snowball stems).
+ *   Postings live in memory, one array per term, so a query touches only the
+ *   operations that share a term with it.
+ * - Routing: a task is nearly always about one API. Each API is scored by the
+ *   sum of its three best operations; operations of other APIs are damped, and
+ *   the adaptive answer set keeps to the best API.
+ * - Composition: an operation that needs an identifier the task does not give
+ *   (no id-like literal in the text) gets the best producer of it placed before
+ *   it. Producers come from the index's data-flow edges (structure only) and
+ *   are ranked by the edge's structural score plus their own relevance to the
+ *   task, so "top rated" picks the top-rated list and a bare name picks search.
+ * - Adaptive answer set: the best operation, plus those within a ratio of its
+ *   score (at most three, same API), closed under producers. This is what an
+ *   agent wants to read and what F1 measures.
+ */
+#include "search/search.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Field weights for BM25F (index: store_field). */
+static const double field_weight[STORE_FIELD_COUNT] = {
+    [STORE_FIELD_PATH] = 3.0,    [STORE_FIELD_OPERATION_ID] = 1.0,
+    [STORE_FIELD_SUMMARY] = 3.0, [STORE_FIELD_DESCRIPTION] = 1.0,
+    [STORE_FIELD_PARAMS] = 0.5,  [STORE_FIELD_RESPONSES] = 0.3,
+    [STORE_FIELD_TAGS] = 0.5,    [STORE_FIELD_OTHER] = 1.0,
+};
+static const double bm25_k1 = 1.2, bm25_b = 0.75;
+static const double route_damping = 0.6;  /* score factor for operations of other APIs */
+static const double adaptive_ratio = 0.8; /* primaries within this ratio of the best */
+static const size_t adaptive_max_primaries = 3;
+static const double producer_relevance = 1.0; /* weight of task relevance in producer choice */
+static const double producer_search_bonus =
+    1.0; /* text-search producers when the task names things */
+
+/* Ordinary English words that carry no intent; removed from queries only. */
+static const char *const stop_words[] = {
+    "a",     "an",    "the",    "of",   "to",    "in",    "on",   "for",  "and",   "or",   "is",
+    "are",   "was",   "be",     "by",   "with",  "from",  "at",   "as",   "it",    "this", "that",
+    "these", "those", "me",     "my",   "i",     "you",   "your", "what", "which", "who",  "whom",
+    "how",   "when",  "where",  "give", "get",   "tell",  "show", "some", "any",   "all",  "do",
+    "does",  "did",   "please", "can",  "could", "would", "will", "want", "need",  "let",  NULL};
+
+typedef struct posting {
+    uint32_t doc; /* chunk index */
+    uint16_t field;
+    uint16_t tf;
+} posting;
+
+typedef struct term_entry {
+    const char *term; /* in the engine arena */
+    uint32_t len;
+    uint32_t df;   /* chunks containing it */
+    posting *post; /* sorted by op */
+    size_t n_post, cap_post;
+} term_entry;
+
+typedef struct producer_ref {
+    uint32_t producer;
+    double score;
+    const char *param;
+} producer_ref;
+
+/* A ranked document: one chunk, and the operations (endpoints) it covers. */
+typedef struct doc_info {
+    uint32_t field_len[STORE_FIELD_COUNT];
+    const long *ops; /* store_chunk.endpoint_ops */
+    size_t n_ops;
+} doc_info;
+
+typedef struct op_info {
+    uint32_t api;
+    bool text_query;         /* takes a free-text search parameter (q, query, ...) */
+    producer_ref *producers; /* edges where this op is the consumer */
+    size_t n_producers;
+} op_info;
+
+struct search_engine {
+    store_index *idx;
+    const store_operation *ops;
+    size_t n_ops;
+    const store_api *apis;
+    size_t n_apis;
+    op_info *info;
+    const store_chunk *chunks;
+    size_t n_docs;
+    size_t n_ranked; /* chunks that cover endpoints: the N of idf */
+    doc_info *docs;
+    term_entry *terms;
+    size_t n_terms, cap_terms;
+    uint32_t *table; /* open addressing: term index + 1 */
+    size_t table_size;
+    double avg_len[STORE_FIELD_COUNT];
+    char **stop; /* stop words through the term pipeline */
+    size_t n_stop;
+    core_arena *arena;
+};
+
+static uint64_t term_hash(const char *s, size_t n)
+{
+    return core_hash64(s, n);
+}
+
+static long term_find(const search_engine *e, const char *s, size_t n)
+{
+    if (!e->table_size) return -1;
+    size_t h = term_hash(s, n) & (e->table_size - 1);
+    while (e->table[h]) {
+        const term_entry *t = &e->terms[e->table[h] - 1];
+        if (t->len == n && memcmp(t->term, s, n) == 0) return (long)e->table[h] - 1;
+        h = (h + 1) & (e->table_size - 1);
+    }
+    return -1;
+}
+
+static int table_grow(search_engine *e)
+{
+    size_t size = e->table_size ? e->table_size * 2 : 4096;
+    uint32_t *t = calloc(size, sizeof *t);
+    if (!t) return APIDEX_ENOMEM;
+    for (size_t i = 0; i < e->n_terms; i++) {
+        size_t h = term_hash(e->terms[i].term, e->terms[i].len) & (size - 1);
+        while (t[h]) h = (h + 1) & (size - 1);
+        t[h] = (uint32_t)i + 1;
+    }
+    free(e->table);
+    e->table = t;
+    e->table_size = size;
+    return 0;
+}
+
+static long term_intern(search_engine *e, const char *s, size_t n)
+{
+    long found = term_find(e, s, n);
+    if (found >= 0) return found;
+    if ((e->n_terms + 1) * 2 > e->table_size && table_grow(e)) return -1;
+    if (e->n_terms == e->cap_terms) {
+        size_t cap = e->cap_terms ? e->cap_terms * 2 : 1024;
+        term_entry *t = realloc(e->terms, cap * sizeof *t);
+        if (!t) return -1;
+        e->terms = t;
+        e->cap_terms = cap;
+    }
+    term_entry *t = &e->terms[e->n_terms];
+    memset(t, 0, sizeof *t);
+    t->term = core_arena_strndup(e->arena, s, n);
+    if (!t->term) return -1;
+    t->len = (uint32_t)n;
+    size_t h = term_hash(s, n) & (e->table_size - 1);
+    while (e->table[h]) h = (h + 1) & (e->table_size - 1);
+    e->table[h] = (uint32_t)e->n_terms + 1;
+    return (long)e->n_terms++;
+}
+
+/* Adds one occurrence of a term in (doc, field). Postings arrive in doc order. */
+static int posting_add(search_engine *e, long ti, uint32_t doc, uint16_t field)
+{
+    term_entry *t = &e->terms[ti];
+    for (size_t k = t->n_post; k-- > 0 && t->post[k].doc == doc;)
+        if (t->post[k].field == field) {
+            if (t->post[k].tf < UINT16_MAX) t->post[k].tf++;
+            return 0;
+        }
+    if (!t->n_post || t->post[t->n_post - 1].doc != doc) t->df++;
+    if (t->n_post == t->cap_post) {
+        size_t cap = t->cap_post ? t->cap_post * 2 : 4;
+        posting *p = realloc(t->post, cap * sizeof *p);
+        if (!p) return APIDEX_ENOMEM;
+        t->post = p;
+        t->cap_post = cap;
+    }
+    t->post[t->n_post++] = (posting){doc, field, 1};
+    return 0;
+}
+
+static bool is_stop(const search_engine *e, const char *s, size_t n)
+{
+    for (size_t i = 0; i < e->n_stop; i++)
+        if (strlen(e->stop[i]) == n && memcmp(e->stop[i], s, n) == 0) return true;
+    return false;
+}
+
+void search_engine_close(search_engine *e)
+{
+    if (!e) return;
+    for (size_t i = 0; i < e->n_terms; i++) free(e->terms[i].post);
+    free(e->terms);
+    free(e->table);
+    if (e->info)
+        for (size_t i = 0; i < e->n_ops; i++) free(e->info[i].producers);
+    free(e->info);
+    free(e->docs);
+    core_arena_free(e->arena);
+    free(e);
+}
+
+int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
+{
+    *out = NULL;
+    search_engine *e = calloc(1, sizeof *e);
+    if (!e || !(e->arena = core_arena_new(0))) {
+        free(e);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    e->idx = idx;
+    int rc = store_operations(idx, &e->ops, &e->n_ops, err);
+    if (!rc) rc = store_apis(idx, &e->apis, &e->n_apis, err);
+    const store_edge *edges = NULL;
+    size_t n_edges = 0;
+    if (!rc) rc = store_edges(idx, &edges, &n_edges, err);
+    if (rc) {
+        search_engine_close(e);
+        return rc;
+    }
+    e->info = calloc(e->n_ops ? e->n_ops : 1, sizeof *e->info);
+    if (!e->info || table_grow(e)) {
+        search_engine_close(e);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < e->n_ops; i++) {
+        const store_operation *op = &e->ops[i];
+        e->info[i].api = (uint32_t)op->api_index;
+        static const char *const search_params[] = {"q",       "query",    "search", "term",
+                                                    "keyword", "keywords", "text",   NULL};
+        for (size_t k = 0; k < op->n_inputs; k++)
+            if (op->inputs[k].location && !strcmp(op->inputs[k].location, "query"))
+                for (const char *const *sp = search_params; *sp; sp++)
+                    if (!strcasecmp(op->inputs[k].name, *sp)) e->info[i].text_query = true;
+    }
+    /* Documents are the chunks that cover endpoints (schema chunks are context only).
+       A chunk with per-field text (an operation chunk) is ranked on its fields; one
+       without (a window of a whole document, a JSON split) on its whole text. */
+    rc = store_chunks(idx, &e->chunks, &e->n_docs, err);
+    if (rc) {
+        search_engine_close(e);
+        return rc;
+    }
+    e->docs = calloc(e->n_docs ? e->n_docs : 1, sizeof *e->docs);
+    if (!e->docs) {
+        search_engine_close(e);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    /* The hybrid strategy (the default) is ranked field by field; the paper's strategies
+       are ranked on the text each chunk was built to expose, as the paper does. */
+    store_info info;
+    bool use_fields = true;
+    if (store_index_info(idx, &info, err) == 0 && info.strategy && *info.strategy &&
+        strncmp(info.strategy, "hybrid", 6) != 0)
+        use_fields = false;
+    double total_len[STORE_FIELD_COUNT] = {0};
+    size_t with_field[STORE_FIELD_COUNT] = {0};
+    for (size_t d = 0; d < e->n_docs && !rc; d++) {
+        const store_chunk *c = &e->chunks[d];
+        e->docs[d].ops = c->endpoint_ops;
+        e->docs[d].n_ops = c->n_endpoints;
+        if (!c->n_endpoints) continue;
+        e->n_ranked++;
+        bool specific = false;
+        for (int f = 0; f < STORE_FIELD_TAGS && use_fields; f++) /* tags: API title everywhere */
+            if (c->terms[f] && *c->terms[f]) specific = true;
+        for (int f = 0; f < STORE_FIELD_COUNT && !rc; f++) {
+            if (specific == (f == STORE_FIELD_OTHER)) continue;
+            const char *t = c->terms[f];
+            if (!t) continue;
+            while (*t && !rc) {
+                while (*t == ' ') t++;
+                const char *end = t;
+                while (*end && *end != ' ') end++;
+                if (end > t) {
+                    long ti = term_intern(e, t, (size_t)(end - t));
+                    rc = ti < 0 ? APIDEX_ENOMEM : posting_add(e, ti, (uint32_t)d, (uint16_t)f);
+                    e->docs[d].field_len[f]++;
+                }
+                t = end;
+            }
+            if (e->docs[d].field_len[f]) {
+                total_len[f] += e->docs[d].field_len[f];
+                with_field[f]++;
+            }
+        }
+    }
+    for (int f = 0; f < STORE_FIELD_COUNT; f++)
+        e->avg_len[f] = with_field[f] ? total_len[f] / (double)with_field[f] : 0;
+    /* producer edges, grouped per consumer */
+    for (size_t i = 0; i < n_edges && !rc; i++) {
+        const store_edge *ed = &edges[i];
+        if (ed->kind != STORE_EDGE_PRODUCER || ed->src_index < 0 || ed->dst_index < 0) continue;
+        op_info *c = &e->info[ed->src_index];
+        producer_ref *p = realloc(c->producers, (c->n_producers + 1) * sizeof *p);
+        if (!p) {
+            rc = APIDEX_ENOMEM;
+            break;
+        }
+        c->producers = p;
+        p[c->n_producers++] =
+            (producer_ref){(uint32_t)ed->dst_index, ed->score, ed->param ? ed->param : ""};
+    }
+    /* stop words through the same term pipeline */
+    store_terms *tp = store_terms_new();
+    size_t n_sw = 0;
+    while (stop_words[n_sw]) n_sw++;
+    e->stop = core_arena_calloc(e->arena, n_sw * 2 + 1, sizeof(char *));
+    if (!tp || !e->stop) rc = APIDEX_ENOMEM;
+    for (size_t i = 0; i < n_sw && !rc; i++) {
+        core_buf b;
+        core_buf_init(&b, 4096);
+        store_terms_append(tp, stop_words[i], strlen(stop_words[i]), &b);
+        if (b.len && !strchr(b.data, ' '))
+            e->stop[e->n_stop++] = core_arena_strdup(e->arena, b.data);
+        core_buf_free(&b);
+    }
+    store_terms_free(tp);
+    if (rc) {
+        search_engine_close(e);
+        return core_error_set(err, rc, "out of memory");
+    }
+    *out = e;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- query */
+
+typedef struct qterm {
+    long term;
+    double idf;
+} qterm;
+
+typedef struct query_state {
+    const search_engine *e;
+    const search_query *q;
+    qterm *terms;
+    size_t n_terms;
+    double *score;      /* per op, lexical (routed) */
+    double *raw;        /* per op, lexical before routing */
+    uint32_t *best_doc; /* per op, the chunk that gave raw */
+    bool *allowed;      /* per op, passes the filters */
+    uint32_t best_api;
+    bool literal_id;   /* the task names an identifier value itself */
+    bool names_things; /* the task names something by name (capitalised, quoted, unknown words) */
+    double max_raw;    /* best lexical score */
+    uint32_t *out;     /* result ops in call order */
+    search_role *role;
+    size_t n_out, cap_out;
+    search_link *links;
+    size_t n_links, cap_links;
+} query_state;
+
+static bool in_list(const char *const *list, const char *s)
+{
+    if (!list) return true;
+    for (; *list; list++)
+        if (s && !strcasecmp(*list, s)) return true;
+    return false;
+}
+
+static bool op_allowed(const search_engine *e, const search_query *q, size_t i)
+{
+    const store_operation *op = &e->ops[i];
+    if (op->deprecated && !q->include_deprecated) return false;
+    if (!in_list(q->apis, op->api)) return false;
+    if (!in_list(q->methods, op->method)) return false;
+    if (q->tags) {
+        bool any = false;
+        for (size_t t = 0; t < op->n_tags && !any; t++) any = in_list(q->tags, op->tags[t]);
+        if (!any) return false;
+    }
+    return true;
+}
+
+/* Does the task name something: a quoted string, or a capitalised word that does not
+   start a sentence (titles, people, places)? */
+static bool names_something(const char *s)
+{
+    for (const char *p = s; *p; p++) {
+        if ((*p == '"' || *p == '\'') && p[1]) {
+            const char *close = strchr(p + 1, *p);
+            if (close && close - p > 2 && (*p == '"' || p == s || !isalnum((unsigned char)p[-1])))
+                return true;
+        }
+    }
+    bool sentence_start = true;
+    for (const char *p = s; *p;) {
+        while (*p && !isalnum((unsigned char)*p)) {
+            if (*p == '.' || *p == '?' || *p == '!' || *p == ':') sentence_start = true;
+            p++;
+        }
+        const char *w = p;
+        while (*p && (isalnum((unsigned char)*p) || *p == '\'' || *p == '-')) p++;
+        if (p == w) break;
+        bool cap = isupper((unsigned char)w[0]);
+        bool single_i = p - w == 1 && w[0] == 'I';
+        if (cap && !sentence_start && !single_i) return true;
+        sentence_start = false;
+    }
+    return false;
+}
+
+/* Does the task carry an identifier value itself (a number of 3+ digits, a UUID, a long
+   mixed-case/digit token)? Then producers are not needed. */
+static bool has_literal_id(const char *s)
+{
+    const char *p = s;
+    while (*p) {
+        while (*p && !isalnum((unsigned char)*p)) p++;
+        const char *start = p;
+        size_t digits = 0, alpha = 0, upper = 0;
+        while (*p && (isalnum((unsigned char)*p) || *p == '-' || *p == '_')) {
+            if (isdigit((unsigned char)*p))
+                digits++;
+            else if (isalpha((unsigned char)*p)) {
+                alpha++;
+                if (isupper((unsigned char)*p)) upper++;
+            }
+            p++;
+        }
+        size_t len = (size_t)(p - start);
+        if (digits >= 3 && alpha == 0) return true;
+        if (len >= 16 && digits >= 2 && alpha >= 4) return true; /* uuid, base62 ids */
+        (void)upper;
+    }
+    return false;
+}
+
+static int query_terms(query_state *st)
+{
+    const search_engine *e = st->e;
+    store_terms *tp = store_terms_new();
+    if (!tp) return APIDEX_ENOMEM;
+    core_buf b;
+    core_buf_init(&b, 1 << 20);
+    store_terms_append(tp, st->q->text, strlen(st->q->text), &b);
+    store_terms_free(tp);
+    size_t cap = 16;
+    st->terms = malloc(cap * sizeof *st->terms);
+    int rc = st->terms ? 0 : APIDEX_ENOMEM;
+    const char *t = b.data ? b.data : "";
+    while (*t && !rc) {
+        while (*t == ' ') t++;
+        const char *end = t;
+        while (*end && *end != ' ') end++;
+        size_t n = (size_t)(end - t);
+        if (n && !is_stop(e, t, n)) {
+            long ti = term_find(e, t, n);
+            bool dup = false;
+            for (size_t i = 0; i < st->n_terms; i++)
+                if (st->terms[i].term == ti) dup = true;
+            if (ti < 0) st->names_things = true; /* a word the index has never seen */
+            if (ti >= 0 && !dup) {
+                if (st->n_terms == cap) {
+                    cap *= 2;
+                    qterm *nt = realloc(st->terms, cap * sizeof *nt);
+                    if (!nt) {
+                        rc = APIDEX_ENOMEM;
+                        break;
+                    }
+                    st->terms = nt;
+                }
+                double df = e->terms[ti].df, N = (double)e->n_ranked;
+                st->terms[st->n_terms++] = (qterm){ti, log(1.0 + (N - df + 0.5) / (df + 0.5))};
+            }
+        }
+        t = end;
+    }
+    core_buf_free(&b);
+    return rc;
+}
+
+static void score_ops(query_state *st)
+{
+    const search_engine *e = st->e;
+    double *doc_score = calloc(e->n_docs ? e->n_docs : 1, sizeof *doc_score);
+    if (!doc_score) return;
+    for (size_t qi = 0; qi < st->n_terms; qi++) {
+        const term_entry *t = &e->terms[st->terms[qi].term];
+        size_t p = 0;
+        while (p < t->n_post) {
+            uint32_t doc = t->post[p].doc;
+            double tf = 0;
+            for (; p < t->n_post && t->post[p].doc == doc; p++) {
+                int f = t->post[p].field;
+                double avg = e->avg_len[f] > 0 ? e->avg_len[f] : 1;
+                double norm = 1 - bm25_b + bm25_b * e->docs[doc].field_len[f] / avg;
+                tf += field_weight[f] * t->post[p].tf / norm;
+            }
+            if (tf > 0) doc_score[doc] += st->terms[qi].idf * tf / (bm25_k1 + tf);
+        }
+    }
+    /* an endpoint scores as its best chunk */
+    for (size_t d = 0; d < e->n_docs; d++) {
+        if (doc_score[d] <= 0) continue;
+        for (size_t k = 0; k < e->docs[d].n_ops; k++) {
+            long op = e->docs[d].ops[k];
+            if (op < 0 || (size_t)op >= e->n_ops) continue;
+            if (doc_score[d] > st->raw[op]) {
+                st->raw[op] = doc_score[d];
+                st->best_doc[op] = (uint32_t)d;
+            }
+        }
+    }
+    free(doc_score);
+    /* routing: the API whose three best operations score highest */
+    double *api_top = calloc(e->n_apis ? e->n_apis * 3 : 3, sizeof *api_top);
+    if (api_top) {
+        for (size_t i = 0; i < e->n_ops; i++) {
+            if (!st->allowed[i] || e->info[i].api >= e->n_apis) continue;
+            double *top = api_top + 3 * e->info[i].api, s = st->raw[i];
+            if (s > top[0]) {
+                top[2] = top[1];
+                top[1] = top[0];
+                top[0] = s;
+            } else if (s > top[1]) {
+                top[2] = top[1];
+                top[1] = s;
+            } else if (s > top[2]) {
+                top[2] = s;
+            }
+        }
+        double best = -1;
+        for (size_t a = 0; a < e->n_apis; a++) {
+            double sum = api_top[3 * a] + api_top[3 * a + 1] + api_top[3 * a + 2];
+            if (sum > best) {
+                best = sum;
+                st->best_api = (uint32_t)a;
+            }
+        }
+        free(api_top);
+    }
+    for (size_t i = 0; i < e->n_ops; i++)
+        st->score[i] = st->allowed[i]
+                           ? st->raw[i] * (e->info[i].api == st->best_api ? 1.0 : route_damping)
+                           : -1.0;
+}
+
+static bool out_has(const query_state *st, uint32_t op)
+{
+    for (size_t i = 0; i < st->n_out; i++)
+        if (st->out[i] == op) return true;
+    return false;
+}
+
+static int out_push(query_state *st, uint32_t op, search_role role)
+{
+    if (st->n_out == st->cap_out) {
+        size_t cap = st->cap_out ? st->cap_out * 2 : 32;
+        uint32_t *o = realloc(st->out, cap * sizeof *o);
+        if (!o) return APIDEX_ENOMEM;
+        st->out = o;
+        search_role *r = realloc(st->role, cap * sizeof *r);
+        if (!r) return APIDEX_ENOMEM;
+        st->role = r;
+        st->cap_out = cap;
+    }
+    st->out[st->n_out] = op;
+    st->role[st->n_out++] = role;
+    return 0;
+}
+
+static int link_push(query_state *st, const char *param, uint32_t producer, uint32_t consumer)
+{
+    if (st->n_links == st->cap_links) {
+        size_t cap = st->cap_links ? st->cap_links * 2 : 16;
+        search_link *l = realloc(st->links, cap * sizeof *l);
+        if (!l) return APIDEX_ENOMEM;
+        st->links = l;
+        st->cap_links = cap;
+    }
+    st->links[st->n_links++] =
+        (search_link){param, st->e->ops[producer].id, st->e->ops[consumer].id};
+    return 0;
+}
+
+/* Adds op with, before it, the best producer of each input it needs. */
+static int add_with_producers(query_state *st, uint32_t op, search_role role, unsigned depth)
+{
+    const search_engine *e = st->e;
+    if (out_has(st, op)) return 0;
+    const op_info *in = &e->info[op];
+    double max_raw = st->max_raw > 0 ? st->max_raw : 1;
+    for (size_t p = 0; p < in->n_producers && depth < 3 && !st->literal_id; p++) {
+        const char *param = in->producers[p].param;
+        /* one producer per input: handle each param once, at its first edge */
+        bool seen = false;
+        for (size_t k = 0; k < p && !seen; k++) seen = !strcmp(in->producers[k].param, param);
+        if (seen) continue;
+        long best = -1;
+        double best_s = -1e9;
+        bool satisfied = false;
+        for (size_t k = p; k < in->n_producers; k++) {
+            if (strcmp(in->producers[k].param, param)) continue;
+            uint32_t cand = in->producers[k].producer;
+            if (!st->allowed[cand]) continue;
+            if (out_has(st, cand)) {
+                satisfied = true;
+                break;
+            }
+            double s = in->producers[k].score + producer_relevance * st->raw[cand] / max_raw;
+            if (st->names_things && e->info[cand].text_query) s += producer_search_bonus;
+            if (s > best_s) {
+                best_s = s;
+                best = cand;
+            }
+        }
+        if (satisfied || best < 0) continue;
+        int rc = add_with_producers(st, (uint32_t)best, SEARCH_ROLE_PRODUCER, depth + 1);
+        if (rc) return rc;
+        if ((rc = link_push(st, param, (uint32_t)best, op))) return rc;
+    }
+    if (out_has(st, op)) return 0;
+    return out_push(st, op, role);
+}
+
+/*
+ * The adaptive answer set: the best operation, then up to two more of the same API
+ * scoring within adaptive_ratio of it, each closed under producers. (Also tried, on
+ * RestBench and the examples: adding lower-scored operations that carry a share of the
+ * task's still-unmatched terms, as a second intent; it lowered F1 from 0.463 to 0.449.)
+ */
+static int adaptive_set(query_state *st, const uint32_t *order, size_t m)
+{
+    const search_engine *e = st->e;
+    double top = st->score[order[0]];
+    size_t prim = 0;
+    int rc = 0;
+    for (size_t i = 0; i < m && prim < adaptive_max_primaries && !rc; i++) {
+        if (st->score[order[i]] < adaptive_ratio * top) break;
+        if (e->info[order[i]].api != e->info[order[0]].api) continue;
+        rc = add_with_producers(st, order[i], SEARCH_ROLE_PRIMARY, 0);
+        prim++;
+    }
+    return rc;
+}
+
+static int cmp_score_desc(const void *a, const void *b, void *ctx)
+{
+    const double *s = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    if (s[x] > s[y]) return -1;
+    if (s[x] < s[y]) return 1;
+    return x < y ? -1 : x > y;
+}
+
+/* "summary(top, rated) path(movie)": the query terms in the fields of op's best chunk. */
+static const char *explain(query_state *st, uint32_t op, core_arena *a)
+{
+    const search_engine *e = st->e;
+    if (st->raw[op] <= 0) return core_arena_strdup(a, "");
+    uint32_t doc = st->best_doc[op];
+    core_buf b;
+    core_buf_init(&b, 4096);
+    for (int f = 0; f < STORE_FIELD_COUNT; f++) {
+        size_t hits = 0;
+        for (size_t qi = 0; qi < st->n_terms; qi++) {
+            const term_entry *t = &e->terms[st->terms[qi].term];
+            bool hit = false;
+            for (size_t p = 0; p < t->n_post && !hit; p++)
+                hit = t->post[p].doc == doc && t->post[p].field == f;
+            if (!hit) continue;
+            if (hits++ == 0)
+                core_buf_printf(&b, "%s%s(", b.len ? " " : "", store_field_names[f]);
+            else
+                core_buf_puts(&b, ", ");
+            core_buf_append(&b, t->term, t->len);
+        }
+        if (hits) core_buf_putc(&b, ')');
+    }
+    const char *s = core_arena_strdup(a, b.data ? b.data : "");
+    core_buf_free(&b);
+    return s;
+}
+
+static int assemble_context(query_state *st, search_result *res)
+{
+    const search_engine *e = st->e;
+    size_t budget = st->q->budget, used = 0;
+    core_buf b;
+    core_buf_init(&b, 64 << 20);
+    const store_schema *schemas = NULL;
+    size_t n_schemas = 0;
+    const store_edge *edges = NULL;
+    size_t n_edges = 0;
+    apidex_error ignore;
+    store_schemas(e->idx, &schemas, &n_schemas, &ignore);
+    store_edges(e->idx, &edges, &n_edges, &ignore);
+    core_buf_puts(&b, "# Endpoints\n\n");
+    for (size_t i = 0; i < st->n_out; i++) {
+        const store_operation *op = &e->ops[st->out[i]];
+        if (used + op->tokens > budget) continue;
+        core_buf_printf(&b, "## %s %s (%s)%s\n\n%s\n\n", op->method, op->path, op->id,
+                        st->role[i] == SEARCH_ROLE_PRODUCER ? " [producer]" : "",
+                        op->content ? op->content : "");
+        used += op->tokens + 12;
+    }
+    bool header = false;
+    bool *seen = calloc(n_schemas ? n_schemas : 1, sizeof *seen);
+    if (!seen) {
+        core_buf_free(&b);
+        return APIDEX_ENOMEM;
+    }
+    for (size_t i = 0; i < st->n_out; i++) {
+        const store_operation *op = &e->ops[st->out[i]];
+        for (size_t k = 0; k < n_edges; k++) {
+            const store_edge *ed = &edges[k];
+            if (ed->kind != STORE_EDGE_OP_SCHEMA || ed->src_index != (long)st->out[i] ||
+                ed->dst_index < 0 || seen[ed->dst_index])
+                continue;
+            const store_schema *s = &schemas[ed->dst_index];
+            if (used + s->tokens > budget) continue;
+            seen[ed->dst_index] = true;
+            if (!header) {
+                core_buf_puts(&b, "# Schemas\n");
+                header = true;
+            }
+            core_buf_printf(&b, "\n### %s (used by %s)\n\n%s\n", s->id, op->id,
+                            s->content ? s->content : "");
+            used += s->tokens + 10;
+        }
+    }
+    free(seen);
+    res->context = core_buf_steal(&b, NULL);
+    res->context_tokens = used;
+    return res->context ? 0 : APIDEX_ENOMEM;
+}
+
+int search_engine_run(search_engine *e, const search_query *q, search_result **out,
+                      apidex_error *err)
+{
+    *out = NULL;
+    if (!q || !q->text) return core_error_set(err, APIDEX_EINVAL, "empty query");
+    if (q->mode != SEARCH_LEXICAL)
+        return core_error_set(err, APIDEX_EUNSUPPORTED,
+                              "dense and hybrid modes need an embedding model (not in this build)");
+    double t0 = core_now();
+    query_state st = {.e = e, .q = q};
+    size_t n = e->n_ops ? e->n_ops : 1;
+    st.score = calloc(n, sizeof *st.score);
+    st.raw = calloc(n, sizeof *st.raw);
+    st.allowed = calloc(n, sizeof *st.allowed);
+    st.best_doc = calloc(n, sizeof *st.best_doc);
+    uint32_t *order = malloc(n * sizeof *order);
+    search_result *res = calloc(1, sizeof *res);
+    int rc = (!st.score || !st.raw || !st.allowed || !st.best_doc || !order || !res ||
+              !(res->arena = core_arena_new(0)))
+                 ? APIDEX_ENOMEM
+                 : 0;
+    if (!rc) rc = query_terms(&st);
+    if (!rc) {
+        for (size_t i = 0; i < e->n_ops; i++) st.allowed[i] = op_allowed(e, q, i);
+        st.literal_id = has_literal_id(q->text);
+        if (names_something(q->text)) st.names_things = true;
+        score_ops(&st);
+        for (size_t i = 0; i < e->n_ops; i++)
+            if (st.raw[i] > st.max_raw) st.max_raw = st.raw[i];
+        size_t m = 0;
+        for (size_t i = 0; i < e->n_ops; i++)
+            if (st.allowed[i] && st.score[i] > 0) order[m++] = (uint32_t)i;
+        qsort_r(order, m, sizeof *order, cmp_score_desc, st.score);
+        size_t k = q->k ? q->k : 10;
+        if (q->adaptive && m)
+            rc = adaptive_set(&st, order, m);
+        else {
+            for (size_t i = 0; i < m && st.n_out < k && !rc; i++)
+                rc = add_with_producers(&st, order[i], SEARCH_ROLE_PRIMARY, 0);
+            /* producers may push the list past k: keep the first k in call order */
+            if (st.n_out > k) st.n_out = k;
+        }
+    }
+    if (!rc) {
+        res->hits = core_arena_calloc(res->arena, st.n_out ? st.n_out : 1, sizeof *res->hits);
+        if (!res->hits) rc = APIDEX_ENOMEM;
+        for (size_t i = 0; i < st.n_out && !rc; i++) {
+            const store_operation *op = &e->ops[st.out[i]];
+            search_hit *h = &res->hits[i];
+            h->id = op->id;
+            h->api = op->api;
+            h->method = op->method;
+            h->path = op->path;
+            h->operation_id = op->operation_id;
+            h->summary = op->summary;
+            h->score = st.raw[st.out[i]];
+            h->role = st.role[i];
+            h->why = explain(&st, st.out[i], res->arena);
+            size_t nl = 0;
+            for (size_t l = 0; l < st.n_links; l++)
+                if (!strcmp(st.links[l].consumer_id, op->id)) nl++;
+            if (nl) {
+                h->links = core_arena_calloc(res->arena, nl, sizeof *h->links);
+                if (!h->links) {
+                    rc = APIDEX_ENOMEM;
+                    break;
+                }
+                for (size_t l = 0; l < st.n_links; l++)
+                    if (!strcmp(st.links[l].consumer_id, op->id))
+                        h->links[h->n_links++] = st.links[l];
+            }
+        }
+        res->n_hits = st.n_out;
+        if (!rc && q->budget) rc = assemble_context(&st, res);
+    }
+    free(st.score);
+    free(st.raw);
+    free(st.allowed);
+    free(st.best_doc);
+    free(st.terms);
+    free(st.out);
+    free(st.role);
+    free(st.links);
+    free(order);
+    if (rc) {
+        search_result_free(res);
+        return core_error_set(err, rc, "out of memory");
+    }
+    res->elapsed_ms = (core_now() - t0) * 1000.0;
+    *out = res;
+    return 0;
+}
+
+void search_result_free(search_result *res)
+{
+    if (!res) return;
+    free(res->context);
+    core_arena_free(res->arena);
+    free(res);
+}
+
+int search_run(store_index *idx, const search_query *q, search_result **out, apidex_error *err)
+{
+    search_engine *e;
+    int rc = search_engine_open(idx, &e, err);
+    if (rc) return rc;
+    rc = search_engine_run(e, q, out, err);
+    search_engine_close(e);
+    return rc;
+}

@@ -1,0 +1,457 @@
+/*
+ * store_build: a loaded registry into an index. Per API: reuse the old rows
+ * when its content hash and id did not change; otherwise render operations and
+ * schemas, run the data-flow analysis (producer edges) and chunk it.
+ */
+#include "store/store_int.h"
+
+#include "chunk/chunk.h"
+#include "chunk/dataflow.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---------------------------------------------------------------- options */
+
+int store_strategy_parse(const char *spec, struct chunk_options *out, core_buf *canon,
+                         apidex_error *err)
+{
+    /* NAME[:SIZE[:OVERLAP]], e.g. "endpoint:8191:50" for the paper's token windows. */
+    memset(out, 0, sizeof *out);
+    const char *s = spec && *spec ? spec : "hybrid";
+    char name[64];
+    size_t n = strcspn(s, ":");
+    if (n == 0 || n >= sizeof name)
+        return core_error_set(err, APIDEX_EINVAL, "bad strategy '%s'", s);
+    memcpy(name, s, n);
+    name[n] = '\0';
+    int rc = chunk_strategy_parse(name, &out->strategy, err);
+    if (rc) return rc;
+    const char *p = s + n;
+    for (int part = 0; *p == ':' && part < 2; part++) {
+        char *end = NULL;
+        long v = strtol(p + 1, &end, 10);
+        if (end == p + 1 || v < 0 || v > 1000000 || (part == 0 && v == 0))
+            return core_error_set(err, APIDEX_EINVAL,
+                                  "bad strategy '%s': expected NAME[:SIZE[:OVERLAP]]", s);
+        if (part == 0)
+            out->size = (size_t)v;
+        else
+            out->overlap = (size_t)v;
+        p = end;
+    }
+    if (*p)
+        return core_error_set(err, APIDEX_EINVAL,
+                              "bad strategy '%s': expected NAME[:SIZE[:OVERLAP]]", s);
+    if (out->size && out->overlap >= out->size)
+        return core_error_set(err, APIDEX_EINVAL, "bad strategy '%s': overlap must be < size", s);
+    if (canon) {
+        core_buf_puts(canon, chunk_strategy_name(out->strategy));
+        if (out->size) core_buf_printf(canon, ":%zu:%zu", out->size, out->overlap);
+        if (canon->failed) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+typedef struct build_ctx {
+    store_writer *w;
+    const chunk_options *copt;
+    core_arena *arena; /* per API */
+    core_buf buf;
+    const text_bpe *bpe;
+} build_ctx;
+
+static int oom(apidex_error *err)
+{
+    return core_error_set(err, APIDEX_ENOMEM, "out of memory while indexing");
+}
+
+static const char *arena_buf(build_ctx *b, const core_buf *buf)
+{
+    return core_arena_strndup(b->arena, buf->len ? buf->data : "", buf->len);
+}
+
+/* Joins two optional texts with a newline. */
+static const char *join2(core_arena *a, const char *x, const char *y)
+{
+    if (!x || !*x) return y;
+    if (!y || !*y) return x;
+    return core_arena_printf(a, "%s\n%s", x, y);
+}
+
+static size_t count_tokens(build_ctx *b, const char *s)
+{
+    return s && b->bpe ? text_bpe_count(b->bpe, s, strlen(s)) : 0;
+}
+
+/* The absolute form of a local document path (the documents table key), so the
+   same file given as "specs/a.json" or "/abs/specs/a.json" is one document. */
+static const char *document_key(core_arena *a, const char *file)
+{
+    if (!file) return "";
+    if (strstr(file, "://")) return file;
+    char *real = realpath(file, NULL);
+    if (!real) return file;
+    const char *k = core_arena_strdup(a, real);
+    free(real);
+    return k ? k : file;
+}
+
+/* ---------------------------------------------------------------- one API */
+
+static void map_fields(build_ctx *b, const chunk_fields *cf, const char **fields)
+{
+    core_arena *a = b->arena;
+    fields[STORE_FIELD_PATH] = cf->path;
+    fields[STORE_FIELD_OPERATION_ID] = cf->operation_id;
+    fields[STORE_FIELD_SUMMARY] = cf->summary;
+    fields[STORE_FIELD_DESCRIPTION] = cf->description;
+    fields[STORE_FIELD_PARAMS] = join2(a, cf->params, cf->body);
+    fields[STORE_FIELD_RESPONSES] = cf->response;
+    fields[STORE_FIELD_TAGS] = join2(a, cf->tags, cf->api);
+}
+
+/* The inputs an operation needs: required and path parameters, a required body,
+   with the entity the data-flow analysis found for identifier inputs. */
+static int op_inputs(build_ctx *b, const spec_operation *op, const dataflow *df, size_t oi,
+                     store_operation *rec)
+{
+    size_t cap = op->n_params + 1;
+    store_input *in = core_arena_calloc(b->arena, cap, sizeof *in);
+    if (!in) return APIDEX_ENOMEM;
+    size_t n = 0;
+    for (size_t i = 0; i < op->n_params; i++) {
+        const spec_param *p = &op->params[i];
+        bool is_path = p->in && !strcmp(p->in, "path");
+        const char *entity = NULL;
+        if (df && oi < df->n_ops)
+            for (size_t k = 0; k < df->n_inputs[oi] && !entity; k++)
+                if (!strcmp(df->inputs[oi][k].name, p->name)) entity = df->inputs[oi][k].entity;
+        if (!p->name || (!p->required && !is_path && !entity)) continue;
+        in[n++] = (store_input){p->name, p->in ? p->in : "query", entity, p->required || is_path};
+    }
+    if (op->body && op->body->required) in[n++] = (store_input){"body", "body", NULL, true};
+    rec->inputs = in;
+    rec->n_inputs = n;
+    return 0;
+}
+
+static int add_operations(build_ctx *b, const spec_api *api, const dataflow *df, apidex_error *err)
+{
+    chunk_render_options ropt = {.prep = b->copt->prep};
+    for (size_t i = 0; i < api->n_ops; i++) {
+        const spec_operation *op = &api->ops[i];
+        store_operation rec = {0};
+        rec.id = op->id;
+        rec.api = api->id;
+        rec.method = op->method;
+        rec.path = op->path;
+        rec.operation_id = op->operation_id;
+        rec.summary = op->summary;
+        rec.description = op->description;
+        rec.tags = op->tags;
+        rec.n_tags = op->n_tags;
+        rec.deprecated = op->deprecated;
+        rec.pointer = op->pointer;
+        core_buf_reset(&b->buf);
+        if (chunk_render_operation(api, op, &ropt, &b->buf, NULL) || b->buf.failed) return oom(err);
+        rec.content = arena_buf(b, &b->buf);
+        core_buf_reset(&b->buf);
+        if (chunk_describe_operation(api, op, &b->copt->prep, &b->buf) || b->buf.failed)
+            return oom(err);
+        rec.capability = arena_buf(b, &b->buf);
+        if (!rec.content || !rec.capability) return oom(err);
+        rec.tokens = count_tokens(b, rec.content);
+        chunk_fields cf = {0};
+        if (chunk_operation_fields(api, op, &b->copt->prep, b->arena, &cf)) return oom(err);
+        map_fields(b, &cf, rec.fields);
+        rec.fields[STORE_FIELD_OTHER] = rec.capability;
+        if (op_inputs(b, op, df, i, &rec)) return oom(err);
+        int rc = store_writer_add_operation(b->w, &rec, err);
+        if (rc) return rc;
+        for (size_t k = 0; k < op->n_schemas; k++) {
+            if (op->schemas[k] >= api->n_schemas) continue;
+            store_edge e = {.kind = STORE_EDGE_OP_SCHEMA,
+                            .src = op->id,
+                            .dst = api->schemas[op->schemas[k]].id};
+            rc = store_writer_add_edge(b->w, api->id, &e, err);
+            if (rc) return rc;
+        }
+    }
+    return 0;
+}
+
+static int add_schemas(build_ctx *b, const spec_api *api, apidex_error *err)
+{
+    chunk_render_options ropt = {.prep = b->copt->prep};
+    for (size_t i = 0; i < api->n_schemas; i++) {
+        const spec_schema *s = &api->schemas[i];
+        core_buf_reset(&b->buf);
+        if (chunk_render_schema(api, i, &ropt, &b->buf, NULL) || b->buf.failed) return oom(err);
+        store_schema rec = {.id = s->id,
+                            .api = api->id,
+                            .name = s->name,
+                            .pointer = s->pointer,
+                            .content = arena_buf(b, &b->buf),
+                            .used_by = s->used_by,
+                            .in_cycle = s->in_cycle};
+        if (!rec.content) return oom(err);
+        rec.tokens = count_tokens(b, rec.content);
+        int rc = store_writer_add_schema(b->w, &rec, err);
+        if (rc) return rc;
+        for (size_t k = 0; k < s->n_refs; k++) {
+            if (s->refs[k] >= api->n_schemas) continue;
+            store_edge e = {
+                .kind = STORE_EDGE_SCHEMA_SCHEMA, .src = s->id, .dst = api->schemas[s->refs[k]].id};
+            rc = store_writer_add_edge(b->w, api->id, &e, err);
+            if (rc) return rc;
+        }
+    }
+    return 0;
+}
+
+static int add_producers(build_ctx *b, const spec_api *api, const dataflow *df, apidex_error *err)
+{
+    for (size_t i = 0; df && i < df->n_edges; i++) {
+        const dataflow_edge *d = &df->edges[i];
+        if (d->consumer >= api->n_ops || d->producer >= api->n_ops ||
+            d->input >= df->n_inputs[d->consumer])
+            continue;
+        const dataflow_input *in = &df->inputs[d->consumer][d->input];
+        store_edge e = {.kind = STORE_EDGE_PRODUCER,
+                        .src = api->ops[d->consumer].id,
+                        .dst = api->ops[d->producer].id,
+                        .param = in->name,
+                        .field = in->entity,
+                        .score = d->score,
+                        .explicit_hint = d->explicit_hint};
+        int rc = store_writer_add_edge(b->w, api->id, &e, err);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static int add_chunks(build_ctx *b, const spec_api *api, apidex_error *err)
+{
+    chunk_list *list = NULL;
+    int rc = chunk_list_new(&list);
+    if (rc) return oom(err);
+    rc = chunk_api(api, b->copt, list, err);
+    for (size_t i = 0; i < list->n && !rc; i++) {
+        const chunk *c = &list->items[i];
+        store_chunk rec = {0};
+        rec.id = c->id;
+        rec.api = api->id;
+        rec.type = chunk_type_name(c->type);
+        rec.content = core_arena_strndup(b->arena, c->content ? c->content : "", c->content_len);
+        rec.text = c->text ? core_arena_strndup(b->arena, c->text, c->text_len) : NULL;
+        if (!rec.content || (c->text && !rec.text)) {
+            rc = oom(err);
+            break;
+        }
+        rec.tokens = c->meta.tokens;
+        rec.n_endpoints = c->n_endpoints;
+        rec.endpoints = c->n_endpoints
+                            ? core_arena_calloc(b->arena, c->n_endpoints, sizeof *rec.endpoints)
+                            : NULL;
+        if (c->n_endpoints && !rec.endpoints) {
+            rc = oom(err);
+            break;
+        }
+        for (size_t k = 0; k < c->n_endpoints; k++) rec.endpoints[k] = c->endpoints[k].op_id;
+        map_fields(b, &c->fields, rec.fields);
+        rec.fields[STORE_FIELD_OTHER] = rec.text ? rec.text : rec.content;
+        /* A small JSON object with what the reader cannot get from the columns. */
+        core_buf_reset(&b->buf);
+        core_buf_puts(&b->buf, "{\"strategy\":");
+        const char *st = c->meta.strategy ? c->meta.strategy : "";
+        core_buf_json_str(&b->buf, st, strlen(st));
+        if (c->meta.schema) {
+            core_buf_puts(&b->buf, ",\"schema\":");
+            core_buf_json_str(&b->buf, c->meta.schema, strlen(c->meta.schema));
+        }
+        core_buf_printf(&b->buf, ",\"window\":%zu,\"n_windows\":%zu", c->meta.window,
+                        c->meta.n_windows);
+        if (c->meta.n_ref_ids) {
+            core_buf_puts(&b->buf, ",\"refs\":[");
+            for (size_t k = 0; k < c->meta.n_ref_ids; k++) {
+                if (k) core_buf_putc(&b->buf, ',');
+                core_buf_json_str(&b->buf, c->meta.ref_ids[k], strlen(c->meta.ref_ids[k]));
+            }
+            core_buf_putc(&b->buf, ']');
+        }
+        core_buf_putc(&b->buf, '}');
+        rec.metadata = arena_buf(b, &b->buf);
+        if (b->buf.failed || !rec.metadata) {
+            rc = oom(err);
+            break;
+        }
+        rc = store_writer_add_chunk(b->w, &rec, err);
+    }
+    chunk_list_free(list);
+    return rc;
+}
+
+static int index_api(build_ctx *b, const spec_api *api, const char *doc, apidex_error *err)
+{
+    store_api rec = {0};
+    rec.id = api->id;
+    rec.document = doc;
+    rec.title = api->title;
+    rec.version = api->version;
+    rec.description = api->description;
+    rec.spec_version = api->spec_version;
+    rec.content_hash = api->content_hash;
+    rec.n_files = api->n_files;
+    rec.n_servers = api->n_servers;
+    rec.servers =
+        api->n_servers ? core_arena_calloc(b->arena, api->n_servers, sizeof *rec.servers) : NULL;
+    rec.n_tags = api->n_tags;
+    rec.tags = api->n_tags ? core_arena_calloc(b->arena, api->n_tags, sizeof *rec.tags) : NULL;
+    if ((api->n_servers && !rec.servers) || (api->n_tags && !rec.tags)) return oom(err);
+    for (size_t i = 0; i < api->n_servers; i++)
+        rec.servers[i] = (store_server){api->servers[i].url, api->servers[i].description};
+    for (size_t i = 0; i < api->n_tags; i++)
+        rec.tags[i] = (store_tag){api->tags[i].name, api->tags[i].description, 0};
+    int rc = store_writer_add_api(b->w, &rec, err);
+    if (rc) return rc;
+
+    /* The data-flow analysis is an enrichment: without it the index still works. */
+    dataflow *df = NULL;
+    apidex_error dferr;
+    core_error_clear(&dferr);
+    if (dataflow_build(api, &df, &dferr) != 0) df = NULL;
+
+    rc = add_operations(b, api, df, err);
+    if (!rc) rc = add_schemas(b, api, err);
+    if (!rc) rc = add_producers(b, api, df, err);
+    if (!rc) rc = add_chunks(b, api, err);
+    dataflow_free(df);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- the build */
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+/* Documents handled in this build (the same file may be reached twice): an open-
+   addressing set of paths, sized for every document of the registry. */
+typedef struct path_set {
+    const char **slots;
+    size_t mask;
+} path_set;
+
+static int path_set_init(path_set *s, size_t n)
+{
+    size_t cap = 16;
+    while (cap < n * 2) cap *= 2;
+    s->slots = calloc(cap, sizeof *s->slots);
+    s->mask = cap - 1;
+    return s->slots ? 0 : APIDEX_ENOMEM;
+}
+
+/* Adds path; false when it was there already. */
+static bool path_set_add(path_set *s, const char *path)
+{
+    size_t h = (size_t)core_hash64(path, strlen(path)) & s->mask;
+    while (s->slots[h]) {
+        if (!strcmp(s->slots[h], path)) return false;
+        h = (h + 1) & s->mask;
+    }
+    s->slots[h] = path;
+    return true;
+}
+
+int store_build(const char *db_path, const spec_registry *reg, const store_build_options *opt,
+                store_build_report *rep, apidex_error *err)
+{
+    store_build_options defaults = {0};
+    if (!opt) opt = &defaults;
+    store_build_report local;
+    if (!rep) rep = &local;
+    memset(rep, 0, sizeof *rep);
+    double t0 = core_now();
+
+    chunk_options copt;
+    core_buf strategy, filters;
+    core_buf_init(&strategy, 0);
+    core_buf_init(&filters, 0);
+    int rc = store_strategy_parse(opt->strategy, &copt, &strategy, err);
+    if (!rc && opt->filters && *opt->filters) {
+        rc = prep_parse_filters(opt->filters, &copt.prep.filters, err);
+        if (!rc && prep_format_filters(copt.prep.filters, &filters)) rc = oom(err);
+    }
+    if (!rc && opt->chunk_setup) opt->chunk_setup(opt->chunk_setup_ctx, &copt);
+    if (!rc && copt.describe) {
+        /* LLM texts: part of the signature, so a change of model or prompt re-chunks. */
+        if (opt->describe_signature && core_buf_printf(&strategy, "+%s", opt->describe_signature))
+            rc = oom(err);
+        if (!rc && opt->describe_prepare)
+            rc = opt->describe_prepare(opt->chunk_setup_ctx, reg, err);
+    }
+    if (rc) {
+        core_buf_free(&strategy);
+        core_buf_free(&filters);
+        return rc;
+    }
+    store_writer_options wopt = {
+        .strategy = strategy.data, .filters = filters.len ? filters.data : "", .full = opt->full};
+    store_writer *w = NULL;
+    rc = store_writer_begin(db_path, &wopt, &w, err);
+    core_buf_free(&strategy);
+    core_buf_free(&filters);
+    if (rc) return rc;
+
+    build_ctx b = {.w = w, .copt = &copt, .bpe = text_bpe_default()};
+    core_buf_init(&b.buf, 0);
+    size_t n = reg ? spec_registry_count(reg) : 0;
+    core_arena *keys = core_arena_new(0);
+    path_set seen = {0};
+    if (!keys || path_set_init(&seen, n)) rc = oom(err);
+    for (size_t i = 0; i < n && !rc; i++) {
+        const spec_api *api = spec_registry_api(reg, i);
+        const char *doc = document_key(keys, api->file);
+        if (opt->progress) opt->progress(opt->progress_ctx, i, n, api->file);
+        if (!path_set_add(&seen, doc)) continue;
+        if (api->failed) {
+            rep->failed++;
+            /* Keep the last good version, unless its id now belongs to another API. */
+            const char *old = store_writer_old_api(w, doc);
+            const spec_api *holder = old ? spec_registry_find(reg, old) : NULL;
+            if (old && (!holder || holder == api)) rc = store_writer_keep(w, doc, err);
+        } else if (store_writer_can_reuse(w, doc, api->id, api->content_hash, NULL)) {
+            rc = store_writer_reuse(w, doc, err);
+        } else {
+            b.arena = core_arena_new(0);
+            rc = b.arena ? index_api(&b, api, doc, err) : oom(err);
+            if (rc && err && !err->file[0]) core_error_at(err, api->file, 0, 0, NULL);
+            core_arena_free(b.arena);
+            b.arena = NULL;
+        }
+        /* Test hook: lets tests kill the build while it is half done. */
+        if (opt->delay_ms) sleep_ms(opt->delay_ms);
+    }
+    if (opt->progress && !rc) opt->progress(opt->progress_ctx, n, n, NULL);
+    free(seen.slots);
+    core_arena_free(keys);
+    core_buf_free(&b.buf);
+    if (rc) {
+        store_writer_abort(w);
+        return rc;
+    }
+    size_t failed = rep->failed;
+    rc = store_writer_commit(w, rep, err);
+    rep->failed = failed;
+    rep->seconds = core_now() - t0;
+    return rc;
+}

@@ -1,0 +1,911 @@
+/*
+ * Reading an index: open (immutable), version checks, and the load-all
+ * accessors the search stage ranks over. Each table is loaded once, on first
+ * use, under the index lock, into the index's arena.
+ */
+#include "store/store_int.h"
+
+#include <json-c/json.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* An id → array index map (open addressing; slots hold index + 1, 0 = empty). */
+typedef struct id_map {
+    size_t *slots;
+    size_t mask;
+} id_map;
+
+typedef struct loaded_vectors {
+    store_vectors v;
+    struct loaded_vectors *next;
+} loaded_vectors;
+
+struct store_index {
+    sqlite3 *db;
+    char *path;
+    struct stat st; /* of the file when it was opened */
+    uint64_t build_id;
+    pthread_mutex_t lock;
+    core_arena *arena;
+    store_info info;
+    bool have_info;
+    store_api *apis;
+    size_t n_apis;
+    bool apis_loaded;
+    store_operation *ops;
+    size_t n_ops;
+    bool ops_loaded;
+    store_schema *schemas;
+    size_t n_schemas;
+    bool schemas_loaded;
+    store_chunk *chunks;
+    int64_t *chunk_rowids; /* ascending, parallel to chunks */
+    size_t n_chunks;
+    bool chunks_loaded;
+    store_edge *edges;
+    size_t n_edges;
+    bool edges_loaded;
+    id_map api_map, op_map, schema_map;
+    loaded_vectors *vectors;
+};
+
+/* ---------------------------------------------------------------- helpers */
+
+static int oom(apidex_error *err)
+{
+    return core_error_set(err, APIDEX_ENOMEM, "out of memory while reading the index");
+}
+
+/* A column as an arena string (NULL for SQL NULL); sets *fail on OOM. */
+static const char *col_str(store_index *idx, sqlite3_stmt *st, int i, bool *fail)
+{
+    const unsigned char *s = sqlite3_column_text(st, i);
+    if (!s) return NULL;
+    char *p = core_arena_strndup(idx->arena, (const char *)s, (size_t)sqlite3_column_bytes(st, i));
+    if (!p) *fail = true;
+    return p;
+}
+
+/* Like col_str but "" instead of NULL. */
+static const char *col_str0(store_index *idx, sqlite3_stmt *st, int i, bool *fail)
+{
+    const char *s = col_str(idx, st, i, fail);
+    return s ? s : "";
+}
+
+static size_t col_size(sqlite3_stmt *st, int i)
+{
+    sqlite3_int64 v = sqlite3_column_int64(st, i);
+    return v > 0 ? (size_t)v : 0;
+}
+
+/* A JSON array of strings into an arena array. */
+static int json_strings(store_index *idx, const char *text, const char ***out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (!text || !*text) return 0;
+    json_object *arr = json_tokener_parse(text);
+    if (!arr) return 0; /* not written by us: treat as empty */
+    int rc = 0;
+    if (json_object_is_type(arr, json_type_array)) {
+        size_t len = json_object_array_length(arr);
+        const char **items = len ? core_arena_calloc(idx->arena, len, sizeof *items) : NULL;
+        if (len && !items) rc = APIDEX_ENOMEM;
+        for (size_t i = 0; i < len && !rc; i++) {
+            const char *s = json_object_get_string(json_object_array_get_idx(arr, i));
+            items[*n] = core_arena_strdup(idx->arena, s ? s : "");
+            if (!items[*n])
+                rc = APIDEX_ENOMEM;
+            else
+                (*n)++;
+        }
+        *out = items;
+    }
+    json_object_put(arr);
+    return rc;
+}
+
+static const char *json_member_str(store_index *idx, json_object *o, const char *key, bool *fail)
+{
+    json_object *v = NULL;
+    if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+        return NULL;
+    char *s = core_arena_strdup(idx->arena, json_object_get_string(v));
+    if (!s) *fail = true;
+    return s;
+}
+
+static int map_build(store_index *idx, id_map *m, size_t n,
+                     const char *(*key)(const void *, size_t), const void *arr)
+{
+    size_t cap = 16;
+    while (cap < n * 2) cap *= 2;
+    m->slots = core_arena_calloc(idx->arena, cap, sizeof *m->slots);
+    if (!m->slots) return APIDEX_ENOMEM;
+    m->mask = cap - 1;
+    for (size_t i = 0; i < n; i++) {
+        const char *k = key(arr, i);
+        size_t h = (size_t)core_hash64(k, strlen(k)) & m->mask;
+        while (m->slots[h]) {
+            /* Ids are unique in a valid index; keep the first on a duplicate. */
+            if (!strcmp(key(arr, m->slots[h] - 1), k)) break;
+            h = (h + 1) & m->mask;
+        }
+        if (!m->slots[h]) m->slots[h] = i + 1;
+    }
+    return 0;
+}
+
+static long map_find(const id_map *m, const char *(*key)(const void *, size_t), const void *arr,
+                     const char *k)
+{
+    if (!m->slots || !k) return -1;
+    size_t h = (size_t)core_hash64(k, strlen(k)) & m->mask;
+    while (m->slots[h]) {
+        if (!strcmp(key(arr, m->slots[h] - 1), k)) return (long)(m->slots[h] - 1);
+        h = (h + 1) & m->mask;
+    }
+    return -1;
+}
+
+static const char *api_key(const void *arr, size_t i)
+{
+    return ((const store_api *)arr)[i].id;
+}
+static const char *op_key(const void *arr, size_t i)
+{
+    return ((const store_operation *)arr)[i].id;
+}
+static const char *schema_key(const void *arr, size_t i)
+{
+    return ((const store_schema *)arr)[i].id;
+}
+
+static long api_index_of(store_index *idx, const char *api)
+{
+    return map_find(&idx->api_map, api_key, idx->apis, api);
+}
+
+static int prepare(store_index *idx, const char *sql, sqlite3_stmt **st, apidex_error *err)
+{
+    if (sqlite3_prepare_v2(idx->db, sql, -1, st, NULL) != SQLITE_OK)
+        return store_db_error(idx->db, "reading the index", err);
+    return 0;
+}
+
+/* Counts rows so arrays are allocated once. */
+static size_t count_rows(store_index *idx, const char *table)
+{
+    char sql[96];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", table);
+    sqlite3_stmt *st = NULL;
+    size_t n = 0;
+    if (sqlite3_prepare_v2(idx->db, sql, -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        n = col_size(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+/* ---------------------------------------------------------------- open / close */
+
+static int read_meta(store_index *idx, const char *key, const char **out, apidex_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = prepare(idx, "SELECT value FROM meta WHERE key = ?", &st, err);
+    if (rc) return rc;
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    bool fail = false;
+    *out = "";
+    if (sqlite3_step(st) == SQLITE_ROW) *out = col_str0(idx, st, 0, &fail);
+    sqlite3_finalize(st);
+    return fail ? oom(err) : 0;
+}
+
+int store_open(const char *path, bool readonly, store_index **out, apidex_error *err)
+{
+    *out = NULL;
+    if (!path || !*path) return core_error_set(err, APIDEX_EINVAL, "no index path given");
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return core_error_set(err, APIDEX_ENOTFOUND,
+                              "no index at %s: build one with 'apidex index SPEC...'", path);
+    if (!S_ISREG(st.st_mode))
+        return core_error_set(err, APIDEX_EINVAL, "%s is not an index file", path);
+    store_index *idx = calloc(1, sizeof *idx);
+    if (!idx) return oom(err);
+    pthread_mutex_init(&idx->lock, NULL);
+    idx->arena = core_arena_new(0);
+    size_t plen = strlen(path) + 1;
+    idx->path = malloc(plen);
+    if (!idx->arena || !idx->path) {
+        store_close(idx);
+        return oom(err);
+    }
+    memcpy(idx->path, path, plen);
+
+    core_buf uri;
+    core_buf_init(&uri, 0);
+    int rc = 0;
+    if (readonly)
+        rc = store_uri_immutable(path, &uri);
+    else
+        rc = core_buf_puts(&uri, path);
+    if (rc) {
+        core_buf_free(&uri);
+        store_close(idx);
+        return oom(err);
+    }
+    int flags = (readonly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE) |
+                SQLITE_OPEN_FULLMUTEX;
+    rc = sqlite3_open_v2(uri.data, &idx->db, flags, NULL);
+    core_buf_free(&uri);
+    if (rc != SQLITE_OK) {
+        store_db_error(idx->db, "opening the index", err);
+        core_error_at(err, path, 0, 0, NULL);
+        store_close(idx);
+        return APIDEX_EDB;
+    }
+    int version = -1;
+    rc = store_schema_check(idx->db, "main", path, &version, err);
+    if (rc) {
+        store_close(idx);
+        return rc;
+    }
+    /* stat after opening: if a rebuild renamed a new file in between, changed()
+       reports it and the caller reopens; the other order could miss it. */
+    if (stat(path, &idx->st) != 0) memset(&idx->st, 0, sizeof idx->st);
+    const char *id = NULL;
+    rc = read_meta(idx, "build_id", &id, err);
+    if (rc) {
+        store_close(idx);
+        return rc;
+    }
+    idx->build_id = strtoull(id, NULL, 16);
+    if (!idx->build_id) idx->build_id = 1;
+    *out = idx;
+    return 0;
+}
+
+void store_close(store_index *idx)
+{
+    if (!idx) return;
+    if (idx->db) sqlite3_close(idx->db);
+    pthread_mutex_destroy(&idx->lock);
+    for (loaded_vectors *v = idx->vectors; v;) {
+        loaded_vectors *next = v->next;
+        free((void *)v->v.data);
+        free((void *)v->v.rows);
+        free(v);
+        v = next;
+    }
+    core_arena_free(idx->arena);
+    free(idx->path);
+    free(idx);
+}
+
+uint64_t store_index_version(const store_index *idx)
+{
+    return idx ? idx->build_id : 0;
+}
+
+bool store_index_changed(const char *path, const store_index *idx)
+{
+    struct stat st;
+    if (!idx || !path || stat(path, &st) != 0) return true;
+    return st.st_dev != idx->st.st_dev || st.st_ino != idx->st.st_ino ||
+           st.st_size != idx->st.st_size || st.st_mtim.tv_sec != idx->st.st_mtim.tv_sec ||
+           st.st_mtim.tv_nsec != idx->st.st_mtim.tv_nsec;
+}
+
+int store_index_info(store_index *idx, store_info *out, apidex_error *err)
+{
+    pthread_mutex_lock(&idx->lock);
+    int rc = 0;
+    if (!idx->have_info) {
+        store_info *i = &idx->info;
+        memset(i, 0, sizeof *i);
+        i->schema_version = STORE_SCHEMA_VERSION;
+        i->build_id = idx->build_id;
+        rc = read_meta(idx, "apidex_version", &i->apidex_version, err);
+        if (!rc) rc = read_meta(idx, "strategy", &i->strategy, err);
+        if (!rc) rc = read_meta(idx, "filters", &i->filters, err);
+        if (!rc) rc = read_meta(idx, "created", &i->created, err);
+        i->n_apis = count_rows(idx, "apis");
+        i->n_operations = count_rows(idx, "operations");
+        i->n_schemas = count_rows(idx, "schemas");
+        i->n_chunks = count_rows(idx, "chunks");
+        i->n_edges = count_rows(idx, "edges");
+        i->n_documents = count_rows(idx, "documents");
+        idx->have_info = rc == 0;
+    }
+    if (!rc) *out = idx->info;
+    pthread_mutex_unlock(&idx->lock);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- APIs */
+
+static int load_api_json(store_index *idx, store_api *a, const char *servers, const char *tags)
+{
+    bool fail = false;
+    json_object *arr = servers ? json_tokener_parse(servers) : NULL;
+    if (arr && json_object_is_type(arr, json_type_array)) {
+        size_t n = json_object_array_length(arr);
+        a->servers = n ? core_arena_calloc(idx->arena, n, sizeof *a->servers) : NULL;
+        if (n && !a->servers) fail = true;
+        for (size_t i = 0; i < n && !fail; i++) {
+            json_object *o = json_object_array_get_idx(arr, i);
+            a->servers[a->n_servers].url = json_member_str(idx, o, "url", &fail);
+            a->servers[a->n_servers].description = json_member_str(idx, o, "description", &fail);
+            a->n_servers++;
+        }
+    }
+    json_object_put(arr);
+    arr = tags ? json_tokener_parse(tags) : NULL;
+    if (arr && json_object_is_type(arr, json_type_array)) {
+        size_t n = json_object_array_length(arr);
+        a->tags = n ? core_arena_calloc(idx->arena, n, sizeof *a->tags) : NULL;
+        if (n && !a->tags) fail = true;
+        for (size_t i = 0; i < n && !fail; i++) {
+            json_object *o = json_object_array_get_idx(arr, i);
+            store_tag *t = &a->tags[a->n_tags];
+            t->name = json_member_str(idx, o, "name", &fail);
+            t->description = json_member_str(idx, o, "description", &fail);
+            json_object *v = NULL;
+            if (json_object_object_get_ex(o, "n_ops", &v))
+                t->n_ops = (size_t)json_object_get_int64(v);
+            if (t->name) a->n_tags++;
+        }
+    }
+    json_object_put(arr);
+    return fail ? APIDEX_ENOMEM : 0;
+}
+
+static int load_apis(store_index *idx, apidex_error *err)
+{
+    if (idx->apis_loaded) return 0;
+    size_t cap = count_rows(idx, "apis");
+    sqlite3_stmt *st = NULL;
+    int rc = prepare(idx,
+                     "SELECT id, document, title, version, description, spec_version, servers, "
+                     "tags, n_ops, n_schemas, content_hash, n_files FROM apis ORDER BY id",
+                     &st, err);
+    if (rc) return rc;
+    idx->apis = core_arena_calloc(idx->arena, cap ? cap : 1, sizeof *idx->apis);
+    if (!idx->apis) rc = oom(err);
+    bool fail = false;
+    if (!rc) rc = SQLITE_DONE;
+    while (rc != APIDEX_ENOMEM && !fail && idx->n_apis < cap &&
+           (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        store_api *a = &idx->apis[idx->n_apis++];
+        a->id = col_str0(idx, st, 0, &fail);
+        a->document = col_str0(idx, st, 1, &fail);
+        a->title = col_str(idx, st, 2, &fail);
+        a->version = col_str(idx, st, 3, &fail);
+        a->description = col_str(idx, st, 4, &fail);
+        a->spec_version = col_str(idx, st, 5, &fail);
+        if (load_api_json(idx, a, (const char *)sqlite3_column_text(st, 6),
+                          (const char *)sqlite3_column_text(st, 7)))
+            fail = true;
+        a->n_ops = col_size(st, 8);
+        a->n_schemas = col_size(st, 9);
+        const char *h = (const char *)sqlite3_column_text(st, 10);
+        a->content_hash = h ? strtoull(h, NULL, 16) : 0;
+        a->n_files = col_size(st, 11);
+    }
+    sqlite3_finalize(st);
+    if (fail) return oom(err);
+    if (rc == APIDEX_ENOMEM) return rc;
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return store_db_error(idx->db, "apis", err);
+    if (map_build(idx, &idx->api_map, idx->n_apis, api_key, idx->apis)) return oom(err);
+    idx->apis_loaded = true;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- operations */
+
+static int load_inputs(store_index *idx, apidex_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = prepare(idx,
+                     "SELECT operation, name, location, field, required FROM inputs "
+                     "ORDER BY operation, ord",
+                     &st, err);
+    if (rc) return rc;
+    /* Rows come grouped by operation: count a group, then copy it. */
+    size_t cap = count_rows(idx, "inputs");
+    store_input *all = cap ? core_arena_calloc(idx->arena, cap, sizeof *all) : NULL;
+    if (cap && !all) {
+        sqlite3_finalize(st);
+        return oom(err);
+    }
+    size_t used = 0;
+    long cur = -1;
+    bool fail = false;
+    rc = SQLITE_DONE;
+    while (used < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *op = (const char *)sqlite3_column_text(st, 0);
+        long oi = map_find(&idx->op_map, op_key, idx->ops, op);
+        if (oi < 0) continue;
+        store_operation *o = &idx->ops[oi];
+        if (oi != cur) {
+            o->inputs = all + used;
+            o->n_inputs = 0;
+            cur = oi;
+        }
+        store_input *in = &all[used++];
+        in->name = col_str0(idx, st, 1, &fail);
+        in->location = col_str0(idx, st, 2, &fail);
+        in->field = col_str(idx, st, 3, &fail);
+        in->required = sqlite3_column_int(st, 4) != 0;
+        o->n_inputs++;
+    }
+    sqlite3_finalize(st);
+    if (fail) return oom(err);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return store_db_error(idx->db, "inputs", err);
+    return 0;
+}
+
+static int load_ops(store_index *idx, apidex_error *err)
+{
+    if (idx->ops_loaded) return 0;
+    int rc = load_apis(idx, err);
+    if (rc) return rc;
+    core_buf sql;
+    core_buf_init(&sql, 0);
+    core_buf_puts(&sql, "SELECT id, api, method, path, operation_id, summary, description, tags, "
+                        "deprecated, pointer, capability, content, tokens, ");
+    store_columns("f_", &sql);
+    core_buf_puts(&sql, ", ");
+    store_columns("t_", &sql);
+    core_buf_puts(&sql, " FROM operations ORDER BY api, rowid");
+    if (sql.failed) {
+        core_buf_free(&sql);
+        return oom(err);
+    }
+    sqlite3_stmt *st = NULL;
+    rc = prepare(idx, sql.data, &st, err);
+    core_buf_free(&sql);
+    if (rc) return rc;
+    size_t cap = count_rows(idx, "operations");
+    idx->ops = core_arena_calloc(idx->arena, cap ? cap : 1, sizeof *idx->ops);
+    if (!idx->ops) {
+        sqlite3_finalize(st);
+        return oom(err);
+    }
+    bool fail = false;
+    rc = SQLITE_DONE;
+    while (!fail && idx->n_ops < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        store_operation *o = &idx->ops[idx->n_ops++];
+        o->id = col_str0(idx, st, 0, &fail);
+        o->api = col_str0(idx, st, 1, &fail);
+        o->method = col_str0(idx, st, 2, &fail);
+        o->path = col_str0(idx, st, 3, &fail);
+        o->operation_id = col_str(idx, st, 4, &fail);
+        o->summary = col_str(idx, st, 5, &fail);
+        o->description = col_str(idx, st, 6, &fail);
+        if (json_strings(idx, (const char *)sqlite3_column_text(st, 7), &o->tags, &o->n_tags))
+            fail = true;
+        o->deprecated = sqlite3_column_int(st, 8) != 0;
+        o->pointer = col_str(idx, st, 9, &fail);
+        o->capability = col_str(idx, st, 10, &fail);
+        o->content = col_str0(idx, st, 11, &fail);
+        o->tokens = col_size(st, 12);
+        for (int f = 0; f < STORE_FIELD_COUNT; f++) {
+            o->fields[f] = col_str(idx, st, 13 + f, &fail);
+            o->terms[f] = col_str0(idx, st, 13 + STORE_FIELD_COUNT + f, &fail);
+        }
+        long ai = api_index_of(idx, o->api);
+        o->api_index = ai >= 0 ? (size_t)ai : 0;
+    }
+    sqlite3_finalize(st);
+    if (fail) return oom(err);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return store_db_error(idx->db, "operations", err);
+    if (map_build(idx, &idx->op_map, idx->n_ops, op_key, idx->ops)) return oom(err);
+    rc = load_inputs(idx, err);
+    if (rc) return rc;
+    idx->ops_loaded = true;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- schemas */
+
+static int load_schemas(store_index *idx, apidex_error *err)
+{
+    if (idx->schemas_loaded) return 0;
+    int rc = load_apis(idx, err);
+    if (rc) return rc;
+    sqlite3_stmt *st = NULL;
+    rc = prepare(idx,
+                 "SELECT id, api, name, pointer, content, tokens, used_by, in_cycle FROM schemas "
+                 "ORDER BY api, rowid",
+                 &st, err);
+    if (rc) return rc;
+    size_t cap = count_rows(idx, "schemas");
+    idx->schemas = core_arena_calloc(idx->arena, cap ? cap : 1, sizeof *idx->schemas);
+    if (!idx->schemas) {
+        sqlite3_finalize(st);
+        return oom(err);
+    }
+    bool fail = false;
+    rc = SQLITE_DONE;
+    while (!fail && idx->n_schemas < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        store_schema *s = &idx->schemas[idx->n_schemas++];
+        s->id = col_str0(idx, st, 0, &fail);
+        s->api = col_str0(idx, st, 1, &fail);
+        s->name = col_str0(idx, st, 2, &fail);
+        s->pointer = col_str(idx, st, 3, &fail);
+        s->content = col_str0(idx, st, 4, &fail);
+        s->tokens = col_size(st, 5);
+        s->used_by = col_size(st, 6);
+        s->in_cycle = sqlite3_column_int(st, 7) != 0;
+        long ai = api_index_of(idx, s->api);
+        s->api_index = ai >= 0 ? (size_t)ai : 0;
+    }
+    sqlite3_finalize(st);
+    if (fail) return oom(err);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return store_db_error(idx->db, "schemas", err);
+    if (map_build(idx, &idx->schema_map, idx->n_schemas, schema_key, idx->schemas)) return oom(err);
+    idx->schemas_loaded = true;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- chunks */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int load_chunks(store_index *idx, apidex_error *err)
+{
+    if (idx->chunks_loaded) return 0;
+    int rc = load_ops(idx, err);
+    if (rc) return rc;
+    core_buf sql;
+    core_buf_init(&sql, 0);
+    core_buf_puts(&sql,
+                  "SELECT rowid, id, api, type, content, text, metadata, endpoints, tokens, ");
+    store_columns("t_", &sql);
+    /* rowid order: store_fts_search maps FTS rowids back by binary search. */
+    core_buf_puts(&sql, " FROM chunks ORDER BY rowid");
+    if (sql.failed) {
+        core_buf_free(&sql);
+        return oom(err);
+    }
+    sqlite3_stmt *st = NULL;
+    rc = prepare(idx, sql.data, &st, err);
+    core_buf_free(&sql);
+    if (rc) return rc;
+    size_t cap = count_rows(idx, "chunks");
+    idx->chunks = core_arena_calloc(idx->arena, cap ? cap : 1, sizeof *idx->chunks);
+    idx->chunk_rowids = core_arena_calloc(idx->arena, cap ? cap : 1, sizeof *idx->chunk_rowids);
+    if (!idx->chunks || !idx->chunk_rowids) {
+        sqlite3_finalize(st);
+        return oom(err);
+    }
+    bool fail = false;
+    rc = SQLITE_DONE;
+    while (!fail && idx->n_chunks < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        size_t i = idx->n_chunks++;
+        store_chunk *c = &idx->chunks[i];
+        idx->chunk_rowids[i] = sqlite3_column_int64(st, 0);
+        c->id = col_str0(idx, st, 1, &fail);
+        c->api = col_str0(idx, st, 2, &fail);
+        c->type = col_str0(idx, st, 3, &fail);
+        c->content = col_str0(idx, st, 4, &fail);
+        c->text = col_str(idx, st, 5, &fail);
+        if (!c->text) c->text = c->content;
+        c->metadata = col_str(idx, st, 6, &fail);
+        if (json_strings(idx, (const char *)sqlite3_column_text(st, 7), &c->endpoints,
+                         &c->n_endpoints))
+            fail = true;
+        c->tokens = col_size(st, 8);
+        for (int f = 0; f < STORE_FIELD_COUNT; f++) c->terms[f] = col_str0(idx, st, 9 + f, &fail);
+        if (c->n_endpoints) {
+            c->endpoint_ops = core_arena_calloc(idx->arena, c->n_endpoints, sizeof(long));
+            if (!c->endpoint_ops) fail = true;
+            for (size_t k = 0; k < c->n_endpoints && !fail; k++)
+                c->endpoint_ops[k] = map_find(&idx->op_map, op_key, idx->ops, c->endpoints[k]);
+        }
+        long ai = api_index_of(idx, c->api);
+        c->api_index = ai >= 0 ? (size_t)ai : 0;
+    }
+    sqlite3_finalize(st);
+    if (fail) return oom(err);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return store_db_error(idx->db, "chunks", err);
+    idx->chunks_loaded = true;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- edges */
+
+static int load_edges(store_index *idx, apidex_error *err)
+{
+    if (idx->edges_loaded) return 0;
+    int rc = load_ops(idx, err);
+    if (!rc) rc = load_schemas(idx, err);
+    if (rc) return rc;
+    sqlite3_stmt *st = NULL;
+    rc = prepare(idx,
+                 "SELECT kind, src, dst, param, field, score, hint FROM edges ORDER BY api, rowid",
+                 &st, err);
+    if (rc) return rc;
+    size_t cap = count_rows(idx, "edges");
+    idx->edges = core_arena_calloc(idx->arena, cap ? cap : 1, sizeof *idx->edges);
+    if (!idx->edges) {
+        sqlite3_finalize(st);
+        return oom(err);
+    }
+    bool fail = false;
+    rc = SQLITE_DONE;
+    while (!fail && idx->n_edges < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int kind = sqlite3_column_int(st, 0);
+        if (kind < STORE_EDGE_OP_SCHEMA || kind > STORE_EDGE_PRODUCER) continue;
+        store_edge *e = &idx->edges[idx->n_edges++];
+        e->kind = (store_edge_kind)kind;
+        e->src = col_str0(idx, st, 1, &fail);
+        e->dst = col_str0(idx, st, 2, &fail);
+        e->param = col_str(idx, st, 3, &fail);
+        e->field = col_str(idx, st, 4, &fail);
+        e->score = sqlite3_column_double(st, 5);
+        e->explicit_hint = sqlite3_column_int(st, 6) != 0;
+        if (kind == STORE_EDGE_OP_SCHEMA) {
+            e->src_index = map_find(&idx->op_map, op_key, idx->ops, e->src);
+            e->dst_index = map_find(&idx->schema_map, schema_key, idx->schemas, e->dst);
+        } else if (kind == STORE_EDGE_SCHEMA_SCHEMA) {
+            e->src_index = map_find(&idx->schema_map, schema_key, idx->schemas, e->src);
+            e->dst_index = map_find(&idx->schema_map, schema_key, idx->schemas, e->dst);
+        } else {
+            e->src_index = map_find(&idx->op_map, op_key, idx->ops, e->src);
+            e->dst_index = map_find(&idx->op_map, op_key, idx->ops, e->dst);
+        }
+    }
+    sqlite3_finalize(st);
+    if (fail) return oom(err);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return store_db_error(idx->db, "edges", err);
+    idx->edges_loaded = true;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- public accessors */
+
+#define LOCKED_LOAD(loader, arr, count)                                                            \
+    do {                                                                                           \
+        pthread_mutex_lock(&idx->lock);                                                            \
+        int rc_ = loader(idx, err);                                                                \
+        if (!rc_) {                                                                                \
+            *out = idx->arr;                                                                       \
+            *n = idx->count;                                                                       \
+        } else {                                                                                   \
+            *out = NULL;                                                                           \
+            *n = 0;                                                                                \
+        }                                                                                          \
+        pthread_mutex_unlock(&idx->lock);                                                          \
+        return rc_;                                                                                \
+    } while (0)
+
+int store_apis(store_index *idx, const store_api **out, size_t *n, apidex_error *err)
+{
+    LOCKED_LOAD(load_apis, apis, n_apis);
+}
+
+int store_operations(store_index *idx, const store_operation **out, size_t *n, apidex_error *err)
+{
+    LOCKED_LOAD(load_ops, ops, n_ops);
+}
+
+int store_schemas(store_index *idx, const store_schema **out, size_t *n, apidex_error *err)
+{
+    LOCKED_LOAD(load_schemas, schemas, n_schemas);
+}
+
+int store_chunks(store_index *idx, const store_chunk **out, size_t *n, apidex_error *err)
+{
+    LOCKED_LOAD(load_chunks, chunks, n_chunks);
+}
+
+int store_edges(store_index *idx, const store_edge **out, size_t *n, apidex_error *err)
+{
+    LOCKED_LOAD(load_edges, edges, n_edges);
+}
+
+long store_find_operation(store_index *idx, const char *id)
+{
+    pthread_mutex_lock(&idx->lock);
+    long i = load_ops(idx, NULL) ? -1 : map_find(&idx->op_map, op_key, idx->ops, id);
+    pthread_mutex_unlock(&idx->lock);
+    return i;
+}
+
+long store_find_schema(store_index *idx, const char *id)
+{
+    pthread_mutex_lock(&idx->lock);
+    long i =
+        load_schemas(idx, NULL) ? -1 : map_find(&idx->schema_map, schema_key, idx->schemas, id);
+    pthread_mutex_unlock(&idx->lock);
+    return i;
+}
+
+long store_find_api(store_index *idx, const char *id)
+{
+    pthread_mutex_lock(&idx->lock);
+    long i = load_apis(idx, NULL) ? -1 : api_index_of(idx, id);
+    pthread_mutex_unlock(&idx->lock);
+    return i;
+}
+
+/* ---------------------------------------------------------------- FTS */
+
+int store_fts_search(store_index *idx, const char *const *terms, size_t n_terms,
+                     const double *weights, size_t limit, store_fts_hit **out, size_t *n,
+                     apidex_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    const store_chunk *chunks;
+    size_t n_chunks;
+    int rc = store_chunks(idx, &chunks, &n_chunks, err);
+    if (rc) return rc;
+    /* MATCH "t1" OR "t2" ...: each term quoted (a quote inside doubled), so no
+       term can be read as FTS5 syntax. */
+    core_buf q;
+    core_buf_init(&q, 1u << 20);
+    for (size_t i = 0; i < n_terms; i++) {
+        if (!terms[i] || !terms[i][0]) continue;
+        if (q.len) core_buf_puts(&q, " OR ");
+        core_buf_putc(&q, '"');
+        for (const char *p = terms[i]; *p; p++) {
+            if (*p == '"') core_buf_putc(&q, '"');
+            core_buf_putc(&q, *p);
+        }
+        core_buf_putc(&q, '"');
+    }
+    if (q.failed) {
+        core_buf_free(&q);
+        return core_error_set(err, APIDEX_ELIMIT, "query too long");
+    }
+    if (!q.len || limit == 0) {
+        core_buf_free(&q);
+        return 0;
+    }
+    core_buf sql;
+    core_buf_init(&sql, 0);
+    core_buf_puts(&sql, "SELECT rowid, bm25(chunks_fts");
+    for (int f = 0; f < STORE_FIELD_COUNT; f++)
+        core_buf_printf(&sql, ", %.6f", weights ? weights[f] : 1.0);
+    core_buf_puts(&sql, ") AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?");
+    sqlite3_stmt *st = NULL;
+    rc = sql.failed ? oom(err) : prepare(idx, sql.data, &st, err);
+    core_buf_free(&sql);
+    if (rc) {
+        core_buf_free(&q);
+        return rc;
+    }
+    sqlite3_bind_text(st, 1, q.data, (int)q.len, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)(limit > INT32_MAX ? INT32_MAX : limit));
+    size_t cap = 0;
+    store_fts_hit *hits = NULL;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t rowid = sqlite3_column_int64(st, 0);
+        const int64_t *p = bsearch(&rowid, idx->chunk_rowids, n_chunks, sizeof rowid, cmp_i64);
+        if (!p) continue;
+        if (*n == cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            store_fts_hit *h = realloc(hits, ncap * sizeof *h);
+            if (!h) {
+                rc = oom(err);
+                break;
+            }
+            hits = h;
+            cap = ncap;
+        }
+        /* bm25() is lower-is-better; flip it so every score in apidex is higher-is-better. */
+        hits[(*n)++] =
+            (store_fts_hit){(size_t)(p - idx->chunk_rowids), -sqlite3_column_double(st, 1)};
+    }
+    if (!rc && step != SQLITE_DONE) rc = store_db_error(idx->db, "full-text search", err);
+    sqlite3_finalize(st);
+    core_buf_free(&q);
+    if (rc) {
+        free(hits);
+        *n = 0;
+        return rc;
+    }
+    *out = hits;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- vectors */
+
+int store_vectors_load(store_index *idx, const char *model, const store_vectors **out,
+                       apidex_error *err)
+{
+    *out = NULL;
+    if (!model) return core_error_set(err, APIDEX_EINVAL, "no embedding model named");
+    const store_chunk *chunks;
+    size_t n_chunks;
+    int rc = store_chunks(idx, &chunks, &n_chunks, err);
+    if (rc) return rc;
+    pthread_mutex_lock(&idx->lock);
+    for (loaded_vectors *v = idx->vectors; v; v = v->next) {
+        if (!strcmp(v->v.model, model)) {
+            *out = &v->v;
+            pthread_mutex_unlock(&idx->lock);
+            return 0;
+        }
+    }
+    loaded_vectors *lv = calloc(1, sizeof *lv);
+    sqlite3_stmt *st = NULL;
+    rc =
+        lv ? prepare(idx,
+                     "SELECT c.rowid, v.dim, v.data FROM vectors v JOIN chunks c ON c.id = v.chunk "
+                     "WHERE v.model = ? ORDER BY c.rowid",
+                     &st, err)
+           : oom(err);
+    float *data = NULL;
+    size_t *rows = NULL;
+    size_t n = 0, cap = 0, dim = 0;
+    if (!rc) {
+        sqlite3_bind_text(st, 1, model, -1, SQLITE_STATIC);
+        int step;
+        while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+            size_t d = col_size(st, 1);
+            int bytes = sqlite3_column_bytes(st, 2);
+            const void *blob = sqlite3_column_blob(st, 2);
+            if (d == 0 || !blob || (size_t)bytes != d * sizeof(float)) continue;
+            if (dim == 0) dim = d;
+            if (d != dim) {
+                rc = core_error_set(err, APIDEX_EDB, "vectors of model %s have mixed dimensions",
+                                    model);
+                break;
+            }
+            int64_t rowid = sqlite3_column_int64(st, 0);
+            const int64_t *p = bsearch(&rowid, idx->chunk_rowids, n_chunks, sizeof rowid, cmp_i64);
+            if (!p) continue;
+            if (n == cap) {
+                size_t ncap = cap ? cap * 2 : 256;
+                float *nd = realloc(data, ncap * dim * sizeof *nd);
+                if (nd) data = nd;
+                size_t *nr = nd ? realloc(rows, ncap * sizeof *nr) : NULL;
+                if (nr) rows = nr;
+                if (!nd || !nr) {
+                    rc = oom(err);
+                    break;
+                }
+                cap = ncap;
+            }
+            memcpy(data + n * dim, blob, dim * sizeof(float));
+            rows[n++] = (size_t)(p - idx->chunk_rowids);
+        }
+        if (!rc && step != SQLITE_DONE) rc = store_db_error(idx->db, "vectors", err);
+    }
+    sqlite3_finalize(st);
+    if (!rc) {
+        lv->v.model = core_arena_strdup(idx->arena, model);
+        if (!lv->v.model) rc = oom(err);
+    }
+    if (rc) {
+        free(data);
+        free(rows);
+        free(lv);
+        pthread_mutex_unlock(&idx->lock);
+        return rc;
+    }
+    lv->v.dim = dim;
+    lv->v.n = n;
+    lv->v.data = data;
+    lv->v.rows = rows;
+    lv->next = idx->vectors;
+    idx->vectors = lv;
+    *out = &lv->v;
+    pthread_mutex_unlock(&idx->lock);
+    return 0;
+}

@@ -1,0 +1,386 @@
+/*
+ * store: the index. One SQLite file holds every API, operation, schema and
+ * chunk of a registry, the edges between them, an FTS5 table over the chunks
+ * and room for chunk vectors.
+ *
+ * Design notes
+ * - Builds never touch the live file. A build writes a new database next to
+ *   it (same directory, so rename() is atomic), fsyncs it and renames it over
+ *   the target. A reader (a running server) keeps the file it opened; a crash
+ *   or kill -9 mid-build leaves the previous index as it was, plus a stale
+ *   temp file that the next build removes.
+ * - Because the file is never modified in place, readers open it with
+ *   `immutable=1`: no locks, no journal, no WAL (renaming over a WAL database
+ *   in use is unsafe, so the index never uses WAL).
+ * - Incremental: a document whose content hash (over every file its API is
+ *   made of) and API id did not change is copied row by row from the old index
+ *   (ATTACH); only changed and new documents are chunked again. Everything is
+ *   keyed by text ids (api, "api:opId", "api:Schema", chunk ids), so copied
+ *   rows need no renumbering. Options that change chunking (strategy, filters,
+ *   the apidex version) force a full rebuild.
+ * - Readers load whole tables into memory once (the search stage ranks over
+ *   arrays, not SQL); the FTS5 table is there for bm25() queries and for users
+ *   who open the file with sqlite3.
+ *
+ * The file format (tables, columns, build protocol) is documented in
+ * docs/INDEX.md; keep it in step with schema.c.
+ */
+#ifndef APIDEX_STORE_H
+#define APIDEX_STORE_H
+
+#include "core/core.h"
+#include "spec/spec.h"
+#include "text/text.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/** The index schema version (PRAGMA user_version). Bumped on every incompatible change. */
+#define STORE_SCHEMA_VERSION 1
+/** The default index file when neither --db nor APIDEX_DB is given. */
+#define STORE_DEFAULT_DB "apidex.db"
+
+/** An open index (read side). Thread-safe: loaders and queries may run concurrently. */
+typedef struct store_index store_index;
+
+/* ---------------------------------------------------------------- lexical fields */
+
+/**
+ * The lexical fields of an operation or chunk: one FTS5 column each, so bm25()
+ * can weight them. The set is part of the schema (a new field is a new version).
+ */
+typedef enum {
+    STORE_FIELD_PATH = 0,     /* the path template */
+    STORE_FIELD_OPERATION_ID, /* operationId */
+    STORE_FIELD_SUMMARY,
+    STORE_FIELD_DESCRIPTION,
+    STORE_FIELD_PARAMS,    /* parameter and request-body field names and descriptions */
+    STORE_FIELD_RESPONSES, /* response field names */
+    STORE_FIELD_TAGS,      /* tag names (and the API title) */
+    STORE_FIELD_OTHER,     /* chunks: the whole indexed text; operations: the capability line */
+    STORE_FIELD_COUNT
+} store_field;
+
+/** Column names of the fields ("path", "operation_id", ...), indexed by store_field. */
+extern const char *const store_field_names[STORE_FIELD_COUNT];
+
+/** text_words_split flags of the term pipeline, used at index and at query time. */
+#define STORE_TERM_FLAGS (TEXT_WORDS_STEM | TEXT_WORDS_KEEP_IDENT)
+
+/* ---------------------------------------------------------------- records */
+
+/* Every record below is used both ways: the build fills one and hands it to a
+   store_writer_add_* call (which copies what it needs), and a reader gets
+   arrays of them back, owned by the index and valid until store_close. Strings
+   are NUL-terminated UTF-8; optional ones are NULL when absent. */
+
+typedef struct store_server {
+    const char *url;
+    const char *description;
+} store_server;
+
+typedef struct store_tag {
+    const char *name;
+    const char *description;
+    size_t n_ops; /* operations carrying it (filled by the writer) */
+} store_tag;
+
+typedef struct store_api {
+    const char *id;       /* the registry's API id */
+    const char *document; /* the root document (absolute path or URL) */
+    const char *title, *version, *description, *spec_version;
+    store_server *servers;
+    size_t n_servers;
+    store_tag *tags; /* declared tags plus tags used by operations, in spec order */
+    size_t n_tags;
+    size_t n_ops, n_schemas; /* filled by the writer on output */
+    uint64_t content_hash;   /* over every file the API is made of */
+    size_t n_files;          /* files the API is made of (root + $ref'd) */
+} store_api;
+
+/** An input an operation needs to be called. */
+typedef struct store_input {
+    const char *name;     /* parameter name, or the body field name */
+    const char *location; /* "path", "query", "header", "cookie" or "body" */
+    const char *field;    /* identifier inputs: the entity the data-flow analysis found
+                             (stemmed, "movi" for movie_id); NULL otherwise */
+    bool required;
+} store_input;
+
+typedef struct store_operation {
+    const char *id; /* "api:operationId" or "api:METHOD /path" */
+    const char *api;
+    const char *method; /* upper case */
+    const char *path;   /* the path key exactly as written */
+    const char *operation_id, *summary, *description;
+    const char **tags;
+    size_t n_tags;
+    bool deprecated;
+    const char *pointer;    /* JSON pointer of the operation in its root document */
+    const char *capability; /* one line "what it does" for catalogs and manifests */
+    const char *content;    /* the whole operation rendered, schemas resolved (show) */
+    size_t tokens;          /* cl100k tokens of content */
+    /* Raw text per field (NULL = empty) and the same text through the term
+       pipeline (stemmed words separated by single spaces; "" when empty).
+       On input, terms may be left NULL: the writer computes them. */
+    const char *fields[STORE_FIELD_COUNT];
+    const char *terms[STORE_FIELD_COUNT];
+    store_input *inputs;
+    size_t n_inputs;
+    size_t api_index; /* output only: index into store_apis() */
+} store_operation;
+
+typedef struct store_schema {
+    const char *id; /* "api:Name" */
+    const char *api;
+    const char *name;
+    const char *pointer; /* where it is defined */
+    const char *content; /* rendered (resolved one level, refs by name) */
+    size_t tokens;
+    size_t used_by; /* operations that reference it, directly or not */
+    bool in_cycle;
+    size_t api_index; /* output only */
+} store_schema;
+
+typedef struct store_chunk {
+    const char *id; /* unique in the index */
+    const char *api;
+    const char *type;       /* "endpoint", "schema", "summary", "text", ... (from chunk) */
+    const char *content;    /* what is handed to a reader or an LLM */
+    const char *text;       /* what was embedded/indexed (may equal content) */
+    const char *metadata;   /* a JSON object, or NULL */
+    const char **endpoints; /* operation ids the chunk belongs to */
+    size_t n_endpoints;
+    size_t tokens; /* cl100k tokens of content */
+    /* Per-field raw text on input (the writer turns it into terms; NULL =
+       empty); on output only terms are filled (fields are NULL). */
+    const char *fields[STORE_FIELD_COUNT];
+    const char *terms[STORE_FIELD_COUNT];
+    long *endpoint_ops; /* output only: index into store_operations() per endpoint, -1 unknown */
+    size_t api_index;   /* output only */
+} store_chunk;
+
+typedef enum {
+    STORE_EDGE_OP_SCHEMA = 0,     /* src operation references schema dst */
+    STORE_EDGE_SCHEMA_SCHEMA = 1, /* src schema references schema dst */
+    STORE_EDGE_PRODUCER = 2       /* src operation's input `param` is produced by operation dst */
+} store_edge_kind;
+
+typedef struct store_edge {
+    store_edge_kind kind;
+    const char *src, *dst; /* ids (operation or schema, by kind) */
+    const char *param;     /* PRODUCER: the consumer's input name; else NULL */
+    const char *field;     /* PRODUCER: the entity of param ("movi"); else NULL */
+    double score;          /* PRODUCER: plausibility, higher is better (about 0..4); else 1 */
+    bool explicit_hint;    /* PRODUCER: the consumer's description names the producer */
+    /* output only: index into store_operations() / store_schemas(); -1 when dangling */
+    long src_index, dst_index;
+} store_edge;
+
+/* ---------------------------------------------------------------- reading */
+
+/**
+ * Opens the index at path. readonly opens it immutable (the normal case: builds
+ * never modify a file in place). Errors: APIDEX_ENOTFOUND (no file),
+ * APIDEX_EVERSION (another schema version, or not an apidex index; the message
+ * says which and what to do), APIDEX_EDB. *out: store_close.
+ */
+int store_open(const char *path, bool readonly, store_index **out, apidex_error *err);
+/** NULL is a no-op. Invalidates every pointer handed out by the index. */
+void store_close(store_index *idx);
+
+/** The build id of the open file: a new random value on every build (never 0). */
+uint64_t store_index_version(const store_index *idx);
+/**
+ * True when the file at path is no longer the one idx has open (replaced by a
+ * rebuild, or removed): compares device, inode, size and mtime. Cheap (one stat).
+ */
+bool store_index_changed(const char *path, const store_index *idx);
+
+/** Facts about an open index. Strings owned by the index. */
+typedef struct store_info {
+    int schema_version;
+    uint64_t build_id;
+    const char *apidex_version; /* of the build */
+    const char *strategy;       /* chunking strategy ("" = default) */
+    const char *filters;        /* preprocessing filters ("" = default) */
+    const char *created;        /* ISO-8601 UTC */
+    size_t n_apis, n_operations, n_schemas, n_chunks, n_edges, n_documents;
+} store_info;
+int store_index_info(store_index *idx, store_info *out, apidex_error *err);
+
+/*
+ * Load-all accessors. The first call loads the table (under a lock), later
+ * calls return the same array. Arrays are ordered by API id, then spec order.
+ * Owned by the index; valid until store_close.
+ */
+int store_apis(store_index *idx, const store_api **out, size_t *n, apidex_error *err);
+int store_operations(store_index *idx, const store_operation **out, size_t *n, apidex_error *err);
+int store_schemas(store_index *idx, const store_schema **out, size_t *n, apidex_error *err);
+int store_chunks(store_index *idx, const store_chunk **out, size_t *n, apidex_error *err);
+int store_edges(store_index *idx, const store_edge **out, size_t *n, apidex_error *err);
+
+/** Index into store_operations() of the operation with this id, or -1 (loads if needed). */
+long store_find_operation(store_index *idx, const char *id);
+/** Index into store_schemas() of the schema with this id, or -1. */
+long store_find_schema(store_index *idx, const char *id);
+/** Index into store_apis() of the API with this id, or -1. */
+long store_find_api(store_index *idx, const char *id);
+
+/** One FTS5 match: a chunk (index into store_chunks()) and its score (-bm25, higher = better). */
+typedef struct store_fts_hit {
+    size_t chunk;
+    double score;
+} store_fts_hit;
+
+/**
+ * BM25 over the chunk fields: chunks matching any of terms (already through
+ * the term pipeline, e.g. store_terms), best first, at most limit.
+ * weights[STORE_FIELD_COUNT] per field (NULL = all 1). *out is malloc'd
+ * (caller frees; NULL when nothing matched). Thread-safe.
+ */
+int store_fts_search(store_index *idx, const char *const *terms, size_t n_terms,
+                     const double *weights, size_t limit, store_fts_hit **out, size_t *n,
+                     apidex_error *err);
+
+/** Vectors of one model: a row-major n x dim float matrix and the chunk index of each row. */
+typedef struct store_vectors {
+    const char *model;
+    size_t dim, n;
+    const float *data;  /* n * dim */
+    const size_t *rows; /* chunk index (store_chunks()) of each row */
+} store_vectors;
+/** Loads (once) the vectors stored for model; n == 0 when there are none. Owned by the index. */
+int store_vectors_load(store_index *idx, const char *model, const store_vectors **out,
+                       apidex_error *err);
+
+/* ---------------------------------------------------------------- terms */
+
+/** A term pipeline: text_words_split with STORE_TERM_FLAGS. Not thread-safe: one per thread. */
+typedef struct store_terms store_terms;
+store_terms *store_terms_new(void);
+void store_terms_free(store_terms *t);
+/**
+ * Appends the terms of s[0..n) to out, separated by single spaces (a space is
+ * put before the first one when out is not empty). Returns the number of terms.
+ */
+size_t store_terms_append(store_terms *t, const char *s, size_t n, core_buf *out);
+
+/* ---------------------------------------------------------------- writing */
+
+/** How a build went. */
+typedef struct store_build_report {
+    size_t added, updated, removed, unchanged; /* documents */
+    size_t failed;                             /* documents that could not be indexed */
+    size_t kept; /* of the failed ones: previous version kept from the old index */
+    size_t n_apis, n_operations, n_schemas, n_chunks, n_edges; /* in the new index */
+    bool full_rebuild; /* the old index could not be reused (see reason) */
+    char reason[256];  /* why a full rebuild ("" for none / first build) */
+    uint64_t build_id;
+    double seconds;
+} store_build_report;
+
+/** Builds a new index into a temp file; nothing is visible until store_writer_commit. */
+typedef struct store_writer store_writer;
+
+typedef struct store_writer_options {
+    const char *strategy; /* chunking strategy name (NULL = default): part of the signature */
+    const char *filters;  /* preprocessing filters (NULL = default): part of the signature */
+    bool full;            /* ignore the old index (force a full rebuild) */
+} store_writer_options;
+
+/**
+ * Starts a build of the index at db_path: creates `<db_path>.tmp-<pid>` in
+ * the same directory (removing temp files of dead builds), and attaches the
+ * current index at db_path, if any, for reuse when its schema version and
+ * signature (strategy, filters, apidex version) match. opt may be NULL.
+ * *out: store_writer_commit or store_writer_abort.
+ */
+int store_writer_begin(const char *db_path, const store_writer_options *opt, store_writer **out,
+                       apidex_error *err);
+
+/**
+ * Whether the old index holds document `path` with this API id and content
+ * hash, so store_writer_reuse can copy it. Sets *known (may be NULL) when the
+ * old index has the path at all.
+ */
+bool store_writer_can_reuse(store_writer *w, const char *path, const char *api_id,
+                            uint64_t content_hash, bool *known);
+/** Copies every row of the document's API from the old index (counted "unchanged"). */
+int store_writer_reuse(store_writer *w, const char *path, apidex_error *err);
+/**
+ * Like store_writer_reuse, for a document that failed to load this time: its
+ * previous version stays in the index (counted "kept", not "removed").
+ */
+int store_writer_keep(store_writer *w, const char *path, apidex_error *err);
+/** The API id document `path` has in the old index (if reusable), or NULL. Owned by w. */
+const char *store_writer_old_api(store_writer *w, const char *path);
+
+/**
+ * Adds a document (api->document) and its API, counted "updated" when the old
+ * index had the path, "added" otherwise. Operations, schemas, chunks and edges
+ * of the API follow with the calls below (in any order, before the next API).
+ */
+int store_writer_add_api(store_writer *w, const store_api *api, apidex_error *err);
+int store_writer_add_operation(store_writer *w, const store_operation *op, apidex_error *err);
+int store_writer_add_schema(store_writer *w, const store_schema *s, apidex_error *err);
+int store_writer_add_chunk(store_writer *w, const store_chunk *c, apidex_error *err);
+/** api: the API the edge belongs to (its src's). */
+int store_writer_add_edge(store_writer *w, const char *api, const store_edge *e, apidex_error *err);
+/** A vector for chunk_id (any model; replaces an existing one of the same model). */
+int store_writer_add_vector(store_writer *w, const char *api, const char *chunk_id,
+                            const char *model, const float *v, size_t dim, apidex_error *err);
+
+/**
+ * Finishes: counts removed documents (in the old index, neither replaced nor
+ * reused), fills the FTS table, writes the metadata, fsyncs and renames the
+ * temp file over db_path. rep (may be NULL) gets every count except `failed`
+ * and `seconds`, which stay as the caller set them. Frees w in every case.
+ */
+int store_writer_commit(store_writer *w, store_build_report *rep, apidex_error *err);
+/** Drops the temp file and frees w. NULL is a no-op. */
+void store_writer_abort(store_writer *w);
+
+/* ---------------------------------------------------------------- building from specs */
+
+struct chunk_options;
+
+/** What store_build does; zero = defaults. */
+typedef struct store_build_options {
+    const char *strategy; /* NAME[:SIZE[:OVERLAP]] (chunk strategy names; NULL = "hybrid") */
+    const char *filters;  /* preprocessing filter list (prep_parse_filters; NULL = none) */
+    bool full;            /* rebuild everything, reuse nothing */
+    /** Called before each document (doc = its file) and once at the end (doc = NULL). */
+    void (*progress)(void *ctx, size_t done, size_t total, const char *doc);
+    void *progress_ctx;
+    unsigned delay_ms; /* test hook: sleep after each document (kill-during-build tests) */
+    /* LLM-written texts for the summary and query strategies (the agent stage's refiner):
+       chunk_setup may set copt->describe once the strategy is parsed; when it does,
+       describe_signature ("llm:MODEL:p1") joins the index signature and describe_prepare
+       runs with reg before anything is chunked (e.g. a concurrent LLM prefetch). */
+    void (*chunk_setup)(void *ctx, struct chunk_options *copt);
+    void *chunk_setup_ctx;
+    const char *describe_signature;
+    int (*describe_prepare)(void *ctx, const spec_registry *reg, apidex_error *err);
+} store_build_options;
+
+/**
+ * Builds (or incrementally rebuilds) the index at db_path from every API of
+ * reg: unchanged documents are copied from the current index, changed and new
+ * ones are chunked, documents no longer in reg are dropped. A failed document
+ * is counted in rep->failed (its errors are in its api->diags) and its
+ * previous version, if any, is kept. Atomic: on any error, or if the process
+ * dies, the current index stays as it was. opt and rep may be NULL.
+ */
+int store_build(const char *db_path, const spec_registry *reg, const store_build_options *opt,
+                store_build_report *rep, apidex_error *err);
+
+/**
+ * Parses a strategy NAME[:SIZE[:OVERLAP]] into chunk options (zeroed first);
+ * canon (may be NULL) gets the canonical spelling. APIDEX_EINVAL when bad.
+ */
+int store_strategy_parse(const char *spec, struct chunk_options *out, core_buf *canon,
+                         apidex_error *err);
+
+#endif /* APIDEX_STORE_H */

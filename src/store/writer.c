@@ -1,0 +1,929 @@
+/*
+ * store_writer: builds a new index into `<db>.tmp-<pid>` and renames it over the
+ * target at commit, so readers only ever see a complete index. Rows of unchanged
+ * documents are copied from the old index, attached read-only and immutable.
+ */
+#include "store/store_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A document of the old index. */
+typedef struct old_doc {
+    char *path;
+    char *api;
+    uint64_t hash;
+    bool used; /* reused (or kept) in the new index */
+} old_doc;
+
+/* A tag of the API being written, with its operation count. */
+typedef struct pending_tag {
+    const char *name;
+    const char *description;
+    size_t n_ops;
+} pending_tag;
+
+enum { ST_DOC, ST_API, ST_OP, ST_INPUT, ST_SCHEMA, ST_CHUNK, ST_EDGE, ST_VECTOR, ST_COUNT };
+
+struct store_writer {
+    sqlite3 *db;
+    char *target;
+    char *tmp;
+    char *strategy, *filters;
+    bool has_old;
+    bool full_rebuild;
+    char reason[256];
+    old_doc *old;
+    size_t n_old;
+    sqlite3_stmt *st[ST_COUNT];
+    /* The API being written: its row is inserted when the next one starts (or at
+       commit), once its operation and schema counts and tag counts are known. */
+    bool has_api;
+    store_api api;
+    core_arena *api_arena;
+    pending_tag *tags;
+    size_t n_tags, cap_tags;
+    size_t api_ops, api_schemas;
+    size_t added, updated, unchanged, kept; /* documents, for the report */
+    store_terms *terms;
+    core_buf buf;  /* terms of one record, NUL-separated */
+    core_buf json; /* JSON columns */
+};
+
+/* ---------------------------------------------------------------- helpers */
+
+static int oom(apidex_error *err)
+{
+    return core_error_set(err, APIDEX_ENOMEM, "out of memory while writing the index");
+}
+
+static void hex64(uint64_t h, char out[17])
+{
+    core_hash_hex(h, out);
+}
+
+static uint64_t parse_hex64(const char *s)
+{
+    return s ? strtoull(s, NULL, 16) : 0;
+}
+
+static int bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+    return s ? sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC) : sqlite3_bind_null(st, i);
+}
+
+static int step_done(sqlite3 *db, sqlite3_stmt *st, const char *what, apidex_error *err)
+{
+    int rc = sqlite3_step(st);
+    int ret = 0;
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) ret = store_db_error(db, what, err);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return ret;
+}
+
+static void json_str_array(core_buf *b, const char *const *items, size_t n)
+{
+    core_buf_putc(b, '[');
+    for (size_t i = 0; i < n; i++) {
+        if (i) core_buf_putc(b, ',');
+        const char *s = items[i] ? items[i] : "";
+        core_buf_json_str(b, s, strlen(s));
+    }
+    core_buf_putc(b, ']');
+}
+
+/* A JSON string member, or null. */
+static void json_member(core_buf *b, const char *key, const char *val, bool comma)
+{
+    if (comma) core_buf_putc(b, ',');
+    core_buf_printf(b, "\"%s\":", key);
+    if (val)
+        core_buf_json_str(b, val, strlen(val));
+    else
+        core_buf_puts(b, "null");
+}
+
+static char *xstrdup(const char *s)
+{
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p) memcpy(p, s, n);
+    return p;
+}
+
+static int cmp_old(const void *a, const void *b)
+{
+    return strcmp(((const old_doc *)a)->path, ((const old_doc *)b)->path);
+}
+
+static old_doc *find_old(store_writer *w, const char *path)
+{
+    if (!w->n_old || !path) return NULL;
+    old_doc key = {.path = (char *)path};
+    return bsearch(&key, w->old, w->n_old, sizeof *w->old, cmp_old);
+}
+
+/* ---------------------------------------------------------------- temp files */
+
+/* Removes `<base>.tmp-<pid>` files (and their journals) left by builds whose
+   process is gone: a kill -9 mid-build leaves one behind. */
+static void remove_stale_temps(const char *target)
+{
+    const char *slash = strrchr(target, '/');
+    char dir[4096];
+    const char *base = target;
+    if (slash) {
+        size_t n = (size_t)(slash - target);
+        if (n >= sizeof dir) return;
+        memcpy(dir, target, n);
+        dir[n] = '\0';
+        if (n == 0) snprintf(dir, sizeof dir, "/");
+        base = slash + 1;
+    } else {
+        snprintf(dir, sizeof dir, ".");
+    }
+    char prefix[1024];
+    int plen = snprintf(prefix, sizeof prefix, "%s.tmp-", base);
+    if (plen <= 0 || (size_t)plen >= sizeof prefix) return;
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, prefix, (size_t)plen) != 0) continue;
+        char *end = NULL;
+        long pid = strtol(e->d_name + plen, &end, 10);
+        if (pid <= 0 || end == e->d_name + plen) continue;
+        if (*end != '\0' && strcmp(end, "-journal") != 0) continue;
+        if (pid != (long)getpid() && (kill((pid_t)pid, 0) == 0 || errno != ESRCH)) continue;
+        char full[8192];
+        int n = snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
+        if (n > 0 && (size_t)n < sizeof full) unlink(full);
+    }
+    closedir(d);
+}
+
+static int fsync_path(const char *path, bool directory)
+{
+    int fd = open(path, (directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+static void parent_dir(const char *path, char *out, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(out, cap, ".");
+    else if (slash == path)
+        snprintf(out, cap, "/");
+    else
+        snprintf(out, cap, "%.*s", (int)(slash - path), path);
+}
+
+/* ---------------------------------------------------------------- begin */
+
+static const char *const insert_sql[ST_COUNT] = {
+    [ST_DOC] = "INSERT INTO documents(path, api, content_hash, n_files) VALUES(?,?,?,?)",
+    [ST_API] = "INSERT INTO apis(id, document, title, version, description, spec_version, "
+               "servers, tags, n_ops, n_schemas, content_hash, n_files) "
+               "VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_INPUT] = "INSERT INTO inputs(operation, api, ord, name, location, field, required) "
+                 "VALUES(?,?,?,?,?,?,?)",
+    [ST_SCHEMA] = "INSERT INTO schemas(id, api, name, pointer, content, tokens, used_by, "
+                  "in_cycle) VALUES(?,?,?,?,?,?,?,?)",
+    [ST_EDGE] = "INSERT INTO edges(api, kind, src, dst, param, field, score, hint) "
+                "VALUES(?,?,?,?,?,?,?,?)",
+    [ST_VECTOR] = "INSERT OR REPLACE INTO vectors(api, chunk, model, dim, data) "
+                  "VALUES(?,?,?,?,?)",
+};
+
+/* The two statements with one column per field are generated. */
+static int build_insert_sql(int which, core_buf *b)
+{
+    core_buf_reset(b);
+    if (which == ST_OP) {
+        core_buf_puts(b, "INSERT INTO operations(id, api, method, path, operation_id, summary, "
+                         "description, tags, deprecated, pointer, capability, content, tokens");
+        for (int f = 0; f < STORE_FIELD_COUNT; f++)
+            core_buf_printf(b, ", f_%s", store_field_names[f]);
+        for (int f = 0; f < STORE_FIELD_COUNT; f++)
+            core_buf_printf(b, ", t_%s", store_field_names[f]);
+        core_buf_puts(b, ") VALUES(?");
+        for (int i = 1; i < 13 + 2 * STORE_FIELD_COUNT; i++) core_buf_puts(b, ",?");
+    } else {
+        core_buf_puts(b, "INSERT INTO chunks(id, api, type, content, text, metadata, endpoints, "
+                         "tokens");
+        for (int f = 0; f < STORE_FIELD_COUNT; f++)
+            core_buf_printf(b, ", t_%s", store_field_names[f]);
+        core_buf_puts(b, ") VALUES(?");
+        for (int i = 1; i < 8 + STORE_FIELD_COUNT; i++) core_buf_puts(b, ",?");
+    }
+    core_buf_puts(b, ")");
+    return b->failed ? APIDEX_ENOMEM : 0;
+}
+
+static int prepare_all(store_writer *w, apidex_error *err)
+{
+    for (int i = 0; i < ST_COUNT; i++) {
+        const char *sql = insert_sql[i];
+        if (i == ST_OP || i == ST_CHUNK) {
+            if (build_insert_sql(i, &w->buf)) return oom(err);
+            sql = w->buf.data;
+        }
+        if (sqlite3_prepare_v2(w->db, sql, -1, &w->st[i], NULL) != SQLITE_OK)
+            return store_db_error(w->db, "preparing the index writer", err);
+    }
+    return 0;
+}
+
+/* Attaches the current index for reuse when it is compatible. A file that is not
+   an apidex index at all is never replaced: that is somebody else's data. */
+static int attach_old(store_writer *w, const store_writer_options *opt, apidex_error *err)
+{
+    struct stat st;
+    if (stat(w->target, &st) != 0) return 0; /* first build */
+    if (!S_ISREG(st.st_mode))
+        return core_error_set(err, APIDEX_EINVAL, "%s exists and is not a regular file", w->target);
+    if (st.st_size == 0) return 0;
+    core_buf uri;
+    core_buf_init(&uri, 0);
+    if (store_uri_immutable(w->target, &uri)) {
+        core_buf_free(&uri);
+        return oom(err);
+    }
+    sqlite3_stmt *att = NULL;
+    int rc = sqlite3_prepare_v2(w->db, "ATTACH ? AS old", -1, &att, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_bind_text(att, 1, uri.data, -1, SQLITE_STATIC);
+        rc = sqlite3_step(att);
+        rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+    }
+    sqlite3_finalize(att);
+    core_buf_free(&uri);
+    if (rc != SQLITE_OK) return store_db_error(w->db, "opening the current index", err);
+
+    int version = -1;
+    apidex_error why;
+    core_error_clear(&why);
+    if (store_schema_check(w->db, "old", w->target, &version, &why) != 0) {
+        if (version < 0) {
+            store_exec(w->db, "DETACH old", NULL);
+            return core_error_set(err, APIDEX_EINVAL,
+                                  "%s exists and is not an apidex index: refusing to replace it",
+                                  w->target);
+        }
+        snprintf(w->reason, sizeof w->reason, "the index has schema version %d (now %d)", version,
+                 STORE_SCHEMA_VERSION);
+        w->full_rebuild = true;
+        store_exec(w->db, "DETACH old", NULL);
+        return 0;
+    }
+
+    /* Same schema: the rows are reusable when the chunking options are the same. */
+    core_buf sig;
+    core_buf_init(&sig, 0);
+    if (store_signature(opt ? opt->strategy : NULL, opt ? opt->filters : NULL, &sig)) {
+        core_buf_free(&sig);
+        return oom(err);
+    }
+    sqlite3_stmt *q = NULL;
+    bool same = false;
+    if (sqlite3_prepare_v2(w->db, "SELECT value FROM old.meta WHERE key = 'signature'", -1, &q,
+                           NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW) {
+        const char *old_sig = (const char *)sqlite3_column_text(q, 0);
+        same = old_sig && !strcmp(old_sig, sig.data);
+    }
+    sqlite3_finalize(q);
+    core_buf_free(&sig);
+    if (opt && opt->full) {
+        snprintf(w->reason, sizeof w->reason, "a full rebuild was asked for");
+        w->full_rebuild = true;
+    } else if (!same) {
+        snprintf(w->reason, sizeof w->reason, "the chunking options or the apidex version changed");
+        w->full_rebuild = true;
+    }
+
+    /* The old documents, sorted by path, for reuse and for counting removals. */
+    if (sqlite3_prepare_v2(w->db, "SELECT path, api, content_hash FROM old.documents", -1, &q,
+                           NULL) != SQLITE_OK)
+        return store_db_error(w->db, "reading the current index", err);
+    size_t cap = 0;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        if (w->n_old == cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            old_doc *p = realloc(w->old, ncap * sizeof *p);
+            if (!p) {
+                sqlite3_finalize(q);
+                return oom(err);
+            }
+            w->old = p;
+            cap = ncap;
+        }
+        old_doc *d = &w->old[w->n_old];
+        d->path = xstrdup((const char *)sqlite3_column_text(q, 0));
+        d->api = xstrdup((const char *)sqlite3_column_text(q, 1));
+        d->hash = parse_hex64((const char *)sqlite3_column_text(q, 2));
+        d->used = false;
+        if (!d->path || !d->api) {
+            free(d->path);
+            free(d->api);
+            sqlite3_finalize(q);
+            return oom(err);
+        }
+        w->n_old++;
+    }
+    sqlite3_finalize(q);
+    if (rc != SQLITE_DONE) return store_db_error(w->db, "reading the current index", err);
+    qsort(w->old, w->n_old, sizeof *w->old, cmp_old);
+    w->has_old = !w->full_rebuild;
+    if (w->full_rebuild) store_exec(w->db, "DETACH old", NULL);
+    return 0;
+}
+
+int store_writer_begin(const char *db_path, const store_writer_options *opt, store_writer **out,
+                       apidex_error *err)
+{
+    *out = NULL;
+    if (!db_path || !*db_path) return core_error_set(err, APIDEX_EINVAL, "no index path given");
+    store_writer *w = calloc(1, sizeof *w);
+    if (!w) return oom(err);
+    core_buf_init(&w->buf, 0);
+    core_buf_init(&w->json, 0);
+    w->target = xstrdup(db_path);
+    w->strategy = xstrdup(opt && opt->strategy ? opt->strategy : "");
+    w->filters = xstrdup(opt && opt->filters ? opt->filters : "");
+    size_t n = strlen(db_path) + 32;
+    w->tmp = malloc(n);
+    w->terms = store_terms_new();
+    w->api_arena = core_arena_new(0);
+    if (!w->target || !w->strategy || !w->filters || !w->tmp || !w->terms || !w->api_arena) {
+        store_writer_abort(w);
+        return oom(err);
+    }
+    snprintf(w->tmp, n, "%s.tmp-%ld", db_path, (long)getpid());
+
+    char dir[4096];
+    parent_dir(db_path, dir, sizeof dir);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        core_error_set(err, APIDEX_EIO, "cannot create the index %s: no directory %s", db_path,
+                       dir);
+        store_writer_abort(w);
+        return APIDEX_EIO;
+    }
+    remove_stale_temps(db_path);
+    unlink(w->tmp);
+    char journal[4200];
+    snprintf(journal, sizeof journal, "%s-journal", w->tmp);
+    unlink(journal);
+
+    int rc = sqlite3_open_v2(
+        w->tmp, &w->db,
+        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        store_db_error(w->db, "creating the index", err);
+        core_error_at(err, w->tmp, 0, 0, NULL);
+        store_writer_abort(w);
+        return APIDEX_EDB;
+    }
+    /* The temp file is private until the rename, and is thrown away on any failure:
+       no journal, no syncs until the one fsync before the rename. */
+    rc = store_exec(w->db,
+                    "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
+                    "PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY;"
+                    "PRAGMA cache_size = -65536;",
+                    err);
+    if (!rc) rc = store_schema_create(w->db, err);
+    if (!rc) rc = attach_old(w, opt, err);
+    if (!rc) rc = prepare_all(w, err);
+    if (!rc) rc = store_exec(w->db, "BEGIN", err);
+    if (rc) {
+        store_writer_abort(w);
+        return rc;
+    }
+    *out = w;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- APIs */
+
+static int add_tag(store_writer *w, const char *name, const char *description, bool count)
+{
+    for (size_t i = 0; i < w->n_tags; i++) {
+        if (strcmp(w->tags[i].name, name) != 0) continue;
+        if (!w->tags[i].description && description) w->tags[i].description = description;
+        if (count) w->tags[i].n_ops++;
+        return 0;
+    }
+    if (w->n_tags == w->cap_tags) {
+        size_t ncap = w->cap_tags ? w->cap_tags * 2 : 16;
+        pending_tag *p = realloc(w->tags, ncap * sizeof *p);
+        if (!p) return APIDEX_ENOMEM;
+        w->tags = p;
+        w->cap_tags = ncap;
+    }
+    /* Strings live in the API arena: the caller's record may be gone by flush time. */
+    const char *n = core_arena_strdup(w->api_arena, name);
+    const char *d = description ? core_arena_strdup(w->api_arena, description) : NULL;
+    if (!n || (description && !d)) return APIDEX_ENOMEM;
+    w->tags[w->n_tags++] = (pending_tag){n, d, count ? 1 : 0};
+    return 0;
+}
+
+/* Inserts the pending API row, now that its counts are known. */
+static int flush_api(store_writer *w, apidex_error *err)
+{
+    if (!w->has_api) return 0;
+    const store_api *a = &w->api;
+    core_buf *j = &w->json;
+    core_buf_reset(j);
+    core_buf_putc(j, '[');
+    for (size_t i = 0; i < a->n_servers; i++) {
+        core_buf_puts(j, i ? ",{" : "{");
+        json_member(j, "url", a->servers[i].url, false);
+        json_member(j, "description", a->servers[i].description, true);
+        core_buf_putc(j, '}');
+    }
+    core_buf_putc(j, ']');
+    size_t servers_len = j->len;
+    core_buf_putc(j, '\0');
+    core_buf_putc(j, '[');
+    for (size_t i = 0; i < w->n_tags; i++) {
+        core_buf_puts(j, i ? ",{" : "{");
+        json_member(j, "name", w->tags[i].name, false);
+        json_member(j, "description", w->tags[i].description, true);
+        core_buf_printf(j, ",\"n_ops\":%zu}", w->tags[i].n_ops);
+    }
+    core_buf_putc(j, ']');
+    if (j->failed) return oom(err);
+    char hash[17];
+    hex64(a->content_hash, hash);
+    sqlite3_stmt *st = w->st[ST_API];
+    bind_text(st, 1, a->id);
+    bind_text(st, 2, a->document);
+    bind_text(st, 3, a->title);
+    bind_text(st, 4, a->version);
+    bind_text(st, 5, a->description);
+    bind_text(st, 6, a->spec_version);
+    bind_text(st, 7, j->data);
+    bind_text(st, 8, j->data + servers_len + 1);
+    sqlite3_bind_int64(st, 9, (sqlite3_int64)w->api_ops);
+    sqlite3_bind_int64(st, 10, (sqlite3_int64)w->api_schemas);
+    sqlite3_bind_text(st, 11, hash, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 12, (sqlite3_int64)(a->n_files ? a->n_files : 1));
+    int rc = step_done(w->db, st, "writing an API", err);
+    w->has_api = false;
+    w->n_tags = 0;
+    w->api_ops = w->api_schemas = 0;
+    return rc;
+}
+
+int store_writer_add_api(store_writer *w, const store_api *api, apidex_error *err)
+{
+    if (!w || !api || !api->id || !api->document)
+        return core_error_set(err, APIDEX_EINVAL, "an API needs an id and a document");
+    int rc = flush_api(w, err);
+    if (rc) return rc;
+    core_arena_free(w->api_arena);
+    w->api_arena = core_arena_new(0);
+    if (!w->api_arena) return oom(err);
+
+    char hash[17];
+    hex64(api->content_hash, hash);
+    sqlite3_stmt *st = w->st[ST_DOC];
+    bind_text(st, 1, api->document);
+    bind_text(st, 2, api->id);
+    sqlite3_bind_text(st, 3, hash, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)(api->n_files ? api->n_files : 1));
+    rc = step_done(w->db, st, "writing a document", err);
+    if (rc) return rc;
+    old_doc *d = find_old(w, api->document);
+    if (d && !d->used) {
+        d->used = true; /* replaced, not removed */
+        w->updated++;
+    } else {
+        w->added++;
+    }
+
+    /* Keep a copy of the record until flush_api. */
+    core_arena *a = w->api_arena;
+    w->api = *api;
+    w->api.id = core_arena_strdup(a, api->id);
+    w->api.document = core_arena_strdup(a, api->document);
+    w->api.title = api->title ? core_arena_strdup(a, api->title) : NULL;
+    w->api.version = api->version ? core_arena_strdup(a, api->version) : NULL;
+    w->api.description = api->description ? core_arena_strdup(a, api->description) : NULL;
+    w->api.spec_version = api->spec_version ? core_arena_strdup(a, api->spec_version) : NULL;
+    w->api.servers = NULL;
+    if (api->n_servers) {
+        w->api.servers = core_arena_calloc(a, api->n_servers, sizeof *w->api.servers);
+        if (!w->api.servers) return oom(err);
+        for (size_t i = 0; i < api->n_servers; i++) {
+            const store_server *s = &api->servers[i];
+            w->api.servers[i].url = s->url ? core_arena_strdup(a, s->url) : NULL;
+            w->api.servers[i].description =
+                s->description ? core_arena_strdup(a, s->description) : NULL;
+        }
+    }
+    w->api.tags = NULL;
+    w->api.n_tags = 0;
+    w->n_tags = 0;
+    for (size_t i = 0; i < api->n_tags; i++)
+        if (api->tags[i].name && add_tag(w, api->tags[i].name, api->tags[i].description, false))
+            return oom(err);
+    if (!w->api.id || !w->api.document) return oom(err);
+    w->has_api = true;
+    w->api_ops = w->api_schemas = 0;
+    return 0;
+}
+
+static int check_api(store_writer *w, const char *api, const char *what, apidex_error *err)
+{
+    if (!w->has_api || !api || strcmp(api, w->api.id) != 0)
+        return core_error_set(err, APIDEX_EINVAL, "%s of API '%s' written outside its API", what,
+                              api ? api : "(none)");
+    return 0;
+}
+
+/* Computes the terms of each field (unless given) into w->buf, NUL-separated;
+   off[f] is where field f's terms start. */
+static int field_terms(store_writer *w, const char *const *fields, const char *const *terms,
+                       size_t off[STORE_FIELD_COUNT])
+{
+    core_buf_reset(&w->buf);
+    core_buf scratch;
+    core_buf_init(&scratch, 0);
+    for (int f = 0; f < STORE_FIELD_COUNT; f++) {
+        off[f] = w->buf.len;
+        if (terms && terms[f]) {
+            core_buf_puts(&w->buf, terms[f]);
+        } else if (fields && fields[f] && fields[f][0]) {
+            core_buf_reset(&scratch);
+            store_terms_append(w->terms, fields[f], strlen(fields[f]), &scratch);
+            if (scratch.len) core_buf_append(&w->buf, scratch.data, scratch.len);
+        }
+        core_buf_putc(&w->buf, '\0');
+    }
+    bool failed = scratch.failed || w->buf.failed;
+    core_buf_free(&scratch);
+    return failed ? APIDEX_ENOMEM : 0;
+}
+
+int store_writer_add_operation(store_writer *w, const store_operation *op, apidex_error *err)
+{
+    if (!op || !op->id || !op->method || !op->path)
+        return core_error_set(err, APIDEX_EINVAL, "an operation needs an id, method and path");
+    int rc = check_api(w, op->api, "an operation", err);
+    if (rc) return rc;
+    size_t off[STORE_FIELD_COUNT];
+    if (field_terms(w, op->fields, op->terms, off)) return oom(err);
+    core_buf_reset(&w->json);
+    json_str_array(&w->json, op->tags, op->n_tags);
+    if (w->json.failed) return oom(err);
+
+    sqlite3_stmt *st = w->st[ST_OP];
+    int i = 1;
+    bind_text(st, i++, op->id);
+    bind_text(st, i++, op->api);
+    bind_text(st, i++, op->method);
+    bind_text(st, i++, op->path);
+    bind_text(st, i++, op->operation_id);
+    bind_text(st, i++, op->summary);
+    bind_text(st, i++, op->description);
+    bind_text(st, i++, w->json.data);
+    sqlite3_bind_int(st, i++, op->deprecated ? 1 : 0);
+    bind_text(st, i++, op->pointer);
+    bind_text(st, i++, op->capability);
+    bind_text(st, i++, op->content);
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)op->tokens);
+    for (int f = 0; f < STORE_FIELD_COUNT; f++)
+        bind_text(st, i++, op->fields[f] && op->fields[f][0] ? op->fields[f] : NULL);
+    for (int f = 0; f < STORE_FIELD_COUNT; f++) bind_text(st, i++, w->buf.data + off[f]);
+    rc = step_done(w->db, st, "writing an operation", err);
+    if (rc) return rc;
+
+    st = w->st[ST_INPUT];
+    for (size_t k = 0; k < op->n_inputs; k++) {
+        const store_input *in = &op->inputs[k];
+        if (!in->name) continue;
+        bind_text(st, 1, op->id);
+        bind_text(st, 2, op->api);
+        sqlite3_bind_int64(st, 3, (sqlite3_int64)k);
+        bind_text(st, 4, in->name);
+        bind_text(st, 5, in->location ? in->location : "query");
+        bind_text(st, 6, in->field);
+        sqlite3_bind_int(st, 7, in->required ? 1 : 0);
+        rc = step_done(w->db, st, "writing an operation input", err);
+        if (rc) return rc;
+    }
+    for (size_t k = 0; k < op->n_tags; k++)
+        if (op->tags[k] && add_tag(w, op->tags[k], NULL, true)) return oom(err);
+    w->api_ops++;
+    return 0;
+}
+
+int store_writer_add_schema(store_writer *w, const store_schema *s, apidex_error *err)
+{
+    if (!s || !s->id || !s->name)
+        return core_error_set(err, APIDEX_EINVAL, "a schema needs an id and a name");
+    int rc = check_api(w, s->api, "a schema", err);
+    if (rc) return rc;
+    sqlite3_stmt *st = w->st[ST_SCHEMA];
+    bind_text(st, 1, s->id);
+    bind_text(st, 2, s->api);
+    bind_text(st, 3, s->name);
+    bind_text(st, 4, s->pointer);
+    bind_text(st, 5, s->content);
+    sqlite3_bind_int64(st, 6, (sqlite3_int64)s->tokens);
+    sqlite3_bind_int64(st, 7, (sqlite3_int64)s->used_by);
+    sqlite3_bind_int(st, 8, s->in_cycle ? 1 : 0);
+    rc = step_done(w->db, st, "writing a schema", err);
+    if (!rc) w->api_schemas++;
+    return rc;
+}
+
+int store_writer_add_chunk(store_writer *w, const store_chunk *c, apidex_error *err)
+{
+    if (!c || !c->id || !c->type || !c->content)
+        return core_error_set(err, APIDEX_EINVAL, "a chunk needs an id, a type and content");
+    int rc = check_api(w, c->api, "a chunk", err);
+    if (rc) return rc;
+    size_t off[STORE_FIELD_COUNT];
+    if (field_terms(w, c->fields, c->terms, off)) return oom(err);
+    core_buf_reset(&w->json);
+    json_str_array(&w->json, c->endpoints, c->n_endpoints);
+    if (w->json.failed) return oom(err);
+    sqlite3_stmt *st = w->st[ST_CHUNK];
+    int i = 1;
+    bind_text(st, i++, c->id);
+    bind_text(st, i++, c->api);
+    bind_text(st, i++, c->type);
+    bind_text(st, i++, c->content);
+    /* Most strategies index what they hand out: store the text once. */
+    bind_text(st, i++, c->text && strcmp(c->text, c->content) != 0 ? c->text : NULL);
+    bind_text(st, i++, c->metadata);
+    bind_text(st, i++, w->json.data);
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)c->tokens);
+    for (int f = 0; f < STORE_FIELD_COUNT; f++) bind_text(st, i++, w->buf.data + off[f]);
+    return step_done(w->db, st, "writing a chunk", err);
+}
+
+int store_writer_add_edge(store_writer *w, const char *api, const store_edge *e, apidex_error *err)
+{
+    if (!e || !e->src || !e->dst || (int)e->kind < 0 || (int)e->kind > (int)STORE_EDGE_PRODUCER)
+        return core_error_set(err, APIDEX_EINVAL, "an edge needs a kind, a src and a dst");
+    int rc = check_api(w, api, "an edge", err);
+    if (rc) return rc;
+    sqlite3_stmt *st = w->st[ST_EDGE];
+    bind_text(st, 1, api);
+    sqlite3_bind_int(st, 2, (int)e->kind);
+    bind_text(st, 3, e->src);
+    bind_text(st, 4, e->dst);
+    bind_text(st, 5, e->param);
+    bind_text(st, 6, e->field);
+    sqlite3_bind_double(st, 7, e->kind == STORE_EDGE_PRODUCER ? e->score : 1.0);
+    sqlite3_bind_int(st, 8, e->kind == STORE_EDGE_PRODUCER && e->explicit_hint ? 1 : 0);
+    return step_done(w->db, st, "writing an edge", err);
+}
+
+int store_writer_add_vector(store_writer *w, const char *api, const char *chunk_id,
+                            const char *model, const float *v, size_t dim, apidex_error *err)
+{
+    if (!chunk_id || !model || !v || dim == 0 || dim > (1u << 20))
+        return core_error_set(err, APIDEX_EINVAL, "a vector needs a chunk, a model and values");
+    int rc = check_api(w, api, "a vector", err);
+    if (rc) return rc;
+    /* Stored as little-endian float32, which is the in-memory layout on every target
+       this builds for (x86-64, aarch64); the reader checks the blob size. */
+    sqlite3_stmt *st = w->st[ST_VECTOR];
+    bind_text(st, 1, api);
+    bind_text(st, 2, chunk_id);
+    bind_text(st, 3, model);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)dim);
+    sqlite3_bind_blob(st, 5, v, (int)(dim * sizeof(float)), SQLITE_STATIC);
+    return step_done(w->db, st, "writing a vector", err);
+}
+
+/* ---------------------------------------------------------------- reuse */
+
+bool store_writer_can_reuse(store_writer *w, const char *path, const char *api_id,
+                            uint64_t content_hash, bool *known)
+{
+    old_doc *d = w ? find_old(w, path) : NULL;
+    if (known) *known = d != NULL;
+    if (!d || !w->has_old || d->used) return false;
+    return d->hash == content_hash && api_id && !strcmp(d->api, api_id);
+}
+
+const char *store_writer_old_api(store_writer *w, const char *path)
+{
+    old_doc *d = w ? find_old(w, path) : NULL;
+    return d && w->has_old ? d->api : NULL;
+}
+
+static int reuse_rows(store_writer *w, const char *path, apidex_error *err)
+{
+    old_doc *d = find_old(w, path);
+    if (!d || !w->has_old)
+        return core_error_set(err, APIDEX_ENOTFOUND, "%s is not in the current index", path);
+    if (d->used) return core_error_set(err, APIDEX_EINVAL, "%s is already in the new index", path);
+    int rc = flush_api(w, err);
+    if (rc) return rc;
+    core_buf *b = &w->buf;
+    sqlite3_stmt *st = NULL;
+    /* documents and apis by key, then every per-API table in rowid (spec) order. */
+    for (size_t t = 0; t < store_n_tables + 2 && !rc; t++) {
+        core_buf_reset(b);
+        if (t == 0)
+            core_buf_puts(b, "INSERT INTO main.documents SELECT * FROM old.documents "
+                             "WHERE path = ?1");
+        else if (t == 1)
+            core_buf_puts(b, "INSERT INTO main.apis SELECT * FROM old.apis WHERE id = ?2");
+        else
+            core_buf_printf(b,
+                            "INSERT INTO main.%s SELECT * FROM old.%s WHERE api = ?2 "
+                            "ORDER BY rowid",
+                            store_table_names[t - 2], store_table_names[t - 2]);
+        if (b->failed) return oom(err);
+        if (sqlite3_prepare_v2(w->db, b->data, -1, &st, NULL) != SQLITE_OK)
+            return store_db_error(w->db, "copying from the current index", err);
+        sqlite3_bind_text(st, 1, d->path, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, d->api, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = store_db_error(w->db, "copying from the current index", err);
+        sqlite3_finalize(st);
+    }
+    if (!rc) d->used = true;
+    return rc;
+}
+
+int store_writer_reuse(store_writer *w, const char *path, apidex_error *err)
+{
+    int rc = reuse_rows(w, path, err);
+    if (!rc) w->unchanged++;
+    return rc;
+}
+
+int store_writer_keep(store_writer *w, const char *path, apidex_error *err)
+{
+    int rc = reuse_rows(w, path, err);
+    if (!rc) w->kept++;
+    return rc;
+}
+
+/* ---------------------------------------------------------------- commit */
+
+static uint64_t new_build_id(void)
+{
+    uint64_t id = 0;
+    if (getrandom(&id, sizeof id, GRND_NONBLOCK) != (ssize_t)sizeof id) {
+        /* No entropy yet (early boot): time and pid are unique enough for a build id. */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t seed[3] = {(uint64_t)ts.tv_sec, (uint64_t)ts.tv_nsec, (uint64_t)getpid()};
+        id = core_hash64(seed, sizeof seed);
+    }
+    return id ? id : 1;
+}
+
+static int put_meta(store_writer *w, const char *key, const char *value, apidex_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(w->db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", -1, &st,
+                           NULL) != SQLITE_OK)
+        return store_db_error(w->db, "writing index metadata", err);
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, value ? value : "", -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : store_db_error(w->db, "writing metadata", err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static size_t count_rows(sqlite3 *db, const char *table)
+{
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM main.%s", table);
+    sqlite3_stmt *st = NULL;
+    size_t n = 0;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = (size_t)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+int store_writer_commit(store_writer *w, store_build_report *rep, apidex_error *err)
+{
+    if (!w) return core_error_set(err, APIDEX_EINVAL, "no index build in progress");
+    int rc = flush_api(w, err);
+    uint64_t build_id = new_build_id();
+    char idhex[17];
+    hex64(build_id, idhex);
+    char created[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    core_buf sig;
+    core_buf_init(&sig, 0);
+    if (!rc && store_signature(w->strategy, w->filters, &sig)) rc = oom(err);
+    if (!rc) rc = store_exec(w->db, "INSERT INTO chunks_fts(chunks_fts) VALUES('rebuild')", err);
+    if (!rc) rc = put_meta(w, "build_id", idhex, err);
+    if (!rc) rc = put_meta(w, "created", created, err);
+    if (!rc) rc = put_meta(w, "apidex_version", APIDEX_VERSION_STRING, err);
+    if (!rc) rc = put_meta(w, "strategy", w->strategy, err);
+    if (!rc) rc = put_meta(w, "filters", w->filters, err);
+    if (!rc) rc = put_meta(w, "signature", sig.data, err);
+    core_buf_free(&sig);
+    if (!rc) rc = store_exec(w->db, "COMMIT", err);
+    if (rc) {
+        store_writer_abort(w);
+        return rc;
+    }
+    if (rep) {
+        size_t removed = 0;
+        for (size_t i = 0; i < w->n_old; i++) removed += !w->old[i].used;
+        rep->removed = removed;
+        rep->added = w->added;
+        rep->updated = w->updated;
+        rep->unchanged = w->unchanged;
+        rep->kept = w->kept;
+        rep->n_apis = count_rows(w->db, "apis");
+        rep->n_operations = count_rows(w->db, "operations");
+        rep->n_schemas = count_rows(w->db, "schemas");
+        rep->n_chunks = count_rows(w->db, "chunks");
+        rep->n_edges = count_rows(w->db, "edges");
+        rep->full_rebuild = w->full_rebuild;
+        snprintf(rep->reason, sizeof rep->reason, "%s", w->reason);
+        rep->build_id = build_id;
+    }
+    for (int i = 0; i < ST_COUNT; i++) {
+        sqlite3_finalize(w->st[i]);
+        w->st[i] = NULL;
+    }
+    if (sqlite3_close(w->db) != SQLITE_OK) {
+        store_db_error(w->db, "closing the new index", err);
+        store_writer_abort(w);
+        return APIDEX_EDB;
+    }
+    w->db = NULL;
+    /* Durable before visible: the data, then the rename, then the directory entry. */
+    char dir[4096];
+    parent_dir(w->target, dir, sizeof dir);
+    if (fsync_path(w->tmp, false) != 0 || rename(w->tmp, w->target) != 0) {
+        core_error_set(err, APIDEX_EIO, "cannot install the new index %s: %s", w->target,
+                       strerror(errno));
+        store_writer_abort(w);
+        return APIDEX_EIO;
+    }
+    fsync_path(dir, true);
+    free(w->tmp);
+    w->tmp = NULL; /* nothing left to remove */
+    store_writer_abort(w);
+    return 0;
+}
+
+void store_writer_abort(store_writer *w)
+{
+    if (!w) return;
+    for (int i = 0; i < ST_COUNT; i++) sqlite3_finalize(w->st[i]);
+    if (w->db) sqlite3_close(w->db);
+    if (w->tmp) {
+        unlink(w->tmp);
+        size_t n = strlen(w->tmp) + 16;
+        char *j = malloc(n);
+        if (j) {
+            snprintf(j, n, "%s-journal", w->tmp);
+            unlink(j);
+            free(j);
+        }
+    }
+    for (size_t i = 0; i < w->n_old; i++) {
+        free(w->old[i].path);
+        free(w->old[i].api);
+    }
+    free(w->old);
+    free(w->tags);
+    core_arena_free(w->api_arena);
+    store_terms_free(w->terms);
+    core_buf_free(&w->buf);
+    core_buf_free(&w->json);
+    free(w->target);
+    free(w->tmp);
+    free(w->strategy);
+    free(w->filters);
+    free(w);
+}

@@ -1,0 +1,469 @@
+/* Index writer and reader on hand-made records: round trip, FTS, incremental reuse, versions. */
+#include "testutil.h"
+
+#include "store/store.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* One API "name" with two operations, a schema and one chunk per operation. `flavour`
+   changes the summaries (a new version of the document). */
+static void write_api(store_writer *w, const char *name, uint64_t hash, const char *flavour)
+{
+    apidex_error err;
+    char doc[256], get_id[128], post_id[128], schema_id[128], chunk_id[2][128];
+    snprintf(doc, sizeof doc, "/specs/%s.json", name);
+    snprintf(get_id, sizeof get_id, "%s:getThing", name);
+    snprintf(post_id, sizeof post_id, "%s:POST /things", name);
+    snprintf(schema_id, sizeof schema_id, "%s:Thing", name);
+    snprintf(chunk_id[0], sizeof chunk_id[0], "%s:getThing#0", name);
+    snprintf(chunk_id[1], sizeof chunk_id[1], "%s:post#0", name);
+
+    store_server servers[] = {{"https://example.com/v1", "prod"}};
+    store_tag tags[] = {{"things", "Thing operations", 0}, {"unused", NULL, 0}};
+    store_api api = {.id = name,
+                     .document = doc,
+                     .title = "Thing API",
+                     .version = "1.0",
+                     .spec_version = "3.0.3",
+                     .servers = servers,
+                     .n_servers = 1,
+                     .tags = tags,
+                     .n_tags = 2,
+                     .content_hash = hash,
+                     .n_files = 2};
+    assert_int_equal(store_writer_add_api(w, &api, &err), 0);
+
+    char summary[128];
+    snprintf(summary, sizeof summary, "Get a thing by its id %s", flavour);
+    const char *op_tags[] = {"things", "extra"};
+    store_input inputs[] = {{"thing_id", "path", "thing", true}};
+    store_operation get = {.id = get_id,
+                           .api = name,
+                           .method = "GET",
+                           .path = "/things/{thing_id}",
+                           .operation_id = "getThing",
+                           .summary = summary,
+                           .tags = op_tags,
+                           .n_tags = 2,
+                           .content = "GET /things/{thing_id}\nGet a thing",
+                           .tokens = 9,
+                           .inputs = inputs,
+                           .n_inputs = 1};
+    get.fields[STORE_FIELD_PATH] = "/things/{thing_id}";
+    get.fields[STORE_FIELD_OPERATION_ID] = "getThing";
+    get.fields[STORE_FIELD_SUMMARY] = summary;
+    assert_int_equal(store_writer_add_operation(w, &get, &err), 0);
+    store_operation post = {.id = post_id,
+                            .api = name,
+                            .method = "POST",
+                            .path = "/things",
+                            .summary = "Create a thing",
+                            .deprecated = true,
+                            .tags = op_tags,
+                            .n_tags = 1,
+                            .content = "POST /things"};
+    post.fields[STORE_FIELD_SUMMARY] = "Create a thing";
+    assert_int_equal(store_writer_add_operation(w, &post, &err), 0);
+
+    store_schema s = {
+        .id = schema_id, .api = name, .name = "Thing", .content = "Thing: id", .used_by = 2};
+    assert_int_equal(store_writer_add_schema(w, &s, &err), 0);
+
+    const char *ep0[] = {get_id}, *ep1[] = {post_id};
+    store_chunk c0 = {.id = chunk_id[0],
+                      .api = name,
+                      .type = "endpoint",
+                      .content = "GET /things/{thing_id}",
+                      .endpoints = ep0,
+                      .n_endpoints = 1,
+                      .tokens = 5};
+    c0.fields[STORE_FIELD_SUMMARY] = summary;
+    c0.fields[STORE_FIELD_PATH] = "/things/{thing_id}";
+    store_chunk c1 = {.id = chunk_id[1],
+                      .api = name,
+                      .type = "endpoint",
+                      .content = "POST /things",
+                      .metadata = "{\"x\":1}",
+                      .endpoints = ep1,
+                      .n_endpoints = 1};
+    c1.fields[STORE_FIELD_SUMMARY] = "Create a thing";
+    assert_int_equal(store_writer_add_chunk(w, &c0, &err), 0);
+    assert_int_equal(store_writer_add_chunk(w, &c1, &err), 0);
+
+    store_edge e1 = {.kind = STORE_EDGE_OP_SCHEMA, .src = get_id, .dst = schema_id};
+    store_edge e2 = {.kind = STORE_EDGE_PRODUCER,
+                     .src = get_id,
+                     .dst = post_id,
+                     .param = "thing_id",
+                     .field = "thing",
+                     .score = 2.5,
+                     .explicit_hint = true};
+    assert_int_equal(store_writer_add_edge(w, name, &e1, &err), 0);
+    assert_int_equal(store_writer_add_edge(w, name, &e2, &err), 0);
+    float v[4] = {1, 0, 0, 0};
+    assert_int_equal(store_writer_add_vector(w, name, chunk_id[0], "m1", v, 4, &err), 0);
+}
+
+static char *db_in(const char *dir)
+{
+    return tu_path(dir, "idx.db");
+}
+
+static void build(const char *db, const char *const *names, const uint64_t *hashes, size_t n,
+                  store_build_report *rep)
+{
+    apidex_error err;
+    store_writer *w = NULL;
+    int rc = store_writer_begin(db, NULL, &w, &err);
+    if (rc) fail_msg("begin: %s", err.message);
+    for (size_t i = 0; i < n; i++) {
+        char doc[256];
+        snprintf(doc, sizeof doc, "/specs/%s.json", names[i]);
+        if (store_writer_can_reuse(w, doc, names[i], hashes[i], NULL))
+            assert_int_equal(store_writer_reuse(w, doc, &err), 0);
+        else
+            write_api(w, names[i], hashes[i], hashes[i] > 100 ? "(v2)" : "");
+    }
+    rc = store_writer_commit(w, rep, &err);
+    if (rc) fail_msg("commit: %s", err.message);
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir();
+    char *db = db_in(dir);
+    const char *names[] = {"beta", "alpha"};
+    uint64_t hashes[] = {1, 2};
+    store_build_report rep;
+    build(db, names, hashes, 2, &rep);
+    assert_int_equal(rep.added, 2);
+    assert_int_equal(rep.n_operations, 4);
+    assert_int_equal(rep.n_chunks, 4);
+    assert_int_equal(rep.n_edges, 4);
+    assert_false(rep.full_rebuild);
+
+    apidex_error err;
+    store_index *idx = NULL;
+    assert_int_equal(store_open(db, true, &idx, &err), 0);
+    assert_true(store_index_version(idx) != 0);
+    assert_false(store_index_changed(db, idx));
+
+    const store_api *apis;
+    size_t n;
+    assert_int_equal(store_apis(idx, &apis, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_string_equal(apis[0].id, "alpha"); /* ordered by id */
+    assert_string_equal(apis[0].document, "/specs/alpha.json");
+    assert_int_equal(apis[0].n_ops, 2);
+    assert_int_equal(apis[0].n_schemas, 1);
+    assert_int_equal(apis[0].n_servers, 1);
+    assert_string_equal(apis[0].servers[0].url, "https://example.com/v1");
+    assert_int_equal(apis[0].content_hash, 2);
+    /* declared tags first, then tags only operations use; counts from operations */
+    assert_int_equal(apis[0].n_tags, 3);
+    assert_string_equal(apis[0].tags[0].name, "things");
+    assert_string_equal(apis[0].tags[0].description, "Thing operations");
+    assert_int_equal(apis[0].tags[0].n_ops, 2);
+    assert_int_equal(apis[0].tags[1].n_ops, 0);
+    assert_string_equal(apis[0].tags[2].name, "extra");
+    assert_int_equal(apis[0].tags[2].n_ops, 1);
+
+    const store_operation *ops;
+    assert_int_equal(store_operations(idx, &ops, &n, &err), 0);
+    assert_int_equal(n, 4);
+    assert_string_equal(ops[0].id, "alpha:getThing");
+    assert_int_equal(ops[0].api_index, 0);
+    assert_int_equal(ops[2].api_index, 1);
+    assert_string_equal(ops[0].method, "GET");
+    assert_int_equal(ops[0].n_tags, 2);
+    assert_int_equal(ops[0].tokens, 9);
+    assert_null(ops[0].description);
+    assert_string_equal(ops[0].fields[STORE_FIELD_OPERATION_ID], "getThing");
+    /* terms: split + stemmed; "getThing" -> get thing (+ the joined identifier) */
+    assert_non_null(strstr(ops[0].terms[STORE_FIELD_OPERATION_ID], "thing"));
+    assert_string_equal(ops[0].terms[STORE_FIELD_DESCRIPTION], "");
+    assert_int_equal(ops[0].n_inputs, 1);
+    assert_string_equal(ops[0].inputs[0].name, "thing_id");
+    assert_string_equal(ops[0].inputs[0].field, "thing");
+    assert_true(ops[0].inputs[0].required);
+    assert_true(ops[1].deprecated);
+    assert_int_equal(ops[1].n_inputs, 0);
+
+    assert_int_equal(store_find_operation(idx, "beta:POST /things"), 3);
+    assert_int_equal(store_find_operation(idx, "nope"), -1);
+    assert_int_equal(store_find_api(idx, "beta"), 1);
+    assert_int_equal(store_find_schema(idx, "alpha:Thing"), 0);
+
+    const store_chunk *chunks;
+    assert_int_equal(store_chunks(idx, &chunks, &n, &err), 0);
+    assert_int_equal(n, 4);
+    /* insertion order: beta was written first */
+    assert_string_equal(chunks[0].id, "beta:getThing#0");
+    assert_int_equal(chunks[0].n_endpoints, 1);
+    assert_int_equal(chunks[0].endpoint_ops[0], 2);
+    assert_string_equal(chunks[1].metadata, "{\"x\":1}");
+    assert_string_equal(chunks[0].text, chunks[0].content); /* no text: content */
+
+    const store_edge *edges;
+    assert_int_equal(store_edges(idx, &edges, &n, &err), 0);
+    assert_int_equal(n, 4);
+    assert_int_equal(edges[0].kind, STORE_EDGE_OP_SCHEMA);
+    assert_int_equal(edges[0].src_index, 0);
+    assert_int_equal(edges[0].dst_index, 0);
+    assert_int_equal(edges[1].kind, STORE_EDGE_PRODUCER);
+    assert_string_equal(edges[1].param, "thing_id");
+    assert_true(edges[1].score > 2.4 && edges[1].score < 2.6);
+    assert_true(edges[1].explicit_hint);
+    assert_int_equal(edges[1].dst_index, 1);
+
+    /* FTS: "creat" (stemmed) is only in the POST chunks' summary */
+    store_terms *t = store_terms_new();
+    core_buf q;
+    core_buf_init(&q, 0);
+    store_terms_append(t, "create", 6, &q);
+    const char *terms[] = {q.data};
+    store_fts_hit *hits = NULL;
+    size_t n_hits = 0;
+    assert_int_equal(store_fts_search(idx, terms, 1, NULL, 10, &hits, &n_hits, &err), 0);
+    assert_int_equal(n_hits, 2);
+    assert_string_equal(chunks[hits[0].chunk].type, "endpoint");
+    assert_non_null(strstr(chunks[hits[0].chunk].id, ":post#0"));
+    assert_true(hits[0].score > 0);
+    free(hits);
+    /* a term with FTS syntax characters is quoted, not parsed */
+    const char *odd[] = {"\"thing\" OR", "a*b"};
+    assert_int_equal(store_fts_search(idx, odd, 2, NULL, 10, &hits, &n_hits, &err), 0);
+    free(hits);
+    core_buf_free(&q);
+    store_terms_free(t);
+
+    const store_vectors *vec;
+    assert_int_equal(store_vectors_load(idx, "m1", &vec, &err), 0);
+    assert_int_equal(vec->n, 2);
+    assert_int_equal(vec->dim, 4);
+    assert_true(vec->data[0] == 1.0f);
+    assert_int_equal(vec->rows[0], 0);
+    assert_int_equal(store_vectors_load(idx, "m2", &vec, &err), 0);
+    assert_int_equal(vec->n, 0);
+
+    store_info info;
+    assert_int_equal(store_index_info(idx, &info, &err), 0);
+    assert_int_equal(info.n_documents, 2);
+    assert_int_equal(info.schema_version, STORE_SCHEMA_VERSION);
+    assert_string_equal(info.apidex_version, APIDEX_VERSION_STRING);
+
+    /* A rebuild replaces the file: the open index notices, and keeps working. */
+    uint64_t v1 = store_index_version(idx);
+    build(db, names, hashes, 2, &rep);
+    assert_int_equal(rep.unchanged, 2);
+    assert_true(store_index_changed(db, idx));
+    assert_int_equal(store_operations(idx, &ops, &n, &err), 0);
+    store_close(idx);
+    assert_int_equal(store_open(db, true, &idx, &err), 0);
+    assert_true(store_index_version(idx) != v1);
+    store_close(idx);
+
+    free(db);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+static void test_incremental(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir();
+    char *db = db_in(dir);
+    const char *v1[] = {"a", "b", "d"};
+    uint64_t h1[] = {1, 2, 4};
+    store_build_report rep;
+    build(db, v1, h1, 3, &rep);
+    assert_int_equal(rep.added, 3);
+
+    /* a unchanged, b changed (new hash), c new, d gone */
+    const char *v2[] = {"a", "b", "c"};
+    uint64_t h2[] = {1, 202, 3};
+    build(db, v2, h2, 3, &rep);
+    assert_int_equal(rep.added, 1);
+    assert_int_equal(rep.updated, 1);
+    assert_int_equal(rep.unchanged, 1);
+    assert_int_equal(rep.removed, 1);
+    assert_int_equal(rep.n_apis, 3);
+    assert_int_equal(rep.n_operations, 6);
+    assert_int_equal(rep.n_chunks, 6);
+    assert_int_equal(rep.n_edges, 6);
+
+    apidex_error err;
+    store_index *idx = NULL;
+    assert_int_equal(store_open(db, true, &idx, &err), 0);
+    const store_operation *ops;
+    size_t n;
+    assert_int_equal(store_operations(idx, &ops, &n, &err), 0);
+    assert_int_equal(n, 6);
+    long ia = store_find_operation(idx, "a:getThing");
+    long ib = store_find_operation(idx, "b:getThing");
+    assert_true(ia >= 0 && ib >= 0);
+    assert_int_equal(store_find_operation(idx, "d:getThing"), -1);
+    /* the copied rows are complete: inputs, fields, terms, tokens */
+    assert_int_equal(ops[ia].n_inputs, 1);
+    assert_int_equal(ops[ia].tokens, 9);
+    assert_non_null(strstr(ops[ia].terms[STORE_FIELD_SUMMARY], "thing"));
+    assert_null(strstr(ops[ia].summary, "v2"));
+    assert_non_null(strstr(ops[ib].summary, "(v2)"));
+    const store_edge *edges;
+    assert_int_equal(store_edges(idx, &edges, &n, &err), 0);
+    for (size_t i = 0; i < n; i++) {
+        assert_true(edges[i].src_index >= 0);
+        assert_true(edges[i].dst_index >= 0);
+    }
+    /* FTS covers copied and new chunks alike */
+    const char *terms[] = {"creat"};
+    store_fts_hit *hits = NULL;
+    size_t n_hits = 0;
+    assert_int_equal(store_fts_search(idx, terms, 1, NULL, 100, &hits, &n_hits, &err), 0);
+    assert_int_equal(n_hits, 3);
+    free(hits);
+    const store_vectors *vec;
+    assert_int_equal(store_vectors_load(idx, "m1", &vec, &err), 0);
+    assert_int_equal(vec->n, 3);
+    store_close(idx);
+
+    /* A different signature (strategy) reuses nothing. */
+    store_writer *w = NULL;
+    store_writer_options o = {.strategy = "json"};
+    assert_int_equal(store_writer_begin(db, &o, &w, &err), 0);
+    bool known = false;
+    assert_false(store_writer_can_reuse(w, "/specs/a.json", "a", 1, &known));
+    assert_true(known);
+    write_api(w, "a", 1, "");
+    assert_int_equal(store_writer_commit(w, &rep, &err), 0);
+    assert_true(rep.full_rebuild);
+    assert_int_equal(rep.updated, 1);
+    assert_int_equal(rep.removed, 2);
+
+    free(db);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+static void test_abort_and_stale_temps(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir();
+    char *db = db_in(dir);
+    const char *names[] = {"a"};
+    uint64_t h[] = {1};
+    store_build_report rep;
+    build(db, names, h, 1, &rep);
+    struct stat before, after;
+    assert_int_equal(stat(db, &before), 0);
+
+    /* a temp file of a dead build (pid 2^22 + 1 is above the default pid_max) */
+    char stale[512];
+    snprintf(stale, sizeof stale, "%s.tmp-4194305", db);
+    FILE *f = fopen(stale, "w");
+    assert_non_null(f);
+    fputs("garbage", f);
+    fclose(f);
+
+    apidex_error err;
+    store_writer *w = NULL;
+    assert_int_equal(store_writer_begin(db, NULL, &w, &err), 0);
+    assert_int_not_equal(access(stale, F_OK), 0);
+    char mine[512];
+    snprintf(mine, sizeof mine, "%s.tmp-%ld", db, (long)getpid());
+    assert_int_equal(access(mine, F_OK), 0);
+    write_api(w, "zzz", 9, "");
+    store_writer_abort(w);
+    assert_int_not_equal(access(mine, F_OK), 0);
+    assert_int_equal(stat(db, &after), 0);
+    assert_int_equal(before.st_ino, after.st_ino);
+
+    /* An API's rows must follow its api record. */
+    assert_int_equal(store_writer_begin(db, NULL, &w, &err), 0);
+    store_operation op = {.id = "x:y", .api = "x", .method = "GET", .path = "/"};
+    assert_int_equal(store_writer_add_operation(w, &op, &err), APIDEX_EINVAL);
+    store_writer_abort(w);
+
+    free(db);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+static void test_versions(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir();
+    apidex_error err;
+    store_index *idx = NULL;
+
+    char *missing = tu_path(dir, "none.db");
+    assert_int_equal(store_open(missing, true, &idx, &err), APIDEX_ENOTFOUND);
+    assert_non_null(strstr(err.message, "apidex index"));
+
+    /* an index of another schema version */
+    char *old = tu_path(dir, "old.db");
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(old, &db), SQLITE_OK);
+    char sql[128];
+    snprintf(sql, sizeof sql,
+             "PRAGMA application_id = %d; PRAGMA user_version = 99;"
+             "CREATE TABLE meta(key TEXT, value TEXT);",
+             0x41504458);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(store_open(old, true, &idx, &err), APIDEX_EVERSION);
+    assert_non_null(strstr(err.message, "schema version 99"));
+    assert_non_null(strstr(err.message, "apidex index"));
+    /* ... which a build replaces (full rebuild) */
+    store_writer *w = NULL;
+    assert_int_equal(store_writer_begin(old, NULL, &w, &err), 0);
+    write_api(w, "a", 1, "");
+    store_build_report rep;
+    assert_int_equal(store_writer_commit(w, &rep, &err), 0);
+    assert_true(rep.full_rebuild);
+    assert_non_null(strstr(rep.reason, "99"));
+    assert_int_equal(store_open(old, true, &idx, &err), 0);
+    store_close(idx);
+
+    /* some other SQLite database: never opened as an index, never replaced */
+    char *other = tu_path(dir, "other.db");
+    assert_int_equal(sqlite3_open(other, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "CREATE TABLE t(x)", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(store_open(other, true, &idx, &err), APIDEX_EVERSION);
+    assert_non_null(strstr(err.message, "not an apidex index"));
+    assert_int_equal(store_writer_begin(other, NULL, &w, &err), APIDEX_EINVAL);
+    assert_non_null(strstr(err.message, "refusing"));
+    /* a text file neither */
+    char *txt = tu_write(dir, "notes.txt", "hello, this is not a database at all\n");
+    assert_int_not_equal(store_writer_begin(txt, NULL, &w, &err), 0);
+    FILE *f = fopen(txt, "r");
+    char line[64] = {0};
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    assert_string_equal(line, "hello, this is not a database at all\n");
+
+    free(missing);
+    free(old);
+    free(other);
+    free(txt);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_incremental),
+        cmocka_unit_test(test_abort_and_stale_temps),
+        cmocka_unit_test(test_versions),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
