@@ -1,0 +1,404 @@
+/*
+ * apidex agent: the Discovery Agent on one task. Also the LLM plumbing the
+ * other commands share: the LLM flags, resolving flags > env > config file,
+ * the index-time refinement hooks (index --strategy summary|query) and the
+ * agent run of `apidex eval --agent`.
+ */
+#include "cli/cli.h"
+
+#include "agent/agent.h"
+#include "eval/eval.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- LLM flags */
+
+const char *cli_llm_flags_help(void)
+{
+    return "LLM (flags > env > config file; see docs/LLM.md):\n"
+           "  --llm-url URL        OpenAI-compatible base URL   ($" AGENT_ENV_BASE_URL ")\n"
+           "  --llm-model NAME     model                        ($" AGENT_ENV_MODEL ")\n"
+           "  --llm-key-env VAR    read the API key from $VAR   (default $" AGENT_ENV_API_KEY ")\n"
+           "  --llm-config FILE    JSON config file             ($" AGENT_ENV_CONFIG
+           ", ~/.config/apidex/llm.json)\n"
+           "  --temperature T      sampling temperature (default 0)\n"
+           "  --max-tokens N       completion cap per LLM call (default 1024)\n"
+           "  --llm-timeout S      seconds per request (default 120); --llm-retries N (default "
+           "3)\n";
+}
+
+static bool parse_num(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    double d = strtod(s, &end);
+    if (!*s || *end || !(d >= lo && d <= hi)) return false;
+    *out = d;
+    return true;
+}
+
+int cli_llm_parse_flag(int argc, char **argv, int *i, cli_llm_flags *f)
+{
+    const char *a = argv[*i];
+    const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    double d = 0;
+    static const char *const valued[] = {"--llm-url",     "--llm-model",   "--llm-key-env",
+                                         "--llm-config",  "--temperature", "--max-tokens",
+                                         "--llm-timeout", "--llm-retries", NULL};
+    bool known = false;
+    for (size_t k = 0; valued[k] && !known; k++) known = !strcmp(a, valued[k]);
+    if (!known) return 0;
+    if (!v) return -1;
+    (*i)++;
+    if (!strcmp(a, "--llm-url"))
+        f->base_url = v;
+    else if (!strcmp(a, "--llm-model"))
+        f->model = v;
+    else if (!strcmp(a, "--llm-key-env"))
+        f->key_env = v;
+    else if (!strcmp(a, "--llm-config"))
+        f->config = v;
+    else if (!strcmp(a, "--temperature")) {
+        if (!parse_num(v, 0, 2, &d)) return -1;
+        f->temperature = d;
+        f->has_temperature = true;
+    } else if (!strcmp(a, "--max-tokens")) {
+        if (!parse_num(v, 1, 1000000, &d)) return -1;
+        f->max_tokens = (int)d;
+    } else if (!strcmp(a, "--llm-timeout")) {
+        if (!parse_num(v, 0.001, 86400, &d)) return -1;
+        f->timeout = d;
+    } else if (!strcmp(a, "--llm-retries")) {
+        if (!parse_num(v, 0, 20, &d)) return -1;
+        f->retries = (int)d + 1; /* 0 = unset */
+    }
+    return 1;
+}
+
+int cli_llm_resolve(const cli_llm_flags *f, agent_llm_config *c, apidex_error *err)
+{
+    agent_llm_config_defaults(c);
+    /* An explicit file replaces the default one; the variables still win over it. */
+    int rc = f->config ? agent_llm_config_load_file(c, f->config, err)
+                       : agent_llm_config_from_env(c, err);
+    if (!rc && f->config) rc = agent_llm_config_apply_env(c, err);
+    if (rc) return rc;
+    if (f->base_url) snprintf(c->base_url, sizeof c->base_url, "%s", f->base_url);
+    if (f->model) snprintf(c->model, sizeof c->model, "%s", f->model);
+    if (f->key_env) {
+        const char *k = getenv(f->key_env);
+        if (!k || !*k)
+            return core_error_set(err, APIDEX_EINVAL, "--llm-key-env: $%s is not set", f->key_env);
+        snprintf(c->api_key, sizeof c->api_key, "%s", k);
+    }
+    if (f->has_temperature) c->temperature = f->temperature;
+    if (f->max_tokens) c->max_tokens = f->max_tokens;
+    if (f->timeout > 0) c->timeout_s = f->timeout;
+    if (f->retries) c->max_retries = f->retries - 1;
+    if (f->stream) c->stream = true;
+    return 0;
+}
+
+int cli_llm_open(const cli_llm_flags *f, bool required, agent_llm **out)
+{
+    *out = NULL;
+    agent_llm_config c;
+    apidex_error err;
+    core_error_clear(&err);
+    if (cli_llm_resolve(f, &c, &err)) {
+        cli_print_error(&err);
+        return CLI_USAGE;
+    }
+    if (!agent_llm_configured(&c)) {
+        if (!required) return CLI_OK;
+        fprintf(stderr, "apidex: %s\n", agent_llm_setup_hint());
+        return CLI_USAGE;
+    }
+    if (agent_llm_open(&c, out, &err)) {
+        cli_print_error(&err);
+        return CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
+/* An LLM error's exit code: configuration problems are usage (2), the rest failures (3). */
+static int llm_exit_code(int rc)
+{
+    return rc == APIDEX_EINVAL ? CLI_USAGE : CLI_FAILURE;
+}
+
+/* ---------------------------------------------------------------- index-time refinement */
+
+struct cli_llm_refine {
+    agent_llm *llm;
+    agent_refiner *refiner;
+    bool progress;
+    int last_width;
+};
+
+static void refine_progress(void *ctx, size_t done, size_t total)
+{
+    cli_llm_refine *s = ctx;
+    if (!s->progress) return;
+    int w = fprintf(stderr, "\rLLM texts: %zu/%zu endpoints", done, total);
+    if (w > s->last_width) s->last_width = w;
+    if (done == total) fprintf(stderr, "\r%*s\r", s->last_width, "");
+    fflush(stderr);
+}
+
+int cli_llm_refine_begin(store_build_options *opt, const cli_llm_flags *f, bool no_llm,
+                         bool progress, cli_llm_refine **out)
+{
+    *out = NULL;
+    const char *st = opt->strategy ? opt->strategy : "";
+    bool llm_strategy = !strncmp(st, "summary", 7) || !strncmp(st, "query", 5);
+    if (no_llm || !llm_strategy) return CLI_OK;
+    cli_llm_refine *s = calloc(1, sizeof *s);
+    if (!s) return CLI_FAILURE;
+    int code = cli_llm_open(f, false, &s->llm);
+    if (code != CLI_OK || !s->llm) {
+        free(s);
+        return code; /* not configured: the deterministic texts */
+    }
+    s->progress = progress;
+    agent_refine_options ro = {.progress = refine_progress, .progress_ctx = s};
+    apidex_error err;
+    core_error_clear(&err);
+    if (agent_refiner_new(s->llm, &ro, &s->refiner, &err)) {
+        cli_print_error(&err);
+        agent_llm_close(s->llm);
+        free(s);
+        return CLI_USAGE;
+    }
+    agent_refiner_attach(s->refiner, opt);
+    *out = s;
+    return CLI_OK;
+}
+
+void cli_llm_refine_end(cli_llm_refine *s, bool quiet)
+{
+    if (!s) return;
+    agent_refine_stats st = agent_refiner_stats(s->refiner);
+    if (!quiet && st.requested)
+        fprintf(stderr,
+                "LLM texts (%s): %zu endpoints, %zu from the cache, %zu written by the LLM "
+                "(%zu tokens)%s\n",
+                agent_llm_get_config(s->llm)->model, st.requested, st.cache_hits, st.llm_calls,
+                st.usage.total, st.failures ? ", with failures" : "");
+    agent_refiner_free(s->refiner);
+    agent_llm_close(s->llm);
+    free(s);
+}
+
+/* ---------------------------------------------------------------- eval --agent */
+
+static void eval_progress(void *ctx, size_t done, size_t n, double f1)
+{
+    (void)f1;
+    if (*(bool *)ctx) {
+        fprintf(stderr, "\ragent: %zu/%zu queries", done, n);
+        if (done == n) fputc('\n', stderr);
+        fflush(stderr);
+    }
+}
+
+int cli_eval_agent(const char *db, const eval_set *set, const cli_eval_agent_args *a)
+{
+    agent_llm *llm = NULL;
+    int code = cli_llm_open(&a->llm, true, &llm);
+    if (code != CLI_OK) return code;
+    apidex_error err;
+    core_error_clear(&err);
+    store_index *idx = NULL;
+    search_engine *eng = NULL;
+    eval_agent_report *r = NULL;
+    bool progress = !a->json && cli_stderr_is_tty();
+    eval_agent_options o = {
+        .discover = {.tools = (agent_tools_mode)a->tools, .k = a->k, .max_steps = a->max_steps},
+        .limit = a->limit,
+        .progress = eval_progress,
+        .progress_ctx = &progress};
+    int rc = store_open(db, true, &idx, &err);
+    if (!rc) rc = search_engine_open(idx, &eng, &err);
+    if (!rc) rc = eval_agent_run(llm, eng, idx, set, &o, &r, &err);
+    if (rc) {
+        cli_print_error(&err);
+        code = llm_exit_code(rc);
+    } else {
+        core_buf b;
+        core_buf_init(&b, 0);
+        if (a->json ? eval_agent_report_json(r, a->per_query, &b)
+                    : eval_agent_report_text(r, a->per_query, &b))
+            code = CLI_FAILURE;
+        else
+            fputs(b.data, stdout);
+        core_buf_free(&b);
+    }
+    eval_agent_report_free(r);
+    search_engine_close(eng);
+    store_close(idx);
+    agent_llm_close(llm);
+    return code;
+}
+
+/* ---------------------------------------------------------------- apidex agent */
+
+static void agent_usage_text(FILE *out)
+{
+    fprintf(out,
+            "usage: apidex agent \"TASK\" [--tools summary|query] [-k N] [--max-steps N]\n"
+            "                    [--api A]... [--db FILE] [--json] [--verbose] [LLM flags]\n"
+            "\n"
+            "The Discovery Agent: an LLM splits TASK into sub-tasks, retrieves endpoints for\n"
+            "each with tools, and returns the endpoints that solve it, in call order, each with\n"
+            "a rationale. Endpoints the index does not have are dropped and reported.\n"
+            "  --tools summary   search_endpoints (method, path, one line) + get_endpoint on\n"
+            "                    demand (default: the paper's best configuration)\n"
+            "  --tools query     one tool returning the full documentation of the results\n"
+            "  -k N              results per retrieval (default 10)\n"
+            "  --max-steps N     LLM calls before the agent must answer (default 12)\n"
+            "  --api A           only endpoints of API A (repeatable)\n"
+            "  --db FILE         index file (default $APIDEX_DB or ./apidex.db)\n"
+            "  --verbose         print each step to stderr\n"
+            "\n%s"
+            "Exit status: 0 ok, 2 usage or no LLM configured, 3 failure.\n",
+            cli_llm_flags_help());
+}
+
+static void trace_stderr(void *ctx, const char *event, const char *detail)
+{
+    (void)ctx;
+    size_t n = strcspn(detail, "\n");
+    fprintf(stderr, "[%s] %.*s%s\n", event, (int)(n > 300 ? 300 : n), detail,
+            n > 300 || detail[n] ? " ..." : "");
+}
+
+static void print_discovery(const agent_discovery *d)
+{
+    if (!d->n_endpoints) printf("The agent returned no endpoint.\n");
+    for (size_t i = 0; i < d->n_endpoints; i++) {
+        const agent_endpoint *e = &d->endpoints[i];
+        printf("%2zu. %-7s %s  [%s]\n", i + 1, e->method, e->path, e->api);
+        printf("    id: %s\n", e->id);
+        if (*e->rationale) printf("    why: %s\n", e->rationale);
+    }
+    if (d->n_dropped) {
+        printf("Dropped (not in the index):");
+        for (size_t i = 0; i < d->n_dropped; i++) printf("%s %s", i ? "," : "", d->dropped[i]);
+        printf("\n");
+    }
+    if (d->n_subqueries) {
+        printf("Sub-tasks searched:");
+        for (size_t i = 0; i < d->n_subqueries; i++)
+            printf("%s \"%s\"", i ? "," : "", d->subqueries[i]);
+        printf("\n");
+    }
+    printf("Tokens: prompt %zu, completion %zu, total %zu over %zu LLM call%s%s\n", d->usage.prompt,
+           d->usage.completion, d->usage.total, d->usage.calls, d->usage.calls == 1 ? "" : "s",
+           d->usage.estimated ? " (cl100k estimates: the server sent no usage)" : "");
+    if (d->tool_errors) printf("Tool calls answered with an error: %u\n", d->tool_errors);
+    if (d->note) printf("Note: %s\n", d->note);
+}
+
+enum { AGENT_MAX_APIS = 32 };
+
+int cli_cmd_agent(int argc, char **argv)
+{
+    const char *task = NULL, *db = NULL;
+    const char *apis[AGENT_MAX_APIS + 1] = {0};
+    size_t n_apis = 0;
+    bool json = false, verbose = false;
+    agent_discover_options o = {0};
+    cli_llm_flags lf = {0};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool ok = true;
+        double d = 0;
+        int r = cli_llm_parse_flag(argc, argv, &i, &lf);
+        if (r) {
+            ok = r > 0;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            agent_usage_text(stdout);
+            return CLI_OK;
+        } else if (!strcmp(a, "--json")) {
+            json = true;
+        } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
+            verbose = true;
+        } else if (!strcmp(a, "--tools") && v) {
+            if (!strcmp(v, "summary"))
+                o.tools = AGENT_TOOLS_SUMMARY;
+            else if (!strcmp(v, "query"))
+                o.tools = AGENT_TOOLS_QUERY;
+            else
+                ok = false;
+            i++;
+        } else if ((!strcmp(a, "-k") || !strcmp(a, "--k")) && v) {
+            ok = parse_num(v, 1, 100, &d);
+            o.k = (size_t)d;
+            i++;
+        } else if (!strcmp(a, "--max-steps") && v) {
+            ok = parse_num(v, 1, 64, &d);
+            o.max_steps = (unsigned)d;
+            i++;
+        } else if (!strcmp(a, "--api") && v) {
+            ok = n_apis < AGENT_MAX_APIS;
+            if (ok) apis[n_apis++] = v;
+            i++;
+        } else if (!strcmp(a, "--db") && v) {
+            db = v;
+            i++;
+        } else if (a[0] == '-' && a[1]) {
+            ok = false;
+        } else if (!task) {
+            task = a;
+        } else {
+            ok = false;
+        }
+        if (!ok) {
+            fprintf(stderr, "apidex agent: bad argument '%s'\n", a);
+            agent_usage_text(stderr);
+            return CLI_USAGE;
+        }
+    }
+    if (!task || !*task) {
+        agent_usage_text(stderr);
+        return CLI_USAGE;
+    }
+    if (n_apis) o.apis = apis;
+    if (verbose) o.trace = trace_stderr;
+    agent_llm *llm = NULL;
+    int code = cli_llm_open(&lf, true, &llm);
+    if (code != CLI_OK) return code;
+
+    apidex_error err;
+    core_error_clear(&err);
+    store_index *idx = NULL;
+    search_engine *eng = NULL;
+    agent_discovery *d = NULL;
+    int rc = store_open(cli_db_path(db), true, &idx, &err);
+    if (!rc) rc = search_engine_open(idx, &eng, &err);
+    if (rc) {
+        cli_print_error(&err);
+        code = CLI_FAILURE;
+    } else if ((rc = agent_discover(llm, idx, eng, task, &o, &d, &err)) != 0) {
+        cli_print_error(&err);
+        code = llm_exit_code(rc);
+    } else if (json) {
+        core_buf b;
+        core_buf_init(&b, 0);
+        if (agent_discovery_write_json(d, task, o.tools, &b))
+            code = CLI_FAILURE;
+        else
+            fputs(b.data, stdout);
+        core_buf_free(&b);
+    } else {
+        print_discovery(d);
+    }
+    agent_discovery_free(d);
+    search_engine_close(eng);
+    store_close(idx);
+    agent_llm_close(llm);
+    return code;
+}

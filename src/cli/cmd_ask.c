@@ -1,0 +1,199 @@
+/* apidex ask: askAPI (seed 001): the endpoints and schemas a question needs, assembled within a
+ * token budget, answered by an LLM from that context only, with examples checked. */
+#include "cli/cli.h"
+
+#include "agent/agent.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { ASK_MAX_APIS = 32 };
+
+static void ask_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: apidex ask \"QUESTION\" [--api A]... [--budget N] [-k N] [--db FILE] [--json]\n"
+            "                  [--context-only] [--stream] [--no-cache] [--cache-ttl S]\n"
+            "                  [LLM flags]\n"
+            "\n"
+            "Retrieves the endpoints a question needs (plus the endpoints producing their\n"
+            "inputs and the schemas they use), assembles them within a token budget and has\n"
+            "an LLM answer from that context only, citing endpoint ids. JSON examples in the\n"
+            "answer are validated against the schema they claim to follow.\n"
+            "  --api A           only APIs A (repeatable)\n"
+            "  --budget N        cl100k tokens of context (default 4000)\n"
+            "  -k N              endpoints to retrieve before expansion (default: adaptive)\n"
+            "  --context-only    print the assembled context; no LLM needed\n"
+            "  --stream          print the answer as it arrives\n"
+            "  --no-cache        do not read or write the answer cache\n"
+            "  --cache-ttl S     seconds a cached answer stays valid (default 86400); the cache\n"
+            "                    lives in $%s or ~/.cache/apidex\n"
+            "  --db FILE         index file (default $APIDEX_DB or ./apidex.db)\n"
+            "\n%s"
+            "Exit status: 0 ok, 2 usage or no LLM configured (use --context-only), 3 failure.\n",
+            AGENT_ENV_CACHE, cli_llm_flags_help());
+}
+
+static void on_delta(void *ctx, const char *s, size_t n)
+{
+    (void)ctx;
+    fwrite(s, 1, n, stdout);
+    fflush(stdout);
+}
+
+static void print_answer(const agent_answer *a, bool streamed, size_t budget)
+{
+    if (!a->llm_used) {
+        fputs(a->context, stdout);
+        if (a->note) fprintf(stderr, "apidex: %s\n", a->note);
+    } else if (!streamed) {
+        fputs(a->answer, stdout);
+    }
+    if (a->llm_used)
+        fputs("\n\n---\n", stdout);
+    else
+        fputs("---\n", stdout);
+    if (a->truncated) printf("The answer was cut by the token limit (raise --max-tokens).\n");
+    if (a->n_cited) {
+        printf("cited:");
+        for (size_t i = 0; i < a->n_cited; i++) printf(" %s", a->cited[i]);
+        printf("\n");
+    }
+    if (a->n_unknown_citations) {
+        printf("cited but not in the context (check them):");
+        for (size_t i = 0; i < a->n_unknown_citations; i++) printf(" %s", a->unknown_citations[i]);
+        printf("\n");
+    }
+    for (size_t i = 0; i < a->n_examples; i++) {
+        const agent_example_check *e = &a->examples[i];
+        if (e->found && e->valid)
+            printf("example %zu: valid %s\n", e->index + 1, e->schema);
+        else if (e->found)
+            printf("example %zu: INVALID against %s: %s\n", e->index + 1, e->schema,
+                   e->problem ? e->problem : "");
+        else
+            printf("example %zu: not checked: %s\n", e->index + 1, e->problem ? e->problem : "");
+    }
+    size_t schemas = 0, left = 0;
+    for (size_t i = 0; i < a->n_items; i++) {
+        schemas += a->items[i].is_schema && a->items[i].included;
+        left += !a->items[i].included;
+    }
+    printf("context: %zu of %zu tokens, %zu endpoints, %zu schemas; completeness %.0f%%%s\n",
+           a->context_tokens, budget, a->n_endpoints, schemas, a->completeness * 100.0,
+           left ? " (raise --budget for the rest)" : "");
+    if (a->llm_used)
+        printf("LLM: %s, %s\n", a->model ? a->model : "?",
+               a->cached ? "cached answer (no tokens spent)" : "");
+    if (a->llm_used && !a->cached)
+        printf("tokens: prompt %zu, completion %zu, total %zu%s\n", a->usage.prompt,
+               a->usage.completion, a->usage.total, a->usage.estimated ? " (estimated)" : "");
+}
+
+int cli_cmd_ask(int argc, char **argv)
+{
+    const char *question = NULL, *db = NULL;
+    const char *apis[ASK_MAX_APIS + 1] = {0};
+    size_t n_apis = 0;
+    bool json = false, stream = false, no_cache = false;
+    agent_ask_options o = {0};
+    cli_llm_flags lf = {0};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool ok = true;
+        char *end = NULL;
+        int r = cli_llm_parse_flag(argc, argv, &i, &lf);
+        if (r) {
+            ok = r > 0;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            ask_usage(stdout);
+            return CLI_OK;
+        } else if (!strcmp(a, "--json")) {
+            json = true;
+        } else if (!strcmp(a, "--stream")) {
+            stream = true;
+        } else if (!strcmp(a, "--context-only")) {
+            o.context_only = true;
+        } else if (!strcmp(a, "--no-cache")) {
+            no_cache = true;
+        } else if (!strcmp(a, "--cache-ttl") && v) {
+            long t = strtol(v, &end, 10);
+            ok = *end == '\0' && t > 0;
+            o.cache_ttl_s = t;
+            i++;
+        } else if (!strcmp(a, "--budget") && v) {
+            long b = strtol(v, &end, 10);
+            ok = *end == '\0' && b > 0 && b <= 10000000;
+            o.budget = (size_t)b;
+            i++;
+        } else if ((!strcmp(a, "-k") || !strcmp(a, "--k")) && v) {
+            long k = strtol(v, &end, 10);
+            ok = *end == '\0' && k > 0 && k <= 100;
+            o.k = (size_t)k;
+            i++;
+        } else if ((!strcmp(a, "--api") || !strcmp(a, "--apis")) && v) {
+            ok = n_apis < ASK_MAX_APIS;
+            if (ok) apis[n_apis++] = v;
+            i++;
+        } else if (!strcmp(a, "--db") && v) {
+            db = v;
+            i++;
+        } else if (a[0] == '-' && a[1]) {
+            ok = false;
+        } else if (!question) {
+            question = a;
+        } else {
+            ok = false;
+        }
+        if (!ok) {
+            fprintf(stderr, "apidex ask: bad argument '%s'\n", a);
+            ask_usage(stderr);
+            return CLI_USAGE;
+        }
+    }
+    if (!question || !*question) {
+        ask_usage(stderr);
+        return CLI_USAGE;
+    }
+    if (n_apis) o.apis = apis;
+    if (no_cache) o.cache_ttl_s = -1;
+    if (!o.budget) o.budget = 4000;
+
+    agent_llm *llm = NULL;
+    int code = o.context_only ? CLI_OK : cli_llm_open(&lf, true, &llm);
+    if (code != CLI_OK) {
+        fprintf(stderr, "apidex ask: --context-only prints the assembled context without an LLM\n");
+        return code;
+    }
+    bool streamed = stream && !json && llm;
+    if (streamed) o.on_delta = on_delta;
+    apidex_error err;
+    core_error_clear(&err);
+    store_index *idx = NULL;
+    agent_answer *ans = NULL;
+    int rc = store_open(cli_db_path(db), true, &idx, &err);
+    if (rc) {
+        cli_print_error(&err);
+        code = CLI_FAILURE;
+    } else if ((rc = agent_ask(idx, NULL, llm, question, &o, &ans, &err)) != 0) {
+        if (streamed) fputc('\n', stdout);
+        cli_print_error(&err);
+        code = rc == APIDEX_EINVAL ? CLI_USAGE : CLI_FAILURE;
+    } else if (json) {
+        core_buf b;
+        core_buf_init(&b, 0);
+        if (agent_answer_write_json(ans, &b))
+            code = CLI_FAILURE;
+        else
+            fputs(b.data, stdout);
+        core_buf_free(&b);
+    } else {
+        print_answer(ans, streamed && ans->llm_used, o.budget);
+    }
+    agent_answer_free(ans);
+    store_close(idx);
+    agent_llm_close(llm);
+    return code;
+}
