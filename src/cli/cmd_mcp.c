@@ -1,0 +1,114 @@
+/* apidex mcp: the MCP server over stdio (one JSON-RPC message per line), for MCP clients. */
+#include "cli/cli.h"
+
+#include "agent/agent.h"
+#include "serve/serve.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile int mcp_stop;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    mcp_stop = 1;
+}
+
+static void mcp_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: apidex mcp [--db FILE] [--reload-interval SECONDS] [--no-llm] [LLM flags]\n"
+            "  Speaks the Model Context Protocol on stdin/stdout (revisions %s,\n"
+            "  %s, %s, %s and %s) with the tools search_endpoints,\n"
+            "  get_endpoint, list_apis and ask_api and the resources apidex://apis/{api} and\n"
+            "  apidex://endpoints/{id}. Logs go to stderr.\n"
+            "  --db FILE               index file (default $APIDEX_DB or ./apidex.db)\n"
+            "  --reload-interval S     look for a rebuilt index at most every S seconds\n"
+            "                          (default 2; 0 = on every request, -1 = never)\n"
+            "  --no-llm                ask_api returns the context only, even with an LLM set\n"
+            "See docs/CLIENTS.md for Claude Desktop, Cursor and VS Code configuration.\n\n%s",
+            mcp_supported_revisions[0], mcp_supported_revisions[1], mcp_supported_revisions[2],
+            mcp_supported_revisions[3], mcp_supported_revisions[4], cli_llm_flags_help());
+}
+
+int cli_cmd_mcp(int argc, char **argv)
+{
+    const char *db_flag = NULL;
+    double interval = 2.0;
+    cli_llm_flags llm_flags = {0};
+    bool no_llm = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int taken = cli_llm_parse_flag(argc, argv, &i, &llm_flags);
+        if (taken < 0) {
+            fprintf(stderr, "apidex mcp: bad value for '%s'\n", a);
+            return CLI_USAGE;
+        }
+        if (taken) continue;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            mcp_usage(stdout);
+            return CLI_OK;
+        } else if (!strcmp(a, "--no-llm")) {
+            no_llm = true;
+        } else if (!strcmp(a, "--db") && v) {
+            db_flag = v;
+            i++;
+        } else if (!strcmp(a, "--reload-interval") && v) {
+            char *end;
+            interval = strtod(v, &end);
+            if (*end || end == v) {
+                fprintf(stderr, "apidex mcp: bad --reload-interval '%s'\n", v);
+                return CLI_USAGE;
+            }
+            i++;
+        } else {
+            fprintf(stderr, "apidex mcp: bad argument '%s'\n", a);
+            mcp_usage(stderr);
+            return CLI_USAGE;
+        }
+    }
+    const char *db_path = cli_db_path(db_flag);
+    agent_llm *llm = NULL;
+    if (!no_llm) {
+        int code = cli_llm_open(&llm_flags, false, &llm);
+        if (code) return code;
+    }
+    apidex_error err;
+    core_error_clear(&err);
+    serve_db *db = NULL;
+    mcp_server *srv = NULL;
+    mcp_server_options mo = {.llm = llm};
+    int rc = serve_db_open(db_path, interval, &db, &err);
+    if (!rc) rc = mcp_server_new(db, &mo, &srv, &err);
+    if (rc) {
+        cli_print_error(&err);
+        if (rc == APIDEX_ENOTFOUND)
+            fprintf(stderr, "apidex mcp: build the index first: apidex index SPECS... --db %s\n",
+                    db_path);
+        serve_db_close(db);
+        agent_llm_close(llm);
+        return CLI_FAILURE;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    fprintf(stderr, "apidex mcp: serving %s on stdio; ask_api: %s%s\n", db_path,
+            llm ? "answers with " : "context only (no LLM configured)",
+            llm ? agent_llm_get_config(llm)->model : "");
+    rc = mcp_serve_stdio(srv, STDIN_FILENO, STDOUT_FILENO, 4u << 20, &mcp_stop);
+    mcp_server_free(srv);
+    serve_db_close(db);
+    agent_llm_close(llm);
+    if (rc) {
+        fprintf(stderr, "apidex mcp: %s\n", apidex_strerror(rc));
+        return CLI_FAILURE;
+    }
+    return CLI_OK;
+}

@@ -1,0 +1,244 @@
+/* apidex serve: the HTTP JSON API and MCP over Streamable HTTP, until SIGINT or SIGTERM. */
+#include "cli/cli.h"
+
+#include "agent/agent.h"
+#include "serve/serve.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { MAX_CORS = 16 };
+
+/* SIGINT/SIGTERM wake the main thread through a pipe: libraries start threads of
+   their own before main (OpenBLAS), so the signal may land on any thread. */
+static int stop_pipe[2] = {-1, -1};
+
+static void on_stop_signal(int sig)
+{
+    unsigned char b = (unsigned char)sig;
+    ssize_t w = write(stop_pipe[1], &b, 1);
+    (void)w;
+}
+
+static void serve_usage(FILE *out)
+{
+    fprintf(
+        out,
+        "usage: apidex serve [--db FILE] [--listen HOST:PORT] [--token TOKEN] [--threads N]\n"
+        "                    [--max-body BYTES] [--max-header BYTES] [--max-connections N]\n"
+        "                    [--timeout SECONDS] [--cors ORIGIN]... [--access-log FILE|none]\n"
+        "                    [--reload-interval SECONDS] [--port-file FILE] [--allow-remote]\n"
+        "  Routes: GET /v1/search?q=&k=&adaptive=&api=&tag=&method=, GET /v1/endpoints/{id},\n"
+        "  GET /v1/apis, POST /v1/ask, GET /healthz, GET /metrics, GET /openapi.json, and\n"
+        "  MCP (Streamable HTTP) at /mcp.\n"
+        "  --db FILE             index file (default $APIDEX_DB or ./apidex.db)\n"
+        "  --listen HOST:PORT    default 127.0.0.1:8080; port 0 picks a free port\n"
+        "  --token TOKEN         require 'Authorization: Bearer TOKEN' (also $APIDEX_TOKEN,\n"
+        "                        or --token-file FILE, which keeps it out of `ps`)\n"
+        "  --threads N           worker threads (default: one per CPU)\n"
+        "  --max-body BYTES      largest request body (default 1048576)\n"
+        "  --max-header BYTES    largest request line + headers (default 16384)\n"
+        "  --max-connections N   open connections at once (default 256)\n"
+        "  --timeout SECONDS     idle timeout and request deadline (default 30)\n"
+        "  --cors ORIGIN         allow this browser origin (repeatable; '*' = any); off by "
+        "default\n"
+        "  --access-log FILE     JSON lines, one per request (default stderr; 'none' = off)\n"
+        "  --reload-interval S   look for a rebuilt index at most every S seconds (default 2)\n"
+        "  --port-file FILE      write the bound port there once listening\n"
+        "  --allow-remote        allow a non-loopback --listen address\n"
+        "  --no-llm              /v1/ask and ask_api return the context only, even with an LLM\n\n"
+        "%s",
+        cli_llm_flags_help());
+}
+
+static bool parse_size(const char *v, size_t lo, size_t hi, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (errno || *end || end == v || n < lo || n > hi) return false;
+    *out = (size_t)n;
+    return true;
+}
+
+static char *read_token_file(const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    apidex_error err;
+    if (core_file_read(path, 4096, &text, &len, &err) != 0) {
+        cli_print_error(&err);
+        return NULL;
+    }
+    while (len && (text[len - 1] == '\n' || text[len - 1] == '\r' || text[len - 1] == ' '))
+        text[--len] = '\0';
+    return text;
+}
+
+int cli_cmd_serve(int argc, char **argv)
+{
+    serve_http_options o = {.access_log_fd = STDERR_FILENO};
+    const char *db_flag = NULL, *token_file = NULL, *access_log = NULL, *port_file = NULL;
+    const char *cors[MAX_CORS + 1] = {0};
+    size_t n_cors = 0, v_size = 0;
+    double interval = 2.0;
+    cli_llm_flags llm_flags = {0};
+    bool no_llm = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        bool ok = true;
+        int taken = cli_llm_parse_flag(argc, argv, &i, &llm_flags);
+        if (taken < 0) {
+            fprintf(stderr, "apidex serve: bad value for '%s'\n", a);
+            return CLI_USAGE;
+        }
+        if (taken) continue;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            serve_usage(stdout);
+            return CLI_OK;
+        } else if (!strcmp(a, "--allow-remote")) {
+            o.allow_remote = true;
+            continue;
+        } else if (!strcmp(a, "--no-llm")) {
+            no_llm = true;
+            continue;
+        } else if (!v) {
+            ok = false;
+        } else if (!strcmp(a, "--db")) {
+            db_flag = v;
+        } else if (!strcmp(a, "--listen")) {
+            o.listen = v;
+        } else if (!strcmp(a, "--token")) {
+            o.token = v;
+        } else if (!strcmp(a, "--token-file")) {
+            token_file = v;
+        } else if (!strcmp(a, "--threads")) {
+            ok = parse_size(v, 1, 64, &v_size);
+            o.threads = (unsigned)v_size;
+        } else if (!strcmp(a, "--max-body")) {
+            ok = parse_size(v, 64, (size_t)1 << 30, &o.max_body);
+        } else if (!strcmp(a, "--max-header")) {
+            ok = parse_size(v, 1024, (size_t)1 << 20, &o.max_header);
+        } else if (!strcmp(a, "--max-connections")) {
+            ok = parse_size(v, 1, 100000, &v_size);
+            o.max_connections = (unsigned)v_size;
+        } else if (!strcmp(a, "--timeout")) {
+            ok = parse_size(v, 1, 3600, &v_size);
+            o.timeout_s = (unsigned)v_size;
+        } else if (!strcmp(a, "--cors")) {
+            ok = n_cors < MAX_CORS;
+            if (ok) cors[n_cors++] = v;
+        } else if (!strcmp(a, "--access-log")) {
+            access_log = v;
+        } else if (!strcmp(a, "--port-file")) {
+            port_file = v;
+        } else if (!strcmp(a, "--reload-interval")) {
+            char *end;
+            interval = strtod(v, &end);
+            ok = !*end && end != v;
+        } else {
+            ok = false;
+        }
+        if (!ok) {
+            fprintf(stderr, "apidex serve: bad argument '%s'\n", a);
+            serve_usage(stderr);
+            return CLI_USAGE;
+        }
+        i++;
+    }
+    char *token_buf = NULL;
+    if (!o.token && token_file && !(o.token = token_buf = read_token_file(token_file)))
+        return CLI_FAILURE;
+    if (!o.token && getenv("APIDEX_TOKEN") && *getenv("APIDEX_TOKEN"))
+        o.token = getenv("APIDEX_TOKEN");
+    if (n_cors) o.cors_origins = cors;
+    int log_fd = -1;
+    if (access_log && !strcmp(access_log, "none")) {
+        o.access_log_fd = -1;
+    } else if (access_log && strcmp(access_log, "-")) {
+        log_fd = open(access_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (log_fd < 0) {
+            fprintf(stderr, "apidex serve: cannot open %s: %s\n", access_log, strerror(errno));
+            free(token_buf);
+            return CLI_FAILURE;
+        }
+        o.access_log_fd = log_fd;
+    }
+
+    agent_llm *llm = NULL;
+    if (!no_llm) {
+        int code = cli_llm_open(&llm_flags, false, &llm);
+        if (code) {
+            free(token_buf);
+            if (log_fd >= 0) close(log_fd);
+            return code;
+        }
+    }
+    o.llm = llm;
+    if (pipe2(stop_pipe, O_CLOEXEC) != 0) {
+        agent_llm_close(llm);
+        fprintf(stderr, "apidex serve: pipe: %s\n", strerror(errno));
+        free(token_buf);
+        if (log_fd >= 0) close(log_fd);
+        return CLI_FAILURE;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    const char *db_path = cli_db_path(db_flag);
+    apidex_error err;
+    core_error_clear(&err);
+    serve_db *db = NULL;
+    mcp_server *mcp = NULL;
+    serve_http *http = NULL;
+    mcp_server_options mo = {.private_cache = o.token != NULL, .llm = llm};
+    int rc = serve_db_open(db_path, interval, &db, &err);
+    if (!rc) rc = mcp_server_new(db, &mo, &mcp, &err);
+    if (!rc) rc = serve_http_start(db, mcp, &o, &http, &err);
+    if (rc) {
+        cli_print_error(&err);
+        if (rc == APIDEX_ENOTFOUND)
+            fprintf(stderr, "apidex serve: build the index first: apidex index SPECS... --db %s\n",
+                    db_path);
+        mcp_server_free(mcp);
+        serve_db_close(db);
+        agent_llm_close(llm);
+        if (log_fd >= 0) close(log_fd);
+        free(token_buf);
+        return rc == APIDEX_EINVAL ? CLI_USAGE : CLI_FAILURE;
+    }
+    const char *listen = o.listen ? o.listen : "127.0.0.1:8080";
+    const char *colon = strrchr(listen, ':');
+    fprintf(stderr, "apidex serve: %s on http://%.*s:%u (MCP at /mcp)%s; ask: %s%s\n", db_path,
+            (int)(colon ? colon - listen : 0), listen, serve_http_port(http),
+            o.token ? ", bearer token required" : "",
+            llm ? "answers with " : "context only (no LLM configured)",
+            llm ? agent_llm_get_config(llm)->model : "");
+    if (port_file) {
+        FILE *f = fopen(port_file, "w");
+        if (f) {
+            fprintf(f, "%u\n", serve_http_port(http));
+            fclose(f);
+        }
+    }
+    unsigned char sig = 0;
+    while (read(stop_pipe[0], &sig, 1) < 0 && errno == EINTR) {
+    }
+    fprintf(stderr, "apidex serve: stopping (signal %d)\n", sig);
+    serve_http_stop(http);
+    mcp_server_free(mcp);
+    serve_db_close(db);
+    agent_llm_close(llm);
+    if (log_fd >= 0) close(log_fd);
+    free(token_buf);
+    return CLI_OK;
+}

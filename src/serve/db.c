@@ -1,0 +1,242 @@
+/*
+ * The served index: reference-counted snapshots of an index file and hot
+ * reload when a build replaces it (see the design notes in serve.h).
+ */
+#include "serve/serve_int.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct serve_db {
+    char *path;
+    double check_interval_s;
+    pthread_mutex_t lock;        /* guards current and last_check */
+    pthread_mutex_t reload_lock; /* one reloader at a time; others keep going */
+    serve_snapshot *current;
+    double last_check;
+    atomic_uint_fast64_t reloads, reload_failures;
+    bool failing; /* the last reload failed: say so once, not at every check */
+};
+
+static void snapshot_free(serve_snapshot *s)
+{
+    if (!s) return;
+    free(s->op_schema_off);
+    free(s->op_schema);
+    free(s->schema_ref_off);
+    free(s->schema_ref);
+    free(s->op_prod_off);
+    free(s->op_prod);
+    search_engine_close(s->eng);
+    store_close(s->idx);
+    free(s);
+}
+
+/* CSR from (key, value) pairs: counts per key, prefix sums, fill. */
+typedef struct csr_pair {
+    size_t key, value;
+} csr_pair;
+
+static int csr_build(const csr_pair *pairs, size_t n_pairs, size_t n_keys, size_t **off_out,
+                     size_t **val_out)
+{
+    size_t *off = calloc(n_keys + 1, sizeof *off);
+    size_t *val = malloc((n_pairs ? n_pairs : 1) * sizeof *val);
+    size_t *fill = calloc(n_keys + 1, sizeof *fill);
+    if (!off || !val || !fill) {
+        free(off);
+        free(val);
+        free(fill);
+        return APIDEX_ENOMEM;
+    }
+    for (size_t i = 0; i < n_pairs; i++) off[pairs[i].key + 1]++;
+    for (size_t k = 0; k < n_keys; k++) off[k + 1] += off[k];
+    for (size_t i = 0; i < n_pairs; i++) {
+        size_t k = pairs[i].key;
+        val[off[k] + fill[k]++] = pairs[i].value;
+    }
+    free(fill);
+    *off_out = off;
+    *val_out = val;
+    return 0;
+}
+
+/* The three adjacency tables from the edge list (dangling edges are skipped). */
+static int snapshot_graph(serve_snapshot *s)
+{
+    size_t n = s->n_edges ? s->n_edges : 1;
+    csr_pair *os = malloc(n * sizeof *os), *sr = malloc(n * sizeof *sr),
+             *pr = malloc(n * sizeof *pr);
+    size_t n_os = 0, n_sr = 0, n_pr = 0;
+    int rc = (!os || !sr || !pr) ? APIDEX_ENOMEM : 0;
+    for (size_t i = 0; i < s->n_edges && !rc; i++) {
+        const store_edge *e = &s->edges[i];
+        if (e->src_index < 0 || e->dst_index < 0) continue;
+        size_t src = (size_t)e->src_index, dst = (size_t)e->dst_index;
+        switch (e->kind) {
+        case STORE_EDGE_OP_SCHEMA:
+            if (src < s->n_ops && dst < s->n_schemas) os[n_os++] = (csr_pair){src, dst};
+            break;
+        case STORE_EDGE_SCHEMA_SCHEMA:
+            if (src < s->n_schemas && dst < s->n_schemas) sr[n_sr++] = (csr_pair){src, dst};
+            break;
+        case STORE_EDGE_PRODUCER:
+            if (src < s->n_ops && dst < s->n_ops) pr[n_pr++] = (csr_pair){src, i};
+            break;
+        }
+    }
+    if (!rc) rc = csr_build(os, n_os, s->n_ops, &s->op_schema_off, &s->op_schema);
+    if (!rc) rc = csr_build(sr, n_sr, s->n_schemas, &s->schema_ref_off, &s->schema_ref);
+    if (!rc) rc = csr_build(pr, n_pr, s->n_ops, &s->op_prod_off, &s->op_prod);
+    free(os);
+    free(sr);
+    free(pr);
+    return rc;
+}
+
+static int snapshot_open(serve_db *db, serve_snapshot **out, apidex_error *err)
+{
+    serve_snapshot *s = calloc(1, sizeof *s);
+    if (!s) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    s->db = db;
+    atomic_init(&s->refs, 1);
+    int rc = store_open(db->path, true, &s->idx, err);
+    if (!rc) rc = store_index_info(s->idx, &s->info, err);
+    if (!rc) rc = store_apis(s->idx, &s->apis, &s->n_apis, err);
+    if (!rc) rc = store_operations(s->idx, &s->ops, &s->n_ops, err);
+    if (!rc) rc = store_schemas(s->idx, &s->schemas, &s->n_schemas, err);
+    if (!rc) rc = store_edges(s->idx, &s->edges, &s->n_edges, err);
+    if (!rc) rc = search_engine_open(s->idx, &s->eng, err);
+    if (!rc && (rc = snapshot_graph(s)) != 0)
+        core_error_set(err, rc, "out of memory while loading the index");
+    if (rc) {
+        snapshot_free(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+int serve_db_open(const char *path, double check_interval_s, serve_db **out, apidex_error *err)
+{
+    *out = NULL;
+    serve_db *db = calloc(1, sizeof *db);
+    if (!db || !(db->path = strdup(path))) {
+        free(db);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    db->check_interval_s = check_interval_s;
+    pthread_mutex_init(&db->lock, NULL);
+    pthread_mutex_init(&db->reload_lock, NULL);
+    atomic_init(&db->reloads, 0);
+    atomic_init(&db->reload_failures, 0);
+    int rc = snapshot_open(db, &db->current, err);
+    if (rc) {
+        serve_db_close(db);
+        return rc;
+    }
+    db->last_check = core_now();
+    *out = db;
+    return 0;
+}
+
+void serve_db_close(serve_db *db)
+{
+    if (!db) return;
+    serve_snapshot_release(db->current);
+    pthread_mutex_destroy(&db->lock);
+    pthread_mutex_destroy(&db->reload_lock);
+    free(db->path);
+    free(db);
+}
+
+/* Called by the one thread holding reload_lock: swaps in a new snapshot when
+   the file was replaced. Requests keep running on the old one meanwhile. */
+static void maybe_reload(serve_db *db)
+{
+    pthread_mutex_lock(&db->lock);
+    serve_snapshot *cur = db->current;
+    pthread_mutex_unlock(&db->lock);
+    if (!store_index_changed(db->path, cur->idx)) return;
+    serve_snapshot *fresh = NULL;
+    apidex_error err;
+    core_error_clear(&err);
+    if (snapshot_open(db, &fresh, &err) != 0) {
+        /* A half-written file never appears (builds rename), so this is a removed
+           file or a newer schema: keep serving the old index and say why, once per try. */
+        atomic_fetch_add(&db->reload_failures, 1);
+        if (!db->failing)
+            fprintf(stderr,
+                    "apidex serve: reload of %s failed, still serving the previous index: %s\n",
+                    db->path, err.message);
+        db->failing = true;
+        return;
+    }
+    db->failing = false;
+    pthread_mutex_lock(&db->lock);
+    db->current = fresh;
+    pthread_mutex_unlock(&db->lock);
+    atomic_fetch_add(&db->reloads, 1);
+    serve_snapshot_release(cur);
+}
+
+serve_snapshot *serve_db_acquire(serve_db *db)
+{
+    bool check = false;
+    if (db->check_interval_s >= 0) {
+        double now = core_now();
+        pthread_mutex_lock(&db->lock);
+        if (now - db->last_check >= db->check_interval_s) {
+            db->last_check = now;
+            check = true;
+        }
+        pthread_mutex_unlock(&db->lock);
+    }
+    if (check && pthread_mutex_trylock(&db->reload_lock) == 0) {
+        maybe_reload(db);
+        pthread_mutex_unlock(&db->reload_lock);
+    }
+    pthread_mutex_lock(&db->lock);
+    serve_snapshot *s = db->current;
+    atomic_fetch_add(&s->refs, 1);
+    pthread_mutex_unlock(&db->lock);
+    return s;
+}
+
+void serve_snapshot_release(serve_snapshot *snap)
+{
+    if (!snap) return;
+    if (atomic_fetch_sub(&snap->refs, 1) == 1) snapshot_free(snap);
+}
+
+uint64_t serve_db_reloads(serve_db *db)
+{
+    return atomic_load(&db->reloads);
+}
+
+uint64_t serve_db_reload_failures(serve_db *db)
+{
+    return atomic_load(&db->reload_failures);
+}
+
+const char *serve_db_path(const serve_db *db)
+{
+    return db->path;
+}
+
+store_index *serve_snapshot_index(const serve_snapshot *snap)
+{
+    return snap->idx;
+}
+
+search_engine *serve_snapshot_engine(const serve_snapshot *snap)
+{
+    return snap->eng;
+}
+
+const store_info *serve_snapshot_info(const serve_snapshot *snap)
+{
+    return &snap->info;
+}

@@ -1,0 +1,1095 @@
+/*
+ * The HTTP server (libmicrohttpd): the JSON API routes, MCP over Streamable
+ * HTTP at /mcp, bearer-token authentication, limits, CORS, metrics and the
+ * structured access log. Each request takes one index snapshot, so a rebuild
+ * swaps the index under a running server without failing anything in flight.
+ *
+ * Limits and where they bite: headers larger than max_header do not fit the
+ * connection's memory pool and get 431 from the library; a Content-Length over
+ * max_body is refused with 413 before the body is read (a chunked body is
+ * counted and refused the same way once it ends); an idle connection is
+ * closed after timeout_s; a request that arrives completely but later than
+ * timeout_s after its headers is answered 408, and one still dripping at
+ * twice that is cut off.
+ */
+#include "serve/serve_int.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct sse_stream sse_stream;
+
+struct serve_http {
+    struct MHD_Daemon *daemon;
+    serve_db *db;
+    mcp_server *mcp;
+    serve_metrics *metrics;
+    struct agent_llm *llm;
+    char *token;
+    size_t token_len;
+    size_t max_body, max_header;
+    double timeout_s;
+    const char **cors; /* NULL-terminated copy; NULL = off */
+    bool cors_any;
+    bool loopback; /* bound to a loopback address: Host must name it */
+    int log_fd;
+    pthread_mutex_t log_lock;
+    unsigned port;
+    /* subscriptions/listen streams and the thread that feeds them */
+    pthread_mutex_t sse_lock;
+    pthread_cond_t sse_wake;
+    sse_stream *streams;
+    pthread_t watcher;
+    bool watcher_running, stopping;
+    double keepalive_s;
+};
+
+/* One open subscriptions/listen answer: an SSE stream fed by the watcher. The
+   content reader suspends the connection when it has nothing to send; the
+   watcher queues events and resumes it. */
+struct sse_stream {
+    serve_http *h;
+    struct MHD_Connection *conn;
+    mcp_listen *listen;
+    core_buf pending;
+    bool suspended, ending;
+    sse_stream *next;
+};
+
+/* Per-request state, from the headers to the completion callback. */
+typedef struct req_ctx {
+    double start;
+    serve_route route;
+    core_buf body;
+    bool too_large;
+    int status;
+    size_t bytes;
+    const char *rpc_method;
+    char method[16];
+    char path[200];
+} req_ctx;
+
+/* ---------------------------------------------------------------- responses */
+
+static void add_common_headers(serve_http *h, struct MHD_Connection *conn, struct MHD_Response *r)
+{
+    MHD_add_response_header(r, "Cache-Control", "no-store");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    if (!h->cors) return;
+    const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+    if (!origin) return;
+    bool ok = h->cors_any;
+    for (size_t i = 0; !ok && h->cors[i]; i++) ok = !strcmp(h->cors[i], origin);
+    if (!ok) return;
+    MHD_add_response_header(r, "Access-Control-Allow-Origin", h->cors_any ? "*" : origin);
+    if (!h->cors_any) MHD_add_response_header(r, "Vary", "Origin");
+    MHD_add_response_header(r, "Access-Control-Expose-Headers", "Mcp-Session-Id");
+}
+
+/* Queues a response; body is malloc'd (taken) or NULL. */
+static enum MHD_Result respond(serve_http *h, struct MHD_Connection *conn, req_ctx *rq, int status,
+                               const char *content_type, char *body, size_t len,
+                               const char *const *headers)
+{
+    struct MHD_Response *r =
+        body ? MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE)
+             : MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    if (!r) {
+        free(body);
+        return MHD_NO;
+    }
+    if (content_type) MHD_add_response_header(r, "Content-Type", content_type);
+    add_common_headers(h, conn, r);
+    for (size_t i = 0; headers && headers[i]; i += 2)
+        MHD_add_response_header(r, headers[i], headers[i + 1]);
+    enum MHD_Result ret = MHD_queue_response(conn, (unsigned)status, r);
+    MHD_destroy_response(r);
+    if (rq) {
+        rq->status = status;
+        rq->bytes = len;
+    }
+    return ret;
+}
+
+static enum MHD_Result respond_json(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                                    int status, struct json_object *obj)
+{
+    size_t len = 0;
+    char *text = obj ? serve_json_dump(obj, &len) : NULL;
+    json_object_put(obj);
+    if (!text) return respond(h, conn, rq, 500, "text/plain", NULL, 0, NULL);
+    return respond(h, conn, rq, status, "application/json", text, len, NULL);
+}
+
+static enum MHD_Result respond_error(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                                     int status, const char *message, const char *const *headers)
+{
+    struct json_object *o = json_object_new_object(), *e = json_object_new_object();
+    if (!o || !e) {
+        json_object_put(o);
+        json_object_put(e);
+        return respond(h, conn, rq, status, NULL, NULL, 0, headers);
+    }
+    serve_jadd(e, "status", json_object_new_int(status));
+    serve_jadd(e, "message", json_object_new_string(message));
+    serve_jadd(o, "error", e);
+    size_t len = 0;
+    char *text = serve_json_dump(o, &len);
+    json_object_put(o);
+    return respond(h, conn, rq, status, "application/json", text, text ? len : 0, headers);
+}
+
+/* Maps a query failure to a status: bad arguments 400, unknown things 404. */
+static enum MHD_Result respond_query(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                                     int rc, struct json_object *obj, const apidex_error *err)
+{
+    if (!rc) return respond_json(h, conn, rq, 200, obj);
+    int status = rc == APIDEX_EINVAL ? 400 : rc == APIDEX_ENOTFOUND ? 404 : 500;
+    return respond_error(h, conn, rq, status, err->message[0] ? err->message : apidex_strerror(rc),
+                         NULL);
+}
+
+/* ---------------------------------------------------------------- request checks */
+
+/* Constant-time: the time taken depends on the expected token's length only. */
+static bool token_equal(const char *given, size_t given_len, const char *want, size_t want_len)
+{
+    unsigned diff = given_len != want_len;
+    for (size_t i = 0; i < want_len; i++)
+        diff |= (unsigned)((unsigned char)want[i] ^ (unsigned char)(i < given_len ? given[i] : 0));
+    return diff == 0;
+}
+
+static bool authorized(serve_http *h, struct MHD_Connection *conn)
+{
+    if (!h->token) return true;
+    const char *auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
+    if (!auth || strncasecmp(auth, "Bearer ", 7) != 0) return false;
+    const char *t = auth + 7;
+    while (*t == ' ') t++;
+    size_t n = strlen(t);
+    while (n && t[n - 1] == ' ') n--;
+    return token_equal(t, n, h->token, h->token_len);
+}
+
+/* "localhost", "127.x.y.z" or "[::1]", with an optional port. */
+static bool is_loopback_host(const char *host, size_t n)
+{
+    if (n >= 2 && host[0] == '[') {
+        const char *close = memchr(host, ']', n);
+        return close && (size_t)(close - host) == 4 && !strncmp(host, "[::1]", 5) &&
+               (close + 1 == host + n || close[1] == ':');
+    }
+    size_t h = 0;
+    while (h < n && host[h] != ':') h++;
+    if (h == 9 && !strncasecmp(host, "localhost", 9)) return true;
+    char ip[64];
+    if (h == 0 || h >= sizeof ip) return false;
+    memcpy(ip, host, h);
+    ip[h] = '\0';
+    struct in_addr a;
+    return inet_pton(AF_INET, ip, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
+}
+
+/* DNS-rebinding defence: a browser page on another origin must not reach a
+   local server, so a present Origin must be local or explicitly allowed. */
+static bool origin_allowed(serve_http *h, const char *origin)
+{
+    if (!origin) return true;
+    if (h->cors_any) return true;
+    for (size_t i = 0; h->cors && h->cors[i]; i++)
+        if (!strcmp(h->cors[i], origin)) return true;
+    const char *p = strstr(origin, "://");
+    if (!p || (strncmp(origin, "http://", 7) && strncmp(origin, "https://", 8))) return false;
+    p += 3;
+    return is_loopback_host(p, strlen(p));
+}
+
+static serve_route route_of(const char *url)
+{
+    if (!strcmp(url, "/v1/search")) return ROUTE_SEARCH;
+    if (!strncmp(url, "/v1/endpoints/", 14) || !strcmp(url, "/v1/endpoints")) return ROUTE_ENDPOINT;
+    if (!strcmp(url, "/v1/apis")) return ROUTE_APIS;
+    if (!strcmp(url, "/v1/ask")) return ROUTE_ASK;
+    if (!strcmp(url, "/healthz")) return ROUTE_HEALTHZ;
+    if (!strcmp(url, "/metrics")) return ROUTE_METRICS;
+    if (!strcmp(url, "/openapi.json")) return ROUTE_OPENAPI;
+    if (!strcmp(url, "/mcp")) return ROUTE_MCP;
+    return ROUTE_OTHER;
+}
+
+static const char *allowed_methods(serve_route r)
+{
+    switch (r) {
+    case ROUTE_ASK:
+        return "POST";
+    case ROUTE_MCP:
+        return "POST, DELETE";
+    case ROUTE_OTHER:
+        return NULL;
+    default:
+        return "GET, HEAD";
+    }
+}
+
+static bool method_allowed(serve_route r, const char *m)
+{
+    const char *allow = allowed_methods(r);
+    if (!allow) return true;         /* unknown route: 404 comes first */
+    if (r == ROUTE_MCP) return true; /* the MCP transport answers 405 itself (GET included) */
+    if (r == ROUTE_ASK) return !strcmp(m, "POST");
+    return !strcmp(m, "GET") || !strcmp(m, "HEAD");
+}
+
+/* ---------------------------------------------------------------- routes */
+
+typedef struct search_params {
+    const char *q, *k, *adaptive, *include_deprecated;
+    const char *apis[SERVE_MAX_FILTERS + 1], *tags[SERVE_MAX_FILTERS + 1],
+        *methods[SERVE_MAX_FILTERS + 1];
+    size_t n_apis, n_tags, n_methods;
+    char bad[120]; /* first problem found */
+} search_params;
+
+static enum MHD_Result collect_search(void *cls, enum MHD_ValueKind kind, const char *key,
+                                      const char *value)
+{
+    (void)kind;
+    search_params *p = cls;
+    if (p->bad[0]) return MHD_YES;
+    if (!value) value = "";
+    const char **list = NULL;
+    size_t *n = NULL;
+    if (!strcmp(key, "q"))
+        p->q = value;
+    else if (!strcmp(key, "k"))
+        p->k = value;
+    else if (!strcmp(key, "adaptive"))
+        p->adaptive = value;
+    else if (!strcmp(key, "include_deprecated"))
+        p->include_deprecated = value;
+    else if (!strcmp(key, "api"))
+        list = p->apis, n = &p->n_apis;
+    else if (!strcmp(key, "tag"))
+        list = p->tags, n = &p->n_tags;
+    else if (!strcmp(key, "method"))
+        list = p->methods, n = &p->n_methods;
+    else
+        snprintf(p->bad, sizeof p->bad,
+                 "unknown parameter '%.40s' (q, k, adaptive, api, tag, method, include_deprecated)",
+                 key);
+    if (list) {
+        if (*n >= SERVE_MAX_FILTERS)
+            snprintf(p->bad, sizeof p->bad, "too many '%s' values", key);
+        else
+            list[(*n)++] = value, list[*n] = NULL;
+    }
+    return MHD_YES;
+}
+
+static bool parse_bool(const char *s, bool *out)
+{
+    if (!s) return true;
+    if (!strcmp(s, "true") || !strcmp(s, "1") || !*s)
+        *out = true;
+    else if (!strcmp(s, "false") || !strcmp(s, "0"))
+        *out = false;
+    else
+        return false;
+    return true;
+}
+
+static enum MHD_Result route_search(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
+{
+    search_params p = {0};
+    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_search, &p);
+    if (p.bad[0]) return respond_error(h, conn, rq, 400, p.bad, NULL);
+    if (!p.q) return respond_error(h, conn, rq, 400, "missing parameter q (the task)", NULL);
+    serve_search_args a = {.task = p.q};
+    if (p.k) {
+        char *end;
+        long k = strtol(p.k, &end, 10);
+        if (*end || end == p.k || k < 1 || k > SERVE_MAX_K)
+            return respond_error(h, conn, rq, 400, "k must be an integer between 1 and 100", NULL);
+        a.k = (size_t)k;
+    }
+    if (!parse_bool(p.adaptive, &a.adaptive) ||
+        !parse_bool(p.include_deprecated, &a.include_deprecated))
+        return respond_error(h, conn, rq, 400, "adaptive and include_deprecated take true or false",
+                             NULL);
+    a.apis = p.n_apis ? p.apis : NULL;
+    a.tags = p.n_tags ? p.tags : NULL;
+    a.methods = p.n_methods ? p.methods : NULL;
+    serve_snapshot *snap = serve_db_acquire(h->db);
+    struct json_object *obj = NULL;
+    apidex_error err;
+    core_error_clear(&err);
+    int rc = serve_query_search(snap, &a, &obj, &err);
+    serve_snapshot_release(snap);
+    return respond_query(h, conn, rq, rc, obj, &err);
+}
+
+static enum MHD_Result route_endpoint(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                                      const char *url)
+{
+    serve_snapshot *snap = serve_db_acquire(h->db);
+    struct json_object *obj = NULL;
+    apidex_error err;
+    core_error_clear(&err);
+    int rc;
+    if (!strcmp(url, "/v1/endpoints")) {
+        const char *m = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "method");
+        const char *p = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "path");
+        const char *api = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "api");
+        if (!m || !p) {
+            serve_snapshot_release(snap);
+            return respond_error(h, conn, rq, 400,
+                                 "give method and path (or use /v1/endpoints/{id})", NULL);
+        }
+        rc = serve_query_endpoint(snap, NULL, m, p, api, &obj, &err);
+    } else {
+        /* The library hands over the path already percent-decoded. */
+        const char *id = url + strlen("/v1/endpoints/");
+        rc = *id ? serve_query_endpoint(snap, id, NULL, NULL, NULL, &obj, &err)
+                 : core_error_set(&err, APIDEX_EINVAL, "missing endpoint id");
+    }
+    serve_snapshot_release(snap);
+    return respond_query(h, conn, rq, rc, obj, &err);
+}
+
+static enum MHD_Result route_apis(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
+{
+    serve_snapshot *snap = serve_db_acquire(h->db);
+    struct json_object *obj = NULL;
+    apidex_error err;
+    core_error_clear(&err);
+    int rc = serve_query_apis(snap, &obj, &err);
+    serve_snapshot_release(snap);
+    return respond_query(h, conn, rq, rc, obj, &err);
+}
+
+static bool is_json_type(const char *ct)
+{
+    if (!ct) return false;
+    size_t n = strcspn(ct, "; \t");
+    return n == 16 && !strncasecmp(ct, "application/json", 16);
+}
+
+static enum MHD_Result route_ask(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
+{
+    if (!is_json_type(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type")))
+        return respond_error(h, conn, rq, 415, "the body must be application/json", NULL);
+    struct json_tokener *tok = json_tokener_new_ex(JRPC_MAX_DEPTH);
+    if (!tok) return respond_error(h, conn, rq, 500, "out of memory", NULL);
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    struct json_object *body =
+        json_tokener_parse_ex(tok, rq->body.data ? rq->body.data : "", (int)rq->body.len);
+    bool parsed = json_tokener_get_error(tok) == json_tokener_success;
+    size_t end = (size_t)json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    for (size_t i = end; parsed && i < rq->body.len; i++)
+        if (!strchr(" \t\r\n", rq->body.data[i])) parsed = false;
+    if (!parsed || !json_object_is_type(body, json_type_object)) {
+        json_object_put(body);
+        return respond_error(h, conn, rq, 400, "the body must be a JSON object", NULL);
+    }
+    serve_ask_args a = {0};
+    const char *apis[SERVE_MAX_FILTERS + 1] = {0};
+    size_t n_apis = 0, task_len = 0;
+    char bad[160] = "";
+    json_object_object_foreach(body, key, val)
+    {
+        if (bad[0]) break;
+        if (!strcmp(key, "task")) {
+            if (!json_object_is_type(val, json_type_string)) {
+                snprintf(bad, sizeof bad, "task must be a string");
+            } else {
+                a.task = json_object_get_string(val);
+                task_len = (size_t)json_object_get_string_len(val);
+            }
+        } else if (!strcmp(key, "budget")) {
+            if (!json_object_is_type(val, json_type_int) || json_object_get_int64(val) < 0)
+                snprintf(bad, sizeof bad, "budget must be a positive integer");
+            else
+                a.budget = (size_t)json_object_get_int64(val);
+        } else if (!strcmp(key, "apis")) {
+            if (!json_object_is_type(val, json_type_array) ||
+                json_object_array_length(val) > SERVE_MAX_FILTERS) {
+                snprintf(bad, sizeof bad, "apis must be an array of at most %d strings",
+                         SERVE_MAX_FILTERS);
+                continue;
+            }
+            for (size_t i = 0; i < json_object_array_length(val); i++) {
+                struct json_object *it = json_object_array_get_idx(val, i);
+                if (!json_object_is_type(it, json_type_string) ||
+                    !serve_text_ok(json_object_get_string(it),
+                                   (size_t)json_object_get_string_len(it))) {
+                    snprintf(bad, sizeof bad, "apis must be an array of strings");
+                    break;
+                }
+                apis[n_apis++] = json_object_get_string(it);
+            }
+        } else {
+            snprintf(bad, sizeof bad, "unknown member '%.40s' (task, apis, budget)", key);
+        }
+    }
+    if (!bad[0] && !a.task) snprintf(bad, sizeof bad, "task is required");
+    if (!bad[0] && !serve_text_ok(a.task, task_len))
+        snprintf(bad, sizeof bad, "task must be UTF-8 text without NUL bytes");
+    if (bad[0]) {
+        json_object_put(body);
+        return respond_error(h, conn, rq, 400, bad, NULL);
+    }
+    a.apis = n_apis ? apis : NULL;
+    a.llm = h->llm;
+    if (a.budget > SERVE_MAX_BUDGET * 4)
+        a.budget = SERVE_MAX_BUDGET + 1; /* still refused, no overflow */
+    serve_snapshot *snap = serve_db_acquire(h->db);
+    struct json_object *obj = NULL;
+    apidex_error err;
+    core_error_clear(&err);
+    int rc = serve_query_ask(snap, &a, &obj, &err);
+    serve_snapshot_release(snap);
+    json_object_put(body);
+    return respond_query(h, conn, rq, rc, obj, &err);
+}
+
+static enum MHD_Result route_healthz(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
+{
+    serve_snapshot *snap = serve_db_acquire(h->db);
+    const store_info *info = serve_snapshot_info(snap);
+    char build[17];
+    core_hash_hex(info->build_id, build);
+    struct json_object *o = json_object_new_object(), *idx = json_object_new_object();
+    if (o && idx) {
+        serve_jadd(o, "status", json_object_new_string("ok"));
+        serve_jadd(o, "version", json_object_new_string(apidex_version()));
+        serve_jadd(idx, "build_id", json_object_new_string(build));
+        serve_jadd(idx, "apis", json_object_new_int64((int64_t)info->n_apis));
+        serve_jadd(idx, "operations", json_object_new_int64((int64_t)info->n_operations));
+        serve_jadd(idx, "schemas", json_object_new_int64((int64_t)info->n_schemas));
+        serve_jadd(o, "index", idx);
+        idx = NULL;
+    }
+    json_object_put(idx);
+    serve_snapshot_release(snap);
+    return respond_json(h, conn, rq, 200, o);
+}
+
+static enum MHD_Result route_metrics(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
+{
+    core_buf b;
+    core_buf_init(&b, 4 << 20);
+    if (serve_metrics_render(h->metrics, h->db, h->mcp, &b)) {
+        core_buf_free(&b);
+        return respond_error(h, conn, rq, 500, "out of memory", NULL);
+    }
+    size_t len = b.len;
+    char *text = core_buf_steal(&b, NULL);
+    return respond(h, conn, rq, 200, "text/plain; version=0.0.4; charset=utf-8", text,
+                   text ? len : 0, NULL);
+}
+
+static enum MHD_Result route_openapi(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
+{
+    const char *doc = serve_openapi_document();
+    char *copy = strdup(doc);
+    return respond(h, conn, rq, 200, "application/json", copy, copy ? strlen(copy) : 0, NULL);
+}
+
+/* ---------------------------------------------------------------- subscriptions/listen streams */
+
+/* Appends JSON lines (joined by '\n') as SSE events. Call with sse_lock held. */
+static void sse_queue(sse_stream *s, const char *lines, size_t len)
+{
+    const char *p = lines, *end = lines + len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = (size_t)((nl ? nl : end) - p);
+        core_buf_puts(&s->pending, "data: ");
+        core_buf_append(&s->pending, p, n);
+        core_buf_puts(&s->pending, "\n\n");
+        p += n + (nl ? 1 : 0);
+    }
+}
+
+/* Call with sse_lock held. */
+static void sse_resume(sse_stream *s)
+{
+    if (!s->suspended) return;
+    s->suspended = false;
+    MHD_resume_connection(s->conn);
+}
+
+static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    sse_stream *s = cls;
+    pthread_mutex_lock(&s->h->sse_lock);
+    ssize_t n = 0;
+    if (s->pending.len) {
+        size_t take = s->pending.len < max ? s->pending.len : max;
+        memcpy(buf, s->pending.data, take);
+        memmove(s->pending.data, s->pending.data + take, s->pending.len - take);
+        s->pending.len -= take;
+        s->pending.data[s->pending.len] = '\0';
+        n = (ssize_t)take;
+    } else if (s->ending || s->pending.failed) {
+        n = MHD_CONTENT_READER_END_OF_STREAM;
+    } else {
+        /* nothing to say: park the connection until the watcher has something */
+        MHD_suspend_connection(s->conn);
+        s->suspended = true;
+    }
+    pthread_mutex_unlock(&s->h->sse_lock);
+    return n;
+}
+
+static void sse_free(void *cls)
+{
+    sse_stream *s = cls;
+    serve_http *h = s->h;
+    pthread_mutex_lock(&h->sse_lock);
+    for (sse_stream **pp = &h->streams; *pp; pp = &(*pp)->next)
+        if (*pp == s) {
+            *pp = s->next;
+            break;
+        }
+    pthread_cond_broadcast(&h->sse_wake);
+    pthread_mutex_unlock(&h->sse_lock);
+    core_buf_free(&s->pending);
+    mcp_listen_free(s->listen);
+    free(s);
+}
+
+static enum MHD_Result open_stream(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                                   mcp_listen *listen, char *ack, size_t ack_len)
+{
+    sse_stream *s = calloc(1, sizeof *s);
+    if (!s) {
+        mcp_listen_free(listen);
+        free(ack);
+        return respond_error(h, conn, rq, 500, "out of memory", NULL);
+    }
+    s->h = h;
+    s->conn = conn;
+    s->listen = listen;
+    core_buf_init(&s->pending, 8 << 20);
+    sse_queue(s, ack, ack_len); /* the acknowledgement comes first */
+    free(ack);
+    struct MHD_Response *r =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, sse_read, s, sse_free);
+    if (!r) {
+        sse_free(s);
+        return MHD_NO;
+    }
+    pthread_mutex_lock(&h->sse_lock);
+    s->next = h->streams;
+    h->streams = s;
+    pthread_mutex_unlock(&h->sse_lock);
+    MHD_add_response_header(r, "Content-Type", "text/event-stream");
+    MHD_add_response_header(r, "X-Accel-Buffering", "no");
+    add_common_headers(h, conn, r);
+    enum MHD_Result ret = MHD_queue_response(conn, 200, r);
+    MHD_destroy_response(r);
+    rq->status = 200;
+    return ret;
+}
+
+/* Feeds the streams: change notifications after an index rebuild, keep-alive
+   comments so that idle streams survive proxies and reveal gone clients. */
+static void *sse_watch(void *arg)
+{
+    serve_http *h = arg;
+    uint64_t build_seen = 0;
+    double last_keepalive = core_now();
+    pthread_mutex_lock(&h->sse_lock);
+    while (!h->stopping) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 1;
+        pthread_cond_timedwait(&h->sse_wake, &h->sse_lock, &until);
+        if (h->stopping) break;
+        pthread_mutex_unlock(&h->sse_lock);
+        serve_snapshot *snap = serve_db_acquire(h->db); /* also looks for a rebuilt file */
+        uint64_t build = serve_snapshot_info(snap)->build_id;
+        serve_snapshot_release(snap);
+        pthread_mutex_lock(&h->sse_lock);
+        bool changed = build_seen && build != build_seen;
+        build_seen = build;
+        bool keepalive = core_now() - last_keepalive >= h->keepalive_s;
+        if (keepalive) last_keepalive = core_now();
+        for (sse_stream *s = h->streams; s; s = s->next) {
+            if (changed) {
+                size_t n = 0;
+                char *lines = mcp_listen_changes(s->listen, &n);
+                if (lines) sse_queue(s, lines, n);
+                free(lines);
+            }
+            if (keepalive) core_buf_puts(&s->pending, ":\n\n");
+            if (s->pending.len) sse_resume(s);
+        }
+    }
+    pthread_mutex_unlock(&h->sse_lock);
+    return NULL;
+}
+
+/* Server shutdown: each stream gets its SubscriptionsListenResult and ends. */
+static void sse_close_all(serve_http *h)
+{
+    pthread_mutex_lock(&h->sse_lock);
+    h->stopping = true;
+    pthread_cond_broadcast(&h->sse_wake);
+    for (sse_stream *s = h->streams; s; s = s->next) {
+        size_t n = 0;
+        char *last = mcp_listen_close(s->listen, &n);
+        if (last) sse_queue(s, last, n);
+        free(last);
+        s->ending = true;
+        sse_resume(s);
+    }
+    /* let the library flush them (bounded: a client that reads nothing is cut off) */
+    for (int i = 0; i < 100 && h->streams; i++) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 20 * 1000 * 1000;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&h->sse_wake, &h->sse_lock, &until);
+    }
+    pthread_mutex_unlock(&h->sse_lock);
+    if (h->watcher_running) pthread_join(h->watcher, NULL);
+    h->watcher_running = false;
+}
+
+static enum MHD_Result route_mcp(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                                 const char *method)
+{
+    mcp_http_request req = {
+        .http_method = method,
+        .content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type"),
+        .accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept"),
+        .protocol_version =
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "MCP-Protocol-Version"),
+        .session_id = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Mcp-Session-Id"),
+        .mcp_method = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Mcp-Method"),
+        .mcp_name = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Mcp-Name"),
+        .body = rq->body.data,
+        .body_len = rq->body.len};
+    mcp_http_response res;
+    mcp_handle_http(h->mcp, &req, &res);
+    rq->rpc_method = res.rpc_method;
+    serve_metrics_mcp(h->metrics, res.rpc_method);
+    const char *headers[5] = {NULL};
+    size_t nh = 0;
+    if (res.session_id) headers[nh++] = "Mcp-Session-Id", headers[nh++] = res.session_id;
+    if (res.allow) headers[nh++] = "Allow", headers[nh++] = res.allow;
+    if (res.listen) {
+        enum MHD_Result ret = open_stream(h, conn, rq, res.listen, res.body, res.body_len);
+        res.listen = NULL; /* both taken */
+        res.body = NULL;
+        mcp_http_response_clear(&res);
+        return ret;
+    }
+    char *body = res.body;
+    res.body = NULL;
+    enum MHD_Result ret = respond(h, conn, rq, res.status, body ? "application/json" : NULL, body,
+                                  body ? res.body_len : 0, headers);
+    mcp_http_response_clear(&res);
+    return ret;
+}
+
+/* ---------------------------------------------------------------- the access handler */
+
+static enum MHD_Result add_length(void *cls, enum MHD_ValueKind kind, const char *key,
+                                  const char *value)
+{
+    (void)kind;
+    *(size_t *)cls += strlen(key) + (value ? strlen(value) : 0) + 4;
+    return MHD_YES;
+}
+
+static enum MHD_Result first_call(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                                  const char *url, const char *method)
+{
+    /* The library's pool is larger than max_header (so that it always has room to
+       answer); the limit itself is enforced here, with a JSON answer. */
+    size_t line = strlen(url), head = 0;
+    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_length, &line);
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, add_length, &head);
+    if (line > h->max_header)
+        return respond_error(h, conn, rq, 414, "request target too long", NULL);
+    if (line + head > h->max_header) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "request line and headers over the limit of %zu bytes",
+                 h->max_header);
+        return respond_error(h, conn, rq, 431, msg, NULL);
+    }
+    /* DNS rebinding: on loopback, the Host must name loopback too. */
+    const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
+    if (h->loopback && host && !is_loopback_host(host, strlen(host)))
+        return respond_error(h, conn, rq, 403, "Host not allowed", NULL);
+    if (!origin_allowed(h, MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin")))
+        return respond_error(h, conn, rq, 403, "Origin not allowed", NULL);
+    if (!strcmp(method, "OPTIONS")) {
+        const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+        if (h->cors && origin && rq->route != ROUTE_OTHER) {
+            const char *headers[] = {
+                "Access-Control-Allow-Methods",
+                "GET, HEAD, POST, DELETE, OPTIONS",
+                "Access-Control-Allow-Headers",
+                "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, "
+                "Mcp-Method, Mcp-Name, Last-Event-ID",
+                "Access-Control-Max-Age",
+                "600",
+                NULL};
+            return respond(h, conn, rq, 204, NULL, NULL, 0, headers);
+        }
+    }
+    if (rq->route == ROUTE_OTHER) return respond_error(h, conn, rq, 404, "no such route", NULL);
+    if (rq->route != ROUTE_HEALTHZ && !authorized(h, conn)) {
+        const char *headers[] = {"WWW-Authenticate", "Bearer realm=\"apidex\"", NULL};
+        return respond_error(h, conn, rq, 401, "missing or wrong bearer token", headers);
+    }
+    if (!method_allowed(rq->route, method)) {
+        const char *headers[] = {"Allow", allowed_methods(rq->route), NULL};
+        return respond_error(h, conn, rq, 405, "method not allowed", headers);
+    }
+    const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+    if (cl) {
+        char *end;
+        unsigned long long n = strtoull(cl, &end, 10);
+        if (*end || n > h->max_body) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "request body over the limit of %zu bytes", h->max_body);
+            return respond_error(h, conn, rq, 413, msg, NULL);
+        }
+    }
+    (void)url;
+    return MHD_YES;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
+{
+    (void)version;
+    serve_http *h = cls;
+    req_ctx *rq = *con_cls;
+    if (!rq) {
+        rq = calloc(1, sizeof *rq);
+        if (!rq) return MHD_NO;
+        rq->start = core_now();
+        rq->route = route_of(url);
+        core_buf_init(&rq->body, h->max_body + 1);
+        snprintf(rq->method, sizeof rq->method, "%s", method);
+        snprintf(rq->path, sizeof rq->path, "%s", url);
+        *con_cls = rq;
+        return first_call(h, conn, rq, url, method);
+    }
+    if (*upload_data_size) {
+        /* Past the deadline the request is answered 408 once it ends; a client that
+           keeps dripping past twice the deadline is cut off. */
+        if (core_now() - rq->start > 2 * h->timeout_s) return MHD_NO;
+        if (!rq->too_large && core_buf_append(&rq->body, upload_data, *upload_data_size) != 0) {
+            rq->too_large = true;
+            core_buf_free(&rq->body);
+        }
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (rq->too_large) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "request body over the limit of %zu bytes", h->max_body);
+        return respond_error(h, conn, rq, 413, msg, NULL);
+    }
+    if (core_now() - rq->start > h->timeout_s)
+        return respond_error(h, conn, rq, 408, "request took too long to arrive", NULL);
+    switch (rq->route) {
+    case ROUTE_SEARCH:
+        return route_search(h, conn, rq);
+    case ROUTE_ENDPOINT:
+        return route_endpoint(h, conn, rq, url);
+    case ROUTE_APIS:
+        return route_apis(h, conn, rq);
+    case ROUTE_ASK:
+        return route_ask(h, conn, rq);
+    case ROUTE_HEALTHZ:
+        return route_healthz(h, conn, rq);
+    case ROUTE_METRICS:
+        return route_metrics(h, conn, rq);
+    case ROUTE_OPENAPI:
+        return route_openapi(h, conn, rq);
+    case ROUTE_MCP:
+        return route_mcp(h, conn, rq, method);
+    default:
+        return respond_error(h, conn, rq, 404, "no such route", NULL);
+    }
+}
+
+/* ---------------------------------------------------------------- access log and metrics */
+
+static void log_request(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                        enum MHD_RequestTerminationCode why, double seconds)
+{
+    if (h->log_fd < 0) return;
+    char remote[64] = "";
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (ci && ci->client_addr) {
+        const struct sockaddr *sa = ci->client_addr;
+        if (sa->sa_family == AF_INET)
+            inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, remote,
+                      sizeof remote);
+        else if (sa->sa_family == AF_INET6)
+            inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, remote,
+                      sizeof remote);
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    char when[40];
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+    static const char *const outcomes[] = {"ok",       "error",      "timeout",
+                                           "shutdown", "read_error", "client_abort"};
+    const char *ua = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "User-Agent");
+    core_buf b;
+    core_buf_init(&b, 4096);
+    core_buf_printf(&b, "{\"time\":\"%s.%03ldZ\",\"remote\":", when, ts.tv_nsec / 1000000);
+    core_buf_json_str(&b, remote, strlen(remote));
+    core_buf_puts(&b, ",\"method\":");
+    core_buf_json_str(&b, rq->method, strlen(rq->method));
+    core_buf_puts(&b, ",\"path\":");
+    core_buf_json_str(&b, rq->path, strlen(rq->path));
+    core_buf_printf(&b, ",\"route\":\"%s\",\"status\":%d,\"bytes\":%zu,\"duration_ms\":%.3f",
+                    serve_route_names[rq->route], rq->status, rq->bytes, seconds * 1000.0);
+    if (rq->rpc_method) core_buf_printf(&b, ",\"rpc_method\":\"%s\"", rq->rpc_method);
+    core_buf_printf(&b, ",\"outcome\":\"%s\"",
+                    (unsigned)why < sizeof outcomes / sizeof outcomes[0] ? outcomes[why] : "other");
+    if (ua) {
+        core_buf_puts(&b, ",\"user_agent\":");
+        core_buf_json_str(&b, ua, strnlen(ua, 200));
+    }
+    core_buf_puts(&b, "}\n");
+    if (!b.failed) {
+        pthread_mutex_lock(&h->log_lock);
+        size_t off = 0;
+        while (off < b.len) {
+            ssize_t w = write(h->log_fd, b.data + off, b.len - off);
+            if (w <= 0) break;
+            off += (size_t)w;
+        }
+        pthread_mutex_unlock(&h->log_lock);
+    }
+    core_buf_free(&b);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode why)
+{
+    serve_http *h = cls;
+    req_ctx *rq = *con_cls;
+    if (!rq) return;
+    double seconds = core_now() - rq->start;
+    serve_metrics_observe(h->metrics, rq->route, rq->status ? rq->status : 499, seconds);
+    log_request(h, conn, rq, why, seconds);
+    core_buf_free(&rq->body);
+    free(rq);
+    *con_cls = NULL;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    (void)conn;
+    (void)socket_context;
+    serve_http *h = cls;
+    serve_metrics_connection(h->metrics, code == MHD_CONNECTION_NOTIFY_STARTED ? 1 : -1);
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t n = strlen(msg);
+    while (n && msg[n - 1] == '\n') msg[--n] = '\0';
+    fprintf(stderr, "apidex serve: %s\n", msg);
+}
+
+/* ---------------------------------------------------------------- start / stop */
+
+static int parse_listen(const char *listen, struct sockaddr_storage *ss, socklen_t *len,
+                        bool *loopback, apidex_error *err)
+{
+    const char *colon = strrchr(listen, ':');
+    if (!colon)
+        return core_error_set(err, APIDEX_EINVAL, "--listen wants HOST:PORT, got '%s'", listen);
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    if (*end || end == colon + 1 || port < 0 || port > 65535)
+        return core_error_set(err, APIDEX_EINVAL, "bad port in --listen '%s'", listen);
+    char host[64];
+    size_t hn = (size_t)(colon - listen);
+    if (hn >= sizeof host)
+        return core_error_set(err, APIDEX_EINVAL, "bad host in --listen '%s'", listen);
+    memcpy(host, listen, hn);
+    host[hn] = '\0';
+    if (!hn || !strcmp(host, "localhost")) snprintf(host, sizeof host, "127.0.0.1");
+    memset(ss, 0, sizeof *ss);
+    if (host[0] == '[' && hn >= 2 && host[hn - 1] == ']') {
+        host[hn - 1] = '\0';
+        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+        if (inet_pton(AF_INET6, host + 1, &s6->sin6_addr) != 1)
+            return core_error_set(err, APIDEX_EINVAL, "bad IPv6 address in --listen '%s'", listen);
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons((uint16_t)port);
+        *len = sizeof *s6;
+        *loopback = IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr);
+        return 0;
+    }
+    struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+    if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
+        return core_error_set(err, APIDEX_EINVAL,
+                              "bad address in --listen '%s' (numeric IPv4, [IPv6] or localhost)",
+                              listen);
+    s4->sin_family = AF_INET;
+    s4->sin_port = htons((uint16_t)port);
+    *len = sizeof *s4;
+    *loopback = (ntohl(s4->sin_addr.s_addr) >> 24) == 127;
+    return 0;
+}
+
+static void http_free(serve_http *h)
+{
+    if (!h) return;
+    if (h->token) {
+        memset(h->token, 0, h->token_len);
+        free(h->token);
+    }
+    for (size_t i = 0; h->cors && h->cors[i]; i++) free((char *)h->cors[i]);
+    free(h->cors);
+    serve_metrics_free(h->metrics);
+    pthread_mutex_destroy(&h->log_lock);
+    pthread_mutex_destroy(&h->sse_lock);
+    pthread_cond_destroy(&h->sse_wake);
+    free(h);
+}
+
+int serve_http_start(serve_db *db, mcp_server *mcp, const serve_http_options *opt, serve_http **out,
+                     apidex_error *err)
+{
+    *out = NULL;
+    serve_http_options o = opt ? *opt : (serve_http_options){.access_log_fd = -1};
+    struct sockaddr_storage ss;
+    socklen_t sslen = 0;
+    bool loopback = false;
+    int rc = parse_listen(o.listen ? o.listen : "127.0.0.1:8080", &ss, &sslen, &loopback, err);
+    if (rc) return rc;
+    if (!loopback && !o.allow_remote)
+        return core_error_set(err, APIDEX_EINVAL,
+                              "refusing to listen on a non-loopback address without "
+                              "--allow-remote (and you will want --token)");
+    serve_http *h = calloc(1, sizeof *h);
+    if (!h) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    pthread_mutex_init(&h->log_lock, NULL);
+    pthread_mutex_init(&h->sse_lock, NULL);
+    pthread_cond_init(&h->sse_wake, NULL);
+    h->db = db;
+    h->mcp = mcp;
+    h->llm = o.llm;
+    h->loopback = loopback;
+    h->log_fd = o.access_log_fd;
+    h->max_body = o.max_body ? o.max_body : 1 << 20;
+    h->timeout_s = o.timeout_s ? o.timeout_s : 30;
+    /* keep-alive well inside the idle timeout */
+    h->keepalive_s = h->timeout_s / 2 < 15 ? (h->timeout_s / 2 > 1 ? h->timeout_s / 2 : 1) : 15;
+    h->metrics = serve_metrics_new();
+    if (o.token && *o.token) {
+        h->token = strdup(o.token);
+        h->token_len = strlen(o.token);
+    }
+    if (o.cors_origins) {
+        size_t n = 0;
+        while (o.cors_origins[n]) n++;
+        h->cors = calloc(n + 1, sizeof *h->cors);
+        for (size_t i = 0; h->cors && i < n; i++) {
+            h->cors[i] = strdup(o.cors_origins[i]);
+            if (!strcmp(o.cors_origins[i], "*")) h->cors_any = true;
+        }
+    }
+    if (!h->metrics || (o.token && *o.token && !h->token) || (o.cors_origins && !h->cors)) {
+        http_free(h);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    unsigned threads = o.threads;
+    if (!threads) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cpus > 0 ? (unsigned)cpus : 1;
+    }
+    if (threads > 64) threads = 64;
+    h->max_header = o.max_header ? o.max_header : 16 * 1024;
+    /* The pool holds the request line and headers while they are parsed, their
+       records, then the response headers. Far larger than max_header, so that the
+       library can still answer (431/414) what does not fit at all. */
+    size_t pool = 4 * h->max_header > 64 * 1024 ? 4 * h->max_header : 64 * 1024;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG |
+                     MHD_ALLOW_SUSPEND_RESUME;
+    if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
+    struct MHD_OptionItem ops[12];
+    size_t n = 0;
+    /* The logger first, so that the library reports option problems through it too. */
+    ops[n++] = (struct MHD_OptionItem){MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_mhd_log, h};
+    ops[n++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &ss};
+    ops[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT,
+                                       o.max_connections ? o.max_connections : 256, NULL};
+    ops[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)h->timeout_s, NULL};
+    ops[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)pool, NULL};
+    ops[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, h};
+    ops[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, h};
+    if (threads > 1)
+        ops[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)threads, NULL};
+    ops[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+    h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_ARRAY, ops,
+                                 MHD_OPTION_END);
+    if (!h->daemon) {
+        http_free(h);
+        return core_error_set(err, APIDEX_EIO, "cannot listen on %s (address in use?)",
+                              o.listen ? o.listen : "127.0.0.1:8080");
+    }
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    h->port = di ? di->port : 0;
+    if (pthread_create(&h->watcher, NULL, sse_watch, h) != 0) {
+        MHD_stop_daemon(h->daemon);
+        http_free(h);
+        return core_error_set(err, APIDEX_ENOMEM, "cannot start a thread");
+    }
+    h->watcher_running = true;
+    *out = h;
+    return 0;
+}
+
+unsigned serve_http_port(const serve_http *h)
+{
+    return h->port;
+}
+
+void serve_http_stop(serve_http *h)
+{
+    if (!h) return;
+    sse_close_all(h);
+    MHD_stop_daemon(h->daemon);
+    http_free(h);
+}

@@ -1,0 +1,612 @@
+/*
+ * The MCP tools (search_endpoints, get_endpoint, list_apis, ask_api) and
+ * resources (apidex://apis/{api}, apidex://endpoints/{id}): their schemas,
+ * argument checks, and results shaped for each protocol revision.
+ */
+#include "serve/serve_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int mcp_fail(mcp_error *e, int code, const char *fmt, ...)
+{
+    e->code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->message, sizeof e->message, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* ---------------------------------------------------------------- schemas */
+
+/* The summary item of search_endpoints and ask_api results. */
+#define SUMMARY_SCHEMA                                                                             \
+    "{\"type\":\"object\",\"properties\":{"                                                        \
+    "\"id\":{\"type\":\"string\",\"description\":\"endpoint id for get_endpoint\"},"               \
+    "\"endpoint\":{\"type\":\"string\",\"description\":\"METHOD /path as in the spec\"},"          \
+    "\"api\":{\"type\":\"string\"},"                                                               \
+    "\"summary\":{\"type\":[\"string\",\"null\"]},"                                                \
+    "\"score\":{\"type\":\"number\"},"                                                             \
+    "\"role\":{\"type\":\"string\",\"enum\":[\"primary\",\"producer\"]},"                          \
+    "\"needs\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"                \
+    "\"param\":{\"type\":\"string\"},\"producer\":{\"type\":\"string\"}},"                         \
+    "\"required\":[\"param\",\"producer\"]}}},"                                                    \
+    "\"required\":[\"id\",\"endpoint\",\"api\",\"summary\",\"score\",\"role\"]}"
+
+#define NULLABLE_STRING "{\"type\":[\"string\",\"null\"]}"
+#define STRING_ARRAY    "{\"type\":\"array\",\"items\":{\"type\":\"string\"}}"
+
+typedef struct tool_def {
+    const char *name, *title, *description, *input_schema, *output_schema;
+} tool_def;
+
+static const tool_def tool_defs[] = {
+    {"search_endpoints", "Search API endpoints",
+     "Find the API endpoints that accomplish a task, across every API in the apidex index. "
+     "Returns a short ranked list: endpoint id, `METHOD /path`, API, one-line summary and score, "
+     "in call order. When an endpoint needs an input that another endpoint produces (for "
+     "example a movie_id), that producer is listed before it and `needs` names it. Use this "
+     "first, describing the task in plain words; then call get_endpoint only for the ids you "
+     "will actually call. Set adaptive=true to get just the endpoints the task needs instead "
+     "of the top k. Read-only and cheap in tokens.",
+     "{\"type\":\"object\",\"properties\":{"
+     "\"task\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4000,\"description\":\"What "
+     "you want to do, in plain words, e.g. 'Who directed the top-1 rated movie?'\"},"
+     "\"k\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":10,"
+     "\"description\":\"How many distinct endpoints to return (ignored when adaptive is "
+     "true)\"},"
+     "\"adaptive\":{\"type\":\"boolean\",\"default\":false,\"description\":\"Return only the "
+     "endpoints the task needs: the best matches plus the endpoints producing their inputs\"},"
+     "\"apis\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":32,"
+     "\"description\":\"Only these APIs (ids from list_apis)\"},"
+     "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":32,"
+     "\"description\":\"Only endpoints with one of these tags\"},"
+     "\"methods\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"GET\",\"POST\","
+     "\"PUT\",\"PATCH\",\"DELETE\",\"HEAD\",\"OPTIONS\",\"TRACE\"]},\"maxItems\":8,"
+     "\"description\":\"Only these HTTP methods\"},"
+     "\"include_deprecated\":{\"type\":\"boolean\",\"default\":false,\"description\":\"Also "
+     "return deprecated endpoints\"}},"
+     "\"required\":[\"task\"],\"additionalProperties\":false}",
+     "{\"type\":\"object\",\"properties\":{\"task\":{\"type\":\"string\"},"
+     "\"adaptive\":{\"type\":\"boolean\"},\"count\":{\"type\":\"integer\"},"
+     "\"results\":{\"type\":\"array\",\"items\":" SUMMARY_SCHEMA "}},"
+     "\"required\":[\"task\",\"adaptive\",\"count\",\"results\"]}"},
+    {"get_endpoint", "Get endpoint details",
+     "Get everything needed to call one API endpoint: method, path, servers, parameters, "
+     "request body and response fields with referenced schemas resolved, and which endpoints "
+     "produce its inputs. Pass the `id` returned by search_endpoints, or `method` and `path` "
+     "(plus `api` when several APIs have that path). Costs more tokens than search_endpoints: "
+     "call it for the endpoints you intend to use.",
+     "{\"type\":\"object\",\"properties\":{"
+     "\"id\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Endpoint id from "
+     "search_endpoints, e.g. 'tmdb:GET /movie/{movie_id}/credits'\"},"
+     "\"method\":{\"type\":\"string\",\"description\":\"HTTP method, when no id is given\"},"
+     "\"path\":{\"type\":\"string\",\"description\":\"Path template as in the spec, e.g. "
+     "'/movie/{movie_id}', when no id is given\"},"
+     "\"api\":{\"type\":\"string\",\"description\":\"API id, to pick between APIs that share a "
+     "path\"}},"
+     "\"additionalProperties\":false}",
+     "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},"
+     "\"api\":{\"type\":\"string\"},\"method\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}"
+     ","
+     "\"operation_id\":" NULLABLE_STRING ",\"summary\":" NULLABLE_STRING
+     ",\"description\":" NULLABLE_STRING ",\"tags\":" STRING_ARRAY
+     ",\"deprecated\":{\"type\":\"boolean\"},\"servers\":" STRING_ARRAY
+     ",\"inputs\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+     "\"name\":{\"type\":\"string\"},\"in\":{\"type\":\"string\"},"
+     "\"required\":{\"type\":\"boolean\"}},\"required\":[\"name\",\"in\",\"required\"]}},"
+     "\"producers\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+     "\"param\":{\"type\":\"string\"},\"producer\":{\"type\":\"string\"},"
+     "\"endpoint\":{\"type\":\"string\"},\"score\":{\"type\":\"number\"}},"
+     "\"required\":[\"param\",\"producer\",\"endpoint\",\"score\"]}},"
+     "\"tokens\":{\"type\":\"integer\"},\"content\":{\"type\":\"string\"},"
+     "\"schemas\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+     "\"id\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"tokens\":{\"type\":"
+     "\"integer\"},\"content\":{\"type\":\"string\"}},\"required\":[\"id\",\"name\",\"tokens\","
+     "\"content\"]}},\"schemas_omitted\":{\"type\":\"integer\"}},"
+     "\"required\":[\"id\",\"api\",\"method\",\"path\",\"operation_id\",\"summary\","
+     "\"description\",\"tags\",\"deprecated\",\"servers\",\"inputs\",\"producers\",\"tokens\","
+     "\"content\",\"schemas\",\"schemas_omitted\"]}"},
+    {"list_apis", "List indexed APIs",
+     "List the APIs in the apidex index: id, title, version, a short description, servers, "
+     "operation and schema counts, and tags with their operation counts. Use it to see what "
+     "is available, or to get the API ids that search_endpoints and ask_api accept as "
+     "filters.",
+     "{\"type\":\"object\",\"additionalProperties\":false}",
+     "{\"type\":\"object\",\"properties\":{\"count\":{\"type\":\"integer\"},"
+     "\"n_operations\":{\"type\":\"integer\"},\"apis\":{\"type\":\"array\",\"items\":{"
+     "\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"title\":" NULLABLE_STRING
+     ",\"version\":" NULLABLE_STRING ",\"description\":" NULLABLE_STRING
+     ",\"spec_version\":" NULLABLE_STRING ",\"servers\":" STRING_ARRAY
+     ",\"n_operations\":{\"type\":\"integer\"},\"n_schemas\":{\"type\":\"integer\"},"
+     "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+     "\"name\":{\"type\":\"string\"},\"n_operations\":{\"type\":\"integer\"}},"
+     "\"required\":[\"name\",\"n_operations\"]}}},"
+     "\"required\":[\"id\",\"title\",\"version\",\"description\",\"spec_version\",\"servers\","
+     "\"n_operations\",\"n_schemas\",\"tags\"]}}},"
+     "\"required\":[\"count\",\"n_operations\",\"apis\"]}"},
+    {"ask_api", "Ask about an API task",
+     "Get the documentation an API task or question needs in one call: the endpoints that "
+     "accomplish it (with the endpoints producing their inputs, in call order) and their full "
+     "descriptions plus the schemas they reference, assembled as Markdown within a token "
+     "budget; when the server has an LLM configured, also an answer written from that "
+     "documentation only, citing endpoint ids. Use it when you want the details for a whole "
+     "task at once rather than search_endpoints followed by get_endpoint.",
+     "{\"type\":\"object\",\"properties\":{"
+     "\"task\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4000,\"description\":\"The "
+     "task or question, in plain words\"},"
+     "\"apis\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":32,"
+     "\"description\":\"Only these APIs (ids from list_apis)\"},"
+     "\"budget\":{\"type\":\"integer\",\"minimum\":200,\"maximum\":32000,\"default\":4000,"
+     "\"description\":\"Most tokens (cl100k) of documentation to return\"}},"
+     "\"required\":[\"task\"],\"additionalProperties\":false}",
+     "{\"type\":\"object\",\"properties\":{\"task\":{\"type\":\"string\"},"
+     "\"budget\":{\"type\":\"integer\"},\"context_tokens\":{\"type\":\"integer\"},"
+     "\"completeness\":{\"type\":\"number\",\"description\":\"share of the needed "
+     "documentation that fitted the budget\"},"
+     "\"endpoints\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+     "\"id\":{\"type\":\"string\"},\"endpoint\":{\"type\":\"string\"},\"api\":{\"type\":"
+     "\"string\"},\"summary\":" NULLABLE_STRING ",\"role\":{\"type\":\"string\",\"enum\":["
+     "\"primary\",\"producer\"]}},\"required\":[\"id\",\"endpoint\",\"api\",\"summary\","
+     "\"role\"]}},"
+     "\"context\":{\"type\":\"string\",\"description\":\"Markdown: the endpoints, then the "
+     "schemas they reference\"},"
+     "\"answer\":{\"type\":[\"string\",\"null\"],\"description\":\"the LLM's answer from "
+     "the context, citing endpoint ids; null when the server has no LLM\"},"
+     "\"llm_used\":{\"type\":\"boolean\"},\"model\":" NULLABLE_STRING ",\"note\":" NULLABLE_STRING
+     ",\"cited\":" STRING_ARRAY "},"
+     "\"required\":[\"task\",\"budget\",\"context_tokens\",\"completeness\",\"endpoints\","
+     "\"context\",\"answer\",\"llm_used\",\"model\",\"note\",\"cited\"]}"},
+};
+
+enum { N_TOOLS = sizeof tool_defs / sizeof tool_defs[0] };
+
+static struct json_object *parse_static(const char *text)
+{
+    return json_tokener_parse(text);
+}
+
+struct json_object *mcp_tools_list(const mcp_rev_info *rev)
+{
+    struct json_object *arr = json_object_new_array();
+    for (size_t i = 0; arr && i < N_TOOLS; i++) {
+        const tool_def *t = &tool_defs[i];
+        struct json_object *o = json_object_new_object();
+        if (!o) break;
+        serve_jadd(o, "name", json_object_new_string(t->name));
+        if (rev->tool_title) serve_jadd(o, "title", json_object_new_string(t->title));
+        serve_jadd(o, "description", json_object_new_string(t->description));
+        serve_jadd(o, "inputSchema", parse_static(t->input_schema));
+        if (rev->structured) serve_jadd(o, "outputSchema", parse_static(t->output_schema));
+        if (rev->tool_annotations) {
+            struct json_object *an = json_object_new_object();
+            if (an) {
+                serve_jadd(an, "title", json_object_new_string(t->title));
+                serve_jadd(an, "readOnlyHint", json_object_new_boolean(1));
+                serve_jadd(an, "destructiveHint", json_object_new_boolean(0));
+                serve_jadd(an, "idempotentHint", json_object_new_boolean(1));
+                serve_jadd(an, "openWorldHint", json_object_new_boolean(0));
+            }
+            serve_jadd(o, "annotations", an);
+        }
+        json_object_array_add(arr, o);
+    }
+    return arr;
+}
+
+/* ---------------------------------------------------------------- arguments */
+
+/* A tool argument failure: reported to the model as a tool error (isError). */
+typedef struct arg_error {
+    char message[400];
+} arg_error;
+
+static bool arg_fail(arg_error *ae, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool arg_fail(arg_error *ae, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ae->message, sizeof ae->message, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static bool known_key(const char *key, const char *const *allowed)
+{
+    for (size_t i = 0; allowed[i]; i++)
+        if (!strcmp(key, allowed[i])) return true;
+    return false;
+}
+
+static bool check_keys(struct json_object *args, const char *const *allowed, arg_error *ae)
+{
+    json_object_object_foreach(args, key, val)
+    {
+        (void)val;
+        if (known_key(key, allowed)) continue;
+        char list[200] = "";
+        size_t used = 0;
+        for (size_t i = 0; allowed[i] && used < sizeof list; i++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
+                                     allowed[i]);
+        return arg_fail(ae, "unknown argument '%.60s' (this tool takes: %s)", key,
+                        allowed[0] ? list : "no arguments");
+    }
+    return true;
+}
+
+static bool arg_string(struct json_object *args, const char *key, bool required, const char **out,
+                       arg_error *ae)
+{
+    struct json_object *v;
+    *out = NULL;
+    if (!json_object_object_get_ex(args, key, &v) || !v) {
+        if (required) return arg_fail(ae, "missing required argument '%s'", key);
+        return true;
+    }
+    if (!json_object_is_type(v, json_type_string))
+        return arg_fail(ae, "argument '%s' must be a string", key);
+    size_t n = (size_t)json_object_get_string_len(v);
+    if (!serve_text_ok(json_object_get_string(v), n))
+        return arg_fail(ae, "argument '%s' must be valid UTF-8 text without NUL bytes", key);
+    *out = json_object_get_string(v);
+    return true;
+}
+
+static bool arg_bool(struct json_object *args, const char *key, bool *out, arg_error *ae)
+{
+    struct json_object *v;
+    if (!json_object_object_get_ex(args, key, &v) || !v) return true;
+    if (!json_object_is_type(v, json_type_boolean))
+        return arg_fail(ae, "argument '%s' must be true or false", key);
+    *out = json_object_get_boolean(v);
+    return true;
+}
+
+static bool arg_int(struct json_object *args, const char *key, long lo, long hi, size_t *out,
+                    arg_error *ae)
+{
+    struct json_object *v;
+    if (!json_object_object_get_ex(args, key, &v) || !v) return true;
+    int64_t x;
+    if (json_object_is_type(v, json_type_int)) {
+        x = json_object_get_int64(v);
+    } else if (json_object_is_type(v, json_type_double)) {
+        double d = json_object_get_double(v);
+        /* range first: converting a double beyond int64 is undefined */
+        if (!(d >= (double)lo && d <= (double)hi))
+            return arg_fail(ae, "argument '%s' must be between %ld and %ld", key, lo, hi);
+        if (d != (double)(int64_t)d) return arg_fail(ae, "argument '%s' must be an integer", key);
+        x = (int64_t)d;
+    } else {
+        return arg_fail(ae, "argument '%s' must be an integer", key);
+    }
+    if (x < lo || x > hi)
+        return arg_fail(ae, "argument '%s' must be between %ld and %ld", key, lo, hi);
+    *out = (size_t)x;
+    return true;
+}
+
+/* A string array into list[0..max) + NULL terminator (strings borrowed from args). */
+static bool arg_list(struct json_object *args, const char *key, const char **list, size_t max,
+                     bool *given, arg_error *ae)
+{
+    struct json_object *v;
+    *given = false;
+    list[0] = NULL;
+    if (!json_object_object_get_ex(args, key, &v) || !v) return true;
+    if (!json_object_is_type(v, json_type_array))
+        return arg_fail(ae, "argument '%s' must be an array of strings", key);
+    size_t n = json_object_array_length(v);
+    if (n > max) return arg_fail(ae, "argument '%s' has too many items (at most %zu)", key, max);
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *it = json_object_array_get_idx(v, i);
+        if (!json_object_is_type(it, json_type_string) ||
+            !serve_text_ok(json_object_get_string(it), (size_t)json_object_get_string_len(it)))
+            return arg_fail(ae, "argument '%s' must be an array of strings", key);
+        list[i] = json_object_get_string(it);
+    }
+    list[n] = NULL;
+    *given = n > 0;
+    return true;
+}
+
+/* ---------------------------------------------------------------- results */
+
+static struct json_object *text_content(const char *text, size_t len)
+{
+    struct json_object *arr = json_object_new_array(), *c = json_object_new_object();
+    if (!arr || !c) {
+        json_object_put(arr);
+        json_object_put(c);
+        return NULL;
+    }
+    serve_jadd(c, "type", json_object_new_string("text"));
+    serve_jadd(c, "text", json_object_new_string_len(text, (int)len));
+    json_object_array_add(arr, c);
+    return arr;
+}
+
+static int tool_error(const char *message, struct json_object **result, mcp_error *e)
+{
+    struct json_object *r = json_object_new_object();
+    struct json_object *content = text_content(message, strlen(message));
+    if (!r || !content) {
+        json_object_put(r);
+        json_object_put(content);
+        return mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");
+    }
+    serve_jadd(r, "content", content);
+    serve_jadd(r, "isError", json_object_new_boolean(1));
+    *result = r;
+    return 0;
+}
+
+/* A successful result: the serialised JSON as text (for clients without
+   structured content) and, where the revision has it, the object itself. */
+static int tool_ok(const mcp_rev_info *rev, struct json_object *obj, struct json_object **result,
+                   mcp_error *e)
+{
+    size_t len = 0;
+    char *text = serve_json_dump(obj, &len);
+    struct json_object *r = json_object_new_object();
+    struct json_object *content = text ? text_content(text, len) : NULL;
+    free(text);
+    if (!r || !content) {
+        json_object_put(r);
+        json_object_put(content);
+        json_object_put(obj);
+        return mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");
+    }
+    serve_jadd(r, "content", content);
+    if (rev->structured)
+        serve_jadd(r, "structuredContent", obj);
+    else
+        json_object_put(obj);
+    *result = r;
+    return 0;
+}
+
+/* Runs a query outcome into a tool result: apidex errors become tool errors
+   the model can act on; only OOM is a protocol error. */
+static int query_outcome(const mcp_rev_info *rev, int rc, struct json_object *obj,
+                         const apidex_error *qerr, struct json_object **result, mcp_error *e)
+{
+    if (rc == APIDEX_ENOMEM) return mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");
+    if (rc) return tool_error(qerr->message[0] ? qerr->message : apidex_strerror(rc), result, e);
+    return tool_ok(rev, obj, result, e);
+}
+
+static const char *const search_keys[] = {"task", "k",       "adaptive",           "apis",
+                                          "tags", "methods", "include_deprecated", NULL};
+static const char *const endpoint_keys[] = {"id", "method", "path", "api", NULL};
+static const char *const no_keys[] = {NULL};
+static const char *const ask_keys[] = {"task", "apis", "budget", NULL};
+
+static int call_search(mcp_server *srv, serve_snapshot *snap, const mcp_rev_info *rev,
+                       struct json_object *args, struct json_object **result, mcp_error *e)
+{
+    (void)srv;
+    arg_error ae = {{0}};
+    const char *apis[SERVE_MAX_FILTERS + 1], *tags[SERVE_MAX_FILTERS + 1], *methods[9];
+    bool has_apis, has_tags, has_methods;
+    serve_search_args a = {.compact = true};
+    if (!check_keys(args, search_keys, &ae) || !arg_string(args, "task", true, &a.task, &ae) ||
+        !arg_int(args, "k", 1, SERVE_MAX_K, &a.k, &ae) ||
+        !arg_bool(args, "adaptive", &a.adaptive, &ae) ||
+        !arg_bool(args, "include_deprecated", &a.include_deprecated, &ae) ||
+        !arg_list(args, "apis", apis, SERVE_MAX_FILTERS, &has_apis, &ae) ||
+        !arg_list(args, "tags", tags, SERVE_MAX_FILTERS, &has_tags, &ae) ||
+        !arg_list(args, "methods", methods, 8, &has_methods, &ae))
+        return tool_error(ae.message, result, e);
+    a.apis = has_apis ? apis : NULL;
+    a.tags = has_tags ? tags : NULL;
+    a.methods = has_methods ? methods : NULL;
+    struct json_object *obj = NULL;
+    apidex_error qerr;
+    core_error_clear(&qerr);
+    int rc = serve_query_search(snap, &a, &obj, &qerr);
+    return query_outcome(rev, rc, obj, &qerr, result, e);
+}
+
+static int call_endpoint(mcp_server *srv, serve_snapshot *snap, const mcp_rev_info *rev,
+                         struct json_object *args, struct json_object **result, mcp_error *e)
+{
+    (void)srv;
+    arg_error ae = {{0}};
+    const char *id, *method, *path, *api;
+    if (!check_keys(args, endpoint_keys, &ae) || !arg_string(args, "id", false, &id, &ae) ||
+        !arg_string(args, "method", false, &method, &ae) ||
+        !arg_string(args, "path", false, &path, &ae) || !arg_string(args, "api", false, &api, &ae))
+        return tool_error(ae.message, result, e);
+    struct json_object *obj = NULL;
+    apidex_error qerr;
+    core_error_clear(&qerr);
+    int rc = serve_query_endpoint(snap, id, method, path, api, &obj, &qerr);
+    return query_outcome(rev, rc, obj, &qerr, result, e);
+}
+
+static int call_apis(mcp_server *srv, serve_snapshot *snap, const mcp_rev_info *rev,
+                     struct json_object *args, struct json_object **result, mcp_error *e)
+{
+    (void)srv;
+    arg_error ae = {{0}};
+    if (!check_keys(args, no_keys, &ae)) return tool_error(ae.message, result, e);
+    struct json_object *obj = NULL;
+    apidex_error qerr;
+    core_error_clear(&qerr);
+    int rc = serve_query_apis(snap, &obj, &qerr);
+    return query_outcome(rev, rc, obj, &qerr, result, e);
+}
+
+static int call_ask(mcp_server *srv, serve_snapshot *snap, const mcp_rev_info *rev,
+                    struct json_object *args, struct json_object **result, mcp_error *e)
+{
+    arg_error ae = {{0}};
+    const char *apis[SERVE_MAX_FILTERS + 1];
+    bool has_apis;
+    serve_ask_args a = {0};
+    if (!check_keys(args, ask_keys, &ae) || !arg_string(args, "task", true, &a.task, &ae) ||
+        !arg_int(args, "budget", SERVE_MIN_BUDGET, SERVE_MAX_BUDGET, &a.budget, &ae) ||
+        !arg_list(args, "apis", apis, SERVE_MAX_FILTERS, &has_apis, &ae))
+        return tool_error(ae.message, result, e);
+    a.apis = has_apis ? apis : NULL;
+    a.llm = srv->llm;
+    struct json_object *obj = NULL;
+    apidex_error qerr;
+    core_error_clear(&qerr);
+    int rc = serve_query_ask(snap, &a, &obj, &qerr);
+    return query_outcome(rev, rc, obj, &qerr, result, e);
+}
+
+int mcp_tools_call(mcp_server *srv, const mcp_rev_info *rev, struct json_object *params,
+                   struct json_object **result, mcp_error *e)
+{
+    *result = NULL;
+    const char *name = serve_jget_str(params, "name");
+    if (!name) return mcp_fail(e, JRPC_INVALID_PARAMS, "Invalid params: \"name\" must be a string");
+    struct json_object *args = NULL;
+    if (json_object_object_get_ex(params, "arguments", &args) && args &&
+        !json_object_is_type(args, json_type_object))
+        return mcp_fail(e, JRPC_INVALID_PARAMS, "Invalid params: \"arguments\" must be an object");
+    static const struct {
+        const char *name;
+        int (*fn)(mcp_server *, serve_snapshot *, const mcp_rev_info *, struct json_object *,
+                  struct json_object **, mcp_error *);
+    } table[] = {{"search_endpoints", call_search},
+                 {"get_endpoint", call_endpoint},
+                 {"list_apis", call_apis},
+                 {"ask_api", call_ask}};
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (strcmp(name, table[i].name)) continue;
+        struct json_object *empty = NULL;
+        if (!args) args = empty = json_object_new_object();
+        if (!args) return mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");
+        serve_snapshot *snap = serve_db_acquire(srv->db);
+        int rc = table[i].fn(srv, snap, rev, args, result, e);
+        serve_snapshot_release(snap);
+        json_object_put(empty);
+        return rc;
+    }
+    return mcp_fail(e, JRPC_INVALID_PARAMS, "Unknown tool: %.100s", name);
+}
+
+/* ---------------------------------------------------------------- resources */
+
+#define APIS_PREFIX      "apidex://apis/"
+#define ENDPOINTS_PREFIX "apidex://endpoints/"
+
+static char *api_uri(const char *id)
+{
+    core_buf b;
+    core_buf_init(&b, 8192);
+    core_buf_puts(&b, APIS_PREFIX);
+    serve_percent_encode(&b, id);
+    return b.failed ? (core_buf_free(&b), NULL) : core_buf_steal(&b, NULL);
+}
+
+int mcp_resources_list(serve_db *db, size_t offset, size_t page, struct json_object **resources,
+                       size_t *next_offset, mcp_error *e)
+{
+    serve_snapshot *snap = serve_db_acquire(db);
+    struct json_object *arr = json_object_new_array();
+    *next_offset = 0;
+    bool ok = arr != NULL;
+    size_t end = offset + page < snap->n_apis ? offset + page : snap->n_apis;
+    for (size_t i = offset; ok && i < end; i++) {
+        const store_api *api = &snap->apis[i];
+        struct json_object *o = json_object_new_object();
+        char *uri = api_uri(api->id);
+        ok = o && uri;
+        if (ok) {
+            char desc[512];
+            snprintf(
+                desc, sizeof desc, "%s%s%zu operations, %zu schemas: overview and endpoint list",
+                api->title ? api->title : "", api->title ? " - " : "", api->n_ops, api->n_schemas);
+            serve_jadd(o, "uri", json_object_new_string(uri));
+            serve_jadd(o, "name", json_object_new_string(api->id));
+            serve_jadd(o, "description", json_object_new_string(desc));
+            serve_jadd(o, "mimeType", json_object_new_string("application/json"));
+            ok = json_object_array_add(arr, o) == 0;
+        } else {
+            json_object_put(o);
+        }
+        free(uri);
+    }
+    if (ok && end < snap->n_apis) *next_offset = end;
+    serve_snapshot_release(snap);
+    if (!ok) {
+        json_object_put(arr);
+        return mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");
+    }
+    *resources = arr;
+    return 0;
+}
+
+struct json_object *mcp_resource_templates(void)
+{
+    return json_tokener_parse(
+        "[{\"uriTemplate\":\"apidex://apis/{api}\",\"name\":\"api\","
+        "\"description\":\"One indexed API: title, version, servers, tags and every operation "
+        "with its endpoint resource URI\",\"mimeType\":\"application/json\"},"
+        "{\"uriTemplate\":\"apidex://endpoints/{id}\",\"name\":\"endpoint\","
+        "\"description\":\"One endpoint by id (as search_endpoints returns it): everything "
+        "needed to call it, with referenced schemas\",\"mimeType\":\"application/json\"}]");
+}
+
+int mcp_resources_read(serve_db *db, const mcp_rev_info *rev, const char *uri,
+                       struct json_object **contents, mcp_error *e)
+{
+    *contents = NULL;
+    const char *rest = NULL;
+    bool is_api = false;
+    if (!strncmp(uri, APIS_PREFIX, strlen(APIS_PREFIX))) {
+        rest = uri + strlen(APIS_PREFIX);
+        is_api = true;
+    } else if (!strncmp(uri, ENDPOINTS_PREFIX, strlen(ENDPOINTS_PREFIX))) {
+        rest = uri + strlen(ENDPOINTS_PREFIX);
+    }
+    char *key = rest && *rest ? serve_percent_decode(rest, strlen(rest)) : NULL;
+    if (!key) {
+        int rc = mcp_fail(e, rev->resource_not_found, "Resource not found");
+        e->data = json_object_new_object();
+        if (e->data) serve_jadd(e->data, "uri", json_object_new_string(uri));
+        return rc;
+    }
+    serve_snapshot *snap = serve_db_acquire(db);
+    struct json_object *obj = NULL;
+    apidex_error qerr;
+    core_error_clear(&qerr);
+    int rc = is_api ? serve_query_api(snap, key, &obj, &qerr)
+                    : serve_query_endpoint(snap, key, NULL, NULL, NULL, &obj, &qerr);
+    serve_snapshot_release(snap);
+    free(key);
+    if (rc == APIDEX_ENOMEM) return mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");
+    if (rc) {
+        mcp_fail(e, rev->resource_not_found, "Resource not found");
+        e->data = json_object_new_object();
+        if (e->data) serve_jadd(e->data, "uri", json_object_new_string(uri));
+        return -1;
+    }
+    size_t len = 0;
+    char *text = serve_json_dump(obj, &len);
+    json_object_put(obj);
+    struct json_object *arr = json_object_new_array(), *c = json_object_new_object();
+    if (!text || !arr || !c) {
+        free(text);
+        json_object_put(arr);
+        json_object_put(c);
+        return mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");
+    }
+    serve_jadd(c, "uri", json_object_new_string(uri));
+    serve_jadd(c, "mimeType", json_object_new_string("application/json"));
+    serve_jadd(c, "text", json_object_new_string_len(text, (int)len));
+    free(text);
+    json_object_array_add(arr, c);
+    *contents = arr;
+    return 0;
+}

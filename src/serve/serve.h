@@ -1,0 +1,325 @@
+/*
+ * serve: apidex as a server for agents and programs. One index, four queries
+ * (search, endpoint details, API catalog, ask), three faces: an MCP server over
+ * stdio and over Streamable HTTP, and a plain HTTP JSON API.
+ *
+ * Design notes
+ * - The queries live in one place (query.c) and produce json-c objects; the
+ *   HTTP routes and the MCP tools only translate arguments and wrap results,
+ *   so the two faces can never disagree about what an endpoint is.
+ * - Hot reload without failing requests in flight: a serve_db hands out
+ *   reference-counted snapshots (an open index, its search engine and a few
+ *   derived tables). A request acquires one snapshot and uses it to the end.
+ *   At most once per check interval an acquire stats the file; when a build
+ *   has replaced it (builds rename a new file over the old one, see store.h),
+ *   one thread opens the new file while the others keep using the old
+ *   snapshot, then swaps it in. The old snapshot is freed when its last
+ *   request releases it. A failed reload keeps the old snapshot and retries.
+ * - MCP is dual-era. A message whose params._meta carries
+ *   io.modelcontextprotocol/protocolVersion is served statelessly by the
+ *   2026-07-28 rules (per-request metadata, server/discover, resultType,
+ *   cacheable lists); an `initialize` without that claim starts the 2025-era
+ *   handshake (2025-11-25 and the revisions before it), scoped to the stdio
+ *   process or to an HTTP session (Mcp-Session-Id). Results carry exactly the
+ *   fields the negotiated revision's schema defines. docs/CLIENTS.md records
+ *   how the specification text was read where it leaves room.
+ * - Nothing here trusts its input: JSON nesting, body and header sizes, the
+ *   number of connections and sessions, request time and result sizes are all
+ *   capped, and every malformed input gets a JSON-RPC error or a 4xx.
+ */
+#ifndef APIDEX_SERVE_H
+#define APIDEX_SERVE_H
+
+#include "search/search.h"
+#include "store/store.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct json_object;
+
+/* ---------------------------------------------------------------- the served index */
+
+/** A reloadable index. Thread-safe. */
+typedef struct serve_db serve_db;
+/** One generation of the index: valid from acquire to release, whatever reloads happen. */
+typedef struct serve_snapshot serve_snapshot;
+
+/**
+ * Opens the index at path and its search engine. check_interval_s: how often
+ * (at most) an acquire looks for a rebuilt file; 0 = on every acquire, < 0 =
+ * never. Errors as store_open. *out: serve_db_close.
+ */
+int serve_db_open(const char *path, double check_interval_s, serve_db **out, apidex_error *err);
+/** NULL is a no-op. Every snapshot must have been released. */
+void serve_db_close(serve_db *db);
+/**
+ * The current snapshot, with a reference the caller must release. Reloads
+ * first when the file was replaced (see the design notes). Never NULL.
+ */
+serve_snapshot *serve_db_acquire(serve_db *db);
+/** Drops a reference (NULL is a no-op); the last one frees an outdated snapshot. */
+void serve_snapshot_release(serve_snapshot *snap);
+/** Successful reloads so far. */
+uint64_t serve_db_reloads(serve_db *db);
+/** Reload attempts that failed (the old snapshot stayed). */
+uint64_t serve_db_reload_failures(serve_db *db);
+/** The index path. */
+const char *serve_db_path(const serve_db *db);
+
+store_index *serve_snapshot_index(const serve_snapshot *snap);
+search_engine *serve_snapshot_engine(const serve_snapshot *snap);
+/** Facts about the snapshot's index (counts, build id). */
+const store_info *serve_snapshot_info(const serve_snapshot *snap);
+
+/* ---------------------------------------------------------------- queries (query.c) */
+
+/** Arguments of a search. Lists are NULL-terminated, NULL = no filter. */
+typedef struct serve_search_args {
+    const char *task;
+    size_t k; /* 0 = default (10) */
+    bool adaptive;
+    const char *const *apis;
+    const char *const *tags;
+    const char *const *methods;
+    bool include_deprecated;
+    bool compact; /* MCP summary shape instead of the CLI/HTTP shape */
+} serve_search_args;
+
+struct agent_llm;
+
+/** Arguments of ask. */
+typedef struct serve_ask_args {
+    const char *task;
+    const char *const *apis; /* NULL-terminated, NULL = all */
+    size_t budget;           /* cl100k tokens for the context; 0 = default */
+    struct agent_llm *llm; /* answer over the context with it (docs/LLM.md); NULL = context only */
+} serve_ask_args;
+
+/* Limits the queries enforce whatever the caller asks (documented in the tool schemas). */
+enum {
+    SERVE_MAX_K = 100,           /* endpoints per search */
+    SERVE_MAX_TASK = 4000,       /* bytes of a task */
+    SERVE_MAX_FILTERS = 32,      /* values per filter */
+    SERVE_DEFAULT_BUDGET = 4000, /* ask: tokens of context */
+    SERVE_MIN_BUDGET = 200,
+    SERVE_MAX_BUDGET = 32000,
+    SERVE_SCHEMA_TOKENS = 6000 /* get_endpoint: tokens of referenced schemas */
+};
+
+/**
+ * The queries. Each returns a new json-c object in *out (caller puts it) or a
+ * status: APIDEX_EINVAL for bad arguments, APIDEX_ENOTFOUND for an unknown
+ * endpoint or API (err->message says what to do), APIDEX_ENOMEM. Thread-safe.
+ */
+int serve_query_search(serve_snapshot *snap, const serve_search_args *args,
+                       struct json_object **out, apidex_error *err);
+/** By id, or by method + path (+ api when several APIs have it; placeholder names may differ). */
+int serve_query_endpoint(serve_snapshot *snap, const char *id, const char *method, const char *path,
+                         const char *api, struct json_object **out, apidex_error *err);
+/** The catalog: every API with its operation counts and tags. */
+int serve_query_apis(serve_snapshot *snap, struct json_object **out, apidex_error *err);
+/** One API with its operations (the apidex://apis/{api} resource). */
+int serve_query_api(serve_snapshot *snap, const char *api, struct json_object **out,
+                    apidex_error *err);
+/** seed 001's askAPI: the endpoints a task needs and the context assembled within a budget. */
+int serve_query_ask(serve_snapshot *snap, const serve_ask_args *args, struct json_object **out,
+                    apidex_error *err);
+
+/* ---------------------------------------------------------------- JSON-RPC (jsonrpc.c) */
+
+/* JSON-RPC 2.0 error codes, and those MCP defines. */
+enum {
+    JRPC_PARSE_ERROR = -32700,
+    JRPC_INVALID_REQUEST = -32600,
+    JRPC_METHOD_NOT_FOUND = -32601,
+    JRPC_INVALID_PARAMS = -32602,
+    JRPC_INTERNAL_ERROR = -32603,
+    MCP_RESOURCE_NOT_FOUND_2025 = -32002, /* 2025-11-25 and before; -32602 since 2026-07-28 */
+    MCP_HEADER_MISMATCH = -32020,
+    MCP_MISSING_CLIENT_CAPABILITY = -32021,
+    MCP_UNSUPPORTED_PROTOCOL_VERSION = -32022
+};
+
+typedef enum {
+    JRPC_REQUEST = 1,
+    JRPC_NOTIFICATION,
+    JRPC_RESPONSE,
+    JRPC_BATCH /* a JSON array: no MCP revision we serve allows batches */
+} jrpc_kind;
+
+/** One decoded message. Pointers borrow from root, which the message owns. */
+typedef struct jrpc_msg {
+    jrpc_kind kind;
+    struct json_object *root;
+    struct json_object *id;     /* requests and responses; NULL otherwise */
+    const char *method;         /* requests and notifications */
+    struct json_object *params; /* NULL when absent */
+} jrpc_msg;
+
+/** Most JSON nesting a message may have. */
+#define JRPC_MAX_DEPTH 64
+
+/**
+ * Decodes one message. Returns 0, or a JSON-RPC error code (JRPC_PARSE_ERROR,
+ * JRPC_INVALID_REQUEST) with msg->id set when the id could be read (for the
+ * error response) and why[0..why_size) saying what is wrong. msg_free in
+ * every case.
+ */
+int jrpc_parse(const char *text, size_t len, jrpc_msg *msg, char *why, size_t why_size);
+/** Frees the message's tree (NULL or zeroed is a no-op). */
+void jrpc_msg_free(jrpc_msg *msg);
+/** {"jsonrpc":"2.0","id":id,"result":result} serialised; takes result. malloc'd, NULL on OOM. */
+char *jrpc_result(struct json_object *id, struct json_object *result, size_t *len);
+/**
+ * {"jsonrpc":"2.0","id":id,"error":{...}} serialised; id may be NULL (the
+ * member is then left out, as MCP's schema wants for unreadable ids); takes
+ * data (may be NULL). malloc'd, NULL on OOM.
+ */
+char *jrpc_error(struct json_object *id, int code, const char *message, struct json_object *data,
+                 size_t *len);
+/** Compact serialisation of a json-c object (malloc'd copy, NULL on OOM). */
+char *serve_json_dump(struct json_object *obj, size_t *len);
+
+/* ---------------------------------------------------------------- MCP (mcp*.c) */
+
+/** An MCP server over one serve_db: tools, resources, revisions, HTTP sessions. Thread-safe. */
+typedef struct mcp_server mcp_server;
+
+typedef struct mcp_server_options {
+    bool private_cache;    /* cacheScope "private" (set when requests are authenticated) */
+    struct agent_llm *llm; /* ask_api answers with it (borrowed); NULL = context only */
+    size_t max_sessions;   /* HTTP 2025-era sessions kept at once (0 = 1024) */
+    double session_idle_s; /* an idle session expires after this (0 = 3600 s) */
+} mcp_server_options;
+
+/** opt may be NULL. The server borrows db. *out: mcp_server_free. */
+int mcp_server_new(serve_db *db, const mcp_server_options *opt, mcp_server **out,
+                   apidex_error *err);
+void mcp_server_free(mcp_server *srv);
+
+/** The revisions served, newest first (NULL-terminated, static). */
+extern const char *const mcp_supported_revisions[];
+
+/**
+ * The 2025-era state of one stdio process: whether `initialize` has been seen
+ * and which revision was negotiated. 2026-07-28 requests ignore it.
+ */
+typedef struct mcp_stdio_state {
+    int legacy_rev;              /* index into mcp_supported_revisions, -1 before initialize */
+    struct mcp_listen **listens; /* open subscriptions/listen requests (2026-07-28) */
+    size_t n_listens;
+    uint64_t build_seen; /* the index build last reported (0 = none yet) */
+} mcp_stdio_state;
+
+/** Frees the subscriptions a stdio state holds (the state itself is the caller's). */
+void mcp_stdio_state_clear(mcp_stdio_state *st);
+/**
+ * Reports an index rebuild: when the served index changed since the last
+ * call, the notifications due (list_changed / updated on each subscription,
+ * and list_changed to an initialized 2025-era client), as lines joined by
+ * '\n' (malloc'd), else NULL.
+ */
+char *mcp_stdio_poll(mcp_server *srv, mcp_stdio_state *st, size_t *len);
+
+/**
+ * Handles one stdio message (a line without its newline). *reply is the
+ * response line (malloc'd, no newline) or NULL when none is due
+ * (notifications, responses).
+ */
+int mcp_handle_stdio(mcp_server *srv, mcp_stdio_state *st, const char *line, size_t len,
+                     char **reply, size_t *reply_len);
+
+/**
+ * Serves the MCP protocol over stdin/stdout until EOF or until *stop becomes
+ * true (a signal handler sets it). Lines over max_line bytes are answered with
+ * a parse error and skipped. Returns 0 at EOF.
+ */
+int mcp_serve_stdio(mcp_server *srv, int in_fd, int out_fd, size_t max_line, volatile int *stop);
+
+/** What the HTTP layer passes in for one request to the MCP endpoint. */
+typedef struct mcp_http_request {
+    const char *http_method;  /* "POST", "GET", "DELETE", ... */
+    const char *content_type; /* NULL when absent */
+    const char *accept;
+    const char *protocol_version; /* MCP-Protocol-Version */
+    const char *session_id;       /* Mcp-Session-Id */
+    const char *mcp_method;       /* Mcp-Method */
+    const char *mcp_name;         /* Mcp-Name */
+    const char *body;
+    size_t body_len;
+} mcp_http_request;
+
+/** The answer. Strings are malloc'd (mcp_http_response_clear). */
+typedef struct mcp_http_response {
+    int status;
+    char *body; /* NULL for none (202, 405, ...) */
+    size_t body_len;
+    char *session_id;       /* Mcp-Session-Id to send (a new session), or NULL */
+    const char *allow;      /* Allow header for 405, static */
+    const char *rpc_method; /* the JSON-RPC method, for logs and metrics (static or NULL) */
+    /* A subscriptions/listen was opened: body is its acknowledgement, and the
+       answer is an event stream that stays open (the HTTP layer takes this). */
+    struct mcp_listen *listen;
+} mcp_http_response;
+
+/** Handles one HTTP request to the MCP endpoint (Streamable HTTP, both eras). */
+void mcp_handle_http(mcp_server *srv, const mcp_http_request *req, mcp_http_response *out);
+void mcp_http_response_clear(mcp_http_response *r);
+/** 2025-era HTTP sessions currently open. */
+size_t mcp_session_count(mcp_server *srv);
+
+/* ---------------------------------------------------------------- HTTP server (http.c) */
+
+typedef struct serve_http_options {
+    const char *listen;       /* "HOST:PORT" (default 127.0.0.1:8080; port 0 = any free port) */
+    const char *token;        /* bearer token; NULL = no authentication */
+    unsigned threads;         /* worker threads (0 = number of CPUs, at most 16) */
+    size_t max_body;          /* bytes of a request body (0 = 1 MiB) */
+    size_t max_header;        /* bytes of the request line + headers (0 = 16 KiB) */
+    unsigned max_connections; /* open connections (0 = 256) */
+    unsigned timeout_s;       /* idle connection timeout and request deadline (0 = 30 s) */
+    const char *const *cors_origins; /* NULL-terminated; NULL = CORS off; "*" = any */
+    int access_log_fd;               /* structured access log (JSON lines); -1 = none */
+    struct agent_llm *llm;           /* POST /v1/ask answers with it (borrowed); NULL = none */
+    bool allow_remote;               /* listen on a non-loopback address */
+} serve_http_options;
+
+typedef struct serve_http serve_http;
+
+/**
+ * Starts the HTTP server (routes of docs/CLIENTS.md, MCP at /mcp) on its own
+ * threads. Binding anything but a loopback address needs allow_remote.
+ * *out: serve_http_stop.
+ */
+int serve_http_start(serve_db *db, mcp_server *mcp, const serve_http_options *opt, serve_http **out,
+                     apidex_error *err);
+/** The port actually bound (useful with port 0). */
+unsigned serve_http_port(const serve_http *h);
+/** Stops accepting, finishes requests in flight, frees. NULL is a no-op. */
+void serve_http_stop(serve_http *h);
+
+/* ---------------------------------------------------------------- apidex's own API
+ * (openapi_self.c) */
+
+/** apidex's HTTP API as an OpenAPI 3.1 document (static JSON text). */
+const char *serve_openapi_document(void);
+
+/* ---------------------------------------------------------------- function definitions
+ * (tooldefs.c) */
+
+typedef enum { SERVE_TOOLS_OPENAI = 0, SERVE_TOOLS_ANTHROPIC = 1 } serve_tools_format;
+
+/**
+ * Function/tool definitions for the given operations (ids as in the index),
+ * in the given format, as one JSON array: name (from operationId, unique,
+ * [A-Za-z0-9_-]{1,64}), description (METHOD /path, summary, description) and
+ * a JSON Schema of the parameters (path, query, header and cookie parameters
+ * by name; the JSON request body as `body`), $refs inlined to a bounded depth.
+ * The specs are re-read from the documents the index names. *out: json_object_put.
+ */
+int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve_tools_format fmt,
+                   struct json_object **out, apidex_error *err);
+
+#endif /* APIDEX_SERVE_H */

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# `apidex tools`: OpenAI and Anthropic function definitions for every endpoint of examples/
+# (seed 003's endpoints-as-functions), checked for shape: unique safe names, descriptions
+# naming the endpoint, JSON Schema objects whose required names exist, path parameters
+# required, and the body where the spec has one.
+set -euo pipefail
+src="${APIDEX_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+bin="${APIDEX_BIN:?APIDEX_BIN must name the apidex binary}"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+db="$tmp/x.db"
+"$bin" index "$src/examples" --db "$db" --quiet
+"$bin" list --db "$db" --json > "$tmp/list.json"
+mapfile -t ids < <(/usr/bin/python3 -c "
+import json
+for a in json.load(open('$tmp/list.json'))['apis']:
+    for t in a['tags']:
+        for o in t['operations']:
+            print(o['id'])
+" | sort -u)
+[ ${#ids[@]} -gt 5 ] || { echo "FAIL: only ${#ids[@]} endpoints"; exit 1; }
+"$bin" tools --db "$db" "${ids[@]}" > "$tmp/openai.json"
+"$bin" tools --db "$db" --format anthropic --compact "${ids[@]}" > "$tmp/anthropic.json"
+"$bin" tools --db "$db" --search "Get the weather forecast for a city" > "$tmp/task.json"
+for id in "${ids[@]}"; do "$bin" show "$id" --db "$db" --json; done > "$tmp/shows.jsonl"
+/usr/bin/python3 - "$tmp" "${#ids[@]}" <<'PY'
+import json, re, sys
+tmp, n = sys.argv[1], int(sys.argv[2])
+shows = [json.loads(l) for l in open(f"{tmp}/shows.jsonl")]
+openai = json.load(open(f"{tmp}/openai.json"))
+anthropic = json.load(open(f"{tmp}/anthropic.json"))
+assert len(openai) == len(anthropic) == n, (len(openai), len(anthropic), n)
+names = [d["function"]["name"] for d in openai]
+assert len(set(names)) == n, names
+for show, o, a in zip(shows, openai, anthropic):
+    f = o["function"]
+    assert o["type"] == "function"
+    assert re.fullmatch(r"[A-Za-z0-9_-]{1,64}", f["name"]), f["name"]
+    assert f["description"].startswith(f"{show['method']} {show['path']}."), f["description"]
+    assert len(f["description"].encode()) <= 1024
+    p = f["parameters"]
+    assert p["type"] == "object" and isinstance(p["properties"], dict)
+    for r in p.get("required", []):
+        assert r in p["properties"], (f["name"], r)
+    for ph in re.findall(r"\{([^}]+)\}", show["path"]):
+        assert ph in p["properties"] and ph in p.get("required", []), (f["name"], ph)
+    if "Request body" in show["content"]:
+        assert "body" in p["properties"], f["name"]
+    assert a == {"name": f["name"], "description": f["description"], "input_schema": p}
+    json.dumps(p)  # plain JSON all the way down
+task = json.load(open(f"{tmp}/task.json"))
+assert [d["function"]["name"] for d in task] == ["findStations", "getForecast"], task
+print(f"ok tools: {n} endpoints, OpenAI and Anthropic shapes agree")
+PY
+# unknown ids are an error (exit 1) that names the id
+if "$bin" tools --db "$db" "nope:nothing" 2> "$tmp/err"; then echo "FAIL: unknown id accepted"; exit 1; fi
+grep -q "nope:nothing" "$tmp/err" || { echo "FAIL: error does not name the id"; cat "$tmp/err"; exit 1; }
+echo "ok tools errors"

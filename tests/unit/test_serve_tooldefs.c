@@ -1,0 +1,156 @@
+/* Function definitions for endpoints (apidex tools): names, descriptions and the JSON
+   Schema of parameters and bodies, from OpenAPI 3.0 and Swagger 2.0 documents with refs,
+   nullable fields, exclusive bounds, allOf and a recursive schema. */
+#include "serve_testutil.h"
+
+#include "spec/spec.h"
+
+static const char oas3[] =
+    "openapi: 3.0.3\n"
+    "info: {title: Shop, version: '1'}\n"
+    "paths:\n"
+    "  /items/{item_id}:\n"
+    "    parameters:\n"
+    "      - $ref: '#/components/parameters/ItemId'\n"
+    "    get:\n"
+    "      operationId: getItem\n"
+    "      summary: Get an item\n"
+    "      description: The item with its category tree\n"
+    "      parameters:\n"
+    "        - {name: expand, in: query, schema: {type: boolean}}\n"
+    "        - {name: X-Trace, in: header, schema: {type: string, nullable: true}}\n"
+    "      responses: {'200': {description: ok}}\n"
+    "    put:\n"
+    "      operationId: 'put item/v2 (beta)'\n"
+    "      requestBody:\n"
+    "        required: true\n"
+    "        content:\n"
+    "          application/xml: {schema: {type: string}}\n"
+    "          application/json: {schema: {$ref: '#/components/schemas/ItemUpdate'}}\n"
+    "      responses: {'204': {description: ok}}\n"
+    "  /categories:\n"
+    "    post:\n"
+    "      requestBody:\n"
+    "        content:\n"
+    "          application/json: {schema: {$ref: '#/components/schemas/Category'}}\n"
+    "      responses: {'201': {description: ok}}\n"
+    "components:\n"
+    "  parameters:\n"
+    "    ItemId: {name: item_id, in: path, required: true, description: The item, schema: {type: "
+    "integer, minimum: 0, exclusiveMinimum: true}}\n"
+    "  schemas:\n"
+    "    Base: {type: object, required: [name], properties: {name: {type: string, maxLength: "
+    "80}}}\n"
+    "    ItemUpdate:\n"
+    "      allOf:\n"
+    "        - $ref: '#/components/schemas/Base'\n"
+    "        - type: object\n"
+    "          properties:\n"
+    "            price: {type: number, minimum: 0}\n"
+    "            color: {type: string, enum: [red, green], x-internal: true, example: red}\n"
+    "    Category:\n"
+    "      type: object\n"
+    "      properties:\n"
+    "        title: {type: string}\n"
+    "        children: {type: array, items: {$ref: '#/components/schemas/Category'}}\n";
+
+static const char swagger2[] =
+    "{\"swagger\":\"2.0\",\"info\":{\"title\":\"Files\",\"version\":\"1\"},\"paths\":{\"/upload\":{"
+    "\"post\":{\"operationId\":\"getItem\",\"summary\":\"Upload a "
+    "file.\",\"consumes\":[\"multipart/form-data\"],"
+    "\"parameters\":[{\"name\":\"file\",\"in\":\"formData\",\"type\":\"file\",\"required\":true},"
+    "{\"name\":\"tags\",\"in\":\"query\",\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+    "\"collectionFormat\":\"csv\"}],"
+    "\"responses\":{\"200\":{\"description\":\"ok\"}}}}}}";
+
+static struct json_object *defs(store_index *idx, const char *const *ids, size_t n,
+                                serve_tools_format f)
+{
+    struct json_object *out = NULL;
+    apidex_error err;
+    int rc = serve_tooldefs(idx, ids, n, f, &out, &err);
+    if (rc) fail_msg("tooldefs: %s", err.message);
+    return out;
+}
+
+static void test_tooldefs(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir();
+    free(tu_write(dir, "specs/shop.yaml", oas3));
+    free(tu_write(dir, "specs/files.json", swagger2));
+    char *specs = tu_path(dir, "specs"), *db = tu_path(dir, "idx.db");
+    apidex_error err;
+    spec_registry *reg = NULL;
+    assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
+    assert_int_equal(spec_registry_add(reg, specs, &err), 0);
+    assert_int_equal(store_build(db, reg, NULL, NULL, &err), 0);
+    spec_registry_free(reg);
+    store_index *idx = NULL;
+    assert_int_equal(store_open(db, true, &idx, &err), 0);
+
+    const char *ids[] = {"shop:getItem", "shop:put item/v2 (beta)", "shop:POST /categories",
+                         "files:getItem"};
+    struct json_object *o = defs(idx, ids, 4, SERVE_TOOLS_OPENAI);
+    assert_int_equal(json_object_array_length(o), 4);
+    /* getItem: path-level $ref parameter merged, exclusive bound, nullable header */
+    assert_string_equal(sv_str(o, "0.type"), "function");
+    assert_string_equal(sv_str(o, "0.function.name"), "getItem");
+    assert_string_equal(sv_str(o, "0.function.description"),
+                        "GET /items/{item_id}. Get an item. The item with its category tree.");
+    struct json_object *p = sv_at(o, "0.function.parameters");
+    assert_string_equal(sv_str(p, "type"), "object");
+    assert_string_equal(sv_str(p, "properties.item_id.type"), "integer");
+    assert_int_equal(sv_int(p, "properties.item_id.exclusiveMinimum"), 0);
+    assert_null(sv_at(p, "properties.item_id.minimum"));
+    assert_string_equal(sv_str(p, "properties.item_id.description"), "The item");
+    assert_string_equal(sv_str(p, "properties.X-Trace.type.1"), "null");
+    assert_string_equal(sv_str(p, "required.0"), "item_id");
+    assert_null(sv_at(p, "required.1"));
+    /* the put: a safe unique name, the JSON body chosen, allOf merged, x- and example dropped */
+    const char *name = sv_str(o, "1.function.name");
+    assert_string_equal(name, "put_item_v2_beta");
+    p = sv_at(o, "1.function.parameters");
+    assert_string_equal(sv_str(p, "properties.body.type"), "object");
+    assert_string_equal(sv_str(p, "properties.body.properties.name.type"), "string");
+    assert_int_equal(sv_int(p, "properties.body.properties.name.maxLength"), 80);
+    assert_string_equal(sv_str(p, "properties.body.properties.color.enum.1"), "green");
+    assert_null(sv_at(p, "properties.body.properties.color.x-internal"));
+    assert_null(sv_at(p, "properties.body.properties.color.example"));
+    assert_string_equal(sv_str(p, "required.1"), "body");
+    /* no operationId: method_path; a recursive schema stops with a note */
+    assert_string_equal(sv_str(o, "2.function.name"), "post_categories");
+    p = sv_at(o, "2.function.parameters.properties.body.properties.children.items");
+    assert_non_null(strstr(sv_str(p, "description"), "recursive"));
+    /* Swagger 2.0: formData file, array query; the duplicate name gets a suffix */
+    assert_string_equal(sv_str(o, "3.function.name"), "getItem_2");
+    p = sv_at(o, "3.function.parameters");
+    assert_string_equal(sv_str(p, "properties.tags.type"), "array");
+    assert_string_equal(sv_str(p, "properties.tags.items.type"), "string");
+    assert_null(sv_at(p, "properties.tags.collectionFormat"));
+    json_object_put(o);
+
+    /* Anthropic shape */
+    o = defs(idx, ids, 1, SERVE_TOOLS_ANTHROPIC);
+    assert_string_equal(sv_str(o, "0.name"), "getItem");
+    assert_string_equal(sv_str(o, "0.input_schema.type"), "object");
+    assert_null(sv_at(o, "0.type"));
+    json_object_put(o);
+
+    /* unknown id */
+    const char *bad[] = {"shop:nope"};
+    struct json_object *out = NULL;
+    assert_int_equal(serve_tooldefs(idx, bad, 1, SERVE_TOOLS_OPENAI, &out, &err), APIDEX_ENOTFOUND);
+    assert_null(out);
+    store_close(idx);
+    tu_rmtree(dir);
+    free(dir);
+    free(specs);
+    free(db);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_tooldefs)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
