@@ -20,6 +20,21 @@ typedef struct cli_command {
 
 static const cli_command commands[] = {
     {"inspect", cli_cmd_inspect, "load specs and report what was found (and what is wrong)"},
+    {"search", cli_cmd_search, "find the endpoints a task needs, in call order"},
+    {"index", cli_cmd_index, "build or update the index (incremental, atomic)"},
+    {"show", cli_cmd_show, "one operation, resolved, with the schemas it needs"},
+    {"list", cli_cmd_list, "the catalog by API and tag, or a capability manifest"},
+    {"agent", cli_cmd_agent, "the Discovery Agent: an LLM picks the endpoints a task needs"},
+    {"ask", cli_cmd_ask, "answer a question about the APIs from their docs (askAPI)"},
+    {"eval", cli_cmd_eval, "recall / precision / F1, tokens and latency on query sets"},
+    {"tokens", cli_cmd_tokens, "count or print the tokens of a file (cl100k or WordPiece)"},
+    {"embed", cli_cmd_embed, "print the embeddings of texts (local model or HTTP provider)"},
+    {"model", cli_cmd_model, "install (pull), locate or list embedding models"},
+    {"chunk", cli_cmd_chunk, "split specs into chunks with one of eight strategies"},
+    {"stats", cli_cmd_stats, "token statistics per document and operation, per filter"},
+    {"serve", cli_cmd_serve, "HTTP JSON API and MCP (Streamable HTTP) over the index"},
+    {"mcp", cli_cmd_mcp, "MCP server on stdio, for Claude Desktop, Cursor, VS Code"},
+    {"tools", cli_cmd_tools, "OpenAI / Anthropic function definitions for endpoints"},
 };
 
 static void usage(FILE *out)

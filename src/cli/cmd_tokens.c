@@ -1,0 +1,190 @@
+/* apidex tokens: count or print the tokens of a file (or stdin) with the cl100k_base
+ * BPE (OpenAI's tiktoken, built in) or a BERT WordPiece vocabulary (bge-small-en-v1.5). */
+#include "cli/cli.h"
+
+#include "text/text.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define TOKENS_INPUT_MAX ((size_t)1 << 30) /* the BPE takes up to 4 GiB; stay well below */
+
+static void tokens_usage(FILE *out)
+{
+    fprintf(out, "usage: apidex tokens [--tokenizer cl100k|wordpiece] [--ids] [--special]\n"
+                 "                     [--vocab PATH] FILE|-\n"
+                 "\n"
+                 "Counts the tokens of FILE (- reads stdin), or prints their ids with --ids\n"
+                 "(space-separated, one line).\n"
+                 "  --tokenizer cl100k   OpenAI's cl100k_base, byte-exact with tiktoken (default)\n"
+                 "  --tokenizer wordpiece  BERT WordPiece (bge-small-en-v1.5)\n"
+                 "  --special            cl100k: recognise <|endoftext|> and the other special\n"
+                 "                       tokens; wordpiece: add [CLS] and [SEP]\n"
+                 "  --vocab PATH         WordPiece vocab.txt or tokenizer.json; default\n"
+                 "                       $APIDEX_MODEL/vocab.txt, then\n"
+                 "                       ~/.cache/apidex/models/bge-small-en-v1.5/vocab.txt\n"
+                 "Invalid UTF-8 is read as U+FFFD per invalid sequence (as tiktoken sees it\n"
+                 "after TextDecoder).\n");
+}
+
+static bool path_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+/* Reads FILE or stdin ("-") into malloc'd memory. */
+static int read_input(const char *path, char **out, size_t *len, apidex_error *err)
+{
+    if (strcmp(path, "-") != 0) return core_file_read(path, TOKENS_INPUT_MAX, out, len, err);
+    core_buf b;
+    core_buf_init(&b, TOKENS_INPUT_MAX);
+    char chunk[65536];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, stdin)) > 0) {
+        int rc = core_buf_append(&b, chunk, got);
+        if (rc != 0) {
+            core_buf_free(&b);
+            return rc == APIDEX_ELIMIT
+                       ? core_error_set(err, rc, "stdin: input over %zu bytes", TOKENS_INPUT_MAX)
+                       : core_error_set(err, rc, "stdin: out of memory");
+        }
+    }
+    if (ferror(stdin)) {
+        core_buf_free(&b);
+        return core_error_set(err, APIDEX_EIO, "stdin: read error");
+    }
+    *out = core_buf_steal(&b, len);
+    return *out ? 0 : core_error_set(err, APIDEX_ENOMEM, "out of memory");
+}
+
+/* The WordPiece vocabulary to use: --vocab, $APIDEX_MODEL, the user cache, the source
+ * tree's ../shared (for development). Writes into buf; NULL when none is found. */
+static const char *find_vocab(const char *opt, char *buf, size_t cap)
+{
+    if (opt) return opt;
+    const char *model = getenv("APIDEX_MODEL");
+    if (model && *model) {
+        snprintf(buf, cap, "%s/vocab.txt", model);
+        return buf;
+    }
+    const char *home = getenv("HOME");
+    if (home && *home) {
+        snprintf(buf, cap, "%s/.cache/apidex/models/bge-small-en-v1.5/vocab.txt", home);
+        if (path_exists(buf)) return buf;
+    }
+    snprintf(buf, cap, "%s/../shared/models/bge-small-en-v1.5/vocab.txt", APIDEX_SOURCE_DIR);
+    if (path_exists(buf)) return buf;
+    return NULL;
+}
+
+static int print_ids(const uint32_t *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (printf(i + 1 < n ? "%u " : "%u", ids[i]) < 0) return -1;
+    return printf("\n") < 0 ? -1 : 0;
+}
+
+int cli_cmd_tokens(int argc, char **argv)
+{
+    const char *tokenizer = "cl100k", *vocab_opt = NULL, *input = NULL;
+    bool want_ids = false, special = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            tokens_usage(stdout);
+            return CLI_OK;
+        } else if (!strcmp(a, "--ids")) {
+            want_ids = true;
+        } else if (!strcmp(a, "--special")) {
+            special = true;
+        } else if (!strcmp(a, "--tokenizer") || !strcmp(a, "--vocab")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "apidex tokens: %s needs a value\n", a);
+                return CLI_USAGE;
+            }
+            if (!strcmp(a, "--tokenizer"))
+                tokenizer = argv[++i];
+            else
+                vocab_opt = argv[++i];
+        } else if (!strncmp(a, "--tokenizer=", 12)) {
+            tokenizer = a + 12;
+        } else if (!strncmp(a, "--vocab=", 8)) {
+            vocab_opt = a + 8;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "apidex tokens: unknown option '%s'\n", a);
+            tokens_usage(stderr);
+            return CLI_USAGE;
+        } else if (input) {
+            fprintf(stderr, "apidex tokens: one input only ('%s' and '%s')\n", input, a);
+            return CLI_USAGE;
+        } else {
+            input = a;
+        }
+    }
+    bool wordpiece = !strcmp(tokenizer, "wordpiece");
+    if (!wordpiece && strcmp(tokenizer, "cl100k") != 0) {
+        fprintf(stderr, "apidex tokens: unknown tokenizer '%s' (cl100k or wordpiece)\n", tokenizer);
+        return CLI_USAGE;
+    }
+    if (!input) {
+        tokens_usage(stderr);
+        return CLI_USAGE;
+    }
+
+    apidex_error err;
+    core_error_clear(&err);
+    char *text = NULL;
+    size_t len = 0;
+    if (read_input(input, &text, &len, &err) != 0) {
+        cli_print_error(&err);
+        return CLI_FAILURE;
+    }
+
+    uint32_t *ids = NULL;
+    size_t n_ids = 0;
+    int rc = 0;
+    if (wordpiece) {
+        char buf[4096];
+        const char *vocab = find_vocab(vocab_opt, buf, sizeof buf);
+        if (!vocab) {
+            fprintf(stderr, "apidex tokens: no WordPiece vocabulary found: pass --vocab PATH or "
+                            "set APIDEX_MODEL to the bge-small-en-v1.5 folder\n");
+            free(text);
+            return CLI_USAGE;
+        }
+        text_wordpiece *wp = NULL;
+        rc = text_wordpiece_open(vocab, &wp, &err);
+        if (rc == 0) {
+            bool truncated = false;
+            rc = text_wordpiece_encode(wp, text, len, special, 0, &ids, &n_ids, &truncated);
+            if (rc != 0) core_error_set(&err, rc, "wordpiece: cannot encode %s", input);
+        }
+        text_wordpiece_close(wp);
+    } else {
+        const text_bpe *bpe = text_bpe_default();
+        if (!bpe)
+            rc = core_error_set(&err, APIDEX_ENOMEM, "cl100k: the tokenizer failed to open");
+        else if (want_ids || special) {
+            rc = text_bpe_encode(bpe, text, len, special, &ids, &n_ids);
+            if (rc != 0) core_error_set(&err, rc, "cl100k: cannot encode %s", input);
+        } else {
+            n_ids = text_bpe_count(bpe, text, len);
+        }
+    }
+    free(text);
+    if (rc != 0) {
+        cli_print_error(&err);
+        free(ids);
+        return CLI_FAILURE;
+    }
+    int out = want_ids ? print_ids(ids, n_ids) : (printf("%zu\n", n_ids) < 0 ? -1 : 0);
+    free(ids);
+    if (out != 0 || fflush(stdout) != 0) {
+        fprintf(stderr, "apidex tokens: cannot write the output\n");
+        return CLI_FAILURE;
+    }
+    return CLI_OK;
+}
