@@ -1,0 +1,239 @@
+/* The search engine on small fixtures: producer links (generic {id}, current user, typed
+ * ids, body ids), literal ids, filters, deprecated operations, routing across APIs, the
+ * adaptive set and context assembly within a token budget. */
+#include "testutil.h"
+
+#include "search/search.h"
+#include "spec/spec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fixture {
+    char *dir, *db;
+    store_index *idx;
+    search_engine *eng;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    f->dir = tu_tempdir();
+    f->db = tu_path(f->dir, "index.db");
+    apidex_error err;
+    core_error_clear(&err);
+    spec_registry *reg = NULL;
+    assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
+    const char *specs[] = {"tests/data/search/music.yaml", "examples/library.yaml",
+                           "examples/recipes.yaml", "examples/weather.json"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        char *p = tu_path(tu_source_dir(), specs[i]);
+        assert_int_equal(spec_registry_add(reg, p, &err), 0);
+        free(p);
+    }
+    if (store_build(f->db, reg, NULL, NULL, &err)) fail_msg("store_build: %s", err.message);
+    spec_registry_free(reg);
+    if (store_open(f->db, true, &f->idx, &err)) fail_msg("store_open: %s", err.message);
+    if (search_engine_open(f->idx, &f->eng, &err)) fail_msg("engine: %s", err.message);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    search_engine_close(f->eng);
+    store_close(f->idx);
+    tu_rmtree(f->dir);
+    free(f->dir);
+    free(f->db);
+    free(f);
+    return 0;
+}
+
+static search_result *run(fixture *f, search_query q)
+{
+    search_result *r = NULL;
+    apidex_error err;
+    core_error_clear(&err);
+    if (search_engine_run(f->eng, &q, &r, &err)) fail_msg("search: %s", err.message);
+    return r;
+}
+
+static long hit_index(const search_result *r, const char *id)
+{
+    for (size_t i = 0; i < r->n_hits; i++)
+        if (!strcmp(r->hits[i].id, id)) return (long)i;
+    return -1;
+}
+
+/* producer `p` is in the result before consumer `c`, and c's links name p for `param` */
+static void assert_produced(const search_result *r, const char *p, const char *c, const char *param)
+{
+    long pi = hit_index(r, p), ci = hit_index(r, c);
+    if (pi < 0 || ci < 0) fail_msg("%s or %s missing", p, c);
+    assert_true(pi < ci);
+    const search_hit *h = &r->hits[ci];
+    bool linked = false;
+    for (size_t l = 0; l < h->n_links; l++)
+        if (!strcmp(h->links[l].producer_id, p) && !strcmp(h->links[l].param, param)) linked = true;
+    if (!linked) fail_msg("%s has no link %s <- %s", c, param, p);
+    assert_int_equal(r->hits[pi].role, SEARCH_ROLE_PRODUCER);
+}
+
+static void test_generic_id_is_produced_by_search(void **state)
+{
+    fixture *f = *state;
+    /* "/albums/{id}": the album comes from the catalog search, since the task names it */
+    search_result *r =
+        run(f, (search_query){.text = "list the tracks of the album Abbey Road", .adaptive = true});
+    assert_produced(r, "music:searchCatalog", "music:getAlbumTracks", "id");
+    search_result_free(r);
+}
+
+static void test_current_user_pattern(void **state)
+{
+    fixture *f = *state;
+    search_result *r =
+        run(f, (search_query){.text = "create a playlist called Road Trip", .adaptive = true});
+    assert_produced(r, "music:getCurrentUser", "music:createPlaylist", "user_id");
+    search_result_free(r);
+    /* Swagger 2.0 fixture: /members/{member_id}/loans <- /members/me */
+    r = run(f, (search_query){.text = "which books have I borrowed? list my loans", .k = 5});
+    assert_produced(r, "library:getCurrentMember", "library:listLoans", "member_id");
+    search_result_free(r);
+}
+
+static void test_chains_and_body_ids(void **state)
+{
+    fixture *f = *state;
+    /* cookbook_id <- createCookbook <- user_id <- getMe: a chain of two producers */
+    search_result *r =
+        run(f, (search_query){.text = "add a recipe to a new cookbook", .adaptive = true, .k = 0});
+    assert_produced(r, "recipes:createCookbook", "recipes:addRecipeToCookbook", "cookbook_id");
+    assert_produced(r, "recipes:getMe", "recipes:createCookbook", "user_id");
+    search_result_free(r);
+    /* a required id in the request body ({"book_id"} of a Swagger 2.0 formData body)
+       comes from the book search when the task names the book */
+    r = run(f, (search_query){.text = "borrow the book Dune", .adaptive = true});
+    assert_produced(r, "library:searchBooks", "library:borrowBook", "book_id");
+    search_result_free(r);
+}
+
+static void test_literal_id_needs_no_producer(void **state)
+{
+    fixture *f = *state;
+    search_result *r =
+        run(f, (search_query){.text = "list the tracks of album 4aawyAB9vmqN3uQ7FjRGTy",
+                              .adaptive = true});
+    long t = hit_index(r, "music:getAlbumTracks");
+    assert_true(t >= 0);
+    /* the id is in the task: no producer is put before the consumer */
+    assert_int_equal(r->hits[t].n_links, 0);
+    for (size_t i = 0; i < r->n_hits; i++) assert_int_equal(r->hits[i].role, SEARCH_ROLE_PRIMARY);
+    search_result_free(r);
+}
+
+static void test_routing_keeps_one_api(void **state)
+{
+    fixture *f = *state;
+    search_result *r =
+        run(f, (search_query){.text = "current temperature and wind at a weather station",
+                              .adaptive = true});
+    assert_true(r->n_hits >= 1);
+    for (size_t i = 0; i < r->n_hits; i++) assert_string_equal(r->hits[i].api, "weather");
+    assert_true(hit_index(r, "weather:getLatestObservation") >= 0);
+    search_result_free(r);
+}
+
+static void test_filters_and_deprecated(void **state)
+{
+    fixture *f = *state;
+    const char *apis[] = {"library", NULL};
+    search_result *r = run(f, (search_query){.text = "search", .k = 20, .apis = apis});
+    assert_true(r->n_hits > 0);
+    for (size_t i = 0; i < r->n_hits; i++) assert_string_equal(r->hits[i].api, "library");
+    search_result_free(r);
+
+    const char *methods[] = {"POST", NULL};
+    r = run(f, (search_query){.text = "book loan reservation", .k = 20, .methods = methods});
+    assert_true(r->n_hits > 0);
+    for (size_t i = 0; i < r->n_hits; i++)
+        if (r->hits[i].role == SEARCH_ROLE_PRIMARY) assert_string_equal(r->hits[i].method, "POST");
+    search_result_free(r);
+
+    const char *tags[] = {"alerts", NULL};
+    r = run(f, (search_query){.text = "weather", .k = 20, .tags = tags});
+    for (size_t i = 0; i < r->n_hits; i++)
+        if (r->hits[i].role == SEARCH_ROLE_PRIMARY) assert_string_equal(r->hits[i].api, "weather");
+    assert_true(hit_index(r, "weather:getForecast") < 0);
+    search_result_free(r);
+
+    /* deprecated operations are indexed but only returned on request */
+    r = run(f, (search_query){.text = "renew loan due date", .k = 20});
+    assert_int_equal(hit_index(r, "library:renewLoan"), -1);
+    search_result_free(r);
+    r = run(f, (search_query){.text = "renew loan due date", .k = 20, .include_deprecated = true});
+    assert_true(hit_index(r, "library:renewLoan") >= 0);
+    search_result_free(r);
+}
+
+static void test_fixed_k_and_nothing_found(void **state)
+{
+    fixture *f = *state;
+    search_result *r = run(f, (search_query){.text = "book", .k = 3});
+    assert_true(r->n_hits <= 3 && r->n_hits > 0);
+    for (size_t i = 0; i < r->n_hits; i++)
+        for (size_t j = i + 1; j < r->n_hits; j++)
+            assert_string_not_equal(r->hits[i].id, r->hits[j].id);
+    search_result_free(r);
+    r = run(f, (search_query){.text = "zzzqqq xxyyzz", .adaptive = true});
+    assert_int_equal(r->n_hits, 0);
+    search_result_free(r);
+    search_result *out = NULL;
+    apidex_error err;
+    search_query dense = {.text = "weather", .mode = SEARCH_DENSE};
+    assert_int_not_equal(search_engine_run(f->eng, &dense, &out, &err), 0);
+    assert_null(out);
+}
+
+static void test_context_within_budget(void **state)
+{
+    fixture *f = *state;
+    const text_bpe *bpe = text_bpe_default();
+    assert_non_null(bpe);
+    size_t budgets[] = {150, 600, 5000};
+    size_t prev = 0;
+    for (size_t b = 0; b < 3; b++) {
+        search_result *r = run(f, (search_query){.text = "borrow a book for a member",
+                                                 .adaptive = true,
+                                                 .budget = budgets[b]});
+        assert_non_null(r->context);
+        assert_true(r->context_tokens <= budgets[b]);
+        size_t real = text_bpe_count(bpe, r->context, strlen(r->context));
+        /* the accounting is per rendered piece; the whole text stays near it */
+        assert_true(real <= budgets[b] + 64);
+        assert_true(r->context_tokens >= prev);
+        prev = r->context_tokens;
+        if (budgets[b] == 5000) {
+            assert_non_null(strstr(r->context, "borrowBook"));
+            assert_non_null(strstr(r->context, "# Schemas"));
+        }
+        search_result_free(r);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_generic_id_is_produced_by_search),
+        cmocka_unit_test(test_current_user_pattern),
+        cmocka_unit_test(test_chains_and_body_ids),
+        cmocka_unit_test(test_literal_id_needs_no_producer),
+        cmocka_unit_test(test_routing_keeps_one_api),
+        cmocka_unit_test(test_filters_and_deprecated),
+        cmocka_unit_test(test_fixed_k_and_nothing_found),
+        cmocka_unit_test(test_context_within_budget),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
