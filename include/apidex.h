@@ -53,6 +53,54 @@ const char *apidex_version(void);
 /** A short constant description of a status code ("out of memory", ...). */
 const char *apidex_strerror(int code);
 
+/* ------------------------------------------------------------------ searching an index */
+
+/** An open index (built by `apidex index`). Thread-safe: searches may run concurrently. */
+typedef struct apidex_index apidex_index;
+
+/**
+ * Opens the index file at path read-only and prepares its search engine.
+ * Errors: APIDEX_ENOTFOUND, APIDEX_EVERSION (another index format), APIDEX_EDB.
+ * *out is owned by the caller: apidex_index_close.
+ */
+int apidex_index_open(const char *path, apidex_index **out, apidex_error *err);
+/** NULL is a no-op. Results of this index must be freed before. */
+void apidex_index_close(apidex_index *idx);
+
+/** Search options; zero means the default for every field. */
+typedef struct apidex_search_options {
+    size_t k;        /* distinct endpoints to return (default 10) */
+    int adaptive;    /* non-zero: only what the task needs (primaries and their producers) */
+    const char *api; /* only this API id (NULL = all) */
+    size_t budget;   /* > 0: also assemble the endpoints and their schemas as markdown
+                        within this many cl100k tokens */
+} apidex_search_options;
+
+/** One endpoint of a result, in call order. Strings live as long as the index. */
+typedef struct apidex_hit {
+    const char *id; /* "api:operationId" or "api:METHOD /path" */
+    const char *api;
+    const char *method;  /* "GET", "POST", ... */
+    const char *path;    /* as written in the spec */
+    const char *summary; /* NULL if none */
+    double score;
+    int producer;      /* non-zero: added because a later hit needs what it returns */
+    const char *needs; /* "movie_id <- api:opId; ..." or "" */
+} apidex_hit;
+
+typedef struct apidex_results apidex_results;
+
+/** Finds the endpoints that solve task. *out: apidex_results_free. Thread-safe. */
+int apidex_search(apidex_index *idx, const char *task, const apidex_search_options *opt,
+                  apidex_results **out, apidex_error *err);
+size_t apidex_results_count(const apidex_results *res);
+/** The i-th hit (NULL when out of range). Owned by res. */
+const apidex_hit *apidex_results_hit(const apidex_results *res, size_t i);
+/** The assembled context (markdown), or NULL when no budget was given. Owned by res. */
+const char *apidex_results_context(const apidex_results *res);
+/** NULL is a no-op. */
+void apidex_results_free(apidex_results *res);
+
 #ifdef __cplusplus
 }
 #endif
