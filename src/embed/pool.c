@@ -21,17 +21,28 @@
 /* About 30-60 microseconds of spinning before a worker or the caller sleeps. */
 #define POOL_SPIN 2000
 
+/*
+ * A job is published as (generation << 32 | next task) in one 64-bit word. Workers claim
+ * tasks with a compare-and-swap on that word, so a worker that wakes up late (its core was
+ * busy with another process) can never run a task of a newer job, and the caller never waits
+ * for workers that took no task: it runs whatever is left itself and only waits for tasks
+ * already claimed. Under contention a fork-join pool that waited for every worker stalled a
+ * whole time slice per parallel loop; this one degrades to the caller's own speed.
+ */
+typedef struct pool_job {
+    embed_pool_fn fn;
+    void *ctx;
+    size_t n;
+} pool_job;
+
 struct embed_pool {
     int threads; /* workers + the caller */
     pthread_t *tids;
     pthread_mutex_t mu;
     pthread_cond_t cv_work, cv_done;
-    embed_pool_fn fn;
-    void *ctx;
-    size_t n_tasks;
-    size_t next;       /* next task to hand out (atomic) */
-    int pending;       /* workers not yet done with the current job (atomic) */
-    unsigned long gen; /* job generation (atomic) */
+    pool_job job[2]; /* the job of generation g is job[g & 1] */
+    uint64_t word;   /* generation << 32 | next task index (atomic) */
+    size_t done;     /* tasks of the current job finished (atomic) */
     bool stop;
 };
 
@@ -51,12 +62,27 @@ int embed_cpu_count(void)
     return n > 0 ? (int)n : 1;
 }
 
-static void run_tasks(embed_pool *p, embed_pool_fn fn, void *ctx, size_t n, int worker)
+/* Claims and runs tasks of generation gen until none is left; returns how many ran. */
+static void run_tasks(embed_pool *p, uint32_t gen, int worker)
 {
+    const pool_job *slot = &p->job[gen & 1];
+    /* Relaxed loads: a newer job may be overwriting the slot, but then the claim fails. */
+    embed_pool_fn fn = __atomic_load_n(&slot->fn, __ATOMIC_RELAXED);
+    void *ctx = __atomic_load_n(&slot->ctx, __ATOMIC_RELAXED);
+    size_t n = __atomic_load_n(&slot->n, __ATOMIC_RELAXED);
+    uint64_t w = __atomic_load_n(&p->word, __ATOMIC_ACQUIRE);
     for (;;) {
-        size_t t = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
-        if (t >= n) break;
-        fn(ctx, t, worker);
+        if ((uint32_t)(w >> 32) != gen || (w & 0xffffffffu) >= n) return;
+        if (!__atomic_compare_exchange_n(&p->word, &w, w + 1, true, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE))
+            continue; /* w was reloaded */
+        fn(ctx, (size_t)(w & 0xffffffffu), worker);
+        if (__atomic_add_fetch(&p->done, 1, __ATOMIC_ACQ_REL) == n) {
+            pthread_mutex_lock(&p->mu);
+            pthread_cond_broadcast(&p->cv_done);
+            pthread_mutex_unlock(&p->mu);
+        }
+        w = __atomic_load_n(&p->word, __ATOMIC_ACQUIRE);
     }
 }
 
@@ -66,28 +92,23 @@ static void *worker_main(void *argp)
     embed_pool *p = arg->pool;
     int index = arg->index;
     free(arg);
-    unsigned long seen = 0;
+    uint32_t seen = 0;
     for (;;) {
-        unsigned long g = 0;
-        for (int i = 0; i < POOL_SPIN; i++) {
-            g = __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE);
-            if (g != seen) break;
-            cpu_relax();
+        uint32_t g = seen;
+        for (int i = 0; i < POOL_SPIN && g == seen; i++) {
+            g = (uint32_t)(__atomic_load_n(&p->word, __ATOMIC_ACQUIRE) >> 32);
+            if (g == seen) cpu_relax();
         }
         if (g == seen) {
             pthread_mutex_lock(&p->mu);
-            while ((g = __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE)) == seen && !p->stop)
+            while ((g = (uint32_t)(__atomic_load_n(&p->word, __ATOMIC_ACQUIRE) >> 32)) == seen &&
+                   !p->stop)
                 pthread_cond_wait(&p->cv_work, &p->mu);
             pthread_mutex_unlock(&p->mu);
         }
         seen = g;
         if (__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) return NULL;
-        run_tasks(p, p->fn, p->ctx, p->n_tasks, index);
-        if (__atomic_sub_fetch(&p->pending, 1, __ATOMIC_ACQ_REL) == 0) {
-            pthread_mutex_lock(&p->mu);
-            pthread_cond_broadcast(&p->cv_done);
-            pthread_mutex_unlock(&p->mu);
-        }
+        run_tasks(p, g, index);
     }
 }
 
@@ -127,7 +148,8 @@ void embed_pool_free(embed_pool *p)
     if (!p) return;
     pthread_mutex_lock(&p->mu);
     __atomic_store_n(&p->stop, true, __ATOMIC_RELEASE);
-    __atomic_add_fetch(&p->gen, 1, __ATOMIC_ACQ_REL);
+    uint64_t w = __atomic_load_n(&p->word, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->word, ((w >> 32) + 1) << 32, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&p->cv_work);
     pthread_mutex_unlock(&p->mu);
     for (int i = 0; i < p->threads - 1; i++) pthread_join(p->tids[i], NULL);
@@ -146,28 +168,30 @@ int embed_pool_threads(const embed_pool *p)
 void embed_pool_run(embed_pool *p, size_t n_tasks, embed_pool_fn fn, void *ctx)
 {
     if (!n_tasks) return;
-    if (!p || p->threads == 1 || n_tasks == 1) {
+    if (!p || p->threads == 1 || n_tasks == 1 || n_tasks >= 0xffffffffu) {
         for (size_t t = 0; t < n_tasks; t++) fn(ctx, t, 0);
         return;
     }
     pthread_mutex_lock(&p->mu);
-    p->fn = fn;
-    p->ctx = ctx;
-    p->n_tasks = n_tasks;
-    __atomic_store_n(&p->next, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&p->pending, p->threads - 1, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&p->gen, 1, __ATOMIC_RELEASE);
+    uint32_t gen = (uint32_t)(__atomic_load_n(&p->word, __ATOMIC_RELAXED) >> 32) + 1;
+    pool_job *slot = &p->job[gen & 1];
+    __atomic_store_n(&slot->fn, fn, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot->ctx, ctx, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot->n, n_tasks, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->done, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->word, (uint64_t)gen << 32, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&p->cv_work);
     pthread_mutex_unlock(&p->mu);
 
-    run_tasks(p, fn, ctx, n_tasks, 0);
+    run_tasks(p, gen, 0);
 
+    /* Only tasks a worker already claimed can still be running. */
     for (int i = 0; i < POOL_SPIN; i++) {
-        if (__atomic_load_n(&p->pending, __ATOMIC_ACQUIRE) == 0) return;
+        if (__atomic_load_n(&p->done, __ATOMIC_ACQUIRE) == n_tasks) return;
         cpu_relax();
     }
     pthread_mutex_lock(&p->mu);
-    while (__atomic_load_n(&p->pending, __ATOMIC_ACQUIRE) != 0)
+    while (__atomic_load_n(&p->done, __ATOMIC_ACQUIRE) != n_tasks)
         pthread_cond_wait(&p->cv_done, &p->mu);
     pthread_mutex_unlock(&p->mu);
 }
