@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 
 #include "chunk/chunk.h"
+#include "embed/embed.h"
 #include "eval/eval.h"
 
 #include <stdio.h>
@@ -32,8 +33,12 @@ static void eval_usage(FILE *out)
             "                     to the search at k: the paper's Table 4 (--limit N: the first N\n"
             "                     queries per file; --max-steps N); needs an LLM (docs/LLM.md)\n"
             "  --no-llm           summary/query strategies: deterministic texts even when an LLM\n"
-            "                     is configured\n",
-            EVAL_DEFAULT_BUDGET);
+            "                     is configured\n"
+            "  --mode M           lexical (default), dense or hybrid: the temporary index is\n"
+            "                     embedded with the model below (docs/SEARCH.md)\n"
+            "  --hybrid-weight W  hybrid: W * lexical + (1 - W) * cosine instead of rank fusion\n"
+            "%s",
+            EVAL_DEFAULT_BUDGET, cli_embed_flags_help());
 }
 
 typedef struct eval_args {
@@ -46,6 +51,8 @@ typedef struct eval_args {
     bool json, per_query, sweep;
     bool agent_on, no_llm;     /* --agent, --no-llm */
     cli_eval_agent_args agent; /* its options and the LLM flags */
+    cli_embed_flags embed;     /* --model, --embed-url, --embed-key, --hybrid-weight */
+    embed_provider *embedder;  /* dense and hybrid modes: builds and queries the vectors */
 } eval_args;
 
 /* A fresh directory for temporary indexes, under $TMPDIR (or /tmp). */
@@ -74,7 +81,8 @@ static void temp_remove(const char *dir, const char *db)
 /* Builds the temporary index for one strategy; returns a CLI_* code. */
 static int build_temp(const eval_args *a, const char *strategy, const char *db, bool *problems)
 {
-    store_build_options bo = {.strategy = strategy, .filters = a->filters, .full = true};
+    store_build_options bo = {
+        .strategy = strategy, .filters = a->filters, .full = true, .embedder = a->embedder};
     cli_index_flags flags = {.progress = !a->json && cli_stderr_is_tty(), .quiet = false};
     store_build_report rep = {0};
     apidex_error err;
@@ -102,7 +110,8 @@ static int build_temp(const eval_args *a, const char *strategy, const char *db, 
 }
 
 /* Opens db and runs the set; *out: eval_report_free. Returns a CLI_* code. */
-static int run_on(const char *db, const eval_set *set, const eval_options *opt, eval_report **out)
+static int run_on(const char *db, const eval_set *set, const eval_options *opt,
+                  embed_provider *embedder, eval_report **out)
 {
     apidex_error err;
     core_error_clear(&err);
@@ -111,6 +120,7 @@ static int run_on(const char *db, const eval_set *set, const eval_options *opt, 
     int rc = store_open(db, true, &idx, &err);
     double t0 = core_now();
     if (!rc) rc = search_engine_open(idx, &eng, &err);
+    if (!rc) search_engine_set_embedder(eng, embedder);
     double open_ms = (core_now() - t0) * 1000.0;
     if (!rc) rc = eval_run(eng, idx, set, opt, out, &err);
     if (!rc) (*out)->engine_open_ms = open_ms;
@@ -160,7 +170,7 @@ static int run_single(const eval_args *a, const eval_set *set, bool *problems)
         ag.per_query = a->per_query;
         code = cli_eval_agent(use, set, &ag);
     } else {
-        if (code == CLI_OK) code = run_on(use, set, &a->opt, &r);
+        if (code == CLI_OK) code = run_on(use, set, &a->opt, a->embedder, &r);
         if (code == CLI_OK) code = print_report(a, r);
     }
     eval_report_free(r);
@@ -203,7 +213,7 @@ static int run_sweep(const eval_args *a, const eval_set *set, bool *problems)
         eval_report *r = NULL;
         eval_options o = a->opt;
         o.k = 20; /* one ranked list; the 5/10/20 cut-offs come from it */
-        if (code == CLI_OK) code = run_on(db, set, &o, &r);
+        if (code == CLI_OK) code = run_on(db, set, &o, a->embedder, &r);
         if (code == CLI_OK) {
             saved[n_rows] = strdup(tok);
             eval_sweep_row *row = &rows[n_rows];
@@ -277,7 +287,10 @@ int cli_cmd_eval(int argc, char **argv)
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         char *end = NULL;
         int llm_flag = cli_llm_parse_flag(argc, argv, &i, &a.agent.llm);
-        if (llm_flag) {
+        int embed_flag = llm_flag ? 0 : cli_embed_parse_flag(argc, argv, &i, &a.embed);
+        if (embed_flag) {
+            if (embed_flag < 0) code = CLI_USAGE;
+        } else if (llm_flag) {
             if (llm_flag < 0) code = CLI_USAGE;
         } else if (!strcmp(o, "--agent") && v) {
             a.agent_on = true;
@@ -369,9 +382,13 @@ int cli_cmd_eval(int argc, char **argv)
             cli_print_error(&err);
             code = err.code == APIDEX_ENOMEM ? CLI_FAILURE : CLI_USAGE;
         }
+    a.opt.hybrid_weight = a.embed.hybrid_weight;
+    if (code == CLI_OK && a.opt.mode != SEARCH_LEXICAL)
+        code = cli_embed_open(&a.embed, &a.embedder);
     bool problems = false;
     if (code == CLI_OK)
         code = a.sweep ? run_sweep(&a, set, &problems) : run_single(&a, set, &problems);
+    embed_provider_close(a.embedder);
     eval_set_free(set);
     free(a.specs);
     free(a.queries);

@@ -1,6 +1,7 @@
 /* apidex index: load specs and build (or incrementally rebuild) the index; shared by eval. */
 #include "cli/cli.h"
 
+#include "embed/embed.h"
 #include "store/store.h"
 
 #include <stdio.h>
@@ -23,9 +24,11 @@ static void index_usage(FILE *out)
             "  --verbose         also print warnings\n"
             "  --no-llm          summary/query: deterministic texts even when an LLM is\n"
             "                    configured (else the LLM writes them; docs/LLM.md)\n"
+            "Dense vectors (every chunk's text is embedded when one of these is given;\n"
+            "docs/SEARCH.md):\n%s"
             "Documents not among PATH... are removed from the index. Exit status: 0 ok,\n"
             "1 some documents failed (the rest is indexed), 2 usage, 3 failure.\n",
-            STORE_DEFAULT_DB);
+            STORE_DEFAULT_DB, cli_embed_flags_help());
 }
 
 const char *cli_db_path(const char *flag)
@@ -155,6 +158,8 @@ int cli_cmd_index(int argc, char **argv)
     store_build_options opt = {0};
     bool json = false, quiet = false, verbose = false, no_llm = false;
     cli_llm_flags llm_flags = {0};
+    cli_embed_flags embed_flags = {0};
+    int embed_flag = 0;
     char **paths = calloc((size_t)argc, sizeof *paths);
     size_t n_paths = 0;
     if (!paths) return CLI_FAILURE;
@@ -175,6 +180,13 @@ int cli_cmd_index(int argc, char **argv)
             opt.full = true;
         } else if (!strcmp(a, "--no-llm")) {
             no_llm = true;
+        } else if ((embed_flag = cli_embed_parse_flag(argc, argv, &i, &embed_flags)) != 0) {
+            if (embed_flag < 0 || embed_flags.weight_arg) {
+                fprintf(stderr, "apidex index: bad or incomplete option '%s'\n", a);
+                index_usage(stderr);
+                free(paths);
+                return CLI_USAGE;
+            }
         } else if (cli_llm_parse_flag(argc, argv, &i, &llm_flags) > 0) {
             /* LLM flags: for the texts of the summary and query strategies */
         } else if (!strcmp(a, "--db") && v) {
@@ -215,6 +227,16 @@ int cli_cmd_index(int argc, char **argv)
     core_error_clear(&err);
     store_build_report rep = {0};
     cli_llm_refine *llm_texts = NULL;
+    embed_provider *embedder = NULL;
+    if (embed_flags.given) {
+        int ec = cli_embed_open(&embed_flags, &embedder);
+        if (ec != CLI_OK) {
+            free(paths);
+            core_buf_free(&errors);
+            return ec;
+        }
+        opt.embedder = embedder;
+    }
     int code = cli_llm_refine_begin(&opt, &llm_flags, no_llm, flags.progress, &llm_texts);
     if (code != CLI_OK)
         core_error_set(&err, APIDEX_EINVAL,
@@ -222,6 +244,7 @@ int cli_cmd_index(int argc, char **argv)
                        "(--no-llm indexes without it)");
     if (code == CLI_OK) code = cli_build_index(db, paths, n_paths, &opt, &flags, &rep, &err);
     cli_llm_refine_end(llm_texts, quiet || json);
+    embed_provider_close(embedder);
     free(paths);
     if (code != CLI_OK && code != CLI_PROBLEMS) {
         cli_print_error(&err);
@@ -236,11 +259,11 @@ int cli_cmd_index(int argc, char **argv)
         core_buf_printf(&b,
                         ",\"added\":%zu,\"updated\":%zu,\"removed\":%zu,\"unchanged\":%zu,"
                         "\"failed\":%zu,\"kept\":%zu,\"apis\":%zu,\"operations\":%zu,"
-                        "\"schemas\":%zu,\"chunks\":%zu,\"edges\":%zu,\"full_rebuild\":%s,"
-                        "\"reason\":",
+                        "\"schemas\":%zu,\"chunks\":%zu,\"edges\":%zu,\"embedded\":%zu,"
+                        "\"vectors_reused\":%zu,\"full_rebuild\":%s,\"reason\":",
                         rep.added, rep.updated, rep.removed, rep.unchanged, rep.failed, rep.kept,
                         rep.n_apis, rep.n_operations, rep.n_schemas, rep.n_chunks, rep.n_edges,
-                        rep.full_rebuild ? "true" : "false");
+                        rep.embedded, rep.vectors_reused, rep.full_rebuild ? "true" : "false");
         core_buf_json_str(&b, rep.reason, strlen(rep.reason));
         core_buf_printf(&b, ",\"build_id\":\"%016llx\",\"seconds\":%.3f,\"errors\":[",
                         (unsigned long long)rep.build_id, rep.seconds);
@@ -256,6 +279,9 @@ int cli_cmd_index(int argc, char **argv)
                 db, rep.added, rep.updated, rep.removed, rep.unchanged, rep.failed,
                 rep.kept ? " (previous version kept)" : "", rep.seconds, rep.n_apis,
                 rep.n_operations, rep.n_schemas, rep.n_chunks, rep.n_edges);
+        if (embed_flags.given)
+            fprintf(stderr, "  %zu chunks embedded, %zu vectors reused\n", rep.embedded,
+                    rep.vectors_reused);
         if (rep.full_rebuild && rep.reason[0]) fprintf(stderr, "  full rebuild: %s\n", rep.reason);
     }
     core_buf_free(&errors);

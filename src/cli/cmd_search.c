@@ -1,6 +1,7 @@
 /* apidex search: ranked endpoints for a task, in call order, with producer links. */
 #include "cli/cli.h"
 
+#include "embed/embed.h"
 #include "search/search.h"
 
 #include <stdio.h>
@@ -19,7 +20,12 @@ static void search_usage(FILE *out)
         "  --adaptive           return only what the task needs (primaries + producers)\n"
         "  --api/--tag/--method filters (repeatable)\n"
         "  --budget N           assemble the endpoints and their schemas within N cl100k tokens\n"
-        "  --db FILE            index file (default $APIDEX_DB or ./apidex.db)\n");
+        "  --db FILE            index file (default $APIDEX_DB or ./apidex.db)\n"
+        "  --mode M             lexical (default), dense or hybrid (needs the index's vectors:\n"
+        "                       apidex index ... --model M; docs/SEARCH.md)\n"
+        "  --hybrid-weight W    hybrid: W * lexical + (1 - W) * cosine instead of rank fusion\n"
+        "%s",
+        cli_embed_flags_help());
 }
 
 static bool add_filter(const char **list, size_t *n, const char *v)
@@ -115,6 +121,8 @@ int cli_cmd_search(int argc, char **argv)
     size_t n_apis = 0, n_tags = 0, n_methods = 0;
     const char *db = NULL;
     bool json = false;
+    cli_embed_flags embed_flags = {0};
+    int embed_flag = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -162,6 +170,8 @@ int cli_cmd_search(int argc, char **argv)
             else
                 ok = false;
             i++;
+        } else if ((embed_flag = cli_embed_parse_flag(argc, argv, &i, &embed_flags)) != 0) {
+            ok = embed_flag > 0;
         } else if (a[0] == '-' && a[1]) {
             ok = false;
         } else if (!q.text) {
@@ -182,6 +192,12 @@ int cli_cmd_search(int argc, char **argv)
     if (n_apis) q.apis = apis;
     if (n_tags) q.tags = tags;
     if (n_methods) q.methods = methods;
+    q.hybrid_weight = embed_flags.hybrid_weight;
+    embed_provider *embedder = NULL;
+    if (q.mode != SEARCH_LEXICAL) {
+        int ec = cli_embed_open(&embed_flags, &embedder);
+        if (ec != CLI_OK) return ec;
+    }
     if (!db) db = getenv("APIDEX_DB");
     if (!db) db = STORE_DEFAULT_DB;
 
@@ -192,11 +208,13 @@ int cli_cmd_search(int argc, char **argv)
     search_result *res = NULL;
     int rc = store_open(db, true, &idx, &err);
     if (!rc) rc = search_engine_open(idx, &eng, &err);
+    if (!rc) search_engine_set_embedder(eng, embedder);
     if (!rc) rc = search_engine_run(eng, &q, &res, &err);
     if (rc) {
         cli_print_error(&err);
         search_engine_close(eng);
         store_close(idx);
+        embed_provider_close(embedder);
         return rc == APIDEX_EUNSUPPORTED ? CLI_USAGE : CLI_FAILURE;
     }
     if (json)
@@ -206,5 +224,6 @@ int cli_cmd_search(int argc, char **argv)
     search_result_free(res);
     search_engine_close(eng);
     store_close(idx);
+    embed_provider_close(embedder);
     return CLI_OK;
 }

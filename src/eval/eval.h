@@ -86,9 +86,10 @@ int eval_set_load(eval_set *set, const char *path, apidex_error *err);
 /* ---------------------------------------------------------------- running */
 
 typedef struct eval_options {
-    size_t k;         /* fixed-k cut-off (0 = 10) */
-    size_t budget;    /* context budget of the adaptive run (0 = EVAL_DEFAULT_BUDGET) */
-    search_mode mode; /* lexical (default), dense, hybrid */
+    size_t k;             /* fixed-k cut-off (0 = 10) */
+    size_t budget;        /* context budget of the adaptive run (0 = EVAL_DEFAULT_BUDGET) */
+    search_mode mode;     /* lexical (default), dense, hybrid */
+    double hybrid_weight; /* search_query.hybrid_weight (0 = reciprocal-rank fusion) */
 } eval_options;
 
 /** One query's outcome. Strings live in the report. */

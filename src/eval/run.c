@@ -77,7 +77,8 @@ int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const ev
         const char *const *gold = q->gold;
 
         /* fixed k: one ranked list of max(k, 20) endpoints serves every cut-off */
-        search_query sq = {.text = q->text, .k = k_run, .mode = opt->mode};
+        search_query sq = {
+            .text = q->text, .k = k_run, .mode = opt->mode, .hybrid_weight = opt->hybrid_weight};
         search_result *res = NULL;
         double t0 = now_ms();
         rc = search_engine_run(eng, &sq, &res, err);
@@ -95,7 +96,11 @@ int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const ev
         if (rc) break;
 
         /* adaptive: the engine decides how many; the context is what a caller gets */
-        search_query aq = {.text = q->text, .adaptive = true, .budget = budget, .mode = opt->mode};
+        search_query aq = {.text = q->text,
+                           .adaptive = true,
+                           .budget = budget,
+                           .mode = opt->mode,
+                           .hybrid_weight = opt->hybrid_weight};
         t0 = now_ms();
         rc = search_engine_run(eng, &aq, &res, err);
         alat[i] = qr->adaptive_latency_ms = now_ms() - t0;

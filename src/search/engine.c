@@ -20,8 +20,16 @@
  * - Adaptive answer set: the best operation, plus those within a ratio of its
  *   score (at most three, same API), closed under producers. This is what an
  *   agent wants to read and what F1 measures.
+ * - Dense and hybrid: the query is embedded with the provider the index was
+ *   built with and scanned exactly against every chunk vector (SIMD inner
+ *   products, top-k heap); an endpoint scores as its best chunk, as in the
+ *   lexical path. Hybrid fuses the two endpoint rankings (reciprocal ranks, or a
+ *   weighted sum). The fused score replaces the lexical one before routing, so
+ *   routing, composition, the adaptive set and the context run unchanged.
  */
 #include "search/search.h"
+
+#include "embed/embed.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -43,7 +51,9 @@ static const double adaptive_ratio = 0.8; /* primaries within this ratio of the 
 static const size_t adaptive_max_primaries = 3;
 static const double producer_relevance = 1.0; /* weight of task relevance in producer choice */
 static const double producer_search_bonus =
-    1.0; /* text-search producers when the task names things */
+    1.0;                             /* text-search producers when the task names things */
+static const double rrf_k = 60.0;    /* reciprocal-rank fusion constant (Cormack et al. 2009) */
+static const double no_dense = -2.0; /* below any cosine: the endpoint has no vector */
 
 /* Ordinary English words that carry no intent; removed from queries only. */
 static const char *const stop_words[] = {
@@ -106,6 +116,13 @@ struct search_engine {
     char **stop; /* stop words through the term pipeline */
     size_t n_stop;
     core_arena *arena;
+    embed_provider *embedder;   /* not owned; NULL: lexical only */
+    pthread_mutex_t embed_lock; /* providers are not thread-safe */
+    /* The last query's vector (under embed_lock): the same task is often run twice in a
+       row (a ranked list, then the adaptive answer), and a remote embedding costs a round trip. */
+    char *last_text;
+    float *last_vec;
+    size_t last_dim;
 };
 
 static uint64_t term_hash(const char *s, size_t n)
@@ -203,7 +220,15 @@ void search_engine_close(search_engine *e)
     free(e->info);
     free(e->docs);
     core_arena_free(e->arena);
+    pthread_mutex_destroy(&e->embed_lock);
+    free(e->last_text);
+    free(e->last_vec);
     free(e);
+}
+
+void search_engine_set_embedder(search_engine *eng, embed_provider *p)
+{
+    if (eng) eng->embedder = p;
 }
 
 int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
@@ -214,6 +239,7 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
         free(e);
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
+    pthread_mutex_init(&e->embed_lock, NULL);
     e->idx = idx;
     int rc = store_operations(idx, &e->ops, &e->n_ops, err);
     if (!rc) rc = store_apis(idx, &e->apis, &e->n_apis, err);
@@ -347,10 +373,12 @@ typedef struct query_state {
     uint32_t *best_doc; /* per op, the chunk that gave raw */
     bool *allowed;      /* per op, passes the filters */
     uint32_t best_api;
-    bool literal_id;   /* the task names an identifier value itself */
-    bool names_things; /* the task names something by name (capitalised, quoted, unknown words) */
-    double max_raw;    /* best lexical score */
-    uint32_t *out;     /* result ops in call order */
+    bool literal_id;     /* the task names an identifier value itself */
+    bool names_things;   /* the task names something by name (capitalised, quoted, unknown words) */
+    double max_raw;      /* best lexical score */
+    double *dense;       /* per op, best chunk cosine (no_dense when none); NULL: lexical mode */
+    uint32_t *dense_doc; /* per op, the chunk that gave dense */
+    uint32_t *out;       /* result ops in call order */
     search_role *role;
     size_t n_out, cap_out;
     search_link *links;
@@ -477,6 +505,59 @@ static int query_terms(query_state *st)
     return rc;
 }
 
+static int cmp_score_desc(const void *a, const void *b, void *ctx);
+
+/* Replaces the lexical raw scores with the dense or fused ones (filters apply first:
+   ranks count only the endpoints the query allows). */
+static void fuse_scores(query_state *st)
+{
+    const search_engine *e = st->e;
+    const search_query *q = st->q;
+    if (q->mode == SEARCH_DENSE) {
+        for (size_t i = 0; i < e->n_ops; i++) {
+            st->raw[i] = st->dense[i] > 0 ? st->dense[i] : 0;
+            if (st->raw[i] > 0) st->best_doc[i] = st->dense_doc[i];
+        }
+        return;
+    }
+    double max_lex = 0;
+    for (size_t i = 0; i < e->n_ops; i++)
+        if (st->allowed[i] && st->raw[i] > max_lex) max_lex = st->raw[i];
+    if (q->hybrid_weight > 0) {
+        double w = q->hybrid_weight > 1 ? 1 : q->hybrid_weight;
+        for (size_t i = 0; i < e->n_ops; i++) {
+            double lex = max_lex > 0 ? st->raw[i] / max_lex : 0;
+            double cos = st->dense[i] > 0 ? st->dense[i] : 0;
+            if (st->raw[i] <= 0 && cos > 0) st->best_doc[i] = st->dense_doc[i];
+            st->raw[i] = w * lex + (1 - w) * cos;
+        }
+        return;
+    }
+    /* Reciprocal-rank fusion: each list adds 1 / (k + rank), rank from 1. */
+    uint32_t *order = malloc((e->n_ops ? e->n_ops : 1) * sizeof *order);
+    double *fused = calloc(e->n_ops ? e->n_ops : 1, sizeof *fused);
+    if (!order || !fused) {
+        free(order);
+        free(fused);
+        return; /* out of memory: keep the lexical scores */
+    }
+    for (int list = 0; list < 2; list++) {
+        double *s = list == 0 ? st->raw : st->dense;
+        size_t m = 0;
+        for (size_t i = 0; i < e->n_ops; i++)
+            if (st->allowed[i] && (list == 0 ? s[i] > 0 : s[i] > no_dense))
+                order[m++] = (uint32_t)i;
+        qsort_r(order, m, sizeof *order, cmp_score_desc, s);
+        for (size_t r = 0; r < m; r++) fused[order[r]] += 1.0 / (rrf_k + (double)(r + 1));
+    }
+    for (size_t i = 0; i < e->n_ops; i++) {
+        if (st->raw[i] <= 0 && fused[i] > 0) st->best_doc[i] = st->dense_doc[i];
+        st->raw[i] = fused[i];
+    }
+    free(order);
+    free(fused);
+}
+
 static void score_ops(query_state *st)
 {
     const search_engine *e = st->e;
@@ -510,6 +591,7 @@ static void score_ops(query_state *st)
         }
     }
     free(doc_score);
+    if (st->dense) fuse_scores(st);
     /* routing: the API whose three best operations score highest */
     double *api_top = calloc(e->n_apis ? e->n_apis * 3 : 3, sizeof *api_top);
     if (api_top) {
@@ -675,6 +757,8 @@ static const char *explain(query_state *st, uint32_t op, core_arena *a)
         }
         if (hits) core_buf_putc(&b, ')');
     }
+    if (st->dense && st->dense[op] > no_dense)
+        core_buf_printf(&b, "%sdense(%.3f)", b.len ? " " : "", st->dense[op]);
     const char *s = core_arena_strdup(a, b.data ? b.data : "");
     core_buf_free(&b);
     return s;
@@ -733,17 +817,121 @@ static int assemble_context(query_state *st, search_result *res)
     return res->context ? 0 : APIDEX_ENOMEM;
 }
 
+/* The signature part the index build added for its vectors ("+embed=FP"), or NULL. */
+static const char *index_embed_fingerprint(search_engine *e)
+{
+    store_info info;
+    apidex_error ignore;
+    if (store_index_info(e->idx, &info, &ignore) != 0 || !info.strategy) return NULL;
+    const char *p = strstr(info.strategy, "+embed=");
+    return p ? p + 7 : NULL;
+}
+
+/* Embeds the query and scores every endpoint by its best chunk's cosine. dense and
+   dense_doc (n_ops each) are filled; no_dense where an endpoint has no vector. */
+static int dense_scores(search_engine *e, const char *text, double *dense, uint32_t *dense_doc,
+                        apidex_error *err)
+{
+    static const char how[] = "build them with `apidex index SPECS... --model M` (or --embed-url "
+                              "URL), using the same model for search";
+    if (!e->embedder)
+        return core_error_set(err, APIDEX_EUNSUPPORTED,
+                              "dense and hybrid search need an embedding model: give --model M "
+                              "or --embed-url URL (the one the index was built with)");
+    const char *fp = index_embed_fingerprint(e);
+    const char *model = embed_provider_model_id(e->embedder);
+    if (!fp) return core_error_set(err, APIDEX_EUNSUPPORTED, "the index has no vectors: %s", how);
+    if (strcmp(fp, e->embedder->fingerprint))
+        return core_error_set(err, APIDEX_EUNSUPPORTED,
+                              "the index's vectors were made by %s, this search embeds with %s: "
+                              "search with that model, or re-index with this one (apidex index "
+                              "SPECS... --model %s)",
+                              fp, e->embedder->fingerprint, model);
+    const store_vectors *v = NULL;
+    int rc = store_vectors_load(e->idx, model, &v, err);
+    if (rc) return rc;
+    if (!v || v->n == 0)
+        return core_error_set(err, APIDEX_EUNSUPPORTED, "the index has no vectors of model %s: %s",
+                              model, how);
+    float *qv = malloc(v->dim * sizeof *qv);
+    embed_hit *hits = malloc(v->n * sizeof *hits);
+    if (!qv || !hits) {
+        free(qv);
+        free(hits);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    size_t dim = 0;
+    pthread_mutex_lock(&e->embed_lock);
+    rc = embed_provider_dim(e->embedder, &dim, err);
+    if (!rc && dim != v->dim)
+        rc = core_error_set(err, APIDEX_EUNSUPPORTED,
+                            "the index's vectors of %s have %zu dimensions, the model gives %zu: "
+                            "re-index with it",
+                            model, v->dim, dim);
+    const char *texts[1] = {text};
+    if (!rc && e->last_text && e->last_dim == dim && !strcmp(e->last_text, text)) {
+        memcpy(qv, e->last_vec, dim * sizeof *qv);
+    } else if (!rc) {
+        rc = embed_provider_embed(e->embedder, texts, 1, true, qv, err);
+        char *t = rc ? NULL : strdup(text);
+        float *cv = t ? malloc(dim * sizeof *cv) : NULL;
+        if (cv) { /* no cache when out of memory: only slower */
+            memcpy(cv, qv, dim * sizeof *cv);
+            free(e->last_text);
+            free(e->last_vec);
+            e->last_text = t;
+            e->last_vec = cv;
+            e->last_dim = dim;
+        } else {
+            free(t);
+        }
+    }
+    pthread_mutex_unlock(&e->embed_lock);
+    if (!rc) {
+        embed_l2_normalize(qv, v->dim);
+        /* Every chunk: an endpoint's score is its best chunk, and composition wants the
+           relevance of producers far down the list too. */
+        size_t n = embed_vecscan_topk(v->data, v->n, v->dim, qv, v->n, NULL, hits);
+        for (size_t i = 0; i < e->n_ops; i++) dense[i] = no_dense;
+        for (size_t h = 0; h < n; h++) { /* best first: the first hit of an op is its max */
+            size_t d = v->rows[hits[h].row];
+            if (d >= e->n_docs) continue;
+            for (size_t k = 0; k < e->docs[d].n_ops; k++) {
+                long op = e->docs[d].ops[k];
+                if (op < 0 || (size_t)op >= e->n_ops || dense[op] > no_dense) continue;
+                dense[op] = hits[h].score;
+                dense_doc[op] = (uint32_t)d;
+            }
+        }
+    }
+    free(qv);
+    free(hits);
+    return rc;
+}
+
 int search_engine_run(search_engine *e, const search_query *q, search_result **out,
                       apidex_error *err)
 {
     *out = NULL;
     if (!q || !q->text) return core_error_set(err, APIDEX_EINVAL, "empty query");
-    if (q->mode != SEARCH_LEXICAL)
-        return core_error_set(err, APIDEX_EUNSUPPORTED,
-                              "dense and hybrid modes need an embedding model (not in this build)");
+    if (q->mode != SEARCH_LEXICAL && q->mode != SEARCH_DENSE && q->mode != SEARCH_HYBRID)
+        return core_error_set(err, APIDEX_EINVAL, "unknown search mode %d", (int)q->mode);
+    if (q->hybrid_weight < 0 || q->hybrid_weight > 1 || q->hybrid_weight != q->hybrid_weight)
+        return core_error_set(err, APIDEX_EINVAL, "the hybrid weight must be in [0, 1]");
     double t0 = core_now();
     query_state st = {.e = e, .q = q};
     size_t n = e->n_ops ? e->n_ops : 1;
+    if (q->mode != SEARCH_LEXICAL) {
+        st.dense = malloc(n * sizeof *st.dense);
+        st.dense_doc = calloc(n, sizeof *st.dense_doc);
+        int drc = st.dense && st.dense_doc ? dense_scores(e, q->text, st.dense, st.dense_doc, err)
+                                           : core_error_set(err, APIDEX_ENOMEM, "out of memory");
+        if (drc) {
+            free(st.dense);
+            free(st.dense_doc);
+            return drc;
+        }
+    }
     st.score = calloc(n, sizeof *st.score);
     st.raw = calloc(n, sizeof *st.raw);
     st.allowed = calloc(n, sizeof *st.allowed);
@@ -812,6 +1000,8 @@ int search_engine_run(search_engine *e, const search_query *q, search_result **o
     free(st.raw);
     free(st.allowed);
     free(st.best_doc);
+    free(st.dense);
+    free(st.dense_doc);
     free(st.terms);
     free(st.out);
     free(st.role);

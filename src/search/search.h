@@ -23,6 +23,9 @@ typedef struct search_query {
     bool include_deprecated;
     size_t budget; /* cl100k tokens for the assembled context (0 = no context) */
     search_mode mode;
+    /* SEARCH_HYBRID: 0 = reciprocal-rank fusion (k = 60) of the lexical and dense
+       endpoint rankings; in (0, 1]: w * lexical / best lexical + (1 - w) * cosine. */
+    double hybrid_weight;
 } search_query;
 
 typedef enum {
@@ -76,6 +79,16 @@ typedef struct search_engine search_engine;
 int search_engine_open(store_index *idx, search_engine **out, apidex_error *err);
 /** NULL is a no-op. */
 void search_engine_close(search_engine *eng);
+struct embed_provider;
+/**
+ * Gives the engine the provider that embeds queries for SEARCH_DENSE and
+ * SEARCH_HYBRID (it must be the one the index's vectors were built with: the
+ * run fails with a message saying how to build them otherwise). Not owned:
+ * close the engine first. Calls into it are serialised by the engine, so runs
+ * stay thread-safe. Set it before the first run; NULL turns dense modes off.
+ */
+void search_engine_set_embedder(search_engine *eng, struct embed_provider *p);
+
 /** Runs a query. *out: search_result_free. Thread-safe. */
 int search_engine_run(search_engine *eng, const search_query *q, search_result **out,
                       apidex_error *err);

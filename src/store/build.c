@@ -7,6 +7,7 @@
 
 #include "chunk/chunk.h"
 #include "chunk/dataflow.h"
+#include "embed/embed.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -64,6 +65,9 @@ typedef struct build_ctx {
     core_arena *arena; /* per API */
     core_buf buf;
     const text_bpe *bpe;
+    embed_provider *embedder; /* NULL: no vectors */
+    size_t dim;               /* the embedder's */
+    size_t embedded, vectors_reused;
 } build_ctx;
 
 static int oom(apidex_error *err)
@@ -236,12 +240,66 @@ static int add_producers(build_ctx *b, const spec_api *api, const dataflow *df, 
     return 0;
 }
 
+/* Vectors for the chunks of one API: copied from the old index where the chunk's text
+   did not change, else embedded in one call (the provider batches it). */
+static int add_vectors(build_ctx *b, const char *api, const char **ids, const char **texts,
+                       size_t n, apidex_error *err)
+{
+    /* Asked here, not at the start: an http provider learns it with a request, and a
+       build that reuses every document should not talk to the server at all. */
+    if (!b->dim) {
+        int drc = embed_provider_dim(b->embedder, &b->dim, err);
+        if (drc) return drc;
+    }
+    size_t dim = b->dim;
+    float *vecs = n ? malloc(n * dim * sizeof *vecs) : NULL;
+    size_t *todo = n ? malloc(n * sizeof *todo) : NULL;
+    const char **todo_texts = n ? malloc(n * sizeof *todo_texts) : NULL;
+    float *fresh = NULL;
+    int rc = n && (!vecs || !todo || !todo_texts) ? oom(err) : 0;
+    const char *model = embed_provider_model_id(b->embedder);
+    size_t n_todo = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (store_writer_old_vector(b->w, ids[i], model, texts[i], vecs + i * dim, dim)) {
+            b->vectors_reused++;
+            continue;
+        }
+        todo_texts[n_todo] = texts[i];
+        todo[n_todo++] = i;
+    }
+    if (!rc && n_todo) {
+        fresh = malloc(n_todo * dim * sizeof *fresh);
+        rc = fresh ? embed_provider_embed(b->embedder, todo_texts, n_todo, false, fresh, err)
+                   : oom(err);
+        for (size_t k = 0; k < n_todo && !rc; k++) {
+            float *v = vecs + todo[k] * dim;
+            memcpy(v, fresh + k * dim, dim * sizeof *v);
+            /* Unit length, so the search's inner product is the cosine. */
+            embed_l2_normalize(v, dim);
+        }
+        if (!rc) b->embedded += n_todo;
+    }
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = store_writer_add_vector(b->w, api, ids[i], model, vecs + i * dim, dim, err);
+    free(fresh);
+    free(todo_texts);
+    free(todo);
+    free(vecs);
+    return rc;
+}
+
 static int add_chunks(build_ctx *b, const spec_api *api, apidex_error *err)
 {
     chunk_list *list = NULL;
     int rc = chunk_list_new(&list);
     if (rc) return oom(err);
     rc = chunk_api(api, b->copt, list, err);
+    const char **vec_ids = NULL, **vec_texts = NULL;
+    if (!rc && b->embedder && list->n) {
+        vec_ids = core_arena_calloc(b->arena, list->n, sizeof *vec_ids);
+        vec_texts = core_arena_calloc(b->arena, list->n, sizeof *vec_texts);
+        if (!vec_ids || !vec_texts) rc = oom(err);
+    }
     for (size_t i = 0; i < list->n && !rc; i++) {
         const chunk *c = &list->items[i];
         store_chunk rec = {0};
@@ -292,7 +350,12 @@ static int add_chunks(build_ctx *b, const spec_api *api, apidex_error *err)
             break;
         }
         rc = store_writer_add_chunk(b->w, &rec, err);
+        if (vec_ids) {
+            vec_ids[i] = rec.id;
+            vec_texts[i] = rec.text ? rec.text : rec.content;
+        }
     }
+    if (!rc && vec_ids) rc = add_vectors(b, api->id, vec_ids, vec_texts, list->n, err);
     chunk_list_free(list);
     return rc;
 }
@@ -399,6 +462,11 @@ int store_build(const char *db_path, const spec_registry *reg, const store_build
         if (!rc && opt->describe_prepare)
             rc = opt->describe_prepare(opt->chunk_setup_ctx, reg, err);
     }
+    if (!rc && opt->embedder) {
+        /* The vectors are part of what the index is: another provider means a clean
+           rebuild, never a mix of two models' vectors. */
+        if (core_buf_printf(&strategy, "+embed=%s", opt->embedder->fingerprint)) rc = oom(err);
+    }
     if (rc) {
         core_buf_free(&strategy);
         core_buf_free(&filters);
@@ -412,7 +480,7 @@ int store_build(const char *db_path, const spec_registry *reg, const store_build
     core_buf_free(&filters);
     if (rc) return rc;
 
-    build_ctx b = {.w = w, .copt = &copt, .bpe = text_bpe_default()};
+    build_ctx b = {.w = w, .copt = &copt, .bpe = text_bpe_default(), .embedder = opt->embedder};
     core_buf_init(&b.buf, 0);
     size_t n = reg ? spec_registry_count(reg) : 0;
     core_arena *keys = core_arena_new(0);
@@ -452,6 +520,8 @@ int store_build(const char *db_path, const spec_registry *reg, const store_build
     size_t failed = rep->failed;
     rc = store_writer_commit(w, rep, err);
     rep->failed = failed;
+    rep->embedded = b.embedded;
+    rep->vectors_reused = b.vectors_reused;
     rep->seconds = core_now() - t0;
     return rc;
 }

@@ -275,8 +275,10 @@ typedef struct store_build_report {
     size_t failed;                             /* documents that could not be indexed */
     size_t kept; /* of the failed ones: previous version kept from the old index */
     size_t n_apis, n_operations, n_schemas, n_chunks, n_edges; /* in the new index */
-    bool full_rebuild; /* the old index could not be reused (see reason) */
-    char reason[256];  /* why a full rebuild ("" for none / first build) */
+    size_t embedded;       /* chunks embedded in this build (store_build_options.embedder) */
+    size_t vectors_reused; /* chunks of changed documents whose vector was copied */
+    bool full_rebuild;     /* the old index could not be reused (see reason) */
+    char reason[256];      /* why a full rebuild ("" for none / first build) */
     uint64_t build_id;
     double seconds;
 } store_build_report;
@@ -333,6 +335,15 @@ int store_writer_add_vector(store_writer *w, const char *api, const char *chunk_
                             const char *model, const float *v, size_t dim, apidex_error *err);
 
 /**
+ * The vector the old index holds for chunk_id and model, when that chunk's text
+ * (its content when it has no text) was exactly `text` and its dimension dim:
+ * copied into out (dim floats), returns 1; else 0. Only when the old index is
+ * reused (same signature), so a changed document re-embeds only changed chunks.
+ */
+int store_writer_old_vector(store_writer *w, const char *chunk_id, const char *model,
+                            const char *text, float *out, size_t dim);
+
+/**
  * Finishes: counts removed documents (in the old index, neither replaced nor
  * reused), fills the FTS table, writes the metadata, fsyncs and renames the
  * temp file over db_path. rep (may be NULL) gets every count except `failed`
@@ -363,6 +374,13 @@ typedef struct store_build_options {
     void *chunk_setup_ctx;
     const char *describe_signature;
     int (*describe_prepare)(void *ctx, const spec_registry *reg, apidex_error *err);
+    /* Dense vectors: when set, each new or changed chunk's text (its content when it has
+       none) is embedded (passages, L2-normalised) and stored under the provider's model
+       id. The provider's fingerprint joins the index signature ("+embed=FP"), so another
+       model or prefix rebuilds everything; reused documents keep their vectors, and a
+       changed document re-embeds only the chunks whose text changed. Not thread-safe:
+       the build makes one call at a time. */
+    struct embed_provider *embedder;
 } store_build_options;
 
 /**

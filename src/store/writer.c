@@ -313,7 +313,8 @@ static int attach_old(store_writer *w, const store_writer_options *opt, apidex_e
         snprintf(w->reason, sizeof w->reason, "a full rebuild was asked for");
         w->full_rebuild = true;
     } else if (!same) {
-        snprintf(w->reason, sizeof w->reason, "the chunking options or the apidex version changed");
+        snprintf(w->reason, sizeof w->reason,
+                 "the chunking options, the embedding model or the apidex version changed");
         w->full_rebuild = true;
     }
 
@@ -716,6 +717,33 @@ int store_writer_add_vector(store_writer *w, const char *api, const char *chunk_
     sqlite3_bind_int64(st, 4, (sqlite3_int64)dim);
     sqlite3_bind_blob(st, 5, v, (int)(dim * sizeof(float)), SQLITE_STATIC);
     return step_done(w->db, st, "writing a vector", err);
+}
+
+int store_writer_old_vector(store_writer *w, const char *chunk_id, const char *model,
+                            const char *text, float *out, size_t dim)
+{
+    /* Only an old index of the same signature (so the same embedding provider) is a
+       source; the chunk's text is compared whole, which is what its vector was made of. */
+    if (!w || !w->has_old || !chunk_id || !model || !text || !out || dim == 0) return 0;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(w->db,
+                           "SELECT v.data FROM old.vectors v JOIN old.chunks c ON c.id = v.chunk "
+                           "WHERE v.chunk = ?1 AND v.model = ?2 AND v.dim = ?3 "
+                           "AND coalesce(c.text, c.content) = ?4",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_text(st, 1, chunk_id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, model, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)dim);
+    sqlite3_bind_text(st, 4, text, -1, SQLITE_STATIC);
+    int found = 0;
+    if (sqlite3_step(st) == SQLITE_ROW &&
+        (size_t)sqlite3_column_bytes(st, 0) == dim * sizeof(float)) {
+        memcpy(out, sqlite3_column_blob(st, 0), dim * sizeof(float));
+        found = 1;
+    }
+    sqlite3_finalize(st);
+    return found;
 }
 
 /* ---------------------------------------------------------------- reuse */

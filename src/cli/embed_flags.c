@@ -1,0 +1,61 @@
+/*
+ * Embedding flags shared by index, search and eval (--model, --embed-url,
+ * --embed-key, --hybrid-weight) and opening the provider they describe.
+ */
+#include "cli/cli.h"
+
+#include "embed/embed.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *cli_embed_flags_help(void)
+{
+    return "  --model M         embedding model: a folder, or a name under ~/.cache/apidex/models\n"
+           "                    (default " EMBED_DEFAULT_MODEL
+           "); with --embed-url the remote name\n"
+           "  --embed-url URL   an OpenAI-compatible /v1/embeddings server instead of the local "
+           "model\n"
+           "  --embed-key K     its API key (else $APIDEX_EMBED_KEY or $OPENAI_API_KEY)\n";
+}
+
+int cli_embed_parse_flag(int argc, char **argv, int *i, cli_embed_flags *f)
+{
+    const char *a = argv[*i];
+    const char **slot = !strcmp(a, "--model")           ? &f->model
+                        : !strcmp(a, "--embed-url")     ? &f->url
+                        : !strcmp(a, "--embed-key")     ? &f->key
+                        : !strcmp(a, "--hybrid-weight") ? &f->weight_arg
+                                                        : NULL;
+    if (!slot) return 0;
+    if (*i + 1 >= argc) return -1;
+    *slot = argv[++*i];
+    if (slot == &f->weight_arg) {
+        char *end = NULL;
+        double w = strtod(*slot, &end);
+        if (end == *slot || *end || !(w > 0 && w <= 1)) return -1;
+        f->hybrid_weight = w;
+    } else {
+        f->given = true;
+    }
+    return 1;
+}
+
+int cli_embed_open(const cli_embed_flags *f, embed_provider **out)
+{
+    *out = NULL;
+    embed_options o = {0};
+    o.model = f->model;
+    o.base_url = f->url;
+    o.api_key = f->key;
+    embed_options_from_env(&o);
+    apidex_error err;
+    core_error_clear(&err);
+    int rc = embed_provider_open(&o, out, &err);
+    if (rc) {
+        cli_print_error(&err);
+        return rc == APIDEX_ENOMEM ? CLI_FAILURE : CLI_USAGE;
+    }
+    return CLI_OK;
+}
