@@ -636,35 +636,6 @@ static size_t on_data(char *p, size_t size, size_t nmemb, void *ctx)
     return n;
 }
 
-static void sleep_ms(unsigned ms)
-{
-    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-}
-
-/* The server's own words from an error body: {"error":{"message"}} or {"error":"..."}. */
-static void server_message(const core_buf *body, char *out, size_t cap)
-{
-    out[0] = '\0';
-    json_object *root = body->len ? json_tokener_parse(body->data) : NULL;
-    json_object *e = NULL, *m = NULL;
-    if (root && json_object_object_get_ex(root, "error", &e)) {
-        if (json_object_is_type(e, json_type_string))
-            snprintf(out, cap, "%s", json_object_get_string(e));
-        else if (json_object_object_get_ex(e, "message", &m))
-            snprintf(out, cap, "%s", json_object_get_string(m));
-    } else if (root && json_object_object_get_ex(root, "detail", &m)) {
-        snprintf(out, cap, "%s", json_object_get_string(m)); /* vLLM / FastAPI */
-    } else if (body->len && !root) {
-        size_t n = body->len < 200 ? body->len : 200;
-        snprintf(out, cap, "%.*s", (int)n, body->data);
-        for (char *c = out; *c; c++)
-            if (*c == '\n' || *c == '\r') *c = ' ';
-    }
-    json_object_put(root);
-}
-
 /* The fallback count: what the server would have counted, roughly, in cl100k. */
 static void estimate_usage(const agent_chat *chat, const reply_acc *a, agent_usage *u)
 {
@@ -879,7 +850,7 @@ int agent_llm_chat(agent_llm *llm, const agent_chat *chat, const agent_call_opti
                 retry = retryable_curl(cc);
             }
         } else if (code != 200) {
-            server_message(&t.body, msg, sizeof msg);
+            core_api_error_message(t.body.data, t.body.len, msg, sizeof msg);
             const char *sep = msg[0] ? ": " : "";
             if (code == 401 || code == 403)
                 rc = core_error_set(err, APIDEX_EINVAL,
@@ -942,7 +913,7 @@ int agent_llm_chat(agent_llm *llm, const agent_chat *chat, const agent_call_opti
         }
         unsigned cap = c->max_backoff_ms ? c->max_backoff_ms : 30000;
         if (wait > cap) wait = cap;
-        sleep_ms(wait);
+        core_sleep_ms(wait);
         delay = delay > cap / 2 ? cap : delay * 2;
     }
     curl_slist_free_all(hdr);

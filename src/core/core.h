@@ -90,6 +90,15 @@ uint64_t core_hash64(const void *p, size_t n);
 void core_hash_hex(uint64_t h, char out[17]);
 /** Monotonic clock in seconds. */
 double core_now(void);
+/** Sleeps ms milliseconds (resumed after signals). */
+void core_sleep_ms(unsigned ms);
+/**
+ * The server's own words from the error body of an OpenAI-compatible API:
+ * {"error": {"message": ...}}, {"error": "..."} (TEI, Ollama), {"detail": ...} (vLLM,
+ * FastAPI), else the first 200 bytes of the body. One line (newlines become spaces);
+ * "" when the body is empty.
+ */
+void core_api_error_message(const char *body, size_t len, char *out, size_t cap);
 
 /* ---------------------------------------------------------------- diagnostics */
 

@@ -75,6 +75,13 @@ void core_hash_hex(uint64_t h, char out[17])
     out[16] = '\0';
 }
 
+void core_sleep_ms(unsigned ms)
+{
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
 double core_now(void)
 {
     struct timespec ts;

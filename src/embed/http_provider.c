@@ -62,34 +62,6 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *ctx)
     return core_buf_append(b, p, size * nmemb) == 0 ? size * nmemb : 0;
 }
 
-static void sleep_ms(unsigned ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-}
-
-/* The server's own words: OpenAI {"error":{"message"}}, TEI/Ollama {"error": "..."}. */
-static void server_message(const core_buf *body, char *out, size_t cap)
-{
-    out[0] = '\0';
-    json_object *root = body->len ? json_tokener_parse(body->data) : NULL;
-    json_object *e = NULL, *m = NULL;
-    if (root && json_object_object_get_ex(root, "error", &e)) {
-        if (json_object_is_type(e, json_type_string))
-            snprintf(out, cap, "%s", json_object_get_string(e));
-        else if (json_object_object_get_ex(e, "message", &m))
-            snprintf(out, cap, "%s", json_object_get_string(m));
-    } else if (root && json_object_object_get_ex(root, "detail", &m)) {
-        snprintf(out, cap, "%s", json_object_to_json_string(m));
-    } else if (body->len) {
-        snprintf(out, cap, "%.200s", body->data);
-    }
-    json_object_put(root);
-    for (char *c = out; *c; c++)
-        if (*c == '\n' || *c == '\r') *c = ' ';
-}
-
 /* Parses an embeddings answer for n inputs into out (n * dim <= cap floats). */
 static int parse_answer(http_provider *hp, const core_buf *body, size_t n, float *out, size_t cap,
                         apidex_error *err)
@@ -244,7 +216,7 @@ static int post_with_retries(http_provider *hp, const core_buf *req, core_buf *a
             break;
         } else {
             char msg[300];
-            server_message(ans, msg, sizeof msg);
+            core_api_error_message(ans->data, ans->len, msg, sizeof msg);
             if (status == 401 || status == 403)
                 rc = core_error_set(err, APIDEX_ENET,
                                     "the embedding server refused the request (HTTP %ld): %s; "
@@ -270,7 +242,7 @@ static int post_with_retries(http_provider *hp, const core_buf *req, core_buf *a
         }
         if (!retry) break;
         if (attempt + 1 < attempts) {
-            sleep_ms(delay);
+            core_sleep_ms(delay);
             delay = delay * 2 > HTTP_MAX_DELAY_MS ? HTTP_MAX_DELAY_MS : delay * 2;
         } else if (attempts > 1) {
             char last[sizeof err->message];

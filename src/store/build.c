@@ -400,13 +400,6 @@ static int index_api(build_ctx *b, const spec_api *api, const char *doc, apidex_
 
 /* ---------------------------------------------------------------- the build */
 
-static void sleep_ms(unsigned ms)
-{
-    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-}
-
 /* Documents handled in this build (the same file may be reached twice): an open-
    addressing set of paths, sized for every document of the registry. */
 typedef struct path_set {
@@ -507,7 +500,7 @@ int store_build(const char *db_path, const spec_registry *reg, const store_build
             b.arena = NULL;
         }
         /* Test hook: lets tests kill the build while it is half done. */
-        if (opt->delay_ms) sleep_ms(opt->delay_ms);
+        if (opt->delay_ms) core_sleep_ms(opt->delay_ms);
     }
     if (opt->progress && !rc) opt->progress(opt->progress_ctx, n, n, NULL);
     free(seen.slots);
