@@ -39,24 +39,10 @@ static inline void mock_llm_start(mock_llm *m, const char *script)
     char *script_path = tu_write(m->dir, "script.json", script);
     m->log_path = tu_path(m->dir, "log.jsonl");
     char *py = tu_path(tu_source_dir(), "tests/agent/mock_openai.py");
-    m->pid = fork();
-    assert_true(m->pid >= 0);
-    if (m->pid == 0) {
-        execl(AGENT_PY, AGENT_PY, py, "--script", script_path, "--port-file", port_file, "--log",
-              m->log_path, "--lifetime", "120", (char *)NULL);
-        _exit(127);
-    }
-    for (int i = 0; i < 500; i++) { /* up to 10 s for python to start */
-        FILE *f = fopen(port_file, "r");
-        if (f) {
-            int ok = fscanf(f, "%d", &m->port);
-            fclose(f);
-            if (ok == 1 && m->port > 0) break;
-        }
-        struct timespec ts = {0, 20 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    if (m->port <= 0) fail_msg("mock OpenAI server did not start");
+    char *const argv[] = {AGENT_PY,      py,        "--script", script_path,
+                          "--port-file", port_file, "--log",    m->log_path,
+                          "--lifetime",  "120",     NULL};
+    m->pid = tu_server_start(argv, m->dir, port_file, &m->port);
     snprintf(m->url, sizeof m->url, "http://127.0.0.1:%d/v1", m->port);
     free(port_file);
     free(script_path);
@@ -65,10 +51,7 @@ static inline void mock_llm_start(mock_llm *m, const char *script)
 
 static inline void mock_llm_stop(mock_llm *m)
 {
-    if (m->pid > 0) {
-        kill(m->pid, SIGTERM);
-        waitpid(m->pid, NULL, 0);
-    }
+    tu_server_stop(m->pid);
     if (m->dir) tu_rmtree(m->dir);
     free(m->dir);
     free(m->log_path);

@@ -42,26 +42,7 @@ static inline void mock_start(mock_server *m, const char *const *args)
     size_t n = 8;
     for (size_t i = 0; args && args[i] && n < 38; i++) argv[n++] = args[i];
     argv[n] = NULL;
-    m->pid = fork();
-    assert_true(m->pid >= 0);
-    if (m->pid == 0) {
-        /* Its output goes to a file: a server left running must not hold the test's pipes. */
-        char *out = tu_path(m->dir, "server.out");
-        if (!freopen(out, "w", stdout) || !freopen(out, "a", stderr)) _exit(126);
-        execv(EMBED_PY, (char *const *)argv);
-        _exit(127);
-    }
-    for (int i = 0; i < 500; i++) { /* up to 10 s for python to start */
-        FILE *f = fopen(port_file, "r");
-        if (f) {
-            int ok = fscanf(f, "%d", &m->port);
-            fclose(f);
-            if (ok == 1 && m->port > 0) break;
-        }
-        struct timespec ts = {0, 20 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    if (m->port <= 0) fail_msg("mock server did not start");
+    m->pid = tu_server_start((char *const *)argv, m->dir, port_file, &m->port);
     snprintf(m->url, sizeof m->url, "http://127.0.0.1:%d", m->port);
     free(port_file);
     free(script);
@@ -69,10 +50,7 @@ static inline void mock_start(mock_server *m, const char *const *args)
 
 static inline void mock_stop(mock_server *m)
 {
-    if (m->pid > 0) {
-        kill(m->pid, SIGTERM);
-        waitpid(m->pid, NULL, 0);
-    }
+    tu_server_stop(m->pid);
     tu_rmtree(m->dir);
     free(m->dir);
     free(m->log_path);

@@ -2,6 +2,9 @@
 #include "testutil.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,4 +77,39 @@ static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW 
 void tu_rmtree(const char *path)
 {
     if (path) nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int tu_server_start(char *const argv[], const char *dir, const char *port_file, int *port)
+{
+    *port = 0;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char *out = tu_path(dir, "server.out");
+        if (!freopen(out, "w", stdout) || !freopen(out, "a", stderr)) _exit(126);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    for (int i = 0; i < 500; i++) { /* up to 10 s for the interpreter to start */
+        FILE *f = fopen(port_file, "r");
+        if (f) {
+            int ok = fscanf(f, "%d", port);
+            fclose(f);
+            if (ok == 1 && *port > 0) break;
+        }
+        struct timespec ts = {0, 20 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    if (*port <= 0) {
+        tu_server_stop(pid);
+        fail_msg("test server %s did not start", argv[1] ? argv[1] : argv[0]);
+    }
+    return (int)pid;
+}
+
+void tu_server_stop(int pid)
+{
+    if (pid <= 0) return;
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
 }

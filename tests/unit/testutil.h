@@ -20,6 +20,16 @@ char *tu_tempdir(void);
 char *tu_write(const char *dir, const char *rel, const char *text);
 /** rm -rf path. */
 void tu_rmtree(const char *path);
+/**
+ * Starts a local test server: forks and execs argv (argv[0] is the program path),
+ * its stdout and stderr going to dir/server.out (a server left running must not
+ * hold the test's pipes), then waits up to 10 s for it to write its port number
+ * into port_file. Fails the test when it does not start. Returns the pid; *port
+ * gets the port.
+ */
+int tu_server_start(char *const argv[], const char *dir, const char *port_file, int *port);
+/** Stops a server from tu_server_start (SIGTERM, then waits). pid <= 0 is a no-op. */
+void tu_server_stop(int pid);
 /** Skips the current test (cmocka skip) when ../shared is missing. */
 #define TU_REQUIRE_SHARED()                                                                        \
     do {                                                                                           \
