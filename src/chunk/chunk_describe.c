@@ -122,14 +122,15 @@ static int first_sentence(const prep_options *prep, const char *s, size_t max, c
     return 0;
 }
 
-/* Top-level property names of the schema at loc (array items followed). */
-static int schema_field_names(const spec_api *api, spec_loc loc, core_arena *arena, size_t max,
-                              const char *sep, core_buf *out, size_t *count)
+/* The "properties" object of the object schema at loc: refs followed, allOf merged (in
+   arena), array items followed (at most 4 hops). NULL when there is none; *doc gets the
+   document the properties live in. */
+static const jt_node *object_properties(const spec_api *api, spec_loc loc, core_arena *arena,
+                                        const spec_doc **doc)
 {
-    *count = 0;
     for (int hop = 0; hop < 4 && loc.node; hop++) {
         spec_loc d;
-        if (spec_deref(api, loc, &d)) return 0;
+        if (spec_deref(api, loc, &d)) return NULL;
         if (jt_is(jt_get(d.node, "allOf"), JT_ARRAY)) {
             spec_loc m;
             if (spec_schema_merge_allof(api, d, arena, &m) == 0 && m.node) d = m;
@@ -140,17 +141,27 @@ static int schema_field_names(const spec_api *api, spec_loc loc, core_arena *are
             continue;
         }
         const jt_node *props = jt_get(d.node, "properties");
-        if (!jt_is(props, JT_OBJECT)) return 0;
-        int rc = 0;
-        for (uint32_t i = 0; i < props->len && i < max && !rc; i++) {
-            if (i) rc = core_buf_puts(out, sep);
-            if (!rc)
-                rc = core_buf_append(out, props->u.members[i].key, props->u.members[i].key_len);
-        }
-        *count = props->len;
-        return rc;
+        *doc = d.doc;
+        return jt_is(props, JT_OBJECT) ? props : NULL;
     }
-    return 0;
+    return NULL;
+}
+
+/* Top-level property names of the schema at loc (array items followed). */
+static int schema_field_names(const spec_api *api, spec_loc loc, core_arena *arena, size_t max,
+                              const char *sep, core_buf *out, size_t *count)
+{
+    *count = 0;
+    const spec_doc *doc;
+    const jt_node *props = object_properties(api, loc, arena, &doc);
+    if (!props) return 0;
+    int rc = 0;
+    for (uint32_t i = 0; i < props->len && i < max && !rc; i++) {
+        if (i) rc = core_buf_puts(out, sep);
+        if (!rc) rc = core_buf_append(out, props->u.members[i].key, props->u.members[i].key_len);
+    }
+    *count = props->len;
+    return rc;
 }
 
 int chunk_describe_operation(const spec_api *api, const spec_operation *op,
@@ -307,36 +318,23 @@ static const char *arena_text(core_arena *arena, core_buf *b)
 static int props_with_desc(const spec_api *api, spec_loc loc, const prep_options *prep,
                            core_arena *tmp, core_buf *out)
 {
-    for (int hop = 0; hop < 4 && loc.node; hop++) {
-        spec_loc d;
-        if (spec_deref(api, loc, &d)) return 0;
-        if (jt_is(jt_get(d.node, "allOf"), JT_ARRAY)) {
-            spec_loc m;
-            if (spec_schema_merge_allof(api, d, tmp, &m) == 0 && m.node) d = m;
+    const spec_doc *doc;
+    const jt_node *props = object_properties(api, loc, tmp, &doc);
+    if (!props) return 0;
+    int rc = 0;
+    for (uint32_t i = 0; i < props->len && i < 200 && !rc; i++) {
+        const jt_member *m = &props->u.members[i];
+        rc = core_buf_append(out, m->key, m->key_len);
+        spec_loc pv = {m->value, doc}, pd;
+        const char *desc = jt_get_str(m->value, "description");
+        if (!desc && spec_deref(api, pv, &pd) == 0) desc = jt_get_str(pd.node, "description");
+        if (!rc && desc && *desc) {
+            rc = core_buf_puts(out, ": ");
+            if (!rc) rc = chunk_clean_text(prep, desc, 300, out, NULL);
         }
-        const char *t = jt_get_str(d.node, "type");
-        if (t && !strcmp(t, "array")) {
-            loc = (spec_loc){jt_get(d.node, "items"), d.doc};
-            continue;
-        }
-        const jt_node *props = jt_get(d.node, "properties");
-        if (!jt_is(props, JT_OBJECT)) return 0;
-        int rc = 0;
-        for (uint32_t i = 0; i < props->len && i < 200 && !rc; i++) {
-            const jt_member *m = &props->u.members[i];
-            rc = core_buf_append(out, m->key, m->key_len);
-            spec_loc pv = {m->value, d.doc}, pd;
-            const char *desc = jt_get_str(m->value, "description");
-            if (!desc && spec_deref(api, pv, &pd) == 0) desc = jt_get_str(pd.node, "description");
-            if (!rc && desc && *desc) {
-                rc = core_buf_puts(out, ": ");
-                if (!rc) rc = chunk_clean_text(prep, desc, 300, out, NULL);
-            }
-            if (!rc) rc = core_buf_putc(out, '\n');
-        }
-        return rc;
+        if (!rc) rc = core_buf_putc(out, '\n');
     }
-    return 0;
+    return rc;
 }
 
 int chunk_operation_fields(const spec_api *api, const spec_operation *op, const prep_options *prep,
