@@ -246,17 +246,8 @@ static int collect_edges(graph_walk *g, const jt_node *start, long self)
             continue;
         }
         uint32_t i = f->next++;
-        const jt_node *child;
         uint8_t cctx;
-        if (node->type == JT_OBJECT) {
-            const jt_member *m = &node->u.members[i];
-            child = m->value;
-            cctx = spec_child_ctx(f->ctx, m->key, m->key_len, child);
-        } else {
-            child = node->u.items[i];
-            cctx =
-                child && (child->type == JT_OBJECT || child->type == JT_ARRAY) ? 0 : SPEC_CTX_SKIP;
-        }
+        const jt_node *child = spec_walk_child(node, i, f->ctx, &cctx);
         if (cctx == SPEC_CTX_SKIP || (cctx & SPEC_CTX_DATA_REF)) continue;
         if (cctx & SPEC_CTX_NAMES) {
             /* `properties: {$ref: ...}`: the referenced map stands in for this one */

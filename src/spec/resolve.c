@@ -89,6 +89,18 @@ uint8_t spec_child_ctx(uint8_t ctx, const char *key, uint32_t key_len, const jt_
     return 0;
 }
 
+const jt_node *spec_walk_child(const jt_node *node, uint32_t i, uint8_t ctx, uint8_t *cctx)
+{
+    if (node->type == JT_OBJECT) {
+        const jt_member *m = &node->u.members[i];
+        *cctx = spec_child_ctx(ctx, m->key, m->key_len, m->value);
+        return m->value;
+    }
+    const jt_node *child = node->u.items[i];
+    *cctx = child && (child->type == JT_OBJECT || child->type == JT_ARRAY) ? 0 : SPEC_CTX_SKIP;
+    return child;
+}
+
 const char *spec_ref_of(const jt_node *obj)
 {
     /* see enter_object: a string "$ref" is a reference in every context */
@@ -508,17 +520,8 @@ static int walk_doc(resolver *r, const spec_doc *doc)
             continue;
         }
         uint32_t i = f->next++;
-        const jt_node *child;
         uint8_t cctx;
-        if (node->type == JT_OBJECT) {
-            const jt_member *m = &node->u.members[i];
-            child = m->value;
-            cctx = spec_child_ctx(f->ctx, m->key, m->key_len, child);
-        } else {
-            child = node->u.items[i];
-            cctx =
-                child && (child->type == JT_OBJECT || child->type == JT_ARRAY) ? 0 : SPEC_CTX_SKIP;
-        }
+        const jt_node *child = spec_walk_child(node, i, f->ctx, &cctx);
         if (cctx == SPEC_CTX_SKIP) continue;
         rc = push_frame(r, child, cctx);
     }

@@ -171,6 +171,9 @@ enum {
 
 /** The context of the child at key in an object of context ctx (SPEC_CTX_SKIP: data). */
 uint8_t spec_child_ctx(uint8_t ctx, const char *key, uint32_t key_len, const jt_node *child);
+/** The i-th child of an object or array met in context ctx, and *cctx its context
+    (array items that are scalars are SPEC_CTX_SKIP). Used by the iterative walks. */
+const jt_node *spec_walk_child(const jt_node *node, uint32_t i, uint8_t ctx, uint8_t *cctx);
 /** The $ref string of an object, or NULL when it is not a reference. */
 const char *spec_ref_of(const jt_node *obj);
 
