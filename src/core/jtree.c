@@ -878,32 +878,8 @@ static size_t utf8_seq_len(const unsigned char *t, size_t n, size_t i)
     return len;
 }
 
-/* Offset of invalid UTF-8 in a directive line ("%..." at a line start), or SIZE_MAX.
-   libfyaml 0.7.12 loops forever on such a line, so it is refused before parsing. */
-static size_t bad_directive_utf8(const char *text, size_t n)
-{
-    const unsigned char *t = (const unsigned char *)text;
-    for (size_t i = 0; i < n; i++) {
-        if (t[i] != '%' || (i > 0 && t[i - 1] != '\n')) continue;
-        while (i < n && t[i] != '\n') {
-            size_t l = utf8_seq_len(t, n, i);
-            if (!l) return i;
-            i += l;
-        }
-    }
-    return SIZE_MAX;
-}
-
 static int parse_yaml(jt_doc *doc, build_ctx *bc)
 {
-    size_t bad = bad_directive_utf8(doc->text, doc->text_len);
-    if (bad != SIZE_MAX) {
-        unsigned line, col;
-        offset_to_linecol(doc->text, doc->text_len, bad, &line, &col);
-        core_error_set(bc->err, APIDEX_EPARSE, "invalid YAML: invalid UTF-8 in a directive");
-        core_error_at(bc->err, doc->file, line, col, NULL);
-        return APIDEX_EPARSE;
-    }
     apidex_error *err = bc->err;
     yaml_diag_capture cap = {.have = false};
     struct fy_diag_cfg dcfg;
