@@ -12,6 +12,9 @@
  * the way (SimplifiedAlbumObject), the property keys leading to it (albums ->
  * items), or, for a top-level object or a bare result list, the operation's own
  * literal path words (/search/movie, /me). A property "<e>_id" also produces e.
+ * An object with an "id" is also typed by its shape: the entity whose canonical
+ * object (what "GET /people/{person_id}" returns) holds most of its property
+ * names (shape_entity), so cast members produce person ids.
  * Words are compared after identifier splitting and Snowball stemming, so
  * "movies", "Movie" and "movie_id" meet at "movi". Nothing here knows any API.
  */
@@ -23,20 +26,42 @@
 #include <string.h>
 #include <strings.h>
 
-enum { DF_MAX_DEPTH = 5, DF_MAX_VISITS = 4000, DF_MAX_WORDS = 64, DF_MAX_BODY_INPUTS = 8 };
+enum {
+    DF_MAX_DEPTH = 5,
+    DF_MAX_VISITS = 4000,
+    DF_MAX_WORDS = 64,
+    DF_MAX_BODY_INPUTS = 8,
+    DF_MAX_KEYS = 128,
+    DF_MAX_SHAPES = 256
+};
 
 typedef struct word_set {
     const char *w[DF_MAX_WORDS];
     size_t n;
 } word_set;
 
+/* The property names of one object schema (top level, allOf merged). */
+typedef struct key_set {
+    const char *k[DF_MAX_KEYS];
+    size_t n;
+} key_set;
+
+/* An entity's canonical shape: the object "GET /things/{thing_id}" returns. */
+typedef struct shape {
+    const char *entity;
+    key_set keys;
+} shape;
+
 typedef struct df_ctx {
     const spec_api *api;
     core_arena *arena;
     text_words *tw;
     word_set *out;       /* entity words produced by the operation being analysed */
+    word_set *shape_out; /* entity words it produces by shape alone (see shape_entity) */
     word_set path_words; /* literal path words of that operation */
     size_t visits;
+    shape *shapes;
+    size_t n_shapes;
 } df_ctx;
 
 static void set_add(word_set *s, core_arena *a, const char *w, size_t n)
@@ -185,6 +210,67 @@ static void add_body_inputs(df_ctx *d, const spec_operation *op, dataflow_input 
     }
 }
 
+static void keys_add(key_set *ks, const char *k)
+{
+    for (size_t i = 0; i < ks->n; i++)
+        if (!strcmp(ks->k[i], k)) return;
+    if (ks->n < DF_MAX_KEYS) ks->k[ks->n++] = k;
+}
+
+static bool keys_has(const key_set *ks, const char *k)
+{
+    for (size_t i = 0; i < ks->n; i++)
+        if (!strcmp(ks->k[i], k)) return true;
+    return false;
+}
+
+/* The property names of the object at loc, with those of its allOf parts. */
+static void object_keys(const df_ctx *d, spec_loc loc, key_set *ks, unsigned depth)
+{
+    if (depth > 3 || !loc.node) return;
+    spec_loc t;
+    if (spec_ref_target(loc)) {
+        if (spec_deref(d->api, loc, &t) != 0) return;
+        loc = t;
+    }
+    if (!jt_is(loc.node, JT_OBJECT)) return;
+    const jt_node *all = jt_get(loc.node, "allOf");
+    for (size_t i = 0; all && i < all->len; i++)
+        object_keys(d, (spec_loc){jt_at(all, i), loc.doc}, ks, depth + 1);
+    const jt_node *props = jt_get(loc.node, "properties");
+    if (!jt_is(props, JT_OBJECT)) return;
+    for (uint32_t i = 0; i < props->len; i++) keys_add(ks, props->u.members[i].key);
+}
+
+/*
+ * Which entity an object with an id is, judged by its shape: the entity whose canonical
+ * object (what "GET /people/{person_id}" returns) shares most of this object's property
+ * names. A cast member {id, name, gender, profile_path, character, ...} is a person
+ * because most of its names are a person's. At least three shared names, and at least
+ * half of the object's own; the best entity wins only if it is clearly ahead (a movie
+ * summary shares many names with a TV show too). NULL when no entity fits.
+ */
+static const char *shape_entity(const df_ctx *d, const key_set *ks)
+{
+    const char *best = NULL;
+    double best_c = 0, second = 0;
+    for (size_t s = 0; s < d->n_shapes; s++) {
+        size_t common = 0;
+        for (size_t i = 0; i < ks->n; i++)
+            if (keys_has(&d->shapes[s].keys, ks->k[i])) common++;
+        double c = ks->n ? (double)common / (double)ks->n : 0;
+        if (common < 3) c = 0;
+        if (c > best_c) {
+            second = best_c;
+            best_c = c;
+            best = d->shapes[s].entity;
+        } else if (c > second) {
+            second = c;
+        }
+    }
+    return best_c >= 0.5 && best_c >= second + 0.15 ? best : NULL;
+}
+
 /* Walks a response schema; every object with an "id" adds its context words. */
 static void walk_schema(df_ctx *d, spec_loc loc, word_set *ctx, unsigned depth)
 {
@@ -222,6 +308,12 @@ static void walk_schema(df_ctx *d, spec_loc loc, word_set *ctx, unsigned depth)
             const char *e = last_word(d, m->key, m->key_len - k);
             if (e) set_add(d->out, d->arena, e, strlen(e));
         }
+    }
+    if (has_id && d->n_shapes && d->shape_out) {
+        key_set ks = {.n = 0};
+        object_keys(d, loc, &ks, 0);
+        const char *ent = shape_entity(d, &ks);
+        if (ent) set_add(d->shape_out, d->arena, ent, strlen(ent));
     }
     if (has_id) {
         bool specific = false;
@@ -290,6 +382,52 @@ static int add_edge(dataflow *df, size_t *cap, dataflow_edge e)
     return 0;
 }
 
+/*
+ * The canonical shape of each entity: for every GET whose path ends in the placeholder
+ * of an identifier input ("/people/{person_id}", "/albums/{id}"), the property names
+ * of the object its first 2xx response returns.
+ */
+static int collect_shapes(df_ctx *d, const dataflow *df)
+{
+    const spec_api *api = d->api;
+    for (size_t i = 0; i < api->n_ops; i++) {
+        const spec_operation *op = &api->ops[i];
+        size_t pl = strlen(op->path);
+        if (strcmp(op->method, "GET") || !pl || op->path[pl - 1] != '}') continue;
+        const char *open = strrchr(op->path, '{');
+        const char *entity = NULL;
+        for (size_t k = 0; k < df->n_inputs[i] && !entity; k++) {
+            const dataflow_input *in = &df->inputs[i][k];
+            size_t nl = strlen(in->name);
+            if (!strcmp(in->in, "path") && !strncmp(open + 1, in->name, nl) && open[1 + nl] == '}')
+                entity = in->entity;
+        }
+        if (!entity) continue;
+        const spec_response *ok = NULL;
+        for (size_t r = 0; r < op->n_responses && !ok; r++)
+            if (op->responses[r].status[0] == '2' && op->responses[r].n_media)
+                ok = &op->responses[r];
+        if (!ok) continue;
+        key_set ks = {.n = 0};
+        object_keys(d, ok->media[0].schema, &ks, 0);
+        if (ks.n < 3) continue;
+        shape *sh = NULL;
+        for (size_t s = 0; s < d->n_shapes && !sh; s++)
+            if (!strcmp(d->shapes[s].entity, entity)) sh = &d->shapes[s];
+        if (!sh) {
+            if (d->n_shapes == DF_MAX_SHAPES) continue;
+            shape *ns = realloc(d->shapes, (d->n_shapes + 1) * sizeof *ns);
+            if (!ns) return APIDEX_ENOMEM;
+            d->shapes = ns;
+            sh = &d->shapes[d->n_shapes++];
+            sh->entity = entity;
+            sh->keys.n = 0;
+        }
+        for (size_t k = 0; k < ks.n; k++) keys_add(&sh->keys, ks.k[k]);
+    }
+    return 0;
+}
+
 int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
 {
     *out = NULL;
@@ -311,10 +449,11 @@ int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
     df->n_outputs = core_arena_calloc(a, n ? n : 1, sizeof *df->n_outputs);
     df->text_query = core_arena_calloc(a, n ? n : 1, sizeof *df->text_query);
     word_set *outs = calloc(n ? n : 1, sizeof *outs);
-    int rc =
-        (!df->inputs || !df->n_inputs || !df->outputs || !df->n_outputs || !df->text_query || !outs)
-            ? APIDEX_ENOMEM
-            : 0;
+    word_set *shape_outs = calloc(n ? n : 1, sizeof *shape_outs);
+    int rc = (!df->inputs || !df->n_inputs || !df->outputs || !df->n_outputs || !df->text_query ||
+              !outs || !shape_outs)
+                 ? APIDEX_ENOMEM
+                 : 0;
     df_ctx d = {.api = api, .arena = a, .tw = tw};
     for (size_t i = 0; i < n && !rc; i++) {
         const spec_operation *op = &api->ops[i];
@@ -337,7 +476,12 @@ int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
             in->entity = ent;
         }
         add_body_inputs(&d, op, df->inputs[i], &df->n_inputs[i]);
+    }
+    if (!rc) rc = collect_shapes(&d, df);
+    for (size_t i = 0; i < n && !rc; i++) {
+        const spec_operation *op = &api->ops[i];
         d.out = &outs[i];
+        d.shape_out = &shape_outs[i];
         d.visits = 0;
         path_words(&d, op->path, &d.path_words);
         for (size_t r = 0; r < op->n_responses; r++) {
@@ -370,7 +514,8 @@ int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
             const char *ent = df->inputs[c][in].entity;
             for (size_t p = 0; p < n && !rc; p++) {
                 if (p == c) continue;
-                if (!set_has(&outs[p], ent) && (long)p != hinted) continue;
+                bool named = set_has(&outs[p], ent);
+                if (!named && !set_has(&shape_outs[p], ent) && (long)p != hinted) continue;
                 bool self_needs = false;
                 for (size_t k = 0; k < df->n_inputs[p]; k++)
                     if (!strcmp(df->inputs[p][k].entity, ent)) self_needs = true;
@@ -384,6 +529,7 @@ int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
                 score -= 0.25 * (double)df->n_inputs[p];
                 if (strcmp(prod->method, "GET")) score -= 0.5;
                 if (prod->deprecated) score -= 0.5;
+                if (!named) score -= 0.25; /* typed by shape only */
                 bool hint = (long)p == hinted;
                 if (hint) score += 2.0;
                 rc = add_edge(df, &cap, (dataflow_edge){c, in, p, score, hint});
@@ -391,6 +537,8 @@ int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
         }
     }
     free(outs);
+    free(shape_outs);
+    free(d.shapes);
     text_words_free(tw);
     if (rc) {
         dataflow_free(df);

@@ -10,6 +10,10 @@
 
 #include "spec/spec.h"
 
+/** Version of the analysis: part of the index signature, so a change rebuilds the edges.
+    2: entities typed by shape. */
+#define DATAFLOW_VERSION 2
+
 /** An input an operation needs before it can be called. */
 typedef struct dataflow_input {
     const char *name;   /* the parameter name as written: "movie_id", "id", "ids" */

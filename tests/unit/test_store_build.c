@@ -5,6 +5,7 @@
 #include "store/store.h"
 
 #include <stdio.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -200,6 +201,23 @@ static void test_incremental(void **state)
     assert_counts(&rep, 0, 0, 0, 3, 0);
     assert_int_equal(rep.n_operations, 7);
     assert_true(rep.build_id != first);
+    assert_false(rep.full_rebuild);
+
+    /* an index whose producer edges came from an older data-flow analysis (its signature
+       has no "dataflow=" part) is rebuilt, not carried over */
+    sqlite3 *sdb = NULL;
+    assert_int_equal(sqlite3_open(db, &sdb), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(sdb,
+                                  "UPDATE meta SET value = replace(value, ';dataflow=' || "
+                                  "substr(value, instr(value, ';dataflow=') + 10, 1), '') "
+                                  "WHERE key = 'signature'",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(sdb);
+    assert_int_equal(build_dir(dir, db, NULL, &rep), 0);
+    assert_true(rep.full_rebuild);
+    assert_counts(&rep, 0, 3, 0, 0, 0);
+    assert_int_equal(build_dir(dir, db, NULL, &rep), 0);
     assert_false(rep.full_rebuild);
 
     /* a change in a $ref'd file (not a root document) updates its API only */
