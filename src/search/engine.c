@@ -9,9 +9,12 @@
  *   pipeline at index and query time (identifier splitting + Snowball stems).
  *   Postings live in memory, one array per term, so a query touches only the
  *   operations that share a term with it.
+ * - Typos: a long lower-case word the index has never seen is read as the index
+ *   word one edit away (capitalised words are names, never corrected).
  * - Routing: a task is nearly always about one API. Each API is scored by the
  *   sum of its three best operations; operations of other APIs are damped, and
- *   the adaptive answer set keeps to the best API.
+ *   the adaptive answer set keeps to the best API. A task that names an API by
+ *   the distinctive word of its title goes to that API.
  * - Composition: an operation that needs an identifier the task does not give
  *   (no id-like literal in the text) gets the best producer of it placed before
  *   it. Producers come from the index's data-flow edges (structure only) and
@@ -20,6 +23,9 @@
  * - Adaptive answer set: the best operation, plus those within a ratio of its
  *   score (at most three, same API), closed under producers. This is what an
  *   agent wants to read and what F1 measures.
+ * - Ranked lists (fixed k) are read for recall: each consumer brings its best
+ *   producer not listed yet, and a list the text cannot fill is filled from the
+ *   data-flow graph around what is listed.
  * - Dense and hybrid: the query is embedded with the provider the index was
  *   built with and scanned exactly against every chunk vector (SIMD inner
  *   products, top-k heap); an endpoint scores as its best chunk, as in the
@@ -47,6 +53,7 @@ static const double field_weight[STORE_FIELD_COUNT] = {
 };
 static const double bm25_k1 = 1.2, bm25_b = 0.75;
 static const double route_damping = 0.6;  /* score factor for operations of other APIs */
+static const double named_damping = 0.1;  /* the same when the task names its API */
 static const double adaptive_ratio = 0.8; /* primaries within this ratio of the best */
 static const size_t adaptive_max_primaries = 3;
 static const double producer_relevance = 1.0; /* weight of task relevance in producer choice */
@@ -113,7 +120,8 @@ struct search_engine {
     uint32_t *table; /* open addressing: term index + 1 */
     size_t table_size;
     double avg_len[STORE_FIELD_COUNT];
-    char **stop; /* stop words through the term pipeline */
+    long *name_term; /* per API: a term of its title that (nearly) only it uses, or -1 */
+    char **stop;     /* stop words through the term pipeline */
     size_t n_stop;
     core_arena *arena;
     embed_provider *embedder;   /* not owned; NULL: lexical only */
@@ -231,6 +239,52 @@ void search_engine_set_embedder(search_engine *eng, embed_provider *p)
     if (eng) eng->embedder = p;
 }
 
+/*
+ * The name of each API as the index uses it: the rarest term of its title whose
+ * chunks (nine in ten or more) belong to that API alone ("stripe", "twilio"; not
+ * "api" or "http"). A task that says "my Stripe balance" is routed to Stripe.
+ */
+static int api_name_terms(search_engine *e)
+{
+    e->name_term = core_arena_calloc(e->arena, e->n_apis ? e->n_apis : 1, sizeof *e->name_term);
+    if (!e->name_term) return APIDEX_ENOMEM;
+    store_terms *tp = store_terms_new();
+    if (!tp) return APIDEX_ENOMEM;
+    int rc = 0;
+    for (size_t a = 0; a < e->n_apis && !rc; a++) {
+        e->name_term[a] = -1;
+        const char *title = e->apis[a].title;
+        if (!title || e->n_apis < 2) continue;
+        core_buf b;
+        core_buf_init(&b, 1 << 16);
+        store_terms_append(tp, title, strlen(title), &b);
+        for (const char *t = b.data ? b.data : ""; *t;) {
+            while (*t == ' ') t++;
+            const char *end = t;
+            while (*end && *end != ' ') end++;
+            long ti = end - t >= 3 ? term_find(e, t, (size_t)(end - t)) : -1;
+            t = end;
+            if (ti < 0) continue;
+            const term_entry *te = &e->terms[ti];
+            size_t mine = 0, all = 0;
+            for (size_t p = 0; p < te->n_post; p++) {
+                if (p && te->post[p].doc == te->post[p - 1].doc) continue;
+                const doc_info *d = &e->docs[te->post[p].doc];
+                if (!d->n_ops || d->ops[0] < 0 || (size_t)d->ops[0] >= e->n_ops) continue;
+                all++;
+                if (e->info[d->ops[0]].api == a) mine++;
+            }
+            if (all && mine * 10 >= all * 9 &&
+                (e->name_term[a] < 0 || te->df < e->terms[e->name_term[a]].df))
+                e->name_term[a] = ti;
+        }
+        if (b.failed) rc = APIDEX_ENOMEM;
+        core_buf_free(&b);
+    }
+    store_terms_free(tp);
+    return rc;
+}
+
 int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
 {
     *out = NULL;
@@ -333,6 +387,7 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
         p[c->n_producers++] =
             (producer_ref){(uint32_t)ed->dst_index, ed->score, ed->param ? ed->param : ""};
     }
+    if (!rc) rc = api_name_terms(e);
     /* stop words through the same term pipeline */
     store_terms *tp = store_terms_new();
     size_t n_sw = 0;
@@ -367,12 +422,13 @@ typedef struct query_state {
     const search_engine *e;
     const search_query *q;
     qterm *terms;
-    size_t n_terms;
+    size_t n_terms, cap_terms;
     double *score;      /* per op, lexical (routed) */
     double *raw;        /* per op, lexical before routing */
     uint32_t *best_doc; /* per op, the chunk that gave raw */
     bool *allowed;      /* per op, passes the filters */
     uint32_t best_api;
+    bool api_named;      /* the task names best_api ("my Stripe balance") */
     bool literal_id;     /* the task names an identifier value itself */
     bool names_things;   /* the task names something by name (capitalised, quoted, unknown words) */
     double max_raw;      /* best lexical score */
@@ -461,6 +517,59 @@ static bool has_literal_id(const char *s)
     return false;
 }
 
+/* Is the Damerau-Levenshtein distance of a and b (bytes) at most one? */
+static bool within_one_edit(const char *a, size_t na, const char *b, size_t nb)
+{
+    if (na > nb + 1 || nb > na + 1) return false;
+    size_t i = 0;
+    while (i < na && i < nb && a[i] == b[i]) i++;
+    if (i == na && i == nb) return true;
+    if (na == nb) {
+        if (!memcmp(a + i + 1, b + i + 1, na - i - 1)) return true; /* substitution */
+        return i + 1 < na && a[i] == b[i + 1] && a[i + 1] == b[i] &&
+               !memcmp(a + i + 2, b + i + 2, na - i - 2); /* transposition */
+    }
+    if (na > nb) return !memcmp(a + i + 1, b + i, na - i - 1); /* deletion */
+    return !memcmp(a + i, b + i + 1, nb - i - 1);              /* insertion */
+}
+
+/*
+ * A lower-case word the index has never seen, one edit away from a word it has
+ * ("bitrhday"): the most frequent such word, or -1. Capitalised words are names
+ * (titles, people) and are left alone, as are short words, where one edit reaches
+ * too many others.
+ */
+static long term_correct(const search_engine *e, const char *s, size_t n)
+{
+    enum { min_len = 7 };
+    if (n < min_len) return -1;
+    long best = -1;
+    for (size_t i = 0; i < e->n_terms; i++) {
+        const term_entry *t = &e->terms[i];
+        if (t->len < min_len || !within_one_edit(s, n, t->term, t->len)) continue;
+        if (best < 0 || t->df > e->terms[best].df) best = (long)i;
+    }
+    return best;
+}
+
+static int qterm_add(query_state *st, long ti)
+{
+    for (size_t i = 0; i < st->n_terms; i++)
+        if (st->terms[i].term == ti) return 0;
+    if (st->n_terms == st->cap_terms) {
+        size_t cap = st->cap_terms ? st->cap_terms * 2 : 16;
+        qterm *nt = realloc(st->terms, cap * sizeof *nt);
+        if (!nt) return APIDEX_ENOMEM;
+        st->terms = nt;
+        st->cap_terms = cap;
+    }
+    const search_engine *e = st->e;
+    double df = e->terms[ti].df, N = (double)e->n_ranked;
+    st->terms[st->n_terms++] = (qterm){ti, log(1.0 + (N - df + 0.5) / (df + 0.5))};
+    return 0;
+}
+
+/* The task's terms, word by word (a word's case decides whether a typo is corrected). */
 static int query_terms(query_state *st)
 {
     const search_engine *e = st->e;
@@ -468,39 +577,32 @@ static int query_terms(query_state *st)
     if (!tp) return APIDEX_ENOMEM;
     core_buf b;
     core_buf_init(&b, 1 << 20);
-    store_terms_append(tp, st->q->text, strlen(st->q->text), &b);
-    store_terms_free(tp);
-    size_t cap = 16;
-    st->terms = malloc(cap * sizeof *st->terms);
-    int rc = st->terms ? 0 : APIDEX_ENOMEM;
-    const char *t = b.data ? b.data : "";
-    while (*t && !rc) {
-        while (*t == ' ') t++;
-        const char *end = t;
-        while (*end && *end != ' ') end++;
-        size_t n = (size_t)(end - t);
-        if (n && !is_stop(e, t, n)) {
-            long ti = term_find(e, t, n);
-            bool dup = false;
-            for (size_t i = 0; i < st->n_terms; i++)
-                if (st->terms[i].term == ti) dup = true;
-            if (ti < 0) st->names_things = true; /* a word the index has never seen */
-            if (ti >= 0 && !dup) {
-                if (st->n_terms == cap) {
-                    cap *= 2;
-                    qterm *nt = realloc(st->terms, cap * sizeof *nt);
-                    if (!nt) {
-                        rc = APIDEX_ENOMEM;
-                        break;
-                    }
-                    st->terms = nt;
-                }
-                double df = e->terms[ti].df, N = (double)e->n_ranked;
-                st->terms[st->n_terms++] = (qterm){ti, log(1.0 + (N - df + 0.5) / (df + 0.5))};
+    int rc = 0;
+    for (const char *w = st->q->text; *w && !rc;) {
+        while (*w && isspace((unsigned char)*w)) w++;
+        const char *we = w;
+        while (*we && !isspace((unsigned char)*we)) we++;
+        if (we == w) break;
+        bool lower = !isupper((unsigned char)*w);
+        core_buf_reset(&b);
+        store_terms_append(tp, w, (size_t)(we - w), &b);
+        if (b.failed) rc = APIDEX_ENOMEM;
+        for (const char *t = b.data ? b.data : ""; *t && !rc;) {
+            while (*t == ' ') t++;
+            const char *end = t;
+            while (*end && *end != ' ') end++;
+            size_t n = (size_t)(end - t);
+            if (n && !is_stop(e, t, n)) {
+                long ti = term_find(e, t, n);
+                if (ti < 0 && lower) ti = term_correct(e, t, n);
+                if (ti < 0) st->names_things = true; /* a word the index has never seen */
+                if (ti >= 0) rc = qterm_add(st, ti);
             }
+            t = end;
         }
-        t = end;
+        w = we;
     }
+    store_terms_free(tp);
     core_buf_free(&b);
     return rc;
 }
@@ -618,11 +720,24 @@ static void score_ops(query_state *st)
             }
         }
         free(api_top);
+        /* a task that names exactly one API by name goes to it */
+        long named = -1;
+        for (size_t a = 0; a < e->n_apis && named != -2; a++)
+            for (size_t qi = 0; qi < st->n_terms; qi++)
+                if (e->name_term[a] >= 0 && st->terms[qi].term == e->name_term[a]) {
+                    named = named == -1 ? (long)a : -2;
+                    break;
+                }
+        if (named >= 0) {
+            st->best_api = (uint32_t)named;
+            st->api_named = true;
+        }
     }
     for (size_t i = 0; i < e->n_ops; i++)
-        st->score[i] = st->allowed[i]
-                           ? st->raw[i] * (e->info[i].api == st->best_api ? 1.0 : route_damping)
-                           : -1.0;
+        st->score[i] = st->allowed[i] ? st->raw[i] * (e->info[i].api == st->best_api ? 1.0
+                                                      : st->api_named                ? named_damping
+                                                                      : route_damping)
+                                      : -1.0;
 }
 
 static bool out_has(const query_state *st, uint32_t op)
@@ -676,16 +791,19 @@ static int add_with_producers(query_state *st, uint32_t op, search_role role, un
         bool seen = false;
         for (size_t k = 0; k < p && !seen; k++) seen = !strcmp(in->producers[k].param, param);
         if (seen) continue;
+        /* The adaptive answer is minimal: a producer already listed serves. A ranked list
+           is read for recall: each consumer brings its best producer not listed yet, so
+           the alternatives (search by name, the popular list, the current user) show. */
         long best = -1;
         double best_s = -1e9;
-        bool satisfied = false;
+        bool listed = false;
         for (size_t k = p; k < in->n_producers; k++) {
             if (strcmp(in->producers[k].param, param)) continue;
             uint32_t cand = in->producers[k].producer;
             if (!st->allowed[cand]) continue;
             if (out_has(st, cand)) {
-                satisfied = true;
-                break;
+                listed = true;
+                continue;
             }
             double s = in->producers[k].score + producer_relevance * st->raw[cand] / max_raw;
             if (st->names_things && e->info[cand].text_query) s += producer_search_bonus;
@@ -694,7 +812,7 @@ static int add_with_producers(query_state *st, uint32_t op, search_role role, un
                 best = cand;
             }
         }
-        if (satisfied || best < 0) continue;
+        if (best < 0 || (listed && st->q->adaptive)) continue;
         int rc = add_with_producers(st, (uint32_t)best, SEARCH_ROLE_PRODUCER, depth + 1);
         if (rc) return rc;
         if ((rc = link_push(st, param, (uint32_t)best, op))) return rc;
@@ -721,6 +839,52 @@ static int adaptive_set(query_state *st, const uint32_t *order, size_t m)
         rc = add_with_producers(st, order[i], SEARCH_ROLE_PRIMARY, 0);
         prim++;
     }
+    return rc;
+}
+
+/*
+ * When the text matches fewer than k endpoints, the list is filled from the data-flow
+ * graph rather than left short: each remaining endpoint scores by its links to those
+ * already listed (it produces an input of one, or consumes what one produces), weighted
+ * by the listed one's rank, and then by how many endpoints it feeds in all (search
+ * and "current user" endpoints start most call chains). Routed API first.
+ */
+static int fill_from_graph(query_state *st, size_t k)
+{
+    const search_engine *e = st->e;
+    size_t n = e->n_ops;
+    double *near = calloc(n ? n : 1, sizeof *near);
+    double *fan = calloc(n ? n : 1, sizeof *fan);
+    uint32_t *cand = malloc((n ? n : 1) * sizeof *cand);
+    long *rank = malloc((n ? n : 1) * sizeof *rank);
+    int rc = near && fan && cand && rank ? 0 : APIDEX_ENOMEM;
+    for (size_t i = 0; i < n && !rc; i++) rank[i] = -1;
+    for (size_t r = 0; r < st->n_out && !rc; r++) rank[st->out[r]] = (long)r;
+    for (size_t c = 0; c < n && !rc; c++) {
+        const op_info *in = &e->info[c];
+        for (size_t p = 0; p < in->n_producers; p++) {
+            uint32_t prod = in->producers[p].producer;
+            fan[prod] += 1.0;
+            if (rank[c] >= 0) near[prod] += 1.0 / (1.0 + (double)rank[c]);
+            if (rank[prod] >= 0) near[c] += 1.0 / (1.0 + (double)rank[prod]);
+        }
+    }
+    size_t m = 0;
+    double max_fan = 1;
+    for (size_t i = 0; i < n && !rc; i++)
+        if (fan[i] > max_fan) max_fan = fan[i];
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (!st->allowed[i] || rank[i] >= 0) continue;
+        near[i] += 0.5 * fan[i] / max_fan + (e->info[i].api == st->best_api ? 10.0 : 0.0);
+        cand[m++] = (uint32_t)i;
+    }
+    if (!rc) qsort_r(cand, m, sizeof *cand, cmp_score_desc, near);
+    for (size_t i = 0; i < m && st->n_out < k && !rc; i++)
+        if (!out_has(st, cand[i])) rc = out_push(st, cand[i], SEARCH_ROLE_PRIMARY);
+    free(near);
+    free(fan);
+    free(cand);
+    free(rank);
     return rc;
 }
 
@@ -973,11 +1137,12 @@ int search_engine_run(search_engine *e, const search_query *q, search_result **o
             if (st.allowed[i] && st.score[i] > 0) order[m++] = (uint32_t)i;
         qsort_r(order, m, sizeof *order, cmp_score_desc, st.score);
         size_t k = q->k ? q->k : 10;
-        if (q->adaptive && m)
-            rc = adaptive_set(&st, order, m);
-        else {
+        if (q->adaptive) {
+            if (m) rc = adaptive_set(&st, order, m); /* nothing matched: nothing to answer */
+        } else {
             for (size_t i = 0; i < m && st.n_out < k && !rc; i++)
                 rc = add_with_producers(&st, order[i], SEARCH_ROLE_PRIMARY, 0);
+            if (!rc && st.n_out < k) rc = fill_from_graph(&st, k);
             /* producers may push the list past k: keep the first k in call order */
             if (st.n_out > k) st.n_out = k;
         }

@@ -1,0 +1,191 @@
+/* Ranking behaviour on two small APIs (tests/data/search/films.yaml and music.yaml):
+ * producers typed by the shape of what they return, ranked lists filled to k from the
+ * data-flow graph, alternative producers in ranked lists against a minimal adaptive set,
+ * typo correction of lower-case words, and routing to an API the task names. */
+#include "testutil.h"
+
+#include "search/search.h"
+#include "spec/spec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fixture {
+    char *dir, *db;
+    store_index *idx;
+    search_engine *eng;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    f->dir = tu_tempdir();
+    f->db = tu_path(f->dir, "index.db");
+    apidex_error err;
+    core_error_clear(&err);
+    spec_registry *reg = NULL;
+    assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
+    const char *specs[] = {"tests/data/search/films.yaml", "tests/data/search/music.yaml"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        char *p = tu_path(tu_source_dir(), specs[i]);
+        assert_int_equal(spec_registry_add(reg, p, &err), 0);
+        free(p);
+    }
+    if (store_build(f->db, reg, NULL, NULL, &err)) fail_msg("store_build: %s", err.message);
+    spec_registry_free(reg);
+    if (store_open(f->db, true, &f->idx, &err)) fail_msg("store_open: %s", err.message);
+    if (search_engine_open(f->idx, &f->eng, &err)) fail_msg("engine: %s", err.message);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    search_engine_close(f->eng);
+    store_close(f->idx);
+    tu_rmtree(f->dir);
+    free(f->dir);
+    free(f->db);
+    free(f);
+    return 0;
+}
+
+static search_result *run(fixture *f, search_query q)
+{
+    search_result *r = NULL;
+    apidex_error err;
+    core_error_clear(&err);
+    if (search_engine_run(f->eng, &q, &r, &err)) fail_msg("search: %s", err.message);
+    return r;
+}
+
+static long hit_index(const search_result *r, const char *id)
+{
+    for (size_t i = 0; i < r->n_hits; i++)
+        if (!strcmp(r->hits[i].id, id)) return (long)i;
+    return -1;
+}
+
+static bool linked(const search_result *r, const char *producer, const char *consumer)
+{
+    long c = hit_index(r, consumer);
+    if (c < 0) return false;
+    for (size_t l = 0; l < r->hits[c].n_links; l++)
+        if (!strcmp(r->hits[c].links[l].producer_id, producer)) return true;
+    return false;
+}
+
+static bool has_edge(fixture *f, const char *consumer, const char *param, const char *producer)
+{
+    const store_edge *e = NULL;
+    size_t n = 0;
+    apidex_error err;
+    if (store_edges(f->idx, &e, &n, &err)) fail_msg("edges: %s", err.message);
+    for (size_t i = 0; i < n; i++)
+        if (e[i].kind == STORE_EDGE_PRODUCER && !strcmp(e[i].src, consumer) &&
+            !strcmp(e[i].dst, producer) && e[i].param && !strcmp(e[i].param, param))
+            return true;
+    return false;
+}
+
+static void test_producers_typed_by_shape(void **state)
+{
+    fixture *f = *state;
+    /* Neither the cast items nor the people search results are named after people; their
+       property names are mostly those of what GET /people/{person_id} returns. */
+    assert_true(has_edge(f, "films:getPerson", "person_id", "films:searchPeople"));
+    assert_true(has_edge(f, "films:getPersonPhotos", "person_id", "films:getFilmCast"));
+    /* a film summary is no person: too few of its names are a person's */
+    assert_false(has_edge(f, "films:getPerson", "person_id", "films:searchFilms"));
+    assert_false(has_edge(f, "films:getPerson", "person_id", "films:getPopularFilms"));
+    /* and the task gets the search before the photos */
+    search_result *r =
+        run(f, (search_query){.text = "photos of the actor Jane Doe", .adaptive = true});
+    assert_true(linked(r, "films:searchPeople", "films:getPersonPhotos"));
+    assert_true(hit_index(r, "films:searchPeople") < hit_index(r, "films:getPersonPhotos"));
+    search_result_free(r);
+}
+
+static void test_ranked_list_filled_to_k(void **state)
+{
+    fixture *f = *state;
+    /* only getFilm mentions a runtime; its producer comes with it, the rest of the list
+       comes from the graph: the endpoints linked to those two first, in the routed API */
+    search_result *r = run(f, (search_query){.text = "how long is the runtime", .k = 5});
+    assert_int_equal(r->n_hits, 5);
+    assert_true(hit_index(r, "films:getFilm") >= 0);
+    for (size_t i = 0; i < r->n_hits; i++) {
+        assert_string_equal(r->hits[i].api, "films");
+        for (size_t j = i + 1; j < r->n_hits; j++)
+            assert_string_not_equal(r->hits[i].id, r->hits[j].id);
+    }
+    assert_true(hit_index(r, "films:getPopularFilms") >= 0); /* the other film_id producer */
+    search_result_free(r);
+    /* the adaptive answer is not padded */
+    r = run(f, (search_query){.text = "how long is the runtime", .adaptive = true});
+    assert_true(r->n_hits <= 2);
+    search_result_free(r);
+}
+
+static void test_alternative_producers_in_ranked_lists(void **state)
+{
+    fixture *f = *state;
+    const char *text = "details and cast of a film";
+    /* a ranked list is read for recall: the second consumer brings the next producer */
+    search_result *r = run(f, (search_query){.text = text, .k = 10});
+    assert_true(hit_index(r, "films:searchFilms") >= 0);
+    assert_true(hit_index(r, "films:getPopularFilms") >= 0);
+    assert_true(linked(r, "films:getPopularFilms", "films:getFilm") ||
+                linked(r, "films:getPopularFilms", "films:getFilmCast"));
+    search_result_free(r);
+    /* the adaptive answer is minimal: the producer already there serves both */
+    r = run(f, (search_query){.text = text, .adaptive = true});
+    long producers = 0;
+    for (size_t i = 0; i < r->n_hits; i++) producers += r->hits[i].role == SEARCH_ROLE_PRODUCER;
+    assert_int_equal(producers, 1);
+    search_result_free(r);
+}
+
+static void test_typos_in_lower_case_words(void **state)
+{
+    fixture *f = *state;
+    search_result *r = run(f, (search_query){.text = "birthdya", .adaptive = true});
+    assert_true(r->n_hits > 0);
+    assert_true(hit_index(r, "films:getPerson") >= 0);
+    search_result_free(r);
+    /* a capitalised word is a name: it is not corrected */
+    r = run(f, (search_query){.text = "Birthdya", .adaptive = true});
+    assert_int_equal(r->n_hits, 0);
+    search_result_free(r);
+    /* short words are not corrected (one edit reaches too many) */
+    r = run(f, (search_query){.text = "flim", .adaptive = true});
+    assert_int_equal(r->n_hits, 0);
+    search_result_free(r);
+}
+
+static void test_task_naming_an_api_routes_to_it(void **state)
+{
+    fixture *f = *state;
+    /* "search by name" fits both APIs; naming one decides */
+    search_result *r = run(f, (search_query){.text = "search by name on Reel", .adaptive = true});
+    assert_true(r->n_hits > 0);
+    assert_string_equal(r->hits[0].api, "films");
+    search_result_free(r);
+    r = run(f, (search_query){.text = "search by name on Tune Cloud", .adaptive = true});
+    assert_true(r->n_hits > 0);
+    assert_string_equal(r->hits[0].api, "music");
+    search_result_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_producers_typed_by_shape),
+        cmocka_unit_test(test_ranked_list_filled_to_k),
+        cmocka_unit_test(test_alternative_producers_in_ranked_lists),
+        cmocka_unit_test(test_typos_in_lower_case_words),
+        cmocka_unit_test(test_task_naming_an_api_routes_to_it),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
