@@ -569,6 +569,63 @@ static int qterm_add(query_state *st, long ti)
     return 0;
 }
 
+/* Length of the quote mark at p (ASCII ' and ", or UTF-8 curly quotes), 0 if none. */
+static size_t quote_at(const char *p, bool *single)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    *single = false;
+    if (*u == '"') return 1;
+    if (*u == '\'') return *single = true, 1;
+    if (u[0] == 0xE2 && u[1] == 0x80 && (u[2] == 0x9C || u[2] == 0x9D)) return 3; /* “ ” */
+    if (u[0] == 0xE2 && u[1] == 0x80 && (u[2] == 0x98 || u[2] == 0x99))           /* ‘ ’ */
+        return *single = true, 3;
+    return 0;
+}
+
+/*
+ * Marks the bytes of text that are values, not intent: quoted strings ("name it 'Love
+ * Mariah'", the message to post) and tokens such as #channel, @user, e-mail addresses
+ * and URLs. Their words are not matched against the index; they still tell that the
+ * task names something. A single quote opens only after a non-letter and closes only
+ * before one, so "DiCaprio's" and "don't" are no quotes.
+ */
+static void mark_values(const char *text, bool *value)
+{
+    size_t n = strlen(text);
+    /* once a quote of a kind finds no close, none after it can: linear time */
+    bool unclosed[2] = {false, false};
+    for (size_t i = 0; i < n; i++) {
+        bool single;
+        size_t ql = quote_at(text + i, &single);
+        if (!ql || unclosed[single] || (single && i && isalnum((unsigned char)text[i - 1])))
+            continue;
+        unclosed[single] = true;
+        for (size_t j = i + ql; j < n; j++) {
+            bool s2;
+            size_t cl = quote_at(text + j, &s2);
+            if (!cl || s2 != single) continue;
+            if (single && j + cl < n && isalnum((unsigned char)text[j + cl])) continue;
+            for (size_t k = i; k < j + cl; k++) value[k] = true;
+            unclosed[single] = false;
+            i = j + cl - 1;
+            break;
+        }
+    }
+    for (size_t i = 0; i < n;) {
+        while (i < n && isspace((unsigned char)text[i])) i++;
+        size_t start = i;
+        bool tokenish = text[i] == '#' || text[i] == '@';
+        while (i < n && !isspace((unsigned char)text[i])) {
+            if (text[i] == '@' ||
+                (text[i] == ':' && i + 2 < n && text[i + 1] == '/' && text[i + 2] == '/'))
+                tokenish = true;
+            i++;
+        }
+        if (tokenish)
+            for (size_t k = start; k < i; k++) value[k] = true;
+    }
+}
+
 /* The task's terms, word by word (a word's case decides whether a typo is corrected). */
 static int query_terms(query_state *st)
 {
@@ -577,12 +634,22 @@ static int query_terms(query_state *st)
     if (!tp) return APIDEX_ENOMEM;
     core_buf b;
     core_buf_init(&b, 1 << 20);
-    int rc = 0;
-    for (const char *w = st->q->text; *w && !rc;) {
+    enum { max_corrections = 8 };
+    size_t tries = 0;
+    const char *text = st->q->text;
+    bool *value = calloc(strlen(text) + 1, sizeof *value);
+    int rc = value ? 0 : APIDEX_ENOMEM;
+    if (value) mark_values(text, value);
+    for (const char *w = text; *w && !rc;) {
         while (*w && isspace((unsigned char)*w)) w++;
         const char *we = w;
         while (*we && !isspace((unsigned char)*we)) we++;
         if (we == w) break;
+        if (value[w - text]) {
+            st->names_things = true;
+            w = we;
+            continue;
+        }
         bool lower = !isupper((unsigned char)*w);
         core_buf_reset(&b);
         store_terms_append(tp, w, (size_t)(we - w), &b);
@@ -594,7 +661,10 @@ static int query_terms(query_state *st)
             size_t n = (size_t)(end - t);
             if (n && !is_stop(e, t, n)) {
                 long ti = term_find(e, t, n);
-                if (ti < 0 && lower) ti = term_correct(e, t, n);
+                if (ti < 0 && lower && tries < max_corrections) {
+                    tries++; /* each try scans the vocabulary: a long task gets a few */
+                    ti = term_correct(e, t, n);
+                }
                 if (ti < 0) st->names_things = true; /* a word the index has never seen */
                 if (ti >= 0) rc = qterm_add(st, ti);
             }
@@ -602,6 +672,7 @@ static int query_terms(query_state *st)
         }
         w = we;
     }
+    free(value);
     store_terms_free(tp);
     core_buf_free(&b);
     return rc;

@@ -1,7 +1,8 @@
 /* Ranking behaviour on two small APIs (tests/data/search/films.yaml and music.yaml):
  * producers typed by the shape of what they return, ranked lists filled to k from the
  * data-flow graph, alternative producers in ranked lists against a minimal adaptive set,
- * typo correction of lower-case words, and routing to an API the task names. */
+ * typo correction of lower-case words, routing to an API the task names, and quoted
+ * values kept out of the match. */
 #include "testutil.h"
 
 #include "search/search.h"
@@ -65,6 +66,12 @@ static long hit_index(const search_result *r, const char *id)
     for (size_t i = 0; i < r->n_hits; i++)
         if (!strcmp(r->hits[i].id, id)) return (long)i;
     return -1;
+}
+
+static bool is_primary(const search_result *r, const char *id)
+{
+    long i = hit_index(r, id);
+    return i >= 0 && r->hits[i].role == SEARCH_ROLE_PRIMARY;
 }
 
 static bool linked(const search_result *r, const char *producer, const char *consumer)
@@ -178,6 +185,38 @@ static void test_task_naming_an_api_routes_to_it(void **state)
     search_result_free(r);
 }
 
+static void test_quoted_values_are_not_intent(void **state)
+{
+    fixture *f = *state;
+    /* the words of a name to give are no request: without the quotes this task is a
+       catalog search; with them (ASCII or curly) it creates a playlist */
+    const char *quoted[] = {"make a playlist named 'Search the catalog'",
+                            "make a playlist named \"Search the catalog\"",
+                            "make a playlist named \xE2\x80\x9CSearch the catalog\xE2\x80\x9D"};
+    for (size_t i = 0; i < 3; i++) {
+        search_result *r = run(f, (search_query){.text = quoted[i], .adaptive = true});
+        long c = hit_index(r, "music:createPlaylist");
+        assert_true(c >= 0);
+        assert_int_equal(r->hits[c].role, SEARCH_ROLE_PRIMARY);
+        assert_false(is_primary(r, "music:searchCatalog")); /* a producer at most */
+        search_result_free(r);
+    }
+    search_result *r = run(
+        f, (search_query){.text = "make a playlist named Search the catalog", .adaptive = true});
+    assert_string_equal(r->hits[0].id, "music:searchCatalog");
+    search_result_free(r);
+    /* #channels, @handles, e-mail addresses and URLs are values too; an apostrophe
+       inside a word opens no quote */
+    r = run(f, (search_query){.text = "create a playlist #search-catalog for tom@catalog.io "
+                                      "from https://example.com/search",
+                              .adaptive = true});
+    assert_false(is_primary(r, "music:searchCatalog"));
+    search_result_free(r);
+    r = run(f, (search_query){.text = "list Abbey Road's tracks", .adaptive = true});
+    assert_true(hit_index(r, "music:getAlbumTracks") >= 0);
+    search_result_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +225,7 @@ int main(void)
         cmocka_unit_test(test_alternative_producers_in_ranked_lists),
         cmocka_unit_test(test_typos_in_lower_case_words),
         cmocka_unit_test(test_task_naming_an_api_routes_to_it),
+        cmocka_unit_test(test_quoted_values_are_not_intent),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
