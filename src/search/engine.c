@@ -428,7 +428,8 @@ typedef struct query_state {
     uint32_t *best_doc; /* per op, the chunk that gave raw */
     bool *allowed;      /* per op, passes the filters */
     uint32_t best_api;
-    bool api_named;      /* the task names best_api ("my Stripe balance") */
+    bool api_named; /* the task names an API ("my Stripe balance"): named_api */
+    uint32_t named_api;
     bool literal_id;     /* the task names an identifier value itself */
     bool names_things;   /* the task names something by name (capitalised, quoted, unknown words) */
     double max_raw;      /* best lexical score */
@@ -731,9 +732,33 @@ static void fuse_scores(query_state *st)
     free(fused);
 }
 
+/*
+ * A task that names exactly one API by name ("my Stripe balance") goes to it. The name
+ * then has done its work: it is dropped from the terms (unless it is the only one), so
+ * that inside the API the operations whose texts happen to say "Stripe" gain nothing.
+ */
+static void find_named_api(query_state *st)
+{
+    const search_engine *e = st->e;
+    long named = -1;
+    size_t at = 0;
+    for (size_t a = 0; a < e->n_apis && named != -2; a++)
+        for (size_t qi = 0; qi < st->n_terms; qi++)
+            if (e->name_term[a] >= 0 && st->terms[qi].term == e->name_term[a]) {
+                named = named == -1 ? (long)a : -2;
+                at = qi;
+                break;
+            }
+    if (named < 0) return;
+    st->api_named = true;
+    st->named_api = (uint32_t)named;
+    if (st->n_terms > 1) st->terms[at] = st->terms[--st->n_terms];
+}
+
 static void score_ops(query_state *st)
 {
     const search_engine *e = st->e;
+    find_named_api(st);
     double *doc_score = calloc(e->n_docs ? e->n_docs : 1, sizeof *doc_score);
     if (!doc_score) return;
     for (size_t qi = 0; qi < st->n_terms; qi++) {
@@ -791,18 +816,7 @@ static void score_ops(query_state *st)
             }
         }
         free(api_top);
-        /* a task that names exactly one API by name goes to it */
-        long named = -1;
-        for (size_t a = 0; a < e->n_apis && named != -2; a++)
-            for (size_t qi = 0; qi < st->n_terms; qi++)
-                if (e->name_term[a] >= 0 && st->terms[qi].term == e->name_term[a]) {
-                    named = named == -1 ? (long)a : -2;
-                    break;
-                }
-        if (named >= 0) {
-            st->best_api = (uint32_t)named;
-            st->api_named = true;
-        }
+        if (st->api_named) st->best_api = st->named_api;
     }
     for (size_t i = 0; i < e->n_ops; i++)
         st->score[i] = st->allowed[i] ? st->raw[i] * (e->info[i].api == st->best_api ? 1.0

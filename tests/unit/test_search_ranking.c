@@ -183,6 +183,17 @@ static void test_task_naming_an_api_routes_to_it(void **state)
     assert_true(r->n_hits > 0);
     assert_string_equal(r->hits[0].api, "music");
     search_result_free(r);
+    /* once it has routed, the name counts for nothing inside the API: the popular list,
+       whose description happens to say "Reel", does not join the film's details */
+    r = run(f, (search_query){.text = "film details on Reel", .adaptive = true});
+    assert_true(hit_index(r, "films:getFilm") >= 0);
+    assert_int_equal(hit_index(r, "films:getPopularFilms"), -1);
+    search_result_free(r);
+    /* a task that is only the name still finds something */
+    r = run(f, (search_query){.text = "Reel", .adaptive = true});
+    assert_true(r->n_hits > 0);
+    assert_string_equal(r->hits[0].api, "films");
+    search_result_free(r);
 }
 
 static void test_quoted_values_are_not_intent(void **state)
