@@ -272,6 +272,9 @@ typedef struct agent_ask_options {
     const char *cache_dir;   /* NULL = agent_cache_dir(); "" = no cache */
     long cache_ttl_s;        /* 0 = default (86400); < 0 = do not use the cache */
     bool context_only;       /* do not call the LLM even when one is given */
+    search_mode mode;        /* retrieval: lexical (default), dense or hybrid (the engine's
+                                embedder must be set for the last two) */
+    double hybrid_weight;    /* search_query.hybrid_weight */
     void (*on_delta)(void *ctx, const char *text, size_t n); /* streamed answer */
     void *on_delta_ctx;
 } agent_ask_options;

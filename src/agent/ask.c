@@ -187,7 +187,8 @@ static int retrieve(ask_state *st, search_engine *eng, const char *question,
                       .k = opt->k,
                       .adaptive = opt->k == 0,
                       .apis = opt->apis,
-                      .mode = SEARCH_LEXICAL};
+                      .mode = opt->mode,
+                      .hybrid_weight = opt->hybrid_weight};
     search_result *res = NULL;
     int rc = search_engine_run(eng, &q, &res, err);
     if (rc) return rc;
@@ -361,6 +362,8 @@ static uint64_t cache_key(const agent_ask_options *opt, store_index *idx, const 
                     (unsigned long long)store_index_version(idx), cfg->base_url, cfg->model,
                     question, opt->budget, opt->k);
     for (size_t i = 0; opt->apis && opt->apis[i]; i++) core_buf_printf(b, "api=%s\n", opt->apis[i]);
+    if (opt->mode != SEARCH_LEXICAL) /* lexical keys stay as they were */
+        core_buf_printf(b, "mode=%d/%g\n", (int)opt->mode, opt->hybrid_weight);
     return core_hash64(b->data, b->len);
 }
 

@@ -42,20 +42,27 @@ int cli_build_index(const char *db, char *const *paths, size_t n_paths,
                     const struct store_build_options *opt, const cli_index_flags *flags,
                     struct store_build_report *rep, apidex_error *err);
 
-/* ---- embedding options shared by index, search and eval (embed_flags.c) */
+/* ---- embedding options shared by index, search, eval, serve and mcp (embed_flags.c) */
 typedef struct cli_embed_flags {
     const char *model, *url, *key;
     const char *weight_arg; /* --hybrid-weight as given */
     double hybrid_weight;   /* search_query.hybrid_weight (0 = reciprocal-rank fusion) */
-    bool given;             /* --model, --embed-url or --embed-key was given */
+    int mode;               /* --mode: a search_mode (search, eval, serve, mcp) */
+    bool mode_given;
+    bool given; /* --model, --embed-url or --embed-key was given */
 } cli_embed_flags;
 struct embed_provider;
 /** The embedding flags' help lines. */
 const char *cli_embed_flags_help(void);
-/** Consumes argv[*i] (and its value) if it is an embedding flag: 1 taken, 0 not one, -1 bad. */
+/** Consumes argv[*i] (and its value) if it is an embedding flag or --mode: 1 taken, 0 not
+    one, -1 bad. */
 int cli_embed_parse_flag(int argc, char **argv, int *i, cli_embed_flags *f);
 /** Opens the provider of the flags (env fills the rest); prints errors; a CLI_* code. */
 int cli_embed_open(const cli_embed_flags *f, struct embed_provider **out);
+struct serve_search_config;
+/** How serve and mcp search (--mode and the embedding flags; cmd_serve.c): opens the
+    provider for dense and hybrid (out->embedder, the caller closes it); a CLI_* code. */
+int cli_search_config(const cli_embed_flags *f, struct serve_search_config *out);
 
 /* ---- LLM options shared by agent, ask, eval --agent and index (cmd_agent.c) */
 typedef struct cli_llm_flags {

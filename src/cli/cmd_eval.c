@@ -336,16 +336,6 @@ int cli_cmd_eval(int argc, char **argv)
             if (*end || b <= 0) code = CLI_USAGE;
             a.opt.budget = (size_t)b;
             i++;
-        } else if (!strcmp(o, "--mode") && v) {
-            if (!strcmp(v, "lexical"))
-                a.opt.mode = SEARCH_LEXICAL;
-            else if (!strcmp(v, "dense"))
-                a.opt.mode = SEARCH_DENSE;
-            else if (!strcmp(v, "hybrid"))
-                a.opt.mode = SEARCH_HYBRID;
-            else
-                code = CLI_USAGE;
-            i++;
         } else if (!strcmp(o, "--db") && v) {
             a.db = v;
             i++;
@@ -383,6 +373,7 @@ int cli_cmd_eval(int argc, char **argv)
             code = err.code == APIDEX_ENOMEM ? CLI_FAILURE : CLI_USAGE;
         }
     a.opt.hybrid_weight = a.embed.hybrid_weight;
+    a.opt.mode = (search_mode)a.embed.mode;
     if (code == CLI_OK && a.opt.mode != SEARCH_LEXICAL)
         code = cli_embed_open(&a.embed, &a.embedder);
     bool problems = false;

@@ -181,7 +181,7 @@ int cli_cmd_index(int argc, char **argv)
         } else if (!strcmp(a, "--no-llm")) {
             no_llm = true;
         } else if ((embed_flag = cli_embed_parse_flag(argc, argv, &i, &embed_flags)) != 0) {
-            if (embed_flag < 0 || embed_flags.weight_arg) {
+            if (embed_flag < 0 || embed_flags.weight_arg || embed_flags.mode_given) {
                 fprintf(stderr, "apidex index: bad or incomplete option '%s'\n", a);
                 index_usage(stderr);
                 free(paths);

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 
 #include "agent/agent.h"
+#include "embed/embed.h"
 #include "serve/serve.h"
 
 #include <signal.h>
@@ -20,19 +21,26 @@ static void on_signal(int sig)
 
 static void mcp_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: apidex mcp [--db FILE] [--reload-interval SECONDS] [--no-llm] [LLM flags]\n"
-            "  Speaks the Model Context Protocol on stdin/stdout (revisions %s,\n"
-            "  %s, %s, %s and %s) with the tools search_endpoints,\n"
-            "  get_endpoint, list_apis and ask_api and the resources apidex://apis/{api} and\n"
-            "  apidex://endpoints/{id}. Logs go to stderr.\n"
-            "  --db FILE               index file (default $APIDEX_DB or ./apidex.db)\n"
-            "  --reload-interval S     look for a rebuilt index at most every S seconds\n"
-            "                          (default 2; 0 = on every request, -1 = never)\n"
-            "  --no-llm                ask_api returns the context only, even with an LLM set\n"
-            "See docs/CLIENTS.md for Claude Desktop, Cursor and VS Code configuration.\n\n%s",
-            mcp_supported_revisions[0], mcp_supported_revisions[1], mcp_supported_revisions[2],
-            mcp_supported_revisions[3], mcp_supported_revisions[4], cli_llm_flags_help());
+    fprintf(
+        out,
+        "usage: apidex mcp [--db FILE] [--reload-interval SECONDS] [--no-llm] [--mode M]\n"
+        "                  [embedding flags] [LLM flags]\n"
+        "  Speaks the Model Context Protocol on stdin/stdout (revisions %s,\n"
+        "  %s, %s, %s and %s) with the tools search_endpoints,\n"
+        "  get_endpoint, list_apis and ask_api and the resources apidex://apis/{api} and\n"
+        "  apidex://endpoints/{id}. Logs go to stderr.\n"
+        "  --db FILE               index file (default $APIDEX_DB or ./apidex.db)\n"
+        "  --reload-interval S     look for a rebuilt index at most every S seconds\n"
+        "                          (default 2; 0 = on every request, -1 = never)\n"
+        "  --no-llm                ask_api returns the context only, even with an LLM set\n"
+        "  --mode M                lexical (default), dense or hybrid ranking (needs the\n"
+        "                          index's vectors: apidex index ... --model; checked at start)\n"
+        "  --hybrid-weight W       weighted sum instead of rank fusion (0 < W <= 1)\n"
+        "See docs/CLIENTS.md for Claude Desktop, Cursor and VS Code configuration.\n\n"
+        "Embedding (with --mode dense|hybrid: the model the index was built with):\n%s%s",
+        mcp_supported_revisions[0], mcp_supported_revisions[1], mcp_supported_revisions[2],
+        mcp_supported_revisions[3], mcp_supported_revisions[4], cli_embed_flags_help(),
+        cli_llm_flags_help());
 }
 
 int cli_cmd_mcp(int argc, char **argv)
@@ -40,10 +48,12 @@ int cli_cmd_mcp(int argc, char **argv)
     const char *db_flag = NULL;
     double interval = 2.0;
     cli_llm_flags llm_flags = {0};
+    cli_embed_flags embed_flags = {0};
     bool no_llm = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int taken = cli_llm_parse_flag(argc, argv, &i, &llm_flags);
+        if (!taken) taken = cli_embed_parse_flag(argc, argv, &i, &embed_flags);
         if (taken < 0) {
             fprintf(stderr, "apidex mcp: bad value for '%s'\n", a);
             return CLI_USAGE;
@@ -72,17 +82,20 @@ int cli_cmd_mcp(int argc, char **argv)
         }
     }
     const char *db_path = cli_db_path(db_flag);
+    serve_search_config search;
+    int code = cli_search_config(&embed_flags, &search);
+    if (code) return code;
     agent_llm *llm = NULL;
-    if (!no_llm) {
-        int code = cli_llm_open(&llm_flags, false, &llm);
-        if (code) return code;
+    if (!no_llm && (code = cli_llm_open(&llm_flags, false, &llm)) != 0) {
+        embed_provider_close(search.embedder);
+        return code;
     }
     apidex_error err;
     core_error_clear(&err);
     serve_db *db = NULL;
     mcp_server *srv = NULL;
     mcp_server_options mo = {.llm = llm};
-    int rc = serve_db_open(db_path, interval, &db, &err);
+    int rc = serve_db_open_search(db_path, interval, &search, &db, &err);
     if (!rc) rc = mcp_server_new(db, &mo, &srv, &err);
     if (rc) {
         cli_print_error(&err);
@@ -91,7 +104,8 @@ int cli_cmd_mcp(int argc, char **argv)
                     db_path);
         serve_db_close(db);
         agent_llm_close(llm);
-        return CLI_FAILURE;
+        embed_provider_close(search.embedder);
+        return rc == APIDEX_EINVAL || rc == APIDEX_EUNSUPPORTED ? CLI_USAGE : CLI_FAILURE;
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -99,13 +113,17 @@ int cli_cmd_mcp(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    fprintf(stderr, "apidex mcp: serving %s on stdio; ask_api: %s%s\n", db_path,
+    static const char *const modes[] = {"lexical", "dense", "hybrid"};
+    fprintf(stderr, "apidex mcp: serving %s on stdio; search: %s%s%s; ask_api: %s%s\n", db_path,
+            modes[search.mode % 3], search.embedder ? " with " : "",
+            search.embedder ? embed_provider_model_id(search.embedder) : "",
             llm ? "answers with " : "context only (no LLM configured)",
             llm ? agent_llm_get_config(llm)->model : "");
     rc = mcp_serve_stdio(srv, STDIN_FILENO, STDOUT_FILENO, 4u << 20, &mcp_stop);
     mcp_server_free(srv);
     serve_db_close(db);
     agent_llm_close(llm);
+    embed_provider_close(search.embedder);
     if (rc) {
         fprintf(stderr, "apidex mcp: %s\n", apidex_strerror(rc));
         return CLI_FAILURE;

@@ -160,16 +160,6 @@ int cli_cmd_search(int argc, char **argv)
         } else if (!strcmp(a, "--method") && v) {
             ok = add_filter(methods, &n_methods, v);
             i++;
-        } else if (!strcmp(a, "--mode") && v) {
-            if (!strcmp(v, "lexical"))
-                q.mode = SEARCH_LEXICAL;
-            else if (!strcmp(v, "dense"))
-                q.mode = SEARCH_DENSE;
-            else if (!strcmp(v, "hybrid"))
-                q.mode = SEARCH_HYBRID;
-            else
-                ok = false;
-            i++;
         } else if ((embed_flag = cli_embed_parse_flag(argc, argv, &i, &embed_flags)) != 0) {
             ok = embed_flag > 0;
         } else if (a[0] == '-' && a[1]) {
@@ -193,6 +183,7 @@ int cli_cmd_search(int argc, char **argv)
     if (n_tags) q.tags = tags;
     if (n_methods) q.methods = methods;
     q.hybrid_weight = embed_flags.hybrid_weight;
+    q.mode = (search_mode)embed_flags.mode;
     embed_provider *embedder = NULL;
     if (q.mode != SEARCH_LEXICAL) {
         int ec = cli_embed_open(&embed_flags, &embedder);

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 
 #include "agent/agent.h"
+#include "embed/embed.h"
 #include "serve/serve.h"
 
 #include <errno.h>
@@ -33,6 +34,7 @@ static void serve_usage(FILE *out)
         "                    [--max-body BYTES] [--max-header BYTES] [--max-connections N]\n"
         "                    [--timeout SECONDS] [--cors ORIGIN]... [--access-log FILE|none]\n"
         "                    [--reload-interval SECONDS] [--port-file FILE] [--allow-remote]\n"
+        "                    [--mode M] [embedding flags] [LLM flags]\n"
         "  Routes: GET /v1/search?q=&k=&adaptive=&api=&tag=&method=, GET /v1/endpoints/{id},\n"
         "  GET /v1/apis, POST /v1/ask, GET /healthz, GET /metrics, GET /openapi.json, and\n"
         "  MCP (Streamable HTTP) at /mcp.\n"
@@ -51,9 +53,13 @@ static void serve_usage(FILE *out)
         "  --reload-interval S   look for a rebuilt index at most every S seconds (default 2)\n"
         "  --port-file FILE      write the bound port there once listening\n"
         "  --allow-remote        allow a non-loopback --listen address\n"
-        "  --no-llm              /v1/ask and ask_api return the context only, even with an LLM\n\n"
-        "%s",
-        cli_llm_flags_help());
+        "  --no-llm              /v1/ask and ask_api return the context only, even with an LLM\n"
+        "  --mode M              lexical (default), dense or hybrid: how search, ask and the MCP\n"
+        "                        tools rank (needs the index's vectors: apidex index ... --model;\n"
+        "                        checked at start and at every reload)\n"
+        "  --hybrid-weight W     weighted sum instead of rank fusion (0 < W <= 1)\n"
+        "Embedding (with --mode dense|hybrid: the model the index was built with):\n%s%s",
+        cli_embed_flags_help(), cli_llm_flags_help());
 }
 
 static bool parse_size(const char *v, size_t lo, size_t hi, size_t *out)
@@ -80,6 +86,12 @@ static char *read_token_file(const char *path)
     return text;
 }
 
+int cli_search_config(const cli_embed_flags *f, serve_search_config *out)
+{
+    *out = (serve_search_config){.mode = (search_mode)f->mode, .hybrid_weight = f->hybrid_weight};
+    return out->mode == SEARCH_LEXICAL ? CLI_OK : cli_embed_open(f, &out->embedder);
+}
+
 int cli_cmd_serve(int argc, char **argv)
 {
     serve_http_options o = {.access_log_fd = STDERR_FILENO};
@@ -88,11 +100,13 @@ int cli_cmd_serve(int argc, char **argv)
     size_t n_cors = 0, v_size = 0;
     double interval = 2.0;
     cli_llm_flags llm_flags = {0};
+    cli_embed_flags embed_flags = {0};
     bool no_llm = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;
         int taken = cli_llm_parse_flag(argc, argv, &i, &llm_flags);
+        if (!taken) taken = cli_embed_parse_flag(argc, argv, &i, &embed_flags);
         if (taken < 0) {
             fprintf(stderr, "apidex serve: bad value for '%s'\n", a);
             return CLI_USAGE;
@@ -170,10 +184,20 @@ int cli_cmd_serve(int argc, char **argv)
         o.access_log_fd = log_fd;
     }
 
+    serve_search_config search;
+    {
+        int code = cli_search_config(&embed_flags, &search);
+        if (code) {
+            free(token_buf);
+            if (log_fd >= 0) close(log_fd);
+            return code;
+        }
+    }
     agent_llm *llm = NULL;
     if (!no_llm) {
         int code = cli_llm_open(&llm_flags, false, &llm);
         if (code) {
+            embed_provider_close(search.embedder);
             free(token_buf);
             if (log_fd >= 0) close(log_fd);
             return code;
@@ -182,6 +206,7 @@ int cli_cmd_serve(int argc, char **argv)
     o.llm = llm;
     if (pipe2(stop_pipe, O_CLOEXEC) != 0) {
         agent_llm_close(llm);
+        embed_provider_close(search.embedder);
         fprintf(stderr, "apidex serve: pipe: %s\n", strerror(errno));
         free(token_buf);
         if (log_fd >= 0) close(log_fd);
@@ -201,7 +226,7 @@ int cli_cmd_serve(int argc, char **argv)
     mcp_server *mcp = NULL;
     serve_http *http = NULL;
     mcp_server_options mo = {.private_cache = o.token != NULL, .llm = llm};
-    int rc = serve_db_open(db_path, interval, &db, &err);
+    int rc = serve_db_open_search(db_path, interval, &search, &db, &err);
     if (!rc) rc = mcp_server_new(db, &mo, &mcp, &err);
     if (!rc) rc = serve_http_start(db, mcp, &o, &http, &err);
     if (rc) {
@@ -212,15 +237,20 @@ int cli_cmd_serve(int argc, char **argv)
         mcp_server_free(mcp);
         serve_db_close(db);
         agent_llm_close(llm);
+        embed_provider_close(search.embedder);
         if (log_fd >= 0) close(log_fd);
         free(token_buf);
-        return rc == APIDEX_EINVAL ? CLI_USAGE : CLI_FAILURE;
+        return rc == APIDEX_EINVAL || rc == APIDEX_EUNSUPPORTED ? CLI_USAGE : CLI_FAILURE;
     }
     const char *listen = o.listen ? o.listen : "127.0.0.1:8080";
     const char *colon = strrchr(listen, ':');
-    fprintf(stderr, "apidex serve: %s on http://%.*s:%u (MCP at /mcp)%s; ask: %s%s\n", db_path,
-            (int)(colon ? colon - listen : 0), listen, serve_http_port(http),
-            o.token ? ", bearer token required" : "",
+    static const char *const modes[] = {"lexical", "dense", "hybrid"};
+    fprintf(stderr,
+            "apidex serve: %s on http://%.*s:%u (MCP at /mcp)%s; search: %s%s%s; ask: %s%s\n",
+            db_path, (int)(colon ? colon - listen : 0), listen, serve_http_port(http),
+            o.token ? ", bearer token required" : "", modes[search.mode % 3],
+            search.embedder ? " with " : "",
+            search.embedder ? embed_provider_model_id(search.embedder) : "",
             llm ? "answers with " : "context only (no LLM configured)",
             llm ? agent_llm_get_config(llm)->model : "");
     if (port_file) {
@@ -238,6 +268,7 @@ int cli_cmd_serve(int argc, char **argv)
     mcp_server_free(mcp);
     serve_db_close(db);
     agent_llm_close(llm);
+    embed_provider_close(search.embedder);
     if (log_fd >= 0) close(log_fd);
     free(token_buf);
     return CLI_OK;

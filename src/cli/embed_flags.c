@@ -1,10 +1,12 @@
 /*
- * Embedding flags shared by index, search and eval (--model, --embed-url,
- * --embed-key, --hybrid-weight) and opening the provider they describe.
+ * Embedding flags shared by index, search, eval, serve and mcp (--model, --embed-url,
+ * --embed-key, --hybrid-weight, and --mode where a search runs) and opening the
+ * provider they describe.
  */
 #include "cli/cli.h"
 
 #include "embed/embed.h"
+#include "search/search.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,19 @@ const char *cli_embed_flags_help(void)
 int cli_embed_parse_flag(int argc, char **argv, int *i, cli_embed_flags *f)
 {
     const char *a = argv[*i];
+    if (!strcmp(a, "--mode")) {
+        if (*i + 1 >= argc) return -1;
+        const char *v = argv[++*i];
+        static const char *const modes[] = {"lexical", "dense", "hybrid"};
+        static const search_mode values[] = {SEARCH_LEXICAL, SEARCH_DENSE, SEARCH_HYBRID};
+        for (int m = 0; m < 3; m++)
+            if (!strcmp(v, modes[m])) {
+                f->mode = (int)values[m];
+                f->mode_given = true;
+                return 1;
+            }
+        return -1;
+    }
     const char **slot = !strcmp(a, "--model")           ? &f->model
                         : !strcmp(a, "--embed-url")     ? &f->url
                         : !strcmp(a, "--embed-key")     ? &f->key

@@ -124,8 +124,10 @@ struct search_engine {
     char **stop;     /* stop words through the term pipeline */
     size_t n_stop;
     core_arena *arena;
-    embed_provider *embedder;   /* not owned; NULL: lexical only */
-    pthread_mutex_t embed_lock; /* providers are not thread-safe */
+    embed_provider *embedder;    /* not owned; NULL: lexical only */
+    pthread_mutex_t embed_lock;  /* providers are not thread-safe */
+    pthread_mutex_t *embed_held; /* the lock taken around the provider: embed_lock, or one
+                                    shared by every engine using the same provider */
     /* The last query's vector (under embed_lock): the same task is often run twice in a
        row (a ranked list, then the adaptive answer), and a remote embedding costs a round trip. */
     char *last_text;
@@ -236,7 +238,14 @@ void search_engine_close(search_engine *e)
 
 void search_engine_set_embedder(search_engine *eng, embed_provider *p)
 {
-    if (eng) eng->embedder = p;
+    search_engine_share_embedder(eng, p, NULL);
+}
+
+void search_engine_share_embedder(search_engine *eng, embed_provider *p, pthread_mutex_t *lock)
+{
+    if (!eng) return;
+    eng->embedder = p;
+    eng->embed_held = lock ? lock : &eng->embed_lock;
 }
 
 /*
@@ -294,6 +303,7 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
     pthread_mutex_init(&e->embed_lock, NULL);
+    e->embed_held = &e->embed_lock;
     e->idx = idx;
     int rc = store_operations(idx, &e->ops, &e->n_ops, err);
     if (!rc) rc = store_apis(idx, &e->apis, &e->n_apis, err);
@@ -1128,7 +1138,7 @@ static int dense_scores(search_engine *e, const char *text, double *dense, uint3
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
     size_t dim = 0;
-    pthread_mutex_lock(&e->embed_lock);
+    pthread_mutex_lock(e->embed_held);
     rc = embed_provider_dim(e->embedder, &dim, err);
     if (!rc && dim != v->dim)
         rc = core_error_set(err, APIDEX_EUNSUPPORTED,
@@ -1153,7 +1163,7 @@ static int dense_scores(search_engine *e, const char *text, double *dense, uint3
             free(t);
         }
     }
-    pthread_mutex_unlock(&e->embed_lock);
+    pthread_mutex_unlock(e->embed_held);
     if (!rc) {
         embed_l2_normalize(qv, v->dim);
         /* Every chunk: an endpoint's score is its best chunk, and composition wants the

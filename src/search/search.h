@@ -10,6 +10,8 @@
 
 #include "store/store.h"
 
+#include <pthread.h>
+
 typedef enum { SEARCH_LEXICAL = 0, SEARCH_DENSE = 1, SEARCH_HYBRID = 2 } search_mode;
 
 /** A query. Zeroed fields mean defaults. */
@@ -88,6 +90,13 @@ struct embed_provider;
  * stay thread-safe. Set it before the first run; NULL turns dense modes off.
  */
 void search_engine_set_embedder(search_engine *eng, struct embed_provider *p);
+/**
+ * The same, for a provider several engines use at once (a server keeps the engines of the
+ * old and the new index while it reloads): calls into it are serialised by lock, which
+ * must outlive the engine.
+ */
+void search_engine_share_embedder(search_engine *eng, struct embed_provider *p,
+                                  pthread_mutex_t *lock);
 
 /** Runs a query. *out: search_result_free. Thread-safe. */
 int search_engine_run(search_engine *eng, const search_query *q, search_result **out,

@@ -17,7 +17,9 @@ struct serve_db {
     serve_snapshot *current;
     double last_check;
     atomic_uint_fast64_t reloads, reload_failures;
-    bool failing; /* the last reload failed: say so once, not at every check */
+    bool failing;               /* the last reload failed: say so once, not at every check */
+    serve_search_config search; /* every snapshot's engine queries this way */
+    pthread_mutex_t embed_lock; /* one provider, shared by the engines of all snapshots */
 };
 
 static void snapshot_free(serve_snapshot *s)
@@ -96,6 +98,20 @@ static int snapshot_graph(serve_snapshot *s)
     return rc;
 }
 
+/* One query in the served mode, so that an index without the right vectors is refused
+   when it is opened (or reloaded: the old snapshot stays), not at every request. */
+static int probe_mode(serve_snapshot *s, apidex_error *err)
+{
+    search_query q = {.text = "probe",
+                      .k = 1,
+                      .mode = s->db->search.mode,
+                      .hybrid_weight = s->db->search.hybrid_weight};
+    search_result *res = NULL;
+    int rc = search_engine_run(s->eng, &q, &res, err);
+    search_result_free(res);
+    return rc;
+}
+
 static int snapshot_open(serve_db *db, serve_snapshot **out, apidex_error *err)
 {
     serve_snapshot *s = calloc(1, sizeof *s);
@@ -109,6 +125,9 @@ static int snapshot_open(serve_db *db, serve_snapshot **out, apidex_error *err)
     if (!rc) rc = store_schemas(s->idx, &s->schemas, &s->n_schemas, err);
     if (!rc) rc = store_edges(s->idx, &s->edges, &s->n_edges, err);
     if (!rc) rc = search_engine_open(s->idx, &s->eng, err);
+    if (!rc && db->search.embedder)
+        search_engine_share_embedder(s->eng, db->search.embedder, &db->embed_lock);
+    if (!rc && db->search.mode != SEARCH_LEXICAL) rc = probe_mode(s, err);
     if (!rc && (rc = snapshot_graph(s)) != 0)
         core_error_set(err, rc, "out of memory while loading the index");
     if (rc) {
@@ -121,15 +140,26 @@ static int snapshot_open(serve_db *db, serve_snapshot **out, apidex_error *err)
 
 int serve_db_open(const char *path, double check_interval_s, serve_db **out, apidex_error *err)
 {
+    return serve_db_open_search(path, check_interval_s, NULL, out, err);
+}
+
+int serve_db_open_search(const char *path, double check_interval_s, const serve_search_config *cfg,
+                         serve_db **out, apidex_error *err)
+{
     *out = NULL;
+    if (cfg && cfg->mode != SEARCH_LEXICAL && !cfg->embedder)
+        return core_error_set(err, APIDEX_EINVAL,
+                              "dense and hybrid search need an embedding provider");
     serve_db *db = calloc(1, sizeof *db);
     if (!db || !(db->path = strdup(path))) {
         free(db);
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
     db->check_interval_s = check_interval_s;
+    if (cfg) db->search = *cfg;
     pthread_mutex_init(&db->lock, NULL);
     pthread_mutex_init(&db->reload_lock, NULL);
+    pthread_mutex_init(&db->embed_lock, NULL);
     atomic_init(&db->reloads, 0);
     atomic_init(&db->reload_failures, 0);
     int rc = snapshot_open(db, &db->current, err);
@@ -148,6 +178,7 @@ void serve_db_close(serve_db *db)
     serve_snapshot_release(db->current);
     pthread_mutex_destroy(&db->lock);
     pthread_mutex_destroy(&db->reload_lock);
+    pthread_mutex_destroy(&db->embed_lock);
     free(db->path);
     free(db);
 }
@@ -219,6 +250,11 @@ uint64_t serve_db_reloads(serve_db *db)
 uint64_t serve_db_reload_failures(serve_db *db)
 {
     return atomic_load(&db->reload_failures);
+}
+
+const serve_search_config *serve_db_search(const serve_db *db)
+{
+    return &db->search;
 }
 
 const char *serve_db_path(const serve_db *db)

@@ -477,6 +477,9 @@ static enum MHD_Result route_healthz(serve_http *h, struct MHD_Connection *conn,
         serve_jadd(idx, "apis", json_object_new_int64((int64_t)info->n_apis));
         serve_jadd(idx, "operations", json_object_new_int64((int64_t)info->n_operations));
         serve_jadd(idx, "schemas", json_object_new_int64((int64_t)info->n_schemas));
+        static const char *const modes[] = {"lexical", "dense", "hybrid"};
+        const serve_search_config *sc = serve_db_search(h->db);
+        serve_jadd(idx, "search_mode", json_object_new_string(modes[sc->mode % 3]));
         serve_jadd(o, "index", idx);
         idx = NULL;
     }

@@ -261,7 +261,9 @@ int serve_query_search(serve_snapshot *snap, const serve_search_args *a, struct 
                       .apis = a->apis,
                       .tags = a->tags,
                       .methods = a->methods,
-                      .include_deprecated = a->include_deprecated};
+                      .include_deprecated = a->include_deprecated,
+                      .mode = serve_db_search(snap->db)->mode,
+                      .hybrid_weight = serve_db_search(snap->db)->hybrid_weight};
     search_result *res = NULL;
     if ((rc = search_engine_run(snap->eng, &q, &res, err)) != 0) return rc;
     struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
@@ -713,7 +715,11 @@ int serve_query_ask(serve_snapshot *snap, const serve_ask_args *a, struct json_o
                               SERVE_MIN_BUDGET, SERVE_MAX_BUDGET);
     /* The same askAPI as `apidex ask`: retrieval, expansion, assembly, and the LLM's
        answer when the server has one (cached on disk per index build and question). */
-    agent_ask_options opt = {.apis = a->apis, .budget = budget, .context_only = a->llm == NULL};
+    agent_ask_options opt = {.apis = a->apis,
+                             .budget = budget,
+                             .context_only = a->llm == NULL,
+                             .mode = serve_db_search(snap->db)->mode,
+                             .hybrid_weight = serve_db_search(snap->db)->hybrid_weight};
     agent_answer *ans = NULL;
     if ((rc = agent_ask(snap->idx, snap->eng, a->llm, a->task, &opt, &ans, err)) != 0) return rc;
     struct json_object *o = json_object_new_object();

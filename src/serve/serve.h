@@ -52,6 +52,23 @@ typedef struct serve_snapshot serve_snapshot;
  * never. Errors as store_open. *out: serve_db_close.
  */
 int serve_db_open(const char *path, double check_interval_s, serve_db **out, apidex_error *err);
+
+/** How a served index is searched (every snapshot's engine, every search and ask). */
+typedef struct serve_search_config {
+    search_mode mode;                /* lexical (default), dense or hybrid */
+    double hybrid_weight;            /* search_query.hybrid_weight (0 = rank fusion) */
+    struct embed_provider *embedder; /* dense and hybrid: the provider the index's vectors
+                                        were built with; not owned, outlives the db */
+} serve_search_config;
+/**
+ * serve_db_open, searching as cfg says (NULL: lexical). A dense or hybrid mode is tried
+ * on the index when it is opened or reloaded: an index without matching vectors is
+ * refused then (a reload keeps the old one), not at every request.
+ */
+int serve_db_open_search(const char *path, double check_interval_s, const serve_search_config *cfg,
+                         serve_db **out, apidex_error *err);
+/** The search configuration the db was opened with. */
+const serve_search_config *serve_db_search(const serve_db *db);
 /** NULL is a no-op. Every snapshot must have been released. */
 void serve_db_close(serve_db *db);
 /**

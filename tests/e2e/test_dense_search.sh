@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Dense and hybrid search end to end: vectors built at index time (HTTP provider against the
 # local mock, and a small random local BERT), incremental re-embedding, a model change, lexical
-# results untouched by vectors, and `apidex eval --mode dense|hybrid` on RestBench.
+# results untouched by vectors, `apidex eval --mode dense|hybrid` on RestBench, and the HTTP
+# and MCP servers with --mode.
 set -euo pipefail
 bin=${APIDEX_BIN:?APIDEX_BIN must point to the apidex binary}
 src=${APIDEX_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -129,4 +130,70 @@ if [ -d "$rb/specs" ] && [ -d "$rb/pesl_socbench_cleaned/datasets" ]; then
 else
   echo "test_dense_search: RestBench not found under $shared: eval part skipped"
 fi
+# 9. The servers search the same way with --mode: HTTP (/v1/search, /healthz) and MCP on stdio,
+#    and refuse at start an index whose vectors another model made.
+server_pid=""
+stop_server() {
+  if [ -n "$server_pid" ]; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=""
+  fi
+}
+trap 'stop_server; cleanup' EXIT
+ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0" \
+  "$bin" serve --db "$db" --mode hybrid --embed-url "$url" --model mock-b --no-llm \
+  --listen 127.0.0.1:0 --port-file "$tmp/sport" --access-log none 2>"$tmp/serve.err" &
+server_pid=$!
+for _ in $(seq 1 500); do [ -s "$tmp/sport" ] && break; sleep 0.02; done
+[ -s "$tmp/sport" ] || fail "serve --mode hybrid did not start: $(cat "$tmp/serve.err")"
+base="http://127.0.0.1:$(cat "$tmp/sport")"
+grep -q "search: hybrid with mock-b" "$tmp/serve.err" || fail "serve does not say how it searches"
+curl -sS "$base/healthz" >"$tmp/h.json" || fail "healthz"
+"$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["index"]["search_mode"] == "hybrid", d' \
+  "$tmp/h.json" || fail "healthz: search_mode"
+before=$(posts)
+curl -sS "$base/v1/search?q=search%20recipes%20by%20ingredient&k=5" >"$tmp/hs.json" || fail "/v1/search"
+"$PY" - "$tmp/hs.json" <<'PYEOF' || fail "serve --mode hybrid: /v1/search output"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert 1 <= len(d["results"]) <= 5, d
+assert any("dense(" in r["why"] for r in d["results"]), d
+PYEOF
+[ "$(posts)" -gt "$before" ] || fail "serve --mode hybrid did not embed the query"
+stop_server
+set +e
+"$bin" serve --db "$db" --mode dense --embed-url "$url" --model mock-a --no-llm \
+  --listen 127.0.0.1:0 --access-log none 2>"$tmp/err" >/dev/null
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "serve with another model's vectors: exit $rc"
+grep -q "vectors were made by" "$tmp/err" || fail "serve: model mismatch not explained"
+
+mcp_in='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_endpoints","arguments":{"task":"search recipes by ingredient","k":5}}}'
+before=$(posts)
+printf '%s\n' "$mcp_in" | ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0" \
+  "$bin" mcp --db "$db" --mode hybrid --embed-url "$url" --model mock-b --no-llm \
+  >"$tmp/mcp.out" 2>"$tmp/mcp.err" || fail "mcp --mode hybrid: $(cat "$tmp/mcp.err")"
+grep -q "search: hybrid with mock-b" "$tmp/mcp.err" || fail "mcp does not say how it searches"
+"$PY" - "$tmp/mcp.out" <<'PYEOF' || fail "mcp --mode hybrid: tools/call output"
+import json, sys
+msgs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+call = next(m for m in msgs if m.get("id") == 2)
+assert not call["result"].get("isError"), call
+res = call["result"]["structuredContent"]["results"]
+assert res, call
+# reciprocal-rank fusion scores: at most 2 / (60 + 1) (lexical BM25 scores are far above)
+assert all(0 < r["score"] <= 2 / 61 + 1e-3 for r in res), res
+PYEOF
+[ "$(posts)" -gt "$before" ] || fail "mcp --mode hybrid did not embed the query"
+set +e
+printf '%s\n' "$mcp_in" | "$bin" mcp --db "$tmp/plain.db" --mode dense --embed-url "$url" \
+  --model mock-b --no-llm >/dev/null 2>"$tmp/err"
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "mcp on an index without vectors: exit $rc"
+grep -q "has no vectors" "$tmp/err" || fail "mcp: missing vectors not explained"
 echo "test_dense_search: ok"
