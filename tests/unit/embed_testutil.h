@@ -1,8 +1,11 @@
-/* Helpers of the embed tests: start/stop tests/embed/mock_server.py, check for numpy. */
+/* Helpers of the embed tests: start/stop tests/embed/mock_server.py, check for numpy, and a
+   fake provider with known answers. */
 #ifndef APIDEX_EMBED_TESTUTIL_H
 #define APIDEX_EMBED_TESTUTIL_H
 
 #include "testutil.h"
+
+#include "embed/embed.h"
 
 #include <signal.h>
 #include <stdbool.h>
@@ -68,6 +71,57 @@ static inline int mock_count(const mock_server *m, const char *needle)
         if (!needle || strstr(line, needle)) n++;
     fclose(f);
     return n;
+}
+
+/* ---- a fake provider, for tests that need vectors with known answers ----
+   Its vector counts a few topic words: "recipe" texts point one way, "book" texts another,
+   so the expected dense answers over the examples are known. */
+enum { FAKE_DIM = 4 };
+
+typedef struct fake_provider {
+    embed_provider base;
+    size_t calls, texts, query_calls;
+} fake_provider;
+
+static inline int fake_embed(embed_provider *p, const char *const *texts, size_t n, bool is_query,
+                             float *out, apidex_error *err)
+{
+    static const char *const topics[FAKE_DIM] = {"recipe", "book", "weather", "user"};
+    (void)err;
+    fake_provider *f = (fake_provider *)p;
+    f->calls++;
+    f->texts += n;
+    if (is_query) f->query_calls++;
+    for (size_t i = 0; i < n; i++)
+        for (size_t d = 0; d < FAKE_DIM; d++) {
+            float c = 0.01f;
+            for (const char *s = texts[i]; (s = strstr(s, topics[d])) != NULL; s++) c += 1;
+            out[i * FAKE_DIM + d] = c;
+        }
+    return 0;
+}
+
+static inline int fake_dim(embed_provider *p, size_t *dim, apidex_error *err)
+{
+    (void)p;
+    (void)err;
+    *dim = FAKE_DIM;
+    return 0;
+}
+
+static inline void fake_close(embed_provider *p)
+{
+    (void)p;
+}
+
+static inline void fake_init(fake_provider *f, const char *model)
+{
+    static const embed_provider_vtable vt = {"fake", fake_embed, fake_dim, fake_close};
+    memset(f, 0, sizeof *f);
+    f->base.vt = &vt;
+    f->base.dim = FAKE_DIM;
+    snprintf(f->base.model_id, sizeof f->base.model_id, "%s", model);
+    snprintf(f->base.fingerprint, sizeof f->base.fingerprint, "fake:%s", model);
 }
 
 #endif

@@ -1,6 +1,6 @@
 /* Dense and hybrid search over the examples with a fake embedding provider: vectors at index
    time, incremental reuse, fusion, the errors that say how to build vectors. */
-#include "testutil.h"
+#include "embed_testutil.h"
 
 #include "embed/embed.h"
 #include "search/search.h"
@@ -8,57 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A provider whose vector counts a few topic words: "recipe" texts point one way, "book"
-   texts another, so the expected dense answers are known. */
-enum { FAKE_DIM = 4 };
-static const char *const fake_topics[FAKE_DIM] = {"recipe", "book", "weather", "user"};
-
-typedef struct fake_provider {
-    embed_provider base;
-    size_t calls, texts, query_calls;
-} fake_provider;
-
-static int fake_embed(embed_provider *p, const char *const *texts, size_t n, bool is_query,
-                      float *out, apidex_error *err)
-{
-    (void)err;
-    fake_provider *f = (fake_provider *)p;
-    f->calls++;
-    f->texts += n;
-    if (is_query) f->query_calls++;
-    for (size_t i = 0; i < n; i++)
-        for (size_t d = 0; d < FAKE_DIM; d++) {
-            float c = 0.01f;
-            for (const char *s = texts[i]; (s = strstr(s, fake_topics[d])) != NULL; s++) c += 1;
-            out[i * FAKE_DIM + d] = c;
-        }
-    return 0;
-}
-
-static int fake_dim(embed_provider *p, size_t *dim, apidex_error *err)
-{
-    (void)p;
-    (void)err;
-    *dim = FAKE_DIM;
-    return 0;
-}
-
-static void fake_close(embed_provider *p)
-{
-    (void)p;
-}
-
-static const embed_provider_vtable fake_vt = {"fake", fake_embed, fake_dim, fake_close};
-
-static void fake_init(fake_provider *f, const char *model)
-{
-    memset(f, 0, sizeof *f);
-    f->base.vt = &fake_vt;
-    f->base.dim = FAKE_DIM;
-    snprintf(f->base.model_id, sizeof f->base.model_id, "%s", model);
-    snprintf(f->base.fingerprint, sizeof f->base.fingerprint, "fake:%s", model);
-}
 
 static int build(const char *specs, const char *db, embed_provider *p, store_build_report *rep)
 {
