@@ -3,70 +3,21 @@
  * data-flow graph, alternative producers in ranked lists against a minimal adaptive set,
  * typo correction of lower-case words, routing to an API the task names, and quoted
  * values kept out of the match. */
-#include "testutil.h"
+#include "search_testutil.h"
 
-#include "search/search.h"
-#include "spec/spec.h"
-
-#include <stdlib.h>
-#include <string.h>
-
-typedef struct fixture {
-    char *dir, *db;
-    store_index *idx;
-    search_engine *eng;
-} fixture;
+typedef search_fixture fixture;
 
 static int setup(void **state)
 {
-    fixture *f = calloc(1, sizeof *f);
-    f->dir = tu_tempdir();
-    f->db = tu_path(f->dir, "index.db");
-    apidex_error err;
-    core_error_clear(&err);
-    spec_registry *reg = NULL;
-    assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
-    const char *specs[] = {"tests/data/search/films.yaml", "tests/data/search/music.yaml"};
-    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
-        char *p = tu_path(tu_source_dir(), specs[i]);
-        assert_int_equal(spec_registry_add(reg, p, &err), 0);
-        free(p);
-    }
-    if (store_build(f->db, reg, NULL, NULL, &err)) fail_msg("store_build: %s", err.message);
-    spec_registry_free(reg);
-    if (store_open(f->db, true, &f->idx, &err)) fail_msg("store_open: %s", err.message);
-    if (search_engine_open(f->idx, &f->eng, &err)) fail_msg("engine: %s", err.message);
-    *state = f;
+    static const char *const specs[] = {"tests/data/search/films.yaml",
+                                        "tests/data/search/music.yaml", NULL};
+    *state = search_fixture_new(specs);
     return 0;
 }
 
-static int teardown(void **state)
-{
-    fixture *f = *state;
-    search_engine_close(f->eng);
-    store_close(f->idx);
-    tu_rmtree(f->dir);
-    free(f->dir);
-    free(f->db);
-    free(f);
-    return 0;
-}
-
-static search_result *run(fixture *f, search_query q)
-{
-    search_result *r = NULL;
-    apidex_error err;
-    core_error_clear(&err);
-    if (search_engine_run(f->eng, &q, &r, &err)) fail_msg("search: %s", err.message);
-    return r;
-}
-
-static long hit_index(const search_result *r, const char *id)
-{
-    for (size_t i = 0; i < r->n_hits; i++)
-        if (!strcmp(r->hits[i].id, id)) return (long)i;
-    return -1;
-}
+#define teardown  search_fixture_teardown
+#define run       search_fixture_run
+#define hit_index search_hit_index
 
 static bool is_primary(const search_result *r, const char *id)
 {

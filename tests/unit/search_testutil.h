@@ -1,0 +1,71 @@
+/* Helpers of the search tests: an index of some fixture specs with its engine, a query run
+   that fails the test on error, and finding a hit. */
+#ifndef APIDEX_SEARCH_TESTUTIL_H
+#define APIDEX_SEARCH_TESTUTIL_H
+
+#include "testutil.h"
+
+#include "search/search.h"
+#include "spec/spec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct search_fixture {
+    char *dir, *db;
+    store_index *idx;
+    search_engine *eng;
+} search_fixture;
+
+/* Indexes specs (paths under the source root, NULL-terminated) into a temp folder. */
+static inline search_fixture *search_fixture_new(const char *const *specs)
+{
+    search_fixture *f = calloc(1, sizeof *f);
+    f->dir = tu_tempdir();
+    f->db = tu_path(f->dir, "index.db");
+    apidex_error err;
+    core_error_clear(&err);
+    spec_registry *reg = NULL;
+    assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
+    for (size_t i = 0; specs[i]; i++) {
+        char *p = tu_path(tu_source_dir(), specs[i]);
+        assert_int_equal(spec_registry_add(reg, p, &err), 0);
+        free(p);
+    }
+    if (store_build(f->db, reg, NULL, NULL, &err)) fail_msg("store_build: %s", err.message);
+    spec_registry_free(reg);
+    if (store_open(f->db, true, &f->idx, &err)) fail_msg("store_open: %s", err.message);
+    if (search_engine_open(f->idx, &f->eng, &err)) fail_msg("engine: %s", err.message);
+    return f;
+}
+
+static inline int search_fixture_teardown(void **state)
+{
+    search_fixture *f = *state;
+    search_engine_close(f->eng);
+    store_close(f->idx);
+    tu_rmtree(f->dir);
+    free(f->dir);
+    free(f->db);
+    free(f);
+    return 0;
+}
+
+static inline search_result *search_fixture_run(search_fixture *f, search_query q)
+{
+    search_result *r = NULL;
+    apidex_error err;
+    core_error_clear(&err);
+    if (search_engine_run(f->eng, &q, &r, &err)) fail_msg("search: %s", err.message);
+    return r;
+}
+
+/* Position of the hit with this id, or -1. */
+static inline long search_hit_index(const search_result *r, const char *id)
+{
+    for (size_t i = 0; i < r->n_hits; i++)
+        if (!strcmp(r->hits[i].id, id)) return (long)i;
+    return -1;
+}
+
+#endif
