@@ -889,25 +889,31 @@ static int add_with_producers(query_state *st, uint32_t op, search_role role, un
         /* The adaptive answer is minimal: a producer already listed serves. A ranked list
            is read for recall: each consumer brings its best producer not listed yet, so
            the alternatives (search by name, the popular list, the current user) show. */
-        long best = -1;
-        double best_s = -1e9;
-        bool listed = false;
+        long best = -1, best_listed = -1;
+        double best_s = -1e9, listed_s = -1e9;
         for (size_t k = p; k < in->n_producers; k++) {
             if (strcmp(in->producers[k].param, param)) continue;
             uint32_t cand = in->producers[k].producer;
             if (!st->allowed[cand]) continue;
-            if (out_has(st, cand)) {
-                listed = true;
-                continue;
-            }
             double s = in->producers[k].score + producer_relevance * st->raw[cand] / max_raw;
             if (st->names_things && e->info[cand].text_query) s += producer_search_bonus;
-            if (s > best_s) {
+            if (out_has(st, cand)) {
+                if (s > listed_s) {
+                    listed_s = s;
+                    best_listed = cand;
+                }
+            } else if (s > best_s) {
                 best_s = s;
                 best = cand;
             }
         }
-        if (best < 0 || (listed && st->q->adaptive)) continue;
+        if (best_listed >= 0 && (st->q->adaptive || best < 0)) {
+            /* served by one already listed: say which */
+            int rc = link_push(st, param, (uint32_t)best_listed, op);
+            if (rc) return rc;
+            continue;
+        }
+        if (best < 0) continue;
         int rc = add_with_producers(st, (uint32_t)best, SEARCH_ROLE_PRODUCER, depth + 1);
         if (rc) return rc;
         if ((rc = link_push(st, param, (uint32_t)best, op))) return rc;

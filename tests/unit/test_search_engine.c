@@ -70,6 +70,25 @@ static void test_chains_and_body_ids(void **state)
     search_result_free(r);
 }
 
+static void test_listed_producer_is_linked(void **state)
+{
+    fixture *f = *state;
+    /* Both operations are primaries here; the cookbook the second one needs comes from the
+       first, already in the answer, and its link says so. */
+    search_result *r = run(
+        f, (search_query){.text = "Create a new cookbook for me and add the lasagna recipe to it",
+                          .adaptive = true});
+    long c = hit_index(r, "recipes:createCookbook"),
+         a = hit_index(r, "recipes:addRecipeToCookbook");
+    assert_true(c >= 0 && a > c);
+    bool linked = false;
+    for (size_t l = 0; l < r->hits[a].n_links; l++)
+        linked |= !strcmp(r->hits[a].links[l].producer_id, "recipes:createCookbook") &&
+                  !strcmp(r->hits[a].links[l].param, "cookbook_id");
+    assert_true(linked);
+    search_result_free(r);
+}
+
 static void test_literal_id_needs_no_producer(void **state)
 {
     fixture *f = *state;
@@ -179,6 +198,7 @@ int main(void)
         cmocka_unit_test(test_generic_id_is_produced_by_search),
         cmocka_unit_test(test_current_user_pattern),
         cmocka_unit_test(test_chains_and_body_ids),
+        cmocka_unit_test(test_listed_producer_is_linked),
         cmocka_unit_test(test_literal_id_needs_no_producer),
         cmocka_unit_test(test_routing_keeps_one_api),
         cmocka_unit_test(test_filters_and_deprecated),
