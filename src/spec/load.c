@@ -272,7 +272,16 @@ void spec_diag(spec_api_int *ai, core_diag_level level, int code, const spec_doc
         ai->locates++;
         if (!jt_doc_locate(doc->tree, pointer, &line, &col)) line = col = 0;
     }
-    core_diags_add(d, level, code, doc ? doc->file : ai->pub.file, line, col, pointer, "%s", msg);
+    /* the same finding at the same place is said once (a $ref'd parameter is read by
+       every operation that uses it) */
+    const char *file = doc ? doc->file : ai->pub.file;
+    for (size_t i = 0; i < d->n && line; i++) {
+        const core_diag *o = &d->items[i];
+        if (o->line == line && o->col == col && o->code == code && !strcmp(o->message, msg) &&
+            !strcmp(o->file, file ? file : ""))
+            return;
+    }
+    core_diags_add(d, level, code, file, line, col, pointer, "%s", msg);
 }
 
 /* ---------------------------------------------------------------- documents */

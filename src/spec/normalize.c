@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const methods[] = {"get",     "put",  "post",  "delete",
                                       "options", "head", "patch", "trace"};
@@ -43,10 +44,26 @@ const char *spec_get_str(const spec_api_int *ai, spec_loc obj, const char *key)
     return jt_str(member(ai, obj, key).node);
 }
 
-static bool get_bool(const spec_api_int *ai, spec_loc obj, const char *key)
+/*
+ * A boolean member. The strings "true" and "false" (some generators write them quoted)
+ * are read as the booleans they spell, with a warning; anything else that is not a
+ * boolean counts as false.
+ */
+static bool get_bool(spec_api_int *ai, spec_loc obj, const char *key)
 {
-    const jt_node *v = member(ai, obj, key).node;
-    return v && v->type == JT_BOOL && v->boolean;
+    spec_loc m = member(ai, obj, key);
+    const jt_node *v = m.node;
+    if (!v) return false;
+    if (v->type == JT_BOOL) return v->boolean;
+    const char *str = jt_str(v);
+    if (str && (!strcasecmp(str, "true") || !strcasecmp(str, "false"))) {
+        bool b = !strcasecmp(str, "true");
+        spec_diag(ai, CORE_DIAG_WARNING, APIDEX_ESPEC, m.doc, v, NULL,
+                  "'%s' is the string \"%s\", not a boolean; read as %s", key, str,
+                  b ? "true" : "false");
+        return b;
+    }
+    return false;
 }
 
 static jt_node *obj_new(core_arena *a, size_t n)

@@ -78,6 +78,53 @@ static void test_operations_and_ids(void **state)
     spec_registry_free(reg);
 }
 
+static void test_string_booleans(void **state)
+{
+    (void)state;
+    /* Some generators quote booleans ("required": "true"). They are read as what they
+       spell, with one warning per place, however many operations use the parameter. */
+    char *dir = tu_tempdir();
+    char *path = tu_write(
+        dir, "quoted.json",
+        "{\"openapi\": \"3.0.3\", \"info\": {\"title\": \"Q\", \"version\": \"1\"},\n"
+        " \"paths\": {\n"
+        "  \"/a\": {\"get\": {\"operationId\": \"a\", \"parameters\": [\n"
+        "    {\"$ref\": \"#/components/parameters/Ids\"},\n"
+        "    {\"name\": \"x\", \"in\": \"query\", \"required\": \"false\"},\n"
+        "    {\"name\": \"y\", \"in\": \"query\", \"required\": \"yes\"}],\n"
+        "   \"responses\": {\"200\": {\"description\": \"ok\"}}}},\n"
+        "  \"/b\": {\"get\": {\"operationId\": \"b\", \"parameters\": [\n"
+        "    {\"$ref\": \"#/components/parameters/Ids\"}],\n"
+        "   \"responses\": {\"200\": {\"description\": \"ok\"}}}}},\n"
+        " \"components\": {\"parameters\": {\"Ids\": {\"name\": \"ids\", \"in\": \"query\",\n"
+        "   \"required\": \"true\", \"schema\": {\"type\": \"string\"}}}}}\n");
+    spec_registry *reg = NULL;
+    apidex_error err;
+    if (spec_load_file(path, NULL, &reg, &err)) fail_msg("load: %s", err.message);
+    const spec_api *api = spec_registry_api(reg, 0);
+    assert_true(param(op(api, "a"), "ids", "query")->required);
+    assert_true(param(op(api, "b"), "ids", "query")->required);
+    assert_false(param(op(api, "a"), "x", "query")->required);
+    assert_false(param(op(api, "a"), "y", "query")->required);
+    size_t said_true = 0, said_false = 0;
+    for (size_t i = 0; i < api->diags.n; i++) {
+        const core_diag *d = &api->diags.items[i];
+        if (strstr(d->message, "'required' is the string \"true\"")) {
+            said_true++;
+            assert_string_equal(d->pointer, "/components/parameters/Ids/required");
+            assert_int_equal(d->line, 12);
+            assert_int_equal(d->level, CORE_DIAG_WARNING);
+        }
+        if (strstr(d->message, "'required' is the string \"false\"")) said_false++;
+    }
+    assert_int_equal(said_true, 1);
+    assert_int_equal(said_false, 1);
+    spec_registry_free(reg);
+    free(path);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 static void test_path_level_parameters(void **state)
 {
     (void)state;
@@ -368,6 +415,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_operations_and_ids),
         cmocka_unit_test(test_path_level_parameters),
+        cmocka_unit_test(test_string_booleans),
         cmocka_unit_test(test_many_parameters),
         cmocka_unit_test(test_bodies_responses_security_tags),
         cmocka_unit_test(test_schema_graph),
