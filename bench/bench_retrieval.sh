@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Retrieval quality on the two task sets, with the same build:
-#   RestBench (TMDB + Spotify, 157 tasks, one index over both specs) and the held-out
-#   corpus tasks (bench/queries/corpus_tasks.json: 40 tasks over 5 corpus specs, written
-#   without seeing the retriever; see bench/queries/README.md).
+# Retrieval quality on the three task sets, with the same build:
+#   RestBench (TMDB + Spotify, 157 tasks, one index over both specs) and the two held-out
+#   corpus sets (bench/queries/corpus_tasks.json and corpus_tasks_2.json: 40 tasks each over
+#   5 corpus specs, written without seeing the retriever; see bench/queries/README.md).
 # Prints `apidex eval` for each. Quality numbers, not timings: they do not vary run to run.
 #
 #   bash bench/bench_retrieval.sh BUILD_DIR
@@ -24,3 +24,11 @@ echo "## held-out corpus tasks: slack, discord, stripe, twilio, digitalocean"
   "$cs/stripe__spec3/spec3.json" \
   "$cs/twilio__spec_json_twilio_api_v2010/twilio_api_v2010.json" \
   "$cs/digitalocean__DigitalOcean-public.v2/specification/DigitalOcean-public.v2.yaml"
+echo
+echo "## held-out corpus tasks 2: rebilly, shutterstock, bungie, peertube, magento"
+"$build/apidex" eval --queries "$here/queries/corpus_tasks_2.json" --specs \
+  "$cs/apisguru2020__rebilly.com_2.1/openapi.yaml" \
+  "$cs/apisguru2020__shutterstock.com_1.0.16/openapi.yaml" \
+  "$cs/apisguru2020__bungie.net_2.0.0/swagger.yaml" \
+  "$cs/apisguru2020__cpy.re_peertube_1.3.1/openapi.yaml" \
+  "$cs/apisguru2020__magento.com_2.1/swagger.yaml"

@@ -58,6 +58,7 @@ typedef struct df_ctx {
     text_words *tw;
     word_set *out;       /* entity words produced by the operation being analysed */
     word_set *shape_out; /* entity words it produces by shape alone (see shape_entity) */
+    word_set *top_out;   /* entity words of the response object itself (depth 0 with an id) */
     word_set path_words; /* literal path words of that operation */
     size_t visits;
     shape *shapes;
@@ -321,6 +322,8 @@ static void walk_schema(df_ctx *d, spec_loc loc, word_set *ctx, unsigned depth)
             if (!generic_word(here.w[i])) {
                 specific = true;
                 set_add(d->out, d->arena, here.w[i], strlen(here.w[i]));
+                if (depth == 0 && d->top_out)
+                    set_add(d->top_out, d->arena, here.w[i], strlen(here.w[i]));
             }
         if (!specific)
             for (size_t i = 0; i < d->path_words.n; i++)
@@ -333,6 +336,20 @@ static void walk_schema(df_ctx *d, spec_loc loc, word_set *ctx, unsigned depth)
         add_words(d, &sub, m->key);
         walk_schema(d, (spec_loc){m->value, loc.doc}, &sub, depth + 1);
     }
+}
+
+bool dataflow_path_is_mine(const char *path)
+{
+    static const char *const words[] = {"me", "@me", "my", "self", "current", "mine", NULL};
+    for (const char *p = path; p && *p;) {
+        while (*p == '/') p++;
+        const char *end = strchr(p, '/');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        for (const char *const *w = words; *w; w++)
+            if (n == strlen(*w) && !strncasecmp(p, *w, n)) return true;
+        p = end;
+    }
+    return false;
 }
 
 /* Literal words of a path (placeholders skipped). */
@@ -380,6 +397,49 @@ static int add_edge(dataflow *df, size_t *cap, dataflow_edge e)
     }
     df->edges[df->n_edges++] = e;
     return 0;
+}
+
+/* Is w the entity of some path parameter of the API (a thing it has ids for)? */
+static bool path_entity(const dataflow *df, const char *w)
+{
+    for (size_t i = 0; i < df->n_ops; i++)
+        for (size_t k = 0; k < df->n_inputs[i]; k++)
+            if (!strcmp(df->inputs[i][k].in, "path") && !strcmp(df->inputs[i][k].entity, w))
+                return true;
+    return false;
+}
+
+/*
+ * A bare "ids" query parameter takes its entity from the last literal path segment, which
+ * may name no entity at all ("PUT /me/following?ids=": "following" is a relation). Then
+ * the first word of the parameter's description, else the operation's summary, else its
+ * description, that is the entity of some path parameter of the API wins ("Follow Artists
+ * or Users": artist).
+ */
+static void refine_query_ids(df_ctx *d, dataflow *df)
+{
+    const spec_api *api = d->api;
+    for (size_t i = 0; i < df->n_ops; i++) {
+        const spec_operation *op = &api->ops[i];
+        for (size_t k = 0; k < df->n_inputs[i]; k++) {
+            dataflow_input *in = &df->inputs[i][k];
+            if (strcmp(in->in, "query") || !bare_id(in->name) || path_entity(df, in->entity))
+                continue;
+            const char *param_desc = NULL;
+            for (size_t p = 0; p < op->n_params; p++)
+                if (!strcmp(op->params[p].name, in->name)) param_desc = op->params[p].description;
+            const char *texts[] = {param_desc, op->summary, op->description};
+            const char *found = NULL;
+            for (size_t t = 0; t < 3 && !found; t++) {
+                word_set words = {.n = 0};
+                add_words(d, &words, texts[t]);
+                for (size_t w = 0; w < words.n && !found; w++)
+                    if (!generic_word(words.w[w]) && path_entity(df, words.w[w]))
+                        found = words.w[w];
+            }
+            if (found) in->entity = found;
+        }
+    }
 }
 
 /*
@@ -450,8 +510,9 @@ int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
     df->text_query = core_arena_calloc(a, n ? n : 1, sizeof *df->text_query);
     word_set *outs = calloc(n ? n : 1, sizeof *outs);
     word_set *shape_outs = calloc(n ? n : 1, sizeof *shape_outs);
+    word_set *top_outs = calloc(n ? n : 1, sizeof *top_outs);
     int rc = (!df->inputs || !df->n_inputs || !df->outputs || !df->n_outputs || !df->text_query ||
-              !outs || !shape_outs)
+              !outs || !shape_outs || !top_outs)
                  ? APIDEX_ENOMEM
                  : 0;
     df_ctx d = {.api = api, .arena = a, .tw = tw};
@@ -477,11 +538,13 @@ int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
         }
         add_body_inputs(&d, op, df->inputs[i], &df->n_inputs[i]);
     }
+    if (!rc) refine_query_ids(&d, df);
     if (!rc) rc = collect_shapes(&d, df);
     for (size_t i = 0; i < n && !rc; i++) {
         const spec_operation *op = &api->ops[i];
         d.out = &outs[i];
         d.shape_out = &shape_outs[i];
+        d.top_out = &top_outs[i];
         d.visits = 0;
         path_words(&d, op->path, &d.path_words);
         for (size_t r = 0; r < op->n_responses; r++) {
@@ -530,6 +593,11 @@ int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
                 if (strcmp(prod->method, "GET")) score -= 0.5;
                 if (prod->deprecated) score -= 0.5;
                 if (!named) score -= 0.25; /* typed by shape only */
+                /* the caller itself ("GET /me" returning the user): what "my" and a
+                   user-scoped call without a named user mean */
+                if (df->n_inputs[p] == 0 && set_has(&top_outs[p], ent) &&
+                    dataflow_path_is_mine(prod->path))
+                    score += 0.5;
                 bool hint = (long)p == hinted;
                 if (hint) score += 2.0;
                 rc = add_edge(df, &cap, (dataflow_edge){c, in, p, score, hint});
@@ -538,6 +606,7 @@ int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
     }
     free(outs);
     free(shape_outs);
+    free(top_outs);
     free(d.shapes);
     text_words_free(tw);
     if (rc) {

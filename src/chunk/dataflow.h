@@ -11,8 +11,8 @@
 #include "spec/spec.h"
 
 /** Version of the analysis: part of the index signature, so a change rebuilds the edges.
-    2: entities typed by shape. */
-#define DATAFLOW_VERSION 2
+    2: entities typed by shape; 3: bare "ids" typed from the text, the caller's own object. */
+#define DATAFLOW_VERSION 3
 
 /** An input an operation needs before it can be called. */
 typedef struct dataflow_input {
@@ -41,6 +41,10 @@ typedef struct dataflow {
     size_t n_edges;
     core_arena *arena;
 } dataflow;
+
+/** Does a segment of path stand for the caller ("/me", "/users/@me", "/customers/my",
+    "/self", "/current")? Such operations produce what a task calls "my ...". */
+bool dataflow_path_is_mine(const char *path);
 
 /** Analyses api. *out: dataflow_free. Deterministic. */
 int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err);

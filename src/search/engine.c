@@ -35,6 +35,7 @@
  */
 #include "search/search.h"
 
+#include "chunk/dataflow.h"
 #include "embed/embed.h"
 
 #include <ctype.h>
@@ -58,7 +59,8 @@ static const double adaptive_ratio = 0.8; /* primaries within this ratio of the 
 static const size_t adaptive_max_primaries = 3;
 static const double producer_relevance = 1.0; /* weight of task relevance in producer choice */
 static const double producer_search_bonus =
-    1.0;                             /* text-search producers when the task names things */
+    1.0; /* text-search producers when the task names things */
+static const double producer_mine_bonus = 1.0; /* the caller's own lists when the task says "my" */
 static const double rrf_k = 60.0;    /* reciprocal-rank fusion constant (Cormack et al. 2009) */
 static const double no_dense = -2.0; /* below any cosine: the endpoint has no vector */
 
@@ -100,6 +102,7 @@ typedef struct doc_info {
 typedef struct op_info {
     uint32_t api;
     bool text_query;         /* takes a free-text search parameter (q, query, ...) */
+    bool mine;               /* its path is about the caller: /me, /users/@me, /my, /self */
     producer_ref *producers; /* edges where this op is the consumer */
     size_t n_producers;
 } op_info;
@@ -294,6 +297,20 @@ static int api_name_terms(search_engine *e)
     return rc;
 }
 
+/* Does the task speak of the caller's own things ("my playlist", "our invoices")? */
+static bool says_mine(const char *s)
+{
+    static const char *const words[] = {"my", "mine", "our", "ours", NULL};
+    for (const char *p = s; *p;) {
+        while (*p && !isalpha((unsigned char)*p)) p++;
+        const char *w = p;
+        while (isalpha((unsigned char)*p)) p++;
+        for (const char *const *k = words; *k && p > w; k++)
+            if ((size_t)(p - w) == strlen(*k) && !strncasecmp(w, *k, (size_t)(p - w))) return true;
+    }
+    return false;
+}
+
 int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
 {
     *out = NULL;
@@ -322,6 +339,7 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
     for (size_t i = 0; i < e->n_ops; i++) {
         const store_operation *op = &e->ops[i];
         e->info[i].api = (uint32_t)op->api_index;
+        e->info[i].mine = dataflow_path_is_mine(op->path);
         static const char *const search_params[] = {"q",       "query",    "search", "term",
                                                     "keyword", "keywords", "text",   NULL};
         for (size_t k = 0; k < op->n_inputs; k++)
@@ -442,6 +460,7 @@ typedef struct query_state {
     uint32_t named_api;
     bool literal_id;     /* the task names an identifier value itself */
     bool names_things;   /* the task names something by name (capitalised, quoted, unknown words) */
+    bool mine;           /* the task speaks of the caller's own things ("my playlist") */
     double max_raw;      /* best lexical score */
     double *dense;       /* per op, best chunk cosine (no_dense when none); NULL: lexical mode */
     uint32_t *dense_doc; /* per op, the chunk that gave dense */
@@ -897,6 +916,7 @@ static int add_with_producers(query_state *st, uint32_t op, search_role role, un
             if (!st->allowed[cand]) continue;
             double s = in->producers[k].score + producer_relevance * st->raw[cand] / max_raw;
             if (st->names_things && e->info[cand].text_query) s += producer_search_bonus;
+            if (st->mine && e->info[cand].mine) s += producer_mine_bonus;
             if (out_has(st, cand)) {
                 if (s > listed_s) {
                     listed_s = s;
@@ -1230,6 +1250,7 @@ int search_engine_run(search_engine *e, const search_query *q, search_result **o
         for (size_t i = 0; i < e->n_ops; i++) st.allowed[i] = op_allowed(e, q, i);
         st.literal_id = has_literal_id(q->text);
         if (names_something(q->text)) st.names_things = true;
+        st.mine = says_mine(q->text);
         score_ops(&st);
         for (size_t i = 0; i < e->n_ops; i++)
             if (st.raw[i] > st.max_raw) st.max_raw = st.raw[i];

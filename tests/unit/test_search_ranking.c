@@ -1,8 +1,8 @@
 /* Ranking behaviour on two small APIs (tests/data/search/films.yaml and music.yaml):
  * producers typed by the shape of what they return, ranked lists filled to k from the
  * data-flow graph, alternative producers in ranked lists against a minimal adaptive set,
- * typo correction of lower-case words, routing to an API the task names, and quoted
- * values kept out of the match. */
+ * typo correction of lower-case words, routing to an API the task names, "my" things from
+ * the caller's own lists, and quoted values kept out of the match. */
 #include "search_testutil.h"
 
 typedef search_fixture fixture;
@@ -54,6 +54,22 @@ static void test_producers_typed_by_shape(void **state)
        property names are mostly those of what GET /people/{person_id} returns. */
     assert_true(has_edge(f, "films:getPerson", "person_id", "films:searchPeople"));
     assert_true(has_edge(f, "films:getPersonPhotos", "person_id", "films:getFilmCast"));
+    /* a bare "ids" whose path says no entity ("/me/following?ids=") takes it from the
+       summary ("Follow artists or users"): artists come from the catalog search */
+    assert_true(has_edge(f, "music:followArtists", "ids", "music:searchCatalog"));
+    /* the caller's own object is the natural producer of the caller's id */
+    const store_edge *edges = NULL;
+    size_t n_edges = 0;
+    apidex_error err;
+    assert_int_equal(store_edges(f->idx, &edges, &n_edges, &err), 0);
+    double self = -1, other = -1;
+    for (size_t i = 0; i < n_edges; i++) {
+        if (edges[i].kind != STORE_EDGE_PRODUCER || strcmp(edges[i].src, "music:createPlaylist"))
+            continue;
+        if (!strcmp(edges[i].dst, "music:getCurrentUser")) self = edges[i].score;
+        if (!strcmp(edges[i].dst, "music:getMyPlaylists")) other = edges[i].score;
+    }
+    assert_true(self > other && other > 0); /* the playlists' owners are users too */
     /* a film summary is no person: too few of its names are a person's */
     assert_false(has_edge(f, "films:getPerson", "person_id", "films:searchFilms"));
     assert_false(has_edge(f, "films:getPerson", "person_id", "films:getPopularFilms"));
@@ -147,6 +163,21 @@ static void test_task_naming_an_api_routes_to_it(void **state)
     search_result_free(r);
 }
 
+static void test_my_things_come_from_the_callers_lists(void **state)
+{
+    fixture *f = *state;
+    /* "my playlist" is one of the caller's: it comes from /me/playlists, not from the
+       catalog search, although the task names it */
+    search_result *r =
+        run(f, (search_query){.text = "add tracks to my playlist 'Road Trip'", .adaptive = true});
+    assert_true(linked(r, "music:getMyPlaylists", "music:addTracksToPlaylist"));
+    search_result_free(r);
+    /* without "my", a playlist named in the task is searched for */
+    r = run(f, (search_query){.text = "add tracks to the playlist 'Road Trip'", .adaptive = true});
+    assert_true(linked(r, "music:searchCatalog", "music:addTracksToPlaylist"));
+    search_result_free(r);
+}
+
 static void test_quoted_values_are_not_intent(void **state)
 {
     fixture *f = *state;
@@ -187,6 +218,7 @@ int main(void)
         cmocka_unit_test(test_alternative_producers_in_ranked_lists),
         cmocka_unit_test(test_typos_in_lower_case_words),
         cmocka_unit_test(test_task_naming_an_api_routes_to_it),
+        cmocka_unit_test(test_my_things_come_from_the_callers_lists),
         cmocka_unit_test(test_quoted_values_are_not_intent),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
