@@ -55,7 +55,7 @@ static void write_floats(const char *path, const float *v, size_t n)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: bench_embed MODEL_DIR OUT_DIR [BATCH SEQ REPS THREADS]\n");
+        fprintf(stderr, "usage: bench_embed MODEL_DIR OUT_DIR [BATCH SEQ REPS THREADS [bf16]]\n");
         return 2;
     }
     const char *dir = argv[1], *out = argv[2];
@@ -63,9 +63,11 @@ int main(int argc, char **argv)
     size_t seq = argc > 4 ? strtoul(argv[4], NULL, 10) : 128;
     int reps = argc > 5 ? atoi(argv[5]) : 5;
     int threads = argc > 6 ? atoi(argv[6]) : 2;
+    bool bf16 = argc > 7 && !strcmp(argv[7], "bf16");
+    const char *label = bf16 ? "apidex-bf16" : "apidex";
     apidex_error err = {0};
     embed_bert *m = NULL;
-    embed_bert_options o = {.threads = threads, .batch_size = batch};
+    embed_bert_options o = {.threads = threads, .batch_size = batch, .bf16 = bf16};
     if (embed_bert_open(dir, &o, &m, &err) != 0) {
         fprintf(stderr, "bench_embed: %s: %s\n", err.file, err.message);
         return 1;
@@ -99,11 +101,11 @@ int main(int argc, char **argv)
         times[r] = core_now() - t0;
     }
     double med = median(times, (size_t)reps);
-    printf("apidex batch %zux%zu: median %.3f s over %d runs, %.0f tokens/s (%d threads)\n", batch,
-           seq, med, reps, (double)(batch * seq) / med, threads);
+    printf("%s batch %zux%zu: median %.3f s over %d runs, %.0f tokens/s (%d threads)\n", label,
+           batch, seq, med, reps, (double)(batch * seq) / med, threads);
     snprintf(path, sizeof path, "%s/batch_ids.json", out);
     write_ids(path, ids, lens, batch);
-    snprintf(path, sizeof path, "%s/batch_apidex.f32", out);
+    snprintf(path, sizeof path, "%s/batch_%s.f32", out, bf16 ? "apidex_bf16" : "apidex");
     write_floats(path, emb, batch * c->hidden);
 
     /* Single-query latency, text in: WordPiece + prefix + forward pass + pooling. */
@@ -127,8 +129,8 @@ int main(int argc, char **argv)
             lat[r] = core_now() - t0;
         }
         size_t qtok = (size_t)((embed_bert_stats(m).tokens - before.tokens) / QREPS);
-        printf("apidex query latency (%zu tokens with prefix): median %.2f ms over %d runs\n", qtok,
-               1e3 * median(lat, QREPS), QREPS);
+        printf("%s query latency (%zu tokens with prefix): median %.2f ms over %d runs\n", label,
+               qtok, 1e3 * median(lat, QREPS), QREPS);
         free(qv);
         /* The ids for the baseline: the same tokens the encoder saw. */
         text_wordpiece *wp = NULL;

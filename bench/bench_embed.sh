@@ -30,25 +30,42 @@ echo "== encoder: batch 32x128 throughput and single-query latency ($threads thr
 # reported is the median of the per-round ratios.
 have_torch=0
 "$PY" -c 'import torch' 2>/dev/null && have_torch=1
-ratios=()
+# bf16 too when the CPU has AVX-512 BF16 (apidex --precision bf16 against PyTorch's bf16
+# autocast, and against its f32 baseline)
+bf16=0
+grep -q avx512_bf16 /proc/cpuinfo && bf16=1
+ratios=() ratios_bf=() ratios_bf_f32=()
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+tps() { sed -n "s/^$1 batch.* \\([0-9]*\\) tokens\\/s.*/\\1/p" | sort -n | tail -1; }
 for round in $(seq 1 "$rounds"); do
   echo "  -- round $round (load $(cut -d' ' -f1-3 /proc/loadavg))"
   ours=$("$bin" "$tmp/bge-small-shape-en" "$tmp" 32 128 "$reps" "$threads")
+  [ $bf16 -eq 0 ] || ours+=$'\n'$("$bin" "$tmp/bge-small-shape-en" "$tmp" 32 128 "$reps" "$threads" bf16)
   echo "$ours" | sed 's/^/  /'
   [ $have_torch -eq 1 ] || continue
   # The baseline gets OpenBLAS's own CPU detection (Cooperlake here): forcing SkylakeX, as
   # apidex does, makes PyTorch's transposed-weight products ~25% slower.
-  theirs=$(env -u OPENBLAS_CORETYPE OPENBLAS_NUM_THREADS="$threads" "$PY" \
+  theirs=$(env -u OPENBLAS_CORETYPE OPENBLAS_NUM_THREADS="$threads" BENCH_BF16=$bf16 "$PY" \
     "$here/bench/bench_embed_torch.py" "$tmp/bge-small-shape-en" "$tmp" "$reps" "$threads")
   echo "$theirs" | sed 's/^/  /'
-  a=$(sed -n 's/^apidex batch.* \([0-9]*\) tokens\/s.*/\1/p' <<<"$ours")
-  b=$(sed -n 's/^pytorch batch.* \([0-9]*\) tokens\/s.*/\1/p' <<<"$theirs" | sort -n | tail -1)
+  a=$(tps apidex <<<"$ours")
+  b=$(grep -v autocast <<<"$theirs" | tps pytorch)
   ratios+=("$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')")
+  if [ $bf16 -eq 1 ]; then
+    abf=$(tps apidex-bf16 <<<"$ours")
+    tbf=$(grep autocast <<<"$theirs" | tps pytorch)
+    ratios_bf+=("$(awk -v a="$abf" -v b="$tbf" 'BEGIN { printf "%.2f", a / b }')")
+    ratios_bf_f32+=("$(awk -v a="$abf" -v b="$b" 'BEGIN { printf "%.2f", a / b }')")
+  fi
 done
 if [ $have_torch -eq 1 ]; then
-  med=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
   echo "  ratio apidex/pytorch (tokens/s, batch 32x128, best pytorch setting) per round: ${ratios[*]}"
-  echo "  median ratio: ${med}x (aim >= 1.5x)"
+  echo "  median ratio, f32: $(printf '%s\n' "${ratios[@]}" | median)x (aim >= 1.5x)"
+  if [ $bf16 -eq 1 ]; then
+    echo "  bf16 per round: apidex-bf16/pytorch-bf16 ${ratios_bf[*]}; apidex-bf16/pytorch-f32 ${ratios_bf_f32[*]}"
+    echo "  median ratio, apidex bf16 / pytorch bf16 autocast: $(printf '%s\n' "${ratios_bf[@]}" | median)x"
+    echo "  median ratio, apidex bf16 / pytorch f32: $(printf '%s\n' "${ratios_bf_f32[@]}" | median)x"
+  fi
 else
   echo "  (baseline skipped: python3-torch is not installed; make bench installs it)"
 fi

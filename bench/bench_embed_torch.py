@@ -8,6 +8,7 @@ embeddings apidex wrote for the same batch.
 
     bench_embed_torch.py MODEL_DIR OUT_DIR [REPS THREADS]
 """
+import contextlib
 import json
 import math
 import os
@@ -66,23 +67,27 @@ def make_forward(cfg, w):
     return forward
 
 
-def bench(forward, out, reps, label):
+def bench(forward, out, reps, label, autocast=False):
     ids = torch.tensor(json.load(open(os.path.join(out, "batch_ids.json"))), dtype=torch.long)
     mask = torch.ones(ids.shape, dtype=torch.float32)
-    with torch.inference_mode():
-        emb = forward(ids, mask)  # warm-up
+    ctx = torch.autocast("cpu", dtype=torch.bfloat16) if autocast else contextlib.nullcontext()
+    with torch.inference_mode(), ctx:
+        emb = forward(ids, mask).float()  # warm-up
         times = []
         for _ in range(reps):
             t0 = time.perf_counter()
-            emb = forward(ids, mask)
+            emb = forward(ids, mask).float()
             times.append(time.perf_counter() - t0)
         med = statistics.median(times)
         B, L = ids.shape
         print("pytorch batch %dx%d: median %.3f s over %d runs, %.0f tokens/s (%s)"
               % (B, L, med, reps, B * L / med, label))
-        ours = np.fromfile(os.path.join(out, "batch_apidex.f32"), dtype=np.float32).reshape(B, -1)
-        print("max |apidex - pytorch| over the batch embeddings: %.2g"
-              % float(np.abs(ours - emb.numpy()).max()))
+        for name in ("apidex", "apidex_bf16"):
+            path = os.path.join(out, "batch_%s.f32" % name)
+            if os.path.exists(path):
+                ours = np.fromfile(path, dtype=np.float32).reshape(B, -1)
+                print("max |%s - pytorch| over the batch embeddings: %.2g (%s)"
+                      % (name, float(np.abs(ours - emb.numpy()).max()), label))
         for qi in range(2):
             path = os.path.join(out, "query%d_ids.json" % qi)
             if not os.path.exists(path):
@@ -113,6 +118,12 @@ def main():
         torch.set_num_threads(intra)
         bench(forward, out, reps, "torch %s, %d intra-op threads, OpenBLAS threads %s"
               % (torch.__version__, intra, blas))
+    # bf16: autocast runs the products on oneDNN's AVX-512 BF16 kernels (the fair baseline
+    # of apidex --precision bf16)
+    if os.environ.get("BENCH_BF16") == "1":
+        torch.set_num_threads(threads)
+        bench(forward, out, reps, "torch %s bf16 autocast, %d threads" % (torch.__version__, threads),
+              autocast=True)
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@ int cli_build_index(const char *db, char *const *paths, size_t n_paths,
 /* ---- embedding options shared by index, search, eval, serve and mcp (embed_flags.c) */
 typedef struct cli_embed_flags {
     const char *model, *url, *key;
+    const char *precision;  /* --precision f32|bf16 (local model) */
     const char *weight_arg; /* --hybrid-weight as given */
     double hybrid_weight;   /* search_query.hybrid_weight (0 = reciprocal-rank fusion) */
     int mode;               /* --mode: a search_mode (search, eval, serve, mcp) */

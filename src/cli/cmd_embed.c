@@ -24,7 +24,10 @@ static void embed_usage(FILE *out)
             "  --threads N         encoder threads (env APIDEX_THREADS; default: all CPUs)\n"
             "  --batch N           texts per forward pass or request\n"
             "  --max-tokens N      truncate inputs at N tokens (default 512)\n"
-            "  --retries N         http retries on 429/5xx (default 5)\n");
+            "  --retries N         http retries on 429/5xx (default 5)\n"
+            "  --precision P       local: f32 (default) or bf16: products in bf16 on CPUs with\n"
+            "                      AVX-512 BF16, ~1.4x faster, vectors within ~1e-3 (env\n"
+            "                      APIDEX_EMBED_PRECISION; part of the index signature)\n");
 }
 
 /* Splits stdin into lines (a final newline does not make an extra empty text). */
@@ -81,7 +84,8 @@ int cli_cmd_embed(int argc, char **argv)
         O_THREADS,
         O_BATCH,
         O_MAXTOK,
-        O_RETRIES
+        O_RETRIES,
+        O_PRECISION
     };
     static const struct option longopts[] = {{"model", required_argument, 0, 'm'},
                                              {"query", no_argument, 0, 'q'},
@@ -95,6 +99,7 @@ int cli_cmd_embed(int argc, char **argv)
                                              {"batch", required_argument, 0, O_BATCH},
                                              {"max-tokens", required_argument, 0, O_MAXTOK},
                                              {"retries", required_argument, 0, O_RETRIES},
+                                             {"precision", required_argument, 0, O_PRECISION},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     embed_options o = {0};
@@ -127,6 +132,9 @@ int cli_cmd_embed(int argc, char **argv)
             break;
         case O_NOPREFIX:
             o.query_prefix = "";
+            break;
+        case O_PRECISION:
+            o.precision = optarg;
             break;
         case O_THREADS:
         case O_BATCH:

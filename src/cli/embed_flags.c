@@ -19,7 +19,9 @@ const char *cli_embed_flags_help(void)
            "); with --embed-url the remote name\n"
            "  --embed-url URL   an OpenAI-compatible /v1/embeddings server instead of the local "
            "model\n"
-           "  --embed-key K     its API key (else $APIDEX_EMBED_KEY or $OPENAI_API_KEY)\n";
+           "  --embed-key K     its API key (else $APIDEX_EMBED_KEY or $OPENAI_API_KEY)\n"
+           "  --precision P     local model: f32 (default) or bf16 (AVX-512 BF16 CPUs, ~1.4x "
+           "faster)\n";
 }
 
 int cli_embed_parse_flag(int argc, char **argv, int *i, cli_embed_flags *f)
@@ -42,6 +44,7 @@ int cli_embed_parse_flag(int argc, char **argv, int *i, cli_embed_flags *f)
                         : !strcmp(a, "--embed-url")     ? &f->url
                         : !strcmp(a, "--embed-key")     ? &f->key
                         : !strcmp(a, "--hybrid-weight") ? &f->weight_arg
+                        : !strcmp(a, "--precision")     ? &f->precision
                                                         : NULL;
     if (!slot) return 0;
     if (*i + 1 >= argc) return -1;
@@ -64,6 +67,7 @@ int cli_embed_open(const cli_embed_flags *f, embed_provider **out)
     o.model = f->model;
     o.base_url = f->url;
     o.api_key = f->key;
+    o.precision = f->precision;
     embed_options_from_env(&o);
     apidex_error err;
     core_error_clear(&err);

@@ -88,6 +88,15 @@ void embed_pool_run(embed_pool *p, size_t n_tasks, embed_pool_fn fn, void *ctx);
 
 /* ---------------------------------------------------------------- kernels */
 
+/** Does this CPU run the bf16 products (AVX-512 F, BW, VL and BF16)? */
+bool embed_k_has_bf16(void);
+/** Packs one weight panel [k x width] (width <= 64) as bf16 [ceil(k/2)][64][2], zero-padded. */
+void embed_k_pack_bf16(const float *panel, size_t k, size_t width, uint16_t *dst);
+/** Rounds rows x k floats to bf16 rows of ld_dst (>= k, even; the rest zeroed). */
+void embed_k_to_bf16(const float *src, size_t rows, size_t k, size_t ld_dst, uint16_t *dst);
+/** c[rows x cols] = a[rows x 2*kpairs] * w (a packed panel); only with embed_k_has_bf16(). */
+void embed_k_gemm_bf16(const uint16_t *a, size_t lda, const uint16_t *w, size_t kpairs, float *c,
+                       size_t ldc, size_t rows, size_t cols);
 /** f16 / bf16 → f32. */
 void embed_k_f16_to_f32(const uint16_t *src, float *dst, size_t n);
 void embed_k_bf16_to_f32(const uint16_t *src, float *dst, size_t n);

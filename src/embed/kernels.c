@@ -440,3 +440,161 @@ void embed_k_attn_pv(const float *p, size_t rows, size_t len, size_t ldp, const 
         }
     }
 }
+
+/* ---------------------------------------------------------------- bf16 products */
+
+/*
+ * Matrix products with bf16 inputs and f32 sums (AVX-512 BF16: vdpbf16ps multiplies
+ * pairs of bf16 and adds both products to an f32 lane). Weights are packed at load into
+ * panels of 64 output columns as [k/2][64][2] (each pair of k next to each other, a
+ * k-pair row of the panel is four zmm); activations are rounded to bf16 once per product,
+ * rows padded to an even length. One step of the kernel takes one k-pair: four weight
+ * loads and, per row, one 32-bit broadcast and four vdpbf16ps. Rounding both inputs to
+ * bf16 costs ~2e-3 relative error per product; sums stay f32.
+ */
+
+static uint16_t f32_to_bf16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40); /* quiet NaN */
+    u += 0x7fffu + ((u >> 16) & 1u); /* round to nearest even */
+    return (uint16_t)(u >> 16);
+}
+
+bool embed_k_has_bf16(void)
+{
+    if (__atomic_load_n(&k_forced_scalar, __ATOMIC_RELAXED)) return false;
+#ifdef EMBED_X86
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16") &&
+           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+#else
+    return false;
+#endif
+}
+
+void embed_k_pack_bf16(const float *panel, size_t k, size_t width, uint16_t *dst)
+{
+    for (size_t kk = 0; kk < k; kk += 2)
+        for (size_t c = 0; c < 64; c++) {
+            uint16_t *o = dst + (kk / 2) * 128 + c * 2;
+            o[0] = c < width ? f32_to_bf16(panel[kk * width + c]) : 0;
+            o[1] = c < width && kk + 1 < k ? f32_to_bf16(panel[(kk + 1) * width + c]) : 0;
+        }
+}
+
+#ifdef EMBED_X86
+#define BF16 __attribute__((target("avx512f,avx512bf16,avx512bw,avx512vl")))
+
+BF16 static void to_bf16_row(const float *src, size_t k, uint16_t *dst)
+{
+    size_t i = 0;
+    for (; i + 32 <= k; i += 32) {
+        __m512bh v = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(src + i + 16), _mm512_loadu_ps(src + i));
+        _mm512_storeu_si512((void *)(dst + i), (__m512i)v);
+    }
+    for (; i < k; i++) dst[i] = f32_to_bf16(src[i]);
+}
+
+/* Four rows of one panel: c[4 x cols] = a[4 x 2*kp] * w[kp pairs x 64], the sixteen sums in
+   named registers (an array of them is not kept in registers at -O2). */
+BF16 static void bf16_rows4(const uint16_t *a, size_t lda, const uint16_t *w, size_t kp, float *c,
+                            size_t ldc, const __mmask16 *mask)
+{
+    __m512 c00 = _mm512_setzero_ps(), c01 = c00, c02 = c00, c03 = c00;
+    __m512 c10 = c00, c11 = c00, c12 = c00, c13 = c00;
+    __m512 c20 = c00, c21 = c00, c22 = c00, c23 = c00;
+    __m512 c30 = c00, c31 = c00, c32 = c00, c33 = c00;
+    const uint16_t *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda;
+    for (size_t p = 0; p < kp; p++) {
+        const uint16_t *wp = w + p * 128;
+        __m512bh w0 = (__m512bh)_mm512_loadu_si512((const void *)wp);
+        __m512bh w1 = (__m512bh)_mm512_loadu_si512((const void *)(wp + 32));
+        __m512bh w2 = (__m512bh)_mm512_loadu_si512((const void *)(wp + 64));
+        __m512bh w3 = (__m512bh)_mm512_loadu_si512((const void *)(wp + 96));
+        uint32_t v;
+#define BF16_ROW(ap, r0, r1, r2, r3)                                                               \
+    memcpy(&v, (ap) + 2 * p, sizeof v);                                                            \
+    {                                                                                              \
+        __m512bh b = (__m512bh)_mm512_set1_epi32((int)v);                                          \
+        r0 = _mm512_dpbf16_ps(r0, b, w0);                                                          \
+        r1 = _mm512_dpbf16_ps(r1, b, w1);                                                          \
+        r2 = _mm512_dpbf16_ps(r2, b, w2);                                                          \
+        r3 = _mm512_dpbf16_ps(r3, b, w3);                                                          \
+    }
+        BF16_ROW(a0, c00, c01, c02, c03)
+        BF16_ROW(a1, c10, c11, c12, c13)
+        BF16_ROW(a2, c20, c21, c22, c23)
+        BF16_ROW(a3, c30, c31, c32, c33)
+#undef BF16_ROW
+    }
+#define BF16_STORE(row, r0, r1, r2, r3)                                                            \
+    _mm512_mask_storeu_ps(c + (row)*ldc, mask[0], r0);                                             \
+    _mm512_mask_storeu_ps(c + (row)*ldc + 16, mask[1], r1);                                        \
+    _mm512_mask_storeu_ps(c + (row)*ldc + 32, mask[2], r2);                                        \
+    _mm512_mask_storeu_ps(c + (row)*ldc + 48, mask[3], r3);
+    BF16_STORE(0, c00, c01, c02, c03)
+    BF16_STORE(1, c10, c11, c12, c13)
+    BF16_STORE(2, c20, c21, c22, c23)
+    BF16_STORE(3, c30, c31, c32, c33)
+#undef BF16_STORE
+}
+
+/* One row (the last rows % 4). */
+BF16 static void bf16_row1(const uint16_t *a, const uint16_t *w, size_t kp, float *c,
+                           const __mmask16 *mask)
+{
+    __m512 r0 = _mm512_setzero_ps(), r1 = r0, r2 = r0, r3 = r0;
+    for (size_t p = 0; p < kp; p++) {
+        const uint16_t *wp = w + p * 128;
+        uint32_t v;
+        memcpy(&v, a + 2 * p, sizeof v);
+        __m512bh b = (__m512bh)_mm512_set1_epi32((int)v);
+        r0 = _mm512_dpbf16_ps(r0, b, (__m512bh)_mm512_loadu_si512((const void *)wp));
+        r1 = _mm512_dpbf16_ps(r1, b, (__m512bh)_mm512_loadu_si512((const void *)(wp + 32)));
+        r2 = _mm512_dpbf16_ps(r2, b, (__m512bh)_mm512_loadu_si512((const void *)(wp + 64)));
+        r3 = _mm512_dpbf16_ps(r3, b, (__m512bh)_mm512_loadu_si512((const void *)(wp + 96)));
+    }
+    _mm512_mask_storeu_ps(c, mask[0], r0);
+    _mm512_mask_storeu_ps(c + 16, mask[1], r1);
+    _mm512_mask_storeu_ps(c + 32, mask[2], r2);
+    _mm512_mask_storeu_ps(c + 48, mask[3], r3);
+}
+
+BF16 static void gemm_bf16(const uint16_t *a, size_t lda, const uint16_t *w, size_t kp, float *c,
+                           size_t ldc, size_t rows, size_t cols)
+{
+    __mmask16 mask[4];
+    for (size_t j = 0; j < 4; j++) {
+        size_t have = cols > 16 * j ? cols - 16 * j : 0;
+        mask[j] = have >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << have) - 1u);
+    }
+    size_t r = 0;
+    for (; r + 4 <= rows; r += 4) bf16_rows4(a + r * lda, lda, w, kp, c + r * ldc, ldc, mask);
+    for (; r < rows; r++) bf16_row1(a + r * lda, w, kp, c + r * ldc, mask);
+}
+#endif
+
+void embed_k_to_bf16(const float *src, size_t rows, size_t k, size_t ld_dst, uint16_t *dst)
+{
+    for (size_t r = 0; r < rows; r++) {
+        uint16_t *d = dst + r * ld_dst;
+#ifdef EMBED_X86
+        to_bf16_row(src + r * k, k, d);
+#else
+        for (size_t i = 0; i < k; i++) d[i] = f32_to_bf16(src[r * k + i]);
+#endif
+        for (size_t i = k; i < ld_dst; i++) d[i] = 0;
+    }
+}
+
+void embed_k_gemm_bf16(const uint16_t *a, size_t lda, const uint16_t *w, size_t kpairs, float *c,
+                       size_t ldc, size_t rows, size_t cols)
+{
+#ifdef EMBED_X86
+    gemm_bf16(a, lda, w, kpairs, c, ldc, rows, cols);
+#else
+    (void)a, (void)lda, (void)w, (void)kpairs, (void)c, (void)ldc, (void)rows, (void)cols;
+#endif
+}

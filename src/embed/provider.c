@@ -15,6 +15,7 @@ void embed_options_from_env(embed_options *o)
     if (!o->api_key && (v = getenv("APIDEX_EMBED_KEY")) && *v) o->api_key = v;
     if (!o->api_key && (v = getenv("OPENAI_API_KEY")) && *v) o->api_key = v;
     if (!o->provider && (v = getenv("APIDEX_EMBED_PROVIDER")) && *v) o->provider = v;
+    if (!o->precision && (v = getenv("APIDEX_EMBED_PRECISION")) && *v) o->precision = v;
     if (!o->threads && (v = getenv("APIDEX_THREADS")) && *v) {
         long t = strtol(v, NULL, 10);
         if (t > 0 && t <= 64) o->threads = (int)t;
@@ -57,6 +58,9 @@ static const embed_provider_vtable local_vtable = {"local", local_embed, local_d
 
 static int local_open(const embed_options *o, embed_provider **out, apidex_error *err)
 {
+    bool bf16 = o->precision && !strcmp(o->precision, "bf16");
+    if (o->precision && !bf16 && strcmp(o->precision, "f32"))
+        return core_error_set(err, APIDEX_EINVAL, "precision '%s': f32 or bf16", o->precision);
     char *dir = NULL;
     int rc = embed_model_resolve(o->model, &dir, err);
     if (rc) return rc;
@@ -69,7 +73,8 @@ static int local_open(const embed_options *o, embed_provider **out, apidex_error
                              .max_tokens = o->max_tokens,
                              .batch_size = o->batch_size,
                              .query_prefix = o->query_prefix,
-                             .normalize = o->normalize};
+                             .normalize = o->normalize,
+                             .bf16 = bf16};
     rc = embed_bert_open(dir, &bo, &lp->model, err);
     if (rc) {
         free(dir);
@@ -87,7 +92,8 @@ static int local_open(const embed_options *o, embed_provider **out, apidex_error
     snprintf(lp->base.model_id, sizeof lp->base.model_id, "%s", slash ? slash + 1 : dir);
     const char *prefix = embed_bert_query_prefix(lp->model);
     uint64_t fp = c->fingerprint ^ core_hash64(prefix, strlen(prefix)) * 31 ^
-                  (uint64_t)c->pooling * 1000003u ^ (c->normalize ? 0x5bd1e995u : 0);
+                  (uint64_t)c->pooling * 1000003u ^ (c->normalize ? 0x5bd1e995u : 0) ^
+                  (c->bf16 ? 0xbf16bf16bf16ull : 0);
     char hex[17];
     core_hash_hex(fp, hex);
     snprintf(lp->base.fingerprint, sizeof lp->base.fingerprint, "local:%.64s:%s", lp->base.model_id,

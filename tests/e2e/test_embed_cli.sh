@@ -49,6 +49,30 @@ assert d["embeddings"][0] != d["embeddings"][1]
 EOF
 ok
 
+# --precision bf16: close to f32 where the CPU has AVX-512 BF16, a clear refusal where not.
+if grep -q avx512_bf16 /proc/cpuinfo; then
+  "$bin" embed --model bge-mini-en --precision bf16 --json "list the movies" "get a user" \
+    >"$tmp/b.json" || fail "embed --precision bf16"
+  "$PY" - "$tmp/a.json" "$tmp/b.json" <<'EOF' || fail "bf16 vectors far from f32"
+import json, sys
+a = json.load(open(sys.argv[1]))["embeddings"]
+b = json.load(open(sys.argv[2]))["embeddings"]
+for x, y in zip(a, b):
+    assert sum(p * q for p, q in zip(x, y)) > 0.999, (x, y)
+    assert max(abs(p - q) for p, q in zip(x, y)) < 2e-2
+EOF
+else
+  set +e
+  "$bin" embed --model bge-mini-en --precision bf16 "x" >/dev/null 2>"$tmp/err"; rc=$?
+  set -e
+  [ "$rc" = 2 ] && grep -q "AVX-512 BF16" "$tmp/err" || fail "bf16 without the CPU support: exit $rc"
+fi
+set +e
+"$bin" embed --model bge-mini-en --precision int8 "x" >/dev/null 2>"$tmp/err"; rc=$?
+set -e
+[ "$rc" = 2 ] && grep -q "f32 or bf16" "$tmp/err" || fail "an unknown precision: exit $rc"
+ok
+
 # stdin, plain output, APIDEX_MODEL: the same vectors as the JSON run.
 printf 'list the movies\nget a user\n' | APIDEX_MODEL=bge-mini-en "$bin" embed - >"$tmp/a.txt"
 [ "$(wc -l <"$tmp/a.txt")" -eq 2 ] || fail "plain output should have 2 lines"

@@ -538,6 +538,111 @@ static void test_kernels(void **state)
     embed_k_force_scalar(false);
 }
 
+/* The bf16 kernel against f32 sums of the same bf16-rounded inputs: odd k, a short panel,
+   rows that are not a multiple of four. */
+static void test_bf16_kernel(void **state)
+{
+    (void)state;
+    if (!embed_k_has_bf16()) {
+        print_message("this CPU has no AVX-512 BF16: skipped\n");
+        skip();
+    }
+    enum { ROWS = 7, K = 37, COLS = 50, LDA = K + 1 };
+    float a[ROWS * K], w[K * COLS], c[ROWS * 64];
+    uint32_t st = 11;
+    for (size_t i = 0; i < ROWS * K; i++) {
+        st = st * 1664525u + 1013904223u;
+        a[i] = (float)((int)(st >> 9) % 2001 - 1000) / 997.0f;
+    }
+    for (size_t i = 0; i < K * COLS; i++) {
+        st = st * 1664525u + 1013904223u;
+        w[i] = (float)((int)(st >> 9) % 2001 - 1000) / 1013.0f;
+    }
+    uint16_t ab[ROWS * LDA], wb[(K + 1) / 2 * 128];
+    embed_k_to_bf16(a, ROWS, K, LDA, ab);
+    embed_k_pack_bf16(w, K, COLS, wb);
+    for (size_t i = 0; i < ROWS * 64; i++) c[i] = -7; /* columns past COLS must stay as they are */
+    embed_k_gemm_bf16(ab, LDA, wb, (K + 1) / 2, c, 64, ROWS, COLS);
+    float ar[ROWS * LDA], wr[(K + 1) / 2 * 128];
+    embed_k_bf16_to_f32(ab, ar, ROWS * LDA);
+    embed_k_bf16_to_f32(wb, wr, (K + 1) / 2 * 128);
+    for (size_t r = 0; r < ROWS; r++) {
+        assert_true(ar[r * LDA + K] == 0); /* the pad */
+        for (size_t j = 0; j < 64; j++) {
+            if (j >= COLS) {
+                assert_true(c[r * 64 + j] == -7);
+                continue;
+            }
+            double want = 0, exact = 0;
+            for (size_t k = 0; k < K; k++) {
+                want += (double)ar[r * LDA + k] * wr[(k / 2) * 128 + j * 2 + k % 2];
+                exact += (double)a[r * K + k] * w[k * COLS + j];
+            }
+            assert_true(fabs(c[r * 64 + j] - want) <= 1e-5 * (1 + fabs(want)));
+            assert_true(fabs(want - exact) <= 2e-2 * (1 + fabs(exact))); /* bf16 rounding */
+        }
+    }
+}
+
+/* --precision bf16 end to end: vectors within a few 1e-3 of f32 (cosine > 0.999) on the
+   bge-small shape; a CPU without it, or an unknown precision, is refused with a message. */
+static void test_bf16_encoder(void **state)
+{
+    (void)state;
+    REQUIRE_NUMPY();
+    char *tmp = tu_tempdir();
+    char *dir = gen_model(tmp, "h384-bf16",
+                          "--hidden 384 --layers 12 --heads 12 --intermediate 1536 --vocab 1000 "
+                          "--max-pos 512 --pooling cls --normalize 1 --scale 0.05 --seed 9");
+    apidex_error err = {0};
+    embed_bert *m32 = NULL, *m16 = NULL;
+    embed_bert_options o32 = {.threads = 2}, o16 = {.threads = 2, .bf16 = true};
+    assert_int_equal(embed_bert_open(dir, &o32, &m32, &err), 0);
+    if (!embed_k_has_bf16()) {
+        assert_int_equal(embed_bert_open(dir, &o16, &m16, &err), APIDEX_EUNSUPPORTED);
+        assert_non_null(strstr(err.message, "AVX-512 BF16"));
+        print_message("this CPU has no AVX-512 BF16: only the refusal is checked\n");
+    } else {
+        assert_int_equal(embed_bert_open(dir, &o16, &m16, &err), 0);
+        assert_true(embed_bert_info(m16)->bf16);
+        static const size_t lens[] = {128, 77, 33, 9, 2};
+        uint32_t **ids = make_ids(lens, 5, 1000, 3);
+        size_t dim = 384;
+        float *a = calloc(5 * dim, sizeof *a), *b = calloc(5 * dim, sizeof *b);
+        assert_int_equal(embed_bert_encode_ids(m32, (const uint32_t *const *)ids, lens, 5, a, &err),
+                         0);
+        assert_int_equal(embed_bert_encode_ids(m16, (const uint32_t *const *)ids, lens, 5, b, &err),
+                         0);
+        float d = max_abs_diff(a, b, 5 * dim);
+        for (size_t i = 0; i < 5; i++) {
+            double dot = 0, na = 0, nb = 0;
+            for (size_t j = 0; j < dim; j++) {
+                dot += (double)a[i * dim + j] * b[i * dim + j];
+                na += (double)a[i * dim + j] * a[i * dim + j];
+                nb += (double)b[i * dim + j] * b[i * dim + j];
+            }
+            assert_true(dot / sqrt(na * nb) > 0.999);
+        }
+        print_message("bf16: max |bf16 - f32| = %.3g\n", d);
+        assert_true(d < 2e-2f);
+        free(a);
+        free(b);
+        free_ids(ids, 5);
+        embed_bert_close(m16);
+        /* forced off, the kernels say there is no bf16, and the open says why */
+        embed_k_force_scalar(true);
+        m16 = NULL;
+        assert_int_equal(embed_bert_open(dir, &o16, &m16, &err), APIDEX_EUNSUPPORTED);
+        assert_non_null(strstr(err.message, "AVX-512 BF16"));
+        embed_k_force_scalar(false);
+    }
+    embed_bert_close(m16);
+    embed_bert_close(m32);
+    tu_rmtree(tmp);
+    free(dir);
+    free(tmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -546,6 +651,8 @@ int main(void)
         cmocka_unit_test(test_matches_numpy_bge_shape),
         cmocka_unit_test(test_text_path),
         cmocka_unit_test(test_refuses_bad_folders),
+        cmocka_unit_test(test_bf16_kernel),
+        cmocka_unit_test(test_bf16_encoder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

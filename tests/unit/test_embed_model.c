@@ -145,6 +145,25 @@ static void test_resolve(void **state)
     assert_int_equal(embed_provider_open(&lo, &p, &err), 0);
     assert_string_not_equal(p->fingerprint, fp1);
     embed_provider_close(p);
+    lo.query_prefix = NULL;
+    /* bf16 products make other vectors: another fingerprint too (where the CPU has them) */
+    lo.precision = "bf16";
+    if (embed_k_has_bf16()) {
+        assert_int_equal(embed_provider_open(&lo, &p, &err), 0);
+        assert_string_not_equal(p->fingerprint, fp1);
+        embed_provider_close(p);
+    } else {
+        assert_int_equal(embed_provider_open(&lo, &p, &err), APIDEX_EUNSUPPORTED);
+    }
+    lo.precision = "int8";
+    assert_int_equal(embed_provider_open(&lo, &p, &err), APIDEX_EINVAL);
+    assert_non_null(strstr(err.message, "f32 or bf16"));
+    lo.precision = NULL;
+    setenv("APIDEX_EMBED_PRECISION", "bf16", 1);
+    embed_options envo = {0};
+    embed_options_from_env(&envo);
+    assert_string_equal(envo.precision, "bf16");
+    unsetenv("APIDEX_EMBED_PRECISION");
     embed_provider_close(NULL);
     embed_options bad = {.provider = "carrier-pigeon"};
     assert_int_equal(embed_provider_open(&bad, &p, &err), APIDEX_EINVAL);
