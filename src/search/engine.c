@@ -55,6 +55,7 @@ static const double field_weight[STORE_FIELD_COUNT] = {
 static const double bm25_k1 = 1.2, bm25_b = 0.75;
 static const double route_damping = 0.6;  /* score factor for operations of other APIs */
 static const double named_damping = 0.1;  /* the same when the task names its API */
+static const double name_weight = 0.3;    /* a capitalised word inside a sentence (a name) */
 static const double adaptive_ratio = 0.8; /* primaries within this ratio of the best */
 static const size_t adaptive_max_primaries = 3;
 static const double producer_relevance = 1.0; /* weight of task relevance in producer choice */
@@ -565,9 +566,9 @@ static bool within_one_edit(const char *a, size_t na, const char *b, size_t nb)
 
 /*
  * A lower-case word the index has never seen, one edit away from a word it has
- * ("bitrhday"): the most frequent such word, or -1. Capitalised words are names
- * (titles, people) and are left alone, as are short words, where one edit reaches
- * too many others.
+ * ("bitrhday"), not at its last letter: the most frequent such word, or -1. Capitalised words are
+ * names (titles, people) and are left alone, as are short words, where one edit reaches too many
+ * others.
  */
 static long term_correct(const search_engine *e, const char *s, size_t n)
 {
@@ -577,15 +578,27 @@ static long term_correct(const search_engine *e, const char *s, size_t n)
     for (size_t i = 0; i < e->n_terms; i++) {
         const term_entry *t = &e->terms[i];
         if (t->len < min_len || !within_one_edit(s, n, t->term, t->len)) continue;
+        /* an edit at the last letter is a word's other form, not a typo: "director" is
+           not the stem of "directory" ("directori") */
+        size_t same = 0, shorter = n < t->len ? n : t->len;
+        while (same < shorter && s[same] == t->term[same]) same++;
+        if (same + 1 >= shorter) continue;
         if (best < 0 || t->df > e->terms[best].df) best = (long)i;
     }
     return best;
 }
 
-static int qterm_add(query_state *st, long ti)
+/* Adds term ti with weight w (its idf is scaled by it); a repeat keeps the larger weight. */
+static int qterm_add(query_state *st, long ti, double w)
 {
+    const search_engine *e = st->e;
+    double df = e->terms[ti].df, N = (double)e->n_ranked;
+    double idf = log(1.0 + (N - df + 0.5) / (df + 0.5));
     for (size_t i = 0; i < st->n_terms; i++)
-        if (st->terms[i].term == ti) return 0;
+        if (st->terms[i].term == ti) {
+            if (idf * w > st->terms[i].idf) st->terms[i].idf = idf * w;
+            return 0;
+        }
     if (st->n_terms == st->cap_terms) {
         size_t cap = st->cap_terms ? st->cap_terms * 2 : 16;
         qterm *nt = realloc(st->terms, cap * sizeof *nt);
@@ -593,9 +606,7 @@ static int qterm_add(query_state *st, long ti)
         st->terms = nt;
         st->cap_terms = cap;
     }
-    const search_engine *e = st->e;
-    double df = e->terms[ti].df, N = (double)e->n_ranked;
-    st->terms[st->n_terms++] = (qterm){ti, log(1.0 + (N - df + 0.5) / (df + 0.5))};
+    st->terms[st->n_terms++] = (qterm){ti, idf * w};
     return 0;
 }
 
@@ -670,17 +681,26 @@ static int query_terms(query_state *st)
     bool *value = calloc(strlen(text) + 1, sizeof *value);
     int rc = value ? 0 : APIDEX_ENOMEM;
     if (value) mark_values(text, value);
+    bool sentence_start = true;
     for (const char *w = text; *w && !rc;) {
         while (*w && isspace((unsigned char)*w)) w++;
         const char *we = w;
         while (*we && !isspace((unsigned char)*we)) we++;
         if (we == w) break;
         if (value[w - text]) {
+            sentence_start = false;
             st->names_things = true;
             w = we;
             continue;
         }
         bool lower = !isupper((unsigned char)*w);
+        /* A capitalised word inside a sentence is a name ("Star Wars", "The Shawshank
+           Redemption"): it still counts, but little, so that "stars" and "redemptions"
+           of other APIs do not outrank the task's own words. Acronyms (TV, MMS) count. */
+        bool name = !lower && !sentence_start && we - w > 1 && islower((unsigned char)w[1]);
+        double weight = name ? name_weight : 1.0;
+        char last = we[-1];
+        sentence_start = last == '.' || last == '?' || last == '!' || last == ':';
         core_buf_reset(&b);
         store_terms_append(tp, w, (size_t)(we - w), &b);
         if (b.failed) rc = APIDEX_ENOMEM;
@@ -696,7 +716,7 @@ static int query_terms(query_state *st)
                     ti = term_correct(e, t, n);
                 }
                 if (ti < 0) st->names_things = true; /* a word the index has never seen */
-                if (ti >= 0) rc = qterm_add(st, ti);
+                if (ti >= 0) rc = qterm_add(st, ti, weight);
             }
             t = end;
         }

@@ -132,9 +132,35 @@ static void test_typos_in_lower_case_words(void **state)
     r = run(f, (search_query){.text = "Birthdya", .adaptive = true});
     assert_int_equal(r->n_hits, 0);
     search_result_free(r);
+    /* an edit at the last letter is another word's form, not a typo: "birthdays" has the
+       index word "birthday" as its stem anyway, but "birthdayz" is no typo of it */
+    r = run(f, (search_query){.text = "birthdayz", .adaptive = true});
+    assert_int_equal(r->n_hits, 0);
+    search_result_free(r);
     /* short words are not corrected (one edit reaches too many) */
     r = run(f, (search_query){.text = "flim", .adaptive = true});
     assert_int_equal(r->n_hits, 0);
+    search_result_free(r);
+}
+
+static void test_names_count_little(void **state)
+{
+    fixture *f = *state;
+    /* The title's words name the film; they are not what the task asks for. */
+    search_result *r = run(f, (search_query){.text = "Show the cast of the film Playlists Tracks "
+                                                     "Albums",
+                                             .adaptive = true});
+    assert_true(is_primary(r, "films:getFilmCast"));
+    for (size_t i = 0; i < r->n_hits; i++) assert_string_equal(r->hits[i].api, "films");
+    search_result_free(r);
+    /* the same words written as a request are the task */
+    r = run(f, (search_query){.text = "Show the tracks of the albums", .adaptive = true});
+    assert_true(is_primary(r, "music:getAlbumTracks"));
+    search_result_free(r);
+    /* a capital at the start of a sentence is no name */
+    r = run(f, (search_query){.text = "Playlists: add tracks. Tracks come from albums.",
+                              .adaptive = true});
+    assert_string_equal(r->hits[0].api, "music");
     search_result_free(r);
 }
 
@@ -218,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_alternative_producers_in_ranked_lists),
         cmocka_unit_test(test_typos_in_lower_case_words),
         cmocka_unit_test(test_task_naming_an_api_routes_to_it),
+        cmocka_unit_test(test_names_count_little),
         cmocka_unit_test(test_my_things_come_from_the_callers_lists),
         cmocka_unit_test(test_quoted_values_are_not_intent),
     };
