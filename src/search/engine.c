@@ -12,7 +12,8 @@
  * - Typos: a long lower-case word the index has never seen is read as the index
  *   word one edit away (capitalised words are names, never corrected).
  * - Routing: a task is nearly always about one API. Each API is scored by the
- *   sum of its three best operations; operations of other APIs are damped, and
+ *   sum of its three best operations times (the share of the task's words it has)^0.25;
+ *   operations of other APIs are damped, and
  *   the adaptive answer set keeps to the best API. A task that names an API by
  *   the distinctive word of its title goes to that API.
  * - Composition: an operation that needs an identifier the task does not give
@@ -53,10 +54,11 @@ static const double field_weight[STORE_FIELD_COUNT] = {
     [STORE_FIELD_TAGS] = 0.5,    [STORE_FIELD_OTHER] = 1.0,
 };
 static const double bm25_k1 = 1.2, bm25_b = 0.75;
-static const double route_damping = 0.6;  /* score factor for operations of other APIs */
-static const double named_damping = 0.1;  /* the same when the task names its API */
-static const double name_weight = 0.3;    /* a capitalised word inside a sentence (a name) */
-static const double adaptive_ratio = 0.8; /* primaries within this ratio of the best */
+static const double route_damping = 0.6;   /* score factor for operations of other APIs */
+static const double route_coverage = 0.25; /* exponent of an API's share of the task's words */
+static const double named_damping = 0.1;   /* the same when the task names its API */
+static const double name_weight = 0.3;     /* a capitalised word inside a sentence (a name) */
+static const double adaptive_ratio = 0.8;  /* primaries within this ratio of the best */
 static const size_t adaptive_max_primaries = 3;
 static const double producer_relevance = 1.0; /* weight of task relevance in producer choice */
 static const double producer_search_bonus =
@@ -809,12 +811,30 @@ static void score_ops(query_state *st)
     const search_engine *e = st->e;
     find_named_api(st);
     double *doc_score = calloc(e->n_docs ? e->n_docs : 1, sizeof *doc_score);
-    if (!doc_score) return;
+    double *cover = calloc(e->n_apis ? e->n_apis : 1, sizeof *cover);
+    bool *seen = calloc(e->n_apis ? e->n_apis : 1, sizeof *seen);
+    double idf_total = 0;
+    if (!doc_score || !cover || !seen) {
+        free(doc_score);
+        free(cover);
+        free(seen);
+        return;
+    }
     for (size_t qi = 0; qi < st->n_terms; qi++) {
         const term_entry *t = &e->terms[st->terms[qi].term];
         size_t p = 0;
+        memset(seen, 0, e->n_apis * sizeof *seen);
+        idf_total += st->terms[qi].idf;
         while (p < t->n_post) {
             uint32_t doc = t->post[p].doc;
+            if (e->docs[doc].n_ops && e->docs[doc].ops[0] >= 0 &&
+                (size_t)e->docs[doc].ops[0] < e->n_ops) {
+                uint32_t a = e->info[e->docs[doc].ops[0]].api;
+                if (a < e->n_apis && !seen[a]) {
+                    seen[a] = true;
+                    cover[a] += st->terms[qi].idf;
+                }
+            }
             double tf = 0;
             for (; p < t->n_post && t->post[p].doc == doc; p++) {
                 int f = t->post[p].field;
@@ -859,6 +879,9 @@ static void score_ops(query_state *st)
         double best = -1;
         for (size_t a = 0; a < e->n_apis; a++) {
             double sum = api_top[3 * a] + api_top[3 * a + 1] + api_top[3 * a + 2];
+            /* times the share of the task's words (by idf) the API has at all, mildly: a
+               "lead" that is a sales lead does not route a task about actors and movies */
+            if (idf_total > 0) sum *= pow(cover[a] / idf_total, route_coverage);
             if (sum > best) {
                 best = sum;
                 st->best_api = (uint32_t)a;
@@ -867,6 +890,8 @@ static void score_ops(query_state *st)
         free(api_top);
         if (st->api_named) st->best_api = st->named_api;
     }
+    free(cover);
+    free(seen);
     for (size_t i = 0; i < e->n_ops; i++)
         st->score[i] = st->allowed[i] ? st->raw[i] * (e->info[i].api == st->best_api ? 1.0
                                                       : st->api_named                ? named_damping

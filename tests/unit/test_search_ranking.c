@@ -143,6 +143,28 @@ static void test_typos_in_lower_case_words(void **state)
     search_result_free(r);
 }
 
+static void test_routing_weighs_coverage(void **state)
+{
+    (void)state;
+    /* Alpha's three zebra operations score a little higher than Beta's three recordings,
+       but the task's other words (yak, xylophone) are only in Beta: Beta has two thirds
+       of the task, Alpha one third, and the task goes to Beta. */
+    static const char *const specs[] = {"tests/data/search/routing/words_a.yaml",
+                                        "tests/data/search/routing/words_b.yaml", NULL};
+    search_fixture *g = search_fixture_new(specs);
+    search_result *r =
+        search_fixture_run(g, (search_query){.text = "the zebra yak xylophone", .adaptive = true});
+    assert_true(r->n_hits > 0);
+    for (size_t i = 0; i < r->n_hits; i++) assert_string_equal(r->hits[i].api, "words_b");
+    search_result_free(r);
+    /* a task of zebras alone stays with Alpha */
+    r = search_fixture_run(g, (search_query){.text = "the stripes of a zebra", .adaptive = true});
+    assert_string_equal(r->hits[0].api, "words_a");
+    search_result_free(r);
+    void *gs = g;
+    search_fixture_teardown(&gs);
+}
+
 static void test_names_count_little(void **state)
 {
     fixture *f = *state;
@@ -245,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_typos_in_lower_case_words),
         cmocka_unit_test(test_task_naming_an_api_routes_to_it),
         cmocka_unit_test(test_names_count_little),
+        cmocka_unit_test(test_routing_weighs_coverage),
         cmocka_unit_test(test_my_things_come_from_the_callers_lists),
         cmocka_unit_test(test_quoted_values_are_not_intent),
     };
