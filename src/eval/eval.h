@@ -106,6 +106,8 @@ typedef struct eval_query_result {
     size_t tokens_at_k; /* cl100k tokens of the first k endpoints' rendered operations */
     double latency_ms;  /* wall time of the fixed-k search */
     double adaptive_latency_ms;
+    const char *gold_api; /* the API holding every gold endpoint (several APIs indexed), or NULL */
+    const char *routed_api; /* the API of the adaptive answer's first endpoint, or NULL */
 } eval_query_result;
 
 /** Means over queries. */
@@ -119,6 +121,8 @@ typedef struct eval_report {
     double latency_ms[3];    /* p50, p95, p99 of the fixed-k searches */
     double adaptive_latency_ms[3];
     double engine_open_ms;
+    size_t routing_tasks;         /* tasks with a gold_api (0 when the index holds one API) */
+    size_t routing_correct;       /* of them, those whose routed_api is it */
     eval_query_result *per_query; /* n = queries */
     core_arena *arena;
 } eval_report;

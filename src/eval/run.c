@@ -39,6 +39,77 @@ static size_t tokens_first_k(store_index *idx, const search_result *res, size_t 
     return total;
 }
 
+/* Normalised endpoint keys of every operation of idx (eval_endpoint_key), for gold_api;
+   NULL when the index holds fewer than two APIs. */
+static const char **op_keys(store_index *idx, core_arena *a, size_t *n_out)
+{
+    const store_operation *ops = NULL;
+    const store_api *apis = NULL;
+    size_t n_ops = 0, n_apis = 0;
+    apidex_error ignore;
+    *n_out = 0;
+    if (!idx || store_operations(idx, &ops, &n_ops, &ignore) ||
+        store_apis(idx, &apis, &n_apis, &ignore) || n_apis < 2)
+        return NULL;
+    const char **keys = core_arena_calloc(a, n_ops ? n_ops : 1, sizeof *keys);
+    core_buf raw, key;
+    core_buf_init(&raw, 1 << 16);
+    core_buf_init(&key, 1 << 16);
+    for (size_t i = 0; keys && i < n_ops; i++) {
+        core_buf_reset(&raw);
+        core_buf_reset(&key);
+        core_buf_printf(&raw, "%s %s", ops[i].method, ops[i].path);
+        keys[i] = eval_endpoint_key(raw.data ? raw.data : "", &key) == 0
+                      ? core_arena_strdup(a, key.data ? key.data : "")
+                      : "";
+    }
+    core_buf_free(&raw);
+    core_buf_free(&key);
+    if (keys) *n_out = n_ops;
+    return keys;
+}
+
+/* The API holding every gold endpoint of q, when exactly one does; else NULL. */
+static const char *gold_api(store_index *idx, const char **keys, size_t n_keys, const eval_query *q)
+{
+    const store_operation *ops = NULL;
+    const store_api *apis = NULL;
+    size_t n_ops = 0, n_apis = 0;
+    apidex_error ignore;
+    if (!keys || !q->n_gold || store_operations(idx, &ops, &n_ops, &ignore) ||
+        store_apis(idx, &apis, &n_apis, &ignore) || n_ops != n_keys)
+        return NULL;
+    size_t *counts = calloc(n_apis, sizeof *counts);
+    bool *seen = calloc(n_apis, sizeof *seen);
+    const char *found = NULL;
+    core_buf key;
+    core_buf_init(&key, 1 << 16);
+    for (size_t g = 0; counts && seen && g < q->n_gold; g++) {
+        core_buf_reset(&key);
+        if (eval_endpoint_key(q->gold[g], &key)) break;
+        memset(seen, 0, n_apis * sizeof *seen);
+        for (size_t i = 0; i < n_ops; i++) {
+            size_t a = ops[i].api_index;
+            if (a < n_apis && !seen[a] && keys[i] && !strcmp(keys[i], key.data ? key.data : "")) {
+                seen[a] = true;
+                counts[a]++;
+            }
+        }
+    }
+    for (size_t a = 0; counts && a < n_apis; a++)
+        if (counts[a] == q->n_gold) {
+            if (found) { /* more than one API could serve it */
+                found = NULL;
+                break;
+            }
+            found = apis[a].id;
+        }
+    core_buf_free(&key);
+    free(counts);
+    free(seen);
+    return found;
+}
+
 static double now_ms(void)
 {
     return core_now() * 1000.0;
@@ -69,6 +140,8 @@ int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const ev
     r->k = k;
     r->budget = budget;
     const text_bpe *bpe = text_bpe_default();
+    size_t n_keys = 0;
+    const char **keys = op_keys(idx, r->arena, &n_keys);
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         const eval_query *q = &set->items[i];
@@ -105,6 +178,14 @@ int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const ev
         rc = search_engine_run(eng, &aq, &res, err);
         alat[i] = qr->adaptive_latency_ms = now_ms() - t0;
         if (!rc) rc = hit_list(res, r->arena, &qr->adaptive, &qr->n_adaptive);
+        if (!rc && res->n_hits) qr->routed_api = core_arena_strdup(r->arena, res->hits[0].api);
+        if (!rc) {
+            qr->gold_api = gold_api(idx, keys, n_keys, q);
+            if (qr->gold_api) {
+                r->routing_tasks++;
+                r->routing_correct += qr->routed_api && !strcmp(qr->routed_api, qr->gold_api);
+            }
+        }
         if (!rc) {
             const char *const *ad = qr->adaptive;
             rc = eval_score(gold, q->n_gold, ad, qr->n_adaptive, 0, &qr->adaptive_scores);
@@ -213,6 +294,9 @@ int eval_report_json(const eval_report *r, bool per_query, core_buf *out)
                     r->tokens_mean, r->tokens_at_k_mean, r->budget);
     json_pcts(out, "latency_ms", r->latency_ms);
     core_buf_printf(out, ",\"engine_open_ms\":%.3f", r->engine_open_ms);
+    if (r->routing_tasks)
+        core_buf_printf(out, ",\"routing\":{\"tasks\":%zu,\"correct\":%zu}", r->routing_tasks,
+                        r->routing_correct);
     if (per_query) {
         core_buf_puts(out, ",\"per_query\":[");
         for (size_t i = 0; i < r->queries; i++) {
@@ -237,6 +321,15 @@ int eval_report_json(const eval_report *r, bool per_query, core_buf *out)
                             "\"latency_ms\":%.3f}",
                             qr->adaptive_scores.recall, qr->adaptive_scores.precision,
                             qr->adaptive_scores.f1, qr->adaptive_latency_ms);
+            if (qr->gold_api) {
+                core_buf_puts(out, ",\"gold_api\":");
+                core_buf_json_str(out, qr->gold_api, strlen(qr->gold_api));
+                core_buf_puts(out, ",\"routed_api\":");
+                if (qr->routed_api)
+                    core_buf_json_str(out, qr->routed_api, strlen(qr->routed_api));
+                else
+                    core_buf_puts(out, "null");
+            }
             core_buf_printf(out, ",\"tokens\":%zu,\"tokens_at_k\":%zu,\"latency_ms\":%.3f}",
                             qr->tokens, qr->tokens_at_k, qr->latency_ms);
         }
@@ -260,6 +353,9 @@ int eval_report_text(const eval_report *r, bool per_query, core_buf *out)
                             qr->at_k.precision, qr->adaptive_scores.recall,
                             qr->adaptive_scores.precision, qr->adaptive_scores.n_returned, q->text);
             /* what was missed, so a reader sees why without --json */
+            if (qr->gold_api && (!qr->routed_api || strcmp(qr->gold_api, qr->routed_api)))
+                core_buf_printf(out, "    routed to %s, gold in %s\n",
+                                qr->routed_api ? qr->routed_api : "(nothing)", qr->gold_api);
             for (size_t g = 0; g < q->n_gold; g++) {
                 const char *one[1] = {q->gold[g]};
                 eval_scores s;
@@ -283,6 +379,10 @@ int eval_report_text(const eval_report *r, bool per_query, core_buf *out)
                     r->tokens_at_k_mean, r->latency_ms[0], r->latency_ms[1], r->latency_ms[2],
                     r->adaptive_latency_ms[0], r->adaptive_latency_ms[1],
                     r->adaptive_latency_ms[2]);
+    if (r->routing_tasks)
+        core_buf_printf(out,
+                        "routing      %zu of %zu tasks answered first from the API of their gold\n",
+                        r->routing_correct, r->routing_tasks);
     return out->failed ? APIDEX_ENOMEM : 0;
 }
 
