@@ -366,42 +366,83 @@ static int load_api_json(store_index *idx, store_api *a, const char *servers, co
     return fail ? APIDEX_ENOMEM : 0;
 }
 
-static int load_apis(store_index *idx, apidex_error *err)
+/* ---------------------------------------------------------------- row loops */
+
+/* Fills element i of a loader's array(s) from the current row: 0 kept, 1 skipped, -1 out
+   of memory. */
+typedef int (*row_fn)(store_index *idx, sqlite3_stmt *st, size_t i);
+
+/* Prepares sql and allocates, in the arena, one elem-sized slot per row of table. */
+static int rows_begin(store_index *idx, const char *sql, const char *table, size_t elem, void **arr,
+                      size_t *cap, sqlite3_stmt **st, apidex_error *err)
 {
-    if (idx->apis_loaded) return 0;
-    size_t cap = count_rows(idx, "apis");
-    sqlite3_stmt *st = NULL;
-    int rc = prepare(idx,
-                     "SELECT id, document, title, version, description, spec_version, servers, "
-                     "tags, n_ops, n_schemas, content_hash, n_files FROM apis ORDER BY id",
-                     &st, err);
+    int rc = prepare(idx, sql, st, err);
     if (rc) return rc;
-    idx->apis = core_arena_calloc(idx->arena, cap ? cap : 1, sizeof *idx->apis);
-    if (!idx->apis) rc = oom(err);
+    *cap = count_rows(idx, table);
+    *arr = core_arena_calloc(idx->arena, *cap ? *cap : 1, elem);
+    if (!*arr) {
+        sqlite3_finalize(*st);
+        *st = NULL;
+        return oom(err);
+    }
+    return 0;
+}
+
+/* Steps st to the end (at most cap rows), fn filling element *n of each kept row, then
+   finalises it. */
+static int rows_run(store_index *idx, sqlite3_stmt *st, size_t cap, const char *table, row_fn fn,
+                    size_t *n, apidex_error *err)
+{
     bool fail = false;
-    if (!rc) rc = SQLITE_DONE;
-    while (rc != APIDEX_ENOMEM && !fail && idx->n_apis < cap &&
-           (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        store_api *a = &idx->apis[idx->n_apis++];
-        a->id = col_str0(idx, st, 0, &fail);
-        a->document = col_str0(idx, st, 1, &fail);
-        a->title = col_str(idx, st, 2, &fail);
-        a->version = col_str(idx, st, 3, &fail);
-        a->description = col_str(idx, st, 4, &fail);
-        a->spec_version = col_str(idx, st, 5, &fail);
-        if (load_api_json(idx, a, (const char *)sqlite3_column_text(st, 6),
-                          (const char *)sqlite3_column_text(st, 7)))
+    int rc = SQLITE_DONE;
+    *n = 0; /* a load that failed before may be tried again */
+    while (!fail && *n < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int kept = fn(idx, st, *n);
+        if (kept < 0)
             fail = true;
-        a->n_ops = col_size(st, 8);
-        a->n_schemas = col_size(st, 9);
-        const char *h = (const char *)sqlite3_column_text(st, 10);
-        a->content_hash = h ? strtoull(h, NULL, 16) : 0;
-        a->n_files = col_size(st, 11);
+        else if (kept == 0)
+            (*n)++;
     }
     sqlite3_finalize(st);
     if (fail) return oom(err);
-    if (rc == APIDEX_ENOMEM) return rc;
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return store_db_error(idx->db, "apis", err);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return store_db_error(idx->db, table, err);
+    return 0;
+}
+
+static int api_row(store_index *idx, sqlite3_stmt *st, size_t i)
+{
+    bool fail = false;
+    store_api *a = &idx->apis[i];
+    a->id = col_str0(idx, st, 0, &fail);
+    a->document = col_str0(idx, st, 1, &fail);
+    a->title = col_str(idx, st, 2, &fail);
+    a->version = col_str(idx, st, 3, &fail);
+    a->description = col_str(idx, st, 4, &fail);
+    a->spec_version = col_str(idx, st, 5, &fail);
+    if (load_api_json(idx, a, (const char *)sqlite3_column_text(st, 6),
+                      (const char *)sqlite3_column_text(st, 7)))
+        fail = true;
+    a->n_ops = col_size(st, 8);
+    a->n_schemas = col_size(st, 9);
+    const char *h = (const char *)sqlite3_column_text(st, 10);
+    a->content_hash = h ? strtoull(h, NULL, 16) : 0;
+    a->n_files = col_size(st, 11);
+    return fail ? -1 : 0;
+}
+
+static int load_apis(store_index *idx, apidex_error *err)
+{
+    if (idx->apis_loaded) return 0;
+    sqlite3_stmt *st = NULL;
+    size_t cap = 0;
+    void *arr = NULL;
+    int rc = rows_begin(idx,
+                        "SELECT id, document, title, version, description, spec_version, servers, "
+                        "tags, n_ops, n_schemas, content_hash, n_files FROM apis ORDER BY id",
+                        "apis", sizeof *idx->apis, &arr, &cap, &st, err);
+    idx->apis = arr;
+    if (!rc) rc = rows_run(idx, st, cap, "apis", api_row, &idx->n_apis, err);
+    if (rc) return rc;
     if (map_build(idx, &idx->api_map, idx->n_apis, api_key, idx->apis)) return oom(err);
     idx->apis_loaded = true;
     return 0;
@@ -451,6 +492,33 @@ static int load_inputs(store_index *idx, apidex_error *err)
     return 0;
 }
 
+static int op_row(store_index *idx, sqlite3_stmt *st, size_t i)
+{
+    bool fail = false;
+    store_operation *o = &idx->ops[i];
+    o->id = col_str0(idx, st, 0, &fail);
+    o->api = col_str0(idx, st, 1, &fail);
+    o->method = col_str0(idx, st, 2, &fail);
+    o->path = col_str0(idx, st, 3, &fail);
+    o->operation_id = col_str(idx, st, 4, &fail);
+    o->summary = col_str(idx, st, 5, &fail);
+    o->description = col_str(idx, st, 6, &fail);
+    if (json_strings(idx, (const char *)sqlite3_column_text(st, 7), &o->tags, &o->n_tags))
+        fail = true;
+    o->deprecated = sqlite3_column_int(st, 8) != 0;
+    o->pointer = col_str(idx, st, 9, &fail);
+    o->capability = col_str(idx, st, 10, &fail);
+    o->content = col_str0(idx, st, 11, &fail);
+    o->tokens = col_size(st, 12);
+    for (int f = 0; f < STORE_FIELD_COUNT; f++) {
+        o->fields[f] = col_str(idx, st, 13 + f, &fail);
+        o->terms[f] = col_str0(idx, st, 13 + STORE_FIELD_COUNT + f, &fail);
+    }
+    long ai = api_index_of(idx, o->api);
+    o->api_index = ai >= 0 ? (size_t)ai : 0;
+    return fail ? -1 : 0;
+}
+
 static int load_ops(store_index *idx, apidex_error *err)
 {
     if (idx->ops_loaded) return 0;
@@ -469,43 +537,13 @@ static int load_ops(store_index *idx, apidex_error *err)
         return oom(err);
     }
     sqlite3_stmt *st = NULL;
-    rc = prepare(idx, sql.data, &st, err);
+    size_t cap = 0;
+    void *arr = NULL;
+    rc = rows_begin(idx, sql.data, "operations", sizeof *idx->ops, &arr, &cap, &st, err);
+    idx->ops = arr;
     core_buf_free(&sql);
+    if (!rc) rc = rows_run(idx, st, cap, "operations", op_row, &idx->n_ops, err);
     if (rc) return rc;
-    size_t cap = count_rows(idx, "operations");
-    idx->ops = core_arena_calloc(idx->arena, cap ? cap : 1, sizeof *idx->ops);
-    if (!idx->ops) {
-        sqlite3_finalize(st);
-        return oom(err);
-    }
-    bool fail = false;
-    rc = SQLITE_DONE;
-    while (!fail && idx->n_ops < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        store_operation *o = &idx->ops[idx->n_ops++];
-        o->id = col_str0(idx, st, 0, &fail);
-        o->api = col_str0(idx, st, 1, &fail);
-        o->method = col_str0(idx, st, 2, &fail);
-        o->path = col_str0(idx, st, 3, &fail);
-        o->operation_id = col_str(idx, st, 4, &fail);
-        o->summary = col_str(idx, st, 5, &fail);
-        o->description = col_str(idx, st, 6, &fail);
-        if (json_strings(idx, (const char *)sqlite3_column_text(st, 7), &o->tags, &o->n_tags))
-            fail = true;
-        o->deprecated = sqlite3_column_int(st, 8) != 0;
-        o->pointer = col_str(idx, st, 9, &fail);
-        o->capability = col_str(idx, st, 10, &fail);
-        o->content = col_str0(idx, st, 11, &fail);
-        o->tokens = col_size(st, 12);
-        for (int f = 0; f < STORE_FIELD_COUNT; f++) {
-            o->fields[f] = col_str(idx, st, 13 + f, &fail);
-            o->terms[f] = col_str0(idx, st, 13 + STORE_FIELD_COUNT + f, &fail);
-        }
-        long ai = api_index_of(idx, o->api);
-        o->api_index = ai >= 0 ? (size_t)ai : 0;
-    }
-    sqlite3_finalize(st);
-    if (fail) return oom(err);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return store_db_error(idx->db, "operations", err);
     if (map_build(idx, &idx->op_map, idx->n_ops, op_key, idx->ops)) return oom(err);
     rc = load_inputs(idx, err);
     if (rc) return rc;
@@ -515,41 +553,39 @@ static int load_ops(store_index *idx, apidex_error *err)
 
 /* ---------------------------------------------------------------- schemas */
 
+static int schema_row(store_index *idx, sqlite3_stmt *st, size_t i)
+{
+    bool fail = false;
+    store_schema *s = &idx->schemas[i];
+    s->id = col_str0(idx, st, 0, &fail);
+    s->api = col_str0(idx, st, 1, &fail);
+    s->name = col_str0(idx, st, 2, &fail);
+    s->pointer = col_str(idx, st, 3, &fail);
+    s->content = col_str0(idx, st, 4, &fail);
+    s->tokens = col_size(st, 5);
+    s->used_by = col_size(st, 6);
+    s->in_cycle = sqlite3_column_int(st, 7) != 0;
+    long ai = api_index_of(idx, s->api);
+    s->api_index = ai >= 0 ? (size_t)ai : 0;
+    return fail ? -1 : 0;
+}
+
 static int load_schemas(store_index *idx, apidex_error *err)
 {
     if (idx->schemas_loaded) return 0;
     int rc = load_apis(idx, err);
     if (rc) return rc;
     sqlite3_stmt *st = NULL;
-    rc = prepare(idx,
-                 "SELECT id, api, name, pointer, content, tokens, used_by, in_cycle FROM schemas "
-                 "ORDER BY api, rowid",
-                 &st, err);
+    size_t cap = 0;
+    void *arr = NULL;
+    rc =
+        rows_begin(idx,
+                   "SELECT id, api, name, pointer, content, tokens, used_by, in_cycle FROM schemas "
+                   "ORDER BY api, rowid",
+                   "schemas", sizeof *idx->schemas, &arr, &cap, &st, err);
+    idx->schemas = arr;
+    if (!rc) rc = rows_run(idx, st, cap, "schemas", schema_row, &idx->n_schemas, err);
     if (rc) return rc;
-    size_t cap = count_rows(idx, "schemas");
-    idx->schemas = core_arena_calloc(idx->arena, cap ? cap : 1, sizeof *idx->schemas);
-    if (!idx->schemas) {
-        sqlite3_finalize(st);
-        return oom(err);
-    }
-    bool fail = false;
-    rc = SQLITE_DONE;
-    while (!fail && idx->n_schemas < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        store_schema *s = &idx->schemas[idx->n_schemas++];
-        s->id = col_str0(idx, st, 0, &fail);
-        s->api = col_str0(idx, st, 1, &fail);
-        s->name = col_str0(idx, st, 2, &fail);
-        s->pointer = col_str(idx, st, 3, &fail);
-        s->content = col_str0(idx, st, 4, &fail);
-        s->tokens = col_size(st, 5);
-        s->used_by = col_size(st, 6);
-        s->in_cycle = sqlite3_column_int(st, 7) != 0;
-        long ai = api_index_of(idx, s->api);
-        s->api_index = ai >= 0 ? (size_t)ai : 0;
-    }
-    sqlite3_finalize(st);
-    if (fail) return oom(err);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return store_db_error(idx->db, "schemas", err);
     if (map_build(idx, &idx->schema_map, idx->n_schemas, schema_key, idx->schemas)) return oom(err);
     idx->schemas_loaded = true;
     return 0;
@@ -561,6 +597,33 @@ static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
+}
+
+static int chunk_row(store_index *idx, sqlite3_stmt *st, size_t i)
+{
+    bool fail = false;
+    store_chunk *c = &idx->chunks[i];
+    idx->chunk_rowids[i] = sqlite3_column_int64(st, 0);
+    c->id = col_str0(idx, st, 1, &fail);
+    c->api = col_str0(idx, st, 2, &fail);
+    c->type = col_str0(idx, st, 3, &fail);
+    c->content = col_str0(idx, st, 4, &fail);
+    c->text = col_str(idx, st, 5, &fail);
+    if (!c->text) c->text = c->content;
+    c->metadata = col_str(idx, st, 6, &fail);
+    if (json_strings(idx, (const char *)sqlite3_column_text(st, 7), &c->endpoints, &c->n_endpoints))
+        fail = true;
+    c->tokens = col_size(st, 8);
+    for (int f = 0; f < STORE_FIELD_COUNT; f++) c->terms[f] = col_str0(idx, st, 9 + f, &fail);
+    if (c->n_endpoints && !fail) {
+        c->endpoint_ops = core_arena_calloc(idx->arena, c->n_endpoints, sizeof(long));
+        if (!c->endpoint_ops) fail = true;
+        for (size_t k = 0; k < c->n_endpoints && !fail; k++)
+            c->endpoint_ops[k] = map_find(&idx->op_map, op_key, idx->ops, c->endpoints[k]);
+    }
+    long ai = api_index_of(idx, c->api);
+    c->api_index = ai >= 0 ? (size_t)ai : 0;
+    return fail ? -1 : 0;
 }
 
 static int load_chunks(store_index *idx, apidex_error *err)
@@ -580,51 +643,50 @@ static int load_chunks(store_index *idx, apidex_error *err)
         return oom(err);
     }
     sqlite3_stmt *st = NULL;
-    rc = prepare(idx, sql.data, &st, err);
+    size_t cap = 0;
+    void *arr = NULL;
+    rc = rows_begin(idx, sql.data, "chunks", sizeof *idx->chunks, &arr, &cap, &st, err);
+    idx->chunks = arr;
     core_buf_free(&sql);
     if (rc) return rc;
-    size_t cap = count_rows(idx, "chunks");
-    idx->chunks = core_arena_calloc(idx->arena, cap ? cap : 1, sizeof *idx->chunks);
     idx->chunk_rowids = core_arena_calloc(idx->arena, cap ? cap : 1, sizeof *idx->chunk_rowids);
-    if (!idx->chunks || !idx->chunk_rowids) {
+    if (!idx->chunk_rowids) {
         sqlite3_finalize(st);
         return oom(err);
     }
-    bool fail = false;
-    rc = SQLITE_DONE;
-    while (!fail && idx->n_chunks < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        size_t i = idx->n_chunks++;
-        store_chunk *c = &idx->chunks[i];
-        idx->chunk_rowids[i] = sqlite3_column_int64(st, 0);
-        c->id = col_str0(idx, st, 1, &fail);
-        c->api = col_str0(idx, st, 2, &fail);
-        c->type = col_str0(idx, st, 3, &fail);
-        c->content = col_str0(idx, st, 4, &fail);
-        c->text = col_str(idx, st, 5, &fail);
-        if (!c->text) c->text = c->content;
-        c->metadata = col_str(idx, st, 6, &fail);
-        if (json_strings(idx, (const char *)sqlite3_column_text(st, 7), &c->endpoints,
-                         &c->n_endpoints))
-            fail = true;
-        c->tokens = col_size(st, 8);
-        for (int f = 0; f < STORE_FIELD_COUNT; f++) c->terms[f] = col_str0(idx, st, 9 + f, &fail);
-        if (c->n_endpoints) {
-            c->endpoint_ops = core_arena_calloc(idx->arena, c->n_endpoints, sizeof(long));
-            if (!c->endpoint_ops) fail = true;
-            for (size_t k = 0; k < c->n_endpoints && !fail; k++)
-                c->endpoint_ops[k] = map_find(&idx->op_map, op_key, idx->ops, c->endpoints[k]);
-        }
-        long ai = api_index_of(idx, c->api);
-        c->api_index = ai >= 0 ? (size_t)ai : 0;
-    }
-    sqlite3_finalize(st);
-    if (fail) return oom(err);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return store_db_error(idx->db, "chunks", err);
+    rc = rows_run(idx, st, cap, "chunks", chunk_row, &idx->n_chunks, err);
+    if (rc) return rc;
     idx->chunks_loaded = true;
     return 0;
 }
 
 /* ---------------------------------------------------------------- edges */
+
+static int edge_row(store_index *idx, sqlite3_stmt *st, size_t i)
+{
+    int kind = sqlite3_column_int(st, 0);
+    if (kind < STORE_EDGE_OP_SCHEMA || kind > STORE_EDGE_PRODUCER) return 1;
+    bool fail = false;
+    store_edge *e = &idx->edges[i];
+    e->kind = (store_edge_kind)kind;
+    e->src = col_str0(idx, st, 1, &fail);
+    e->dst = col_str0(idx, st, 2, &fail);
+    e->param = col_str(idx, st, 3, &fail);
+    e->field = col_str(idx, st, 4, &fail);
+    e->score = sqlite3_column_double(st, 5);
+    e->explicit_hint = sqlite3_column_int(st, 6) != 0;
+    if (kind == STORE_EDGE_OP_SCHEMA) {
+        e->src_index = map_find(&idx->op_map, op_key, idx->ops, e->src);
+        e->dst_index = map_find(&idx->schema_map, schema_key, idx->schemas, e->dst);
+    } else if (kind == STORE_EDGE_SCHEMA_SCHEMA) {
+        e->src_index = map_find(&idx->schema_map, schema_key, idx->schemas, e->src);
+        e->dst_index = map_find(&idx->schema_map, schema_key, idx->schemas, e->dst);
+    } else {
+        e->src_index = map_find(&idx->op_map, op_key, idx->ops, e->src);
+        e->dst_index = map_find(&idx->op_map, op_key, idx->ops, e->dst);
+    }
+    return fail ? -1 : 0;
+}
 
 static int load_edges(store_index *idx, apidex_error *err)
 {
@@ -633,43 +695,14 @@ static int load_edges(store_index *idx, apidex_error *err)
     if (!rc) rc = load_schemas(idx, err);
     if (rc) return rc;
     sqlite3_stmt *st = NULL;
-    rc = prepare(idx,
-                 "SELECT kind, src, dst, param, field, score, hint FROM edges ORDER BY api, rowid",
-                 &st, err);
+    size_t cap = 0;
+    void *arr = NULL;
+    rc = rows_begin(
+        idx, "SELECT kind, src, dst, param, field, score, hint FROM edges ORDER BY api, rowid",
+        "edges", sizeof *idx->edges, &arr, &cap, &st, err);
+    idx->edges = arr;
+    if (!rc) rc = rows_run(idx, st, cap, "edges", edge_row, &idx->n_edges, err);
     if (rc) return rc;
-    size_t cap = count_rows(idx, "edges");
-    idx->edges = core_arena_calloc(idx->arena, cap ? cap : 1, sizeof *idx->edges);
-    if (!idx->edges) {
-        sqlite3_finalize(st);
-        return oom(err);
-    }
-    bool fail = false;
-    rc = SQLITE_DONE;
-    while (!fail && idx->n_edges < cap && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int kind = sqlite3_column_int(st, 0);
-        if (kind < STORE_EDGE_OP_SCHEMA || kind > STORE_EDGE_PRODUCER) continue;
-        store_edge *e = &idx->edges[idx->n_edges++];
-        e->kind = (store_edge_kind)kind;
-        e->src = col_str0(idx, st, 1, &fail);
-        e->dst = col_str0(idx, st, 2, &fail);
-        e->param = col_str(idx, st, 3, &fail);
-        e->field = col_str(idx, st, 4, &fail);
-        e->score = sqlite3_column_double(st, 5);
-        e->explicit_hint = sqlite3_column_int(st, 6) != 0;
-        if (kind == STORE_EDGE_OP_SCHEMA) {
-            e->src_index = map_find(&idx->op_map, op_key, idx->ops, e->src);
-            e->dst_index = map_find(&idx->schema_map, schema_key, idx->schemas, e->dst);
-        } else if (kind == STORE_EDGE_SCHEMA_SCHEMA) {
-            e->src_index = map_find(&idx->schema_map, schema_key, idx->schemas, e->src);
-            e->dst_index = map_find(&idx->schema_map, schema_key, idx->schemas, e->dst);
-        } else {
-            e->src_index = map_find(&idx->op_map, op_key, idx->ops, e->src);
-            e->dst_index = map_find(&idx->op_map, op_key, idx->ops, e->dst);
-        }
-    }
-    sqlite3_finalize(st);
-    if (fail) return oom(err);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return store_db_error(idx->db, "edges", err);
     idx->edges_loaded = true;
     return 0;
 }
