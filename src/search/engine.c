@@ -126,8 +126,9 @@ struct search_engine {
     uint32_t *table; /* open addressing: term index + 1 */
     size_t table_size;
     double avg_len[STORE_FIELD_COUNT];
-    long *name_term; /* per API: a term of its title that (nearly) only it uses, or -1 */
-    char **stop;     /* stop words through the term pipeline */
+    long *name_term;     /* per API: a term of its title that (nearly) only it uses, or -1 */
+    bool *name_is_vocab; /* per API: that term is also in its paths or operation ids */
+    char **stop;         /* stop words through the term pipeline */
     size_t n_stop;
     core_arena *arena;
     embed_provider *embedder;    /* not owned; NULL: lexical only */
@@ -262,7 +263,9 @@ void search_engine_share_embedder(search_engine *eng, embed_provider *p, pthread
 static int api_name_terms(search_engine *e)
 {
     e->name_term = core_arena_calloc(e->arena, e->n_apis ? e->n_apis : 1, sizeof *e->name_term);
-    if (!e->name_term) return APIDEX_ENOMEM;
+    e->name_is_vocab =
+        core_arena_calloc(e->arena, e->n_apis ? e->n_apis : 1, sizeof *e->name_is_vocab);
+    if (!e->name_term || !e->name_is_vocab) return APIDEX_ENOMEM;
     store_terms *tp = store_terms_new();
     if (!tp) return APIDEX_ENOMEM;
     int rc = 0;
@@ -295,6 +298,12 @@ static int api_name_terms(search_engine *e)
         }
         if (b.failed) rc = APIDEX_ENOMEM;
         core_buf_free(&b);
+        /* "recipe" in a Recipe Box API is what its operations are about, not only a name */
+        const term_entry *te = e->name_term[a] >= 0 ? &e->terms[e->name_term[a]] : NULL;
+        for (size_t p = 0; te && p < te->n_post; p++) {
+            int f = te->post[p].field;
+            if (f == STORE_FIELD_PATH || f == STORE_FIELD_OPERATION_ID) e->name_is_vocab[a] = true;
+        }
     }
     store_terms_free(tp);
     return rc;
@@ -785,8 +794,9 @@ static void fuse_scores(query_state *st)
 
 /*
  * A task that names exactly one API by name ("my Stripe balance") goes to it. The name
- * then has done its work: it is dropped from the terms (unless it is the only one), so
- * that inside the API the operations whose texts happen to say "Stripe" gain nothing.
+ * then has done its work: it is dropped from the terms (unless it is the only one, or
+ * the API's paths or operation ids use it too: "recipe" in a recipe API), so that inside
+ * the API the operations whose texts happen to say "Stripe" gain nothing.
  */
 static void find_named_api(query_state *st)
 {
@@ -803,7 +813,7 @@ static void find_named_api(query_state *st)
     if (named < 0) return;
     st->api_named = true;
     st->named_api = (uint32_t)named;
-    if (st->n_terms > 1) st->terms[at] = st->terms[--st->n_terms];
+    if (st->n_terms > 1 && !e->name_is_vocab[named]) st->terms[at] = st->terms[--st->n_terms];
 }
 
 static void score_ops(query_state *st)
