@@ -108,6 +108,7 @@ typedef struct op_info {
     bool mine;               /* its path is about the caller: /me, /users/@me, /my, /self */
     producer_ref *producers; /* edges where this op is the consumer */
     size_t n_producers;
+    size_t fan; /* edges where it is the producer: how many inputs it can feed */
 } op_info;
 
 struct search_engine {
@@ -126,6 +127,7 @@ struct search_engine {
     uint32_t *table; /* open addressing: term index + 1 */
     size_t table_size;
     double avg_len[STORE_FIELD_COUNT];
+    size_t max_fan;      /* the largest op_info.fan */
     long *name_term;     /* per API: a term of its title that (nearly) only it uses, or -1 */
     bool *name_is_vocab; /* per API: that term is also in its paths or operation ids */
     char **stop;         /* stop words through the term pipeline */
@@ -413,19 +415,29 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
     }
     for (int f = 0; f < STORE_FIELD_COUNT; f++)
         e->avg_len[f] = with_field[f] ? total_len[f] / (double)with_field[f] : 0;
-    /* producer edges, grouped per consumer */
-    for (size_t i = 0; i < n_edges && !rc; i++) {
-        const store_edge *ed = &edges[i];
-        if (ed->kind != STORE_EDGE_PRODUCER || ed->src_index < 0 || ed->dst_index < 0) continue;
-        op_info *c = &e->info[ed->src_index];
-        producer_ref *p = realloc(c->producers, (c->n_producers + 1) * sizeof *p);
-        if (!p) {
-            rc = APIDEX_ENOMEM;
-            break;
+    /* producer edges, grouped per consumer: counted, then placed */
+    for (size_t pass = 0; pass < 2 && !rc; pass++) {
+        for (size_t i = 0; i < n_edges; i++) {
+            const store_edge *ed = &edges[i];
+            if (ed->kind != STORE_EDGE_PRODUCER || ed->src_index < 0 || ed->dst_index < 0 ||
+                (size_t)ed->src_index >= e->n_ops || (size_t)ed->dst_index >= e->n_ops)
+                continue;
+            op_info *c = &e->info[ed->src_index];
+            if (pass == 0) {
+                c->n_producers++;
+                e->info[ed->dst_index].fan++;
+            } else {
+                c->producers[c->n_producers++] =
+                    (producer_ref){(uint32_t)ed->dst_index, ed->score, ed->param ? ed->param : ""};
+            }
         }
-        c->producers = p;
-        p[c->n_producers++] =
-            (producer_ref){(uint32_t)ed->dst_index, ed->score, ed->param ? ed->param : ""};
+        for (size_t i = 0; pass == 0 && i < e->n_ops && !rc; i++) {
+            op_info *c = &e->info[i];
+            if (c->fan > e->max_fan) e->max_fan = c->fan;
+            if (c->n_producers && !(c->producers = malloc(c->n_producers * sizeof *c->producers)))
+                rc = APIDEX_ENOMEM;
+            c->n_producers = 0;
+        }
     }
     if (!rc) rc = api_name_terms(e);
     /* stop words through the same term pipeline */
@@ -1030,35 +1042,31 @@ static int fill_from_graph(query_state *st, size_t k)
     const search_engine *e = st->e;
     size_t n = e->n_ops;
     double *near = calloc(n ? n : 1, sizeof *near);
-    double *fan = calloc(n ? n : 1, sizeof *fan);
     uint32_t *cand = malloc((n ? n : 1) * sizeof *cand);
     long *rank = malloc((n ? n : 1) * sizeof *rank);
-    int rc = near && fan && cand && rank ? 0 : APIDEX_ENOMEM;
+    int rc = near && cand && rank ? 0 : APIDEX_ENOMEM;
     for (size_t i = 0; i < n && !rc; i++) rank[i] = -1;
     for (size_t r = 0; r < st->n_out && !rc; r++) rank[st->out[r]] = (long)r;
     for (size_t c = 0; c < n && !rc; c++) {
         const op_info *in = &e->info[c];
         for (size_t p = 0; p < in->n_producers; p++) {
             uint32_t prod = in->producers[p].producer;
-            fan[prod] += 1.0;
             if (rank[c] >= 0) near[prod] += 1.0 / (1.0 + (double)rank[c]);
             if (rank[prod] >= 0) near[c] += 1.0 / (1.0 + (double)rank[prod]);
         }
     }
     size_t m = 0;
-    double max_fan = 1;
-    for (size_t i = 0; i < n && !rc; i++)
-        if (fan[i] > max_fan) max_fan = fan[i];
+    double max_fan = e->max_fan > 1 ? (double)e->max_fan : 1.0;
     for (size_t i = 0; i < n && !rc; i++) {
         if (!st->allowed[i] || rank[i] >= 0) continue;
-        near[i] += 0.5 * fan[i] / max_fan + (e->info[i].api == st->best_api ? 10.0 : 0.0);
+        near[i] +=
+            0.5 * (double)e->info[i].fan / max_fan + (e->info[i].api == st->best_api ? 10.0 : 0.0);
         cand[m++] = (uint32_t)i;
     }
     if (!rc) qsort_r(cand, m, sizeof *cand, cmp_score_desc, near);
     for (size_t i = 0; i < m && st->n_out < k && !rc; i++)
         if (!out_has(st, cand[i])) rc = out_push(st, cand[i], SEARCH_ROLE_PRIMARY);
     free(near);
-    free(fan);
     free(cand);
     free(rank);
     return rc;
