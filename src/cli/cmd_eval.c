@@ -19,7 +19,8 @@ static void eval_usage(FILE *out)
     fprintf(out,
             "usage: apidex eval --specs PATH... --queries FILE.json... [-k N] [--strategy NAME]\n"
             "                   [--filters LIST] [--budget N] [--mode M] [--db FILE] [--json]\n"
-            "                   [--per-query] [--sweep]\n"
+            "                   [--per-query] [--sweep] [--param NAME=VALUE]...\n"
+            "                   [--sweep-param NAME=V1,V2,...] [--list-params]\n"
             "  --specs PATH...    specs to index into a temporary index (one index for all)\n"
             "  --queries FILE...  RestBench format: [{\"query\", \"solution\": [\"GET /p\"]}]\n"
             "  --db FILE          evaluate an existing index instead of --specs\n"
@@ -29,6 +30,10 @@ static void eval_usage(FILE *out)
             "                     comma-separated list (default: every strategy)\n"
             "  --sweep            strategy x k in {5, 10, 20}: a markdown table (paper layout)\n"
             "  --per-query        every query's numbers (and misses) too\n"
+            "  --param NAME=VALUE set a search parameter (repeatable; --list-params lists them)\n"
+            "  --sweep-param NAME=V1,V2,...  the same set once per value of one parameter, on\n"
+            "                     one index: a table with a row per value\n"
+            "  --list-params      the search parameters with their defaults and ranges\n"
             "  --agent MODE       the Discovery Agent (an LLM) with tools summary or query, next\n"
             "                     to the search at k: the paper's Table 4 (--limit N: the first N\n"
             "                     queries per file; --max-steps N); needs an LLM (docs/LLM.md)\n"
@@ -49,6 +54,8 @@ typedef struct eval_args {
     const char *db, *strategy, *filters;
     eval_options opt;
     bool json, per_query, sweep;
+    search_params params;      /* --param */
+    const char *sweep_param;   /* --sweep-param NAME=V1,V2,... */
     bool agent_on, no_llm;     /* --agent, --no-llm */
     cli_eval_agent_args agent; /* its options and the LLM flags */
     cli_embed_flags embed;     /* --model, --embed-url, --embed-key, --hybrid-weight */
@@ -144,6 +151,88 @@ static int print_report(const eval_args *a, const eval_report *r)
     return rc ? CLI_FAILURE : CLI_OK;
 }
 
+/* One row of a parameter sweep: the set's numbers with NAME set to one value. */
+static void param_row(core_buf *b, bool json, const char *name, const char *value,
+                      const eval_report *r)
+{
+    if (json) {
+        core_buf_puts(b, "{\"param\":");
+        core_buf_json_str(b, name, strlen(name));
+        core_buf_printf(b,
+                        ",\"value\":%s,\"recall_at\":{\"5\":%.4f,\"10\":%.4f,\"20\":%.4f},"
+                        "\"complete_at\":{\"5\":%.4f,\"10\":%.4f,\"20\":%.4f},\"adaptive\":{"
+                        "\"recall\":%.4f,\"precision\":%.4f,\"f1\":%.4f,\"mean_size\":%.4f},"
+                        "\"latency_ms\":{\"p50\":%.3f}}\n",
+                        value, r->recall_at[0], r->recall_at[1], r->recall_at[2], r->complete_at[0],
+                        r->complete_at[1], r->complete_at[2], r->adaptive_recall,
+                        r->adaptive_precision, r->adaptive_f1, r->adaptive_mean_size,
+                        r->latency_ms[0]);
+        return;
+    }
+    core_buf_printf(b, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f | %.3f |\n",
+                    value, r->recall_at[0], r->recall_at[1], r->recall_at[2], r->complete_at[0],
+                    r->adaptive_recall, r->adaptive_precision, r->adaptive_f1,
+                    r->adaptive_mean_size, r->latency_ms[0]);
+}
+
+/* --sweep-param NAME=V1,V2,...: the set once per value, on one index. */
+static int run_param_sweep(const eval_args *a, const char *db, const eval_set *set)
+{
+    const char *eq = strchr(a->sweep_param, '=');
+    char name[128];
+    size_t nl = eq ? (size_t)(eq - a->sweep_param) : 0;
+    if (!eq || !nl || nl >= sizeof name || !eq[1]) {
+        fprintf(stderr, "apidex eval: --sweep-param is NAME=V1,V2,..., not '%s'\n", a->sweep_param);
+        return CLI_USAGE;
+    }
+    memcpy(name, a->sweep_param, nl);
+    name[nl] = '\0';
+    char *values = strdup(eq + 1);
+    if (!values) return CLI_FAILURE;
+    core_buf b;
+    core_buf_init(&b, 0);
+    if (!a->json)
+        core_buf_printf(&b,
+                        "| %s | R@5 | R@10 | R@20 | all@5 | adaptive R | P | F1 | size | p50 ms |\n"
+                        "|---|---|---|---|---|---|---|---|---|---|\n",
+                        name);
+    int code = CLI_OK;
+    char *save = NULL;
+    for (char *v = strtok_r(values, ",", &save); v && code == CLI_OK;
+         v = strtok_r(NULL, ",", &save)) {
+        eval_args one = *a;
+        apidex_error err;
+        core_error_clear(&err);
+        char *end = NULL;
+        double x = strtod(v, &end);
+        if (*end || search_params_set(&one.params, name, x, &err)) {
+            if (!err.message[0])
+                core_error_set(&err, APIDEX_EINVAL, "--sweep-param %s: '%s' is not a number", name,
+                               v);
+            cli_print_error(&err);
+            code = CLI_USAGE;
+            break;
+        }
+        one.opt.params = &one.params;
+        eval_report *r = NULL;
+        code = run_on(db, set, &one.opt, a->embedder, &r);
+        if (code == CLI_OK) param_row(&b, a->json, name, v, r);
+        eval_report_free(r);
+    }
+    if (code == CLI_OK && b.data) fputs(b.data, stdout);
+    core_buf_free(&b);
+    free(values);
+    return code;
+}
+
+static void list_params(void)
+{
+    for (size_t i = 0; i < search_param_count(); i++) {
+        const search_param_info *pi = search_param_at(i);
+        printf("%-26s %-8g [%g, %g]  %s\n", pi->name, pi->def, pi->min, pi->max, pi->doc);
+    }
+}
+
 static int run_single(const eval_args *a, const eval_set *set, bool *problems)
 {
     char *dir = NULL, *db = NULL;
@@ -169,6 +258,8 @@ static int run_single(const eval_args *a, const eval_set *set, bool *problems)
         ag.json = a->json;
         ag.per_query = a->per_query;
         code = cli_eval_agent(use, set, &ag);
+    } else if (code == CLI_OK && a->sweep_param) {
+        code = run_param_sweep(a, use, set);
     } else {
         if (code == CLI_OK) code = run_on(use, set, &a->opt, a->embedder, &r);
         if (code == CLI_OK) code = print_report(a, r);
@@ -274,6 +365,8 @@ static int take_values(int argc, char **argv, int *i, char **list, size_t *n)
 int cli_cmd_eval(int argc, char **argv)
 {
     eval_args a = {0};
+    search_params_default(&a.params);
+    a.opt.params = &a.params;
     a.specs = calloc((size_t)argc, sizeof *a.specs);
     a.queries = calloc((size_t)argc, sizeof *a.queries);
     if (!a.specs || !a.queries) {
@@ -320,6 +413,22 @@ int cli_cmd_eval(int argc, char **argv)
             if (take_values(argc, argv, &i, a.specs, &a.n_specs)) code = CLI_USAGE;
         } else if (!strcmp(o, "--queries")) {
             if (take_values(argc, argv, &i, a.queries, &a.n_queries)) code = CLI_USAGE;
+        } else if (!strcmp(o, "--param") && v) {
+            apidex_error perr;
+            core_error_clear(&perr);
+            if (search_params_parse(&a.params, v, &perr)) {
+                cli_print_error(&perr);
+                code = CLI_USAGE;
+            }
+            i++;
+        } else if (!strcmp(o, "--sweep-param") && v) {
+            a.sweep_param = v;
+            i++;
+        } else if (!strcmp(o, "--list-params")) {
+            list_params();
+            free(a.specs);
+            free(a.queries);
+            return CLI_OK;
         } else if (!strcmp(o, "--json")) {
             a.json = true;
         } else if (!strcmp(o, "--per-query")) {
@@ -350,8 +459,9 @@ int cli_cmd_eval(int argc, char **argv)
         }
         if (code != CLI_OK) fprintf(stderr, "apidex eval: bad argument '%s'\n", o);
     }
-    if (code == CLI_OK && (!a.n_queries || (!a.n_specs && !a.db) || (a.n_specs && a.db) ||
-                           (a.sweep && !a.n_specs) || (a.sweep && a.agent_on))) {
+    if (code == CLI_OK &&
+        (!a.n_queries || (!a.n_specs && !a.db) || (a.n_specs && a.db) || (a.sweep && !a.n_specs) ||
+         (a.sweep && a.agent_on) || (a.sweep_param && (a.sweep || a.agent_on)))) {
         fprintf(stderr, "apidex eval: give --queries and either --specs or --db "
                         "(--sweep needs --specs)\n");
         code = CLI_USAGE;

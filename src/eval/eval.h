@@ -86,10 +86,11 @@ int eval_set_load(eval_set *set, const char *path, apidex_error *err);
 /* ---------------------------------------------------------------- running */
 
 typedef struct eval_options {
-    size_t k;             /* fixed-k cut-off (0 = 10) */
-    size_t budget;        /* context budget of the adaptive run (0 = EVAL_DEFAULT_BUDGET) */
-    search_mode mode;     /* lexical (default), dense, hybrid */
-    double hybrid_weight; /* search_query.hybrid_weight (0 = reciprocal-rank fusion) */
+    size_t k;                    /* fixed-k cut-off (0 = 10) */
+    size_t budget;               /* context budget of the adaptive run (0 = EVAL_DEFAULT_BUDGET) */
+    search_mode mode;            /* lexical (default), dense, hybrid */
+    double hybrid_weight;        /* search_query.hybrid_weight (0 = reciprocal-rank fusion) */
+    const search_params *params; /* NULL: the defaults */
 } eval_options;
 
 /** One query's outcome. Strings live in the report. */
@@ -115,6 +116,7 @@ typedef struct eval_report {
     size_t queries, k, budget;
     double recall, precision, f1;                   /* at k */
     double recall_at[3], precision_at[3], f1_at[3]; /* at 5, 10, 20 */
+    double complete_at[3]; /* share of the tasks with every gold endpoint in the first 5, 10, 20 */
     double adaptive_recall, adaptive_precision, adaptive_f1, adaptive_mean_size;
     double tokens_mean;      /* adaptive answer's context */
     double tokens_at_k_mean; /* the first k endpoints' operations */

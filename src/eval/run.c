@@ -150,8 +150,11 @@ int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const ev
         const char *const *gold = q->gold;
 
         /* fixed k: one ranked list of max(k, 20) endpoints serves every cut-off */
-        search_query sq = {
-            .text = q->text, .k = k_run, .mode = opt->mode, .hybrid_weight = opt->hybrid_weight};
+        search_query sq = {.text = q->text,
+                           .k = k_run,
+                           .mode = opt->mode,
+                           .hybrid_weight = opt->hybrid_weight,
+                           .params = opt->params};
         search_result *res = NULL;
         double t0 = now_ms();
         rc = search_engine_run(eng, &sq, &res, err);
@@ -173,7 +176,8 @@ int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const ev
                            .adaptive = true,
                            .budget = budget,
                            .mode = opt->mode,
-                           .hybrid_weight = opt->hybrid_weight};
+                           .hybrid_weight = opt->hybrid_weight,
+                           .params = opt->params};
         t0 = now_ms();
         rc = search_engine_run(eng, &aq, &res, err);
         alat[i] = qr->adaptive_latency_ms = now_ms() - t0;
@@ -211,6 +215,7 @@ int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const ev
             r->recall_at[j] += qr->at[j].recall;
             r->precision_at[j] += qr->at[j].precision;
             r->f1_at[j] += qr->at[j].f1;
+            if (qr->at[j].n_gold && qr->at[j].hits == qr->at[j].n_gold) r->complete_at[j] += 1;
         }
         r->adaptive_recall += qr->adaptive_scores.recall;
         r->adaptive_precision += qr->adaptive_scores.precision;
@@ -228,6 +233,7 @@ int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const ev
             r->recall_at[j] /= d;
             r->precision_at[j] /= d;
             r->f1_at[j] /= d;
+            r->complete_at[j] /= d;
         }
         r->adaptive_recall /= d;
         r->adaptive_precision /= d;
@@ -284,6 +290,7 @@ int eval_report_json(const eval_report *r, bool per_query, core_buf *out)
     json_at(out, "recall_at", r->recall_at);
     json_at(out, "precision_at", r->precision_at);
     json_at(out, "f1_at", r->f1_at);
+    json_at(out, "complete_at", r->complete_at);
     core_buf_printf(out,
                     ",\"adaptive\":{\"recall\":%.4f,\"precision\":%.4f,\"f1\":%.4f,"
                     "\"mean_size\":%.4f",
@@ -369,16 +376,17 @@ int eval_report_text(const eval_report *r, bool per_query, core_buf *out)
                     "queries      %zu\n"
                     "at k=%-7zu recall %.3f  precision %.3f  F1 %.3f\n"
                     "recall@k     5: %.3f  10: %.3f  20: %.3f\n"
+                    "all gold in  5: %.3f  10: %.3f  20: %.3f (share of tasks)\n"
                     "adaptive     recall %.3f  precision %.3f  F1 %.3f  mean size %.2f\n"
                     "tokens       adaptive context %.0f (budget %zu); first k operations %.0f\n"
                     "latency ms   p50 %.3f  p95 %.3f  p99 %.3f  (adaptive p50 %.3f  p95 %.3f  "
                     "p99 %.3f)\n",
                     r->queries, r->k, r->recall, r->precision, r->f1, r->recall_at[0],
-                    r->recall_at[1], r->recall_at[2], r->adaptive_recall, r->adaptive_precision,
-                    r->adaptive_f1, r->adaptive_mean_size, r->tokens_mean, r->budget,
-                    r->tokens_at_k_mean, r->latency_ms[0], r->latency_ms[1], r->latency_ms[2],
-                    r->adaptive_latency_ms[0], r->adaptive_latency_ms[1],
-                    r->adaptive_latency_ms[2]);
+                    r->recall_at[1], r->recall_at[2], r->complete_at[0], r->complete_at[1],
+                    r->complete_at[2], r->adaptive_recall, r->adaptive_precision, r->adaptive_f1,
+                    r->adaptive_mean_size, r->tokens_mean, r->budget, r->tokens_at_k_mean,
+                    r->latency_ms[0], r->latency_ms[1], r->latency_ms[2], r->adaptive_latency_ms[0],
+                    r->adaptive_latency_ms[1], r->adaptive_latency_ms[2]);
     if (r->routing_tasks)
         core_buf_printf(out,
                         "routing      %zu of %zu tasks answered first from the API of their gold\n",

@@ -14,6 +14,50 @@
 
 typedef enum { SEARCH_LEXICAL = 0, SEARCH_DENSE = 1, SEARCH_HYBRID = 2 } search_mode;
 
+/**
+ * Every weight and threshold of the engine (params.c holds the table: name, default,
+ * range, meaning; docs/SEARCH.md the measured effect of each). Counts are doubles too,
+ * so that one table serves them all.
+ */
+typedef struct search_params {
+    double field_weight[STORE_FIELD_COUNT]; /* BM25F weight per store_field */
+    double bm25_k1, bm25_b;
+    double name_weight;            /* a capitalised word inside a sentence */
+    double typo_min_len, typo_max; /* typo correction */
+    double route_damping;          /* other APIs in ranked lists */
+    double route_coverage;         /* exponent of an API's share of the task's words */
+    double named_damping;          /* other APIs when the task names one */
+    double adaptive_ratio;         /* further primaries: share of the best score */
+    double adaptive_max_primaries; /* primaries of a one-intent task */
+    double producer_relevance;     /* a producer's own relevance in the choice */
+    double producer_search_bonus;  /* text-search producers when the task names things */
+    double producer_mine_bonus;    /* caller's producers when the task says "my" */
+    double producer_depth;         /* longest producer chain */
+    double fill_fan_weight;        /* graph fill: inputs an endpoint can feed */
+    double rrf_k;                  /* reciprocal-rank fusion constant */
+} search_params;
+
+/** One entry of the parameter table. */
+typedef struct search_param_info {
+    const char *name; /* "answer.ratio" */
+    size_t offset;    /* of the double in search_params */
+    double def;       /* default */
+    double min, max;  /* accepted range */
+    const char *doc;  /* one line: what it does */
+} search_param_info;
+
+/** Entries of the table, and the i-th of them (NULL past the end). */
+size_t search_param_count(void);
+const search_param_info *search_param_at(size_t i);
+/** Fills p with the defaults. */
+void search_params_default(search_params *p);
+/** The defaults, shared and read-only. */
+const search_params *search_params_defaults(void);
+/** Sets one parameter by name; APIDEX_EINVAL for an unknown name or a value out of range. */
+int search_params_set(search_params *p, const char *name, double value, apidex_error *err);
+/** "NAME=VALUE" (a command-line --param): search_params_set, or APIDEX_EINVAL. */
+int search_params_parse(search_params *p, const char *assignment, apidex_error *err);
+
 /** A query. Zeroed fields mean defaults. */
 typedef struct search_query {
     const char *text;        /* the task */
@@ -28,6 +72,7 @@ typedef struct search_query {
     /* SEARCH_HYBRID: 0 = reciprocal-rank fusion (k = 60) of the lexical and dense
        endpoint rankings; in (0, 1]: w * lexical / best lexical + (1 - w) * cosine. */
     double hybrid_weight;
+    const search_params *params; /* NULL: search_params_defaults() */
 } search_query;
 
 typedef enum {

@@ -252,19 +252,19 @@ static bool method_allowed(serve_route r, const char *m)
 
 /* ---------------------------------------------------------------- routes */
 
-typedef struct search_params {
+typedef struct http_search_args {
     const char *q, *k, *adaptive, *include_deprecated;
     const char *apis[SERVE_MAX_FILTERS + 1], *tags[SERVE_MAX_FILTERS + 1],
         *methods[SERVE_MAX_FILTERS + 1];
     size_t n_apis, n_tags, n_methods;
     char bad[120]; /* first problem found */
-} search_params;
+} http_search_args;
 
 static enum MHD_Result collect_search(void *cls, enum MHD_ValueKind kind, const char *key,
                                       const char *value)
 {
     (void)kind;
-    search_params *p = cls;
+    http_search_args *p = cls;
     if (p->bad[0]) return MHD_YES;
     if (!value) value = "";
     const char **list = NULL;
@@ -310,7 +310,7 @@ static bool parse_bool(const char *s, bool *out)
 
 static enum MHD_Result route_search(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
 {
-    search_params p = {0};
+    http_search_args p = {0};
     MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_search, &p);
     if (p.bad[0]) return respond_error(h, conn, rq, 400, p.bad, NULL);
     if (!p.q) return respond_error(h, conn, rq, 400, "missing parameter q (the task)", NULL);

@@ -1,0 +1,110 @@
+/*
+ * What a reader gets besides the list: why each endpoint matched, and the context (the
+ * rendered operations and the schemas they use) within a token budget.
+ */
+#include "search/search_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* "summary(top, rated) path(movie)": the query terms in the fields of op's best chunk. */
+const char *context_explain(query_state *st, uint32_t op, core_arena *a)
+{
+    const search_engine *e = st->e;
+    if (st->raw[op] <= 0) return core_arena_strdup(a, "");
+    uint32_t doc = st->best_doc[op];
+    core_buf b;
+    core_buf_init(&b, 4096);
+    for (int f = 0; f < STORE_FIELD_COUNT; f++) {
+        size_t hits = 0;
+        for (size_t qi = 0; qi < st->n_terms; qi++) {
+            const term_entry *t = &e->terms[st->terms[qi].term];
+            bool hit = false;
+            for (size_t p = 0; p < t->n_post && !hit; p++)
+                hit = t->post[p].doc == doc && t->post[p].field == f;
+            if (!hit) continue;
+            if (hits++ == 0)
+                core_buf_printf(&b, "%s%s(", b.len ? " " : "", store_field_names[f]);
+            else
+                core_buf_puts(&b, ", ");
+            core_buf_append(&b, t->term, t->len);
+        }
+        if (hits) core_buf_putc(&b, ')');
+    }
+    if (st->dense && st->dense[op] > SEARCH_NO_DENSE)
+        core_buf_printf(&b, "%sdense(%.3f)", b.len ? " " : "", st->dense[op]);
+    const char *s = core_arena_strdup(a, b.data ? b.data : "");
+    core_buf_free(&b);
+    return s;
+}
+
+/* Appends piece to b when its exact cl100k count still fits the budget. */
+static int context_add(core_buf *b, const char *piece, size_t budget, size_t *used)
+{
+    const text_bpe *bpe = text_bpe_default();
+    size_t n = bpe ? text_bpe_count(bpe, piece, strlen(piece)) : strlen(piece);
+    if (*used + n > budget) return 0;
+    *used += n;
+    return core_buf_puts(b, piece);
+}
+
+/*
+ * The context an agent reads: the hits' rendered operations in call order (producers
+ * labelled), then the schemas they reference, each piece kept only when its exact
+ * cl100k count fits what is left of the budget. Pieces end in a blank line, so the
+ * count of the whole is the sum of the pieces'.
+ */
+int context_assemble(query_state *st, search_result *res)
+{
+    const search_engine *e = st->e;
+    size_t budget = st->q->budget, used = 0;
+    core_buf b, piece;
+    core_buf_init(&b, 64 << 20);
+    core_buf_init(&piece, 64 << 20);
+    const store_schema *schemas = NULL;
+    size_t n_schemas = 0;
+    const store_edge *edges = NULL;
+    size_t n_edges = 0;
+    apidex_error ignore;
+    store_schemas(e->idx, &schemas, &n_schemas, &ignore);
+    store_edges(e->idx, &edges, &n_edges, &ignore);
+    bool *seen = calloc(n_schemas ? n_schemas : 1, sizeof *seen);
+    int rc = seen ? context_add(&b, "# Endpoints\n\n", budget, &used) : APIDEX_ENOMEM;
+    for (size_t i = 0; i < st->n_out && !rc; i++) {
+        const store_operation *op = &e->ops[st->out[i]];
+        core_buf_reset(&piece);
+        core_buf_printf(&piece, "## %s %s (%s)%s\n\n%s\n\n", op->method, op->path, op->id,
+                        st->role[i] == SEARCH_ROLE_PRODUCER ? " [producer]" : "",
+                        op->content ? op->content : "");
+        rc = piece.failed ? APIDEX_ENOMEM : context_add(&b, piece.data, budget, &used);
+    }
+    bool header = false;
+    for (size_t i = 0; i < st->n_out && !rc; i++) {
+        const store_operation *op = &e->ops[st->out[i]];
+        for (size_t k = 0; k < n_edges && !rc; k++) {
+            const store_edge *ed = &edges[k];
+            if (ed->kind != STORE_EDGE_OP_SCHEMA || ed->src_index != (long)st->out[i] ||
+                ed->dst_index < 0 || seen[ed->dst_index])
+                continue;
+            const store_schema *s = &schemas[ed->dst_index];
+            core_buf_reset(&piece);
+            core_buf_printf(&piece, "%s## %s (used by %s)\n\n%s\n\n", header ? "" : "# Schemas\n\n",
+                            s->id, op->id, s->content ? s->content : "");
+            size_t before = used;
+            rc = piece.failed ? APIDEX_ENOMEM : context_add(&b, piece.data, budget, &used);
+            if (used > before) {
+                seen[ed->dst_index] = true;
+                header = true;
+            }
+        }
+    }
+    free(seen);
+    core_buf_free(&piece);
+    if (rc) {
+        core_buf_free(&b);
+        return rc;
+    }
+    res->context = core_buf_steal(&b, NULL);
+    res->context_tokens = used;
+    return res->context ? 0 : APIDEX_ENOMEM;
+}

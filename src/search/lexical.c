@@ -1,0 +1,298 @@
+/*
+ * Lexical ranking: the term table, in-memory postings of every chunk's fields, and
+ * BM25F (per-field weights and length normalisation) over them; typo correction
+ * against the index's vocabulary.
+ */
+#include "search/search_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Ordinary English words that carry no intent; removed from queries only. */
+static const char *const stop_words[] = {
+    "a",     "an",    "the",    "of",   "to",    "in",    "on",   "for",  "and",   "or",   "is",
+    "are",   "was",   "be",     "by",   "with",  "from",  "at",   "as",   "it",    "this", "that",
+    "these", "those", "me",     "my",   "i",     "you",   "your", "what", "which", "who",  "whom",
+    "how",   "when",  "where",  "give", "get",   "tell",  "show", "some", "any",   "all",  "do",
+    "does",  "did",   "please", "can",  "could", "would", "will", "want", "need",  "let",  NULL};
+
+static uint64_t term_hash(const char *s, size_t n)
+{
+    return core_hash64(s, n);
+}
+
+long lex_term_find(const search_engine *e, const char *s, size_t n)
+{
+    if (!e->table_size) return -1;
+    size_t h = term_hash(s, n) & (e->table_size - 1);
+    while (e->table[h]) {
+        const term_entry *t = &e->terms[e->table[h] - 1];
+        if (t->len == n && memcmp(t->term, s, n) == 0) return (long)e->table[h] - 1;
+        h = (h + 1) & (e->table_size - 1);
+    }
+    return -1;
+}
+
+int lex_table_grow(search_engine *e)
+{
+    size_t size = e->table_size ? e->table_size * 2 : 4096;
+    uint32_t *t = calloc(size, sizeof *t);
+    if (!t) return APIDEX_ENOMEM;
+    for (size_t i = 0; i < e->n_terms; i++) {
+        size_t h = term_hash(e->terms[i].term, e->terms[i].len) & (size - 1);
+        while (t[h]) h = (h + 1) & (size - 1);
+        t[h] = (uint32_t)i + 1;
+    }
+    free(e->table);
+    e->table = t;
+    e->table_size = size;
+    return 0;
+}
+
+static long term_intern(search_engine *e, const char *s, size_t n)
+{
+    long found = lex_term_find(e, s, n);
+    if (found >= 0) return found;
+    if ((e->n_terms + 1) * 2 > e->table_size && lex_table_grow(e)) return -1;
+    if (e->n_terms == e->cap_terms) {
+        size_t cap = e->cap_terms ? e->cap_terms * 2 : 1024;
+        term_entry *t = realloc(e->terms, cap * sizeof *t);
+        if (!t) return -1;
+        e->terms = t;
+        e->cap_terms = cap;
+    }
+    term_entry *t = &e->terms[e->n_terms];
+    memset(t, 0, sizeof *t);
+    t->term = core_arena_strndup(e->arena, s, n);
+    if (!t->term) return -1;
+    t->len = (uint32_t)n;
+    size_t h = term_hash(s, n) & (e->table_size - 1);
+    while (e->table[h]) h = (h + 1) & (e->table_size - 1);
+    e->table[h] = (uint32_t)e->n_terms + 1;
+    return (long)e->n_terms++;
+}
+
+/* Adds one occurrence of a term in (doc, field). Postings arrive in doc order. */
+static int posting_add(search_engine *e, long ti, uint32_t doc, uint16_t field)
+{
+    term_entry *t = &e->terms[ti];
+    for (size_t k = t->n_post; k-- > 0 && t->post[k].doc == doc;)
+        if (t->post[k].field == field) {
+            if (t->post[k].tf < UINT16_MAX) t->post[k].tf++;
+            return 0;
+        }
+    if (!t->n_post || t->post[t->n_post - 1].doc != doc) t->df++;
+    if (t->n_post == t->cap_post) {
+        size_t cap = t->cap_post ? t->cap_post * 2 : 4;
+        posting *p = realloc(t->post, cap * sizeof *p);
+        if (!p) return APIDEX_ENOMEM;
+        t->post = p;
+        t->cap_post = cap;
+    }
+    t->post[t->n_post++] = (posting){doc, field, 1};
+    return 0;
+}
+
+/*
+ * Documents are the chunks that cover endpoints (schema chunks are context only). A chunk
+ * with per-field text (an operation chunk) is ranked on its fields; one without (a window
+ * of a whole document, a JSON split) on its whole text. The hybrid strategy (the default)
+ * is ranked field by field; the paper's strategies are ranked on the text each chunk was
+ * built to expose, as the paper does.
+ */
+int lex_build(search_engine *e, apidex_error *err)
+{
+    int rc = store_chunks(e->idx, &e->chunks, &e->n_docs, err);
+    if (rc) return rc;
+    e->docs = calloc(e->n_docs ? e->n_docs : 1, sizeof *e->docs);
+    if (!e->docs) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    store_info info;
+    bool use_fields = true;
+    if (store_index_info(e->idx, &info, err) == 0 && info.strategy && *info.strategy &&
+        strncmp(info.strategy, "hybrid", 6) != 0)
+        use_fields = false;
+    double total_len[STORE_FIELD_COUNT] = {0};
+    size_t with_field[STORE_FIELD_COUNT] = {0};
+    for (size_t d = 0; d < e->n_docs && !rc; d++) {
+        const store_chunk *c = &e->chunks[d];
+        e->docs[d].ops = c->endpoint_ops;
+        e->docs[d].n_ops = c->n_endpoints;
+        if (!c->n_endpoints) continue;
+        e->n_ranked++;
+        bool specific = false;
+        for (int f = 0; f < STORE_FIELD_TAGS && use_fields; f++) /* tags: API title everywhere */
+            if (c->terms[f] && *c->terms[f]) specific = true;
+        for (int f = 0; f < STORE_FIELD_COUNT && !rc; f++) {
+            if (specific == (f == STORE_FIELD_OTHER)) continue;
+            const char *t = c->terms[f];
+            if (!t) continue;
+            while (*t && !rc) {
+                while (*t == ' ') t++;
+                const char *end = t;
+                while (*end && *end != ' ') end++;
+                if (end > t) {
+                    long ti = term_intern(e, t, (size_t)(end - t));
+                    rc = ti < 0 ? APIDEX_ENOMEM : posting_add(e, ti, (uint32_t)d, (uint16_t)f);
+                    e->docs[d].field_len[f]++;
+                }
+                t = end;
+            }
+            if (e->docs[d].field_len[f]) {
+                total_len[f] += e->docs[d].field_len[f];
+                with_field[f]++;
+            }
+        }
+    }
+    for (int f = 0; f < STORE_FIELD_COUNT; f++)
+        e->avg_len[f] = with_field[f] ? total_len[f] / (double)with_field[f] : 0;
+    return rc ? core_error_set(err, rc, "out of memory") : 0;
+}
+
+/* The stop words through the same term pipeline as the index. */
+int lex_stop_words(search_engine *e)
+{
+    store_terms *tp = store_terms_new();
+    size_t n_sw = 0;
+    while (stop_words[n_sw]) n_sw++;
+    e->stop = core_arena_calloc(e->arena, n_sw * 2 + 1, sizeof(char *));
+    int rc = tp && e->stop ? 0 : APIDEX_ENOMEM;
+    for (size_t i = 0; i < n_sw && !rc; i++) {
+        core_buf b;
+        core_buf_init(&b, 4096);
+        store_terms_append(tp, stop_words[i], strlen(stop_words[i]), &b);
+        if (b.len && !strchr(b.data, ' '))
+            e->stop[e->n_stop++] = core_arena_strdup(e->arena, b.data);
+        core_buf_free(&b);
+    }
+    store_terms_free(tp);
+    return rc;
+}
+
+bool lex_is_stop(const search_engine *e, const char *s, size_t n)
+{
+    for (size_t i = 0; i < e->n_stop; i++)
+        if (strlen(e->stop[i]) == n && memcmp(e->stop[i], s, n) == 0) return true;
+    return false;
+}
+
+void lex_free(search_engine *e)
+{
+    for (size_t i = 0; i < e->n_terms; i++) free(e->terms[i].post);
+    free(e->terms);
+    free(e->table);
+    free(e->docs);
+}
+
+/* Is the Damerau-Levenshtein distance of a and b (bytes) at most one? */
+static bool within_one_edit(const char *a, size_t na, const char *b, size_t nb)
+{
+    if (na > nb + 1 || nb > na + 1) return false;
+    size_t i = 0;
+    while (i < na && i < nb && a[i] == b[i]) i++;
+    if (i == na && i == nb) return true;
+    if (na == nb) {
+        if (!memcmp(a + i + 1, b + i + 1, na - i - 1)) return true; /* substitution */
+        return i + 1 < na && a[i] == b[i + 1] && a[i + 1] == b[i] &&
+               !memcmp(a + i + 2, b + i + 2, na - i - 2); /* transposition */
+    }
+    if (na > nb) return !memcmp(a + i + 1, b + i, na - i - 1); /* deletion */
+    return !memcmp(a + i, b + i + 1, nb - i - 1);              /* insertion */
+}
+
+/*
+ * A word the index has never seen, one edit away from a word it has ("bitrhday"), not at
+ * its last letter: the most frequent such word, or -1. Short words are left alone, where
+ * one edit reaches too many others.
+ */
+long lex_term_correct(const search_engine *e, const char *s, size_t n, size_t min_len)
+{
+    if (!min_len || n < min_len) return -1;
+    long best = -1;
+    for (size_t i = 0; i < e->n_terms; i++) {
+        const term_entry *t = &e->terms[i];
+        if (t->len < min_len || !within_one_edit(s, n, t->term, t->len)) continue;
+        /* an edit at the last letter is a word's other form, not a typo: "director" is
+           not the stem of "directory" ("directori") */
+        size_t same = 0, shorter = n < t->len ? n : t->len;
+        while (same < shorter && s[same] == t->term[same]) same++;
+        if (same + 1 >= shorter) continue;
+        if (best < 0 || t->df > e->terms[best].df) best = (long)i;
+    }
+    return best;
+}
+
+int lex_qterm_add(query_state *st, long ti, double w)
+{
+    const search_engine *e = st->e;
+    double df = e->terms[ti].df, N = (double)e->n_ranked;
+    double idf = log(1.0 + (N - df + 0.5) / (df + 0.5));
+    for (size_t i = 0; i < st->n_terms; i++)
+        if (st->terms[i].term == ti) {
+            if (idf * w > st->terms[i].idf) st->terms[i].idf = idf * w;
+            return 0;
+        }
+    if (st->n_terms == st->cap_terms) {
+        size_t cap = st->cap_terms ? st->cap_terms * 2 : 16;
+        qterm *nt = realloc(st->terms, cap * sizeof *nt);
+        if (!nt) return APIDEX_ENOMEM;
+        st->terms = nt;
+        st->cap_terms = cap;
+    }
+    st->terms[st->n_terms++] = (qterm){ti, idf * w};
+    return 0;
+}
+
+int lex_score(query_state *st, double *cover, double *idf_total)
+{
+    const search_engine *e = st->e;
+    const search_params *p = st->p;
+    double *doc_score = calloc(e->n_docs ? e->n_docs : 1, sizeof *doc_score);
+    bool *seen = calloc(e->n_apis ? e->n_apis : 1, sizeof *seen);
+    if (!doc_score || !seen) {
+        free(doc_score);
+        free(seen);
+        return APIDEX_ENOMEM;
+    }
+    *idf_total = 0;
+    for (size_t qi = 0; qi < st->n_terms; qi++) {
+        const term_entry *t = &e->terms[st->terms[qi].term];
+        size_t i = 0;
+        memset(seen, 0, e->n_apis * sizeof *seen);
+        *idf_total += st->terms[qi].idf;
+        while (i < t->n_post) {
+            uint32_t doc = t->post[i].doc;
+            if (cover && e->docs[doc].n_ops && e->docs[doc].ops[0] >= 0 &&
+                (size_t)e->docs[doc].ops[0] < e->n_ops) {
+                uint32_t a = e->info[e->docs[doc].ops[0]].api;
+                if (a < e->n_apis && !seen[a]) {
+                    seen[a] = true;
+                    cover[a] += st->terms[qi].idf;
+                }
+            }
+            double tf = 0;
+            for (; i < t->n_post && t->post[i].doc == doc; i++) {
+                int f = t->post[i].field;
+                double avg = e->avg_len[f] > 0 ? e->avg_len[f] : 1;
+                double norm = 1 - p->bm25_b + p->bm25_b * e->docs[doc].field_len[f] / avg;
+                tf += p->field_weight[f] * t->post[i].tf / norm;
+            }
+            if (tf > 0) doc_score[doc] += st->terms[qi].idf * tf / (p->bm25_k1 + tf);
+        }
+    }
+    /* an endpoint scores as its best chunk */
+    for (size_t d = 0; d < e->n_docs; d++) {
+        if (doc_score[d] <= 0) continue;
+        for (size_t k = 0; k < e->docs[d].n_ops; k++) {
+            long op = e->docs[d].ops[k];
+            if (op < 0 || (size_t)op >= e->n_ops) continue;
+            if (doc_score[d] > st->raw[op]) {
+                st->raw[op] = doc_score[d];
+                st->best_doc[op] = (uint32_t)d;
+            }
+        }
+    }
+    free(doc_score);
+    free(seen);
+    return 0;
+}
