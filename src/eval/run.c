@@ -185,6 +185,9 @@ int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const ev
         if (!rc && res->n_hits) qr->routed_api = core_arena_strdup(r->arena, res->hits[0].api);
         if (!rc) {
             qr->gold_api = gold_api(idx, keys, n_keys, q);
+            /* the report outlives the index: keep its own copy of the name */
+            if (qr->gold_api && !(qr->gold_api = core_arena_strdup(r->arena, qr->gold_api)))
+                rc = APIDEX_ENOMEM;
             if (qr->gold_api) {
                 r->routing_tasks++;
                 r->routing_correct += qr->routed_api && !strcmp(qr->routed_api, qr->gold_api);
