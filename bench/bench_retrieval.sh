@@ -1,34 +1,281 @@
 #!/usr/bin/env bash
-# Retrieval quality on the three task sets, with the same build:
-#   RestBench (TMDB + Spotify, 157 tasks, one index over both specs) and the two held-out
-#   corpus sets (bench/queries/corpus_tasks.json and corpus_tasks_2.json: 40 tasks each over
-#   5 corpus specs, written without seeing the retriever; see bench/queries/README.md).
-# Prints `apidex eval` for each. Quality numbers, not timings: they do not vary run to run.
+# Retrieval dev suite: the quality of `apidex search` on five task sets, with one build.
 #
-#   bash bench/bench_retrieval.sh BUILD_DIR
+#   restbench  RestBench (Song et al.): TMDB + Spotify, 157 tasks (pesl_socbench_cleaned
+#              tmdb.json + spotify.json), one index over both specs.
+#   socbench   SOCBench-D dev split (Pesl et al.): 11 domains x 10 tasks; ONE INDEX PER DOMAIN
+#              (its 5 specs together), that domain's tasks against it, as the authors do. The
+#              row is the mean over all 110 tasks (each domain weighs by its number of tasks);
+#              its p50 is the MEDIAN OF THE 11 PER-DOMAIN p50s.
+#   heldout1   bench/queries/corpus_tasks.json, 40 tasks over slack, discord, stripe, twilio,
+#              digitalocean (one index over the five; written without seeing the retriever).
+#   heldout2   bench/queries/corpus_tasks_2.json, 40 tasks over rebilly, shutterstock, bungie,
+#              peertube, magento (one index over the five).
+#   everyday   bench/queries/everyday_tasks.json over ONE index of all 40 specs
+#              (shared/corpus/specs + the two RestBench specs). Skipped with a note while the
+#              file does not exist. Its per-task results are not to be read by the developers:
+#              this script prints aggregates only and deletes the eval outputs on exit.
+#
+# How: each set's index is kept in BUILD_DIR/bench-indexes/<set>.db (socbench:
+# socbench-<domain>.db) and refreshed every run with `apidex index ... --db` (incremental:
+# unchanged documents are reused; output in bench-indexes/index.log). When the apidex binary
+# differs from the one that built an index (sha256 in <db>.stamp) the index is rebuilt with
+# --full, so indexing-code changes that keep the version string are not hidden by reuse.
+# The binary is copied once at start, so a rebuild by someone else mid-run cannot mix two
+# builds in one table. Then `apidex eval --db IDX --queries ... --json --per-query` runs per
+# set (per domain), in parallel (nproc jobs), and bench/retrieval_table.py aggregates:
+#
+#   set | tasks | R@5 | R@10 | R@20 | all@5 | adaptive R | adaptive P | adaptive F1 | size | p50 ms
+#
+# R@k: mean per-task recall of the top k distinct endpoints; all@5: fraction of tasks with
+# every gold endpoint in the top 5; adaptive R/P/F1/size: the adaptive answer (eval's default
+# budget), mean per-task recall, precision, F1 and number of endpoints; p50 ms: median
+# latency of the fixed-k search (engine open excluded). Quality numbers do not vary run to
+# run; latencies do.
+#
+#   bash bench/bench_retrieval.sh [BUILD_DIR] [--sets a,b,...] [--param NAME=VALUE]...
+#                                 [--sweep-param NAME=v1,v2,...] [--json]
+#
+#   BUILD_DIR      holds the apidex binary (default: build/ of this repo)
+#   --sets         comma-separated subset of restbench,socbench,heldout1,heldout2,everyday
+#   --param        passed untouched to every `apidex eval` as `--param NAME=VALUE`
+#   --sweep-param  runs the suite once per value (with --param NAME=v); one table with a
+#                  first column NAME, rows grouped by value, then set
+#   --json         the same numbers as JSON lines (one object per row) instead of the table
+# Data: ${APIDEX_SHARED:-<repo>/../shared}. Exit status: 0 ok; 1 an index or eval failed (the
+# eval's error is shown; rows whose eval failed are left out of the table); 2 usage, or the
+# binary or data missing.
 set -euo pipefail
+
 here=$(cd "$(dirname "$0")" && pwd)
-build=$(cd "${1:?usage: bench_retrieval.sh BUILD_DIR}" && pwd)
-shared=${APIDEX_SHARED:-$here/../../shared}
+repo=$(cd "$here/.." && pwd)
+all_sets=restbench,socbench,heldout1,heldout2,everyday
+
+usage() { sed -n '/^#   bash bench/,/^#   --json/s/^# \{0,1\}//p' "$0"; }
+die() { echo "bench_retrieval.sh: $*" >&2; exit 2; }
+note() { echo "bench_retrieval.sh: $*" >&2; }
+
+build_arg="" sets_arg=$all_sets sweep="" json=0
+params=()
+while (($#)); do
+  case $1 in
+    -h|--help) usage; exit 0 ;;
+    --sets) (($# >= 2)) || die "--sets needs a value"; sets_arg=$2; shift 2 ;;
+    --sets=*) sets_arg=${1#--sets=}; shift ;;
+    --param) (($# >= 2)) || die "--param needs NAME=VALUE"; params+=(--param "$2"); shift 2 ;;
+    --param=*) params+=(--param "${1#--param=}"); shift ;;
+    --sweep-param) (($# >= 2)) || die "--sweep-param needs NAME=v1,v2,..."; sweep=$2; shift 2 ;;
+    --sweep-param=*) sweep=${1#--sweep-param=}; shift ;;
+    --json) json=1; shift ;;
+    -*) usage >&2; die "unknown option '$1'" ;;
+    *) [ -z "$build_arg" ] || die "one BUILD_DIR only (got '$build_arg' and '$1')"
+       build_arg=$1; shift ;;
+  esac
+done
+
+# --- binary, data ------------------------------------------------------------------------
+build_dir=${build_arg:-$repo/build}
+[ -d "$build_dir" ] || die "no build directory '$build_dir' (run 'make build' in $repo)"
+build_dir=$(cd "$build_dir" && pwd)
+[ -x "$build_dir/apidex" ] || die "no apidex binary at $build_dir/apidex (run 'make build' in $repo)"
+
+shared=${APIDEX_SHARED:-$repo/../shared}
+[ -d "$shared" ] || die "no shared data at '$shared' (set APIDEX_SHARED)"
+shared=$(cd "$shared" && pwd)
 rb=$shared/benchmarks/restbench
+sb=$shared/benchmarks/socbenchd_dev
 cs=$shared/corpus/specs
-[ -d "$rb" ] && [ -d "$cs" ] || { echo "needs $rb and $cs (set APIDEX_SHARED)"; exit 2; }
-echo "## RestBench: tmdb + spotify, pesl_socbench_cleaned"
-"$build/apidex" eval --specs "$rb/specs" \
-  --queries "$rb/pesl_socbench_cleaned/datasets/tmdb.json" "$rb/pesl_socbench_cleaned/datasets/spotify.json"
-echo
-echo "## held-out corpus tasks: slack, discord, stripe, twilio, digitalocean"
-"$build/apidex" eval --queries "$here/queries/corpus_tasks.json" --specs \
-  "$cs/apisguru2020__slack.com_1.2.0/swagger.yaml" \
-  "$cs/discord__specs_openapi/openapi.json" \
-  "$cs/stripe__spec3/spec3.json" \
-  "$cs/twilio__spec_json_twilio_api_v2010/twilio_api_v2010.json" \
+q=$here/queries
+
+sweep_name="" sweep_values=()
+if [ -n "$sweep" ]; then
+  [[ $sweep == ?*=?* ]] || die "--sweep-param wants NAME=v1,v2,... (got '$sweep')"
+  sweep_name=${sweep%%=*}
+  IFS=, read -r -a sweep_values <<<"${sweep#*=}"
+  ((${#sweep_values[@]})) || die "--sweep-param $sweep_name: no values"
+else
+  sweep_values=("")
+fi
+
+IFS=, read -r -a sets <<<"$sets_arg"
+((${#sets[@]})) || die "--sets is empty"
+for s in "${sets[@]}"; do
+  [[ ,$all_sets, == *,"$s",* ]] || die "unknown set '$s' (sets: $all_sets)"
+done
+
+need() { for p in "$@"; do [ -e "$p" ] || die "missing $p (set APIDEX_SHARED, or check the checkout)"; done; }
+heldout1_specs=(
+  "$cs/apisguru2020__slack.com_1.2.0/swagger.yaml"
+  "$cs/discord__specs_openapi/openapi.json"
+  "$cs/stripe__spec3/spec3.json"
+  "$cs/twilio__spec_json_twilio_api_v2010/twilio_api_v2010.json"
   "$cs/digitalocean__DigitalOcean-public.v2/specification/DigitalOcean-public.v2.yaml"
-echo
-echo "## held-out corpus tasks 2: rebilly, shutterstock, bungie, peertube, magento"
-"$build/apidex" eval --queries "$here/queries/corpus_tasks_2.json" --specs \
-  "$cs/apisguru2020__rebilly.com_2.1/openapi.yaml" \
-  "$cs/apisguru2020__shutterstock.com_1.0.16/openapi.yaml" \
-  "$cs/apisguru2020__bungie.net_2.0.0/swagger.yaml" \
-  "$cs/apisguru2020__cpy.re_peertube_1.3.1/openapi.yaml" \
+)
+heldout2_specs=(
+  "$cs/apisguru2020__rebilly.com_2.1/openapi.yaml"
+  "$cs/apisguru2020__shutterstock.com_1.0.16/openapi.yaml"
+  "$cs/apisguru2020__bungie.net_2.0.0/swagger.yaml"
+  "$cs/apisguru2020__cpy.re_peertube_1.3.1/openapi.yaml"
   "$cs/apisguru2020__magento.com_2.1/swagger.yaml"
+)
+
+# One unit = one index + one eval. Fields: set|label|db name|queries (;-sep)|specs (;-sep).
+units=() run_sets=()
+add_unit() { local IFS=';'; units+=("$1|$2|$3|$4|$5"); }
+join() { local IFS=';'; echo "$*"; }
+for s in "${sets[@]}"; do
+  case $s in
+    restbench)
+      need "$rb/specs" "$rb/pesl_socbench_cleaned/datasets/tmdb.json" "$rb/pesl_socbench_cleaned/datasets/spotify.json"
+      add_unit restbench restbench restbench \
+        "$(join "$rb/pesl_socbench_cleaned/datasets/tmdb.json" "$rb/pesl_socbench_cleaned/datasets/spotify.json")" \
+        "$rb/specs" ;;
+    socbench)
+      need "$sb"
+      n=0
+      for d in "$sb"/*/; do
+        d=${d%/}; dn=$(basename "$d")
+        [ -d "$d/specs" ] || continue
+        need "$d/queries.json"
+        add_unit socbench "socbench $dn" "socbench-$dn" "$d/queries.json" "$d/specs"
+        n=$((n + 1))
+      done
+      ((n)) || die "no SOCBench-D domains (<domain>/specs) under $sb"
+      [ "$n" = 11 ] || note "socbench: $n domains under $sb (expected 11)" ;;
+    heldout1)
+      need "$q/corpus_tasks.json" "${heldout1_specs[@]}"
+      add_unit heldout1 heldout1 heldout1 "$q/corpus_tasks.json" "$(join "${heldout1_specs[@]}")" ;;
+    heldout2)
+      need "$q/corpus_tasks_2.json" "${heldout2_specs[@]}"
+      add_unit heldout2 heldout2 heldout2 "$q/corpus_tasks_2.json" "$(join "${heldout2_specs[@]}")" ;;
+    everyday)
+      if [ ! -e "$q/everyday_tasks.json" ]; then
+        note "everyday: $q/everyday_tasks.json does not exist yet; set skipped"
+        continue
+      fi
+      need "$cs" "$rb/specs"
+      add_unit everyday everyday everyday "$q/everyday_tasks.json" "$(join "$cs" "$rb/specs")" ;;
+  esac
+  run_sets+=("$s")
+done
+((${#units[@]})) || die "no set left to run"
+
+# --- workspace ---------------------------------------------------------------------------
+idx_dir=$build_dir/bench-indexes
+mkdir -p "$idx_dir"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_retrieval.XXXXXX")
+cleanup() { local p; for p in $(jobs -pr); do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+bin=$tmp/apidex
+cp "$build_dir/apidex" "$bin"
+binsha=$(sha256sum "$bin" | cut -d' ' -f1)
+jobs_max=$(nproc 2>/dev/null || echo 2)
+
+throttle() { while (($(jobs -rp | wc -l) >= jobs_max)); do wait -n || true; done; }
+
+# --- 1. indexes (once per run, whatever the sweep) -----------------------------------------
+index_one() {  # dbname specs...
+  local name=$1; shift
+  local db=$idx_dir/$name.db full=()
+  if [ -e "$db" ] && [ "$(cat "$db.stamp" 2>/dev/null)" != "$binsha" ]; then full=(--full); fi
+  local rc=0
+  "$bin" index "$@" --db "$db" "${full[@]}" >"$tmp/idx-$name.log" 2>&1 || rc=$?
+  if [ "$rc" = 0 ]; then echo "$binsha" >"$db.stamp"; else rm -f "$db.stamp"; fi
+  echo "$rc" >"$tmp/idx-$name.rc"
+}
+for u in "${units[@]}"; do
+  IFS='|' read -r _ _ name _ specs <<<"$u"
+  IFS=';' read -r -a spec_list <<<"$specs"
+  throttle
+  index_one "$name" "${spec_list[@]}" &
+done
+wait
+log=$idx_dir/index.log
+{ echo "# bench_retrieval.sh $(date -u +%FT%TZ), apidex sha256 $binsha"; } >"$log"
+failed=0
+for u in "${units[@]}"; do
+  IFS='|' read -r _ label name _ _ <<<"$u"
+  { echo "## $label ($idx_dir/$name.db)"; cat "$tmp/idx-$name.log"; } >>"$log"
+  rc=$(cat "$tmp/idx-$name.rc")
+  if [ "$rc" != 0 ]; then
+    note "index failed for $label (apidex index exit $rc; 1 = some documents failed):"
+    sed 's/^/    /' "$tmp/idx-$name.log" | tail -n 8 >&2
+    failed=1
+  fi
+done
+((failed == 0)) || { note "see $log"; exit 1; }
+
+# --- 2. evals: every sweep value x unit ------------------------------------------------------
+eval_one() {  # out db queries... -- extra args...
+  local out=$1 db=$2; shift 2
+  local qs=()
+  while [ "$1" != -- ]; do qs+=("$1"); shift; done
+  shift
+  local rc=0
+  "$bin" eval --db "$db" --queries "${qs[@]}" --json --per-query "$@" >"$out" 2>"$out.err" || rc=$?
+  echo "$rc" >"$out.rc"
+}
+evals=()  # out|value|set|label|extra args (for messages)
+i=0
+for v in "${sweep_values[@]}"; do
+  extra=("${params[@]}")
+  [ -z "$sweep_name" ] || extra+=(--param "$sweep_name=$v")
+  for u in "${units[@]}"; do
+    IFS='|' read -r set label name queries _ <<<"$u"
+    IFS=';' read -r -a q_list <<<"$queries"
+    out=$tmp/eval-$i.json
+    evals+=("$out|$v|$set|$label|${extra[*]}")
+    throttle
+    # The job's own stderr (bash's "Segmentation fault" notice) goes to a file, not the terminal.
+    eval_one "$out" "$idx_dir/$name.db" "${q_list[@]}" -- "${extra[@]}" 2>"$out.sh" &
+    i=$((i + 1))
+  done
+done
+wait
+# A failed eval drops its whole row (a SOCBench-D mean over some domains would mislead); the
+# other rows are still printed and the exit status is 1.
+declare -A seen=() bad=()  # an identical error (e.g. a --param eval refuses) is shown once
+for e in "${evals[@]}"; do
+  IFS='|' read -r out v set label args <<<"$e"
+  rc=$(cat "$out.rc")
+  [ "$rc" != 0 ] || continue
+  failed=1
+  bad[$v|$set]=1
+  what=$label${sweep_name:+ [$sweep_name=$v]}
+  key=$rc:$(cksum <"$out.err")
+  if [ -n "${seen[$key]:-}" ]; then seen[$key]+=", $what"; continue; fi
+  seen[$key]=$what
+  sig=""
+  ((rc <= 128)) || sig=", killed by SIG$(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128)))"
+  note "apidex eval failed for $what (exit $rc$sig${args:+; extra arguments: $args}):"
+  if [ -s "$out.err" ]; then
+    head -n 3 "$out.err" | sed 's/^/    /' >&2
+    nl=$(wc -l <"$out.err")
+    ((nl <= 3)) || echo "    (... $((nl - 3)) more lines)" >&2
+  else
+    echo "    (nothing on stderr)" >&2
+  fi
+done
+for key in "${!seen[@]}"; do
+  if [[ ${seen[$key]} == *,* ]]; then note "the same error for: ${seen[$key]}"; fi
+done
+manifest=$tmp/manifest.tsv
+: >"$manifest"
+for e in "${evals[@]}"; do
+  IFS='|' read -r out v set label _ <<<"$e"
+  [ -n "${bad[$v|$set]:-}" ] || printf '%s\t%s\t%s\t%s\n' "$v" "$set" "$label" "$out" >>"$manifest"
+done
+
+# --- 3. table ------------------------------------------------------------------------------
+targs=()
+if ((json)); then targs+=(--json); fi
+[ -z "$sweep_name" ] || targs+=(--sweep "$sweep_name")
+for ((j = 1; j < ${#params[@]}; j += 2)); do targs+=(--param "${params[j]}"); done
+if [ -s "$manifest" ]; then
+  python3 "$here/retrieval_table.py" "$manifest" "${targs[@]}"
+fi
+if ((failed)); then
+  note "some evals failed; their rows are missing${sweep_name:+ (or the table is empty)}"
+  exit 1
+fi

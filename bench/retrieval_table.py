@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Aggregates `apidex eval --json --per-query` outputs into the retrieval dev-suite table.
+
+Called by bench/bench_retrieval.sh; python3 stdlib only.
+
+    retrieval_table.py MANIFEST [--json] [--sweep NAME] [--param NAME=VALUE]...
+
+MANIFEST is a tab-separated file, one eval output per line, in display order:
+
+    VALUE <TAB> SET <TAB> LABEL <TAB> FILE
+
+VALUE is the sweep value ("" without a sweep), SET the row's set, LABEL what the output was
+(e.g. the SOCBench domain; used in error messages), FILE the eval's JSON output. A (VALUE, SET)
+row with several files (SOCBench-D: one eval per domain) is the task-weighted mean of the
+files: each file's aggregate weighs by its `queries`, which is the mean over all tasks.
+Latency of such a row is the median of the files' p50s (the tasks of different indexes
+cannot be pooled from the percentiles).
+
+all@5 is the fraction of tasks whose per-query recall@5 is 1 (every gold endpoint in the top
+5). Only that count is taken from `per_query`; nothing per task is printed.
+"""
+import json
+import statistics
+import sys
+
+COLUMNS = [
+    ("tasks", "tasks"),
+    ("R@5", "recall_at_5"),
+    ("R@10", "recall_at_10"),
+    ("R@20", "recall_at_20"),
+    ("all@5", "all_at_5"),
+    ("adaptive R", "adaptive_recall"),
+    ("adaptive P", "adaptive_precision"),
+    ("adaptive F1", "adaptive_f1"),
+    ("size", "adaptive_size"),
+    ("p50 ms", "p50_ms"),
+]
+
+
+def die(msg):
+    sys.stderr.write("retrieval_table.py: %s\n" % msg)
+    sys.exit(1)
+
+
+def get(d, *keys, where):
+    for k in keys:
+        if not isinstance(d, dict) or k not in d:
+            die("%s: eval output has no %s" % (where, ".".join(keys)))
+        d = d[k]
+    if not isinstance(d, (int, float)):
+        die("%s: %s is not a number" % (where, ".".join(keys)))
+    return float(d)
+
+
+def load(label, path):
+    where = "%s (%s)" % (label, path)
+    try:
+        with open(path) as f:
+            d = json.load(f)
+    except (OSError, ValueError) as e:
+        die("%s: cannot read the eval JSON: %s" % (where, e))
+    n = int(get(d, "queries", where=where))
+    per = d.get("per_query")
+    if not isinstance(per, list) or len(per) != n:
+        die("%s: per_query missing or not one entry per query (run eval with --per-query)" % where)
+    all5 = 0
+    for q in per:
+        r5 = get(q, "recall_at", "5", where=where + " per_query")
+        if r5 >= 1.0 - 1e-9:
+            all5 += 1
+    return {
+        "n": n,
+        "recall_at_5": get(d, "recall_at", "5", where=where),
+        "recall_at_10": get(d, "recall_at", "10", where=where),
+        "recall_at_20": get(d, "recall_at", "20", where=where),
+        "all5": all5,
+        "adaptive_recall": get(d, "adaptive", "recall", where=where),
+        "adaptive_precision": get(d, "adaptive", "precision", where=where),
+        "adaptive_f1": get(d, "adaptive", "f1", where=where),
+        "adaptive_size": get(d, "adaptive", "mean_size", where=where),
+        "p50": get(d, "latency_ms", "p50", where=where),
+    }
+
+
+def aggregate(parts):
+    tasks = sum(p["n"] for p in parts)
+    row = {"tasks": tasks}
+    for key in ("recall_at_5", "recall_at_10", "recall_at_20", "adaptive_recall",
+                "adaptive_precision", "adaptive_f1", "adaptive_size"):
+        row[key] = sum(p[key] * p["n"] for p in parts) / tasks if tasks else 0.0
+    row["all_at_5"] = sum(p["all5"] for p in parts) / tasks if tasks else 0.0
+    row["p50_ms"] = statistics.median(p["p50"] for p in parts)
+    return row
+
+
+def main(argv):
+    if not argv or argv[0] in ("-h", "--help"):
+        sys.stdout.write(__doc__)
+        return 0 if argv else 2
+    manifest, as_json, sweep, params = argv[0], False, None, []
+    i = 1
+    while i < len(argv):
+        a = argv[i]
+        if a == "--json":
+            as_json = True
+        elif a in ("--sweep", "--param") and i + 1 < len(argv):
+            if a == "--sweep":
+                sweep = argv[i + 1]
+            else:
+                params.append(argv[i + 1])
+            i += 1
+        else:
+            die("bad argument %r" % a)
+        i += 1
+
+    rows, order = {}, []
+    with open(manifest) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            value, set_name, label, path = line.split("\t", 3)
+            key = (value, set_name)
+            if key not in rows:
+                rows[key] = []
+                order.append(key)
+            rows[key].append(load(label, path))
+    if not order:
+        die("no eval outputs to aggregate")
+
+    fixed = {}
+    for p in params:
+        name, _, value = p.partition("=")
+        fixed[name] = value
+
+    out = sys.stdout
+    if not as_json:
+        head = ([sweep] if sweep else []) + ["set"] + [c for c, _ in COLUMNS]
+        out.write("| " + " | ".join(head) + " |\n")
+        out.write("|" + "|".join("---" if j < len(head) - len(COLUMNS) else "---:"
+                                 for j in range(len(head))) + "|\n")
+    for value, set_name in order:
+        row = aggregate(rows[(value, set_name)])
+        if as_json:
+            rec = {}
+            if sweep:
+                rec["sweep_param"] = sweep
+                rec["sweep_value"] = value
+            rec["set"] = set_name
+            for _, key in COLUMNS:
+                rec[key] = row[key] if key == "tasks" else round(row[key], 3)
+            ps = dict(fixed)
+            if sweep:
+                ps[sweep] = value
+            rec["params"] = ps
+            out.write(json.dumps(rec) + "\n")
+        else:
+            cells = ([value] if sweep else []) + [set_name]
+            for _, key in COLUMNS:
+                cells.append(str(row[key]) if key == "tasks" else "%.3f" % row[key])
+            out.write("| " + " | ".join(cells) + " |\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
