@@ -7,6 +7,7 @@
 #include "chunk/chunk_int.h"
 
 #include <string.h>
+#include <strings.h>
 
 static bool is_upper(char c)
 {
@@ -337,6 +338,25 @@ static int props_with_desc(const spec_api *api, spec_loc loc, const prep_options
     return rc;
 }
 
+/* The operationId without a leading word that is only the operation's method ("PostCustomers"
+   on a POST, "get_user" on a GET): generated ids often start so, and the method says nothing
+   of what the operation is about. */
+static const char *id_without_method(const spec_operation *op, core_arena *arena)
+{
+    const char *id = op->operation_id;
+    size_t ml = strlen(op->method);
+    if (strlen(id) > ml && !strncasecmp(id, op->method, ml)) {
+        char next = id[ml];
+        if (next == '_' || next == '-' || next == '.' || next == ' ' ||
+            (next >= 'A' && next <= 'Z')) {
+            const char *rest = id + ml;
+            while (*rest == '_' || *rest == '-' || *rest == '.' || *rest == ' ') rest++;
+            if (*rest) id = rest;
+        }
+    }
+    return core_arena_strdup(arena, id);
+}
+
 int chunk_operation_fields(const spec_api *api, const spec_operation *op, const prep_options *prep,
                            core_arena *arena, chunk_fields *out)
 {
@@ -348,7 +368,7 @@ int chunk_operation_fields(const spec_api *api, const spec_operation *op, const 
     int rc = 0;
     out->api = api->title ? core_arena_strdup(arena, api->title) : NULL;
     out->path = core_arena_strdup(arena, op->path);
-    out->operation_id = op->operation_id ? core_arena_strdup(arena, op->operation_id) : NULL;
+    out->operation_id = op->operation_id ? id_without_method(op, arena) : NULL;
     if (op->summary) {
         rc = chunk_clean_text(prep, op->summary, 0, &b, NULL);
         out->summary = arena_text(arena, &b);

@@ -1,30 +1,96 @@
 /*
- * The answer: the adaptive set (what the task needs, minimal) and the fixed-k ranked
- * list (read for recall), both in call order.
+ * The answer, in call order (producers before the operations that need them):
+ *
+ * - The adaptive answer is what the task needs and no more. A task that asks one thing gets
+ *   its best operation, plus up to answer.max_primaries - 1 more scoring within answer.ratio
+ *   of it (from the same API with answer.same_api). A task of several intents gets each
+ *   intent's best operation when it matches at least intent.bar of a perfect match of the
+ *   intent's words (and its second within intent.second of it). Destructive operations
+ *   enter only when the task asks to delete. Then each primary is closed under producers.
+ * - A fixed-k list is read for recall: each intent's next best and the whole task's next
+ *   best take turns (a one-intent task is simply its ranking), each with its producers;
+ *   when the text matches fewer than k endpoints, the data-flow graph fills the list.
  */
 #include "search/search_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * The adaptive answer set: the best operation, then up to two more of the same API
- * scoring within adaptive_ratio of it, each closed under producers. (Also tried, on
- * RestBench and the examples: adding lower-scored operations that carry a share of the
- * task's still-unmatched terms, as a second intent; it lowered F1 from 0.463 to 0.449.)
- */
-int answer_adaptive(query_state *st, const uint32_t *order, size_t m)
+static int plan_push(query_state *st, uint32_t op)
+{
+    for (size_t i = 0; i < st->n_planned; i++)
+        if (st->planned[i] == op) return 0;
+    uint32_t *p = realloc(st->planned, (st->n_planned + 1) * sizeof *p);
+    if (!p) return APIDEX_ENOMEM;
+    st->planned = p;
+    st->planned[st->n_planned++] = op;
+    return 0;
+}
+
+/* May op be a primary of the adaptive answer? */
+static bool answerable(const query_state *st, uint32_t op)
+{
+    return st->wants_delete || !(st->e->info[op].flags & STORE_OP_DESTRUCTIVE);
+}
+
+/* The first operation of r's order that may enter the answer, or -1. */
+static long best_of(const query_state *st, const ranking *r, size_t *at)
+{
+    for (size_t i = 0; i < r->m; i++)
+        if (answerable(st, r->order[i])) {
+            if (at) *at = i;
+            return r->order[i];
+        }
+    return -1;
+}
+
+static int plan_one_intent(query_state *st)
 {
     const search_engine *e = st->e;
-    double top = st->score[order[0]];
-    size_t prim = 0;
-    int rc = 0;
-    for (size_t i = 0; i < m && prim < (size_t)st->p->adaptive_max_primaries && !rc; i++) {
-        if (st->score[order[i]] < st->p->adaptive_ratio * top) break;
-        if (e->info[order[i]].api != e->info[order[0]].api) continue;
-        rc = compose_add(st, order[i], SEARCH_ROLE_PRIMARY, 0);
+    const ranking *r = &st->whole;
+    size_t at = 0;
+    long first = best_of(st, r, &at);
+    if (first < 0) return 0;
+    double top = r->score[first];
+    int rc = plan_push(st, (uint32_t)first);
+    size_t prim = 1;
+    for (size_t i = at + 1; i < r->m && prim < (size_t)st->p->adaptive_max_primaries && !rc; i++) {
+        uint32_t op = r->order[i];
+        if (r->score[op] < st->p->adaptive_ratio * top) break;
+        if (!answerable(st, op)) continue;
+        if (st->p->answer_same_api > 0 && e->info[op].api != e->info[first].api) continue;
+        rc = plan_push(st, op);
         prim++;
     }
+    return rc;
+}
+
+static int plan_intents(query_state *st)
+{
+    int rc = 0;
+    for (size_t k = 0; k < st->n_intents && !rc; k++) {
+        const ranking *r = &st->intents[k];
+        size_t at = 0;
+        long best = best_of(st, r, &at);
+        if (best < 0 || r->idf_total <= 0) continue;
+        if (r->raw[best] < st->p->intent_bar * r->idf_total) continue;
+        rc = plan_push(st, (uint32_t)best);
+        for (size_t i = at + 1; i < r->m && !rc; i++) {
+            uint32_t op = r->order[i];
+            if (r->score[op] < st->p->intent_second * r->score[best]) break;
+            if (!answerable(st, op)) continue;
+            rc = plan_push(st, op);
+            break;
+        }
+    }
+    return rc;
+}
+
+int answer_adaptive(query_state *st)
+{
+    int rc = st->n_intents > 1 ? plan_intents(st) : plan_one_intent(st);
+    for (size_t i = 0; i < st->n_planned && !rc; i++)
+        rc = compose_add(st, st->planned[i], SEARCH_ROLE_PRIMARY, 0);
     return rc;
 }
 
@@ -33,7 +99,7 @@ int answer_adaptive(query_state *st, const uint32_t *order, size_t m)
  * graph rather than left short: each remaining endpoint scores by its links to those
  * already listed (it produces an input of one, or consumes what one produces), weighted
  * by the listed one's rank, and then by how many endpoints it feeds in all (search
- * and "current user" endpoints start most call chains). Routed API first.
+ * and "current user" endpoints start most call chains). The APIs already listed first.
  */
 static int fill_from_graph(query_state *st, size_t k)
 {
@@ -42,9 +108,14 @@ static int fill_from_graph(query_state *st, size_t k)
     double *near = calloc(n ? n : 1, sizeof *near);
     uint32_t *cand = malloc((n ? n : 1) * sizeof *cand);
     long *rank = malloc((n ? n : 1) * sizeof *rank);
-    int rc = near && cand && rank ? 0 : APIDEX_ENOMEM;
+    bool *listed_api = calloc(e->n_apis ? e->n_apis : 1, sizeof *listed_api);
+    int rc = near && cand && rank && listed_api ? 0 : APIDEX_ENOMEM;
     for (size_t i = 0; i < n && !rc; i++) rank[i] = -1;
-    for (size_t r = 0; r < st->n_out && !rc; r++) rank[st->out[r]] = (long)r;
+    for (size_t r = 0; r < st->n_out && !rc; r++) {
+        rank[st->out[r]] = (long)r;
+        listed_api[e->info[st->out[r]].api] = true;
+    }
+    if (!rc && !st->n_out && st->whole.m) listed_api[e->info[st->whole.order[0]].api] = true;
     for (size_t c = 0; c < n && !rc; c++) {
         const op_info *in = &e->info[c];
         for (size_t p = 0; p < in->n_producers; p++) {
@@ -58,7 +129,7 @@ static int fill_from_graph(query_state *st, size_t k)
     for (size_t i = 0; i < n && !rc; i++) {
         if (!st->allowed[i] || rank[i] >= 0) continue;
         near[i] += st->p->fill_fan_weight * (double)e->info[i].fan / max_fan +
-                   (e->info[i].api == st->best_api ? 10.0 : 0.0);
+                   (listed_api[e->info[i].api] ? 10.0 : 0.0);
         cand[m++] = (uint32_t)i;
     }
     if (!rc) qsort_r(cand, m, sizeof *cand, search_cmp_score_desc, near);
@@ -67,6 +138,7 @@ static int fill_from_graph(query_state *st, size_t k)
     free(near);
     free(cand);
     free(rank);
+    free(listed_api);
     return rc;
 }
 
@@ -79,13 +151,35 @@ int search_cmp_score_desc(const void *a, const void *b, void *ctx)
     return x < y ? -1 : x > y;
 }
 
-/* The fixed-k list: the ranking walked down, each operation with its producers, then
-   filled from the data-flow graph when the text matched fewer than k. */
-int answer_ranked(query_state *st, const uint32_t *order, size_t m, size_t k)
+/* The next operation of r not listed yet, from *pos on, or -1. */
+static long next_of(const query_state *st, const ranking *r, size_t *pos)
+{
+    while (*pos < r->m) {
+        uint32_t op = r->order[(*pos)++];
+        if (!compose_out_has(st, op)) return op;
+    }
+    return -1;
+}
+
+int answer_ranked(query_state *st, size_t k)
 {
     int rc = 0;
-    for (size_t i = 0; i < m && st->n_out < k && !rc; i++)
-        rc = compose_add(st, order[i], SEARCH_ROLE_PRIMARY, 0);
+    size_t n_lists = st->n_intents > 1 ? st->n_intents + 1 : 1;
+    size_t *pos = calloc(n_lists, sizeof *pos);
+    if (!pos) return APIDEX_ENOMEM;
+    /* the task's intents take turns, then the whole task; each with its producers */
+    bool any = true;
+    while (st->n_out < k && any && !rc) {
+        any = false;
+        for (size_t l = 0; l < n_lists && st->n_out < k && !rc; l++) {
+            const ranking *r = l + 1 < n_lists ? &st->intents[l] : &st->whole;
+            long op = next_of(st, r, &pos[l]);
+            if (op < 0) continue;
+            any = true;
+            rc = compose_add(st, (uint32_t)op, SEARCH_ROLE_PRIMARY, 0);
+        }
+    }
+    free(pos);
     if (!rc && st->n_out < k) rc = fill_from_graph(st, k);
     /* producers may push the list past k: keep the first k in call order */
     if (st->n_out > k) st->n_out = k;

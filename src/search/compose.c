@@ -1,9 +1,23 @@
 /*
- * Composition: an operation that needs an identifier the task does not give gets the
- * best producer of it placed before it, recursively; links say which input each
- * producer serves ("needs movie_id <- GET /search/movie").
+ * Composition: an operation that needs an identifier the task does not give gets the best
+ * producer of it placed before it, recursively; links say which input each producer
+ * serves ("needs movie_id <- GET /search/movie").
+ *
+ * Per input, in order:
+ * - the task gives it (an id next to the entity's word, "its ID", "a specific X"), or it
+ *   takes a name and the task names something, or it is ambient (nearly every operation
+ *   of the API takes it: an account set up once): no producer;
+ * - an operation of the answer produces it (a search already listed, or the creation the
+ *   task also asks for: "book a trip and pay for it"): that one serves, placed first;
+ * - else the best producer by its edge's structure (weighed by the producer.* parameters),
+ *   its own relevance to the task, and two task signals (the task names things: a search
+ *   by text; the task says "my": the caller's own lists). A producer is never destructive
+ *   (the index keeps none), never a creation the task does not ask for, and never needs an
+ *   entity already being resolved on the way to it: no cycles.
  */
 #include "search/search_int.h"
+
+#include "chunk/dataflow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,53 +60,132 @@ static int link_push(query_state *st, const char *param, uint32_t producer, uint
     return 0;
 }
 
-/* Adds op with, before it, the best producer of each input it needs. */
-int compose_add(query_state *st, uint32_t op, search_role role, unsigned depth)
+double compose_edge_score(const search_params *p, unsigned f)
+{
+    unsigned kind = f & DATAFLOW_KIND_MASK;
+    double s = kind < 6 ? p->producer_kind[kind] : 0;
+    if (f & DATAFLOW_F_PATH_NAMES) s += p->producer_path_names;
+    if (f & DATAFLOW_F_TEXT_QUERY) s += p->producer_text_query;
+    if (f & DATAFLOW_F_CALLER) s += p->producer_caller;
+    if (f & DATAFLOW_F_HINT) s += p->producer_hint;
+    if (f & DATAFLOW_F_DEPRECATED) s -= p->producer_deprecated;
+    s -= p->producer_own_input * (double)((f >> DATAFLOW_F_INPUTS_SHIFT) & 15u);
+    return s;
+}
+
+static bool planned(const query_state *st, uint32_t op)
+{
+    for (size_t i = 0; i < st->n_planned; i++)
+        if (st->planned[i] == op) return true;
+    return false;
+}
+
+/* The entities being resolved on the way to the current operation. */
+typedef struct chain {
+    const char *entity[8];
+    size_t n;
+} chain;
+
+static bool chain_has(const chain *c, const char *entity)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (!strcmp(c->entity[i], entity)) return true;
+    return false;
+}
+
+/* Would calling cand need an entity already being resolved (a cycle)? */
+static bool closes_cycle(const query_state *st, uint32_t cand, const chain *c)
+{
+    const op_info *in = &st->e->info[cand];
+    for (size_t k = 0; k < in->n_producers; k++)
+        if (chain_has(c, in->producers[k].entity)) return true;
+    return false;
+}
+
+/* Does the task already hold the value of this input? */
+static bool input_given(const query_state *st, const producer_ref *r)
+{
+    if (r->share >= st->p->producer_ambient) return true;
+    if ((r->features & DATAFLOW_F_TAKES_NAME) && st->names_things) return true;
+    return query_gives(st, r->entity, r->param);
+}
+
+static int add_op(query_state *st, uint32_t op, search_role role, unsigned depth, chain *c);
+
+/* Resolves the input of op whose edges start at in->producers[first]. */
+static int resolve_input(query_state *st, uint32_t op, size_t first, unsigned depth, chain *c)
 {
     const search_engine *e = st->e;
-    if (compose_out_has(st, op)) return 0;
     const op_info *in = &e->info[op];
+    const producer_ref *r0 = &in->producers[first];
+    const char *param = r0->param;
+    if (input_given(st, r0)) return 0;
     double max_raw = st->max_raw > 0 ? st->max_raw : 1;
-    for (size_t p = 0;
-         p < in->n_producers && depth < (unsigned)st->p->producer_depth && !st->literal_id; p++) {
-        const char *param = in->producers[p].param;
-        /* one producer per input: handle each param once, at its first edge */
-        bool seen = false;
-        for (size_t k = 0; k < p && !seen; k++) seen = !strcmp(in->producers[k].param, param);
-        if (seen) continue;
-        /* The adaptive answer is minimal: a producer already listed serves. A ranked list
-           is read for recall: each consumer brings its best producer not listed yet, so
-           the alternatives (search by name, the popular list, the current user) show. */
-        long best = -1, best_listed = -1;
-        double best_s = -1e9, listed_s = -1e9;
-        for (size_t k = p; k < in->n_producers; k++) {
-            if (strcmp(in->producers[k].param, param)) continue;
-            uint32_t cand = in->producers[k].producer;
-            if (!st->allowed[cand]) continue;
-            double s = in->producers[k].score + st->p->producer_relevance * st->raw[cand] / max_raw;
-            if (st->names_things && e->info[cand].text_query) s += st->p->producer_search_bonus;
-            if (st->mine && e->info[cand].mine) s += st->p->producer_mine_bonus;
-            if (compose_out_has(st, cand)) {
-                if (s > listed_s) {
-                    listed_s = s;
-                    best_listed = cand;
-                }
-            } else if (s > best_s) {
-                best_s = s;
-                best = cand;
+    long best = -1, best_listed = -1, creator = -1;
+    double best_s = -1e9, listed_s = -1e9;
+    for (size_t k = first; k < in->n_producers && !strcmp(in->producers[k].param, param); k++) {
+        const producer_ref *r = &in->producers[k];
+        uint32_t cand = r->producer;
+        if (!st->allowed[cand]) continue;
+        bool creates = (r->features & DATAFLOW_F_CREATES) != 0;
+        if (creates) {
+            /* a creation serves only when the task asks for it too: planned as a primary,
+               or the task asks for a new one and the operation is relevant to it */
+            bool asked = planned(st, cand) ||
+                         (st->whole.raw[cand] > 0 && query_creates(st, r->entity, r->param));
+            if (asked && !compose_out_has(st, cand) && creator < 0) creator = cand;
+            if (!compose_out_has(st, cand)) continue;
+        }
+        double s = compose_edge_score(st->p, r->features) +
+                   st->p->producer_relevance * st->whole.raw[cand] / max_raw;
+        if (st->names_things && (e->info[cand].flags & STORE_OP_TEXT_QUERY))
+            s += st->p->producer_search_bonus;
+        if (st->mine && (e->info[cand].flags & STORE_OP_MINE)) s += st->p->producer_mine_bonus;
+        if (compose_out_has(st, cand)) {
+            if (s > listed_s) {
+                listed_s = s;
+                best_listed = cand;
             }
+        } else if (s > best_s && !closes_cycle(st, cand, c)) {
+            best_s = s;
+            best = cand;
         }
-        if (best_listed >= 0 && (st->q->adaptive || best < 0)) {
-            /* served by one already listed: say which */
-            int rc = link_push(st, param, (uint32_t)best_listed, op);
-            if (rc) return rc;
-            continue;
-        }
-        if (best < 0) continue;
-        int rc = compose_add(st, (uint32_t)best, SEARCH_ROLE_PRODUCER, depth + 1);
-        if (rc) return rc;
-        if ((rc = link_push(st, param, (uint32_t)best, op))) return rc;
     }
+    if (creator >= 0) {
+        /* "book a trip and pay for it": the booking the task creates is the producer */
+        search_role role =
+            planned(st, (uint32_t)creator) ? SEARCH_ROLE_PRIMARY : SEARCH_ROLE_PRODUCER;
+        int rc = add_op(st, (uint32_t)creator, role, depth + 1, c);
+        return rc ? rc : link_push(st, param, (uint32_t)creator, op);
+    }
+    /* The adaptive answer is minimal: a producer already listed serves. A ranked list is
+       read for recall: each consumer brings its best producer not listed yet, so the
+       alternatives (search by name, the popular list, the current user) show. */
+    if (best_listed >= 0 && (st->q->adaptive || best < 0))
+        return link_push(st, param, (uint32_t)best_listed, op);
+    if (best < 0 || depth + 1 > (unsigned)st->p->producer_depth) return 0;
+    int rc = add_op(st, (uint32_t)best, SEARCH_ROLE_PRODUCER, depth + 1, c);
+    return rc ? rc : link_push(st, param, (uint32_t)best, op);
+}
+
+static int add_op(query_state *st, uint32_t op, search_role role, unsigned depth, chain *c)
+{
+    const op_info *in = &st->e->info[op];
     if (compose_out_has(st, op)) return 0;
+    int rc = 0;
+    for (size_t p = 0; p < in->n_producers && !rc; p++) {
+        if (p && !strcmp(in->producers[p].param, in->producers[p - 1].param)) continue;
+        if (c->n == sizeof c->entity / sizeof c->entity[0]) break;
+        c->entity[c->n++] = in->producers[p].entity;
+        rc = resolve_input(st, op, p, depth, c);
+        c->n--;
+    }
+    if (rc || compose_out_has(st, op)) return rc;
     return compose_out_push(st, op, role);
+}
+
+int compose_add(query_state *st, uint32_t op, search_role role, unsigned depth)
+{
+    chain c = {.n = 0};
+    return add_op(st, op, role, depth, &c);
 }

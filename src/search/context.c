@@ -11,14 +11,15 @@
 const char *context_explain(query_state *st, uint32_t op, core_arena *a)
 {
     const search_engine *e = st->e;
-    if (st->raw[op] <= 0) return core_arena_strdup(a, "");
-    uint32_t doc = st->best_doc[op];
+    const ranking *r = &st->whole;
+    if (r->raw[op] <= 0) return core_arena_strdup(a, "");
+    uint32_t doc = r->best_doc[op];
     core_buf b;
     core_buf_init(&b, 4096);
     for (int f = 0; f < STORE_FIELD_COUNT; f++) {
         size_t hits = 0;
-        for (size_t qi = 0; qi < st->n_terms; qi++) {
-            const term_entry *t = &e->terms[st->terms[qi].term];
+        for (size_t qi = 0; qi < r->n_terms; qi++) {
+            const term_entry *t = &e->terms[r->terms[qi].term];
             bool hit = false;
             for (size_t p = 0; p < t->n_post && !hit; p++)
                 hit = t->post[p].doc == doc && t->post[p].field == f;

@@ -102,27 +102,27 @@ int dense_scores(search_engine *e, const char *text, double *dense, uint32_t *de
 
 /* Replaces the lexical raw scores with the dense or fused ones (filters apply first:
    ranks count only the endpoints the query allows). */
-void dense_fuse(query_state *st)
+void dense_fuse(query_state *st, ranking *rk)
 {
     const search_engine *e = st->e;
     const search_query *q = st->q;
     if (q->mode == SEARCH_DENSE) {
         for (size_t i = 0; i < e->n_ops; i++) {
-            st->raw[i] = st->dense[i] > 0 ? st->dense[i] : 0;
-            if (st->raw[i] > 0) st->best_doc[i] = st->dense_doc[i];
+            rk->raw[i] = st->dense[i] > 0 ? st->dense[i] : 0;
+            if (rk->raw[i] > 0) rk->best_doc[i] = st->dense_doc[i];
         }
         return;
     }
     double max_lex = 0;
     for (size_t i = 0; i < e->n_ops; i++)
-        if (st->allowed[i] && st->raw[i] > max_lex) max_lex = st->raw[i];
+        if (st->allowed[i] && rk->raw[i] > max_lex) max_lex = rk->raw[i];
     if (q->hybrid_weight > 0) {
         double w = q->hybrid_weight > 1 ? 1 : q->hybrid_weight;
         for (size_t i = 0; i < e->n_ops; i++) {
-            double lex = max_lex > 0 ? st->raw[i] / max_lex : 0;
+            double lex = max_lex > 0 ? rk->raw[i] / max_lex : 0;
             double cos = st->dense[i] > 0 ? st->dense[i] : 0;
-            if (st->raw[i] <= 0 && cos > 0) st->best_doc[i] = st->dense_doc[i];
-            st->raw[i] = w * lex + (1 - w) * cos;
+            if (rk->raw[i] <= 0 && cos > 0) rk->best_doc[i] = st->dense_doc[i];
+            rk->raw[i] = w * lex + (1 - w) * cos;
         }
         return;
     }
@@ -135,7 +135,7 @@ void dense_fuse(query_state *st)
         return; /* out of memory: keep the lexical scores */
     }
     for (int list = 0; list < 2; list++) {
-        double *s = list == 0 ? st->raw : st->dense;
+        double *s = list == 0 ? rk->raw : st->dense;
         size_t m = 0;
         for (size_t i = 0; i < e->n_ops; i++)
             if (st->allowed[i] && (list == 0 ? s[i] > 0 : s[i] > SEARCH_NO_DENSE))
@@ -144,8 +144,8 @@ void dense_fuse(query_state *st)
         for (size_t r = 0; r < m; r++) fused[order[r]] += 1.0 / (st->p->rrf_k + (double)(r + 1));
     }
     for (size_t i = 0; i < e->n_ops; i++) {
-        if (st->raw[i] <= 0 && fused[i] > 0) st->best_doc[i] = st->dense_doc[i];
-        st->raw[i] = fused[i];
+        if (rk->raw[i] <= 0 && fused[i] > 0) rk->best_doc[i] = st->dense_doc[i];
+        rk->raw[i] = fused[i];
     }
     free(order);
     free(fused);

@@ -1,43 +1,36 @@
 /*
- * The search engine: lexical ranking, API routing, composition and the
- * adaptive answer set.
+ * The search engine: from a task to the endpoints that do it, in call order.
  *
- * Design
- * - Lexical: BM25F over the operation fields the store keeps (path,
- *   operationId, summary, description, parameters, response fields, tags), each
- *   with its own weight and length normalisation; terms come from the same
- *   pipeline at index and query time (identifier splitting + Snowball stems).
- *   Postings live in memory, one array per term, so a query touches only the
- *   operations that share a term with it.
- * - Typos: a long lower-case word the index has never seen is read as the index
- *   word one edit away (capitalised words are names, never corrected).
- * - Routing: a task is nearly always about one API. Each API is scored by the
- *   sum of its three best operations times (the share of the task's words it has)^0.25;
- *   operations of other APIs are damped, and
- *   the adaptive answer set keeps to the best API. A task that names an API by
- *   the distinctive word of its title goes to that API.
- * - Composition: an operation that needs an identifier the task does not give
- *   (no id-like literal in the text) gets the best producer of it placed before
- *   it. Producers come from the index's data-flow edges (structure only) and
- *   are ranked by the edge's structural score plus their own relevance to the
- *   task, so "top rated" picks the top-rated list and a bare name picks search.
- * - Adaptive answer set: the best operation, plus those within a ratio of its
- *   score (at most three, same API), closed under producers. This is what an
- *   agent wants to read and what F1 measures.
- * - Ranked lists (fixed k) are read for recall: each consumer brings its best
- *   producer not listed yet, and a list the text cannot fill is filled from the
- *   data-flow graph around what is listed.
- * - Dense and hybrid: the query is embedded with the provider the index was
- *   built with and scanned exactly against every chunk vector (SIMD inner
- *   products, top-k heap); an endpoint scores as its best chunk, as in the
- *   lexical path. Hybrid fuses the two endpoint rankings (reciprocal ranks, or a
- *   weighted sum). The fused score replaces the lexical one before routing, so
- *   routing, composition, the adaptive set and the context run unchanged.
+ * Design (each step in its own file; every weight in params.c, measured in docs/SEARCH.md)
+ * - Reading (query.c): the task's words once: intent or name or value (quoted strings,
+ *   #tags, @handles, e-mails, URLs), literal numbers and ids, stems, verbs and their
+ *   actions, the index terms each matches (typos corrected), "my".
+ * - Intents (intent.c): a task may ask several things ("retrieve ..., configure ..., and
+ *   submit ..."); it is split into clauses that each open with an action verb.
+ * - Ranking (rank.c, lexical.c, dense.c): the whole task and each intent are ranked on
+ *   their own words by BM25F over the operation fields the store keeps, each field with
+ *   its weight and length normalisation, postings in memory. Dense and hybrid modes fuse
+ *   the whole task's ranking with the embedding scores.
+ * - Routing (routing.c): an API the words name is preferred for them; otherwise each API
+ *   is weighed by the share of the words it has, and a ranking that is one request
+ *   focuses on its best API. No constant damping of other APIs across a task's intents.
+ * - Actions (action.c): an operation whose action (read, create, update, delete: from its
+ *   summary's verb at index time) is not the one its intent asks for weighs less; a
+ *   destructive one much less, and never enters an answer unless the task asks to delete.
+ * - Answer (answer.c): the adaptive set takes each intent's best (or, for one request, the
+ *   best and those close to it); ranked lists interleave the intents' rankings with the
+ *   whole task's; both put producers first (compose.c): per input, unless the task gives
+ *   it, the best producer by the edge's features, its relevance and the task's signals,
+ *   never destructive, never a cycle.
+ * - Context (context.c): the operations and their schemas within a token budget.
+ * Operation facts (action, destructive, text query, about the caller) and producer edges
+ * come from the index; the engine never reads the specs.
  */
 #include "search/search_int.h"
 
 #include "chunk/dataflow.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -49,6 +42,7 @@ void search_engine_close(search_engine *e)
     if (e->info)
         for (size_t i = 0; i < e->n_ops; i++) free(e->info[i].producers);
     free(e->info);
+    free(e->verb_counts);
     core_arena_free(e->arena);
     pthread_mutex_destroy(&e->embed_lock);
     free(e->last_text);
@@ -68,6 +62,81 @@ void search_engine_share_embedder(search_engine *eng, embed_provider *p, pthread
     eng->embed_held = lock ? lock : &eng->embed_lock;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The producer edges, grouped per consumer (counted, then placed), with the share of
+   the consumer's API's operations that take the same entity as an input. */
+static int load_producers(search_engine *e, const store_edge *edges, size_t n_edges)
+{
+    for (size_t pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < n_edges; i++) {
+            const store_edge *ed = &edges[i];
+            if (ed->kind != STORE_EDGE_PRODUCER || ed->src_index < 0 || ed->dst_index < 0 ||
+                (size_t)ed->src_index >= e->n_ops || (size_t)ed->dst_index >= e->n_ops)
+                continue;
+            op_info *c = &e->info[ed->src_index];
+            if (pass == 0) {
+                c->n_producers++;
+                e->info[ed->dst_index].fan++;
+            } else {
+                c->producers[c->n_producers++] =
+                    (producer_ref){(uint32_t)ed->dst_index, ed->features,
+                                   ed->param ? ed->param : "", ed->field ? ed->field : "", 0};
+            }
+        }
+        for (size_t i = 0; pass == 0 && i < e->n_ops; i++) {
+            op_info *c = &e->info[i];
+            if (c->fan > e->max_fan) e->max_fan = c->fan;
+            if (c->n_producers && !(c->producers = malloc(c->n_producers * sizeof *c->producers)))
+                return APIDEX_ENOMEM;
+            c->n_producers = 0;
+        }
+    }
+    /* ambient inputs: the share of each API's operations that take each entity (the
+       entities of an API's inputs, one per operation, sorted: a count is a range) */
+    const char **ents = malloc((e->n_ops ? e->n_ops : 1) * 4 * sizeof *ents);
+    if (!ents) return APIDEX_ENOMEM;
+    for (size_t a = 0, first = 0; a < e->n_apis; a++) {
+        size_t end = first, m = 0;
+        while (end < e->n_ops && e->info[end].api == a) end++;
+        size_t n = end - first;
+        for (size_t i = first; i < end; i++) {
+            const store_operation *o = &e->ops[i];
+            for (size_t k = 0, took = 0; k < o->n_inputs && took < 4; k++) {
+                const char *f = o->inputs[k].field;
+                bool dup = !f;
+                for (size_t j = 0; j < k && !dup; j++)
+                    dup = o->inputs[j].field && !strcmp(o->inputs[j].field, f);
+                if (dup) continue;
+                ents[m++] = f;
+                took++;
+            }
+        }
+        qsort(ents, m, sizeof *ents, cmp_str);
+        for (size_t i = first; i < end; i++) {
+            op_info *c = &e->info[i];
+            for (size_t k = 0; k < c->n_producers; k++) {
+                producer_ref *r = &c->producers[k];
+                const char **lo = bsearch(&r->entity, ents, m, sizeof *ents, cmp_str);
+                size_t takes = 0;
+                if (lo) {
+                    const char **hi = lo;
+                    while (lo > ents && !strcmp(lo[-1], r->entity)) lo--;
+                    while (hi < ents + m && !strcmp(*hi, r->entity)) hi++;
+                    takes = (size_t)(hi - lo);
+                }
+                r->share = n >= 5 ? (double)takes / (double)n : 0;
+            }
+        }
+        first = end;
+    }
+    free(ents);
+    return 0;
+}
+
 int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
 {
     *out = NULL;
@@ -84,60 +153,27 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
     const store_edge *edges = NULL;
     size_t n_edges = 0;
     if (!rc) rc = store_edges(idx, &edges, &n_edges, err);
-    if (rc) {
-        search_engine_close(e);
-        return rc;
+    if (!rc) rc = lex_table_grow(e);
+    if (!rc) {
+        e->info = calloc(e->n_ops ? e->n_ops : 1, sizeof *e->info);
+        if (!e->info) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
-    e->info = calloc(e->n_ops ? e->n_ops : 1, sizeof *e->info);
-    if (!e->info || lex_table_grow(e)) {
-        search_engine_close(e);
-        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < e->n_ops; i++) {
+    for (size_t i = 0; !rc && i < e->n_ops; i++) {
         const store_operation *op = &e->ops[i];
         e->info[i].api = (uint32_t)op->api_index;
-        e->info[i].mine = dataflow_path_is_mine(op->path);
-        static const char *const text_params[] = {"q",       "query",    "search", "term",
-                                                  "keyword", "keywords", "text",   NULL};
-        for (size_t k = 0; k < op->n_inputs; k++)
-            if (op->inputs[k].location && !strcmp(op->inputs[k].location, "query"))
-                for (const char *const *sp = text_params; *sp; sp++)
-                    if (!strcasecmp(op->inputs[k].name, *sp)) e->info[i].text_query = true;
+        e->info[i].action = op->action;
+        e->info[i].flags = op->flags;
     }
-    rc = lex_build(e, err);
+    if (!rc) rc = lex_build(e, err);
+    int mrc = 0;
+    if (!rc) mrc = load_producers(e, edges, n_edges);
+    if (!rc && !mrc) mrc = lex_stop_words(e);
+    if (!rc && !mrc) mrc = action_learn(e);
+    if (!rc && !mrc) mrc = route_api_names(e);
+    if (!rc && mrc) rc = core_error_set(err, mrc, "out of memory");
     if (rc) {
         search_engine_close(e);
         return rc;
-    }
-    /* producer edges, grouped per consumer: counted, then placed */
-    for (size_t pass = 0; pass < 2 && !rc; pass++) {
-        for (size_t i = 0; i < n_edges; i++) {
-            const store_edge *ed = &edges[i];
-            if (ed->kind != STORE_EDGE_PRODUCER || ed->src_index < 0 || ed->dst_index < 0 ||
-                (size_t)ed->src_index >= e->n_ops || (size_t)ed->dst_index >= e->n_ops)
-                continue;
-            op_info *c = &e->info[ed->src_index];
-            if (pass == 0) {
-                c->n_producers++;
-                e->info[ed->dst_index].fan++;
-            } else {
-                c->producers[c->n_producers++] =
-                    (producer_ref){(uint32_t)ed->dst_index, ed->score, ed->param ? ed->param : ""};
-            }
-        }
-        for (size_t i = 0; pass == 0 && i < e->n_ops && !rc; i++) {
-            op_info *c = &e->info[i];
-            if (c->fan > e->max_fan) e->max_fan = c->fan;
-            if (c->n_producers && !(c->producers = malloc(c->n_producers * sizeof *c->producers)))
-                rc = APIDEX_ENOMEM;
-            c->n_producers = 0;
-        }
-    }
-    if (!rc) rc = route_api_names(e);
-    if (!rc) rc = lex_stop_words(e);
-    if (rc) {
-        search_engine_close(e);
-        return core_error_set(err, rc, "out of memory");
     }
     *out = e;
     return 0;
@@ -165,18 +201,73 @@ static bool op_allowed(const search_engine *e, const search_query *q, size_t i)
     return true;
 }
 
-/* Lexical (or dense, or fused) scores, then routing. */
-static int score_ops(query_state *st)
+/* The whole task, then each intent (an intent that names no API takes the one API the
+   task names, when it names exactly one). */
+static int rank_all(query_state *st)
 {
     const search_engine *e = st->e;
-    route_find_named_api(st);
-    double *cover = calloc(e->n_apis ? e->n_apis : 1, sizeof *cover);
-    double idf_total = 0;
-    int rc = cover ? lex_score(st, cover, &idf_total) : APIDEX_ENOMEM;
-    if (!rc && st->dense) dense_fuse(st);
-    if (!rc) route_scores(st, cover, idf_total);
-    free(cover);
+    st->whole.w0 = 0;
+    st->whole.w1 = (uint32_t)st->n_words;
+    int rc = rank_run(st, &st->whole, true);
+    if (rc) return rc;
+    for (size_t i = 0; i < e->n_ops; i++)
+        if (st->whole.raw[i] > st->max_raw) st->max_raw = st->whole.raw[i];
+    long only_name = -1;
+    for (size_t i = 0; i < st->n_words && only_name != -2; i++) {
+        int nm = st->words[i].name;
+        if (nm >= 0) only_name = only_name == -1 || only_name == nm ? nm : -2;
+    }
+    for (size_t k = 0; k < st->n_intents && !rc; k++) {
+        ranking *r = &st->intents[k];
+        bool own = false;
+        for (size_t i = r->w0; i < r->w1 && !own; i++) own = st->words[i].name >= 0;
+        if (!own && only_name >= 0 && st->whole.named) {
+            r->named = malloc(e->n_apis * sizeof *r->named);
+            if (!r->named) return APIDEX_ENOMEM;
+            memcpy(r->named, st->whole.named, e->n_apis * sizeof *r->named);
+        }
+        rc = rank_run(st, r, false);
+    }
     return rc;
+}
+
+/* APIDEX_SEARCH_TRACE=1: how the task was read, on stderr (a maintainer's aid). */
+static void trace(const query_state *st)
+{
+    const search_engine *e = st->e;
+    const char *t = st->q->text;
+    fprintf(stderr, "task: names_things=%d mine=%d wants_delete=%d action=%s\n", st->names_things,
+            st->mine, st->wants_delete, text_action_name(st->whole.action));
+    for (size_t k = 0; k < st->n_intents + 1; k++) {
+        const ranking *r = k < st->n_intents ? &st->intents[k] : &st->whole;
+        fprintf(stderr, "%s %zu [%s] \"%.*s\" idf_total=%.2f\n",
+                k < st->n_intents ? "intent" : "whole", k, text_action_name(r->action),
+                (int)(r->w1 > r->w0 ? st->words[r->w1 - 1].end - st->words[r->w0].start : 0),
+                r->w1 > r->w0 ? t + st->words[r->w0].start : "", r->idf_total);
+        for (size_t i = 0; i < r->m && i < 3; i++) {
+            const store_operation *op = &e->ops[r->order[i]];
+            fprintf(stderr, "    %.3f (raw %.3f, %.2f of a perfect match) %s %s [%s]\n",
+                    r->score[r->order[i]], r->raw[r->order[i]],
+                    r->idf_total > 0 ? r->raw[r->order[i]] / r->idf_total : 0, op->method, op->path,
+                    op->api);
+        }
+    }
+}
+
+static void query_free(query_state *st)
+{
+    rank_free(&st->whole);
+    for (size_t k = 0; k < st->n_intents; k++) rank_free(&st->intents[k]);
+    free(st->intents);
+    free(st->words);
+    free(st->occ);
+    free(st->allowed);
+    free(st->dense);
+    free(st->dense_doc);
+    free(st->planned);
+    free(st->out);
+    free(st->role);
+    free(st->links);
 }
 
 int search_engine_run(search_engine *e, const search_query *q, search_result **out,
@@ -190,6 +281,7 @@ int search_engine_run(search_engine *e, const search_query *q, search_result **o
         return core_error_set(err, APIDEX_EINVAL, "the hybrid weight must be in [0, 1]");
     double t0 = core_now();
     query_state st = {.e = e, .q = q, .p = q->params ? q->params : search_params_defaults()};
+    st.whole.only_name = -1;
     size_t n = e->n_ops ? e->n_ops : 1;
     if (q->mode != SEARCH_LEXICAL) {
         st.dense = malloc(n * sizeof *st.dense);
@@ -197,39 +289,25 @@ int search_engine_run(search_engine *e, const search_query *q, search_result **o
         int drc = st.dense && st.dense_doc ? dense_scores(e, q->text, st.dense, st.dense_doc, err)
                                            : core_error_set(err, APIDEX_ENOMEM, "out of memory");
         if (drc) {
-            free(st.dense);
-            free(st.dense_doc);
+            query_free(&st);
             return drc;
         }
     }
-    st.score = calloc(n, sizeof *st.score);
-    st.raw = calloc(n, sizeof *st.raw);
     st.allowed = calloc(n, sizeof *st.allowed);
-    st.best_doc = calloc(n, sizeof *st.best_doc);
-    uint32_t *order = malloc(n * sizeof *order);
     search_result *res = calloc(1, sizeof *res);
-    int rc = (!st.score || !st.raw || !st.allowed || !st.best_doc || !order || !res ||
-              !(res->arena = core_arena_new(0)))
-                 ? APIDEX_ENOMEM
-                 : 0;
-    if (!rc) rc = query_read(&st);
+    int rc = (!st.allowed || !res || !(res->arena = core_arena_new(0))) ? APIDEX_ENOMEM : 0;
     if (!rc) {
         for (size_t i = 0; i < e->n_ops; i++) st.allowed[i] = op_allowed(e, q, i);
-        rc = score_ops(&st);
+        rc = query_read(&st);
     }
+    if (!rc) rc = intent_split(&st);
+    if (!rc) rc = intent_by_names(&st);
+    if (!rc) rc = rank_all(&st);
+    if (!rc && getenv("APIDEX_SEARCH_TRACE")) trace(&st);
     if (!rc) {
-        for (size_t i = 0; i < e->n_ops; i++)
-            if (st.raw[i] > st.max_raw) st.max_raw = st.raw[i];
-        size_t m = 0;
-        for (size_t i = 0; i < e->n_ops; i++)
-            if (st.allowed[i] && st.score[i] > 0) order[m++] = (uint32_t)i;
-        qsort_r(order, m, sizeof *order, search_cmp_score_desc, st.score);
         size_t k = q->k ? q->k : 10;
-        if (q->adaptive) {
-            if (m) rc = answer_adaptive(&st, order, m); /* nothing matched: nothing to answer */
-        } else {
-            rc = answer_ranked(&st, order, m, k);
-        }
+        /* nothing matched: nothing to answer */
+        rc = q->adaptive ? (st.whole.m ? answer_adaptive(&st) : 0) : answer_ranked(&st, k);
     }
     if (!rc) {
         res->hits = core_arena_calloc(res->arena, st.n_out ? st.n_out : 1, sizeof *res->hits);
@@ -243,7 +321,7 @@ int search_engine_run(search_engine *e, const search_query *q, search_result **o
             h->path = op->path;
             h->operation_id = op->operation_id;
             h->summary = op->summary;
-            h->score = st.raw[st.out[i]];
+            h->score = st.whole.raw[st.out[i]];
             h->role = st.role[i];
             h->why = context_explain(&st, st.out[i], res->arena);
             size_t nl = 0;
@@ -263,17 +341,7 @@ int search_engine_run(search_engine *e, const search_query *q, search_result **o
         res->n_hits = st.n_out;
         if (!rc && q->budget) rc = context_assemble(&st, res);
     }
-    free(st.score);
-    free(st.raw);
-    free(st.allowed);
-    free(st.best_doc);
-    free(st.dense);
-    free(st.dense_doc);
-    free(st.terms);
-    free(st.out);
-    free(st.role);
-    free(st.links);
-    free(order);
+    query_free(&st);
     if (rc) {
         search_result_free(res);
         return core_error_set(err, rc, "out of memory");

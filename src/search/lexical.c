@@ -222,28 +222,13 @@ long lex_term_correct(const search_engine *e, const char *s, size_t n, size_t mi
     return best;
 }
 
-int lex_qterm_add(query_state *st, long ti, double w)
+double lex_idf(const search_engine *e, long term)
 {
-    const search_engine *e = st->e;
-    double df = e->terms[ti].df, N = (double)e->n_ranked;
-    double idf = log(1.0 + (N - df + 0.5) / (df + 0.5));
-    for (size_t i = 0; i < st->n_terms; i++)
-        if (st->terms[i].term == ti) {
-            if (idf * w > st->terms[i].idf) st->terms[i].idf = idf * w;
-            return 0;
-        }
-    if (st->n_terms == st->cap_terms) {
-        size_t cap = st->cap_terms ? st->cap_terms * 2 : 16;
-        qterm *nt = realloc(st->terms, cap * sizeof *nt);
-        if (!nt) return APIDEX_ENOMEM;
-        st->terms = nt;
-        st->cap_terms = cap;
-    }
-    st->terms[st->n_terms++] = (qterm){ti, idf * w};
-    return 0;
+    double df = e->terms[term].df, N = (double)e->n_ranked;
+    return log(1.0 + (N - df + 0.5) / (df + 0.5));
 }
 
-int lex_score(query_state *st, double *cover, double *idf_total)
+int lex_score(query_state *st, ranking *r, double *cover)
 {
     const search_engine *e = st->e;
     const search_params *p = st->p;
@@ -254,12 +239,13 @@ int lex_score(query_state *st, double *cover, double *idf_total)
         free(seen);
         return APIDEX_ENOMEM;
     }
-    *idf_total = 0;
-    for (size_t qi = 0; qi < st->n_terms; qi++) {
-        const term_entry *t = &e->terms[st->terms[qi].term];
+    r->idf_total = 0;
+    for (size_t qi = 0; qi < r->n_terms; qi++) {
+        const term_entry *t = &e->terms[r->terms[qi].term];
+        double idf = r->terms[qi].idf;
         size_t i = 0;
         memset(seen, 0, e->n_apis * sizeof *seen);
-        *idf_total += st->terms[qi].idf;
+        r->idf_total += idf;
         while (i < t->n_post) {
             uint32_t doc = t->post[i].doc;
             if (cover && e->docs[doc].n_ops && e->docs[doc].ops[0] >= 0 &&
@@ -267,7 +253,7 @@ int lex_score(query_state *st, double *cover, double *idf_total)
                 uint32_t a = e->info[e->docs[doc].ops[0]].api;
                 if (a < e->n_apis && !seen[a]) {
                     seen[a] = true;
-                    cover[a] += st->terms[qi].idf;
+                    cover[a] += idf;
                 }
             }
             double tf = 0;
@@ -277,7 +263,7 @@ int lex_score(query_state *st, double *cover, double *idf_total)
                 double norm = 1 - p->bm25_b + p->bm25_b * e->docs[doc].field_len[f] / avg;
                 tf += p->field_weight[f] * t->post[i].tf / norm;
             }
-            if (tf > 0) doc_score[doc] += st->terms[qi].idf * tf / (p->bm25_k1 + tf);
+            if (tf > 0) doc_score[doc] += idf * tf / (p->bm25_k1 + tf);
         }
     }
     /* an endpoint scores as its best chunk */
@@ -286,9 +272,9 @@ int lex_score(query_state *st, double *cover, double *idf_total)
         for (size_t k = 0; k < e->docs[d].n_ops; k++) {
             long op = e->docs[d].ops[k];
             if (op < 0 || (size_t)op >= e->n_ops) continue;
-            if (doc_score[d] > st->raw[op]) {
-                st->raw[op] = doc_score[d];
-                st->best_doc[op] = (uint32_t)d;
+            if (doc_score[d] > r->raw[op]) {
+                r->raw[op] = doc_score[d];
+                r->best_doc[op] = (uint32_t)d;
             }
         }
     }

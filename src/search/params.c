@@ -33,22 +33,52 @@ static const search_param_info table[] = {
     {"bm25.b", P(bm25_b), 0.75, 0, 1, "BM25 length normalisation"},
     {"query.name_weight", P(name_weight), 0.3, 0, 1,
      "weight of a capitalised word inside a sentence (a name) against a task word"},
+    {"query.verb_weight", P(verb_weight), 1.0, 0, 1,
+     "weight of the verb that opens a request against a task word: the verb says what to do "
+     "(matched by the action), its object which endpoint"},
     {"query.typo_min_len", P(typo_min_len), 7, 0, 64,
      "shortest unknown word (after stemming) read as a typo of an index word; 0: no typo "
      "correction"},
     {"query.typo_max", P(typo_max), 8, 0, 64, "most typo corrections tried per task"},
+    /* intents and actions */
+    {"intent.max", P(intent_max), 8, 1, 64,
+     "most intents (clauses that each ask for something) a task is split into; 1: no split"},
+    {"intent.bar", P(intent_bar), 0.1, 0, 1,
+     "adaptive answer: an intent's best operation enters when its score is at least this "
+     "share of a perfect match of the intent's words"},
+    {"intent.second", P(intent_second), 1.0, 0, 1,
+     "adaptive answer: an intent's second operation enters when it scores at least this "
+     "share of its best (1: never)"},
+    {"action.mismatch", P(action_mismatch), 0.8, 0, 1,
+     "score factor of an operation whose action (read, create, update, delete) is not the "
+     "one its intent's verb asks for"},
+    {"action.destructive", P(action_destructive), 0.3, 0, 1,
+     "score factor of a destructive operation when no intent asks to delete or cancel "
+     "(it never enters an adaptive answer or serves as a producer then)"},
+    {"action.learn_min", P(action_learn_min), 3, 1, 1000,
+     "a verb the lexicon lacks is learned from the specs when at least this many summaries "
+     "start with it"},
+    {"action.learn_share", P(action_learn_share), 0.7, 0.5, 1,
+     "... and at least this share of them have methods of one action"},
     /* routing */
     {"route.damping", P(route_damping), 0.6, 0, 1,
-     "score factor of operations outside the routed API in ranked lists"},
+     "score factor of operations outside the routed API, in a one-intent ranking"},
     {"route.coverage", P(route_coverage), 0.25, 0, 4,
-     "exponent of an API's share of the task's words in its routing score"},
+     "exponent of an API's share of the words (by idf) it has at all, applied to its "
+     "operations and to its routing score"},
+    {"route.top_ops", P(route_top_ops), 3, 1, 3,
+     "an API's routing score is the sum of its best this many operations (times its share "
+     "of the words)"},
     {"route.named_damping", P(named_damping), 0.1, 0, 1,
-     "score factor of the other APIs when the task names an API"},
+     "score factor of the other APIs when the words name an API"},
     /* answer set */
     {"answer.ratio", P(adaptive_ratio), 0.8, 0, 1,
-     "adaptive answer: further primaries score at least this share of the best"},
+     "adaptive answer of a one-intent task: further primaries score at least this share of "
+     "the best"},
     {"answer.max_primaries", P(adaptive_max_primaries), 3, 1, 20,
      "adaptive answer: most primaries of a one-intent task"},
+    {"answer.same_api", P(answer_same_api), 1, 0, 1,
+     "1: the primaries of a one-intent task come from its best operation's API"},
     /* composition */
     {"producer.relevance", P(producer_relevance), 1.0, 0, 10,
      "weight of a producer's own relevance to the task in the producer choice"},
@@ -57,6 +87,33 @@ static const search_param_info table[] = {
     {"producer.mine_bonus", P(producer_mine_bonus), 1.0, 0, 10,
      "producers about the caller when the task says 'my'"},
     {"producer.depth", P(producer_depth), 3, 0, 8, "longest producer chain before an operation"},
+    {"producer.returns", P(producer_kind[1]), 1.0, -10, 10,
+     "edge score: the producer's response object is the entity"},
+    {"producer.lists", P(producer_kind[2]), 1.0, -10, 10,
+     "edge score: the producer lists or searches the entity"},
+    {"producer.shape", P(producer_kind[3]), 0.75, -10, 10,
+     "edge score: an object typed as the entity by its property names"},
+    {"producer.nested", P(producer_kind[4]), 0.5, -10, 10,
+     "edge score: the entity inside another entity's object"},
+    {"producer.refers", P(producer_kind[5]), 0.25, -10, 10,
+     "edge score: a property '<entity>_id' of another object"},
+    {"producer.path_names", P(producer_path_names), 0.5, -10, 10,
+     "edge score: the producer's own path names the entity"},
+    {"producer.text_query", P(producer_text_query), 0.3, -10, 10,
+     "edge score: the producer takes a free-text query"},
+    {"producer.caller", P(producer_caller), 0.5, -10, 10,
+     "edge score: the caller's own object (GET /me for a user id)"},
+    {"producer.hint", P(producer_hint), 2.0, -10, 10,
+     "edge score: the consumer's description names the producer ('call GET /me first')"},
+    {"producer.own_input", P(producer_own_input), 0.25, 0, 10,
+     "edge score: subtracted per identifier the producer needs itself"},
+    {"producer.deprecated", P(producer_deprecated), 0.5, 0, 10,
+     "edge score: subtracted for a deprecated producer"},
+    {"producer.ambient", P(producer_ambient), 0.8, 0, 1.01,
+     "an input that at least this share of an API's operations take (an account, a tenant) "
+     "is set up once, not looked up: no producer (above 1: always look up)"},
+    {"producer.given_specific", P(producer_given_specific), 1, 0, 1,
+     "1: 'a specific (particular, given) X' means the caller has X's id: no producer"},
     {"fill.fan_weight", P(fill_fan_weight), 0.5, 0, 10,
      "graph fill: weight of how many inputs an endpoint can feed"},
     /* dense */

@@ -1,8 +1,10 @@
 /*
- * Reading the task: which words are intent and which are values (quoted strings, #tags,
- * @handles, e-mail addresses, URLs), which are names (capitalised inside a sentence),
- * typo correction, literal identifiers, and "my". The result is the query's terms with
- * their weights and the task-level signals in query_state.
+ * Reading the task, once, into words with what each is: intent, a name (capitalised inside
+ * a sentence), or a value (quoted strings, #tags, @handles, e-mail addresses, URLs); which
+ * words are literal numbers and ids; each word's stem and, as a verb, its action; the index
+ * terms it matches (typos corrected); and the task-level signals: it names things, it says
+ * "my". query_gives then answers, per input of an operation, whether the task already
+ * holds its value.
  */
 #include "search/search_int.h"
 
@@ -11,71 +13,11 @@
 #include <string.h>
 #include <strings.h>
 
-/* Does the task speak of the caller's own things ("my playlist", "our invoices")? */
-bool query_says_mine(const char *s)
+/* Does the word at s[0..n) equal one of words, case-insensitively? */
+static bool word_is(const char *s, size_t n, const char *const *words)
 {
-    static const char *const words[] = {"my", "mine", "our", "ours", NULL};
-    for (const char *p = s; *p;) {
-        while (*p && !isalpha((unsigned char)*p)) p++;
-        const char *w = p;
-        while (isalpha((unsigned char)*p)) p++;
-        for (const char *const *k = words; *k && p > w; k++)
-            if ((size_t)(p - w) == strlen(*k) && !strncasecmp(w, *k, (size_t)(p - w))) return true;
-    }
-    return false;
-}
-
-/* Does the task name something: a quoted string, or a capitalised word that does not
-   start a sentence (titles, people, places)? */
-static bool names_something(const char *s)
-{
-    for (const char *p = s; *p; p++) {
-        if ((*p == '"' || *p == '\'') && p[1]) {
-            const char *close = strchr(p + 1, *p);
-            if (close && close - p > 2 && (*p == '"' || p == s || !isalnum((unsigned char)p[-1])))
-                return true;
-        }
-    }
-    bool sentence_start = true;
-    for (const char *p = s; *p;) {
-        while (*p && !isalnum((unsigned char)*p)) {
-            if (*p == '.' || *p == '?' || *p == '!' || *p == ':') sentence_start = true;
-            p++;
-        }
-        const char *w = p;
-        while (*p && (isalnum((unsigned char)*p) || *p == '\'' || *p == '-')) p++;
-        if (p == w) break;
-        bool cap = isupper((unsigned char)w[0]);
-        bool single_i = p - w == 1 && w[0] == 'I';
-        if (cap && !sentence_start && !single_i) return true;
-        sentence_start = false;
-    }
-    return false;
-}
-
-/* Does the task carry an identifier value itself (a number of 3+ digits, a UUID, a long
-   mixed-case/digit token)? Then producers are not needed. */
-static bool has_literal_id(const char *s)
-{
-    const char *p = s;
-    while (*p) {
-        while (*p && !isalnum((unsigned char)*p)) p++;
-        const char *start = p;
-        size_t digits = 0, alpha = 0, upper = 0;
-        while (*p && (isalnum((unsigned char)*p) || *p == '-' || *p == '_')) {
-            if (isdigit((unsigned char)*p))
-                digits++;
-            else if (isalpha((unsigned char)*p)) {
-                alpha++;
-                if (isupper((unsigned char)*p)) upper++;
-            }
-            p++;
-        }
-        size_t len = (size_t)(p - start);
-        if (digits >= 3 && alpha == 0) return true;
-        if (len >= 16 && digits >= 2 && alpha >= 4) return true; /* uuid, base62 ids */
-        (void)upper;
-    }
+    for (const char *const *k = words; *k; k++)
+        if (n == strlen(*k) && !strncasecmp(s, *k, n)) return true;
     return false;
 }
 
@@ -136,8 +78,157 @@ static void mark_values(const char *text, bool *value)
     }
 }
 
-/* The task's terms, word by word (a word's case decides whether a typo is corrected). */
-static int query_terms(query_state *st)
+/* A number ("567", "3164494") or an id-like token ("cus_9s6XKz", a uuid, "a1b2c3"). */
+static int literal_kind(const char *s, size_t n)
+{
+    size_t digits = 0, alpha = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (isdigit(c))
+            digits++;
+        else if (isalpha(c))
+            alpha++;
+        else if (c != '-' && c != '_' && c != '#')
+            return QL_NONE;
+    }
+    if (!digits) return QL_NONE;
+    if (!alpha) return QL_NUMBER;
+    /* letters and digits mixed, long enough not to be a word ("mp3", "v2", "3rd", "top-10"):
+       "cus_9s6XKzkNRiz8i3", a uuid, "AH-889201" */
+    if ((n >= 8 && digits >= 2) || (digits >= 4 && alpha <= 4)) return QL_ID;
+    return QL_NONE;
+}
+
+typedef struct stem_ctx {
+    char *out;
+    size_t cap;
+    bool done;
+} stem_ctx;
+
+static int first_stem(const char *w, size_t n, void *ctx)
+{
+    stem_ctx *c = ctx;
+    if (n < c->cap) {
+        memcpy(c->out, w, n);
+        c->out[n] = '\0';
+        c->done = true;
+    }
+    return 1;
+}
+
+typedef struct name_ctx {
+    const search_engine *e;
+    long name;
+    bool written_as_name; /* capitalised inside a sentence, or in capitals */
+} name_ctx;
+
+static int find_name(const char *w, size_t n, void *ctx)
+{
+    name_ctx *c = ctx;
+    char buf[32];
+    if (n >= sizeof buf) return 0;
+    memcpy(buf, w, n);
+    buf[n] = '\0';
+    long nm = route_name_of(c->e, buf);
+    if (nm >= 0 && (c->e->names[nm].from_domain || c->written_as_name)) c->name = nm;
+    return c->name >= 0;
+}
+
+/* Splits the task into words and classifies each. */
+static int read_words(query_state *st, const bool *value, text_words *tw)
+{
+    const char *text = st->q->text;
+    size_t n = strlen(text), cap = n / 2 + 2;
+    st->words = calloc(cap, sizeof *st->words);
+    if (!st->words) return APIDEX_ENOMEM;
+    bool sentence_start = true;
+    for (size_t i = 0; i < n && st->n_words < cap;) {
+        while (i < n && isspace((unsigned char)text[i])) i++;
+        size_t ws = i;
+        while (i < n && !isspace((unsigned char)text[i])) i++;
+        if (i == ws) break;
+        size_t s = ws, e = i;
+        /* trim punctuation, keeping what a value or a literal starts or ends with */
+        while (s < e && !isalnum((unsigned char)text[s]) && !value[s] && text[s] != '#' &&
+               !((unsigned char)text[s] & 0x80))
+            s++;
+        char punct = 0;
+        while (e > s && !isalnum((unsigned char)text[e - 1]) && !value[e - 1] &&
+               !((unsigned char)text[e - 1] & 0x80)) {
+            if (strchr(",;.?!:", text[e - 1]) && !punct) punct = text[e - 1];
+            e--;
+        }
+        if (!punct && i > ws && strchr(",;.?!:", text[i - 1])) punct = text[i - 1];
+        qword *w = &st->words[st->n_words];
+        memset(w, 0, sizeof *w);
+        w->start = (uint32_t)s;
+        w->end = (uint32_t)(e > s ? e : s);
+        w->punct = punct;
+        w->sentence_start = sentence_start;
+        bool is_value = false;
+        for (size_t k = ws; k < i && !is_value; k++) is_value = value[k];
+        w->lower = s < e && !isupper((unsigned char)text[s]);
+        if (is_value) {
+            w->kind = QW_VALUE;
+        } else if (s < e && !w->lower && !sentence_start && e - s > 1 &&
+                   islower((unsigned char)text[s + 1])) {
+            /* a capitalised word inside a sentence is a name; acronyms (TV, MMS) are not */
+            w->kind = QW_NAME;
+        }
+        w->literal = (uint8_t)literal_kind(text + s, e - s);
+        stem_ctx sc = {w->stem, sizeof w->stem, false};
+        if (e > s && !is_value)
+            text_words_split(tw, text + s, e - s, TEXT_WORDS_STEM, first_stem, &sc);
+        w->action = w->stem[0] ? action_of_stem(st->e, st->p, w->stem) : 0;
+        w->name = -1;
+        if (e > s && !is_value && st->e->n_names) {
+            bool caps =
+                e - s > 1 && isupper((unsigned char)text[s]) && isupper((unsigned char)text[s + 1]);
+            name_ctx nc = {st->e, -1, w->kind == QW_NAME || caps};
+            text_words_split(tw, text + s, e - s, TEXT_WORDS_STEM | TEXT_WORDS_KEEP_IDENT,
+                             find_name, &nc);
+            w->name = (int)nc.name;
+        }
+        sentence_start = punct == '.' || punct == '?' || punct == '!' || punct == ':';
+        st->n_words++;
+    }
+    return 0;
+}
+
+/* "don't delete it", "without deleting", "never cancel": a negated verb asks nothing. */
+static void mark_negated(query_state *st)
+{
+    static const char *const negations[] = {"not",     "don't", "dont",    "don’t", "never",
+                                            "without", "no",    "doesn't", "won't", "shouldn't",
+                                            "mustn't", "nor",   NULL};
+    const char *text = st->q->text;
+    for (size_t i = 0; i < st->n_words; i++) {
+        qword *w = &st->words[i];
+        for (size_t j = i >= 2 ? i - 2 : 0; j < i && !w->negated; j++)
+            w->negated = word_is(text + st->words[j].start, st->words[j].end - st->words[j].start,
+                                 negations) &&
+                         !st->words[j].punct;
+        if (w->negated) w->action = 0;
+    }
+}
+
+static int occ_add(query_state *st, long term, double weight, uint32_t word)
+{
+    if (st->n_occ == st->cap_occ) {
+        size_t cap = st->cap_occ ? st->cap_occ * 2 : 32;
+        qocc *o = realloc(st->occ, cap * sizeof *o);
+        if (!o) return APIDEX_ENOMEM;
+        st->occ = o;
+        st->cap_occ = cap;
+    }
+    st->occ[st->n_occ++] = (qocc){term, weight, word};
+    return 0;
+}
+
+/* Each word's index terms: names count little (query.name_weight), so that other APIs'
+   "stars" and "redemptions" do not outrank the words that say what to do; values not at
+   all; a lower-case word the index has never seen is read as a typo of one it has. */
+static int read_terms(query_state *st)
 {
     const search_engine *e = st->e;
     store_terms *tp = store_terms_new();
@@ -147,32 +238,20 @@ static int query_terms(query_state *st)
     size_t max_corrections = (size_t)st->p->typo_max;
     size_t min_len = (size_t)st->p->typo_min_len;
     size_t tries = 0;
+    int rc = 0;
     const char *text = st->q->text;
-    bool *value = calloc(strlen(text) + 1, sizeof *value);
-    int rc = value ? 0 : APIDEX_ENOMEM;
-    if (value) mark_values(text, value);
-    bool sentence_start = true;
-    for (const char *w = text; *w && !rc;) {
-        while (*w && isspace((unsigned char)*w)) w++;
-        const char *we = w;
-        while (*we && !isspace((unsigned char)*we)) we++;
-        if (we == w) break;
-        if (value[w - text]) {
-            sentence_start = false;
+    for (size_t wi = 0; wi < st->n_words && !rc; wi++) {
+        const qword *w = &st->words[wi];
+        if (w->kind == QW_VALUE) {
             st->names_things = true;
-            w = we;
             continue;
         }
-        bool lower = !isupper((unsigned char)*w);
-        /* A capitalised word inside a sentence is a name ("Star Wars", "The Shawshank
-           Redemption"): it still counts, but little, so that "stars" and "redemptions"
-           of other APIs do not outrank the task's own words. Acronyms (TV, MMS) count. */
-        bool name = !lower && !sentence_start && we - w > 1 && islower((unsigned char)w[1]);
-        double weight = name ? st->p->name_weight : 1.0;
-        char last = we[-1];
-        sentence_start = last == '.' || last == '?' || last == '!' || last == ':';
+        if (w->literal != QL_NONE) continue; /* a number or an id is a value, not intent */
+        if (w->negated && w->stem[0] && text_action_of_stem(w->stem, strlen(w->stem)))
+            continue; /* "but don't delete it" */
+        double weight = w->kind == QW_NAME ? st->p->name_weight : 1.0;
         core_buf_reset(&b);
-        store_terms_append(tp, w, (size_t)(we - w), &b);
+        store_terms_append(tp, text + w->start, w->end - w->start, &b);
         if (b.failed) rc = APIDEX_ENOMEM;
         for (const char *t = b.data ? b.data : ""; *t && !rc;) {
             while (*t == ' ') t++;
@@ -181,18 +260,16 @@ static int query_terms(query_state *st)
             size_t n = (size_t)(end - t);
             if (n && !lex_is_stop(e, t, n)) {
                 long ti = lex_term_find(e, t, n);
-                if (ti < 0 && lower && tries < max_corrections) {
+                if (ti < 0 && w->lower && tries < max_corrections) {
                     tries++; /* each try scans the vocabulary: a long task gets a few */
                     ti = lex_term_correct(e, t, n, min_len);
                 }
                 if (ti < 0) st->names_things = true; /* a word the index has never seen */
-                if (ti >= 0) rc = lex_qterm_add(st, ti, weight);
+                if (ti >= 0) rc = occ_add(st, ti, weight, (uint32_t)wi);
             }
             t = end;
         }
-        w = we;
     }
-    free(value);
     store_terms_free(tp);
     core_buf_free(&b);
     return rc;
@@ -200,10 +277,94 @@ static int query_terms(query_state *st)
 
 int query_read(query_state *st)
 {
-    int rc = query_terms(st);
-    if (rc) return rc;
-    st->literal_id = has_literal_id(st->q->text);
-    if (names_something(st->q->text)) st->names_things = true;
-    st->mine = query_says_mine(st->q->text);
-    return 0;
+    const char *text = st->q->text;
+    bool *value = calloc(strlen(text) + 1, sizeof *value);
+    text_words *tw = text_words_new();
+    int rc = value && tw ? 0 : APIDEX_ENOMEM;
+    if (!rc) {
+        mark_values(text, value);
+        rc = read_words(st, value, tw);
+    }
+    free(value);
+    text_words_free(tw);
+    if (!rc) mark_negated(st);
+    if (!rc) rc = read_terms(st);
+    static const char *const mine[] = {"my", "mine", "our", "ours", NULL};
+    for (size_t i = 0; i < st->n_words && !rc; i++) {
+        const qword *w = &st->words[i];
+        if (w->kind != QW_PLAIN) st->names_things = true;
+        /* an acronym inside a sentence names something too ("the HBO series") */
+        if (w->kind == QW_PLAIN && !w->lower && !w->sentence_start &&
+            !(w->end - w->start == 1 && text[w->start] == 'I'))
+            st->names_things = true;
+        if (word_is(text + w->start, w->end - w->start, mine)) st->mine = true;
+    }
+    return rc;
+}
+
+/* Is word i one of the entity's words (its stem, or a word of the parameter's name)? */
+static bool word_means(const query_state *st, size_t i, const char *entity, const char *param)
+{
+    const qword *w = &st->words[i];
+    if (!w->stem[0] || w->kind == QW_VALUE) return false;
+    if (!strcmp(w->stem, entity)) return true;
+    /* "user_id" for the word "user": the parameter's own words */
+    size_t n = strlen(w->stem);
+    for (const char *p = param; p && *p;) {
+        while (*p && !isalpha((unsigned char)*p)) p++;
+        const char *s = p;
+        while (isalpha((unsigned char)*p) && !(p > s && isupper((unsigned char)*p))) p++;
+        if ((size_t)(p - s) >= n && n >= 3 && !strncasecmp(s, w->stem, n)) return true;
+    }
+    return false;
+}
+
+bool query_gives(const query_state *st, const char *entity, const char *param)
+{
+    static const char *const id_words[] = {"id",   "ids", "identifier", "identifiers",
+                                           "uuid", "key", NULL};
+    static const char *const glue[] = {"id",   "ids", "no", "number", "with", "of", "identifier",
+                                       "uuid", "key", "is", "=",      "#",    NULL};
+    static const char *const specific[] = {"specific", "particular", "given", "specified", NULL};
+    const char *text = st->q->text;
+    for (size_t i = 0; i < st->n_words; i++) {
+        if (!word_means(st, i, entity, param)) continue;
+        /* "droplet 3164494", "task ID 789", "machinery with ID 123" */
+        for (size_t j = i + 1, hops = 0; j < st->n_words && hops < 4; j++, hops++) {
+            const qword *w = &st->words[j];
+            if (w->literal != QL_NONE) return true;
+            if (!word_is(text + w->start, w->end - w->start, glue)) break;
+        }
+        /* "the project using its unique ID", "ID of the project" */
+        for (size_t j = i + 1; j < st->n_words && j <= i + 4; j++)
+            if (word_is(text + st->words[j].start, st->words[j].end - st->words[j].start, id_words))
+                return true;
+        for (size_t j = i >= 3 ? i - 3 : 0; j < i; j++) {
+            const qword *w = &st->words[j];
+            if (word_is(text + w->start, w->end - w->start, id_words)) return true;
+            if (st->p->producer_given_specific > 0 &&
+                word_is(text + w->start, w->end - w->start, specific) && j + 2 >= i)
+                return true;
+        }
+    }
+    return false;
+}
+
+bool query_creates(const query_state *st, const char *entity, const char *param)
+{
+    static const char *const fresh[] = {"new", "another", "fresh", NULL};
+    const char *text = st->q->text;
+    for (size_t i = 0; i < st->n_words; i++) {
+        if (!word_means(st, i, entity, param)) continue;
+        const qword *w = &st->words[i];
+        if (w->action == TEXT_ACTION_CREATE && !w->negated) return true; /* "book a trip" */
+        for (size_t j = i >= 3 ? i - 3 : 0; j < i; j++) {
+            const qword *v = &st->words[j];
+            if (v->punct) continue;
+            if (word_is(text + v->start, v->end - v->start, fresh) ||
+                (v->verb && v->action == TEXT_ACTION_CREATE))
+                return true;
+        }
+    }
+    return false;
 }

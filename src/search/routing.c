@@ -1,132 +1,305 @@
 /*
- * Routing: which API a task is about. Each API's name (the distinctive word of its
- * title) routes a task that says it; otherwise the API whose best operations score
- * highest, weighed by its share of the task's words.
+ * Routing: which API each request of a task is about.
+ *
+ * Names. A task may name an API: by a word of its title, its provider (x-providerName),
+ * its servers' host names or its id ("my Stripe balance", "on DigitalOcean"). Such a word
+ * is a name when few APIs carry it (at most a tenth of the registry, at least four) and
+ * nine in ten index chunks that use it belong to them, so "Stripe" names Stripe while "API"
+ * or "cloud" name nothing. A ranking whose words name APIs prefers them (the others are
+ * damped by route.named_damping), and the name stops counting inside them: every operation
+ * of Stripe whose text says "Stripe" should not gain from it. A task that names one API
+ * gives it to every request; a task that names several gives each request its own.
+ *
+ * Coverage. Otherwise each API's operations are weighed by (the share of the ranking's
+ * words, by idf, that the API has at all)^route.coverage: an API that has every word of the
+ * request is likelier to be the one meant than one that matches a single word well. A
+ * ranking that is one request (a one-intent task, or one intent) also focuses on the API
+ * whose three best operations score highest: the others are damped by route.damping.
  */
 #include "search/search_int.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * The name of each API as the index uses it: the rarest term of its title whose
- * chunks (nine in ten or more) belong to that API alone ("stripe", "twilio"; not
- * "api" or "http"). A task that says "my Stripe balance" is routed to Stripe.
- */
+static size_t name_slot(const search_engine *e, const char *stem)
+{
+    return (size_t)core_hash64(stem, strlen(stem)) & (e->name_table_size - 1);
+}
+
+static long name_find(const search_engine *e, const char *stem)
+{
+    if (!e->name_table_size) return -1;
+    size_t h = name_slot(e, stem);
+    while (e->name_table[h]) {
+        if (!strcmp(e->names[e->name_table[h] - 1].stem, stem)) return (long)e->name_table[h] - 1;
+        h = (h + 1) & (e->name_table_size - 1);
+    }
+    return -1;
+}
+
+long route_name_of(const search_engine *e, const char *stem)
+{
+    return name_find(e, stem);
+}
+
+typedef struct cand_ctx {
+    char (*stems)[32];
+    bool *trusted; /* from a domain (provider, host), not from the title or id */
+    size_t n, cap;
+    bool now_trusted;
+} cand_ctx;
+
+static int take_stem(const char *w, size_t n, void *ctx)
+{
+    cand_ctx *c = ctx;
+    if (n < 3 || n >= 32 || c->n == c->cap) return 0;
+    bool digits = true;
+    for (size_t i = 0; i < n && digits; i++) digits = isdigit((unsigned char)w[i]);
+    if (digits) return 0;
+    for (size_t i = 0; i < c->n; i++)
+        if (!strncmp(c->stems[i], w, n) && !c->stems[i][n]) {
+            c->trusted[i] |= c->now_trusted;
+            return 0;
+        }
+    memcpy(c->stems[c->n], w, n);
+    c->stems[c->n][n] = '\0';
+    c->trusted[c->n++] = c->now_trusted;
+    return 0;
+}
+
+/* The words an API may be called by: what its domains say (provider, server hosts: names
+   in any case), and the words of its title and id. A word of the title or id names the
+   API only where the task writes it as a name (capitalised inside a sentence, or in
+   capitals: query.c): its title's ordinary words ("Article Search", "Electricity Demand")
+   and a descriptive file name ("nutritional_information_service") are no names when a
+   task uses them as words. */
+static void api_words(text_words *tw, const store_api *a, cand_ctx *c)
+{
+    const char *texts[3] = {a->provider, a->id, a->title};
+    for (int i = 0; i < 3; i++) {
+        if (!texts[i]) continue;
+        c->now_trusted = i == 0;
+        text_words_split(tw, texts[i], strlen(texts[i]), TEXT_WORDS_STEM | TEXT_WORDS_KEEP_IDENT,
+                         take_stem, c);
+    }
+    c->now_trusted = true;
+    for (size_t s = 0; s < a->n_servers; s++) {
+        const char *u = a->servers[s].url;
+        if (!u) continue;
+        const char *h = strstr(u, "://");
+        if (!h) continue; /* a relative server names no host */
+        h += 3;
+        size_t n = strcspn(h, "/:?#{");
+        text_words_split(tw, h, n, TEXT_WORDS_STEM, take_stem, c);
+    }
+}
+
+/* Share of a term's chunks that belong to the given APIs (1 when the index lacks it). */
+static double share_in(const search_engine *e, const char *stem, const bool *in_group)
+{
+    long ti = lex_term_find(e, stem, strlen(stem));
+    if (ti < 0) return 1.0;
+    const term_entry *te = &e->terms[ti];
+    size_t mine = 0, all = 0;
+    for (size_t p = 0; p < te->n_post; p++) {
+        if (p && te->post[p].doc == te->post[p - 1].doc) continue;
+        const doc_info *d = &e->docs[te->post[p].doc];
+        if (!d->n_ops || d->ops[0] < 0 || (size_t)d->ops[0] >= e->n_ops) continue;
+        all++;
+        if (in_group[e->info[d->ops[0]].api]) mine++;
+    }
+    return all ? (double)mine / (double)all : 1.0;
+}
+
+/* Is the stem in the path or operation ids of the group's operations? */
+static bool in_vocab(const search_engine *e, const char *stem, const bool *in_group)
+{
+    long ti = lex_term_find(e, stem, strlen(stem));
+    if (ti < 0) return false;
+    const term_entry *te = &e->terms[ti];
+    for (size_t p = 0; p < te->n_post; p++) {
+        int f = te->post[p].field;
+        const doc_info *d = &e->docs[te->post[p].doc];
+        if ((f == STORE_FIELD_PATH || f == STORE_FIELD_OPERATION_ID) && d->n_ops &&
+            d->ops[0] >= 0 && (size_t)d->ops[0] < e->n_ops && in_group[e->info[d->ops[0]].api])
+            return true;
+    }
+    return false;
+}
+
 int route_api_names(search_engine *e)
 {
-    e->name_term = core_arena_calloc(e->arena, e->n_apis ? e->n_apis : 1, sizeof *e->name_term);
-    e->name_is_vocab =
-        core_arena_calloc(e->arena, e->n_apis ? e->n_apis : 1, sizeof *e->name_is_vocab);
-    if (!e->name_term || !e->name_is_vocab) return APIDEX_ENOMEM;
-    store_terms *tp = store_terms_new();
-    if (!tp) return APIDEX_ENOMEM;
-    int rc = 0;
+    if (e->n_apis < 2) return 0;
+    text_words *tw = text_words_new();
+    cand_ctx c = {.cap = 64};
+    c.stems = calloc(c.cap, sizeof *c.stems);
+    c.trusted = calloc(c.cap, sizeof *c.trusted);
+    /* every candidate word with the APIs that carry it */
+    size_t cap = 0, n = 0;
+    char(*words)[32] = NULL;
+    uint32_t *owner = NULL;
+    bool *trusted = NULL;
+    bool *in_group = calloc(e->n_apis, sizeof *in_group);
+    int rc = tw && c.stems && c.trusted && in_group ? 0 : APIDEX_ENOMEM;
     for (size_t a = 0; a < e->n_apis && !rc; a++) {
-        e->name_term[a] = -1;
-        const char *title = e->apis[a].title;
-        if (!title || e->n_apis < 2) continue;
-        core_buf b;
-        core_buf_init(&b, 1 << 16);
-        store_terms_append(tp, title, strlen(title), &b);
-        for (const char *t = b.data ? b.data : ""; *t;) {
-            while (*t == ' ') t++;
-            const char *end = t;
-            while (*end && *end != ' ') end++;
-            long ti = end - t >= 3 ? lex_term_find(e, t, (size_t)(end - t)) : -1;
-            t = end;
-            if (ti < 0) continue;
-            const term_entry *te = &e->terms[ti];
-            size_t mine = 0, all = 0;
-            for (size_t p = 0; p < te->n_post; p++) {
-                if (p && te->post[p].doc == te->post[p - 1].doc) continue;
-                const doc_info *d = &e->docs[te->post[p].doc];
-                if (!d->n_ops || d->ops[0] < 0 || (size_t)d->ops[0] >= e->n_ops) continue;
-                all++;
-                if (e->info[d->ops[0]].api == a) mine++;
+        c.n = 0;
+        api_words(tw, &e->apis[a], &c);
+        for (size_t i = 0; i < c.n && !rc; i++) {
+            if (lex_is_stop(e, c.stems[i], strlen(c.stems[i]))) continue;
+            if (n == cap) {
+                size_t nc = cap ? cap * 2 : 256;
+                char(*nw)[32] = realloc(words, nc * sizeof *nw);
+                if (nw) words = nw;
+                uint32_t *no = nw ? realloc(owner, nc * sizeof *no) : NULL;
+                if (no) owner = no;
+                bool *nt = no ? realloc(trusted, nc * sizeof *nt) : NULL;
+                if (nt) trusted = nt;
+                if (!nw || !no || !nt) {
+                    rc = APIDEX_ENOMEM;
+                    break;
+                }
+                cap = nc;
             }
-            if (all && mine * 10 >= all * 9 &&
-                (e->name_term[a] < 0 || te->df < e->terms[e->name_term[a]].df))
-                e->name_term[a] = ti;
-        }
-        if (b.failed) rc = APIDEX_ENOMEM;
-        core_buf_free(&b);
-        /* "recipe" in a Recipe Box API is what its operations are about, not only a name */
-        const term_entry *te = e->name_term[a] >= 0 ? &e->terms[e->name_term[a]] : NULL;
-        for (size_t p = 0; te && p < te->n_post; p++) {
-            int f = te->post[p].field;
-            if (f == STORE_FIELD_PATH || f == STORE_FIELD_OPERATION_ID) e->name_is_vocab[a] = true;
+            memcpy(words[n], c.stems[i], 32);
+            trusted[n] = c.trusted[i];
+            owner[n++] = (uint32_t)a;
         }
     }
-    store_terms_free(tp);
+    size_t max_group = e->n_apis / 10 > 4 ? e->n_apis / 10 : 4;
+    e->name_table_size = 64;
+    while (e->name_table_size < 2 * n + 2) e->name_table_size *= 2;
+    e->name_table = rc ? NULL : core_arena_calloc(e->arena, e->name_table_size, sizeof(uint32_t));
+    e->names = rc ? NULL : core_arena_calloc(e->arena, n ? n : 1, sizeof *e->names);
+    if (!rc && (!e->name_table || !e->names)) rc = APIDEX_ENOMEM;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (name_find(e, words[i]) >= 0) continue;
+        bool done = false;
+        for (size_t j = 0; j < i && !done; j++) done = !strcmp(words[j], words[i]);
+        if (done) continue; /* judged already (and not a name) */
+        memset(in_group, 0, e->n_apis * sizeof *in_group);
+        size_t group = 0;
+        bool from_domain = false;
+        for (size_t j = i; j < n; j++)
+            if (!strcmp(words[j], words[i])) {
+                from_domain |= trusted[j];
+                if (!in_group[owner[j]]) {
+                    in_group[owner[j]] = true;
+                    group++;
+                }
+            }
+        if (group > max_group || share_in(e, words[i], in_group) < 0.9) continue;
+
+        api_name *nm = &e->names[e->n_names];
+        nm->stem = core_arena_strdup(e->arena, words[i]);
+        nm->apis = core_arena_calloc(e->arena, group, sizeof *nm->apis);
+        if (!nm->stem || !nm->apis) {
+            rc = APIDEX_ENOMEM;
+            break;
+        }
+        for (size_t a = 0; a < e->n_apis; a++)
+            if (in_group[a]) nm->apis[nm->n_apis++] = (uint32_t)a;
+        nm->vocab = in_vocab(e, nm->stem, in_group);
+        nm->from_domain = from_domain;
+        size_t h = name_slot(e, nm->stem);
+        while (e->name_table[h]) h = (h + 1) & (e->name_table_size - 1);
+        e->name_table[h] = (uint32_t)++e->n_names;
+    }
+    free(words);
+    free(owner);
+    free(trusted);
+    free(in_group);
+    free(c.stems);
+    free(c.trusted);
+    text_words_free(tw);
     return rc;
 }
 
-/*
- * A task that names exactly one API by name ("my Stripe balance") goes to it. The name
- * then has done its work: it is dropped from the terms (unless it is the only one, or
- * the API's paths or operation ids use it too: "recipe" in a recipe API), so that inside
- * the API the operations whose texts happen to say "Stripe" gain nothing.
- */
-void route_find_named_api(query_state *st)
+bool route_same_apis(const search_engine *e, long a, long b)
 {
-    const search_engine *e = st->e;
-    long named = -1;
-    size_t at = 0;
-    for (size_t a = 0; a < e->n_apis && named != -2; a++)
-        for (size_t qi = 0; qi < st->n_terms; qi++)
-            if (e->name_term[a] >= 0 && st->terms[qi].term == e->name_term[a]) {
-                named = named == -1 ? (long)a : -2;
-                at = qi;
-                break;
-            }
-    if (named < 0) return;
-    st->api_named = true;
-    st->named_api = (uint32_t)named;
-    if (st->n_terms > 1 && !e->name_is_vocab[named]) st->terms[at] = st->terms[--st->n_terms];
+    const api_name *x = &e->names[a], *y = &e->names[b];
+    if (a == b) return true;
+    if (x->n_apis != y->n_apis) return false;
+    for (size_t i = 0; i < x->n_apis; i++)
+        if (x->apis[i] != y->apis[i]) return false;
+    return true;
 }
 
-/*
- * The API whose three best operations score highest, times (the share of the task's
- * words, by idf, that the API has at all)^route.coverage: a "lead" that is a sales lead
- * does not route a task about actors and movies. Operations of the other APIs are damped.
- */
-void route_scores(query_state *st, const double *cover, double idf_total)
+int route_named(query_state *st, ranking *r, size_t *found)
+{
+    const search_engine *e = st->e;
+    *found = 0;
+    for (size_t i = r->w0; i < r->w1; i++) {
+        const qword *w = &st->words[i];
+        if (w->name < 0) continue;
+        if (r->only_name >= 0 && !route_same_apis(e, w->name, r->only_name)) continue;
+        if (!r->named) {
+            r->named = calloc(e->n_apis ? e->n_apis : 1, sizeof *r->named);
+            if (!r->named) return APIDEX_ENOMEM;
+        }
+        const api_name *nm = &e->names[w->name];
+        for (size_t k = 0; k < nm->n_apis; k++) r->named[nm->apis[k]] = true;
+        (*found)++;
+    }
+    return 0;
+}
+
+void route_weigh(query_state *st, ranking *r, const double *cover)
 {
     const search_engine *e = st->e;
     const search_params *p = st->p;
-    double *api_top = calloc(e->n_apis ? e->n_apis * 3 : 3, sizeof *api_top);
-    if (api_top) {
+    double *factor = calloc(e->n_apis ? e->n_apis : 1, sizeof *factor);
+    double *top = calloc(e->n_apis ? e->n_apis * 3 : 3, sizeof *top);
+    bool focus = r != &st->whole || st->n_intents < 2;
+    if (!factor || !top) { /* out of memory: unrouted */
+        free(factor);
+        free(top);
+        for (size_t i = 0; i < e->n_ops; i++) r->score[i] = st->allowed[i] ? r->raw[i] : -1.0;
+        return;
+    }
+    for (size_t a = 0; a < e->n_apis; a++) {
+        factor[a] = r->idf_total > 0 ? pow(cover[a] / r->idf_total, p->route_coverage) : 1.0;
+        if (r->named && !r->named[a]) factor[a] *= p->named_damping;
+    }
+    long best_api = -1;
+    if (focus && e->n_apis > 1) {
+        /* the API whose three best operations score highest */
         for (size_t i = 0; i < e->n_ops; i++) {
             if (!st->allowed[i] || e->info[i].api >= e->n_apis) continue;
-            double *top = api_top + 3 * e->info[i].api, s = st->raw[i];
-            if (s > top[0]) {
-                top[2] = top[1];
-                top[1] = top[0];
-                top[0] = s;
-            } else if (s > top[1]) {
-                top[2] = top[1];
-                top[1] = s;
-            } else if (s > top[2]) {
-                top[2] = s;
+            double *t = top + 3 * e->info[i].api, s = r->raw[i];
+            if (s > t[0]) {
+                t[2] = t[1];
+                t[1] = t[0];
+                t[0] = s;
+            } else if (s > t[1]) {
+                t[2] = t[1];
+                t[1] = s;
+            } else if (s > t[2]) {
+                t[2] = s;
             }
         }
-        double best = -1;
+        double best = 0;
         for (size_t a = 0; a < e->n_apis; a++) {
-            double sum = api_top[3 * a] + api_top[3 * a + 1] + api_top[3 * a + 2];
-            if (idf_total > 0) sum *= pow(cover[a] / idf_total, p->route_coverage);
+            size_t nt = (size_t)p->route_top_ops;
+            double sum = top[3 * a] + (nt > 1 ? top[3 * a + 1] : 0) + (nt > 2 ? top[3 * a + 2] : 0);
+            sum *= factor[a];
             if (sum > best) {
                 best = sum;
-                st->best_api = (uint32_t)a;
+                best_api = (long)a;
             }
         }
-        free(api_top);
-        if (st->api_named) st->best_api = st->named_api;
     }
-    for (size_t i = 0; i < e->n_ops; i++)
-        st->score[i] = st->allowed[i] ? st->raw[i] * (e->info[i].api == st->best_api ? 1.0
-                                                      : st->api_named ? p->named_damping
-                                                                      : p->route_damping)
-                                      : -1.0;
+    for (size_t i = 0; i < e->n_ops; i++) {
+        if (!st->allowed[i]) {
+            r->score[i] = -1.0;
+            continue;
+        }
+        uint32_t a = e->info[i].api;
+        double s = r->raw[i] * factor[a] * action_factor(st, r, (uint32_t)i);
+        if (best_api >= 0 && a != (uint32_t)best_api) s *= p->route_damping;
+        r->score[i] = s;
+    }
+    free(factor);
+    free(top);
 }

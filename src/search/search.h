@@ -22,19 +22,38 @@ typedef enum { SEARCH_LEXICAL = 0, SEARCH_DENSE = 1, SEARCH_HYBRID = 2 } search_
 typedef struct search_params {
     double field_weight[STORE_FIELD_COUNT]; /* BM25F weight per store_field */
     double bm25_k1, bm25_b;
-    double name_weight;            /* a capitalised word inside a sentence */
-    double typo_min_len, typo_max; /* typo correction */
-    double route_damping;          /* other APIs in ranked lists */
-    double route_coverage;         /* exponent of an API's share of the task's words */
-    double named_damping;          /* other APIs when the task names one */
-    double adaptive_ratio;         /* further primaries: share of the best score */
-    double adaptive_max_primaries; /* primaries of a one-intent task */
-    double producer_relevance;     /* a producer's own relevance in the choice */
-    double producer_search_bonus;  /* text-search producers when the task names things */
-    double producer_mine_bonus;    /* caller's producers when the task says "my" */
-    double producer_depth;         /* longest producer chain */
-    double fill_fan_weight;        /* graph fill: inputs an endpoint can feed */
-    double rrf_k;                  /* reciprocal-rank fusion constant */
+    double name_weight;             /* a capitalised word inside a sentence */
+    double verb_weight;             /* the verb that opens a request */
+    double typo_min_len, typo_max;  /* typo correction */
+    double intent_max;              /* most intents a task is split into (1: no split) */
+    double intent_bar;              /* adaptive: an intent's best must match this share */
+    double intent_second;           /* adaptive: an intent's second within this ratio */
+    double action_mismatch;         /* an operation whose action is not the intent's */
+    double action_destructive;      /* a destructive operation when nothing asks to delete */
+    double action_learn_min;        /* learned verbs: operations that start with the verb */
+    double action_learn_share;      /* learned verbs: share of one action among them */
+    double route_damping;           /* other APIs than the routed one, one-intent tasks */
+    double route_coverage;          /* exponent of an API's share of the words */
+    double route_top_ops;           /* an API's routing score sums its best 1 to 3 operations */
+    double named_damping;           /* other APIs when the words name one */
+    double adaptive_ratio;          /* further primaries: share of the best score */
+    double adaptive_max_primaries;  /* primaries of a one-intent task */
+    double answer_same_api;         /* 1: a one-intent answer keeps to its best's API */
+    double producer_relevance;      /* a producer's own relevance in the choice */
+    double producer_search_bonus;   /* text-search producers when the task names things */
+    double producer_mine_bonus;     /* caller's producers when the task says "my" */
+    double producer_depth;          /* longest producer chain */
+    double producer_kind[6];        /* by DATAFLOW_KIND_*: returns, lists, shape, nested, refers */
+    double producer_path_names;     /* the producer's path names the entity */
+    double producer_text_query;     /* it takes a free-text query */
+    double producer_caller;         /* the caller's own object */
+    double producer_hint;           /* the consumer's description names it */
+    double producer_own_input;      /* per identifier the producer needs itself (subtracted) */
+    double producer_deprecated;     /* subtracted */
+    double producer_ambient;        /* inputs needed by this share of an API's operations */
+    double producer_given_specific; /* 1: "a specific X" gives X */
+    double fill_fan_weight;         /* graph fill: inputs an endpoint can feed */
+    double rrf_k;                   /* reciprocal-rank fusion constant */
 } search_params;
 
 /** One entry of the parameter table. */

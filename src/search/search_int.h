@@ -1,7 +1,8 @@
 /*
  * search internals shared by the files of the stage: the engine (lexical index,
- * operation facts, producer graph, API names), the state of one query, and the
- * functions each file offers the others. engine.c's essay says how they fit.
+ * operation facts, producer graph, API names, learned verbs), the state of one query
+ * (its words, intents and rankings), and the functions each file offers the others.
+ * engine.c's essay says how they fit.
  */
 #ifndef APIDEX_SEARCH_INT_H
 #define APIDEX_SEARCH_INT_H
@@ -29,10 +30,14 @@ typedef struct term_entry {
     size_t n_post, cap_post;
 } term_entry;
 
+/* A producer edge, seen from its consumer. */
 typedef struct producer_ref {
     uint32_t producer;
-    double score;
-    const char *param;
+    unsigned features; /* DATAFLOW_KIND_* | DATAFLOW_F_* */
+    const char *param; /* the consumer's input */
+    const char *entity;
+    double share; /* of the API's operations that need this entity: near 1, it is ambient
+                     (an account or tenant every call takes, set up once, never looked up) */
 } producer_ref;
 
 /* A ranked document: one chunk, and the operations (endpoints) it covers. */
@@ -44,12 +49,22 @@ typedef struct doc_info {
 
 typedef struct op_info {
     uint32_t api;
-    bool text_query;         /* takes a free-text search parameter (q, query, ...) */
-    bool mine;               /* its path is about the caller: /me, /users/@me, /my, /self */
-    producer_ref *producers; /* edges where this op is the consumer */
+    int action;              /* text_action: what it does (index time) */
+    unsigned flags;          /* STORE_OP_* */
+    producer_ref *producers; /* edges where this op is the consumer, grouped by param */
     size_t n_producers;
     size_t fan; /* edges where it is the producer: how many inputs it can feed */
 } op_info;
+
+/* A name a task can call APIs by (a distinctive word of their title, provider, host or
+   id), and the APIs it names. */
+typedef struct api_name {
+    const char *stem;
+    uint32_t *apis;
+    size_t n_apis;
+    bool vocab;       /* the APIs' own paths or operation ids use it: it also says what to do */
+    bool from_domain; /* a word of a provider or host name: a name in any case */
+} api_name;
 
 struct search_engine {
     store_index *idx;
@@ -67,10 +82,15 @@ struct search_engine {
     uint32_t *table; /* open addressing: term index + 1 */
     size_t table_size;
     double avg_len[STORE_FIELD_COUNT];
-    size_t max_fan;      /* the largest op_info.fan */
-    long *name_term;     /* per API: a term of its title that (nearly) only it uses, or -1 */
-    bool *name_is_vocab; /* per API: that term is also in its paths or operation ids */
-    char **stop;         /* stop words through the term pipeline */
+    size_t max_fan; /* the largest op_info.fan */
+    api_name *names;
+    size_t n_names;
+    uint32_t *name_table; /* open addressing: name index + 1 */
+    size_t name_table_size;
+    /* verbs the lexicon does not know, learned from the indexed summaries: per verb stem
+       (term index), how many operations start with it, by the action of their method */
+    uint16_t (*verb_counts)[5];
+    char **stop; /* stop words through the term pipeline */
     size_t n_stop;
     core_arena *arena;
     embed_provider *embedder;    /* not owned; NULL: lexical only */
@@ -86,31 +106,78 @@ struct search_engine {
 
 /* ---------------------------------------------------------------- one query */
 
+/* A word of the task. */
+enum { QW_PLAIN = 0, QW_NAME = 1, QW_VALUE = 2 }; /* qword.kind */
+enum { QL_NONE = 0, QL_NUMBER = 1, QL_ID = 2 };   /* qword.literal */
+typedef struct qword {
+    uint32_t start, end; /* bytes of the task, surrounding punctuation trimmed */
+    uint8_t kind;        /* QW_*: intent, a name (capitalised inside a sentence), a value */
+    uint8_t literal;     /* QL_*: a number, or an id-like token (digits and letters, uuid) */
+    bool lower;          /* starts with a lower-case letter */
+    bool sentence_start; /* first word of a sentence */
+    char punct;          /* the punctuation that ends it: , ; . ? ! : or 0 */
+    char stem[32];       /* its first stem ("retriev"), "" when it has none */
+    int action;          /* text_action of the stem as a verb (lexicon, else learned) */
+    int name;            /* the api_name it is (index into engine.names), or -1 */
+    bool negated;        /* "don't delete it": no action, and no intent */
+    bool verb;           /* the verb that opens a request (intent.c) */
+} qword;
+
+/* One occurrence of an index term in the task. */
+typedef struct qocc {
+    long term;
+    double weight; /* 1, or query.name_weight for a name */
+    uint32_t word;
+} qocc;
+
 typedef struct qterm {
     long term;
-    double idf;
+    double idf; /* idf times the occurrence's weight */
 } qterm;
+
+/* The whole task, or one of its intents, ranked. */
+typedef struct ranking {
+    uint32_t w0, w1; /* its words */
+    int action;      /* text_action of its verb (NONE for the whole task) */
+    qterm *terms;
+    size_t n_terms;
+    double idf_total; /* the score of a perfect match (every term saturated) */
+    bool *named;      /* per API: the ranking names it (NULL: names none) */
+    int only_name;    /* >= 0: a part of an intent that names several APIs, for this name */
+    double *raw;      /* per op: lexical (or fused) score, before routing */
+    uint32_t *best_doc;
+    double *score; /* per op: routed and weighed by the action; -1 when filtered out */
+    uint32_t *order;
+    size_t m; /* ops with score > 0, best first */
+} ranking;
+
+/* A literal the task gives (a number, an id, a quoted string, an e-mail, #tag, @handle). */
+typedef struct qliteral {
+    uint32_t word; /* its word (values spanning words: the first) */
+    uint8_t kind;  /* QL_NUMBER, QL_ID, or 3 for a value */
+} qliteral;
 
 typedef struct query_state {
     const search_engine *e;
     const search_query *q;
     const search_params *p;
-    qterm *terms;
-    size_t n_terms, cap_terms;
-    double *score;      /* per op, lexical (routed) */
-    double *raw;        /* per op, lexical before routing */
-    uint32_t *best_doc; /* per op, the chunk that gave raw */
-    bool *allowed;      /* per op, passes the filters */
-    uint32_t best_api;
-    bool api_named; /* the task names an API ("my Stripe balance"): named_api */
-    uint32_t named_api;
-    bool literal_id;     /* the task names an identifier value itself */
-    bool names_things;   /* the task names something by name (capitalised, quoted, unknown words) */
-    bool mine;           /* the task speaks of the caller's own things ("my playlist") */
-    double max_raw;      /* best lexical score */
-    double *dense;       /* per op, best chunk cosine (SEARCH_NO_DENSE when none); NULL: lexical */
-    uint32_t *dense_doc; /* per op, the chunk that gave dense */
-    uint32_t *out;       /* result ops in call order */
+    qword *words;
+    size_t n_words;
+    qocc *occ;
+    size_t n_occ, cap_occ;
+    ranking whole;
+    ranking *intents; /* n_intents > 1: the task asks for several things */
+    size_t n_intents;
+    bool names_things; /* the task names something (quoted, capitalised, unknown words) */
+    bool mine;         /* the task speaks of the caller's own things ("my playlist") */
+    bool wants_delete; /* an intent asks to delete, remove, cancel, ... */
+    bool *allowed;     /* per op, passes the filters */
+    double max_raw;    /* best score of the whole ranking */
+    double *dense;     /* per op, best chunk cosine (SEARCH_NO_DENSE when none); NULL: lexical */
+    uint32_t *dense_doc;
+    uint32_t *planned; /* primaries of the answer, chosen before composition */
+    size_t n_planned;
+    uint32_t *out; /* result ops in call order */
     search_role *role;
     size_t n_out, cap_out;
     search_link *links;
@@ -127,30 +194,54 @@ int lex_build(search_engine *e, apidex_error *err);
 int lex_stop_words(search_engine *e);
 bool lex_is_stop(const search_engine *e, const char *s, size_t n);
 long lex_term_correct(const search_engine *e, const char *s, size_t n, size_t min_len);
-/* Adds term ti with weight w to the query (its idf scaled by w); a repeat keeps the larger. */
-int lex_qterm_add(query_state *st, long ti, double w);
-/* raw[op] and best_doc[op]: each endpoint's best chunk under st's terms; cover[a] (n_apis,
-   may be NULL): the idf of the terms API a has at all; *idf_total their sum. */
-int lex_score(query_state *st, double *cover, double *idf_total);
+double lex_idf(const search_engine *e, long term);
+/* r->raw and r->best_doc: each endpoint's best chunk under r's terms; cover[a] (n_apis):
+   the idf of the terms API a has at all; r->idf_total their sum. */
+int lex_score(query_state *st, ranking *r, double *cover);
 void lex_free(search_engine *e);
 
-/* query.c: reading the task */
+/* query.c: reading the task into words, term occurrences and signals */
 int query_read(query_state *st);
-bool query_says_mine(const char *s);
+/* Is the input (entity stem, parameter name) given by the task itself (an id next to the
+   entity's word, "its ID", "a specific project")? */
+bool query_gives(const query_state *st, const char *entity, const char *param);
+/* Does the task ask to create the entity ("a new cookbook", "book a trip", "create a
+   playlist")? Then an operation that creates it may serve as its producer. */
+bool query_creates(const query_state *st, const char *entity, const char *param);
+
+/* intent.c: the task's clauses that each ask for something */
+int intent_split(query_state *st);
+int intent_by_names(query_state *st);
+
+/* action.c */
+int action_learn(search_engine *e);
+int action_of_stem(const search_engine *e, const search_params *p, const char *stem);
+double action_factor(const query_state *st, const ranking *r, uint32_t op);
 
 /* routing.c */
 int route_api_names(search_engine *e);
-void route_find_named_api(query_state *st);
-void route_scores(query_state *st, const double *cover, double idf_total);
+/* Do two names name the same APIs? */
+bool route_same_apis(const search_engine *e, long a, long b);
+/* The api_name a stem is, or -1. */
+long route_name_of(const search_engine *e, const char *stem);
+/* Marks the APIs the words [w0, w1) name in r->named (allocating it), and drops the name
+   terms from r's terms. Returns the number of names found. */
+int route_named(query_state *st, ranking *r, size_t *found);
+void route_weigh(query_state *st, ranking *r, const double *cover);
+
+/* rank.c */
+int rank_run(query_state *st, ranking *r, bool fuse_dense);
+void rank_free(ranking *r);
 
 /* compose.c: producers before consumers */
 int compose_add(query_state *st, uint32_t op, search_role role, unsigned depth);
 bool compose_out_has(const query_state *st, uint32_t op);
 int compose_out_push(query_state *st, uint32_t op, search_role role);
+double compose_edge_score(const search_params *p, unsigned features);
 
 /* answer.c */
-int answer_adaptive(query_state *st, const uint32_t *order, size_t m);
-int answer_ranked(query_state *st, const uint32_t *order, size_t m, size_t k);
+int answer_adaptive(query_state *st);
+int answer_ranked(query_state *st, size_t k);
 int search_cmp_score_desc(const void *a, const void *b, void *ctx);
 
 /* context.c */
@@ -160,6 +251,6 @@ int context_assemble(query_state *st, search_result *res);
 /* dense.c */
 int dense_scores(search_engine *e, const char *text, double *dense, uint32_t *dense_doc,
                  apidex_error *err);
-void dense_fuse(query_state *st);
+void dense_fuse(query_state *st, ranking *r);
 
 #endif /* APIDEX_SEARCH_INT_H */

@@ -121,8 +121,9 @@ typedef struct spec_api {
                          names ("a/openapi"), deterministically (load.c) */
     const char *file; /* the root file or URL, as given */
     const char *title, *version, *description; /* info.*; NULL when absent */
-    const char *spec_version;                  /* "2.0", "3.0.3", "3.1.0", ... (NULL if unknown) */
-    int major;                                 /* 2 or 3; 0 when the document failed */
+    const char *provider;     /* info.x-providerName (APIs.guru: "stripe.com"); NULL when absent */
+    const char *spec_version; /* "2.0", "3.0.3", "3.1.0", ... (NULL if unknown) */
+    int major;                /* 2 or 3; 0 when the document failed */
     spec_server *servers;
     size_t n_servers;
     spec_tag *tags;

@@ -145,49 +145,65 @@ static int op_inputs(build_ctx *b, const spec_operation *op, const dataflow *df,
     return 0;
 }
 
-static int add_operations(build_ctx *b, const spec_api *api, const dataflow *df, apidex_error *err)
+/* One operation's row: its rendering, fields, inputs and facts, and its schema edges. */
+static int add_operation(build_ctx *b, const spec_api *api, const spec_operation *op,
+                         const dataflow *df, size_t i, text_words *tw, apidex_error *err)
 {
     chunk_render_options ropt = {.prep = b->copt->prep};
-    for (size_t i = 0; i < api->n_ops; i++) {
-        const spec_operation *op = &api->ops[i];
-        store_operation rec = {0};
-        rec.id = op->id;
-        rec.api = api->id;
-        rec.method = op->method;
-        rec.path = op->path;
-        rec.operation_id = op->operation_id;
-        rec.summary = op->summary;
-        rec.description = op->description;
-        rec.tags = op->tags;
-        rec.n_tags = op->n_tags;
-        rec.deprecated = op->deprecated;
-        rec.pointer = op->pointer;
-        core_buf_reset(&b->buf);
-        if (chunk_render_operation(api, op, &ropt, &b->buf, NULL) || b->buf.failed) return oom(err);
-        rec.content = arena_buf(b, &b->buf);
-        core_buf_reset(&b->buf);
-        if (chunk_describe_operation(api, op, &b->copt->prep, &b->buf) || b->buf.failed)
-            return oom(err);
-        rec.capability = arena_buf(b, &b->buf);
-        if (!rec.content || !rec.capability) return oom(err);
-        rec.tokens = count_tokens(b, rec.content);
-        chunk_fields cf = {0};
-        if (chunk_operation_fields(api, op, &b->copt->prep, b->arena, &cf)) return oom(err);
-        map_fields(b, &cf, rec.fields);
-        rec.fields[STORE_FIELD_OTHER] = rec.capability;
-        if (op_inputs(b, op, df, i, &rec)) return oom(err);
-        int rc = store_writer_add_operation(b->w, &rec, err);
+    store_operation rec = {0};
+    rec.id = op->id;
+    rec.api = api->id;
+    rec.method = op->method;
+    rec.path = op->path;
+    rec.operation_id = op->operation_id;
+    rec.summary = op->summary;
+    rec.description = op->description;
+    rec.tags = op->tags;
+    rec.n_tags = op->n_tags;
+    rec.deprecated = op->deprecated;
+    rec.pointer = op->pointer;
+    core_buf_reset(&b->buf);
+    if (chunk_render_operation(api, op, &ropt, &b->buf, NULL) || b->buf.failed) return oom(err);
+    rec.content = arena_buf(b, &b->buf);
+    core_buf_reset(&b->buf);
+    if (chunk_describe_operation(api, op, &b->copt->prep, &b->buf) || b->buf.failed)
+        return oom(err);
+    rec.capability = arena_buf(b, &b->buf);
+    if (!rec.content || !rec.capability) return oom(err);
+    rec.tokens = count_tokens(b, rec.content);
+    chunk_fields cf = {0};
+    if (chunk_operation_fields(api, op, &b->copt->prep, b->arena, &cf)) return oom(err);
+    map_fields(b, &cf, rec.fields);
+    rec.fields[STORE_FIELD_OTHER] = rec.capability;
+    if (op_inputs(b, op, df, i, &rec)) return oom(err);
+    chunk_op_facts facts;
+    if (chunk_op_read_facts(op, tw, b->arena, &facts)) return oom(err);
+    rec.action = (int)facts.action;
+    rec.verb = facts.verb;
+    rec.flags = (facts.text_query ? STORE_OP_TEXT_QUERY : 0) | (facts.mine ? STORE_OP_MINE : 0) |
+                (facts.destructive ? STORE_OP_DESTRUCTIVE : 0) |
+                (facts.collection ? STORE_OP_COLLECTION : 0);
+    int rc = store_writer_add_operation(b->w, &rec, err);
+    if (rc) return rc;
+    for (size_t k = 0; k < op->n_schemas; k++) {
+        if (op->schemas[k] >= api->n_schemas) continue;
+        store_edge e = {
+            .kind = STORE_EDGE_OP_SCHEMA, .src = op->id, .dst = api->schemas[op->schemas[k]].id};
+        rc = store_writer_add_edge(b->w, api->id, &e, err);
         if (rc) return rc;
-        for (size_t k = 0; k < op->n_schemas; k++) {
-            if (op->schemas[k] >= api->n_schemas) continue;
-            store_edge e = {.kind = STORE_EDGE_OP_SCHEMA,
-                            .src = op->id,
-                            .dst = api->schemas[op->schemas[k]].id};
-            rc = store_writer_add_edge(b->w, api->id, &e, err);
-            if (rc) return rc;
-        }
     }
     return 0;
+}
+
+static int add_operations(build_ctx *b, const spec_api *api, const dataflow *df, apidex_error *err)
+{
+    text_words *tw = text_words_new();
+    if (!tw) return oom(err);
+    int rc = 0;
+    for (size_t i = 0; i < api->n_ops && !rc; i++)
+        rc = add_operation(b, api, &api->ops[i], df, i, tw, err);
+    text_words_free(tw);
+    return rc;
 }
 
 static int add_schemas(build_ctx *b, const spec_api *api, apidex_error *err)
@@ -233,7 +249,8 @@ static int add_producers(build_ctx *b, const spec_api *api, const dataflow *df, 
                         .param = in->name,
                         .field = in->entity,
                         .score = d->score,
-                        .explicit_hint = d->explicit_hint};
+                        .explicit_hint = d->explicit_hint,
+                        .features = d->features};
         int rc = store_writer_add_edge(b->w, api->id, &e, err);
         if (rc) return rc;
     }
@@ -366,6 +383,7 @@ static int index_api(build_ctx *b, const spec_api *api, const char *doc, apidex_
     rec.id = api->id;
     rec.document = doc;
     rec.title = api->title;
+    rec.provider = api->provider;
     rec.version = api->version;
     rec.description = api->description;
     rec.spec_version = api->spec_version;

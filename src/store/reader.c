@@ -427,6 +427,7 @@ static int api_row(store_index *idx, sqlite3_stmt *st, size_t i)
     const char *h = (const char *)sqlite3_column_text(st, 10);
     a->content_hash = h ? strtoull(h, NULL, 16) : 0;
     a->n_files = col_size(st, 11);
+    a->provider = col_str(idx, st, 12, &fail);
     return fail ? -1 : 0;
 }
 
@@ -438,7 +439,8 @@ static int load_apis(store_index *idx, apidex_error *err)
     void *arr = NULL;
     int rc = rows_begin(idx,
                         "SELECT id, document, title, version, description, spec_version, servers, "
-                        "tags, n_ops, n_schemas, content_hash, n_files FROM apis ORDER BY id",
+                        "tags, n_ops, n_schemas, content_hash, n_files, provider FROM apis "
+                        "ORDER BY id",
                         "apis", sizeof *idx->apis, &arr, &cap, &st, err);
     idx->apis = arr;
     if (!rc) rc = rows_run(idx, st, cap, "apis", api_row, &idx->n_apis, err);
@@ -510,9 +512,12 @@ static int op_row(store_index *idx, sqlite3_stmt *st, size_t i)
     o->capability = col_str(idx, st, 10, &fail);
     o->content = col_str0(idx, st, 11, &fail);
     o->tokens = col_size(st, 12);
+    o->action = sqlite3_column_int(st, 13);
+    o->verb = col_str(idx, st, 14, &fail);
+    o->flags = (unsigned)sqlite3_column_int64(st, 15);
     for (int f = 0; f < STORE_FIELD_COUNT; f++) {
-        o->fields[f] = col_str(idx, st, 13 + f, &fail);
-        o->terms[f] = col_str0(idx, st, 13 + STORE_FIELD_COUNT + f, &fail);
+        o->fields[f] = col_str(idx, st, 16 + f, &fail);
+        o->terms[f] = col_str0(idx, st, 16 + STORE_FIELD_COUNT + f, &fail);
     }
     long ai = api_index_of(idx, o->api);
     o->api_index = ai >= 0 ? (size_t)ai : 0;
@@ -527,7 +532,7 @@ static int load_ops(store_index *idx, apidex_error *err)
     core_buf sql;
     core_buf_init(&sql, 0);
     core_buf_puts(&sql, "SELECT id, api, method, path, operation_id, summary, description, tags, "
-                        "deprecated, pointer, capability, content, tokens, ");
+                        "deprecated, pointer, capability, content, tokens, action, verb, flags, ");
     store_columns("f_", &sql);
     core_buf_puts(&sql, ", ");
     store_columns("t_", &sql);
@@ -675,6 +680,7 @@ static int edge_row(store_index *idx, sqlite3_stmt *st, size_t i)
     e->field = col_str(idx, st, 4, &fail);
     e->score = sqlite3_column_double(st, 5);
     e->explicit_hint = sqlite3_column_int(st, 6) != 0;
+    e->features = (unsigned)sqlite3_column_int64(st, 7);
     if (kind == STORE_EDGE_OP_SCHEMA) {
         e->src_index = map_find(&idx->op_map, op_key, idx->ops, e->src);
         e->dst_index = map_find(&idx->schema_map, schema_key, idx->schemas, e->dst);
@@ -698,7 +704,8 @@ static int load_edges(store_index *idx, apidex_error *err)
     size_t cap = 0;
     void *arr = NULL;
     rc = rows_begin(
-        idx, "SELECT kind, src, dst, param, field, score, hint FROM edges ORDER BY api, rowid",
+        idx,
+        "SELECT kind, src, dst, param, field, score, hint, features FROM edges ORDER BY api, rowid",
         "edges", sizeof *idx->edges, &arr, &cap, &st, err);
     idx->edges = arr;
     if (!rc) rc = rows_run(idx, st, cap, "edges", edge_row, &idx->n_edges, err);

@@ -28,17 +28,18 @@ static const char schema_head[] =
     "  description TEXT, spec_version TEXT, servers TEXT NOT NULL DEFAULT '[]',\n"
     "  tags TEXT NOT NULL DEFAULT '[]', n_ops INTEGER NOT NULL DEFAULT 0,\n"
     "  n_schemas INTEGER NOT NULL DEFAULT 0, content_hash TEXT NOT NULL,\n"
-    "  n_files INTEGER NOT NULL DEFAULT 1);\n";
+    "  n_files INTEGER NOT NULL DEFAULT 1, provider TEXT);\n";
 
 static int schema_sql(core_buf *b)
 {
     core_buf_puts(b, schema_head);
-    core_buf_puts(b,
-                  "CREATE TABLE operations(id TEXT NOT NULL UNIQUE, api TEXT NOT NULL,\n"
-                  "  method TEXT NOT NULL, path TEXT NOT NULL, operation_id TEXT, summary TEXT,\n"
-                  "  description TEXT, tags TEXT NOT NULL DEFAULT '[]',\n"
-                  "  deprecated INTEGER NOT NULL DEFAULT 0, pointer TEXT, capability TEXT,\n"
-                  "  content TEXT, tokens INTEGER NOT NULL DEFAULT 0");
+    core_buf_puts(
+        b, "CREATE TABLE operations(id TEXT NOT NULL UNIQUE, api TEXT NOT NULL,\n"
+           "  method TEXT NOT NULL, path TEXT NOT NULL, operation_id TEXT, summary TEXT,\n"
+           "  description TEXT, tags TEXT NOT NULL DEFAULT '[]',\n"
+           "  deprecated INTEGER NOT NULL DEFAULT 0, pointer TEXT, capability TEXT,\n"
+           "  content TEXT, tokens INTEGER NOT NULL DEFAULT 0,\n"
+           "  action INTEGER NOT NULL DEFAULT 0, verb TEXT, flags INTEGER NOT NULL DEFAULT 0");
     for (int f = 0; f < STORE_FIELD_COUNT; f++)
         core_buf_printf(b, ",\n  f_%s TEXT", store_field_names[f]);
     for (int f = 0; f < STORE_FIELD_COUNT; f++)
@@ -64,7 +65,7 @@ static int schema_sql(core_buf *b)
     core_buf_puts(
         b, "CREATE TABLE edges(api TEXT NOT NULL, kind INTEGER NOT NULL, src TEXT NOT NULL,\n"
            "  dst TEXT NOT NULL, param TEXT, field TEXT, score REAL NOT NULL DEFAULT 1,\n"
-           "  hint INTEGER NOT NULL DEFAULT 0);\n"
+           "  hint INTEGER NOT NULL DEFAULT 0, features INTEGER NOT NULL DEFAULT 0);\n"
            "CREATE INDEX edges_api ON edges(api);\n"
            /* data: dim little-endian float32 values. */
            "CREATE TABLE vectors(api TEXT NOT NULL, chunk TEXT NOT NULL,\n"

@@ -37,7 +37,7 @@
 #include <stdint.h>
 
 /** The index schema version (PRAGMA user_version). Bumped on every incompatible change. */
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 /** The default index file when neither --db nor APIDEX_DB is given. */
 #define STORE_DEFAULT_DB "apidex.db"
 
@@ -90,6 +90,7 @@ typedef struct store_api {
     const char *id;       /* the registry's API id */
     const char *document; /* the root document (absolute path or URL) */
     const char *title, *version, *description, *spec_version;
+    const char *provider; /* info.x-providerName, or NULL */
     store_server *servers;
     size_t n_servers;
     store_tag *tags; /* declared tags plus tags used by operations, in spec order */
@@ -107,6 +108,15 @@ typedef struct store_input {
                              (stemmed, "movi" for movie_id); NULL otherwise */
     bool required;
 } store_input;
+
+/** Facts about an operation found at index time (chunk_op_facts), as store_operation.flags. */
+enum {
+    STORE_OP_TEXT_QUERY = 1u << 0,  /* takes a free-text search parameter (q, query, search...) */
+    STORE_OP_MINE = 1u << 1,        /* its path is about the caller (/me, /users/@me, /my) */
+    STORE_OP_DESTRUCTIVE = 1u << 2, /* DELETE, or its summary deletes, cancels, revokes... */
+    STORE_OP_COLLECTION = 1u << 3   /* a GET whose path ends in a literal segment (lists or
+                                       reads a collection, not one item by its key) */
+};
 
 typedef struct store_operation {
     const char *id; /* "api:operationId" or "api:METHOD /path" */
@@ -128,6 +138,9 @@ typedef struct store_operation {
     const char *terms[STORE_FIELD_COUNT];
     store_input *inputs;
     size_t n_inputs;
+    int action;       /* text_action of its summary's verb, else of its method */
+    const char *verb; /* stem of the verb its summary (or operationId) starts with, or NULL */
+    unsigned flags;   /* STORE_OP_* */
     size_t api_index; /* output only: index into store_apis() */
 } store_operation;
 
@@ -174,6 +187,8 @@ typedef struct store_edge {
     const char *field;     /* PRODUCER: the entity of param ("movi"); else NULL */
     double score;          /* PRODUCER: plausibility, higher is better (about 0..4); else 1 */
     bool explicit_hint;    /* PRODUCER: the consumer's description names the producer */
+    unsigned features;     /* PRODUCER: what the score is made of (DATAFLOW_F_*, dataflow.h),
+                              so search can weigh it with its own parameters */
     /* output only: index into store_operations() / store_schemas(); -1 when dangling */
     long src_index, dst_index;
 } store_edge;

@@ -198,14 +198,14 @@ static void parent_dir(const char *path, char *out, size_t cap)
 static const char *const insert_sql[ST_COUNT] = {
     [ST_DOC] = "INSERT INTO documents(path, api, content_hash, n_files) VALUES(?,?,?,?)",
     [ST_API] = "INSERT INTO apis(id, document, title, version, description, spec_version, "
-               "servers, tags, n_ops, n_schemas, content_hash, n_files) "
-               "VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+               "servers, tags, n_ops, n_schemas, content_hash, n_files, provider) "
+               "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_INPUT] = "INSERT INTO inputs(operation, api, ord, name, location, field, required) "
                  "VALUES(?,?,?,?,?,?,?)",
     [ST_SCHEMA] = "INSERT INTO schemas(id, api, name, pointer, content, tokens, used_by, "
                   "in_cycle) VALUES(?,?,?,?,?,?,?,?)",
-    [ST_EDGE] = "INSERT INTO edges(api, kind, src, dst, param, field, score, hint) "
-                "VALUES(?,?,?,?,?,?,?,?)",
+    [ST_EDGE] = "INSERT INTO edges(api, kind, src, dst, param, field, score, hint, features) "
+                "VALUES(?,?,?,?,?,?,?,?,?)",
     [ST_VECTOR] = "INSERT OR REPLACE INTO vectors(api, chunk, model, dim, data) "
                   "VALUES(?,?,?,?,?)",
 };
@@ -216,13 +216,14 @@ static int build_insert_sql(int which, core_buf *b)
     core_buf_reset(b);
     if (which == ST_OP) {
         core_buf_puts(b, "INSERT INTO operations(id, api, method, path, operation_id, summary, "
-                         "description, tags, deprecated, pointer, capability, content, tokens");
+                         "description, tags, deprecated, pointer, capability, content, tokens, "
+                         "action, verb, flags");
         for (int f = 0; f < STORE_FIELD_COUNT; f++)
             core_buf_printf(b, ", f_%s", store_field_names[f]);
         for (int f = 0; f < STORE_FIELD_COUNT; f++)
             core_buf_printf(b, ", t_%s", store_field_names[f]);
         core_buf_puts(b, ") VALUES(?");
-        for (int i = 1; i < 13 + 2 * STORE_FIELD_COUNT; i++) core_buf_puts(b, ",?");
+        for (int i = 1; i < 16 + 2 * STORE_FIELD_COUNT; i++) core_buf_puts(b, ",?");
     } else {
         core_buf_puts(b, "INSERT INTO chunks(id, api, type, content, text, metadata, endpoints, "
                          "tokens");
@@ -486,6 +487,7 @@ static int flush_api(store_writer *w, apidex_error *err)
     sqlite3_bind_int64(st, 10, (sqlite3_int64)w->api_schemas);
     sqlite3_bind_text(st, 11, hash, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 12, (sqlite3_int64)(a->n_files ? a->n_files : 1));
+    bind_text(st, 13, a->provider);
     int rc = step_done(w->db, st, "writing an API", err);
     w->has_api = false;
     w->n_tags = 0;
@@ -529,6 +531,7 @@ int store_writer_add_api(store_writer *w, const store_api *api, apidex_error *er
     w->api.version = api->version ? core_arena_strdup(a, api->version) : NULL;
     w->api.description = api->description ? core_arena_strdup(a, api->description) : NULL;
     w->api.spec_version = api->spec_version ? core_arena_strdup(a, api->spec_version) : NULL;
+    w->api.provider = api->provider ? core_arena_strdup(a, api->provider) : NULL;
     w->api.servers = NULL;
     if (api->n_servers) {
         w->api.servers = core_arena_calloc(a, api->n_servers, sizeof *w->api.servers);
@@ -611,6 +614,9 @@ int store_writer_add_operation(store_writer *w, const store_operation *op, apide
     bind_text(st, i++, op->capability);
     bind_text(st, i++, op->content);
     sqlite3_bind_int64(st, i++, (sqlite3_int64)op->tokens);
+    sqlite3_bind_int(st, i++, op->action);
+    bind_text(st, i++, op->verb);
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)op->flags);
     for (int f = 0; f < STORE_FIELD_COUNT; f++)
         bind_text(st, i++, op->fields[f] && op->fields[f][0] ? op->fields[f] : NULL);
     for (int f = 0; f < STORE_FIELD_COUNT; f++) bind_text(st, i++, w->buf.data + off[f]);
@@ -698,6 +704,7 @@ int store_writer_add_edge(store_writer *w, const char *api, const store_edge *e,
     bind_text(st, 6, e->field);
     sqlite3_bind_double(st, 7, e->kind == STORE_EDGE_PRODUCER ? e->score : 1.0);
     sqlite3_bind_int(st, 8, e->kind == STORE_EDGE_PRODUCER && e->explicit_hint ? 1 : 0);
+    sqlite3_bind_int64(st, 9, e->kind == STORE_EDGE_PRODUCER ? (sqlite3_int64)e->features : 0);
     return step_done(w->db, st, "writing an edge", err);
 }
 

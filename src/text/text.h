@@ -117,4 +117,27 @@ void text_words_free(text_words *w);
 size_t text_words_split(text_words *w, const char *s, size_t n, unsigned flags, text_word_fn fn,
                         void *ctx);
 
+/* ---------------------------------------------------------------- action words */
+
+/** What a request does to its object, by its verb (actions.c). Values only grow. */
+typedef enum {
+    TEXT_ACTION_NONE = 0,
+    TEXT_ACTION_READ = 1,   /* get, list, find, search, check, download, ... */
+    TEXT_ACTION_CREATE = 2, /* create, add, send, post, upload, book, subscribe, invite, ... */
+    TEXT_ACTION_UPDATE = 3, /* update, change, rename, set, edit, move, configure, ... */
+    TEXT_ACTION_DELETE = 4  /* delete, remove, cancel, revoke, ban, destroy, ... */
+} text_action;
+
+/**
+ * The action of a verb given as its Snowball stem (as text_words_split with
+ * TEXT_WORDS_STEM makes it: "retriev" for retrieve/retrieving), from a lexicon of general
+ * English; TEXT_ACTION_NONE for words it does not hold. Thread-safe.
+ */
+text_action text_action_of_stem(const char *stem, size_t n);
+/** The action an HTTP method performs by convention (GET read, POST create, PUT/PATCH
+    update, DELETE delete); NONE for others or NULL. */
+text_action text_action_of_method(const char *method);
+/** "read", "create", "update", "delete" or "none". */
+const char *text_action_name(text_action a);
+
 #endif /* APIDEX_TEXT_H */

@@ -1,0 +1,203 @@
+/*
+ * Intents: the clauses of a task that each ask for something. A task such as "retrieve the
+ * alerts, configure new thresholds, and submit the status" or "find the song, then add it
+ * to my playlist" is several requests; each is ranked on its own words as well as the task
+ * as a whole, so that every request gets its endpoint.
+ *
+ * Clauses end at a sentence's end (. ? ! ;) and may end at a comma or before a connective
+ * ("and", "then", "also", "additionally", ...) when what follows starts with an action verb
+ * (the lexicon's, or one learned from the indexed summaries: "calibrate", "retrieving").
+ * A clause with no verb of its own is no request: it stays with its neighbour ("the status
+ * and performance metrics" is one thing to retrieve).
+ */
+#include "search/search_int.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static bool word_in(const query_state *st, size_t i, const char *const *words)
+{
+    const qword *w = &st->words[i];
+    size_t n = w->end - w->start;
+    for (const char *const *k = words; *k; k++)
+        if (n == strlen(*k) && !strncasecmp(st->q->text + w->start, *k, n)) return true;
+    return false;
+}
+
+/* Words that join clauses and may stand before a clause's verb. */
+static const char *const connectives[] = {
+    "and",         "then",     "also",         "additionally",   "finally", "next",   "afterwards",
+    "lastly",      "plus",     "subsequently", "simultaneously", "while",   "before", "after",
+    "firstly",     "secondly", "thirdly",      "first",          "second",  "third",  "meanwhile",
+    "furthermore", "moreover", "as",           "well",           "by",      "or",     NULL};
+/* Words that may stand between a clause's start and its verb ("I want to", "please"). */
+static const char *const lead_ins[] = {"i",  "we",  "please", "want",  "need",   "would", "like",
+                                       "to", "can", "you",    "could", "should", "must",  "let",
+                                       "us", "me",  "kindly", "help",  "just",   NULL};
+
+/* Is word i a verb that can start a request? Not a value, a name or a literal; not an
+   "-s" form ("logs", "records" are nouns there; a request says "log", "record"). */
+static bool verb_at(const query_state *st, size_t i)
+{
+    const qword *w = &st->words[i];
+    if (!w->action || w->kind != QW_PLAIN || w->literal) return false;
+    if (!w->lower && !w->sentence_start) return false;
+    const char *t = st->q->text + w->start;
+    size_t n = w->end - w->start;
+    if (n > 3 && tolower((unsigned char)t[n - 1]) == 's' &&
+        tolower((unsigned char)t[n - 2]) != 's' && !w->sentence_start)
+        return false;
+    return true;
+}
+
+/* The verb that opens the clause starting at word i (after connectives and lead-ins), or
+   -1. Only a few words may come before it. */
+static long clause_verb(const query_state *st, size_t i, size_t end)
+{
+    for (size_t j = i, skipped = 0; j < end && skipped <= 4; j++) {
+        if (verb_at(st, j)) return (long)j;
+        if (!word_in(st, j, connectives) && !word_in(st, j, lead_ins)) return -1;
+        skipped++;
+    }
+    return -1;
+}
+
+int intent_split(query_state *st)
+{
+    size_t n = st->n_words, max = (size_t)st->p->intent_max;
+    st->n_intents = 0;
+    for (size_t i = 0; i < n; i++)
+        if (st->words[i].action == TEXT_ACTION_DELETE && verb_at(st, i)) st->wants_delete = true;
+    /* the task's own action, for a task that asks one thing: its first clause's verb */
+    for (size_t i = 0; i < n && !st->whole.action; i++) {
+        long v = clause_verb(st, i, n);
+        if (v >= 0) {
+            st->whole.action = st->words[v].action;
+            st->words[v].verb = true;
+        }
+        while (i + 1 < n && !(st->words[i].punct && strchr(".?!;,", st->words[i].punct))) i++;
+    }
+    if (n == 0 || max < 2) return 0;
+    uint32_t *start = calloc(n + 1, sizeof *start);
+    long *verb = calloc(n + 1, sizeof *verb);
+    if (!start || !verb) {
+        free(start);
+        free(verb);
+        return APIDEX_ENOMEM;
+    }
+    /* candidate clause starts: after a sentence end, after a comma, at a connective, or
+       at an enumeration mark ("1)", "2.") */
+    size_t nc = 0;
+    start[nc++] = 0;
+    for (size_t i = 1; i < n; i++) {
+        const qword *prev = &st->words[i - 1];
+        bool sentence_end = prev->punct && strchr(".?!;", prev->punct);
+        bool comma = prev->punct == ',' || prev->punct == ':';
+        bool joined = word_in(st, i, connectives);
+        if (!sentence_end && !comma && !joined) continue;
+        if (!sentence_end && clause_verb(st, i, n) < 0) continue;
+        start[nc++] = (uint32_t)i;
+    }
+    start[nc] = (uint32_t)n;
+    /* each clause's verb; a clause without one joins its neighbour */
+    size_t kept = 0;
+    for (size_t c = 0; c < nc; c++) {
+        long v = clause_verb(st, start[c], start[c + 1]);
+        if (v < 0) {
+            /* no request of its own: part of the previous clause (or of the next, first) */
+            if (kept == 0 && c + 1 < nc) continue; /* the next clause starts here instead */
+            if (kept > 0) continue;                /* the previous clause runs on */
+        }
+        if (kept == 0 && c > 0) {
+            /* the first clause(s) had no verb: they belong to this one */
+            start[kept] = 0;
+        } else {
+            start[kept] = start[c];
+        }
+        verb[kept++] = v;
+    }
+    if (kept < 2) {
+        free(start);
+        free(verb);
+        return 0;
+    }
+    if (kept > max) kept = max; /* the last intent runs to the end */
+    st->intents = calloc(kept, sizeof *st->intents);
+    if (!st->intents) {
+        free(start);
+        free(verb);
+        return APIDEX_ENOMEM;
+    }
+    for (size_t k = 0; k < kept; k++) {
+        ranking *r = &st->intents[k];
+        r->only_name = -1;
+        r->w0 = start[k];
+        r->w1 = k + 1 < kept ? start[k + 1] : (uint32_t)n;
+        r->action = verb[k] >= 0 ? st->words[verb[k]].action : 0;
+        if (verb[k] >= 0) st->words[verb[k]].verb = true;
+    }
+    st->whole.action = TEXT_ACTION_NONE; /* several actions: the whole task has none */
+    st->n_intents = kept;
+    free(start);
+    free(verb);
+    return 0;
+}
+
+/* The distinct names (by the APIs they name) among words [w0, w1), at most cap of them. */
+static size_t distinct_names(const query_state *st, size_t w0, size_t w1, int *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = w0; i < w1; i++) {
+        int nm = st->words[i].name;
+        if (nm < 0) continue;
+        bool seen = false;
+        for (size_t k = 0; k < n && !seen; k++) seen = route_same_apis(st->e, out[k], nm);
+        if (!seen && n < cap) out[n++] = nm;
+    }
+    return n;
+}
+
+/*
+ * A request that names several APIs asks something of each ("post our Stripe balance in
+ * the Slack channel"): it becomes one intent per API named, each ranked over its API on
+ * the request's words, without the verb's action (it belongs to one of them).
+ */
+int intent_by_names(query_state *st)
+{
+    ranking one = {
+        .w0 = 0, .w1 = (uint32_t)st->n_words, .action = st->whole.action, .only_name = -1};
+    size_t n_in = st->n_intents ? st->n_intents : 1;
+    const ranking *in = st->n_intents ? st->intents : &one;
+    int names[8];
+    size_t extra = 0;
+    for (size_t k = 0; k < n_in; k++) {
+        size_t d = distinct_names(st, in[k].w0, in[k].w1, names, 8);
+        if (d > 1) extra += d - 1;
+    }
+    if (!extra) return 0;
+    size_t total = n_in + extra;
+    if (total > 64) return 0;
+    ranking *out = calloc(total, sizeof *out);
+    if (!out) return APIDEX_ENOMEM;
+    size_t m = 0;
+    for (size_t k = 0; k < n_in; k++) {
+        size_t d = distinct_names(st, in[k].w0, in[k].w1, names, 8);
+        if (d < 2) {
+            out[m++] = in[k];
+            continue;
+        }
+        for (size_t j = 0; j < d; j++) {
+            out[m] = in[k];
+            out[m].only_name = names[j];
+            out[m].action = TEXT_ACTION_NONE;
+            m++;
+        }
+    }
+    free(st->intents);
+    st->intents = out;
+    st->n_intents = m;
+    st->whole.action = TEXT_ACTION_NONE;
+    return 0;
+}

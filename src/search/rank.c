@@ -1,0 +1,106 @@
+/*
+ * One ranking: the whole task or one intent. Its terms are the index terms of its words
+ * (a name that routes is dropped, see routing.c); every endpoint scores by BM25F (fused
+ * with the dense score for the whole task in dense and hybrid modes), then by the routing
+ * and action weights; the endpoints that score are ordered best first.
+ */
+#include "search/search_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Adds term ti with weight w (its idf scaled by it); a repeat keeps the larger weight. */
+static int term_add(const search_engine *e, ranking *r, size_t *cap, long ti, double w)
+{
+    double idf = lex_idf(e, ti) * w;
+    for (size_t i = 0; i < r->n_terms; i++)
+        if (r->terms[i].term == ti) {
+            if (idf > r->terms[i].idf) r->terms[i].idf = idf;
+            return 0;
+        }
+    if (r->n_terms == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        qterm *nt = realloc(r->terms, nc * sizeof *nt);
+        if (!nt) return APIDEX_ENOMEM;
+        r->terms = nt;
+        *cap = nc;
+    }
+    r->terms[r->n_terms++] = (qterm){ti, idf};
+    return 0;
+}
+
+/* The terms of the ranking's words; a name that routes is left out unless the named
+   API's operations are about it ("recipe" in a recipe API) or nothing else is left. */
+static int collect_terms(query_state *st, ranking *r, bool keep_names)
+{
+    const search_engine *e = st->e;
+    size_t cap = 0, others = 0;
+    r->n_terms = 0;
+    for (size_t i = 0; i < st->n_occ; i++) {
+        const qocc *o = &st->occ[i];
+        if (o->word < r->w0 || o->word >= r->w1) continue;
+        int nm = st->words[o->word].name;
+        if (nm < 0 || e->names[nm].vocab) others++;
+    }
+    for (size_t i = 0; i < st->n_occ; i++) {
+        const qocc *o = &st->occ[i];
+        if (o->word < r->w0 || o->word >= r->w1) continue;
+        int nm = st->words[o->word].name;
+        if (nm >= 0 && !e->names[nm].vocab && others && !keep_names) continue;
+        double w = o->weight * (st->words[o->word].verb ? st->p->verb_weight : 1.0);
+        int rc = term_add(e, r, &cap, o->term, w);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* Does some operation of the APIs the ranking names match its words? */
+static bool named_match(const query_state *st, const ranking *r)
+{
+    for (size_t i = 0; i < st->e->n_ops; i++)
+        if (r->raw[i] > 0 && st->allowed[i] && r->named[st->e->info[i].api]) return true;
+    return false;
+}
+
+int rank_run(query_state *st, ranking *r, bool fuse_dense)
+{
+    const search_engine *e = st->e;
+    size_t n = e->n_ops ? e->n_ops : 1;
+    r->raw = calloc(n, sizeof *r->raw);
+    r->best_doc = calloc(n, sizeof *r->best_doc);
+    r->score = calloc(n, sizeof *r->score);
+    r->order = malloc(n * sizeof *r->order);
+    double *cover = calloc(e->n_apis ? e->n_apis : 1, sizeof *cover);
+    int rc = r->raw && r->best_doc && r->score && r->order && cover ? 0 : APIDEX_ENOMEM;
+    size_t names = 0;
+    if (!rc) rc = route_named(st, r, &names);
+    if (!rc) rc = collect_terms(st, r, false);
+    if (!rc) rc = lex_score(st, r, cover);
+    if (!rc && r->named && !named_match(st, r)) {
+        /* nothing of the named APIs matches the other words: the name is all there is
+           ("today's xkcd") */
+        memset(r->raw, 0, n * sizeof *r->raw);
+        memset(cover, 0, (e->n_apis ? e->n_apis : 1) * sizeof *cover);
+        rc = collect_terms(st, r, true);
+        if (!rc) rc = lex_score(st, r, cover);
+    }
+    if (!rc && fuse_dense && st->dense) dense_fuse(st, r);
+    if (!rc) route_weigh(st, r, cover);
+    free(cover);
+    if (rc) return rc;
+    r->m = 0;
+    for (size_t i = 0; i < e->n_ops; i++)
+        if (r->score[i] > 0) r->order[r->m++] = (uint32_t)i;
+    qsort_r(r->order, r->m, sizeof *r->order, search_cmp_score_desc, r->score);
+    return 0;
+}
+
+void rank_free(ranking *r)
+{
+    free(r->terms);
+    free(r->named);
+    free(r->raw);
+    free(r->best_doc);
+    free(r->score);
+    free(r->order);
+}

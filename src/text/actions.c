@@ -1,0 +1,169 @@
+/*
+ * Action words: a small lexicon of general English verbs that say what a request does to
+ * its object (read it, create it, change it, delete it), keyed by their Snowball stems so
+ * that "retrieving", "retrieves" and "retrieve" meet. Used at index time on operation
+ * summaries and at query time on the clauses of a task; the search stage learns the verbs
+ * the lexicon does not know from the indexed specs themselves.
+ */
+#include "text/text.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The lexicon. Words that are mostly nouns in requests ("report", "list" as a noun is
+   rare in a task's verb position, so it stays) are left out where their verb sense is
+   not an action on an API object. */
+static const char *const read_words[] = {
+    "get",       "retrieve", "fetch",    "list",    "find",      "show",      "search",
+    "check",     "look",     "view",     "see",     "read",      "download",  "export",
+    "display",   "lookup",   "query",    "browse",  "access",    "obtain",    "pull",
+    "count",     "compare",  "analyze",  "analyse", "assess",    "evaluate",  "monitor",
+    "track",     "review",   "inspect",  "examine", "identify",  "determine", "calculate",
+    "estimate",  "predict",  "forecast", "verify",  "summarize", "explore",   "discover",
+    "gather",    "extract",  "measure",  "detect",  "locate",    "know",      "tell",
+    "describe",  "watch",    "audit",    "scan",    "poll",      "load",      "preview",
+    "test",      "validate", "inquire",  "learn",   "return",    "give",      "provide",
+    "recommend", "suggest",  NULL};
+static const char *const create_words[] = {
+    "create",    "add",       "make",     "post",     "send",      "submit",       "upload",
+    "book",      "subscribe", "invite",   "register", "schedule",  "start",        "launch",
+    "generate",  "build",     "publish",  "share",    "reply",     "comment",      "write",
+    "import",    "provision", "deploy",   "install",  "request",   "order",        "buy",
+    "purchase",  "pay",       "charge",   "issue",    "record",    "insert",       "attach",
+    "enroll",    "join",      "follow",   "like",     "star",      "pin",          "save",
+    "store",     "notify",    "message",  "text",     "email",     "tweet",        "initiate",
+    "trigger",   "run",       "execute",  "place",    "open",      "log",          "copy",
+    "duplicate", "clone",     "invoke",   "dispatch", "broadcast", "announce",     "ingest",
+    "report",    "file",      "capture",  "draft",    "compose",   "allocate",     "reserve",
+    "put",       "sign",      "react",    "vote",     "rate",      "bookmark",     "favorite",
+    "favourite", "refund",    "transfer", "snapshot", "backup",    "authenticate", NULL};
+static const char *const update_words[] = {
+    "update",    "change",    "rename",    "set",        "edit",      "modify",     "move",
+    "adjust",    "configure", "replace",   "assign",     "enable",    "disable",    "mark",
+    "reset",     "restore",   "resize",    "upgrade",    "downgrade", "reschedule", "reorder",
+    "rearrange", "refresh",   "sync",      "toggle",     "turn",      "switch",     "approve",
+    "reject",    "pause",     "resume",    "mute",       "unmute",    "archive",    "unarchive",
+    "lock",      "unlock",    "close",     "reopen",     "apply",     "patch",      "tune",
+    "optimize",  "optimise",  "calibrate", "correct",    "fix",       "complete",   "confirm",
+    "accept",    "decline",   "activate",  "deactivate", "suspend",   "reactivate", "promote",
+    "demote",    "grant",     "rotate",    "renew",      "extend",    "scale",      "restart",
+    "reboot",    "shutdown",  "stop",      "label",      "tag",       "sort",       "prioritize",
+    "include",   "exclude",   "hide",      "unhide",     "power",     "increase",   "decrease",
+    "raise",     "lower",     "limit",     "allow",      "block",     "unblock",    NULL};
+static const char *const delete_words[] = {
+    "delete",     "remove",     "cancel",      "revoke",   "ban",    "kick",       "destroy",
+    "erase",      "purge",      "unsubscribe", "unfollow", "unlike", "unstar",     "unpin",
+    "terminate",  "drop",       "detach",      "void",     "clear",  "discard",    "dismiss",
+    "leave",      "expire",     "withdraw",    "wipe",     "delist", "uninstall",  "deprovision",
+    "deregister", "unregister", "retire",      "abort",    "unban",  "disconnect", "unlink",
+    "forget",     "trash",      NULL};
+
+typedef struct action_entry {
+    char stem[32];
+    text_action action;
+} action_entry;
+
+static action_entry *entries;
+static size_t n_entries;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+typedef struct first_word {
+    char *out;
+    size_t cap;
+    bool done;
+} first_word;
+
+static int take_first(const char *w, size_t n, void *ctx)
+{
+    first_word *f = ctx;
+    if (f->done || n >= f->cap) return 1;
+    memcpy(f->out, w, n);
+    f->out[n] = '\0';
+    f->done = true;
+    return 1;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    return strcmp(((const action_entry *)a)->stem, ((const action_entry *)b)->stem);
+}
+
+static void lexicon_init(void)
+{
+    const char *const *lists[4] = {read_words, create_words, update_words, delete_words};
+    const text_action kinds[4] = {TEXT_ACTION_READ, TEXT_ACTION_CREATE, TEXT_ACTION_UPDATE,
+                                  TEXT_ACTION_DELETE};
+    size_t total = 0;
+    for (int l = 0; l < 4; l++)
+        for (const char *const *w = lists[l]; *w; w++) total++;
+    action_entry *all = calloc(total ? total : 1, sizeof *all);
+    text_words *tw = text_words_new();
+    if (!all || !tw) {
+        free(all);
+        text_words_free(tw);
+        return;
+    }
+    size_t n = 0;
+    /* the first list to name a stem wins: delete over update only where listed there */
+    for (int l = 3; l >= 0; l--)
+        for (const char *const *w = lists[l]; *w; w++) {
+            first_word f = {all[n].stem, sizeof all[n].stem, false};
+            text_words_split(tw, *w, strlen(*w), TEXT_WORDS_STEM, take_first, &f);
+            if (!f.done) continue;
+            bool dup = false;
+            for (size_t k = 0; k < n && !dup; k++) dup = !strcmp(all[k].stem, all[n].stem);
+            if (dup) continue;
+            all[n++].action = kinds[l];
+        }
+    text_words_free(tw);
+    qsort(all, n, sizeof *all, cmp_entry);
+    entries = all;
+    n_entries = n;
+}
+
+text_action text_action_of_stem(const char *stem, size_t n)
+{
+    pthread_once(&once, lexicon_init);
+    if (!entries || !n || n >= sizeof entries[0].stem) return TEXT_ACTION_NONE;
+    char key[sizeof entries[0].stem];
+    memcpy(key, stem, n);
+    key[n] = '\0';
+    size_t lo = 0, hi = n_entries;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(entries[mid].stem, key);
+        if (!c) return entries[mid].action;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return TEXT_ACTION_NONE;
+}
+
+const char *text_action_name(text_action a)
+{
+    switch (a) {
+    case TEXT_ACTION_READ:
+        return "read";
+    case TEXT_ACTION_CREATE:
+        return "create";
+    case TEXT_ACTION_UPDATE:
+        return "update";
+    case TEXT_ACTION_DELETE:
+        return "delete";
+    default:
+        return "none";
+    }
+}
+
+text_action text_action_of_method(const char *method)
+{
+    if (!method) return TEXT_ACTION_NONE;
+    if (!strcmp(method, "GET") || !strcmp(method, "HEAD")) return TEXT_ACTION_READ;
+    if (!strcmp(method, "POST")) return TEXT_ACTION_CREATE;
+    if (!strcmp(method, "PUT") || !strcmp(method, "PATCH")) return TEXT_ACTION_UPDATE;
+    if (!strcmp(method, "DELETE")) return TEXT_ACTION_DELETE;
+    return TEXT_ACTION_NONE;
+}
