@@ -64,6 +64,46 @@ static long clause_verb(const query_state *st, size_t i, size_t end)
     return -1;
 }
 
+/*
+ * Purpose phrases: after a request's verb, "to <verb>", "in order to", "so that", "so as
+ * to" and "for <verb>ing" say why it is asked ("update the thresholds to ensure
+ * compliance"), not what: their words are marked (query.purpose_weight) up to the clause's
+ * end.
+ */
+static void mark_purpose(query_state *st, size_t w0, size_t w1)
+{
+    static const char *const so[] = {"so", NULL};
+    static const char *const that_as[] = {"that", "as", NULL};
+    static const char *const to[] = {"to", NULL};
+    static const char *const for_[] = {"for", NULL};
+    static const char *const order[] = {"order", NULL};
+    static const char *const in[] = {"in", NULL};
+    const char *text = st->q->text;
+    bool seen_verb = false;
+    for (size_t i = w0; i < w1; i++) {
+        const qword *w = &st->words[i];
+        if (w->verb) {
+            seen_verb = true;
+            continue;
+        }
+        if (!seen_verb || i + 1 >= w1) continue;
+        const qword *next = &st->words[i + 1];
+        bool start = false;
+        if (word_in(st, i, to) && next->action && next->kind == QW_PLAIN && !next->verb)
+            start = true; /* "to ensure", "to identify" */
+        else if (word_in(st, i, so) && word_in(st, i + 1, that_as))
+            start = true; /* "so that", "so as to" */
+        else if (word_in(st, i, in) && word_in(st, i + 1, order))
+            start = true; /* "in order to" */
+        else if (word_in(st, i, for_) && next->action && next->end - next->start > 4 &&
+                 !strncasecmp(text + next->end - 3, "ing", 3))
+            start = true; /* "for improving" */
+        if (!start) continue;
+        for (size_t j = i; j < w1; j++) st->words[j].purpose = true;
+        return;
+    }
+}
+
 int intent_split(query_state *st)
 {
     size_t n = st->n_words, max = (size_t)st->p->intent_max;
@@ -79,7 +119,10 @@ int intent_split(query_state *st)
         }
         while (i + 1 < n && !(st->words[i].punct && strchr(".?!;,", st->words[i].punct))) i++;
     }
-    if (n == 0 || max < 2) return 0;
+    if (n == 0 || max < 2) {
+        mark_purpose(st, 0, n);
+        return 0;
+    }
     uint32_t *start = calloc(n + 1, sizeof *start);
     long *verb = calloc(n + 1, sizeof *verb);
     if (!start || !verb) {
@@ -119,6 +162,7 @@ int intent_split(query_state *st)
         verb[kept++] = v;
     }
     if (kept < 2) {
+        mark_purpose(st, 0, n);
         free(start);
         free(verb);
         return 0;
@@ -137,6 +181,7 @@ int intent_split(query_state *st)
         r->w1 = k + 1 < kept ? start[k + 1] : (uint32_t)n;
         r->action = verb[k] >= 0 ? st->words[verb[k]].action : 0;
         if (verb[k] >= 0) st->words[verb[k]].verb = true;
+        mark_purpose(st, r->w0, r->w1);
     }
     st->whole.action = TEXT_ACTION_NONE; /* several actions: the whole task has none */
     st->n_intents = kept;

@@ -36,6 +36,9 @@ static const search_param_info table[] = {
     {"query.verb_weight", P(verb_weight), 1.0, 0, 1,
      "weight of the verb that opens a request against a task word: the verb says what to do "
      "(matched by the action), its object which endpoint"},
+    {"query.purpose_weight", P(purpose_weight), 0.4, 0, 1,
+     "weight of the words of a purpose phrase ('... to ensure compliance', 'so that ...', "
+     "'in order to ...'): why a request is made, not what it asks"},
     {"query.typo_min_len", P(typo_min_len), 7, 0, 64,
      "shortest unknown word (after stemming) read as a typo of an index word; 0: no typo "
      "correction"},
@@ -61,7 +64,7 @@ static const search_param_info table[] = {
     {"action.learn_share", P(action_learn_share), 0.7, 0.5, 1,
      "... and at least this share of them have methods of one action"},
     /* routing */
-    {"route.damping", P(route_damping), 0.6, 0, 1,
+    {"route.damping", P(route_damping), 1.0, 0, 1,
      "score factor of operations outside the routed API, in a one-intent ranking"},
     {"route.coverage", P(route_coverage), 0.25, 0, 4,
      "exponent of an API's share of the words (by idf) it has at all, applied to its "
@@ -77,7 +80,7 @@ static const search_param_info table[] = {
      "the best"},
     {"answer.max_primaries", P(adaptive_max_primaries), 3, 1, 20,
      "adaptive answer: most primaries of a one-intent task"},
-    {"answer.same_api", P(answer_same_api), 1, 0, 1,
+    {"answer.same_api", P(answer_same_api), 0, 0, 1,
      "1: the primaries of a one-intent task come from its best operation's API"},
     /* composition */
     {"producer.relevance", P(producer_relevance), 1.0, 0, 10,

@@ -130,7 +130,7 @@ static int find_name(const char *w, size_t n, void *ctx)
     memcpy(buf, w, n);
     buf[n] = '\0';
     long nm = route_name_of(c->e, buf);
-    if (nm >= 0 && (c->e->names[nm].from_domain || c->written_as_name)) c->name = nm;
+    if (nm >= 0 && c->written_as_name) c->name = nm;
     return c->name >= 0;
 }
 

@@ -47,7 +47,8 @@ static int collect_terms(query_state *st, ranking *r, bool keep_names)
         if (o->word < r->w0 || o->word >= r->w1) continue;
         int nm = st->words[o->word].name;
         if (nm >= 0 && !e->names[nm].vocab && others && !keep_names) continue;
-        double w = o->weight * (st->words[o->word].verb ? st->p->verb_weight : 1.0);
+        double w = o->weight * (st->words[o->word].verb ? st->p->verb_weight : 1.0) *
+                   (st->words[o->word].purpose ? st->p->purpose_weight : 1.0);
         int rc = term_add(e, r, &cap, o->term, w);
         if (rc) return rc;
     }

@@ -2,13 +2,14 @@
  * Routing: which API each request of a task is about.
  *
  * Names. A task may name an API: by a word of its title, its provider (x-providerName),
- * its servers' host names or its id ("my Stripe balance", "on DigitalOcean"). Such a word
- * is a name when few APIs carry it (at most a tenth of the registry, at least four) and
- * nine in ten index chunks that use it belong to them, so "Stripe" names Stripe while "API"
- * or "cloud" name nothing. A ranking whose words name APIs prefers them (the others are
- * damped by route.named_damping), and the name stops counting inside them: every operation
- * of Stripe whose text says "Stripe" should not gain from it. A task that names one API
- * gives it to every request; a task that names several gives each request its own.
+ * its servers' host names or its id ("my Stripe balance", "on DigitalOcean"), written as a
+ * name (capitalised inside a sentence, or in capitals). Such a word is a name when few APIs
+ * carry it (at most a tenth of the registry, at least four) and nine in ten index chunks
+ * that use it belong to them, so "Stripe" names Stripe while "API" or "Cloud" name nothing. A
+ * ranking whose words name APIs prefers them (the others are damped by route.named_damping), and
+ * the name stops counting inside them: every operation of Stripe whose text says "Stripe" should
+ * not gain from it. A task that names one API gives it to every request; a task that names several
+ * gives each request its own.
  *
  * Coverage. Otherwise each API's operations are weighed by (the share of the ranking's
  * words, by idf, that the API has at all)^route.coverage: an API that has every word of the
@@ -46,9 +47,7 @@ long route_name_of(const search_engine *e, const char *stem)
 
 typedef struct cand_ctx {
     char (*stems)[32];
-    bool *trusted; /* from a domain (provider, host), not from the title or id */
     size_t n, cap;
-    bool now_trusted;
 } cand_ctx;
 
 static int take_stem(const char *w, size_t n, void *ctx)
@@ -59,32 +58,25 @@ static int take_stem(const char *w, size_t n, void *ctx)
     for (size_t i = 0; i < n && digits; i++) digits = isdigit((unsigned char)w[i]);
     if (digits) return 0;
     for (size_t i = 0; i < c->n; i++)
-        if (!strncmp(c->stems[i], w, n) && !c->stems[i][n]) {
-            c->trusted[i] |= c->now_trusted;
-            return 0;
-        }
+        if (!strncmp(c->stems[i], w, n) && !c->stems[i][n]) return 0;
     memcpy(c->stems[c->n], w, n);
-    c->stems[c->n][n] = '\0';
-    c->trusted[c->n++] = c->now_trusted;
+    c->stems[c->n++][n] = '\0';
     return 0;
 }
 
-/* The words an API may be called by: what its domains say (provider, server hosts: names
-   in any case), and the words of its title and id. A word of the title or id names the
-   API only where the task writes it as a name (capitalised inside a sentence, or in
-   capitals: query.c): its title's ordinary words ("Article Search", "Electricity Demand")
-   and a descriptive file name ("nutritional_information_service") are no names when a
-   task uses them as words. */
+/* The words an API may be called by: its provider, server hosts, id and title. A word
+   is a name only where the task writes it as one (capitalised inside a sentence, or in
+   capitals: query.c), so that a title's ordinary words ("Article Search", "Electricity
+   Demand") or a descriptive host or file name ("machinery-health-monitor.com",
+   "nutritional_information_service") name nothing when a task uses them as words. */
 static void api_words(text_words *tw, const store_api *a, cand_ctx *c)
 {
     const char *texts[3] = {a->provider, a->id, a->title};
     for (int i = 0; i < 3; i++) {
         if (!texts[i]) continue;
-        c->now_trusted = i == 0;
         text_words_split(tw, texts[i], strlen(texts[i]), TEXT_WORDS_STEM | TEXT_WORDS_KEEP_IDENT,
                          take_stem, c);
     }
-    c->now_trusted = true;
     for (size_t s = 0; s < a->n_servers; s++) {
         const char *u = a->servers[s].url;
         if (!u) continue;
@@ -135,14 +127,12 @@ int route_api_names(search_engine *e)
     text_words *tw = text_words_new();
     cand_ctx c = {.cap = 64};
     c.stems = calloc(c.cap, sizeof *c.stems);
-    c.trusted = calloc(c.cap, sizeof *c.trusted);
     /* every candidate word with the APIs that carry it */
     size_t cap = 0, n = 0;
     char(*words)[32] = NULL;
     uint32_t *owner = NULL;
-    bool *trusted = NULL;
     bool *in_group = calloc(e->n_apis, sizeof *in_group);
-    int rc = tw && c.stems && c.trusted && in_group ? 0 : APIDEX_ENOMEM;
+    int rc = tw && c.stems && in_group ? 0 : APIDEX_ENOMEM;
     for (size_t a = 0; a < e->n_apis && !rc; a++) {
         c.n = 0;
         api_words(tw, &e->apis[a], &c);
@@ -154,16 +144,13 @@ int route_api_names(search_engine *e)
                 if (nw) words = nw;
                 uint32_t *no = nw ? realloc(owner, nc * sizeof *no) : NULL;
                 if (no) owner = no;
-                bool *nt = no ? realloc(trusted, nc * sizeof *nt) : NULL;
-                if (nt) trusted = nt;
-                if (!nw || !no || !nt) {
+                if (!nw || !no) {
                     rc = APIDEX_ENOMEM;
                     break;
                 }
                 cap = nc;
             }
             memcpy(words[n], c.stems[i], 32);
-            trusted[n] = c.trusted[i];
             owner[n++] = (uint32_t)a;
         }
     }
@@ -180,14 +167,10 @@ int route_api_names(search_engine *e)
         if (done) continue; /* judged already (and not a name) */
         memset(in_group, 0, e->n_apis * sizeof *in_group);
         size_t group = 0;
-        bool from_domain = false;
         for (size_t j = i; j < n; j++)
-            if (!strcmp(words[j], words[i])) {
-                from_domain |= trusted[j];
-                if (!in_group[owner[j]]) {
-                    in_group[owner[j]] = true;
-                    group++;
-                }
+            if (!strcmp(words[j], words[i]) && !in_group[owner[j]]) {
+                in_group[owner[j]] = true;
+                group++;
             }
         if (group > max_group || share_in(e, words[i], in_group) < 0.9) continue;
 
@@ -201,17 +184,14 @@ int route_api_names(search_engine *e)
         for (size_t a = 0; a < e->n_apis; a++)
             if (in_group[a]) nm->apis[nm->n_apis++] = (uint32_t)a;
         nm->vocab = in_vocab(e, nm->stem, in_group);
-        nm->from_domain = from_domain;
         size_t h = name_slot(e, nm->stem);
         while (e->name_table[h]) h = (h + 1) & (e->name_table_size - 1);
         e->name_table[h] = (uint32_t)++e->n_names;
     }
     free(words);
     free(owner);
-    free(trusted);
     free(in_group);
     free(c.stems);
-    free(c.trusted);
     text_words_free(tw);
     return rc;
 }

@@ -24,6 +24,7 @@ typedef struct search_params {
     double bm25_k1, bm25_b;
     double name_weight;             /* a capitalised word inside a sentence */
     double verb_weight;             /* the verb that opens a request */
+    double purpose_weight;          /* words of a purpose phrase ("to ensure ...") */
     double typo_min_len, typo_max;  /* typo correction */
     double intent_max;              /* most intents a task is split into (1: no split) */
     double intent_bar;              /* adaptive: an intent's best must match this share */

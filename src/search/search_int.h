@@ -62,8 +62,7 @@ typedef struct api_name {
     const char *stem;
     uint32_t *apis;
     size_t n_apis;
-    bool vocab;       /* the APIs' own paths or operation ids use it: it also says what to do */
-    bool from_domain; /* a word of a provider or host name: a name in any case */
+    bool vocab; /* the APIs' own paths or operation ids use it: it also says what to do */
 } api_name;
 
 struct search_engine {
@@ -121,6 +120,7 @@ typedef struct qword {
     int name;            /* the api_name it is (index into engine.names), or -1 */
     bool negated;        /* "don't delete it": no action, and no intent */
     bool verb;           /* the verb that opens a request (intent.c) */
+    bool purpose;        /* in a purpose phrase ("... to ensure compliance"): intent.c */
 } qword;
 
 /* One occurrence of an index term in the task. */
