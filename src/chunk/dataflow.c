@@ -321,7 +321,8 @@ static const char *named_entity_of(df_ctx *d, const spec_operation *op, const ch
 {
     if (bare_id(name)) return last_segment(d, op->path);
     size_t k = id_suffix(name);
-    if (!k) return NULL;
+    /* outside a path, "public_key", "api_key", "secret_key" are values, not references */
+    if (!k || (k >= 3 && !strcasecmp(name + strlen(name) - 3, "key"))) return NULL;
     return last_word(d, name, strlen(name) - k);
 }
 

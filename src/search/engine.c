@@ -168,6 +168,7 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
     int mrc = 0;
     if (!rc) mrc = load_producers(e, edges, n_edges);
     if (!rc && !mrc) mrc = lex_stop_words(e);
+    if (!rc && !mrc) mrc = lex_sort_terms(e);
     if (!rc && !mrc) mrc = action_learn(e);
     if (!rc && !mrc) mrc = route_api_names(e);
     if (!rc && mrc) rc = core_error_set(err, mrc, "out of memory");

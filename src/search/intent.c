@@ -104,6 +104,53 @@ static void mark_purpose(query_state *st, size_t w0, size_t w1)
     }
 }
 
+/*
+ * Adjuncts: in "send a message to a phone number", "create a droplet in nyc3 using my key",
+ * the object after the verb names the resource; what follows a preposition after it says
+ * where, how or with what. Its words are marked (query.adjunct_weight). A preposition
+ * right after the verb is part of it ("search for", "look up"); "of" binds to the object.
+ */
+static void mark_adjuncts(query_state *st, size_t w0, size_t w1)
+{
+    static const char *const preps[] = {"to",     "in",      "into",    "on",    "onto",   "at",
+                                        "from",   "via",     "using",   "with",  "within", "for",
+                                        "by",     "through", "across",  "under", "over",   "per",
+                                        "inside", "toward",  "towards", NULL};
+    size_t i = w0;
+    while (i < w1 && !st->words[i].verb) i++;
+    if (i == w1) return;
+    bool object = false;
+    for (i++; i < w1; i++) {
+        const qword *w = &st->words[i];
+        if (w->purpose) return;
+        if (object && word_in(st, i, preps)) {
+            for (size_t j = i; j < w1 && !st->words[j].purpose; j++) st->words[j].adjunct = true;
+            return;
+        }
+        if (w->kind != QW_VALUE && w->stem[0] && !lex_is_stop(st->e, w->stem, strlen(w->stem)))
+            object = true;
+        if (w->punct) return;
+    }
+}
+
+/* Does the clause take its object by a pronoun ("pay for it", "rename it", "share them")? */
+static bool refers_back(const query_state *st, size_t w0, size_t w1)
+{
+    static const char *const pronouns[] = {"it",  "them",  "this", "that", "these", "those",
+                                           "its", "their", "him",  "her",  NULL};
+    size_t content = 0;
+    bool pronoun = false;
+    for (size_t i = w0; i < w1; i++) {
+        const qword *w = &st->words[i];
+        if (word_in(st, i, pronouns))
+            pronoun = true;
+        else if (!w->verb && w->kind == QW_PLAIN && w->stem[0] &&
+                 !lex_is_stop(st->e, w->stem, strlen(w->stem)))
+            content++;
+    }
+    return pronoun && content <= 2;
+}
+
 int intent_split(query_state *st)
 {
     size_t n = st->n_words, max = (size_t)st->p->intent_max;
@@ -121,6 +168,7 @@ int intent_split(query_state *st)
     }
     if (n == 0 || max < 2) {
         mark_purpose(st, 0, n);
+        mark_adjuncts(st, 0, n);
         return 0;
     }
     uint32_t *start = calloc(n + 1, sizeof *start);
@@ -163,6 +211,7 @@ int intent_split(query_state *st)
     }
     if (kept < 2) {
         mark_purpose(st, 0, n);
+        mark_adjuncts(st, 0, n);
         free(start);
         free(verb);
         return 0;
@@ -182,6 +231,11 @@ int intent_split(query_state *st)
         r->action = verb[k] >= 0 ? st->words[verb[k]].action : 0;
         if (verb[k] >= 0) st->words[verb[k]].verb = true;
         mark_purpose(st, r->w0, r->w1);
+        mark_adjuncts(st, r->w0, r->w1);
+        if (k > 0 && refers_back(st, r->w0, r->w1)) {
+            r->ref0 = st->intents[k - 1].w0;
+            r->ref1 = st->intents[k - 1].w1;
+        }
     }
     st->whole.action = TEXT_ACTION_NONE; /* several actions: the whole task has none */
     st->n_intents = kept;

@@ -176,8 +176,80 @@ bool lex_is_stop(const search_engine *e, const char *s, size_t n)
     return false;
 }
 
+static int cmp_term_r(const void *a, const void *b, void *ctx)
+{
+    const search_engine *e = ctx;
+    return strcmp(e->terms[*(const uint32_t *)a].term, e->terms[*(const uint32_t *)b].term);
+}
+
+int lex_sort_terms(search_engine *e)
+{
+    e->sorted = malloc((e->n_terms ? e->n_terms : 1) * sizeof *e->sorted);
+    if (!e->sorted) return APIDEX_ENOMEM;
+    for (size_t i = 0; i < e->n_terms; i++) e->sorted[i] = (uint32_t)i;
+    qsort_r(e->sorted, e->n_terms, sizeof *e->sorted, cmp_term_r, e);
+    return 0;
+}
+
+/* Derivational suffixes of English as Snowball leaves them ("payment", "subscription" ->
+   "subscript", "activity" -> "activ" + "iti"). */
+static const char *const suffixes[] = {
+    "ment", "ion", "tion", "ation", "sion", "ance", "ence", "al",  "er",   "or",   "ure", "iti",
+    "age",  "eri", "ist",  "ive",   "ic",   "abl",  "ant",  "ent", "ship", "ness", "ism", NULL};
+
+static size_t family_add(long *out, size_t n, size_t cap, long t, long self)
+{
+    if (t < 0 || t == self || n >= cap) return n;
+    for (size_t i = 0; i < n; i++)
+        if (out[i] == t) return n;
+    out[n] = t;
+    return n + 1;
+}
+
+/*
+ * The index terms of the same word family as term: the term with a derivational suffix
+ * added or removed (pay/payment, notify -> "notifi"/"notif"), or, for stems of six letters
+ * or more, one that differs from it only in its last two letters or fewer
+ * ("subscrib"/"subscript": Snowball keeps the Latin alternation apart). Both sides keep
+ * a stem of three letters or more.
+ */
+size_t lex_family(const search_engine *e, long term, long *out, size_t cap)
+{
+    const term_entry *t = &e->terms[term];
+    size_t n = 0, len = t->len;
+    char buf[96];
+    if (len < 3 || len + 8 >= sizeof buf) return 0;
+    for (const char *const *s = suffixes; *s; s++) {
+        size_t sl = strlen(*s);
+        memcpy(buf, t->term, len);
+        memcpy(buf + len, *s, sl);
+        n = family_add(out, n, cap, lex_term_find(e, buf, len + sl), term);
+        if (len > sl + 2 && !memcmp(t->term + len - sl, *s, sl))
+            n = family_add(out, n, cap, lex_term_find(e, t->term, len - sl), term);
+    }
+    if (len >= 6 && e->sorted) {
+        /* the terms that share all but the last two letters */
+        size_t keep = len - 2, lo = 0, hi = e->n_terms;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (strncmp(e->terms[e->sorted[mid]].term, t->term, keep) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t i = lo; i < e->n_terms && n < cap; i++) {
+            const term_entry *u = &e->terms[e->sorted[i]];
+            if (strncmp(u->term, t->term, keep)) break;
+            if (u->len <= len + 2 && u->len + 2 >= len && u->len >= keep)
+                n = family_add(out, n, cap, (long)e->sorted[i], term);
+        }
+    }
+    return n;
+}
+
 void lex_free(search_engine *e)
 {
+    free(e->sorted);
     for (size_t i = 0; i < e->n_terms; i++) free(e->terms[i].post);
     free(e->terms);
     free(e->table);

@@ -39,6 +39,15 @@ static const search_param_info table[] = {
     {"query.purpose_weight", P(purpose_weight), 0.4, 0, 1,
      "weight of the words of a purpose phrase ('... to ensure compliance', 'so that ...', "
      "'in order to ...'): why a request is made, not what it asks"},
+    {"query.adjunct_weight", P(adjunct_weight), 1.0, 0, 1,
+     "weight of the words of a request after its object, from a preposition on ('send a "
+     "message to a phone number', 'create a droplet in nyc3 using my key'); not 'of'"},
+    {"query.morph_weight", P(morph_weight), 0.3, 0, 1,
+     "weight of the index words of a task word's family (a derivational suffix: pay/payment, "
+     "or one stem apart at the end: subscribe/subscription); 0: none"},
+    {"query.anaphora_weight", P(anaphora_weight), 0.5, 0, 1,
+     "an intent whose object is a pronoun ('pay for it') also takes the previous intent's "
+     "words at this weight"},
     {"query.typo_min_len", P(typo_min_len), 7, 0, 64,
      "shortest unknown word (after stemming) read as a typo of an index word; 0: no typo "
      "correction"},
@@ -69,6 +78,9 @@ static const search_param_info table[] = {
     {"route.coverage", P(route_coverage), 0.25, 0, 4,
      "exponent of an API's share of the words (by idf) it has at all, applied to its "
      "operations and to its routing score"},
+    {"route.relative", P(route_relative), 0.0, 0, 4,
+     "in a ranking that is one request, each API's operations weigh (its routing score / the "
+     "best API's)^route.relative: an API close to the best stays close, a far one sinks"},
     {"route.top_ops", P(route_top_ops), 3, 1, 3,
      "an API's routing score is the sum of its best this many operations (times its share "
      "of the words)"},

@@ -266,6 +266,12 @@ static int read_terms(query_state *st)
                 }
                 if (ti < 0) st->names_things = true; /* a word the index has never seen */
                 if (ti >= 0) rc = occ_add(st, ti, weight, (uint32_t)wi);
+                if (ti >= 0 && !rc && st->p->morph_weight > 0 && w->kind == QW_PLAIN) {
+                    long fam[8];
+                    size_t nf = lex_family(e, ti, fam, 8);
+                    for (size_t f = 0; f < nf && !rc; f++)
+                        rc = occ_add(st, fam[f], weight * st->p->morph_weight, (uint32_t)wi);
+                }
             }
             t = end;
         }
@@ -357,13 +363,11 @@ bool query_creates(const query_state *st, const char *entity, const char *param)
     for (size_t i = 0; i < st->n_words; i++) {
         if (!word_means(st, i, entity, param)) continue;
         const qword *w = &st->words[i];
-        if (w->action == TEXT_ACTION_CREATE && !w->negated) return true; /* "book a trip" */
-        for (size_t j = i >= 3 ? i - 3 : 0; j < i; j++) {
+        if (w->verb && w->action == TEXT_ACTION_CREATE) return true; /* "book a trip" */
+        for (size_t j = i >= 2 ? i - 2 : 0; j < i; j++) {
             const qword *v = &st->words[j];
-            if (v->punct) continue;
-            if (word_is(text + v->start, v->end - v->start, fresh) ||
-                (v->verb && v->action == TEXT_ACTION_CREATE))
-                return true;
+            if (v->punct) break;
+            if (word_is(text + v->start, v->end - v->start, fresh)) return true;
         }
     }
     return false;

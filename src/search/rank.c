@@ -44,11 +44,17 @@ static int collect_terms(query_state *st, ranking *r, bool keep_names)
     }
     for (size_t i = 0; i < st->n_occ; i++) {
         const qocc *o = &st->occ[i];
-        if (o->word < r->w0 || o->word >= r->w1) continue;
+        bool own = o->word >= r->w0 && o->word < r->w1;
+        bool antecedent = o->word >= r->ref0 && o->word < r->ref1;
+        if (!own && !(antecedent && st->p->anaphora_weight > 0)) continue;
         int nm = st->words[o->word].name;
         if (nm >= 0 && !e->names[nm].vocab && others && !keep_names) continue;
-        double w = o->weight * (st->words[o->word].verb ? st->p->verb_weight : 1.0) *
-                   (st->words[o->word].purpose ? st->p->purpose_weight : 1.0);
+        const qword *qw = &st->words[o->word];
+        if (antecedent && !own && qw->verb) continue; /* its object, not its action */
+        double w = o->weight * (qw->verb ? st->p->verb_weight : 1.0) *
+                   (qw->purpose ? st->p->purpose_weight : 1.0) *
+                   (qw->adjunct ? st->p->adjunct_weight : 1.0) *
+                   (own ? 1.0 : st->p->anaphora_weight);
         int rc = term_add(e, r, &cap, o->term, w);
         if (rc) return rc;
     }

@@ -264,11 +264,16 @@ void route_weigh(query_state *st, ranking *r, const double *cover)
             size_t nt = (size_t)p->route_top_ops;
             double sum = top[3 * a] + (nt > 1 ? top[3 * a + 1] : 0) + (nt > 2 ? top[3 * a + 2] : 0);
             sum *= factor[a];
+            top[3 * a] = sum; /* from here on: the API's routing score */
             if (sum > best) {
                 best = sum;
                 best_api = (long)a;
             }
         }
+        /* each API weighs by its routing score relative to the best's: close seconds stay
+           close, far ones sink (route.relative; 0: off) */
+        for (size_t a = 0; a < e->n_apis && best > 0 && p->route_relative > 0; a++)
+            factor[a] *= pow(top[3 * a] / best, p->route_relative);
     }
     for (size_t i = 0; i < e->n_ops; i++) {
         if (!st->allowed[i]) {

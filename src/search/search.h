@@ -25,6 +25,9 @@ typedef struct search_params {
     double name_weight;             /* a capitalised word inside a sentence */
     double verb_weight;             /* the verb that opens a request */
     double purpose_weight;          /* words of a purpose phrase ("to ensure ...") */
+    double adjunct_weight;          /* words after the object: "to a phone number" */
+    double morph_weight;            /* index words of the same family: subscribe/subscription */
+    double anaphora_weight;         /* "pay for it": the previous request's words */
     double typo_min_len, typo_max;  /* typo correction */
     double intent_max;              /* most intents a task is split into (1: no split) */
     double intent_bar;              /* adaptive: an intent's best must match this share */
@@ -35,6 +38,7 @@ typedef struct search_params {
     double action_learn_share;      /* learned verbs: share of one action among them */
     double route_damping;           /* other APIs than the routed one, one-intent tasks */
     double route_coverage;          /* exponent of an API's share of the words */
+    double route_relative;          /* other APIs weigh (their routing score / best)^this */
     double route_top_ops;           /* an API's routing score sums its best 1 to 3 operations */
     double named_damping;           /* other APIs when the words name one */
     double adaptive_ratio;          /* further primaries: share of the best score */

@@ -81,7 +81,8 @@ struct search_engine {
     uint32_t *table; /* open addressing: term index + 1 */
     size_t table_size;
     double avg_len[STORE_FIELD_COUNT];
-    size_t max_fan; /* the largest op_info.fan */
+    uint32_t *sorted; /* term indexes in byte order of their strings: prefix ranges */
+    size_t max_fan;   /* the largest op_info.fan */
     api_name *names;
     size_t n_names;
     uint32_t *name_table; /* open addressing: name index + 1 */
@@ -121,6 +122,7 @@ typedef struct qword {
     bool negated;        /* "don't delete it": no action, and no intent */
     bool verb;           /* the verb that opens a request (intent.c) */
     bool purpose;        /* in a purpose phrase ("... to ensure compliance"): intent.c */
+    bool adjunct;        /* after the request's object, from a preposition on: intent.c */
 } qword;
 
 /* One occurrence of an index term in the task. */
@@ -137,8 +139,9 @@ typedef struct qterm {
 
 /* The whole task, or one of its intents, ranked. */
 typedef struct ranking {
-    uint32_t w0, w1; /* its words */
-    int action;      /* text_action of its verb (NONE for the whole task) */
+    uint32_t w0, w1;     /* its words */
+    uint32_t ref0, ref1; /* an antecedent's words ("pay for it": the previous request) */
+    int action;          /* text_action of its verb (NONE for the whole task) */
     qterm *terms;
     size_t n_terms;
     double idf_total; /* the score of a perfect match (every term saturated) */
@@ -194,6 +197,9 @@ int lex_build(search_engine *e, apidex_error *err);
 int lex_stop_words(search_engine *e);
 bool lex_is_stop(const search_engine *e, const char *s, size_t n);
 long lex_term_correct(const search_engine *e, const char *s, size_t n, size_t min_len);
+/* The index terms of a term's word family (lexical.c): at most cap into out. */
+size_t lex_family(const search_engine *e, long term, long *out, size_t cap);
+int lex_sort_terms(search_engine *e);
 double lex_idf(const search_engine *e, long term);
 /* r->raw and r->best_doc: each endpoint's best chunk under r's terms; cover[a] (n_apis):
    the idf of the terms API a has at all; r->idf_total their sum. */
@@ -205,8 +211,8 @@ int query_read(query_state *st);
 /* Is the input (entity stem, parameter name) given by the task itself (an id next to the
    entity's word, "its ID", "a specific project")? */
 bool query_gives(const query_state *st, const char *entity, const char *param);
-/* Does the task ask to create the entity ("a new cookbook", "book a trip", "create a
-   playlist")? Then an operation that creates it may serve as its producer. */
+/* Does the task ask for a new one of the entity ("a new cookbook", "book a trip")? Then an
+   operation that creates it may serve as its producer. */
 bool query_creates(const query_state *st, const char *entity, const char *param);
 
 /* intent.c: the task's clauses that each ask for something */
