@@ -6,15 +6,15 @@
  * set, not an identifier). Its entity is the literal segment before it when the name is a
  * bare key ("id", "sid", "slug", ...), names that segment ("subscription_exposed_id" after
  * "/subscriptions"), or is no identifier name at all ("/users/{username}"); else the last
- * word of the name without its identifier suffix ("/users/{user_id}/playlists": user).
+ * word of the name without its identifier suffix ("/users/{user_id}/orders": user).
  * Required query and body parameters are inputs when their names are identifiers
- * ("playlist_id", "ids") or name an entity the API returns objects of ("channel").
+ * ("invoice_id", "ids") or name an entity the API returns objects of ("channel").
  *
  * Outputs. An operation produces entity E when its 2xx response holds an object with an
  * identifier property (id, uuid, sid, guid) whose nearest naming context is E: the
  * schema names and property keys on the way to it, read innermost first, stopping at the
  * nearest enclosing object that has an identifier of its own. The first context word that
- * is an entity of the API's paths wins ("SimplifiedAlbumObject": album); else the object's
+ * is an entity of the API's paths wins ("ShortAlbumRecord": album); else the object's
  * shape (the entity whose canonical object, what "GET /things/{thing_id}" returns, holds
  * most of its property names); else, for the response's own object, the operation's path
  * words; else the innermost word that is not a container ("items", "data", "results",
@@ -28,7 +28,7 @@
  * update, and never needs the same entity itself. The best DATAFLOW_MAX_PRODUCERS per input
  * are kept, so edges grow linearly with the API (an API of 20,000 operations gets a few
  * per input, not one per pair). Words are compared after identifier splitting and Snowball
- * stemming ("movies", "Movie" and "movie_id" meet at "movi"). Nothing here knows any API.
+ * stemming ("orders", "Order" and "order_id" meet at "order"). Nothing here knows any API.
  */
 #include "chunk/dataflow.h"
 
@@ -284,7 +284,7 @@ static const char *segment_before(df_ctx *d, const char *path, const char *name)
     return last_word(d, start, (size_t)(end - start));
 }
 
-/* The last literal path segment ("/me/tracks" -> track), or NULL. */
+/* The last literal path segment ("/me/books" -> book), or NULL. */
 static const char *last_segment(df_ctx *d, const char *path)
 {
     const char *seg = NULL, *seg_end = NULL;
@@ -316,7 +316,7 @@ static const char *path_entity_of(df_ctx *d, const spec_operation *op, const spe
     return seg ? seg : words.w[words.n - 1];
 }
 
-/* The entity of an identifier-named query or body input ("playlist_id", bare "ids"). */
+/* The entity of an identifier-named query or body input ("invoice_id", bare "ids"). */
 static const char *named_entity_of(df_ctx *d, const spec_operation *op, const char *name)
 {
     if (bare_id(name)) return last_segment(d, op->path);
@@ -326,7 +326,7 @@ static const char *named_entity_of(df_ctx *d, const spec_operation *op, const ch
     return last_word(d, name, strlen(name) - k);
 }
 
-/* Does a text say the value is an identifier ("Conversation ID to fetch", "the key of")? */
+/* Does a text say the value is an identifier ("Room ID to read", "the key of")? */
 static bool mentions_word(const char *s, const char *const *words)
 {
     for (const char *p = s; p && *p;) {
@@ -484,9 +484,9 @@ static void find_entity_named_inputs(df_ctx *d, dataflow *df, const str_set *pro
 
 /*
  * A bare "ids" query parameter takes its entity from the last literal path segment, which
- * may name no entity at all ("PUT /me/following?ids=": "following" is a relation). Then
+ * may name no entity at all ("PUT /me/watching?ids=": "watching" is a relation). Then
  * the first word of the parameter's description, else the operation's summary, else its
- * description, that is an entity of the API wins ("Follow Artists or Users": artist).
+ * description, that is an entity of the API wins ("Watch projects or teams": project).
  */
 static void refine_query_ids(df_ctx *d, dataflow *df)
 {
@@ -556,7 +556,7 @@ static void object_keys(const df_ctx *d, spec_loc loc, key_set *ks, unsigned dep
  * Which entity an object with an id is, judged by its shape: the entity whose canonical
  * object shares most of this object's property names. At least three shared names, and at
  * least half of the object's own; the best entity wins only if it is clearly ahead (a
- * movie summary shares many names with a TV show too). NULL when no entity fits.
+ * book summary shares many names with a magazine too). NULL when no entity fits.
  */
 static const char *shape_entity(const df_ctx *d, const key_set *ks)
 {
@@ -632,7 +632,7 @@ static void type_object(df_ctx *d, spec_loc loc, const ctx_words *c, size_t from
         }
     if (any || nested) return;
     /* the response's own object or list, named by nothing but containers: what the
-       operation's path says ("/search/movie", "/v1/customers") */
+       operation's path says ("/search/book", "/v1/customers") */
     for (size_t i = d->path_words.n; i-- > 0;)
         if (sset_has(&d->vocab, d->path_words.w[i])) {
             output_add(d->out, d->path_words.w[i], kind);
@@ -769,7 +769,7 @@ static long hinted_op(const spec_api *api, const spec_operation *cons)
 
 /*
  * The canonical shape of each entity: for every GET whose path ends in the placeholder
- * of an identifier input ("/people/{person_id}", "/albums/{id}"), the property names
+ * of an identifier input ("/people/{person_id}", "/books/{id}"), the property names
  * of the object its first 2xx response returns.
  */
 static int collect_shapes(df_ctx *d, const dataflow *df)

@@ -2,7 +2,7 @@
  * Actions: what a request does to its object (read, create, update, delete). A task's verbs
  * are read with a small lexicon of general English (text/actions.c) and, for verbs it does
  * not hold, with what the indexed specs teach: the first word of each operation's summary
- * and the action of its method ("Calibrate sensors" on a PUT, "Fetch ..." on a GET). An
+ * and the action of its method ("Rotate keys" on a PUT, "Fetch ..." on a GET). An
  * operation's own action was read at index time from its summary's verb, else its method.
  * A ranking whose verb asks for one action weighs operations of another a little less, and
  * a destructive operation much less unless some part of the task asks to delete.

@@ -1,14 +1,14 @@
 /*
  * Composition: an operation that needs an identifier the task does not give gets the best
  * producer of it placed before it, recursively; links say which input each producer
- * serves ("needs movie_id <- GET /search/movie").
+ * serves ("needs book_id <- GET /search/books").
  *
  * Per input, in order:
  * - the task gives it (an id next to the entity's word, "its ID", "a specific X"), or it
  *   takes a name and the task names something, or it is ambient (nearly every operation
  *   of the API takes it: an account set up once): no producer;
  * - an operation of the answer produces it (a search already listed, or the creation the
- *   task also asks for: "book a trip and pay for it"): that one serves, placed first;
+ *   task also asks for: "order a pizza and pay for it"): that one serves, placed first;
  * - else the best producer by its edge's structure (weighed by the producer.* parameters),
  *   its own relevance to the task, and two task signals (the task names things: a search
  *   by text; the task says "my": the caller's own lists). A producer is never destructive
@@ -152,7 +152,7 @@ static int resolve_input(query_state *st, uint32_t op, size_t first, unsigned de
         }
     }
     if (creator >= 0) {
-        /* "book a trip and pay for it": the booking the task creates is the producer */
+        /* "order a pizza and pay for it": the order the task creates is the producer */
         search_role role =
             planned(st, (uint32_t)creator) ? SEARCH_ROLE_PRIMARY : SEARCH_ROLE_PRODUCER;
         int rc = add_op(st, (uint32_t)creator, role, depth + 1, c);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "summary(top, rated) path(movie)": the query terms in the fields of op's best chunk. */
+/* "summary(top, rated) path(book)": the query terms in the fields of op's best chunk. */
 const char *context_explain(query_state *st, uint32_t op, core_arena *a)
 {
     const search_engine *e = st->e;

@@ -1,14 +1,14 @@
 /*
- * Intents: the clauses of a task that each ask for something. A task such as "retrieve the
- * alerts, configure new thresholds, and submit the status" or "find the song, then add it
- * to my playlist" is several requests; each is ranked on its own words as well as the task
+ * Intents: the clauses of a task that each ask for something. A task such as "list the open
+ * tickets, assign the oldest to Ana, and email the summary" or "find the recipe, then add it
+ * to my cookbook" is several requests; each is ranked on its own words as well as the task
  * as a whole, so that every request gets its endpoint.
  *
  * Clauses end at a sentence's end (. ? ! ;) and may end at a comma or before a connective
  * ("and", "then", "also", "additionally", ...) when what follows starts with an action verb
  * (the lexicon's, or one learned from the indexed summaries: "calibrate", "retrieving").
- * A clause with no verb of its own is no request: it stays with its neighbour ("the status
- * and performance metrics" is one thing to retrieve).
+ * A clause with no verb of its own is no request: it stays with its neighbour ("the name
+ * and address of the customer" is one thing to read).
  */
 #include "search/search_int.h"
 
@@ -105,7 +105,7 @@ static void mark_purpose(query_state *st, size_t w0, size_t w1)
 }
 
 /*
- * Adjuncts: in "send a message to a phone number", "create a droplet in nyc3 using my key",
+ * Adjuncts: in "send a letter to the office", "create a server in a region using my key",
  * the object after the verb names the resource; what follows a preposition after it says
  * where, how or with what. Its words are marked (query.adjunct_weight). A preposition
  * right after the verb is part of it ("search for", "look up"); "of" binds to the object.
@@ -127,7 +127,10 @@ static void mark_adjuncts(query_state *st, size_t w0, size_t w1)
             for (size_t j = i; j < w1 && !st->words[j].purpose; j++) st->words[j].adjunct = true;
             return;
         }
-        if (w->kind != QW_VALUE && w->stem[0] && !lex_is_stop(st->e, w->stem, strlen(w->stem)))
+        /* the object must say what the resource is: a name or a value alone does not
+           ("add Blue Moon by X to my list": the list is the resource) */
+        if (w->kind == QW_PLAIN && !w->literal && w->stem[0] &&
+            !lex_is_stop(st->e, w->stem, strlen(w->stem)))
             object = true;
         if (w->punct) return;
     }
@@ -259,8 +262,8 @@ static size_t distinct_names(const query_state *st, size_t w0, size_t w1, int *o
 }
 
 /*
- * A request that names several APIs asks something of each ("post our Stripe balance in
- * the Slack channel"): it becomes one intent per API named, each ranked over its API on
+ * A request that names several APIs asks something of each ("copy the Acme invoice total
+ * into the Globex ledger"): it becomes one intent per API named, each ranked over its API on
  * the request's words, without the verb's action (it belongs to one of them).
  */
 int intent_by_names(query_state *st)

@@ -197,12 +197,27 @@ static const char *const suffixes[] = {
     "ment", "ion", "tion", "ation", "sion", "ance", "ence", "al",  "er",   "or",   "ure", "iti",
     "age",  "eri", "ist",  "ive",   "ic",   "abl",  "ant",  "ent", "ship", "ness", "ism", NULL};
 
-static size_t family_add(long *out, size_t n, size_t cap, long t, long self)
+/* The suffixes that make a verb's action noun (pay -> payment, subscribe -> subscription). */
+static bool action_noun_suffix(const char *s)
+{
+    static const char *const nouns[] = {"ment", "ion",  "tion", "ation", "sion",
+                                        "al",   "ance", "ence", "ure",   NULL};
+    for (const char *const *k = nouns; *k; k++)
+        if (!strcmp(*k, s)) return true;
+    return false;
+}
+
+static size_t family_add(long *out, bool *noun, size_t n, size_t cap, long t, long self,
+                         bool is_noun)
 {
     if (t < 0 || t == self || n >= cap) return n;
     for (size_t i = 0; i < n; i++)
-        if (out[i] == t) return n;
+        if (out[i] == t) {
+            noun[i] |= is_noun;
+            return n;
+        }
     out[n] = t;
+    noun[n] = is_noun;
     return n + 1;
 }
 
@@ -213,7 +228,7 @@ static size_t family_add(long *out, size_t n, size_t cap, long t, long self)
  * ("subscrib"/"subscript": Snowball keeps the Latin alternation apart). Both sides keep
  * a stem of three letters or more.
  */
-size_t lex_family(const search_engine *e, long term, long *out, size_t cap)
+size_t lex_family(const search_engine *e, long term, long *out, bool *noun, size_t cap)
 {
     const term_entry *t = &e->terms[term];
     size_t n = 0, len = t->len;
@@ -223,9 +238,10 @@ size_t lex_family(const search_engine *e, long term, long *out, size_t cap)
         size_t sl = strlen(*s);
         memcpy(buf, t->term, len);
         memcpy(buf + len, *s, sl);
-        n = family_add(out, n, cap, lex_term_find(e, buf, len + sl), term);
+        n = family_add(out, noun, n, cap, lex_term_find(e, buf, len + sl), term,
+                       action_noun_suffix(*s));
         if (len > sl + 2 && !memcmp(t->term + len - sl, *s, sl))
-            n = family_add(out, n, cap, lex_term_find(e, t->term, len - sl), term);
+            n = family_add(out, noun, n, cap, lex_term_find(e, t->term, len - sl), term, false);
     }
     if (len >= 6 && e->sorted) {
         /* the terms that share all but the last two letters */
@@ -241,7 +257,8 @@ size_t lex_family(const search_engine *e, long term, long *out, size_t cap)
             const term_entry *u = &e->terms[e->sorted[i]];
             if (strncmp(u->term, t->term, keep)) break;
             if (u->len <= len + 2 && u->len + 2 >= len && u->len >= keep)
-                n = family_add(out, n, cap, (long)e->sorted[i], term);
+                n = family_add(out, noun, n, cap, (long)e->sorted[i], term,
+                               u->len > len); /* subscrib -> subscript: the longer is the noun */
         }
     }
     return n;

@@ -41,10 +41,13 @@ static const search_param_info table[] = {
      "'in order to ...'): why a request is made, not what it asks"},
     {"query.adjunct_weight", P(adjunct_weight), 1.0, 0, 1,
      "weight of the words of a request after its object, from a preposition on ('send a "
-     "message to a phone number', 'create a droplet in nyc3 using my key'); not 'of'"},
+     "letter to the office', 'create a server in a region using my key'); not 'of'"},
     {"query.morph_weight", P(morph_weight), 0.3, 0, 1,
      "weight of the index words of a task word's family (a derivational suffix: pay/payment, "
      "or one stem apart at the end: subscribe/subscription); 0: none"},
+    {"query.verb_noun_weight", P(verb_noun_weight), 0.6, 0, 1,
+     "weight of the action noun of the verb that opens a request (pay -> payment, subscribe "
+     "-> subscription, book -> booking): what the request makes"},
     {"query.anaphora_weight", P(anaphora_weight), 0.5, 0, 1,
      "an intent whose object is a pronoun ('pay for it') also takes the previous intent's "
      "words at this weight"},

@@ -35,11 +35,11 @@ static size_t quote_at(const char *p, bool *single)
 }
 
 /*
- * Marks the bytes of text that are values, not intent: quoted strings ("name it 'Love
- * Mariah'", the message to post) and tokens such as #channel, @user, e-mail addresses
+ * Marks the bytes of text that are values, not intent: quoted strings ("call it 'Spring
+ * Sale'", the message to post) and tokens such as #channel, @user, e-mail addresses
  * and URLs. Their words are not matched against the index; they still tell that the
  * task names something. A single quote opens only after a non-letter and closes only
- * before one, so "DiCaprio's" and "don't" are no quotes.
+ * before one, so "O'Brien's" and "don't" are no quotes.
  */
 static void mark_values(const char *text, bool *value)
 {
@@ -78,7 +78,7 @@ static void mark_values(const char *text, bool *value)
     }
 }
 
-/* A number ("567", "3164494") or an id-like token ("cus_9s6XKz", a uuid, "a1b2c3"). */
+/* A number ("567", "8812345") or an id-like token ("cus_Ab12Cd", a uuid, "a1b2c3d4"). */
 static int literal_kind(const char *s, size_t n)
 {
     size_t digits = 0, alpha = 0;
@@ -94,7 +94,7 @@ static int literal_kind(const char *s, size_t n)
     if (!digits) return QL_NONE;
     if (!alpha) return QL_NUMBER;
     /* letters and digits mixed, long enough not to be a word ("mp3", "v2", "3rd", "top-10"):
-       "cus_9s6XKzkNRiz8i3", a uuid, "AH-889201" */
+       "cus_Ab12Cd34Ef56", a uuid, "KX-20931" */
     if ((n >= 8 && digits >= 2) || (digits >= 4 && alpha <= 4)) return QL_ID;
     return QL_NONE;
 }
@@ -212,7 +212,7 @@ static void mark_negated(query_state *st)
     }
 }
 
-static int occ_add(query_state *st, long term, double weight, uint32_t word)
+static int occ_add(query_state *st, long term, double weight, uint32_t word, uint8_t family)
 {
     if (st->n_occ == st->cap_occ) {
         size_t cap = st->cap_occ ? st->cap_occ * 2 : 32;
@@ -221,7 +221,7 @@ static int occ_add(query_state *st, long term, double weight, uint32_t word)
         st->occ = o;
         st->cap_occ = cap;
     }
-    st->occ[st->n_occ++] = (qocc){term, weight, word};
+    st->occ[st->n_occ++] = (qocc){term, weight, word, family};
     return 0;
 }
 
@@ -265,12 +265,13 @@ static int read_terms(query_state *st)
                     ti = lex_term_correct(e, t, n, min_len);
                 }
                 if (ti < 0) st->names_things = true; /* a word the index has never seen */
-                if (ti >= 0) rc = occ_add(st, ti, weight, (uint32_t)wi);
-                if (ti >= 0 && !rc && st->p->morph_weight > 0 && w->kind == QW_PLAIN) {
+                if (ti >= 0) rc = occ_add(st, ti, weight, (uint32_t)wi, 0);
+                if (ti >= 0 && !rc && w->kind == QW_PLAIN) {
                     long fam[8];
-                    size_t nf = lex_family(e, ti, fam, 8);
+                    bool noun[8];
+                    size_t nf = lex_family(e, ti, fam, noun, 8);
                     for (size_t f = 0; f < nf && !rc; f++)
-                        rc = occ_add(st, fam[f], weight * st->p->morph_weight, (uint32_t)wi);
+                        rc = occ_add(st, fam[f], weight, (uint32_t)wi, noun[f] ? 2 : 1);
                 }
             }
             t = end;
@@ -335,13 +336,13 @@ bool query_gives(const query_state *st, const char *entity, const char *param)
     const char *text = st->q->text;
     for (size_t i = 0; i < st->n_words; i++) {
         if (!word_means(st, i, entity, param)) continue;
-        /* "droplet 3164494", "task ID 789", "machinery with ID 123" */
+        /* "invoice 48213", "order ID 77", "the device with ID 12" */
         for (size_t j = i + 1, hops = 0; j < st->n_words && hops < 4; j++, hops++) {
             const qword *w = &st->words[j];
             if (w->literal != QL_NONE) return true;
             if (!word_is(text + w->start, w->end - w->start, glue)) break;
         }
-        /* "the project using its unique ID", "ID of the project" */
+        /* "the report by its unique ID", "ID of the report" */
         for (size_t j = i + 1; j < st->n_words && j <= i + 4; j++)
             if (word_is(text + st->words[j].start, st->words[j].end - st->words[j].start, id_words))
                 return true;
@@ -363,7 +364,7 @@ bool query_creates(const query_state *st, const char *entity, const char *param)
     for (size_t i = 0; i < st->n_words; i++) {
         if (!word_means(st, i, entity, param)) continue;
         const qword *w = &st->words[i];
-        if (w->verb && w->action == TEXT_ACTION_CREATE) return true; /* "book a trip" */
+        if (w->verb && w->action == TEXT_ACTION_CREATE) return true; /* "order a pizza" */
         for (size_t j = i >= 2 ? i - 2 : 0; j < i; j++) {
             const qword *v = &st->words[j];
             if (v->punct) break;

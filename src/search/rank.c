@@ -51,7 +51,13 @@ static int collect_terms(query_state *st, ranking *r, bool keep_names)
         if (nm >= 0 && !e->names[nm].vocab && others && !keep_names) continue;
         const qword *qw = &st->words[o->word];
         if (antecedent && !own && qw->verb) continue; /* its object, not its action */
-        double w = o->weight * (qw->verb ? st->p->verb_weight : 1.0) *
+        /* a word's family counts a little; the action noun of a request's verb names what
+           the request makes ("subscribe" -> subscription) and counts as much as the verb */
+        double fam = o->family == 0               ? 1.0
+                     : o->family == 2 && qw->verb ? st->p->verb_noun_weight
+                                                  : st->p->morph_weight;
+        if (fam <= 0) continue;
+        double w = o->weight * fam * (qw->verb ? st->p->verb_weight : 1.0) *
                    (qw->purpose ? st->p->purpose_weight : 1.0) *
                    (qw->adjunct ? st->p->adjunct_weight : 1.0) *
                    (own ? 1.0 : st->p->anaphora_weight);
@@ -85,7 +91,7 @@ int rank_run(query_state *st, ranking *r, bool fuse_dense)
     if (!rc) rc = lex_score(st, r, cover);
     if (!rc && r->named && !named_match(st, r)) {
         /* nothing of the named APIs matches the other words: the name is all there is
-           ("today's xkcd") */
+           ("the latest Acme digest") */
         memset(r->raw, 0, n * sizeof *r->raw);
         memset(cover, 0, (e->n_apis ? e->n_apis : 1) * sizeof *cover);
         rc = collect_terms(st, r, true);

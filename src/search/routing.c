@@ -2,14 +2,14 @@
  * Routing: which API each request of a task is about.
  *
  * Names. A task may name an API: by a word of its title, its provider (x-providerName),
- * its servers' host names or its id ("my Stripe balance", "on DigitalOcean"), written as a
+ * its servers' host names or its id ("my Acme balance", "on Globex"), written as a
  * name (capitalised inside a sentence, or in capitals). Such a word is a name when few APIs
  * carry it (at most a tenth of the registry, at least four) and nine in ten index chunks
- * that use it belong to them, so "Stripe" names Stripe while "API" or "Cloud" name nothing. A
- * ranking whose words name APIs prefers them (the others are damped by route.named_damping), and
- * the name stops counting inside them: every operation of Stripe whose text says "Stripe" should
- * not gain from it. A task that names one API gives it to every request; a task that names several
- * gives each request its own.
+ * that use it belong to them, so "Acme" names the Acme API while "API" or "Cloud" name
+ * nothing. A ranking whose words name APIs prefers them (the others are damped by
+ * route.named_damping), and the name stops counting inside them: the operations whose texts
+ * happen to say "Acme" should not gain from it. A task that names one API gives it to every
+ * request; a task that names several gives each request its own.
  *
  * Coverage. Otherwise each API's operations are weighed by (the share of the ranking's
  * words, by idf, that the API has at all)^route.coverage: an API that has every word of the
@@ -66,9 +66,9 @@ static int take_stem(const char *w, size_t n, void *ctx)
 
 /* The words an API may be called by: its provider, server hosts, id and title. A word
    is a name only where the task writes it as one (capitalised inside a sentence, or in
-   capitals: query.c), so that a title's ordinary words ("Article Search", "Electricity
-   Demand") or a descriptive host or file name ("machinery-health-monitor.com",
-   "nutritional_information_service") name nothing when a task uses them as words. */
+   capitals: query.c), so that a title's ordinary words ("Order Management", "Weather
+   Data") or a descriptive host or file name ("fleet-status-monitor.com",
+   "customer_support_service") name nothing when a task uses them as words. */
 static void api_words(text_words *tw, const store_api *a, cand_ctx *c)
 {
     const char *texts[3] = {a->provider, a->id, a->title};

@@ -27,6 +27,7 @@ typedef struct search_params {
     double purpose_weight;          /* words of a purpose phrase ("to ensure ...") */
     double adjunct_weight;          /* words after the object: "to a phone number" */
     double morph_weight;            /* index words of the same family: subscribe/subscription */
+    double verb_noun_weight;        /* a request verb's action noun: subscribe -> subscription */
     double anaphora_weight;         /* "pay for it": the previous request's words */
     double typo_min_len, typo_max;  /* typo correction */
     double intent_max;              /* most intents a task is split into (1: no split) */

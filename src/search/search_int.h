@@ -128,8 +128,9 @@ typedef struct qword {
 /* One occurrence of an index term in the task. */
 typedef struct qocc {
     long term;
-    double weight; /* 1, or query.name_weight for a name */
+    double weight; /* 1, or query.name_weight for a name; times query.morph_weight for family */
     uint32_t word;
+    uint8_t family; /* 0: the word's own term; 1: of its family; 2: its action noun */
 } qocc;
 
 typedef struct qterm {
@@ -197,8 +198,9 @@ int lex_build(search_engine *e, apidex_error *err);
 int lex_stop_words(search_engine *e);
 bool lex_is_stop(const search_engine *e, const char *s, size_t n);
 long lex_term_correct(const search_engine *e, const char *s, size_t n, size_t min_len);
-/* The index terms of a term's word family (lexical.c): at most cap into out. */
-size_t lex_family(const search_engine *e, long term, long *out, size_t cap);
+/* The index terms of a term's word family (lexical.c): at most cap into out; noun[i]: out[i]
+   is an action noun of the term as a verb (pay -> payment, subscribe -> subscription). */
+size_t lex_family(const search_engine *e, long term, long *out, bool *noun, size_t cap);
 int lex_sort_terms(search_engine *e);
 double lex_idf(const search_engine *e, long term);
 /* r->raw and r->best_doc: each endpoint's best chunk under r's terms; cover[a] (n_apis):
@@ -211,7 +213,7 @@ int query_read(query_state *st);
 /* Is the input (entity stem, parameter name) given by the task itself (an id next to the
    entity's word, "its ID", "a specific project")? */
 bool query_gives(const query_state *st, const char *entity, const char *param);
-/* Does the task ask for a new one of the entity ("a new cookbook", "book a trip")? Then an
+/* Does the task ask for a new one of the entity ("a new cookbook", "order a pizza")? Then an
    operation that creates it may serve as its producer. */
 bool query_creates(const query_state *st, const char *entity, const char *param);
 
