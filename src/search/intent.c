@@ -262,8 +262,8 @@ static size_t distinct_names(const query_state *st, size_t w0, size_t w1, int *o
 }
 
 /*
- * A request that names several APIs asks something of each ("copy the Acme invoice total
- * into the Globex ledger"): it becomes one intent per API named, each ranked over its API on
+ * A request that names several APIs asks something of each ("copy the Contoso invoice total
+ * into the Fabrikam ledger"): it becomes one intent per API named, each ranked over its API on
  * the request's words, without the verb's action (it belongs to one of them).
  */
 int intent_by_names(query_state *st)

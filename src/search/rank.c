@@ -91,7 +91,7 @@ int rank_run(query_state *st, ranking *r, bool fuse_dense)
     if (!rc) rc = lex_score(st, r, cover);
     if (!rc && r->named && !named_match(st, r)) {
         /* nothing of the named APIs matches the other words: the name is all there is
-           ("the latest Acme digest") */
+           ("the latest Contoso digest") */
         memset(r->raw, 0, n * sizeof *r->raw);
         memset(cover, 0, (e->n_apis ? e->n_apis : 1) * sizeof *cover);
         rc = collect_terms(st, r, true);

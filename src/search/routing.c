@@ -2,13 +2,13 @@
  * Routing: which API each request of a task is about.
  *
  * Names. A task may name an API: by a word of its title, its provider (x-providerName),
- * its servers' host names or its id ("my Acme balance", "on Globex"), written as a
+ * its servers' host names or its id ("my Contoso balance", "on Fabrikam"), written as a
  * name (capitalised inside a sentence, or in capitals). Such a word is a name when few APIs
  * carry it (at most a tenth of the registry, at least four) and nine in ten index chunks
- * that use it belong to them, so "Acme" names the Acme API while "API" or "Cloud" name
+ * that use it belong to them, so "Contoso" names the Contoso API while "API" or "Cloud" name
  * nothing. A ranking whose words name APIs prefers them (the others are damped by
  * route.named_damping), and the name stops counting inside them: the operations whose texts
- * happen to say "Acme" should not gain from it. A task that names one API gives it to every
+ * happen to say "Contoso" should not gain from it. A task that names one API gives it to every
  * request; a task that names several gives each request its own.
  *
  * Coverage. Otherwise each API's operations are weighed by (the share of the ranking's
