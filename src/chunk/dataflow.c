@@ -613,6 +613,9 @@ static void type_object(df_ctx *d, spec_loc loc, const ctx_words *c, size_t from
     if (vocab_at < c->n) {
         for (size_t i = c->n; i-- > vocab_at;)
             if (!set_has(&d->envelope, c->w[i])) output_add(d->out, c->w[i], kind);
+        /* every entity word of the local context: a "vpcs" list of "vpc_base" objects */
+        for (size_t i = vocab_at; i-- > from;)
+            if (sset_has(&d->vocab, c->w[i])) output_add(d->out, c->w[i], kind);
         return;
     }
     if (d->n_shapes) {
@@ -823,6 +826,8 @@ double dataflow_score(unsigned f)
     if (f & DATAFLOW_F_HINT) s += 2.0;
     if (f & DATAFLOW_F_DEPRECATED) s -= 0.5;
     if (f & DATAFLOW_F_CREATES) s -= 0.5;
+    if (f & DATAFLOW_F_PARENT) s += 0.5;
+    s += 0.25 * (double)((f >> DATAFLOW_F_OVERLAP_SHIFT) & 3u);
     s -= 0.25 * (double)((f >> DATAFLOW_F_INPUTS_SHIFT) & 15u);
     return s;
 }
@@ -883,6 +888,56 @@ static unsigned producer_features(df_ctx *d, const dataflow *df, const output_se
     return f;
 }
 
+/* Is a path segment a version or a generic prefix ("v2", "2010-04-01", "api")? */
+static bool generic_segment(const char *s, size_t n)
+{
+    bool digits = true;
+    for (size_t i = 0; i < n && digits; i++) digits = (s[i] >= '0' && s[i] <= '9') || s[i] == '-';
+    if (digits) return true;
+    if (n >= 2 && (s[0] == 'v' || s[0] == 'V') && s[1] >= '0' && s[1] <= '9') return true;
+    return n == 3 && !strncasecmp(s, "api", 3);
+}
+
+/* Literal path segments two paths share (at most 3). */
+static unsigned path_overlap(const char *a, const char *b)
+{
+    unsigned n = 0;
+    for (const char *p = a; *p && n < 3;) {
+        while (*p == '/') p++;
+        const char *e = p;
+        while (*e && *e != '/') e++;
+        size_t len = (size_t)(e - p);
+        if (len && *p != '{' && !generic_segment(p, len)) {
+            bool found = false;
+            for (const char *q = b; *q && !found;) {
+                while (*q == '/') q++;
+                const char *f = q;
+                while (*f && *f != '/') f++;
+                found = (size_t)(f - q) == len && !strncasecmp(p, q, len);
+                q = f;
+            }
+            n += found;
+        }
+        p = e;
+    }
+    return n;
+}
+
+/* Is prod's path the consumer's path up to the placeholder of input `name`? */
+static bool parent_path(const char *consumer, const char *name, const char *prod)
+{
+    size_t nl = strlen(name);
+    for (const char *q = strchr(consumer, '{'); q; q = strchr(q + 1, '{'))
+        if (!strncmp(q + 1, name, nl) && q[1 + nl] == '}') {
+            size_t len = (size_t)(q - consumer);
+            while (len && consumer[len - 1] == '/') len--;
+            size_t pl = strlen(prod);
+            while (pl && prod[pl - 1] == '/') pl--;
+            return len && pl == len && !strncmp(consumer, prod, len);
+        }
+    return false;
+}
+
 /* An (operation, index) pair: a producer of an entity, or an input needing it. */
 typedef struct op_ref {
     size_t op, k;
@@ -909,29 +964,56 @@ static int ref_push(ref_list *l, size_t op, size_t k)
 /* The edges of one entity: its producers ranked once, the best kept for each input. */
 static int entity_edges(df_ctx *d, dataflow *df, const output_set *outs,
                         const chunk_op_facts *facts, const char *ent, const ref_list *prods,
-                        const ref_list *needs, candidate *cand, size_t *cap)
+                        const ref_list *needs, candidate *cand, candidate *view, size_t *cap)
 {
     const spec_api *api = d->api;
     size_t m = 0;
+    bool strong = false;
     for (size_t q = 0; q < prods->n; q++) {
         size_t p = prods->r[q].op;
         unsigned f = producer_features(d, df, outs, facts, p, ent);
-        if (f) cand[m++] = (candidate){p, f, dataflow_score(f)};
+        if (!f) continue;
+        cand[m++] = (candidate){p, f, dataflow_score(f)};
+        strong |= (f & DATAFLOW_KIND_MASK) <= DATAFLOW_KIND_SHAPE;
+    }
+    /* An entity that some operation returns, lists or is typed as by shape takes its
+       producers from those: an id met only inside another entity's object, or as another
+       object's "<entity>_id", is that other entity's, and serves only when nothing better
+       exists. */
+    if (strong) {
+        size_t kept = 0;
+        for (size_t q = 0; q < m; q++)
+            if ((cand[q].features & DATAFLOW_KIND_MASK) <= DATAFLOW_KIND_SHAPE)
+                cand[kept++] = cand[q];
+        m = kept;
     }
     qsort(cand, m, sizeof *cand, cmp_candidate);
     int rc = 0;
     for (size_t x = 0; x < needs->n && !rc; x++) {
         size_t c = needs->r[x].op, k = needs->r[x].k;
-        long hinted = hinted_op(api, &api->ops[c]);
+        const spec_operation *cons = &api->ops[c];
+        long hinted = hinted_op(api, cons);
         unsigned takes = df->inputs[c][k].accepts_name ? DATAFLOW_F_TAKES_NAME : 0;
+        /* this consumer's view: where each producer sits relative to its path */
+        for (size_t q = 0; q < m; q++) {
+            const char *pp = api->ops[cand[q].op].path;
+            unsigned f = cand[q].features & ~(DATAFLOW_F_PARENT | (3u << DATAFLOW_F_OVERLAP_SHIFT));
+            f |= path_overlap(pp, cons->path) << DATAFLOW_F_OVERLAP_SHIFT;
+            if (!strcmp(df->inputs[c][k].in, "path") &&
+                parent_path(cons->path, df->inputs[c][k].name, pp))
+                f |= DATAFLOW_F_PARENT;
+            if ((long)cand[q].op == hinted) f |= DATAFLOW_F_HINT;
+            view[q] = (candidate){cand[q].op, f | takes, dataflow_score(f)};
+        }
+        qsort(view, m, sizeof *view, cmp_candidate);
         size_t kept = 0;
         bool hint_kept = false;
         for (size_t q = 0; q < m && kept < DATAFLOW_MAX_PRODUCERS && !rc; q++) {
-            if (cand[q].op == c) continue;
-            bool hint = (long)cand[q].op == hinted;
-            unsigned f = cand[q].features | (hint ? DATAFLOW_F_HINT : 0) | takes;
+            if (view[q].op == c) continue;
+            bool hint = (view[q].features & DATAFLOW_F_HINT) != 0;
             hint_kept |= hint;
-            rc = add_edge(df, cap, (dataflow_edge){c, k, cand[q].op, dataflow_score(f), hint, f});
+            rc = add_edge(df, cap,
+                          (dataflow_edge){c, k, view[q].op, view[q].score, hint, view[q].features});
             kept++;
         }
         /* the operation the description names is kept whatever its rank */
@@ -984,9 +1066,12 @@ static int build_edges(df_ctx *d, dataflow *df, const output_set *outs, const ch
             if (e >= 0) rc = ref_push(&prods[e], p, k);
         }
     candidate *cand = calloc(n ? n : 1, sizeof *cand);
-    if (!cand) rc = APIDEX_ENOMEM;
+    candidate *view = calloc(n ? n : 1, sizeof *view);
+    if (!cand || !view) rc = APIDEX_ENOMEM;
     for (size_t e = 0; e < ents.n && !rc; e++)
-        rc = entity_edges(d, df, outs, facts, ents.items[e], &prods[e], &needs[e], cand, &cap);
+        rc =
+            entity_edges(d, df, outs, facts, ents.items[e], &prods[e], &needs[e], cand, view, &cap);
+    free(view);
     for (size_t e = 0; e < n_lists; e++) {
         free(prods[e].r);
         free(needs[e].r);

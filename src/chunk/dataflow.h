@@ -42,7 +42,13 @@ enum {
     DATAFLOW_F_DEPRECATED = 1u << 8,
     DATAFLOW_F_TAKES_NAME = 1u << 9, /* of the consumer's input: a name will do as well as an
                                         id ("Can be an encoded ID, or a name") */
-    DATAFLOW_F_INPUTS_SHIFT = 12     /* bits 12..15: identifier inputs it needs itself (max 15) */
+    DATAFLOW_F_PARENT = 1u << 10,    /* the producer's path is the consumer's up to the input's
+                                        placeholder: the collection the item belongs to
+                                        (GET /things for /things/{id}/parts) */
+    DATAFLOW_F_OVERLAP_SHIFT = 16    /* bits 16..17: literal path segments producer and consumer
+                                        share (max 3; versions and "api" do not count) */
+    ,
+    DATAFLOW_F_INPUTS_SHIFT = 12 /* bits 12..15: identifier inputs it needs itself (max 15) */
 };
 
 /** An input an operation needs before it can be called. */
@@ -81,8 +87,9 @@ bool dataflow_path_is_mine(const char *path);
 /**
  * The structural score of an edge from its features with the default weights: by kind
  * (returns or lists 1, shape 0.75, nested 0.5, refers 0.25), +0.5 when its path names the
- * entity, +0.3 for a text search, +0.5 for the caller's own object, +2 when hinted, -0.25
- * per input it needs itself, -0.5 when deprecated, -0.5 when it creates rather than reads.
+ * entity, +0.3 for a text search, +0.5 for the caller's own object, +2 when hinted, +0.5
+ * for the item's own collection, +0.25 per shared path segment, -0.25 per input it needs
+ * itself, -0.5 when deprecated, -0.5 when it creates rather than reads.
  * The search stage weighs the same features with its own parameters.
  */
 double dataflow_score(unsigned features);

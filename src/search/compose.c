@@ -69,6 +69,8 @@ double compose_edge_score(const search_params *p, unsigned f)
     if (f & DATAFLOW_F_CALLER) s += p->producer_caller;
     if (f & DATAFLOW_F_HINT) s += p->producer_hint;
     if (f & DATAFLOW_F_DEPRECATED) s -= p->producer_deprecated;
+    if (f & DATAFLOW_F_PARENT) s += p->producer_parent;
+    s += p->producer_overlap * (double)((f >> DATAFLOW_F_OVERLAP_SHIFT) & 3u);
     s -= p->producer_own_input * (double)((f >> DATAFLOW_F_INPUTS_SHIFT) & 15u);
     return s;
 }

@@ -127,6 +127,12 @@ static const search_param_info table[] = {
      "edge score: subtracted per identifier the producer needs itself"},
     {"producer.deprecated", P(producer_deprecated), 0.5, 0, 10,
      "edge score: subtracted for a deprecated producer"},
+    {"producer.parent", P(producer_parent), 0.5, -10, 10,
+     "edge score: the producer is the collection the consumer's item belongs to (GET /things "
+     "for /things/{id}/parts)"},
+    {"producer.overlap", P(producer_overlap), 0.25, -10, 10,
+     "edge score: per literal path segment producer and consumer share (versions and 'api' "
+     "do not count): a video's collection comes from the video collections"},
     {"producer.ambient", P(producer_ambient), 0.8, 0, 1.01,
      "an input that at least this share of an API's operations take (an account, a tenant) "
      "is set up once, not looked up: no producer (above 1: always look up)"},

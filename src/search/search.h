@@ -56,6 +56,8 @@ typedef struct search_params {
     double producer_hint;           /* the consumer's description names it */
     double producer_own_input;      /* per identifier the producer needs itself (subtracted) */
     double producer_deprecated;     /* subtracted */
+    double producer_parent;         /* the item's own collection: GET /things for /things/{id} */
+    double producer_overlap;        /* per literal path segment producer and consumer share */
     double producer_ambient;        /* inputs needed by this share of an API's operations */
     double producer_given_specific; /* 1: "a specific X" gives X */
     double fill_fan_weight;         /* graph fill: inputs an endpoint can feed */
