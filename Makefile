@@ -64,8 +64,11 @@ bench: build
 clean:
 	rm -rf build build-asan build-fuzz
 
-# Rewrites tests/golden/*/expected.json from the current `apidex chunk`; review the diff.
+# Rewrites tests/golden/*/expected.* from the current `apidex chunk` and
+# tests/golden/search/*/expected.txt from `apidex search`; review the diff.
 .PHONY: golden-update
 golden-update: build
 	@UPDATE_GOLDEN=1 APIDEX_BIN=$(abspath $(BUILD))/apidex APIDEX_SOURCE_DIR=$(CURDIR) \
 	  bash tests/e2e/test_golden.sh
+	@UPDATE_GOLDEN=1 APIDEX_BIN=$(abspath $(BUILD))/apidex APIDEX_SOURCE_DIR=$(CURDIR) \
+	  APIDEX_SHARED_DIR=$(SHARED) bash tests/e2e/test_search_golden.sh

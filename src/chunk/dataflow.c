@@ -157,6 +157,7 @@ typedef struct df_ctx {
     word_set envelope;   /* container words (stemmed) */
     output_set *out;     /* outputs of the operation being analysed */
     word_set path_words; /* literal path words of that operation */
+    bool sub_resource;   /* its path ends in a literal segment after a placeholder */
     size_t visits;
     shape *shapes;
     size_t n_shapes;
@@ -651,7 +652,7 @@ static void type_object(df_ctx *d, spec_loc loc, const ctx_words *c, size_t from
 /* Walks a response schema; every object with an id adds what it stands for. from: where
    the context of the nearest enclosing entity ends; nested: there is one. */
 static void walk_schema(df_ctx *d, spec_loc loc, ctx_words c, size_t from, bool in_array,
-                        bool nested, unsigned depth)
+                        bool nested, bool top, unsigned depth)
 {
     if (depth > DF_MAX_DEPTH || ++d->visits > DF_MAX_VISITS || !loc.node) return;
     if (spec_ref_target(loc)) {
@@ -667,15 +668,16 @@ static void walk_schema(df_ctx *d, spec_loc loc, ctx_words c, size_t from, bool 
     for (const char *const *k = alts; *k; k++) {
         const jt_node *arr = jt_get(s, *k);
         for (size_t i = 0; arr && i < arr->len; i++)
-            walk_schema(d, (spec_loc){jt_at(arr, i), loc.doc}, c, from, in_array, nested,
+            walk_schema(d, (spec_loc){jt_at(arr, i), loc.doc}, c, from, in_array, nested, top,
                         depth + 1);
     }
     const jt_node *items = jt_get(s, "items");
     if (jt_is(items, JT_ARRAY)) /* the tuple form: one schema per position */
         for (size_t i = 0; i < items->len; i++)
-            walk_schema(d, (spec_loc){jt_at(items, i), loc.doc}, c, from, true, nested, depth + 1);
+            walk_schema(d, (spec_loc){jt_at(items, i), loc.doc}, c, from, true, nested, false,
+                        depth + 1);
     else if (items)
-        walk_schema(d, (spec_loc){items, loc.doc}, c, from, true, nested, depth + 1);
+        walk_schema(d, (spec_loc){items, loc.doc}, c, from, true, nested, false, depth + 1);
     const jt_node *props = jt_get(s, "properties");
     if (!jt_is(props, JT_OBJECT)) return;
     bool has_id = false;
@@ -697,13 +699,18 @@ static void walk_schema(df_ctx *d, spec_loc loc, ctx_words c, size_t from, bool 
             continue;
         }
         ctx_words sub = c;
-        if (has_id) {
+        /* The response of a sub-resource ("/films/{id}/cast") is a container around what
+           it is about: its own id echoes the request, and what it holds is its content,
+           not objects nested inside another entity. */
+        bool container = has_id && top && d->sub_resource;
+        if (has_id && !container) {
             sub.n = 0; /* the enclosing entity's context does not name what it holds */
             ctx_push_words(d, &sub, m->key);
-            walk_schema(d, (spec_loc){m->value, loc.doc}, sub, 0, in_array, true, depth + 1);
+            walk_schema(d, (spec_loc){m->value, loc.doc}, sub, 0, in_array, true, false, depth + 1);
         } else {
             ctx_push_words(d, &sub, m->key);
-            walk_schema(d, (spec_loc){m->value, loc.doc}, sub, from, in_array, nested, depth + 1);
+            walk_schema(d, (spec_loc){m->value, loc.doc}, sub, from, in_array, nested, false,
+                        depth + 1);
         }
     }
 }
@@ -1125,12 +1132,17 @@ int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
         d.out = &outs[i];
         d.visits = 0;
         path_words(&d, op->path, &d.path_words);
+        {
+            size_t pl = strlen(op->path);
+            while (pl && op->path[pl - 1] == '/') pl--;
+            d.sub_resource = pl && op->path[pl - 1] != '}' && strchr(op->path, '{');
+        }
         for (size_t r = 0; r < op->n_responses; r++) {
             const spec_response *resp = &op->responses[r];
             if (resp->status[0] != '2') continue;
             for (size_t m = 0; m < resp->n_media; m++) {
                 ctx_words c = {.n = 0};
-                walk_schema(&d, resp->media[m].schema, c, 0, false, false, 0);
+                walk_schema(&d, resp->media[m].schema, c, 0, false, false, true, 0);
             }
         }
         df->outputs[i] = core_arena_calloc(a, outs[i].n ? outs[i].n : 1, sizeof(char *));

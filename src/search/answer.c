@@ -59,6 +59,9 @@ static int plan_one_intent(query_state *st)
         if (r->score[op] < st->p->adaptive_ratio * top) break;
         if (!answerable(st, op)) continue;
         if (st->p->answer_same_api > 0 && e->info[op].api != e->info[first].api) continue;
+        /* a request whose verb says what to do takes no second operation that does
+           something else ("update a card" takes no card creation) */
+        if (r->action && e->info[op].action && e->info[op].action != r->action) continue;
         rc = plan_push(st, op);
         prim++;
     }
@@ -161,6 +164,34 @@ static long next_of(const query_state *st, const ranking *r, size_t *pos)
     return -1;
 }
 
+/*
+ * A task that names something the index does not know ("films by Jane Roe") finds it
+ * with a search that takes text; which search (people, films, companies) the words
+ * rarely say. A ranked list is read for recall: after its first request, the searches of
+ * the APIs listed so far follow, most relevant first, up to answer.name_searches.
+ */
+static int add_name_searches(query_state *st, size_t k)
+{
+    const search_engine *e = st->e;
+    size_t max = (size_t)st->p->answer_name_searches, added = 0;
+    if (!max || !st->names_things || !st->n_out) return 0;
+    bool *api = calloc(e->n_apis ? e->n_apis : 1, sizeof *api);
+    uint32_t *cand = malloc((e->n_ops ? e->n_ops : 1) * sizeof *cand);
+    int rc = api && cand ? 0 : APIDEX_ENOMEM;
+    size_t m = 0;
+    for (size_t i = 0; i < st->n_out && !rc; i++) api[e->info[st->out[i]].api] = true;
+    for (size_t i = 0; i < e->n_ops && !rc; i++)
+        if (st->allowed[i] && api[e->info[i].api] && (e->info[i].flags & STORE_OP_TEXT_QUERY) &&
+            !compose_out_has(st, (uint32_t)i))
+            cand[m++] = (uint32_t)i;
+    if (!rc) qsort_r(cand, m, sizeof *cand, search_cmp_score_desc, st->whole.raw);
+    for (size_t i = 0; i < m && added < max && st->n_out < k && !rc; i++, added++)
+        rc = compose_out_push(st, cand[i], SEARCH_ROLE_PRODUCER);
+    free(api);
+    free(cand);
+    return rc;
+}
+
 int answer_ranked(query_state *st, size_t k)
 {
     int rc = 0;
@@ -168,7 +199,7 @@ int answer_ranked(query_state *st, size_t k)
     size_t *pos = calloc(n_lists, sizeof *pos);
     if (!pos) return APIDEX_ENOMEM;
     /* the task's intents take turns, then the whole task; each with its producers */
-    bool any = true;
+    bool any = true, searches = false;
     while (st->n_out < k && any && !rc) {
         any = false;
         for (size_t l = 0; l < n_lists && st->n_out < k && !rc; l++) {
@@ -177,6 +208,10 @@ int answer_ranked(query_state *st, size_t k)
             if (op < 0) continue;
             any = true;
             rc = compose_add(st, (uint32_t)op, SEARCH_ROLE_PRIMARY, 0);
+            if (!rc && !searches) {
+                searches = true;
+                rc = add_name_searches(st, k);
+            }
         }
     }
     free(pos);

@@ -135,7 +135,8 @@ static int resolve_input(query_state *st, uint32_t op, size_t first, unsigned de
                or the task asks for a new one and the operation is relevant to it */
             bool asked = planned(st, cand) ||
                          (st->whole.raw[cand] > 0 && query_creates(st, r->entity, r->param));
-            if (asked && !compose_out_has(st, cand) && creator < 0) creator = cand;
+            if (asked && !compose_out_has(st, cand) && creator < 0 && !closes_cycle(st, cand, c))
+                creator = cand;
             if (!compose_out_has(st, cand)) continue;
         }
         double s = compose_edge_score(st->p, r->features) +
@@ -144,7 +145,8 @@ static int resolve_input(query_state *st, uint32_t op, size_t first, unsigned de
             s += st->p->producer_search_bonus;
         if (st->mine && (e->info[cand].flags & STORE_OP_MINE)) s += st->p->producer_mine_bonus;
         if (compose_out_has(st, cand)) {
-            if (s > listed_s) {
+            /* listed already, but needing what is being resolved on the way here: no */
+            if (s > listed_s && !closes_cycle(st, cand, c)) {
                 listed_s = s;
                 best_listed = cand;
             }

@@ -202,8 +202,7 @@ static bool op_allowed(const search_engine *e, const search_query *q, size_t i)
     return true;
 }
 
-/* The whole task, then each intent (an intent that names no API takes the one API the
-   task names, when it names exactly one). */
+/* The whole task, then each intent. */
 static int rank_all(query_state *st)
 {
     const search_engine *e = st->e;
@@ -213,21 +212,21 @@ static int rank_all(query_state *st)
     if (rc) return rc;
     for (size_t i = 0; i < e->n_ops; i++)
         if (st->whole.raw[i] > st->max_raw) st->max_raw = st->whole.raw[i];
-    long only_name = -1;
-    for (size_t i = 0; i < st->n_words && only_name != -2; i++) {
-        int nm = st->words[i].name;
-        if (nm >= 0) only_name = only_name == -1 || only_name == nm ? nm : -2;
-    }
+    /* an intent that names no API takes the APIs the nearest earlier intent names: a name
+       sets the context for what follows it ("on Contoso, create a server and attach a
+       disk"), not for what comes before */
+    const bool *context = NULL;
     for (size_t k = 0; k < st->n_intents && !rc; k++) {
         ranking *r = &st->intents[k];
         bool own = false;
         for (size_t i = r->w0; i < r->w1 && !own; i++) own = st->words[i].name >= 0;
-        if (!own && only_name >= 0 && st->whole.named) {
+        if (!own && context) {
             r->named = malloc(e->n_apis * sizeof *r->named);
             if (!r->named) return APIDEX_ENOMEM;
-            memcpy(r->named, st->whole.named, e->n_apis * sizeof *r->named);
+            memcpy(r->named, context, e->n_apis * sizeof *r->named);
         }
         rc = rank_run(st, r, false);
+        if (own && r->only_name < 0 && r->named) context = r->named;
     }
     return rc;
 }

@@ -95,6 +95,9 @@ static const search_param_info table[] = {
      "the best"},
     {"answer.max_primaries", P(adaptive_max_primaries), 3, 1, 20,
      "adaptive answer: most primaries of a one-intent task"},
+    {"answer.name_searches", P(answer_name_searches), 0, 0, 10,
+     "ranked lists of a task that names something: this many of the listed APIs' text "
+     "searches follow its first request, most relevant first"},
     {"answer.same_api", P(answer_same_api), 0, 0, 1,
      "1: the primaries of a one-intent task come from its best operation's API"},
     /* composition */

@@ -8,8 +8,9 @@
  * that use it belong to them, so "Contoso" names the Contoso API while "API" or "Cloud" name
  * nothing. A ranking whose words name APIs prefers them (the others are damped by
  * route.named_damping), and the name stops counting inside them: the operations whose texts
- * happen to say "Contoso" should not gain from it. A task that names one API gives it to every
- * request; a task that names several gives each request its own.
+ * happen to say "Contoso" should not gain from it. A request that names no API takes the
+ * APIs the nearest earlier request names (a name sets the context for what follows it);
+ * a request that names several asks something of each (intent.c).
  *
  * Coverage. Otherwise each API's operations are weighed by (the share of the ranking's
  * words, by idf, that the API has at all)^route.coverage: an API that has every word of the

@@ -44,6 +44,7 @@ typedef struct search_params {
     double named_damping;           /* other APIs when the words name one */
     double adaptive_ratio;          /* further primaries: share of the best score */
     double adaptive_max_primaries;  /* primaries of a one-intent task */
+    double answer_name_searches;    /* ranked lists: text searches after the first request */
     double answer_same_api;         /* 1: a one-intent answer keeps to its best's API */
     double producer_relevance;      /* a producer's own relevance in the choice */
     double producer_search_bonus;   /* text-search producers when the task names things */
