@@ -20,7 +20,7 @@ static const search_param_info table[] = {
     {"field.operation_id", FW(STORE_FIELD_OPERATION_ID), 1.0, 0, 100,
      "BM25F weight of the operationId"},
     {"field.summary", FW(STORE_FIELD_SUMMARY), 3.0, 0, 100, "BM25F weight of the summary"},
-    {"field.description", FW(STORE_FIELD_DESCRIPTION), 1.0, 0, 100,
+    {"field.description", FW(STORE_FIELD_DESCRIPTION), 0.5, 0, 100,
      "BM25F weight of the description"},
     {"field.params", FW(STORE_FIELD_PARAMS), 0.5, 0, 100,
      "BM25F weight of parameter and body field names and descriptions"},
