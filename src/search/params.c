@@ -87,7 +87,7 @@ static const search_param_info table[] = {
     {"route.top_ops", P(route_top_ops), 3, 1, 3,
      "an API's routing score is the sum of its best this many operations (times its share "
      "of the words)"},
-    {"route.named_damping", P(named_damping), 0.1, 0, 1,
+    {"route.named_damping", P(named_damping), 0.5, 0, 1,
      "score factor of the other APIs when the words name an API"},
     /* answer set */
     {"answer.ratio", P(adaptive_ratio), 0.8, 0, 1,
