@@ -150,14 +150,15 @@ static void test_routing_weighs_coverage(void **state)
     (void)state;
     /* Alpha's three zebra operations score a little higher than Beta's three recordings,
        but the task's other words (yak, xylophone) are only in Beta: Beta has two thirds
-       of the task, Alpha one third, and the task goes to Beta. */
+       of the task, Alpha one third, and the task goes to Beta first (an answer may take
+       another API's operation too: nothing keeps a task to one API). */
     static const char *const specs[] = {"tests/data/search/routing/words_a.yaml",
                                         "tests/data/search/routing/words_b.yaml", NULL};
     search_fixture *g = search_fixture_new(specs);
     search_result *r =
         search_fixture_run(g, (search_query){.text = "the zebra yak xylophone", .adaptive = true});
     assert_true(r->n_hits > 0);
-    for (size_t i = 0; i < r->n_hits; i++) assert_string_equal(r->hits[i].api, "words_b");
+    assert_string_equal(r->hits[0].api, "words_b");
     search_result_free(r);
     /* a task of zebras alone stays with Alpha */
     r = search_fixture_run(g, (search_query){.text = "the stripes of a zebra", .adaptive = true});
