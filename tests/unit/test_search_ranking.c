@@ -150,13 +150,23 @@ static void test_routing_weighs_coverage(void **state)
     (void)state;
     /* Alpha's three zebra operations score a little higher than Beta's three recordings,
        but the task's other words (yak, xylophone) are only in Beta: Beta has two thirds
-       of the task, Alpha one third, and the task goes to Beta first (an answer may take
-       another API's operation too: nothing keeps a task to one API). */
+       of the task, Alpha one third. Weighed by coverage, Beta comes first; without it,
+       Alpha. */
     static const char *const specs[] = {"tests/data/search/routing/words_a.yaml",
                                         "tests/data/search/routing/words_b.yaml", NULL};
     search_fixture *g = search_fixture_new(specs);
-    search_result *r =
-        search_fixture_run(g, (search_query){.text = "the zebra yak xylophone", .adaptive = true});
+    search_params p;
+    search_params_default(&p);
+    apidex_error err;
+    assert_int_equal(search_params_parse(&p, "route.coverage=0", &err), 0);
+    search_result *r = search_fixture_run(
+        g, (search_query){.text = "the zebra yak xylophone", .adaptive = true, .params = &p});
+    assert_true(r->n_hits > 0);
+    assert_string_equal(r->hits[0].api, "words_a");
+    search_result_free(r);
+    assert_int_equal(search_params_parse(&p, "route.coverage=2", &err), 0);
+    r = search_fixture_run(
+        g, (search_query){.text = "the zebra yak xylophone", .adaptive = true, .params = &p});
     assert_true(r->n_hits > 0);
     assert_string_equal(r->hits[0].api, "words_b");
     search_result_free(r);
