@@ -61,6 +61,9 @@ static const search_param_info table[] = {
     {"intent.bar", P(intent_bar), 0.1, 0, 1,
      "adaptive answer: an intent's best operation enters when its score is at least this "
      "share of a perfect match of the intent's words"},
+    {"intent.context", P(intent_context), 0.15, 0, 1,
+     "an intent's operations also score this share of their score for the whole task: the "
+     "task's other words tell which of two close operations the request means"},
     {"intent.second", P(intent_second), 1.0, 0, 1,
      "adaptive answer: an intent's second operation enters when it scores at least this "
      "share of its best (1: never)"},

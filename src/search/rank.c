@@ -98,6 +98,9 @@ int rank_run(query_state *st, ranking *r, bool fuse_dense)
         if (!rc) rc = lex_score(st, r, cover);
     }
     if (!rc && fuse_dense && st->dense) dense_fuse(st, r);
+    /* an intent is read in its task: the task's words add a little (intent.context) */
+    if (!rc && r != &st->whole && st->p->intent_context > 0)
+        for (size_t i = 0; i < e->n_ops; i++) r->raw[i] += st->p->intent_context * st->whole.raw[i];
     if (!rc) route_weigh(st, r, cover);
     free(cover);
     if (rc) return rc;
