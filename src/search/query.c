@@ -99,23 +99,6 @@ static int literal_kind(const char *s, size_t n)
     return QL_NONE;
 }
 
-typedef struct stem_ctx {
-    char *out;
-    size_t cap;
-    bool done;
-} stem_ctx;
-
-static int first_stem(const char *w, size_t n, void *ctx)
-{
-    stem_ctx *c = ctx;
-    if (n < c->cap) {
-        memcpy(c->out, w, n);
-        c->out[n] = '\0';
-        c->done = true;
-    }
-    return 1;
-}
-
 typedef struct name_ctx {
     const search_engine *e;
     long name;
@@ -176,9 +159,8 @@ static int read_words(query_state *st, const bool *value, text_words *tw)
             w->kind = QW_NAME;
         }
         w->literal = (uint8_t)literal_kind(text + s, e - s);
-        stem_ctx sc = {w->stem, sizeof w->stem, false};
         if (e > s && !is_value)
-            text_words_split(tw, text + s, e - s, TEXT_WORDS_STEM, first_stem, &sc);
+            text_words_first_stem(tw, text + s, e - s, w->stem, sizeof w->stem);
         w->action = w->stem[0] ? action_of_stem(st->e, st->p, w->stem) : 0;
         w->name = -1;
         if (e > s && !is_value && st->e->n_names) {

@@ -84,6 +84,15 @@ static int take_first(const char *w, size_t n, void *ctx)
     return 1;
 }
 
+size_t text_words_first_stem(text_words *w, const char *s, size_t n, char *out, size_t cap)
+{
+    first_word f = {out, cap, false};
+    if (!cap) return 0;
+    out[0] = '\0';
+    text_words_split(w, s, n, TEXT_WORDS_STEM, take_first, &f);
+    return f.done ? strlen(out) : 0;
+}
+
 static int cmp_entry(const void *a, const void *b)
 {
     return strcmp(((const action_entry *)a)->stem, ((const action_entry *)b)->stem);
@@ -108,9 +117,8 @@ static void lexicon_init(void)
     /* the first list to name a stem wins: delete over update only where listed there */
     for (int l = 3; l >= 0; l--)
         for (const char *const *w = lists[l]; *w; w++) {
-            first_word f = {all[n].stem, sizeof all[n].stem, false};
-            text_words_split(tw, *w, strlen(*w), TEXT_WORDS_STEM, take_first, &f);
-            if (!f.done) continue;
+            if (!text_words_first_stem(tw, *w, strlen(*w), all[n].stem, sizeof all[n].stem))
+                continue;
             bool dup = false;
             for (size_t k = 0; k < n && !dup; k++) dup = !strcmp(all[k].stem, all[n].stem);
             if (dup) continue;

@@ -116,6 +116,11 @@ void text_words_free(text_words *w);
  */
 size_t text_words_split(text_words *w, const char *s, size_t n, unsigned flags, text_word_fn fn,
                         void *ctx);
+/**
+ * The first stemmed word of s[0..n) into out (NUL-terminated, at most cap - 1 bytes);
+ * returns its length, 0 when s has no word or the word does not fit.
+ */
+size_t text_words_first_stem(text_words *w, const char *s, size_t n, char *out, size_t cap);
 
 /* ---------------------------------------------------------------- action words */
 
