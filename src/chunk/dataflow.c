@@ -81,6 +81,7 @@ typedef struct output_set {
 /* Naming context on the way down a response schema, innermost last. */
 typedef struct ctx_words {
     const char *w[DF_MAX_CTX];
+    bool last[DF_MAX_CTX]; /* the word ends its item (a property key or a schema name) */
     size_t n;
 } ctx_words;
 
@@ -595,30 +596,54 @@ static void ctx_push_words(df_ctx *d, ctx_words *c, const char *s)
 {
     word_set w = {.n = 0};
     add_words(d, &w, s);
-    for (size_t i = 0; i < w.n && c->n < DF_MAX_CTX; i++) c->w[c->n++] = w.w[i];
+    for (size_t i = 0; i < w.n && c->n < DF_MAX_CTX; i++) {
+        c->last[c->n] = i + 1 == w.n;
+        c->w[c->n++] = w.w[i];
+    }
+    if (w.n && c->n == DF_MAX_CTX) c->last[c->n - 1] = true;
+}
+
+/* The head of the item that ends at word `end` (inclusive), scanning back no further than
+   `from`: its last word that is no container word. English compounds put the head last:
+   a "VideoChannel" is a channel, a "ShortAlbumRecord" an album. NULL when none. Sets
+   *start to the item's first word. */
+static const char *item_head(const df_ctx *d, const ctx_words *c, size_t end, size_t from,
+                             size_t *start)
+{
+    size_t s = end;
+    while (s > from && !c->last[s - 1]) s--;
+    *start = s;
+    for (size_t i = end + 1; i-- > s;)
+        if (!set_has(&d->envelope, c->w[i])) return c->w[i];
+    return NULL;
 }
 
 /*
- * Records what an object with an id stands for (see the essay): the first context word
- * that is an entity of the API's paths, with the other local context words after it (an
- * object may be known by several names: a "channels" list of "conversation" objects);
- * else its shape; else its local context words; else, for the response's own object, the
- * operation's path entity.
+ * Records what an object with an id stands for (see the essay): the heads of its local
+ * naming context's items (property keys and schema names, innermost first) that are
+ * entities of the API (an object may be known by several names: a "vpcs" list of "vpc"
+ * objects); else its shape; else those heads whatever they are (a "channels" list of
+ * "conversation" objects); else, for the response's own object, the operation's path.
  */
 static void type_object(df_ctx *d, spec_loc loc, const ctx_words *c, size_t from, bool nested,
                         unsigned kind)
 {
-    size_t vocab_at = c->n;
-    for (size_t i = c->n; i-- > from && vocab_at == c->n;)
-        if (sset_has(&d->vocab, c->w[i])) vocab_at = i;
-    if (vocab_at < c->n) {
-        for (size_t i = c->n; i-- > vocab_at;)
-            if (!set_has(&d->envelope, c->w[i])) output_add(d->out, c->w[i], kind);
-        /* every entity word of the local context: a "vpcs" list of "vpc_base" objects */
-        for (size_t i = vocab_at; i-- > from;)
-            if (sset_has(&d->vocab, c->w[i])) output_add(d->out, c->w[i], kind);
-        return;
+    /* the heads of the local context's items, innermost first */
+    const char *heads[DF_MAX_CTX];
+    size_t n_heads = 0;
+    for (size_t end = c->n; end > from;) {
+        size_t start;
+        const char *h = item_head(d, c, end - 1, from, &start);
+        if (h) heads[n_heads++] = h;
+        end = start;
     }
+    bool any = false;
+    for (size_t i = 0; i < n_heads; i++)
+        if (sset_has(&d->vocab, heads[i])) {
+            output_add(d->out, heads[i], kind);
+            any = true;
+        }
+    if (any) return;
     if (d->n_shapes) {
         key_set ks = {.n = 0};
         object_keys(d, loc, &ks, 0);
@@ -628,12 +653,10 @@ static void type_object(df_ctx *d, spec_loc loc, const ctx_words *c, size_t from
             return;
         }
     }
-    bool any = false;
-    for (size_t i = c->n; i-- > from;)
-        if (!set_has(&d->envelope, c->w[i])) {
-            output_add(d->out, c->w[i], kind);
-            any = true;
-        }
+    for (size_t i = 0; i < n_heads; i++) {
+        output_add(d->out, heads[i], kind);
+        any = true;
+    }
     if (any || nested) return;
     /* the response's own object or list, named by nothing but containers: what the
        operation's path says ("/search/book", "/v1/customers") */
@@ -878,14 +901,18 @@ static unsigned producer_features(df_ctx *d, const dataflow *df, const output_se
     for (size_t k = 0; k < df->n_inputs[p]; k++) /* it needs the same entity: an echo */
         if (!strcmp(df->inputs[p][k].entity, ent)) return 0;
     unsigned f = o->kind;
-    if (facts[p].action == TEXT_ACTION_CREATE) {
-        /* a creation serves only for the thing it creates */
-        if (o->kind != DATAFLOW_KIND_RETURNS && o->kind != DATAFLOW_KIND_LISTS) return 0;
-        f |= DATAFLOW_F_CREATES;
-    }
     word_set pw;
     path_words(d, prod->path, &pw);
-    if (set_has(&pw, ent)) f |= DATAFLOW_F_PATH_NAMES;
+    bool names = set_has(&pw, ent);
+    if (names) f |= DATAFLOW_F_PATH_NAMES;
+    if (facts[p].action == TEXT_ACTION_CREATE) {
+        /* a creation serves only for the thing it creates: what its own path names
+           ("POST /refunds" creates refunds; "POST /charges/{id}/capture" creates none of
+           the things its response holds) */
+        if ((o->kind != DATAFLOW_KIND_RETURNS && o->kind != DATAFLOW_KIND_LISTS) || !names)
+            return 0;
+        f |= DATAFLOW_F_CREATES;
+    }
     if (facts[p].text_query) f |= DATAFLOW_F_TEXT_QUERY;
     if (df->n_inputs[p] == 0 && o->kind == DATAFLOW_KIND_RETURNS && facts[p].mine)
         f |= DATAFLOW_F_CALLER;

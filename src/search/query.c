@@ -159,8 +159,7 @@ static int read_words(query_state *st, const bool *value, text_words *tw)
             w->kind = QW_NAME;
         }
         w->literal = (uint8_t)literal_kind(text + s, e - s);
-        if (e > s && !is_value)
-            text_words_first_stem(tw, text + s, e - s, w->stem, sizeof w->stem);
+        if (e > s && !is_value) text_words_first_stem(tw, text + s, e - s, w->stem, sizeof w->stem);
         w->action = w->stem[0] ? action_of_stem(st->e, st->p, w->stem) : 0;
         w->name = -1;
         if (e > s && !is_value && st->e->n_names) {
