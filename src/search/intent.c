@@ -154,6 +154,37 @@ static bool refers_back(const query_state *st, size_t w0, size_t w1)
     return pronoun && content <= 2;
 }
 
+/* Is the comma piece starting at word i an item of a list: no subject of its own ("I'm
+   heading out", "they were billed") and an "and" or "or" later in the sentence joining
+   the last item ("A, B, and C")? */
+static bool in_a_list(const query_state *st, size_t i, size_t n)
+{
+    static const char *const subjects[] = {"i",    "i'm",   "im",    "we",  "we're", "they",
+                                           "it",   "it's",  "he",    "she", "you",   "that",
+                                           "this", "there", "which", "who", NULL};
+    static const char *const joins[] = {"and", "or", NULL};
+    if (word_in(st, i, subjects)) return false;
+    for (size_t j = i; j < n; j++) {
+        if (word_in(st, j, joins)) return true;
+        if (st->words[j].punct && strchr(".?!;", st->words[j].punct)) break;
+    }
+    return false;
+}
+
+/* Content words of the clause from word i to its end (the next comma or sentence end). */
+static size_t content_words(const query_state *st, size_t i, size_t n)
+{
+    size_t count = 0;
+    for (; i < n; i++) {
+        const qword *w = &st->words[i];
+        if (w->kind == QW_PLAIN && w->stem[0] && !w->literal &&
+            !lex_is_stop(st->e, w->stem, strlen(w->stem)) && !word_in(st, i, connectives))
+            count++;
+        if (w->punct) break;
+    }
+    return count;
+}
+
 int intent_split(query_state *st)
 {
     size_t n = st->n_words, max = (size_t)st->p->intent_max;
@@ -176,9 +207,11 @@ int intent_split(query_state *st)
     }
     uint32_t *start = calloc(n + 1, sizeof *start);
     long *verb = calloc(n + 1, sizeof *verb);
-    if (!start || !verb) {
+    bool *item = calloc(n + 1, sizeof *item);
+    if (!start || !verb || !item) {
         free(start);
         free(verb);
+        free(item);
         return APIDEX_ENOMEM;
     }
     /* candidate clause starts: after a sentence end, after a comma, at a connective, or
@@ -191,7 +224,16 @@ int intent_split(query_state *st)
         bool comma = prev->punct == ',' || prev->punct == ':';
         bool joined = word_in(st, i, connectives);
         if (!sentence_end && !comma && !joined) continue;
-        if (!sentence_end && clause_verb(st, i, n) < 0) continue;
+        bool list_item = false;
+        if (!sentence_end && clause_verb(st, i, n) < 0) {
+            /* "retrieve the orders, the stock levels, and the open invoices": an item of a
+               list after a request's verb is a request of that verb (intent.lists) */
+            if (!comma || st->p->intent_lists <= 0 || content_words(st, i, n) < 2 ||
+                !in_a_list(st, i, n))
+                continue;
+            list_item = true;
+        }
+        item[nc] = list_item;
         start[nc++] = (uint32_t)i;
     }
     start[nc] = (uint32_t)n;
@@ -199,6 +241,12 @@ int intent_split(query_state *st)
     size_t kept = 0;
     for (size_t c = 0; c < nc; c++) {
         long v = clause_verb(st, start[c], start[c + 1]);
+        if (v < 0 && item[c] && kept > 0 && verb[kept - 1] >= 0) {
+            start[kept] = start[c];
+            verb[kept] = verb[kept - 1]; /* the list's verb */
+            kept++;
+            continue;
+        }
         if (v < 0) {
             /* no request of its own: part of the previous clause (or of the next, first) */
             if (kept == 0 && c + 1 < nc) continue; /* the next clause starts here instead */
@@ -217,6 +265,7 @@ int intent_split(query_state *st)
         mark_adjuncts(st, 0, n);
         free(start);
         free(verb);
+        free(item);
         return 0;
     }
     if (kept > max) kept = max; /* the last intent runs to the end */
@@ -224,6 +273,7 @@ int intent_split(query_state *st)
     if (!st->intents) {
         free(start);
         free(verb);
+        free(item);
         return APIDEX_ENOMEM;
     }
     for (size_t k = 0; k < kept; k++) {
@@ -244,6 +294,7 @@ int intent_split(query_state *st)
     st->n_intents = kept;
     free(start);
     free(verb);
+    free(item);
     return 0;
 }
 

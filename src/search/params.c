@@ -64,6 +64,9 @@ static const search_param_info table[] = {
     {"intent.context", P(intent_context), 0.15, 0, 1,
      "an intent's operations also score this share of their score for the whole task: the "
      "task's other words tell which of two close operations the request means"},
+    {"intent.lists", P(intent_lists), 1, 0, 1,
+     "1: an item of a comma list after a request's verb is a request of that verb "
+     "('retrieve the orders, the stock levels, and the open invoices')"},
     {"intent.second", P(intent_second), 1.0, 0, 1,
      "adaptive answer: an intent's second operation enters when it scores at least this "
      "share of its best (1: never)"},

@@ -33,6 +33,7 @@ typedef struct search_params {
     double intent_max;              /* most intents a task is split into (1: no split) */
     double intent_bar;              /* adaptive: an intent's best must match this share */
     double intent_context;          /* an intent's score adds this share of the task's */
+    double intent_lists;            /* 1: items of a list after a request's verb are requests */
     double intent_second;           /* adaptive: an intent's second within this ratio */
     double action_mismatch;         /* an operation whose action is not the intent's */
     double action_destructive;      /* a destructive operation when nothing asks to delete */
