@@ -201,7 +201,9 @@ static void add_words(df_ctx *d, word_set *set, const char *s)
     text_words_split(d->tw, s, strlen(s), TEXT_WORDS_STEM, collect_word, &c);
 }
 
-/* Words that name containers in JSON and REST responses, not entities. */
+/* Words that name containers in JSON and REST responses, or the kind of a generated
+   schema ("ProductInterface", "OrderDto"), not entities: unless the API has them as
+   entities of its own paths. */
 static void envelope_words(df_ctx *d)
 {
     static const char *const words[] = {
@@ -210,7 +212,8 @@ static void envelope_words(df_ctx *d)
         "body",  "page",     "paging",    "paginated", "pagination", "object",  "element",
         "node",  "edge",     "hit",       "row",       "collection", "payload", "wrapper",
         "info",  "detail",   "details",   "model",     "dto",        "schema",  "array",
-        "set",   "embedded", "_embedded", "output",    NULL};
+        "set",   "embedded", "_embedded", "output",    "interface",  "entity",  "representation",
+        NULL};
     for (const char *const *w = words; *w; w++) add_words(d, &d->envelope, *w);
 }
 
@@ -613,8 +616,11 @@ static const char *item_head(const df_ctx *d, const ctx_words *c, size_t end, si
     size_t s = end;
     while (s > from && !c->last[s - 1]) s--;
     *start = s;
+    /* a container word heads a compound the API has as an entity ("DomainRecord" where
+       /records/{id} exists); alone ("items", "records") it is a wrapper */
     for (size_t i = end + 1; i-- > s;)
-        if (!set_has(&d->envelope, c->w[i])) return c->w[i];
+        if (!set_has(&d->envelope, c->w[i]) || (end > s && sset_has(&d->vocab, c->w[i])))
+            return c->w[i];
     return NULL;
 }
 
