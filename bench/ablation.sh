@@ -17,6 +17,7 @@ rules=(
   "intents|intent.max=1"
   "intent bar|intent.bar=0"
   "intents read in their task|intent.context=0"
+  "list items are requests|intent.lists=0"
   "actions: mismatch|action.mismatch=1"
   "actions: destructive|action.destructive=1"
   "names weigh little|query.name_weight=1"
