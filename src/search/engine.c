@@ -171,6 +171,7 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
     if (!rc && !mrc) mrc = lex_sort_terms(e);
     if (!rc && !mrc) mrc = action_learn(e);
     if (!rc && !mrc) mrc = route_api_names(e);
+    if (!rc && !mrc) mrc = owner_learn(e);
     if (!rc && mrc) rc = core_error_set(err, mrc, "out of memory");
     if (rc) {
         search_engine_close(e);
@@ -262,6 +263,8 @@ static void query_free(query_state *st)
     free(st->words);
     free(st->occ);
     free(st->allowed);
+    free(st->owned);
+    free(st->owned_word);
     free(st->dense);
     free(st->dense_doc);
     free(st->planned);
@@ -300,6 +303,7 @@ int search_engine_run(search_engine *e, const search_query *q, search_result **o
         for (size_t i = 0; i < e->n_ops; i++) st.allowed[i] = op_allowed(e, q, i);
         rc = query_read(&st);
     }
+    if (!rc) rc = owner_read(&st);
     if (!rc) rc = intent_split(&st);
     if (!rc) rc = intent_by_names(&st);
     if (!rc) rc = rank_all(&st);

@@ -17,15 +17,6 @@
 #include <string.h>
 #include <strings.h>
 
-static bool word_in(const query_state *st, size_t i, const char *const *words)
-{
-    const qword *w = &st->words[i];
-    size_t n = w->end - w->start;
-    for (const char *const *k = words; *k; k++)
-        if (n == strlen(*k) && !strncasecmp(st->q->text + w->start, *k, n)) return true;
-    return false;
-}
-
 /* Words that join clauses and may stand before a clause's verb. */
 static const char *const connectives[] = {
     "and",         "then",     "also",         "additionally",   "finally", "next",   "afterwards",
@@ -58,7 +49,7 @@ static long clause_verb(const query_state *st, size_t i, size_t end)
 {
     for (size_t j = i, skipped = 0; j < end && skipped <= 4; j++) {
         if (verb_at(st, j)) return (long)j;
-        if (!word_in(st, j, connectives) && !word_in(st, j, lead_ins)) return -1;
+        if (!query_word_in(st, j, connectives) && !query_word_in(st, j, lead_ins)) return -1;
         skipped++;
     }
     return -1;
@@ -89,13 +80,13 @@ static void mark_purpose(query_state *st, size_t w0, size_t w1)
         if (!seen_verb || i + 1 >= w1) continue;
         const qword *next = &st->words[i + 1];
         bool start = false;
-        if (word_in(st, i, to) && next->action && next->kind == QW_PLAIN && !next->verb)
+        if (query_word_in(st, i, to) && next->action && next->kind == QW_PLAIN && !next->verb)
             start = true; /* "to ensure", "to identify" */
-        else if (word_in(st, i, so) && word_in(st, i + 1, that_as))
+        else if (query_word_in(st, i, so) && query_word_in(st, i + 1, that_as))
             start = true; /* "so that", "so as to" */
-        else if (word_in(st, i, in) && word_in(st, i + 1, order))
+        else if (query_word_in(st, i, in) && query_word_in(st, i + 1, order))
             start = true; /* "in order to" */
-        else if (word_in(st, i, for_) && next->action && next->end - next->start > 4 &&
+        else if (query_word_in(st, i, for_) && next->action && next->end - next->start > 4 &&
                  !strncasecmp(text + next->end - 3, "ing", 3))
             start = true; /* "for improving" */
         if (!start) continue;
@@ -123,7 +114,7 @@ static void mark_adjuncts(query_state *st, size_t w0, size_t w1)
     for (i++; i < w1; i++) {
         const qword *w = &st->words[i];
         if (w->purpose) return;
-        if (object && word_in(st, i, preps)) {
+        if (object && query_word_in(st, i, preps)) {
             for (size_t j = i; j < w1 && !st->words[j].purpose; j++) st->words[j].adjunct = true;
             return;
         }
@@ -145,7 +136,7 @@ static bool refers_back(const query_state *st, size_t w0, size_t w1)
     bool pronoun = false;
     for (size_t i = w0; i < w1; i++) {
         const qword *w = &st->words[i];
-        if (word_in(st, i, pronouns))
+        if (query_word_in(st, i, pronouns))
             pronoun = true;
         else if (!w->verb && w->kind == QW_PLAIN && w->stem[0] &&
                  !lex_is_stop(st->e, w->stem, strlen(w->stem)))
@@ -163,9 +154,9 @@ static bool in_a_list(const query_state *st, size_t i, size_t n)
                                            "it",   "it's",  "he",    "she", "you",   "that",
                                            "this", "there", "which", "who", NULL};
     static const char *const joins[] = {"and", "or", NULL};
-    if (word_in(st, i, subjects)) return false;
+    if (query_word_in(st, i, subjects)) return false;
     for (size_t j = i; j < n; j++) {
-        if (word_in(st, j, joins)) return true;
+        if (query_word_in(st, j, joins)) return true;
         if (st->words[j].punct && strchr(".?!;", st->words[j].punct)) break;
     }
     return false;
@@ -178,7 +169,7 @@ static size_t content_words(const query_state *st, size_t i, size_t n)
     for (; i < n; i++) {
         const qword *w = &st->words[i];
         if (w->kind == QW_PLAIN && w->stem[0] && !w->literal &&
-            !lex_is_stop(st->e, w->stem, strlen(w->stem)) && !word_in(st, i, connectives))
+            !lex_is_stop(st->e, w->stem, strlen(w->stem)) && !query_word_in(st, i, connectives))
             count++;
         if (w->punct) break;
     }
@@ -222,7 +213,7 @@ int intent_split(query_state *st)
         const qword *prev = &st->words[i - 1];
         bool sentence_end = prev->punct && strchr(".?!;", prev->punct);
         bool comma = prev->punct == ',' || prev->punct == ':';
-        bool joined = word_in(st, i, connectives);
+        bool joined = query_word_in(st, i, connectives);
         if (!sentence_end && !comma && !joined) continue;
         bool list_item = false;
         if (!sentence_end && clause_verb(st, i, n) < 0) {

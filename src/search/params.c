@@ -51,6 +51,10 @@ static const search_param_info table[] = {
     {"query.anaphora_weight", P(anaphora_weight), 0.5, 0, 1,
      "an intent whose object is a pronoun ('pay for it') also takes the previous intent's "
      "words at this weight"},
+    {"query.owner_weight", P(owner_weight), 1.0, 0, 4,
+     "a name tied to a resource word ('Contoso's invoices', 'invoices of Contoso') adds, to "
+     "the operations with that word after an owner's id a name can find "
+     "(/customers/{id}/invoices), this times the idf of the owner's word; 0: off"},
     {"query.typo_min_len", P(typo_min_len), 7, 0, 64,
      "shortest unknown word (after stemming) read as a typo of an index word; 0: no typo "
      "correction"},

@@ -21,6 +21,12 @@ static bool word_is(const char *s, size_t n, const char *const *words)
     return false;
 }
 
+bool query_word_in(const query_state *st, size_t i, const char *const *words)
+{
+    const qword *w = &st->words[i];
+    return word_is(st->q->text + w->start, w->end - w->start, words);
+}
+
 /* Length of the quote mark at p (ASCII ' and ", or UTF-8 curly quotes), 0 if none. */
 static size_t quote_at(const char *p, bool *single)
 {

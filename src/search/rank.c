@@ -97,6 +97,7 @@ int rank_run(query_state *st, ranking *r, bool fuse_dense)
         rc = collect_terms(st, r, true);
         if (!rc) rc = lex_score(st, r, cover);
     }
+    if (!rc) owner_weigh(st, r);
     if (!rc && fuse_dense && st->dense) dense_fuse(st, r);
     /* an intent is read in its task: the task's words add a little (intent.context) */
     if (!rc && r != &st->whole && st->p->intent_context > 0)

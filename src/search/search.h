@@ -29,6 +29,7 @@ typedef struct search_params {
     double morph_weight;            /* index words of the same family: subscribe/subscription */
     double verb_noun_weight;        /* a request verb's action noun: subscribe -> subscription */
     double anaphora_weight;         /* "pay for it": the previous request's words */
+    double owner_weight;            /* "Contoso's invoices": the owner's word, times its idf */
     double typo_min_len, typo_max;  /* typo correction */
     double intent_max;              /* most intents a task is split into (1: no split) */
     double intent_bar;              /* adaptive: an intent's best must match this share */

@@ -54,6 +54,10 @@ typedef struct op_info {
     producer_ref *producers; /* edges where this op is the consumer, grouped by param */
     size_t n_producers;
     size_t fan; /* edges where it is the producer: how many inputs it can feed */
+    long owner; /* term of the path segment before its first parameter, when a name can give
+                   that parameter (owner.c); else -1 */
+    long *has;  /* terms of the literal segments after it (in the engine arena) */
+    size_t n_has;
 } op_info;
 
 /* A name a task can call APIs by (a distinctive word of their title, provider, host or
@@ -172,12 +176,14 @@ typedef struct query_state {
     ranking whole;
     ranking *intents; /* n_intents > 1: the task asks for several things */
     size_t n_intents;
-    bool names_things; /* the task names something (quoted, capitalised, unknown words) */
-    bool mine;         /* the task speaks of the caller's own things ("my playlist") */
-    bool wants_delete; /* an intent asks to delete, remove, cancel, ... */
-    bool *allowed;     /* per op, passes the filters */
-    double max_raw;    /* best score of the whole ranking */
-    double *dense;     /* per op, best chunk cosine (SEARCH_NO_DENSE when none); NULL: lexical */
+    bool names_things;    /* the task names something (quoted, capitalised, unknown words) */
+    bool mine;            /* the task speaks of the caller's own things ("my playlist") */
+    bool wants_delete;    /* an intent asks to delete, remove, cancel, ... */
+    bool *allowed;        /* per op, passes the filters */
+    double *owned;        /* per op, the weight of its owner's word (owner.c); NULL: none */
+    uint32_t *owned_word; /* per op, the resource word that earned it */
+    double max_raw;       /* best score of the whole ranking */
+    double *dense;        /* per op, best chunk cosine (SEARCH_NO_DENSE when none); NULL: lexical */
     uint32_t *dense_doc;
     uint32_t *planned; /* primaries of the answer, chosen before composition */
     size_t n_planned;
@@ -216,6 +222,14 @@ bool query_gives(const query_state *st, const char *entity, const char *param);
 /* Does the task ask for a new one of the entity ("a new cookbook", "order a pizza")? Then an
    operation that creates it may serve as its producer. */
 bool query_creates(const query_state *st, const char *entity, const char *param);
+
+/* Is word i of the task one of words (case-insensitive)? */
+bool query_word_in(const query_state *st, size_t i, const char *const *words);
+
+/* owner.c: things a named thing has ("Contoso's invoices": /customers/{id}/invoices) */
+int owner_learn(search_engine *e);
+int owner_read(query_state *st);
+void owner_weigh(const query_state *st, ranking *r);
 
 /* intent.c: the task's clauses that each ask for something */
 int intent_split(query_state *st);

@@ -12,6 +12,11 @@ fail() { echo "FAIL: $*"; exit 1; }
 "$bin" eval --list-params > "$tmp/list"
 grep -q '^answer.ratio ' "$tmp/list" || fail "--list-params lacks answer.ratio"
 grep -q '^intent.max ' "$tmp/list" || fail "--list-params lacks intent.max"
+# docs/SEARCH.md's parameter table is the code's: every parameter with its default
+while read -r name def _; do
+  grep -qF "| \`$name\` | $def |" "$src/docs/SEARCH.md" ||
+    fail "docs/SEARCH.md: the parameter table lacks '$name' with default $def"
+done < "$tmp/list"
 
 cat > "$tmp/q.json" <<'JSON'
 [{"query": "Create a new cookbook for me and add the lasagna recipe to it",
