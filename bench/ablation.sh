@@ -28,6 +28,7 @@ rules=(
   "routing by names|route.named_damping=1"
   "routing by coverage|route.coverage=0"
   "things a name has|query.owner_weight=0"
+  "what values are|query.value_weight=0"
   "producers|producer.depth=0"
   "ambient inputs|producer.ambient=1.01"
   "'a specific X' is given|producer.given_specific=0"

@@ -263,8 +263,8 @@ static void query_free(query_state *st)
     free(st->words);
     free(st->occ);
     free(st->allowed);
-    free(st->owned);
-    free(st->owned_word);
+    free(st->bonus);
+    free(st->bonus_word);
     free(st->dense);
     free(st->dense_doc);
     free(st->planned);
@@ -304,6 +304,7 @@ int search_engine_run(search_engine *e, const search_query *q, search_result **o
         rc = query_read(&st);
     }
     if (!rc) rc = owner_read(&st);
+    if (!rc) rc = values_read(&st);
     if (!rc) rc = intent_split(&st);
     if (!rc) rc = intent_by_names(&st);
     if (!rc) rc = rank_all(&st);

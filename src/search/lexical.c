@@ -264,6 +264,20 @@ size_t lex_family(const search_engine *e, long term, long *out, bool *noun, size
     return n;
 }
 
+bool lex_field_ops(const search_engine *e, long t, int field,
+                   bool (*f)(void *ctx, uint32_t op, long term), void *ctx)
+{
+    const term_entry *te = &e->terms[t];
+    for (size_t p = 0; p < te->n_post; p++) {
+        if (te->post[p].field != field) continue;
+        const doc_info *d = &e->docs[te->post[p].doc];
+        for (size_t k = 0; k < d->n_ops; k++)
+            if (d->ops[k] >= 0 && (size_t)d->ops[k] < e->n_ops && f(ctx, (uint32_t)d->ops[k], t))
+                return true;
+    }
+    return false;
+}
+
 void lex_free(search_engine *e)
 {
     free(e->sorted);

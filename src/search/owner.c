@@ -141,25 +141,11 @@ static bool possessive(const query_state *st, size_t i)
            t[e - 1] == 's';
 }
 
-/* The operations whose path has term t (from its postings), each at most once per chunk;
-   f returns true to stop. */
-static bool path_ops(const search_engine *e, long t, bool (*f)(void *, uint32_t, long), void *ctx)
-{
-    const term_entry *te = &e->terms[t];
-    for (size_t p = 0; p < te->n_post; p++) {
-        if (te->post[p].field != STORE_FIELD_PATH) continue;
-        const doc_info *d = &e->docs[te->post[p].doc];
-        for (size_t k = 0; k < d->n_ops; k++)
-            if (d->ops[k] >= 0 && (size_t)d->ops[k] < e->n_ops && f(ctx, (uint32_t)d->ops[k], t))
-                return true;
-    }
-    return false;
-}
-
 typedef struct mark_ctx {
     query_state *st;
     uint32_t word;
     size_t marked;
+    int rc;
 } mark_ctx;
 
 static bool mark_op(void *ctx, uint32_t i, long t)
@@ -171,22 +157,21 @@ static bool mark_op(void *ctx, uint32_t i, long t)
     for (size_t k = 0; k < in->n_has && !has; k++) has = in->has[k] == t;
     if (!has) return false;
     double w = c->st->p->owner_weight * lex_idf(c->st->e, in->owner);
-    if (w > c->st->owned[i]) {
-        c->st->owned[i] = w;
-        c->st->owned_word[i] = c->word;
-    }
+    c->rc = query_bonus(c->st, i, c->word, w);
     c->marked++;
-    return false;
+    return c->rc != 0;
 }
 
-/* Marks the operations that have word wi after an owner a name can find. */
-static size_t mark_word(query_state *st, size_t wi)
+/* Marks the operations that have word wi after an owner a name can find; how many (0 on
+   error, with *rc set). */
+static size_t mark_word(query_state *st, size_t wi, int *rc)
 {
-    mark_ctx c = {st, (uint32_t)wi, 0};
-    for (size_t o = 0; o < st->n_occ; o++)
+    mark_ctx c = {st, (uint32_t)wi, 0, 0};
+    for (size_t o = 0; o < st->n_occ && !c.rc; o++)
         if (st->occ[o].word == wi && st->occ[o].family == 0)
-            path_ops(st->e, st->occ[o].term, mark_op, &c);
-    return c.marked;
+            lex_field_ops(st->e, st->occ[o].term, STORE_FIELD_PATH, mark_op, &c);
+    *rc = c.rc;
+    return c.rc ? 0 : c.marked;
 }
 
 static bool owned_by(void *ctx, uint32_t i, long t)
@@ -200,21 +185,22 @@ static bool is_owner_word(const query_state *st, size_t wi)
     if (st->words[wi].kind != QW_PLAIN) return false;
     for (size_t o = 0; o < st->n_occ; o++)
         if (st->occ[o].word == wi && st->occ[o].family == 0 &&
-            path_ops(st->e, st->occ[o].term, owned_by, (void *)st->e))
+            lex_field_ops(st->e, st->occ[o].term, STORE_FIELD_PATH, owned_by, (void *)st->e))
             return true;
     return false;
 }
 
 /* Looks for the resource word from word `from` on, `step` at a time, up to 5 words, not
-   across a sentence end, and marks its operations. */
-static bool find_resource(query_state *st, long from, int step)
+   across a sentence end, and marks its operations (*rc: an error). */
+static bool find_resource(query_state *st, long from, int step, int *rc)
 {
     for (int k = 0; k < 5; k++) {
         long i = from + step * k;
         if (i < 0 || (size_t)i >= st->n_words) return false;
         const qword *w = &st->words[i];
         if (w->kind != QW_PLAIN || w->literal != QL_NONE) return false;
-        if (mark_word(st, (size_t)i)) return true;
+        if (mark_word(st, (size_t)i, rc)) return true;
+        if (*rc) return false;
         /* a sentence ends after this word (forwards) or before it (backwards) */
         const qword *edge = step > 0 ? w : (i > 0 ? &st->words[i - 1] : NULL);
         if (edge && (edge->punct == '.' || edge->punct == '?' || edge->punct == '!')) return false;
@@ -227,7 +213,6 @@ int owner_read(query_state *st)
     static const char *const ties[] = {"by", "of", "from", "with", "featuring", "starring", NULL};
     static const char *const joiners[] = {"of", "and", "the", "a", "an", "&", "in", "on", NULL};
     static const char *const determiners[] = {"my", "our", "your", "his", "her", "their", NULL};
-    const search_engine *e = st->e;
     if (st->p->owner_weight <= 0 || !st->names_things) return 0;
     for (size_t a = 0; a < st->n_words;) {
         if (!is_name(st, a)) {
@@ -256,31 +241,15 @@ int owner_read(query_state *st)
             a = b;
             continue;
         }
-        if (tied || owns) {
-            if (!st->owned) {
-                st->owned = calloc(e->n_ops ? e->n_ops : 1, sizeof *st->owned);
-                st->owned_word = calloc(e->n_ops ? e->n_ops : 1, sizeof *st->owned_word);
-                if (!st->owned || !st->owned_word) return APIDEX_ENOMEM;
-            }
-            /* "Fabrikam's latest invoices": after it; "invoices sent by Fabrikam": before
-               the preposition, else after the name ("worked with Fabrikam on its ...") */
-            if (owns)
-                find_resource(st, (long)b, 1);
-            else if (!find_resource(st, (long)a - 2, -1))
-                find_resource(st, (long)b, 1);
-        }
+        int rc = 0;
+        /* "Fabrikam's latest invoices": after it; "invoices sent by Fabrikam": before the
+           preposition, else after the name ("worked with Fabrikam on its ...") */
+        if (owns)
+            find_resource(st, (long)b, 1, &rc);
+        else if (tied && !find_resource(st, (long)a - 2, -1, &rc) && !rc)
+            find_resource(st, (long)b, 1, &rc);
+        if (rc) return rc;
         a = b;
     }
     return 0;
-}
-
-void owner_weigh(const query_state *st, ranking *r)
-{
-    if (!st->owned) return;
-    for (size_t i = 0; i < st->e->n_ops; i++) {
-        if (st->owned[i] <= 0) continue;
-        uint32_t w = st->owned_word[i];
-        if (r != &st->whole && (w < r->w0 || w >= r->w1)) continue;
-        r->raw[i] += st->owned[i];
-    }
 }

@@ -47,7 +47,8 @@ static const search_param_info table[] = {
      "or one stem apart at the end: subscribe/subscription); 0: none"},
     {"query.verb_noun_weight", P(verb_noun_weight), 0.6, 0, 1,
      "weight of the action noun of the verb that opens a request (pay -> payment, subscribe "
-     "-> subscription, book -> booking): what the request makes"},
+     "-> subscription, book -> booking): what the request makes; and of what a verb that "
+     "names it sends (text -> send message, wire -> transfer)"},
     {"query.anaphora_weight", P(anaphora_weight), 0.5, 0, 1,
      "an intent whose object is a pronoun ('pay for it') also takes the previous intent's "
      "words at this weight"},
@@ -55,6 +56,10 @@ static const search_param_info table[] = {
      "a name tied to a resource word ('Contoso's invoices', 'invoices of Contoso') adds, to "
      "the operations with that word after an owner's id a name can find "
      "(/customers/{id}/invoices), this times the idf of the owner's word; 0: off"},
+    {"query.value_weight", P(value_weight), 1.0, 0, 4,
+     "a value whose form says its kind (a phone number, an e-mail address, an IP address, a "
+     "URL) adds, to the operations whose parameters name that kind, this times the idf of "
+     "the kind's word; 0: off"},
     {"query.typo_min_len", P(typo_min_len), 7, 0, 64,
      "shortest unknown word (after stemming) read as a typo of an index word; 0: no typo "
      "correction"},

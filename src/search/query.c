@@ -212,6 +212,27 @@ static int occ_add(query_state *st, long term, double weight, uint32_t word, uin
     return 0;
 }
 
+/* The index terms of what a verb sends ("text" -> send message), as occurrences of the
+   verb's word (family 3, counted only when the word is a request's verb: rank.c). */
+static int sense_add(query_state *st, store_terms *tp, const char *sense, double weight,
+                     uint32_t word)
+{
+    core_buf b;
+    core_buf_init(&b, 64);
+    store_terms_append(tp, sense, strlen(sense), &b);
+    int rc = b.failed ? APIDEX_ENOMEM : 0;
+    for (const char *t = b.data ? b.data : ""; *t && !rc;) {
+        while (*t == ' ') t++;
+        const char *end = t;
+        while (*end && *end != ' ') end++;
+        long si = end > t ? lex_term_find(st->e, t, (size_t)(end - t)) : -1;
+        if (si >= 0) rc = occ_add(st, si, weight, word, 3);
+        t = end;
+    }
+    core_buf_free(&b);
+    return rc;
+}
+
 /* Each word's index terms: names count little (query.name_weight), so that other APIs'
    "stars" and "redemptions" do not outrank the words that say what to do; values not at
    all; a lower-case word the index has never seen is read as a typo of one it has. */
@@ -263,6 +284,8 @@ static int read_terms(query_state *st)
             }
             t = end;
         }
+        const char *sense = w->kind == QW_PLAIN ? text_verb_sense(w->stem, strlen(w->stem)) : NULL;
+        if (sense && !rc) rc = sense_add(st, tp, sense, weight, (uint32_t)wi);
     }
     store_terms_free(tp);
     core_buf_free(&b);
@@ -294,6 +317,21 @@ int query_read(query_state *st)
         if (word_is(text + w->start, w->end - w->start, mine)) st->mine = true;
     }
     return rc;
+}
+
+int query_bonus(query_state *st, uint32_t op, uint32_t word, double weight)
+{
+    if (!st->bonus) {
+        size_t n = st->e->n_ops ? st->e->n_ops : 1;
+        st->bonus = calloc(n, sizeof *st->bonus);
+        st->bonus_word = calloc(n, sizeof *st->bonus_word);
+        if (!st->bonus || !st->bonus_word) return APIDEX_ENOMEM;
+    }
+    if (weight > st->bonus[op]) {
+        st->bonus[op] = weight;
+        st->bonus_word[op] = word;
+    }
+    return 0;
 }
 
 /* Is word i one of the entity's words (its stem, or a word of the parameter's name)? */

@@ -52,10 +52,12 @@ static int collect_terms(query_state *st, ranking *r, bool keep_names)
         const qword *qw = &st->words[o->word];
         if (antecedent && !own && qw->verb) continue; /* its object, not its action */
         /* a word's family counts a little; the action noun of a request's verb names what
-           the request makes ("subscribe" -> subscription) and counts as much as the verb */
-        double fam = o->family == 0               ? 1.0
-                     : o->family == 2 && qw->verb ? st->p->verb_noun_weight
-                                                  : st->p->morph_weight;
+           the request makes ("subscribe" -> subscription) and counts as much as the verb,
+           and so does what a verb sends ("text" -> message), only when it is the verb */
+        double fam = o->family == 0                                   ? 1.0
+                     : (o->family == 2 || o->family == 3) && qw->verb ? st->p->verb_noun_weight
+                     : o->family == 3                                 ? 0.0
+                                                                      : st->p->morph_weight;
         if (fam <= 0) continue;
         double w = o->weight * fam * (qw->verb ? st->p->verb_weight : 1.0) *
                    (qw->purpose ? st->p->purpose_weight : 1.0) *
@@ -65,6 +67,20 @@ static int collect_terms(query_state *st, ranking *r, bool keep_names)
         if (rc) return rc;
     }
     return 0;
+}
+
+/* What single words earn operations outside the word match (owner.c, values.c), in the
+   rankings whose span holds the word, for the operations the ranking's words match: it
+   orders candidates, it does not make them. */
+static void bonus_weigh(const query_state *st, ranking *r)
+{
+    if (!st->bonus) return;
+    for (size_t i = 0; i < st->e->n_ops; i++) {
+        if (st->bonus[i] <= 0 || r->raw[i] <= 0) continue;
+        uint32_t w = st->bonus_word[i];
+        if (r != &st->whole && (w < r->w0 || w >= r->w1)) continue;
+        r->raw[i] += st->bonus[i];
+    }
 }
 
 /* Does some operation of the APIs the ranking names match its words? */
@@ -97,7 +113,7 @@ int rank_run(query_state *st, ranking *r, bool fuse_dense)
         rc = collect_terms(st, r, true);
         if (!rc) rc = lex_score(st, r, cover);
     }
-    if (!rc) owner_weigh(st, r);
+    if (!rc) bonus_weigh(st, r);
     if (!rc && fuse_dense && st->dense) dense_fuse(st, r);
     /* an intent is read in its task: the task's words add a little (intent.context) */
     if (!rc && r != &st->whole && st->p->intent_context > 0)

@@ -30,6 +30,7 @@ typedef struct search_params {
     double verb_noun_weight;        /* a request verb's action noun: subscribe -> subscription */
     double anaphora_weight;         /* "pay for it": the previous request's words */
     double owner_weight;            /* "Contoso's invoices": the owner's word, times its idf */
+    double value_weight;            /* "+1 555 0100": inputs that take a phone number */
     double typo_min_len, typo_max;  /* typo correction */
     double intent_max;              /* most intents a task is split into (1: no split) */
     double intent_bar;              /* adaptive: an intent's best must match this share */

@@ -134,7 +134,8 @@ typedef struct qocc {
     long term;
     double weight; /* 1, or query.name_weight for a name; times query.morph_weight for family */
     uint32_t word;
-    uint8_t family; /* 0: the word's own term; 1: of its family; 2: its action noun */
+    uint8_t family; /* 0: the word's own term; 1: of its family; 2: its action noun;
+                       3: what the word sends as a verb ("text" -> message) */
 } qocc;
 
 typedef struct qterm {
@@ -180,8 +181,9 @@ typedef struct query_state {
     bool mine;            /* the task speaks of the caller's own things ("my playlist") */
     bool wants_delete;    /* an intent asks to delete, remove, cancel, ... */
     bool *allowed;        /* per op, passes the filters */
-    double *owned;        /* per op, the weight of its owner's word (owner.c); NULL: none */
-    uint32_t *owned_word; /* per op, the resource word that earned it */
+    double *bonus;        /* per op, a weight one task word earns it outside the word match
+                             (owner.c, values.c); NULL: none */
+    uint32_t *bonus_word; /* per op, the word that earned it */
     double max_raw;       /* best score of the whole ranking */
     double *dense;        /* per op, best chunk cosine (SEARCH_NO_DENSE when none); NULL: lexical */
     uint32_t *dense_doc;
@@ -229,7 +231,19 @@ bool query_word_in(const query_state *st, size_t i, const char *const *words);
 /* owner.c: things a named thing has ("Contoso's invoices": /customers/{id}/invoices) */
 int owner_learn(search_engine *e);
 int owner_read(query_state *st);
-void owner_weigh(const query_state *st, ranking *r);
+
+/* values.c: what the task's values are (a phone number, an e-mail address, a URL, an IP
+   address) weighs the operations whose inputs take one */
+int values_read(query_state *st);
+
+/* A weight word earns op outside the word match (the largest of a query's, query.c); added
+   by rank_run to the rankings whose span holds the word. */
+int query_bonus(query_state *st, uint32_t op, uint32_t word, double weight);
+
+/* The operations of the chunks whose field has term t, each once per chunk; f returns true
+   to stop (lexical.c). */
+bool lex_field_ops(const search_engine *e, long t, int field,
+                   bool (*f)(void *ctx, uint32_t op, long term), void *ctx);
 
 /* intent.c: the task's clauses that each ask for something */
 int intent_split(query_state *st);

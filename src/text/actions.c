@@ -37,7 +37,8 @@ static const char *const create_words[] = {
     "duplicate", "clone",     "invoke",   "dispatch", "broadcast", "announce",     "ingest",
     "report",    "file",      "capture",  "draft",    "compose",   "allocate",     "reserve",
     "put",       "sign",      "react",    "vote",     "rate",      "bookmark",     "favorite",
-    "favourite", "refund",    "transfer", "snapshot", "backup",    "authenticate", NULL};
+    "favourite", "refund",    "transfer", "snapshot", "backup",    "authenticate", "wire",
+    "bill",      "sms",       "txt",      "dm",       NULL};
 static const char *const update_words[] = {
     "update",    "change",    "rename",    "set",        "edit",      "modify",     "move",
     "adjust",    "configure", "replace",   "assign",     "enable",    "disable",    "mark",
@@ -59,10 +60,29 @@ static const char *const delete_words[] = {
     "deregister", "unregister", "retire",      "abort",    "unban",  "disconnect", "unlink",
     "forget",     "trash",      NULL};
 
+/* Verbs whose object is not what they make: the medium or the act names it. "Text Jane"
+   sends Jane a message; the message, not a text, is what an API creates. Only verbs whose
+   verb sense has one such thing in general English. */
+static const char *const verb_senses[][2] = {{"text", "send message"},
+                                             {"txt", "send message"},
+                                             {"sms", "send message"},
+                                             {"dm", "send message"},
+                                             {"wire", "transfer"},
+                                             {"bill", "invoice"},
+                                             {NULL, NULL}};
+
 typedef struct action_entry {
     char stem[32];
     text_action action;
 } action_entry;
+
+typedef struct sense_entry {
+    char stem[32];
+    const char *sense;
+} sense_entry;
+
+static sense_entry senses[sizeof verb_senses / sizeof verb_senses[0]];
+static size_t n_senses;
 
 static action_entry *entries;
 static size_t n_entries;
@@ -124,6 +144,10 @@ static void lexicon_init(void)
             if (dup) continue;
             all[n++].action = kinds[l];
         }
+    for (size_t k = 0; verb_senses[k][0]; k++)
+        if (text_words_first_stem(tw, verb_senses[k][0], strlen(verb_senses[k][0]),
+                                  senses[n_senses].stem, sizeof senses[n_senses].stem))
+            senses[n_senses++].sense = verb_senses[k][1];
     text_words_free(tw);
     qsort(all, n, sizeof *all, cmp_entry);
     entries = all;
@@ -148,6 +172,15 @@ text_action text_action_of_stem(const char *stem, size_t n)
             hi = mid;
     }
     return TEXT_ACTION_NONE;
+}
+
+const char *text_verb_sense(const char *stem, size_t n)
+{
+    pthread_once(&once, lexicon_init);
+    for (size_t k = 0; k < n_senses; k++)
+        if (n && strlen(senses[k].stem) == n && !memcmp(senses[k].stem, stem, n))
+            return senses[k].sense;
+    return NULL;
 }
 
 const char *text_action_name(text_action a)

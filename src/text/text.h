@@ -139,6 +139,10 @@ typedef enum {
  * English; TEXT_ACTION_NONE for words it does not hold. Thread-safe.
  */
 text_action text_action_of_stem(const char *stem, size_t n);
+/** For a verb that names what it sends or moves ("text someone": send a message; "wire
+    money": a transfer; "bill a customer": an invoice), those words in plain English; NULL
+    for other stems. Keyed by Snowball stem like text_action_of_stem. Thread-safe. */
+const char *text_verb_sense(const char *stem, size_t n);
 /** The action an HTTP method performs by convention (GET read, POST create, PUT/PATCH
     update, DELETE delete); NONE for others or NULL. */
 text_action text_action_of_method(const char *method);
