@@ -48,7 +48,8 @@ static const char instructions[] =
     "documentation of a whole task at once, within a token budget; list_apis shows the APIs "
     "and the ids the filters take. Endpoints are named exactly as their spec names them "
     "(METHOD /path, operationId, API id). Resources apidex://apis/{api} and "
-    "apidex://endpoints/{id} browse the same data.";
+    "apidex://endpoints/{id} browse the same data; the prompt plan_api_calls starts a plan for "
+    "a task from what the index knows.";
 
 /* Method names the metrics count; anything else is "other". */
 static const char *const known_methods[] = {"initialize",
@@ -60,6 +61,9 @@ static const char *const known_methods[] = {"initialize",
                                             "resources/list",
                                             "resources/templates/list",
                                             "resources/read",
+                                            "prompts/list",
+                                            "prompts/get",
+                                            "completion/complete",
                                             "notifications/cancelled",
                                             "subscriptions/listen",
                                             NULL};
@@ -165,6 +169,11 @@ static struct json_object *capabilities(int rev, const mcp_ctx *ctx)
         serve_jadd(res, "listChanged", json_object_new_boolean(1));
     }
     serve_jadd(caps, "resources", res);
+    /* The prompt set only changes with the binary: no listChanged. Completion has its
+       capability from 2025-03-26 on (2024-11-05 had the method without one). */
+    serve_jadd(caps, "prompts", json_object_new_object());
+    if (strcmp(mcp_revs[rev].name, "2025-03-26") >= 0)
+        serve_jadd(caps, "completions", json_object_new_object());
     return caps;
 }
 
@@ -265,11 +274,19 @@ static int h_initialize(call *c, struct json_object **r, mcp_error *e)
     return 0;
 }
 
-static int h_tools_list(call *c, struct json_object **r, mcp_error *e)
+/* The tools, templates and prompts fit one page: no nextCursor is ever issued for
+   them, so only the cursor of their first page ("o0") is valid. */
+static int static_list_cursor(const call *c, mcp_error *e)
 {
     size_t offset;
     if (params_object(c, e) || parse_cursor(c, &offset, e)) return -1;
     if (offset != 0) return mcp_fail(e, JRPC_INVALID_PARAMS, "Invalid cursor");
+    return 0;
+}
+
+static int h_tools_list(call *c, struct json_object **r, mcp_error *e)
+{
+    if (static_list_cursor(c, e)) return -1;
     struct json_object *o = json_object_new_object();
     if (!o) return mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");
     serve_jadd(o, "tools", mcp_tools_list(&mcp_revs[c->rev]));
@@ -309,9 +326,7 @@ static int h_resources_list(call *c, struct json_object **r, mcp_error *e)
 
 static int h_templates_list(call *c, struct json_object **r, mcp_error *e)
 {
-    size_t offset;
-    if (params_object(c, e) || parse_cursor(c, &offset, e)) return -1;
-    if (offset != 0) return mcp_fail(e, JRPC_INVALID_PARAMS, "Invalid cursor");
+    if (static_list_cursor(c, e)) return -1;
     struct json_object *o = json_object_new_object();
     if (!o) return mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");
     serve_jadd(o, "resourceTemplates", mcp_resource_templates());
@@ -343,6 +358,30 @@ static int h_resources_read(call *c, struct json_object **r, mcp_error *e)
     return 0;
 }
 
+static int h_prompts_list(call *c, struct json_object **r, mcp_error *e)
+{
+    if (static_list_cursor(c, e)) return -1;
+    struct json_object *o = json_object_new_object();
+    if (!o) return mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");
+    serve_jadd(o, "prompts", mcp_prompts_list(&mcp_revs[c->rev]));
+    if (mcp_revs[c->rev].modern) add_cache(c->srv, o, TTL_STATIC_MS);
+    *r = o;
+    return 0;
+}
+
+static int h_prompts_get(call *c, struct json_object **r, mcp_error *e)
+{
+    if (!c->params || !json_object_is_type(c->params, json_type_object))
+        return mcp_fail(e, JRPC_INVALID_PARAMS, "Invalid params: prompts/get needs params");
+    return mcp_prompts_get(c->srv, &mcp_revs[c->rev], c->params, r, e);
+}
+
+static int h_complete(call *c, struct json_object **r, mcp_error *e)
+{
+    if (params_object(c, e)) return -1;
+    return mcp_complete(c->srv, c->params, r, e);
+}
+
 typedef int (*handler_fn)(call *, struct json_object **, mcp_error *);
 
 typedef struct method_entry {
@@ -359,6 +398,9 @@ static const method_entry methods[] = {
     {"resources/list", h_resources_list, true, true},
     {"resources/templates/list", h_templates_list, true, true},
     {"resources/read", h_resources_read, true, true},
+    {"prompts/list", h_prompts_list, true, true},
+    {"prompts/get", h_prompts_get, true, true},
+    {"completion/complete", h_complete, true, true},
 };
 
 static const method_entry *find_method(const char *name, bool modern)
