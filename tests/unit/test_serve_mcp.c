@@ -277,10 +277,11 @@ static void test_modern_errors(void **state)
     expect_error(
         io(f, &st, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"params\":{" MODERN "}}"),
         JRPC_METHOD_NOT_FOUND);
-    expect_error(io(f, &st,
-                    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"prompts/list\",\"params\":{" MODERN
-                    "}}"),
-                 JRPC_METHOD_NOT_FOUND);
+    expect_error(
+        io(f, &st,
+           "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"logging/setLevel\",\"params\":{" MODERN
+           "}}"),
+        JRPC_METHOD_NOT_FOUND);
     expect_error(io(f, &st,
                     "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"params\":{" MODERN
                     "}}"),
