@@ -51,6 +51,17 @@ static const char instructions[] =
     "apidex://endpoints/{id} browse the same data; the prompt plan_api_calls starts a plan for "
     "a task from what the index knows.";
 
+/* RFC 5424 severities, as MCP names them. */
+static const char *const log_levels[] = {"debug",    "info",  "notice",    "warning", "error",
+                                         "critical", "alert", "emergency", NULL};
+
+static bool is_log_level(const char *lvl)
+{
+    for (size_t i = 0; lvl && log_levels[i]; i++)
+        if (!strcmp(lvl, log_levels[i])) return true;
+    return false;
+}
+
 /* Method names the metrics count; anything else is "other". */
 static const char *const known_methods[] = {"initialize",
                                             "notifications/initialized",
@@ -64,6 +75,7 @@ static const char *const known_methods[] = {"initialize",
                                             "prompts/list",
                                             "prompts/get",
                                             "completion/complete",
+                                            "logging/setLevel",
                                             "notifications/cancelled",
                                             "subscriptions/listen",
                                             NULL};
@@ -172,6 +184,9 @@ static struct json_object *capabilities(int rev, const mcp_ctx *ctx)
     /* The prompt set only changes with the binary: no listChanged. Completion has its
        capability from 2025-03-26 on (2024-11-05 had the method without one). */
     serve_jadd(caps, "prompts", json_object_new_object());
+    /* 2025 era: logging/setLevel is accepted (apidex sends no log messages at any level);
+       2026-07-28 replaced it with the per-request logLevel. */
+    if (!mcp_revs[rev].modern) serve_jadd(caps, "logging", json_object_new_object());
     if (strcmp(mcp_revs[rev].name, "2025-03-26") >= 0)
         serve_jadd(caps, "completions", json_object_new_object());
     return caps;
@@ -382,6 +397,17 @@ static int h_complete(call *c, struct json_object **r, mcp_error *e)
     return mcp_complete(c->srv, c->params, r, e);
 }
 
+static int h_set_level(call *c, struct json_object **r, mcp_error *e)
+{
+    if (params_object(c, e)) return -1;
+    if (!is_log_level(serve_jget_str(c->params, "level")))
+        return mcp_fail(e, JRPC_INVALID_PARAMS,
+                        "Invalid params: \"level\" must be a logging level (debug, info, notice, "
+                        "warning, error, critical, alert, emergency)");
+    *r = json_object_new_object();
+    return *r ? 0 : mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");
+}
+
 typedef int (*handler_fn)(call *, struct json_object **, mcp_error *);
 
 typedef struct method_entry {
@@ -401,6 +427,7 @@ static const method_entry methods[] = {
     {"prompts/list", h_prompts_list, true, true},
     {"prompts/get", h_prompts_get, true, true},
     {"completion/complete", h_complete, true, true},
+    {"logging/setLevel", h_set_level, false, true}, /* removed in 2026-07-28 */
 };
 
 static const method_entry *find_method(const char *name, bool modern)
@@ -412,9 +439,6 @@ static const method_entry *find_method(const char *name, bool modern)
 }
 
 /* ---------------------------------------------------------------- the 2026-07-28 envelope */
-
-static const char *const log_levels[] = {"debug",    "info",  "notice",    "warning", "error",
-                                         "critical", "alert", "emergency", NULL};
 
 /* Checks the per-request _meta; returns NULL when fine, else what is wrong. */
 static const char *envelope_problem(struct json_object *meta)
@@ -432,11 +456,8 @@ static const char *envelope_problem(struct json_object *meta)
             return META_CLIENT " must be an object with \"name\" and \"version\" strings";
     }
     if (json_object_object_get_ex(meta, META_LOGLEVEL, &v)) {
-        const char *lvl =
-            json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-        bool ok = false;
-        for (size_t i = 0; lvl && log_levels[i] && !ok; i++) ok = !strcmp(lvl, log_levels[i]);
-        if (!ok) return META_LOGLEVEL " must be a logging level";
+        if (!json_object_is_type(v, json_type_string) || !is_log_level(json_object_get_string(v)))
+            return META_LOGLEVEL " must be a logging level";
     }
     return NULL;
 }

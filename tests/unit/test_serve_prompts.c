@@ -114,6 +114,7 @@ static void test_prompts_list(void **state)
     assert_non_null(sv_at(o, "result.capabilities.prompts"));
     assert_null(sv_at(o, "result.capabilities.prompts.listChanged"));
     assert_non_null(sv_at(o, "result.capabilities.completions"));
+    assert_null(sv_at(o, "result.capabilities.logging")); /* setLevel is gone in 2026-07-28 */
     json_object_put(o);
     const struct {
         const char *rev;
