@@ -649,8 +649,8 @@ char *mcp_listen_close(const mcp_listen *l, size_t *len)
 }
 
 /* Opens a subscription: the reply is the acknowledgement notification, naming
-   the subset of the filter we honour (resource changes; no prompts, and the
-   tool list never changes). The request itself stays open. */
+   the subset of the filter we honour (resource changes; the prompt and
+   tool lists never change). The request itself stays open. */
 static void open_listen(const jrpc_msg *m, mcp_outcome *out, bool http)
 {
     struct json_object *filter = NULL;
