@@ -15,14 +15,15 @@
 #define PLAN_PROMPT "plan_api_calls"
 
 enum {
-    PLAN_MAX_ENDPOINTS = 12,    /* endpoints the plan lists */
-    PLAN_MAX_OPTIONAL = 8,      /* optional inputs named per endpoint (required: all) */
-    PLAN_MAX_DETAIL_LINES = 16, /* lines of parameters and body per endpoint */
-    PLAN_MAX_LINE = 200,        /* bytes of one such line */
-    PLAN_MAX_TEXT = 64 * 1024,  /* bytes of the prompt text */
-    COMPLETE_MAX_VALUES = 100,  /* the schema's cap on completion.values */
-    COMPLETE_MAX_VALUE = 1024,  /* bytes of a partial value */
-    COMPLETE_MAX_MATCHES = 1000 /* matches collected for dedup and total */
+    PLAN_MAX_ENDPOINTS = 12,      /* endpoints the plan lists */
+    PLAN_MAX_OPTIONAL = 8,        /* optional inputs named per endpoint (required: all) */
+    PLAN_MAX_DETAIL_LINES = 16,   /* lines of parameters and body per endpoint */
+    PLAN_MAX_LINE = 200,          /* bytes of one such line */
+    PLAN_MAX_SECTION_LINES = 256, /* lines of those sections looked at per endpoint */
+    PLAN_MAX_TEXT = 64 * 1024,    /* bytes of the prompt text */
+    COMPLETE_MAX_VALUES = 100,    /* the schema's cap on completion.values */
+    COMPLETE_MAX_VALUE = 1024,    /* bytes of a partial value */
+    COMPLETE_MAX_MATCHES = 1000   /* matches collected for dedup and total */
 };
 
 /* ---------------------------------------------------------------- prompts/list */
@@ -87,31 +88,73 @@ static size_t utf8_cut(const char *s, size_t len, size_t max)
     return max;
 }
 
+/* Whether a parameter or body-field line of the rendered content says it is required
+   ("- id (path, string, required): ..." or "- name: string, required: ..."). */
+static bool line_required(const char *line, size_t len)
+{
+    static const char *const marks[] = {", required)", ", required:", ", required,"};
+    for (size_t m = 0; m < 3; m++) {
+        size_t ml = strlen(marks[m]);
+        for (size_t i = 0; i + ml <= len; i++)
+            if (!memcmp(line + i, marks[m], ml)) return true;
+    }
+    return false;
+}
+
 /* The "Parameters:" and "Request body" sections of an operation's rendered content
-   (the text `apidex show` prints), indented under the endpoint; false when it has none. */
+   (the text `apidex show` prints), indented under the endpoint; false when it has none.
+   Headers and required lines are always shown, optional ones while the budget lasts. */
 static bool calling_details(core_buf *b, const char *content)
 {
-    size_t shown = 0, hidden = 0;
-    bool in_section = false, any = false;
+    struct {
+        const char *p;
+        size_t len;
+        bool keep;
+    } lines[PLAN_MAX_SECTION_LINES];
+    size_t n = 0, hidden = 0, cut = 0, kept = 0;
+    bool in_section = false;
     for (const char *line = content; line && *line;) {
         const char *nl = strchr(line, '\n');
         size_t len = nl ? (size_t)(nl - line) : strlen(line);
-        if (line[0] != ' ' && line[0] != '\t')
+        bool header = line[0] != ' ' && line[0] != '\t';
+        if (header)
             in_section = !strncmp(line, "Parameters:", 11) || !strncmp(line, "Request body", 12);
         if (in_section && len) {
-            any = true;
-            if (shown < PLAN_MAX_DETAIL_LINES) {
-                core_buf_printf(b, "   %.*s%s\n", (int)utf8_cut(line, len, PLAN_MAX_LINE), line,
-                                len > PLAN_MAX_LINE ? "..." : "");
-                shown++;
+            if (n < PLAN_MAX_SECTION_LINES) {
+                bool keep = header || line_required(line, len);
+                lines[n].p = line;
+                lines[n].len = len;
+                lines[n++].keep = keep;
+                kept += keep;
             } else {
                 hidden++;
             }
         }
         line = nl ? nl + 1 : NULL;
     }
-    if (hidden) core_buf_printf(b, "   (%zu more lines: get_endpoint has them all)\n", hidden);
-    return any;
+    for (size_t i = 0; i < n; i++) {
+        if (!lines[i].keep) {
+            if (kept >= PLAN_MAX_DETAIL_LINES) {
+                hidden++;
+                continue;
+            }
+            kept++;
+        }
+        size_t len = lines[i].len;
+        core_buf_printf(b, "   %.*s%s\n", (int)utf8_cut(lines[i].p, len, PLAN_MAX_LINE), lines[i].p,
+                        len > PLAN_MAX_LINE ? "..." : "");
+        cut += len > PLAN_MAX_LINE;
+    }
+    /* Never shortened silently: say what was left out and where it is. */
+    if (hidden || cut) {
+        core_buf_puts(b, "   (");
+        if (hidden) core_buf_printf(b, "%zu more optional line%s", hidden, hidden == 1 ? "" : "s");
+        if (cut)
+            core_buf_printf(b, "%s%zu line%s cut at %d bytes", hidden ? ", " : "", cut,
+                            cut == 1 ? "" : "s", PLAN_MAX_LINE);
+        core_buf_puts(b, ": get_endpoint has them whole)\n");
+    }
+    return n > 0;
 }
 
 /* The inputs the index found, when the content has no parameter section. */
