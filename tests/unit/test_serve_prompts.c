@@ -283,12 +283,93 @@ static void test_completion(void **state)
         JRPC_INVALID_PARAMS, "strings");
 }
 
+/* An index of one operation whose rendered content has long parameter and body sections. */
+static char *write_wide_index(char **dir_out)
+{
+    char *dir = tu_tempdir(), *db = tu_path(dir, "wide.db");
+    core_buf content;
+    core_buf_init(&content, 1 << 20);
+    core_buf_puts(&content, "POST /orders - Create an order\nAPI: shop\nParameters:\n");
+    for (int i = 0; i < 20; i++) core_buf_printf(&content, "  - opt%02d (query, string)\n", i);
+    core_buf_puts(&content, "  - store (query, string, required): the store\n"
+                            "Request body (application/json, required): object\n"
+                            "  - item: string, required: ");
+    for (int i = 0; i < 60; i++) core_buf_puts(&content, "long ");
+    core_buf_puts(&content, "\nResponses:\n  201: the order\n");
+    char *text = core_buf_steal(&content, NULL);
+    apidex_error err;
+    store_writer *w = NULL;
+    store_writer_options opt = {.full = true};
+    if (store_writer_begin(db, &opt, &w, &err)) fail_msg("begin: %s", err.message);
+    sv_add_api(w, "shop", "Shop API", "orders", "misc");
+    const char *tags[] = {"orders"};
+    store_operation op = {.id = "shop:createOrder",
+                          .api = "shop",
+                          .method = "POST",
+                          .path = "/orders",
+                          .operation_id = "createOrder",
+                          .summary = "Create an order",
+                          .tags = tags,
+                          .n_tags = 1,
+                          .content = text,
+                          .tokens = 200};
+    op.fields[STORE_FIELD_PATH] = "/orders";
+    op.fields[STORE_FIELD_SUMMARY] = "Create an order";
+    if (store_writer_add_operation(w, &op, &err)) fail_msg("add op: %s", err.message);
+    const char *eps[] = {"shop:createOrder"};
+    store_chunk c = {.id = "shop:createOrder#0",
+                     .api = "shop",
+                     .type = "endpoint",
+                     .content = text,
+                     .endpoints = eps,
+                     .n_endpoints = 1,
+                     .tokens = 200};
+    for (int f = 0; f < STORE_FIELD_COUNT; f++) c.fields[f] = op.fields[f];
+    if (store_writer_add_chunk(w, &c, &err)) fail_msg("add chunk: %s", err.message);
+    if (store_writer_commit(w, NULL, &err)) fail_msg("commit: %s", err.message);
+    free(text);
+    *dir_out = dir;
+    return db;
+}
+
+static void test_plan_details(void **state)
+{
+    (void)state;
+    fixture f = {0};
+    f.db = write_wide_index(&f.dir);
+    apidex_error err;
+    assert_int_equal(serve_db_open(f.db, 0, &f.sdb, &err), 0);
+    assert_int_equal(mcp_server_new(f.sdb, NULL, &f.srv, &err), 0);
+    struct json_object *o = call(&f, "prompts/get",
+                                 "\"name\":\"plan_api_calls\",\"arguments\":{\"task\":\"create "
+                                 "an order\"}");
+    const char *text = sv_str(o, "result.messages.0.content.text");
+    if (!text || !strstr(text, "shop:createOrder (primary): POST https://api.example.com/3/orders"))
+        fail_msg("%s", json_object_to_json_string(o));
+    /* headers and required lines always; optional ones while 16 lines last; never silently */
+    assert_non_null(strstr(text, "   Parameters:\n     - opt00 (query, string)\n"));
+    assert_non_null(strstr(text, "- store (query, string, required): the store"));
+    assert_non_null(strstr(text, "   Request body (application/json, required): object"));
+    assert_non_null(strstr(text, "- item: string, required: long long"));
+    assert_non_null(strstr(text, "- opt11 (query, string)"));
+    assert_null(strstr(text, "- opt12 (query, string)")); /* 4 kept + 12 optional = 16 */
+    assert_non_null(strstr(text, "(8 more optional lines, 1 line cut at 200 bytes: get_endpoint"));
+    assert_null(strstr(text, "Responses"));
+    json_object_put(o);
+    mcp_server_free(f.srv);
+    serve_db_close(f.sdb);
+    tu_rmtree(f.dir);
+    free(f.dir);
+    free(f.db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_prompts_list, setup, teardown),
         cmocka_unit_test_setup_teardown(test_prompts_get, setup, teardown),
         cmocka_unit_test_setup_teardown(test_completion, setup, teardown),
+        cmocka_unit_test(test_plan_details),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
