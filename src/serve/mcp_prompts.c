@@ -354,10 +354,13 @@ static bool starts_with_ci(const char *s, const char *prefix, size_t n)
     return s && !strncasecmp(s, prefix, n);
 }
 
-static void match_add(matches *m, const char *value)
+/* dedupe: the value may already be there (tags shared by APIs); ids are unique, and
+   skipping the scan keeps a completion over 100k endpoints linear. Past the collected
+   matches, a repeated tag may be counted twice in the total. */
+static void match_add(matches *m, const char *value, bool dedupe)
 {
     if (!value) return;
-    for (size_t i = 0; i < m->n; i++)
+    for (size_t i = 0; dedupe && i < m->n; i++)
         if (!strcmp(m->items[i], value)) return;
     m->total++;
     if (m->n < COMPLETE_MAX_MATCHES) m->items[m->n++] = value;
@@ -367,7 +370,7 @@ static void complete_apis(serve_snapshot *snap, matches *m)
 {
     for (size_t i = 0; i < snap->n_apis; i++)
         if (starts_with_ci(snap->apis[i].id, m->prefix, m->prefix_len))
-            match_add(m, snap->apis[i].id);
+            match_add(m, snap->apis[i].id, false);
 }
 
 static void complete_tags(serve_snapshot *snap, const char *api, matches *m)
@@ -377,7 +380,7 @@ static void complete_tags(serve_snapshot *snap, const char *api, matches *m)
         if (api && strcmp(a->id, api)) continue;
         for (size_t t = 0; t < a->n_tags; t++)
             if (starts_with_ci(a->tags[t].name, m->prefix, m->prefix_len))
-                match_add(m, a->tags[t].name);
+                match_add(m, a->tags[t].name, true);
     }
 }
 
@@ -387,12 +390,14 @@ static void complete_endpoints(serve_snapshot *snap, matches *m)
 {
     for (size_t i = 0; i < snap->n_ops; i++)
         if (starts_with_ci(snap->ops[i].id, m->prefix, m->prefix_len))
-            match_add(m, snap->ops[i].id);
+            match_add(m, snap->ops[i].id, false);
     if (memchr(m->prefix, ':', m->prefix_len)) return;
     for (size_t i = 0; i < snap->n_ops; i++) {
         const char *colon = snap->ops[i].id ? strchr(snap->ops[i].id, ':') : NULL;
-        if (colon && starts_with_ci(colon + 1, m->prefix, m->prefix_len))
-            match_add(m, snap->ops[i].id);
+        /* not taken by the first pass already (as when the API id starts with the value) */
+        if (colon && starts_with_ci(colon + 1, m->prefix, m->prefix_len) &&
+            !starts_with_ci(snap->ops[i].id, m->prefix, m->prefix_len))
+            match_add(m, snap->ops[i].id, false);
     }
 }
 
