@@ -48,7 +48,19 @@ static const char instructions[] =
     "documentation of a whole task at once, within a token budget; list_apis shows the APIs "
     "and the ids the filters take. Endpoints are named exactly as their spec names them "
     "(METHOD /path, operationId, API id). Resources apidex://apis/{api} and "
-    "apidex://endpoints/{id} browse the same data.";
+    "apidex://endpoints/{id} browse the same data; the prompt plan_api_calls starts a plan for "
+    "a task from what the index knows.";
+
+/* RFC 5424 severities, as MCP names them. */
+static const char *const log_levels[] = {"debug",    "info",  "notice",    "warning", "error",
+                                         "critical", "alert", "emergency", NULL};
+
+static bool is_log_level(const char *lvl)
+{
+    for (size_t i = 0; lvl && log_levels[i]; i++)
+        if (!strcmp(lvl, log_levels[i])) return true;
+    return false;
+}
 
 /* Method names the metrics count; anything else is "other". */
 static const char *const known_methods[] = {"initialize",
@@ -60,6 +72,10 @@ static const char *const known_methods[] = {"initialize",
                                             "resources/list",
                                             "resources/templates/list",
                                             "resources/read",
+                                            "prompts/list",
+                                            "prompts/get",
+                                            "completion/complete",
+                                            "logging/setLevel",
                                             "notifications/cancelled",
                                             "subscriptions/listen",
                                             NULL};
@@ -165,6 +181,14 @@ static struct json_object *capabilities(int rev, const mcp_ctx *ctx)
         serve_jadd(res, "listChanged", json_object_new_boolean(1));
     }
     serve_jadd(caps, "resources", res);
+    /* The prompt set only changes with the binary: no listChanged. Completion has its
+       capability from 2025-03-26 on (2024-11-05 had the method without one). */
+    serve_jadd(caps, "prompts", json_object_new_object());
+    /* 2025 era: logging/setLevel is accepted (apidex sends no log messages at any level);
+       2026-07-28 replaced it with the per-request logLevel. */
+    if (!mcp_revs[rev].modern) serve_jadd(caps, "logging", json_object_new_object());
+    if (strcmp(mcp_revs[rev].name, "2025-03-26") >= 0)
+        serve_jadd(caps, "completions", json_object_new_object());
     return caps;
 }
 
@@ -265,11 +289,19 @@ static int h_initialize(call *c, struct json_object **r, mcp_error *e)
     return 0;
 }
 
-static int h_tools_list(call *c, struct json_object **r, mcp_error *e)
+/* The tools, templates and prompts fit one page: no nextCursor is ever issued for
+   them, so only the cursor of their first page ("o0") is valid. */
+static int static_list_cursor(const call *c, mcp_error *e)
 {
     size_t offset;
     if (params_object(c, e) || parse_cursor(c, &offset, e)) return -1;
     if (offset != 0) return mcp_fail(e, JRPC_INVALID_PARAMS, "Invalid cursor");
+    return 0;
+}
+
+static int h_tools_list(call *c, struct json_object **r, mcp_error *e)
+{
+    if (static_list_cursor(c, e)) return -1;
     struct json_object *o = json_object_new_object();
     if (!o) return mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");
     serve_jadd(o, "tools", mcp_tools_list(&mcp_revs[c->rev]));
@@ -309,9 +341,7 @@ static int h_resources_list(call *c, struct json_object **r, mcp_error *e)
 
 static int h_templates_list(call *c, struct json_object **r, mcp_error *e)
 {
-    size_t offset;
-    if (params_object(c, e) || parse_cursor(c, &offset, e)) return -1;
-    if (offset != 0) return mcp_fail(e, JRPC_INVALID_PARAMS, "Invalid cursor");
+    if (static_list_cursor(c, e)) return -1;
     struct json_object *o = json_object_new_object();
     if (!o) return mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");
     serve_jadd(o, "resourceTemplates", mcp_resource_templates());
@@ -343,6 +373,41 @@ static int h_resources_read(call *c, struct json_object **r, mcp_error *e)
     return 0;
 }
 
+static int h_prompts_list(call *c, struct json_object **r, mcp_error *e)
+{
+    if (static_list_cursor(c, e)) return -1;
+    struct json_object *o = json_object_new_object();
+    if (!o) return mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");
+    serve_jadd(o, "prompts", mcp_prompts_list(&mcp_revs[c->rev]));
+    if (mcp_revs[c->rev].modern) add_cache(c->srv, o, TTL_STATIC_MS);
+    *r = o;
+    return 0;
+}
+
+static int h_prompts_get(call *c, struct json_object **r, mcp_error *e)
+{
+    if (!c->params || !json_object_is_type(c->params, json_type_object))
+        return mcp_fail(e, JRPC_INVALID_PARAMS, "Invalid params: prompts/get needs params");
+    return mcp_prompts_get(c->srv, &mcp_revs[c->rev], c->params, r, e);
+}
+
+static int h_complete(call *c, struct json_object **r, mcp_error *e)
+{
+    if (params_object(c, e)) return -1;
+    return mcp_complete(c->srv, c->params, r, e);
+}
+
+static int h_set_level(call *c, struct json_object **r, mcp_error *e)
+{
+    if (params_object(c, e)) return -1;
+    if (!is_log_level(serve_jget_str(c->params, "level")))
+        return mcp_fail(e, JRPC_INVALID_PARAMS,
+                        "Invalid params: \"level\" must be a logging level (debug, info, notice, "
+                        "warning, error, critical, alert, emergency)");
+    *r = json_object_new_object();
+    return *r ? 0 : mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");
+}
+
 typedef int (*handler_fn)(call *, struct json_object **, mcp_error *);
 
 typedef struct method_entry {
@@ -359,6 +424,10 @@ static const method_entry methods[] = {
     {"resources/list", h_resources_list, true, true},
     {"resources/templates/list", h_templates_list, true, true},
     {"resources/read", h_resources_read, true, true},
+    {"prompts/list", h_prompts_list, true, true},
+    {"prompts/get", h_prompts_get, true, true},
+    {"completion/complete", h_complete, true, true},
+    {"logging/setLevel", h_set_level, false, true}, /* removed in 2026-07-28 */
 };
 
 static const method_entry *find_method(const char *name, bool modern)
@@ -370,9 +439,6 @@ static const method_entry *find_method(const char *name, bool modern)
 }
 
 /* ---------------------------------------------------------------- the 2026-07-28 envelope */
-
-static const char *const log_levels[] = {"debug",    "info",  "notice",    "warning", "error",
-                                         "critical", "alert", "emergency", NULL};
 
 /* Checks the per-request _meta; returns NULL when fine, else what is wrong. */
 static const char *envelope_problem(struct json_object *meta)
@@ -390,11 +456,8 @@ static const char *envelope_problem(struct json_object *meta)
             return META_CLIENT " must be an object with \"name\" and \"version\" strings";
     }
     if (json_object_object_get_ex(meta, META_LOGLEVEL, &v)) {
-        const char *lvl =
-            json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-        bool ok = false;
-        for (size_t i = 0; lvl && log_levels[i] && !ok; i++) ok = !strcmp(lvl, log_levels[i]);
-        if (!ok) return META_LOGLEVEL " must be a logging level";
+        if (!json_object_is_type(v, json_type_string) || !is_log_level(json_object_get_string(v)))
+            return META_LOGLEVEL " must be a logging level";
     }
     return NULL;
 }
@@ -586,8 +649,8 @@ char *mcp_listen_close(const mcp_listen *l, size_t *len)
 }
 
 /* Opens a subscription: the reply is the acknowledgement notification, naming
-   the subset of the filter we honour (resource changes; no prompts, and the
-   tool list never changes). The request itself stays open. */
+   the subset of the filter we honour (resource changes; the prompt and
+   tool lists never change). The request itself stays open. */
 static void open_listen(const jrpc_msg *m, mcp_outcome *out, bool http)
 {
     struct json_object *filter = NULL;

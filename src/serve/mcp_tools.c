@@ -513,8 +513,12 @@ int mcp_resources_list(serve_db *db, size_t offset, size_t page, struct json_obj
                        size_t *next_offset, mcp_error *e)
 {
     serve_snapshot *snap = serve_db_acquire(db);
-    struct json_object *arr = json_object_new_array();
     *next_offset = 0;
+    if (offset && offset >= snap->n_apis) { /* never issued, or the index shrank since */
+        serve_snapshot_release(snap);
+        return mcp_fail(e, JRPC_INVALID_PARAMS, "Invalid cursor: list resources from the start");
+    }
+    struct json_object *arr = json_object_new_array();
     bool ok = arr != NULL;
     size_t end = offset + page < snap->n_apis ? offset + page : snap->n_apis;
     for (size_t i = offset; ok && i < end; i++) {

@@ -90,6 +90,24 @@ struct json_object *mcp_resource_templates(void);
 int mcp_resources_read(serve_db *db, const mcp_rev_info *rev, const char *uri,
                        struct json_object **contents, mcp_error *e);
 
+/* ---------------------------------------------------------------- MCP prompts (mcp_prompts.c) */
+
+/** prompts/list: the prompts array for a revision (new object, NULL on OOM). */
+struct json_object *mcp_prompts_list(const mcp_rev_info *rev);
+/**
+ * prompts/get: 0 with *result a GetPromptResult (the plan for a task, from the
+ * index), or -1 with e filled: -32602 for an unknown prompt or bad arguments.
+ */
+int mcp_prompts_get(mcp_server *srv, const mcp_rev_info *rev, struct json_object *params,
+                    struct json_object **result, mcp_error *e);
+/**
+ * completion/complete for the prompt's arguments (api, tag) and the resource
+ * templates' (api, id): 0 with *result a CompleteResult (at most 100 values,
+ * total and hasMore), or -1 with e filled (-32602 for an unknown ref).
+ */
+int mcp_complete(mcp_server *srv, struct json_object *params, struct json_object **result,
+                 mcp_error *e);
+
 /* ---------------------------------------------------------------- MCP protocol core (mcp.c) */
 
 /** Transport facts for one message. */

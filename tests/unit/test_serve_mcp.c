@@ -92,6 +92,8 @@ static void test_negotiation(void **state)
         assert_string_equal(sv_str(o, "result.serverInfo.name"), "apidex");
         assert_non_null(sv_at(o, "result.capabilities.tools"));
         assert_non_null(sv_at(o, "result.capabilities.resources"));
+        assert_non_null(sv_at(o, "result.capabilities.logging"));
+        assert_non_null(sv_at(o, "result.capabilities.prompts"));
         assert_null(sv_at(o, "result.resultType")); /* 2026-07-28 only */
         json_object_put(o);
         assert_null(io(f, &st, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"));
@@ -277,10 +279,11 @@ static void test_modern_errors(void **state)
     expect_error(
         io(f, &st, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"params\":{" MODERN "}}"),
         JRPC_METHOD_NOT_FOUND);
-    expect_error(io(f, &st,
-                    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"prompts/list\",\"params\":{" MODERN
-                    "}}"),
-                 JRPC_METHOD_NOT_FOUND);
+    expect_error(
+        io(f, &st,
+           "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"logging/setLevel\",\"params\":{" MODERN
+           "}}"),
+        JRPC_METHOD_NOT_FOUND);
     expect_error(io(f, &st,
                     "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"params\":{" MODERN
                     "}}"),
@@ -326,10 +329,16 @@ static void test_legacy_errors(void **state)
     json_object_put(init(f, &st, "2025-11-25"));
     expect_error(io(f, &st, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"server/discover\"}"),
                  JRPC_METHOD_NOT_FOUND);
+    /* logging/setLevel: accepted with a valid level (no log messages are ever sent) */
+    o = io(f, &st,
+           "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"logging/"
+           "setLevel\",\"params\":{\"level\":\"info\"}}");
+    assert_int_equal(json_object_object_length(sv_at(o, "result")), 0);
+    json_object_put(o);
     expect_error(io(f, &st,
                     "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"logging/"
-                    "setLevel\",\"params\":{\"level\":\"info\"}}"),
-                 JRPC_METHOD_NOT_FOUND);
+                    "setLevel\",\"params\":{\"level\":\"loud\"}}"),
+                 JRPC_INVALID_PARAMS);
     expect_error(
         io(f, &st, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":[]}"),
         JRPC_INVALID_PARAMS);

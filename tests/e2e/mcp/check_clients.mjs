@@ -1,9 +1,10 @@
 // End-to-end check of apidex's MCP server with the official TypeScript SDKs as clients:
 // @modelcontextprotocol/sdk (v1, protocol 2025-11-25) and @modelcontextprotocol/client
 // (v2: legacy mode = 2025-11-25 handshake, auto and pinned = 2026-07-28, stateless).
-// For each client it lists tools, resources and templates, calls every tool, reads
-// resources, and compares the answers with what the apidex CLI says about the same index
-// (the expectation file written by the calling test script).
+// For each client it lists tools, resources, templates and prompts, calls every tool, reads
+// resources, gets the prompt, completes its arguments and the templates' ids, and compares
+// the answers with what the apidex CLI says about the same index (the expectation file
+// written by the calling test script).
 //
 // With APIDEX_BIN, APIDEX_E2E_SPECS and APIDEX_E2E_DB set, the 2026-07-28 clients also
 // open a subscriptions/listen stream, rebuild the index and wait for the change.
@@ -149,6 +150,44 @@ async function check(v) {
   } catch (e) {
     assert.ok(e.code === -32002 || e.code === -32602, `unknown resource: ${e.code}`);
   }
+  // Prompts: plan_api_calls carries the search answer with each endpoint's calling details.
+  const { prompts } = await client.listPrompts();
+  assert.deepEqual(prompts.map((p) => p.name), ['plan_api_calls']);
+  assert.deepEqual(prompts[0].arguments.map((a) => [a.name, Boolean(a.required)]), [['task', true], ['api', false], ['tag', false]]);
+  const plan = await client.getPrompt({ name: 'plan_api_calls', arguments: { task: expect.task } });
+  assert.equal(plan.messages.length, 1);
+  assert.equal(plan.messages[0].role, 'user');
+  const text = plan.messages[0].content.text;
+  assert.ok(text.includes(expect.task), text);
+  // the adaptive search answer, in call order, with the primary endpoint's URL path and parameters
+  const at = expect.search_adaptive.map((id) => text.indexOf(`${id} (`));
+  assert.ok(at.every((i) => i >= 0), `every adaptive hit in the plan: ${text}`);
+  assert.deepEqual([...at].sort((a, b) => a - b), at, 'in call order');
+  assert.ok(text.includes(`${expect.endpoint.method} http`) && text.includes(expect.endpoint.path), text);
+  assert.match(text, /Parameters:/);
+  assert.match(text, /get_endpoint/);
+  const scoped = await client.getPrompt({ name: 'plan_api_calls', arguments: { task: expect.task, api: expect.other_api } });
+  assert.ok(scoped.messages[0].content.text.includes(`searched the API ${expect.other_api}`));
+  if (expect.other_api !== expect.endpoint.api) assert.ok(!scoped.messages[0].content.text.includes(`${expect.endpoint.api}:`));
+  await expectProtocolError(client.getPrompt({ name: 'no_such_prompt' }), -32602, 'unknown prompt');
+  await expectProtocolError(client.getPrompt({ name: 'plan_api_calls', arguments: { task: ' ' } }), -32602, 'empty task');
+  await expectProtocolError(client.getPrompt({ name: 'plan_api_calls', arguments: { task: 'x', api: 'no_such_api' } }), -32602, 'unknown api');
+
+  // Completion: API ids, tags (of the API chosen so far) and endpoint ids.
+  const promptRef = { type: 'ref/prompt', name: 'plan_api_calls' };
+  let done = await client.complete({ ref: promptRef, argument: { name: 'api', value: '' } });
+  assert.deepEqual(done.completion.values, expect.apis.map(([id]) => id));
+  assert.equal(done.completion.total, expect.apis.length);
+  done = await client.complete({ ref: { type: 'ref/resource', uri: 'apidex://apis/{api}' }, argument: { name: 'api', value: expect.endpoint.api.slice(0, 2) } });
+  assert.ok(done.completion.values.includes(expect.endpoint.api));
+  const tag = expect.endpoint.tags[0];
+  done = await client.complete({ ref: promptRef, argument: { name: 'tag', value: tag.slice(0, 3) }, context: { arguments: { api: expect.endpoint.api } } });
+  assert.ok(done.completion.values.includes(tag), JSON.stringify(done));
+  done = await client.complete({ ref: { type: 'ref/resource', uri: 'apidex://endpoints/{id}' }, argument: { name: 'id', value: expect.endpoint.id.slice(0, -3) } });
+  assert.ok(done.completion.values.includes(expect.endpoint.id), JSON.stringify(done));
+  assert.equal(done.completion.hasMore, false);
+  await expectProtocolError(client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'x', value: '' } }), -32602, 'unknown prompt ref');
+
   // Subscriptions (2026-07-28): a rebuilt index reaches the listen stream.
   if (v.revision >= '2026-07-28' && process.env.APIDEX_E2E_SPECS) {
     const seen = [];
