@@ -389,6 +389,10 @@ static void document(text_ctx *c, const jt_node *o)
     servers(c, jt_get(o, "servers"));
     const char *d = jt_get_str(o, "description");
     if (d && *d) putf(c, "%s\n", d);
+    const char *stored = jt_get_str(o, "content");
+    if (stored && *stored) putf(c, "%s\n", stored);
+    const char *note = jt_get_str(o, "note");
+    if (note) putf(c, "(%s)\n", note);
     auth(c, jt_get(o, "auth"));
     params(c, jt_get(o, "parameters"));
     body(c, jt_get(o, "request_body"));

@@ -62,6 +62,60 @@ static struct json_object *producers(store_index *idx, long oi)
     return arr;
 }
 
+/* When the document cannot be read again (moved, or a server-database index built
+   elsewhere): what the index itself holds, at the level, saying so. */
+static struct json_object *stored_detail(store_index *idx, long oi, const store_operation *sop,
+                                         const store_api *sapi, chunk_detail level, const char *why)
+{
+    struct json_object *o = json_object_new_object();
+    if (!o) return NULL;
+    core_buf url;
+    core_buf_init(&url, 0);
+    const char *base = sapi->n_servers ? sapi->servers[0].url : NULL;
+    size_t bl = base ? strlen(base) : 0;
+    while (bl && base[bl - 1] == '/') bl--;
+    if (bl) core_buf_append(&url, base, bl);
+    core_buf_puts(&url, sop->path);
+    serve_jadd(o, "id", serve_jstr(sop->id));
+    serve_jadd(o, "api", serve_jstr(sop->api));
+    serve_jadd(o, "detail", json_object_new_string(chunk_detail_name(level)));
+    serve_jadd(o, "method", serve_jstr(sop->method));
+    serve_jadd(o, "path", serve_jstr(sop->path));
+    serve_jadd(o, "url", json_object_new_string(url.data ? url.data : sop->path));
+    serve_jadd(o, "summary", serve_jstr(sop->summary));
+    core_buf_free(&url);
+    if (level == CHUNK_DETAIL_SUMMARY) return o;
+    serve_jadd(o, "operation_id", serve_jstr(sop->operation_id));
+    struct json_object *tags = json_object_new_array();
+    for (size_t i = 0; tags && i < sop->n_tags; i++)
+        json_object_array_add(tags, serve_jstr(sop->tags[i]));
+    serve_jadd(o, "tags", tags);
+    serve_jadd(o, "deprecated", json_object_new_boolean(sop->deprecated));
+    serve_jadd(o, "description", serve_jstr(sop->description));
+    struct json_object *servers = json_object_new_array();
+    for (size_t i = 0; servers && i < sapi->n_servers; i++) {
+        struct json_object *sv = json_object_new_object();
+        if (!sv) break;
+        serve_jadd(sv, "url", serve_jstr(sapi->servers[i].url));
+        json_object_array_add(servers, sv);
+    }
+    serve_jadd(o, "servers", servers);
+    struct json_object *inputs = json_object_new_array();
+    for (size_t k = 0; inputs && k < sop->n_inputs; k++) {
+        struct json_object *in = json_object_new_object();
+        if (!in) break;
+        serve_jadd(in, "name", serve_jstr(sop->inputs[k].name));
+        serve_jadd(in, "in", serve_jstr(sop->inputs[k].location));
+        serve_jadd(in, "required", json_object_new_boolean(sop->inputs[k].required));
+        json_object_array_add(inputs, in);
+    }
+    serve_jadd(o, "inputs", inputs);
+    serve_jadd(o, "content", json_object_new_string(sop->content ? sop->content : ""));
+    serve_jadd(o, "note", json_object_new_string(why));
+    serve_jadd(o, "producers", producers(idx, oi));
+    return o;
+}
+
 int serve_endpoint_detail(store_index *idx, long oi, int lv, struct json_object **out,
                           apidex_error *err)
 {
@@ -82,16 +136,17 @@ int serve_endpoint_detail(store_index *idx, long oi, int lv, struct json_object 
     rc = spec_registry_add(reg, sapi->document, err);
     const spec_api *api = !rc && spec_registry_count(reg) ? spec_registry_api(reg, 0) : NULL;
     const spec_operation *op = api && !api->failed ? find_op(api, sop) : NULL;
-    if (!rc && !op)
-        rc = core_error_set(err, APIDEX_ENOTFOUND,
-                            "%s %s is no longer in the API's document (rebuild the index with "
-                            "`apidex index`)",
-                            sop->method, sop->path);
-    else if (rc)
-        rc = core_error_set(err, rc,
-                            "the document of API %.200s could not be read again (rebuild the "
-                            "index with `apidex index`)",
-                            sapi->id);
+    if (!op && rc != APIDEX_ENOMEM) {
+        spec_registry_free(reg);
+        *out = stored_detail(idx, oi, sop, sapi, level,
+                             rc ? "the API's document could not be read again: this is the "
+                                  "rendering stored in the index (`content`); index the "
+                                  "document again for the full structure"
+                                : "the API's document no longer has this endpoint: this is the "
+                                  "rendering stored in the index (`content`); rebuild the index "
+                                  "with `apidex index`");
+        return *out ? 0 : core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
     core_buf b;
     core_buf_init(&b, 0);
     if (!rc && (rc = chunk_detail_json(api, op, level, &b)) != 0)
