@@ -226,7 +226,8 @@ static void compact(detail_ctx *c, spec_loc loc, unsigned depth_left)
     }
     for (size_t i = 0; plain_keys[i]; i++) {
         const jt_node *v = jt_get(n, plain_keys[i]);
-        if (!v) continue;
+        /* A Swagger 2.0 parameter is its own schema: its "required" is a boolean. */
+        if (!v || (!strcmp(plain_keys[i], "required") && !jt_is(v, JT_ARRAY))) continue;
         key(c, &first, plain_keys[i]);
         raw(c, v);
     }

@@ -136,15 +136,21 @@ int serve_endpoint_detail(store_index *idx, long oi, int lv, struct json_object 
     rc = spec_registry_add(reg, sapi->document, err);
     const spec_api *api = !rc && spec_registry_count(reg) ? spec_registry_api(reg, 0) : NULL;
     const spec_operation *op = api && !api->failed ? find_op(api, sop) : NULL;
-    if (!op && rc != APIDEX_ENOMEM) {
+    /* A document changed since the build would answer from another version than search. */
+    bool changed = op && api->content_hash != sapi->content_hash;
+    if ((!op || changed) && rc != APIDEX_ENOMEM) {
         spec_registry_free(reg);
         *out = stored_detail(idx, oi, sop, sapi, level,
                              rc ? "the API's document could not be read again: this is the "
                                   "rendering stored in the index (`content`); index the "
                                   "document again for the full structure"
-                                : "the API's document no longer has this endpoint: this is the "
-                                  "rendering stored in the index (`content`); rebuild the index "
-                                  "with `apidex index`");
+                             : changed
+                                 ? "the API's document changed since it was indexed: this is the "
+                                   "rendering stored in the index (`content`); rebuild the index "
+                                   "with `apidex index` for the full structure"
+                                 : "the API's document no longer has this endpoint: this is the "
+                                   "rendering stored in the index (`content`); rebuild the index "
+                                   "with `apidex index`");
         return *out ? 0 : core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
     core_buf b;
