@@ -732,6 +732,11 @@ int chunk_detail_json(const spec_api *api, const spec_operation *op, chunk_detai
     write_url(&c, op);
     key(&c, &first, "summary");
     str(&c, op->summary);
+    if (level == CHUNK_DETAIL_SUMMARY && !op->summary && op->description) {
+        /* Stripe has descriptions only: the line still says what the endpoint does. */
+        key(&c, &first, "description");
+        desc(&c, op->description);
+    }
     if (level != CHUNK_DETAIL_SUMMARY) {
         key(&c, &first, "api_title");
         str(&c, api->title);

@@ -373,9 +373,13 @@ static void document(text_ctx *c, const jt_node *o)
     const char *summary = jt_get_str(o, "summary");
     const char *detail = jt_get_str(o, "detail");
     putf(c, "%s %s", jt_get_str(o, "method"), jt_get_str(o, "url"));
-    if (summary && *summary) putf(c, " - %s", summary);
+    bool one_line = detail && !strcmp(detail, "summary");
+    const char *what = summary && *summary ? summary
+                       : one_line          ? jt_get_str(o, "description")
+                                           : NULL;
+    if (what && *what) putf(c, " - %s", what);
     putf(c, "  [%s]\n", jt_get_str(o, "id"));
-    if (detail && !strcmp(detail, "summary")) return;
+    if (one_line) return;
     putf(c, "API: %s", jt_get_str(o, "api"));
     if (jt_get_str(o, "api_title")) putf(c, " (%s)", jt_get_str(o, "api_title"));
     if (jt_get_str(o, "operation_id")) putf(c, "; operationId: %s", jt_get_str(o, "operation_id"));
