@@ -74,6 +74,22 @@ code=$(curl -sS -o "$tmp/h_bad.json" -w '%{http_code}' "$base/v1/endpoints/detai
 echo "ok HTTP levels = show --json"
 kill "$server_pid"; wait "$server_pid" 2>/dev/null; server_pid=""
 
+echo "== a document changed or gone since the build: the index's own rendering, said so"
+mkdir "$tmp/moved"
+cp "$src/tests/data/detail/detail.yaml" "$tmp/moved/detail.yaml"
+"$bin" index "$tmp/moved" --db "$tmp/m.db" --quiet || { echo "FAIL index copy"; fail=1; }
+sed -i 's/Send a message/Send a text/' "$tmp/moved/detail.yaml"
+"$bin" show "$id" --db "$tmp/m.db" --json > "$tmp/changed.json" || { echo "FAIL show changed"; fail=1; }
+py "
+import json
+d = json.load(open('$tmp/changed.json'))
+assert d['summary'] == 'Send a message' and 'changed since it was indexed' in d['note'] and d['content'], d
+print('ok changed document: stored rendering with a note')
+" "changed document"
+rm "$tmp/moved/detail.yaml"
+"$bin" show "$id" --db "$tmp/m.db" > "$tmp/gone.txt" || { echo "FAIL show gone"; fail=1; }
+has "gone document: note" "$tmp/gone.txt" "could not be read again"
+
 echo "== MCP get_endpoint (SDK client)"
 timeout 120 node "$src/tests/e2e/mcp/check_detail.mjs" "$src/tools/node" "$bin" "$db" "$id" || { echo "FAIL MCP"; fail=1; }
 exit $fail
