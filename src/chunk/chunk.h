@@ -199,6 +199,41 @@ int chunk_example_query(const spec_api *api, const spec_operation *op, const pre
 int chunk_operation_fields(const spec_api *api, const spec_operation *op, const prep_options *prep,
                            core_arena *arena, chunk_fields *out);
 
+/* ---------------------------------------------------------------- detail levels */
+
+/** How much of an operation `show`, MCP get_endpoint and /v1/endpoints hand over (chunk_detail.c).
+ */
+typedef enum chunk_detail {
+    CHUNK_DETAIL_SUMMARY = 1, /* one line: method, URL, summary */
+    CHUNK_DETAIL_CALL,        /* what a call needs: servers with variables, auth, every parameter,
+                                 the body's content types and schema (refs resolved to a depth,
+                                 cycles marked), required inputs, the success response in brief */
+    CHUNK_DETAIL_FULL         /* everything as written, each referenced schema once */
+} chunk_detail;
+
+/** "summary", "call", "full". */
+const char *chunk_detail_name(chunk_detail d);
+/** Parses a level name; APIDEX_EINVAL (the message names the levels) otherwise. */
+int chunk_detail_parse(const char *name, chunk_detail *out, apidex_error *err);
+
+/**
+ * Appends op at the given level as one JSON object (compact): id, api, detail, method, path,
+ * url, summary; from `call` on also servers (with variables), auth (alternatives of schemes,
+ * each saying where the credential goes), parameters, request_body, inputs (every required
+ * parameter and body field) and response (call) or responses + schemas (full). Enums and
+ * fields are never cut; a depth cut is marked "x-apidex-omitted", a cycle {"$circular": Name}.
+ * Returns 0, APIDEX_ENOMEM or APIDEX_ELIMIT (over 4 MiB); on error out is left as it was.
+ */
+int chunk_detail_json(const spec_api *api, const spec_operation *op, chunk_detail level,
+                      core_buf *out);
+
+/**
+ * Appends the readable text of a chunk_detail_json object (json[0..len), which may carry a
+ * "producers" array added by the caller): the same content, one line per parameter or field.
+ * Returns 0, APIDEX_EPARSE (not such an object) or APIDEX_ENOMEM.
+ */
+int chunk_detail_text(const char *json, size_t len, core_buf *out, apidex_error *err);
+
 /* ---------------------------------------------------------------- token windows */
 
 /** One window: bytes [byte_start, byte_end) of the text = tokens [tok_start, tok_end). */

@@ -1,23 +1,31 @@
-/* apidex show: one operation from the index, rendered, with its inputs, producers and schemas. */
+/* apidex show: one operation from the index at a detail level (serve_endpoint_detail), as text or
+ * JSON. */
 #include "cli/cli.h"
 
+#include "chunk/chunk.h"
+#include "serve/serve.h"
 #include "store/store.h"
+
+#include <json-c/json.h>
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Schemas printed with one operation: its own and those they reference, breadth first. */
-enum { SHOW_MAX_SCHEMAS = 200 };
-
 static void show_usage(FILE *out)
 {
     fprintf(
         out,
-        "usage: apidex show ID | \"METHOD /path\" | operationId [--api A] [--db FILE] [--json]\n"
+        "usage: apidex show ID | \"METHOD /path\" | operationId [--api A] [--db FILE]\n"
+        "                   [--detail summary|call|full] [--json]\n"
         "  ID                an operation id as search prints it (api:operationId)\n"
         "  --api A           pick the API when several have the endpoint\n"
+        "  --detail L        summary: one line; call (default): what a call needs (URL and\n"
+        "                    server variables, auth, every parameter, body schema, required\n"
+        "                    inputs, the success response in brief); full: everything, each\n"
+        "                    schema once\n"
+        "  --json            the same as JSON (what MCP get_endpoint and /v1/endpoints return)\n"
         "  --db FILE         index file (default $APIDEX_DB or ./%s)\n",
         STORE_DEFAULT_DB);
 }
@@ -86,138 +94,39 @@ static size_t find_ops(const store_operation *ops, size_t n_ops, const char *wha
     return n;
 }
 
-/* The schemas an operation needs: direct references, then what they reference. */
-static size_t schema_closure(const store_edge *edges, size_t n_edges, size_t n_schemas, long op,
-                             long *out, size_t cap)
+/* The operation at the level: its JSON (--json) or the text made from it. */
+static int print_detail(store_index *idx, long oi, chunk_detail level, bool json)
 {
-    bool *seen = calloc(n_schemas ? n_schemas : 1, sizeof *seen);
-    if (!seen) return 0;
-    size_t n = 0;
-    for (size_t i = 0; i < n_edges && n < cap; i++)
-        if (edges[i].kind == STORE_EDGE_OP_SCHEMA && edges[i].src_index == op &&
-            edges[i].dst_index >= 0 && !seen[edges[i].dst_index]) {
-            seen[edges[i].dst_index] = true;
-            out[n++] = edges[i].dst_index;
-        }
-    /* Breadth first over schema -> schema; the queue is out itself. Bounded by cap. */
-    for (size_t q = 0; q < n && n < cap; q++)
-        for (size_t i = 0; i < n_edges && n < cap; i++)
-            if (edges[i].kind == STORE_EDGE_SCHEMA_SCHEMA && edges[i].src_index == out[q] &&
-                edges[i].dst_index >= 0 && !seen[edges[i].dst_index]) {
-                seen[edges[i].dst_index] = true;
-                out[n++] = edges[i].dst_index;
-            }
-    free(seen);
-    return n;
-}
-
-static void json_opt(core_buf *b, const char *s)
-{
-    if (s)
-        core_buf_json_str(b, s, strlen(s));
-    else
-        core_buf_puts(b, "null");
-}
-
-static void print_json(const store_operation *op, const store_operation *ops,
-                       const store_edge *edges, size_t n_edges, long oi,
-                       const store_schema *schemas, const long *sch, size_t n_sch)
-{
-    core_buf b;
-    core_buf_init(&b, 0);
-    core_buf_puts(&b, "{\"id\":");
-    json_opt(&b, op->id);
-    core_buf_puts(&b, ",\"api\":");
-    json_opt(&b, op->api);
-    core_buf_puts(&b, ",\"method\":");
-    json_opt(&b, op->method);
-    core_buf_puts(&b, ",\"path\":");
-    json_opt(&b, op->path);
-    core_buf_puts(&b, ",\"operation_id\":");
-    json_opt(&b, op->operation_id);
-    core_buf_puts(&b, ",\"summary\":");
-    json_opt(&b, op->summary);
-    core_buf_puts(&b, ",\"description\":");
-    json_opt(&b, op->description);
-    core_buf_puts(&b, ",\"tags\":[");
-    for (size_t i = 0; i < op->n_tags; i++) {
-        if (i) core_buf_putc(&b, ',');
-        json_opt(&b, op->tags[i]);
+    apidex_error err;
+    core_error_clear(&err);
+    struct json_object *o = NULL;
+    int rc = serve_endpoint_detail(idx, oi, level, &o, &err);
+    if (rc) {
+        cli_print_error(&err);
+        return CLI_FAILURE;
     }
-    core_buf_printf(&b, "],\"deprecated\":%s,\"tokens\":%zu,\"content\":",
-                    op->deprecated ? "true" : "false", op->tokens);
-    json_opt(&b, op->content);
-    core_buf_puts(&b, ",\"inputs\":[");
-    for (size_t i = 0; i < op->n_inputs; i++) {
-        const store_input *in = &op->inputs[i];
-        core_buf_puts(&b, i ? ",{\"name\":" : "{\"name\":");
-        json_opt(&b, in->name);
-        core_buf_puts(&b, ",\"in\":");
-        json_opt(&b, in->location);
-        core_buf_printf(&b, ",\"required\":%s,\"entity\":", in->required ? "true" : "false");
-        json_opt(&b, in->field);
-        core_buf_putc(&b, '}');
+    size_t len = 0;
+    const char *s = json_object_to_json_string_length(
+        o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+    core_buf text;
+    core_buf_init(&text, 0);
+    if (json) {
+        fwrite(s, 1, len, stdout);
+        fputc('\n', stdout);
+    } else if ((rc = chunk_detail_text(s, len, &text, &err)) == 0) {
+        fwrite(text.data ? text.data : "", 1, text.len, stdout);
     }
-    core_buf_puts(&b, "],\"producers\":[");
-    bool first = true;
-    for (size_t i = 0; i < n_edges; i++) {
-        const store_edge *e = &edges[i];
-        if (e->kind != STORE_EDGE_PRODUCER || e->src_index != oi || e->dst_index < 0) continue;
-        const store_operation *p = &ops[e->dst_index];
-        core_buf_puts(&b, first ? "{\"param\":" : ",{\"param\":");
-        first = false;
-        json_opt(&b, e->param);
-        core_buf_puts(&b, ",\"producer\":");
-        json_opt(&b, p->id);
-        core_buf_puts(&b, ",\"endpoint\":");
-        char ep[1024];
-        snprintf(ep, sizeof ep, "%s %s", p->method, p->path);
-        json_opt(&b, ep);
-        core_buf_printf(&b, ",\"score\":%.3f}", e->score);
-    }
-    core_buf_puts(&b, "],\"schemas\":[");
-    for (size_t i = 0; i < n_sch; i++) {
-        const store_schema *s = &schemas[sch[i]];
-        core_buf_puts(&b, i ? ",{\"id\":" : "{\"id\":");
-        json_opt(&b, s->id);
-        core_buf_puts(&b, ",\"name\":");
-        json_opt(&b, s->name);
-        core_buf_printf(&b, ",\"tokens\":%zu,\"content\":", s->tokens);
-        json_opt(&b, s->content);
-        core_buf_putc(&b, '}');
-    }
-    core_buf_puts(&b, "]}\n");
-    fputs(b.data, stdout);
-    core_buf_free(&b);
-}
-
-static void print_text(const store_operation *op, const store_operation *ops,
-                       const store_edge *edges, size_t n_edges, long oi,
-                       const store_schema *schemas, const long *sch, size_t n_sch)
-{
-    printf("# %s %s\n\nid: %s   api: %s   tokens: %zu%s\n\n", op->method, op->path, op->id, op->api,
-           op->tokens, op->deprecated ? "   DEPRECATED" : "");
-    printf("%s\n", op->content && *op->content ? op->content : "(no rendering stored)");
-    bool header = false;
-    for (size_t i = 0; i < n_edges; i++) {
-        const store_edge *e = &edges[i];
-        if (e->kind != STORE_EDGE_PRODUCER || e->src_index != oi || e->dst_index < 0) continue;
-        if (!header) printf("\n## Where its inputs come from\n\n");
-        header = true;
-        const store_operation *p = &ops[e->dst_index];
-        printf("- %s <- %s %s (%s)\n", e->param ? e->param : "?", p->method, p->path, p->id);
-    }
-    if (n_sch) printf("\n## Schemas\n");
-    for (size_t i = 0; i < n_sch; i++) {
-        const store_schema *s = &schemas[sch[i]];
-        printf("\n### %s\n\n%s\n", s->name, s->content ? s->content : "");
-    }
+    core_buf_free(&text);
+    json_object_put(o);
+    if (rc) cli_print_error(&err);
+    return rc ? CLI_FAILURE : CLI_OK;
 }
 
 int cli_cmd_show(int argc, char **argv)
 {
     const char *what = NULL, *api = NULL, *db = NULL;
     bool json = false;
+    chunk_detail level = CHUNK_DETAIL_CALL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -226,6 +135,13 @@ int cli_cmd_show(int argc, char **argv)
             return CLI_OK;
         } else if (!strcmp(a, "--json")) {
             json = true;
+        } else if (!strcmp(a, "--detail") && v) {
+            apidex_error derr;
+            if (chunk_detail_parse(v, &level, &derr)) {
+                fprintf(stderr, "apidex show: %s\n", derr.message);
+                return CLI_USAGE;
+            }
+            i++;
         } else if (!strcmp(a, "--api") && v) {
             api = v;
             i++;
@@ -249,13 +165,9 @@ int cli_cmd_show(int argc, char **argv)
     core_error_clear(&err);
     store_index *idx = NULL;
     const store_operation *ops = NULL;
-    const store_schema *schemas = NULL;
-    const store_edge *edges = NULL;
-    size_t n_ops = 0, n_schemas = 0, n_edges = 0;
+    size_t n_ops = 0;
     int rc = store_open(db, true, &idx, &err);
     if (!rc) rc = store_operations(idx, &ops, &n_ops, &err);
-    if (!rc) rc = store_schemas(idx, &schemas, &n_schemas, &err);
-    if (!rc) rc = store_edges(idx, &edges, &n_edges, &err);
     if (rc) {
         cli_print_error(&err);
         store_close(idx);
@@ -278,13 +190,7 @@ int cli_cmd_show(int argc, char **argv)
         store_close(idx);
         return CLI_USAGE;
     }
-    long oi = found[0];
-    long sch[SHOW_MAX_SCHEMAS];
-    size_t n_sch = schema_closure(edges, n_edges, n_schemas, oi, sch, SHOW_MAX_SCHEMAS);
-    if (json)
-        print_json(&ops[oi], ops, edges, n_edges, oi, schemas, sch, n_sch);
-    else
-        print_text(&ops[oi], ops, edges, n_edges, oi, schemas, sch, n_sch);
+    int status = print_detail(idx, found[0], level, json);
     store_close(idx);
-    return CLI_OK;
+    return status;
 }

@@ -346,6 +346,7 @@ static enum MHD_Result route_endpoint(serve_http *h, struct MHD_Connection *conn
     apidex_error err;
     core_error_clear(&err);
     int rc;
+    const char *detail = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "detail");
     if (!strcmp(url, "/v1/endpoints")) {
         const char *m = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "method");
         const char *p = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "path");
@@ -355,11 +356,11 @@ static enum MHD_Result route_endpoint(serve_http *h, struct MHD_Connection *conn
             return respond_error(h, conn, rq, 400,
                                  "give method and path (or use /v1/endpoints/{id})", NULL);
         }
-        rc = serve_query_endpoint(snap, NULL, m, p, api, &obj, &err);
+        rc = serve_query_endpoint(snap, NULL, m, p, api, detail, &obj, &err);
     } else {
         /* The library hands over the path already percent-decoded. */
         const char *id = url + strlen("/v1/endpoints/");
-        rc = *id ? serve_query_endpoint(snap, id, NULL, NULL, NULL, &obj, &err)
+        rc = *id ? serve_query_endpoint(snap, id, NULL, NULL, NULL, detail, &obj, &err)
                  : core_error_set(&err, APIDEX_EINVAL, "missing endpoint id");
     }
     serve_snapshot_release(snap);

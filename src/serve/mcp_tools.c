@@ -76,11 +76,15 @@ static const tool_def tool_defs[] = {
      "\"results\":{\"type\":\"array\",\"items\":" SUMMARY_SCHEMA "}},"
      "\"required\":[\"task\",\"adaptive\",\"count\",\"results\"]}"},
     {"get_endpoint", "Get endpoint details",
-     "Get everything needed to call one API endpoint: method, path, servers, parameters, "
-     "request body and response fields with referenced schemas resolved, and which endpoints "
-     "produce its inputs. Pass the `id` returned by search_endpoints, or `method` and `path` "
-     "(plus `api` when several APIs have that path). Costs more tokens than search_endpoints: "
-     "call it for the endpoints you intend to use.",
+     "Get what is needed to call one API endpoint. detail=call (the default): method, the full "
+     "URL template with server variables (defaults and allowed values), auth schemes and where "
+     "the credential goes, every parameter (in, required, type, every enum value, default, "
+     "example), the request body's content types and JSON Schema ($refs resolved to a depth; "
+     "cycles marked $circular; a depth cut marked x-apidex-omitted), every required input "
+     "(parameters and body fields), the success response in brief, and which endpoints produce "
+     "its inputs. detail=summary: one line; detail=full: every response and each referenced "
+     "schema once, as written. Pass the `id` returned by search_endpoints, or `method` and "
+     "`path` (plus `api` when several APIs have that path).",
      "{\"type\":\"object\",\"properties\":{"
      "\"id\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Endpoint id from "
      "search_endpoints, e.g. 'tmdb:GET /movie/{movie_id}/credits'\"},"
@@ -88,29 +92,35 @@ static const tool_def tool_defs[] = {
      "\"path\":{\"type\":\"string\",\"description\":\"Path template as in the spec, e.g. "
      "'/movie/{movie_id}', when no id is given\"},"
      "\"api\":{\"type\":\"string\",\"description\":\"API id, to pick between APIs that share a "
-     "path\"}},"
+     "path\"},"
+     "\"detail\":{\"type\":\"string\",\"enum\":[\"summary\",\"call\",\"full\"],"
+     "\"default\":\"call\",\"description\":\"How much to return: summary (one line), call "
+     "(what a call needs, the default) or full (everything, each schema once)\"}},"
      "\"additionalProperties\":false}",
      "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},"
-     "\"api\":{\"type\":\"string\"},\"method\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}"
-     ","
-     "\"operation_id\":" NULLABLE_STRING ",\"summary\":" NULLABLE_STRING
-     ",\"description\":" NULLABLE_STRING ",\"tags\":" STRING_ARRAY
-     ",\"deprecated\":{\"type\":\"boolean\"},\"servers\":" STRING_ARRAY
-     ",\"inputs\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+     "\"api\":{\"type\":\"string\"},\"detail\":{\"type\":\"string\",\"enum\":[\"summary\","
+     "\"call\",\"full\"]},\"method\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"
+     "\"url\":{\"type\":\"string\"},\"summary\":" NULLABLE_STRING
+     ",\"operation_id\":" NULLABLE_STRING ",\"description\":" NULLABLE_STRING
+     ",\"tags\":" STRING_ARRAY ",\"deprecated\":{\"type\":\"boolean\"},"
+     "\"servers\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},"
+     "\"auth\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":"
+     "\"object\"}}},"
+     "\"parameters\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+     "\"name\":{\"type\":\"string\"},\"in\":{\"type\":\"string\"},\"required\":{\"type\":"
+     "\"boolean\"}},\"required\":[\"name\",\"in\",\"required\"]}},"
+     "\"request_body\":{\"type\":[\"object\",\"null\"]},"
+     "\"inputs\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
      "\"name\":{\"type\":\"string\"},\"in\":{\"type\":\"string\"},"
      "\"required\":{\"type\":\"boolean\"}},\"required\":[\"name\",\"in\",\"required\"]}},"
+     "\"response\":{\"type\":[\"object\",\"null\"]},"
+     "\"responses\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},"
+     "\"schemas\":{\"type\":\"object\"},"
      "\"producers\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
      "\"param\":{\"type\":\"string\"},\"producer\":{\"type\":\"string\"},"
      "\"endpoint\":{\"type\":\"string\"},\"score\":{\"type\":\"number\"}},"
-     "\"required\":[\"param\",\"producer\",\"endpoint\",\"score\"]}},"
-     "\"tokens\":{\"type\":\"integer\"},\"content\":{\"type\":\"string\"},"
-     "\"schemas\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-     "\"id\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"},\"tokens\":{\"type\":"
-     "\"integer\"},\"content\":{\"type\":\"string\"}},\"required\":[\"id\",\"name\",\"tokens\","
-     "\"content\"]}},\"schemas_omitted\":{\"type\":\"integer\"}},"
-     "\"required\":[\"id\",\"api\",\"method\",\"path\",\"operation_id\",\"summary\","
-     "\"description\",\"tags\",\"deprecated\",\"servers\",\"inputs\",\"producers\",\"tokens\","
-     "\"content\",\"schemas\",\"schemas_omitted\"]}"},
+     "\"required\":[\"param\",\"producer\",\"endpoint\",\"score\"]}}},"
+     "\"required\":[\"id\",\"api\",\"detail\",\"method\",\"path\",\"url\",\"summary\"]}"},
     {"list_apis", "List indexed APIs",
      "List the APIs in the apidex index: id, title, version, a short description, servers, "
      "operation and schema counts, and tags with their operation counts. Use it to see what "
@@ -383,7 +393,7 @@ static int query_outcome(const mcp_rev_info *rev, int rc, struct json_object *ob
 
 static const char *const search_keys[] = {"task", "k",       "adaptive",           "apis",
                                           "tags", "methods", "include_deprecated", NULL};
-static const char *const endpoint_keys[] = {"id", "method", "path", "api", NULL};
+static const char *const endpoint_keys[] = {"id", "method", "path", "api", "detail", NULL};
 static const char *const no_keys[] = {NULL};
 static const char *const ask_keys[] = {"task", "apis", "budget", NULL};
 
@@ -418,15 +428,17 @@ static int call_endpoint(mcp_server *srv, serve_snapshot *snap, const mcp_rev_in
 {
     (void)srv;
     arg_error ae = {{0}};
-    const char *id, *method, *path, *api;
+    const char *id, *method, *path, *api, *detail;
     if (!check_keys(args, endpoint_keys, &ae) || !arg_string(args, "id", false, &id, &ae) ||
         !arg_string(args, "method", false, &method, &ae) ||
-        !arg_string(args, "path", false, &path, &ae) || !arg_string(args, "api", false, &api, &ae))
+        !arg_string(args, "path", false, &path, &ae) ||
+        !arg_string(args, "api", false, &api, &ae) ||
+        !arg_string(args, "detail", false, &detail, &ae))
         return tool_error(ae.message, result, e);
     struct json_object *obj = NULL;
     apidex_error qerr;
     core_error_clear(&qerr);
-    int rc = serve_query_endpoint(snap, id, method, path, api, &obj, &qerr);
+    int rc = serve_query_endpoint(snap, id, method, path, api, detail, &obj, &qerr);
     return query_outcome(rev, rc, obj, &qerr, result, e);
 }
 
@@ -586,7 +598,7 @@ int mcp_resources_read(serve_db *db, const mcp_rev_info *rev, const char *uri,
     apidex_error qerr;
     core_error_clear(&qerr);
     int rc = is_api ? serve_query_api(snap, key, &obj, &qerr)
-                    : serve_query_endpoint(snap, key, NULL, NULL, NULL, &obj, &qerr);
+                    : serve_query_endpoint(snap, key, NULL, NULL, NULL, NULL, &obj, &qerr);
     serve_snapshot_release(snap);
     free(key);
     if (rc == APIDEX_ENOMEM) return mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");

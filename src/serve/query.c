@@ -6,6 +6,7 @@
 #include "serve/serve_int.h"
 
 #include "agent/agent.h"
+#include "chunk/chunk.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -391,125 +392,15 @@ static struct json_object *servers_json(const store_api *api)
     return arr;
 }
 
-static int cmp_edge_score(const void *a, const void *b, void *ctx)
-{
-    const store_edge *edges = ctx;
-    double sa = edges[*(const size_t *)a].score, sb = edges[*(const size_t *)b].score;
-    return sa < sb ? 1 : sa > sb ? -1 : 0;
-}
-
-/* The schemas an operation needs: those it references, then what they
-   reference, breadth first, within SERVE_SCHEMA_TOKENS. */
-static struct json_object *schemas_json(serve_snapshot *snap, size_t op, size_t *omitted)
-{
-    struct json_object *arr = json_object_new_array();
-    size_t n = snap->n_schemas ? snap->n_schemas : 1;
-    size_t *queue = malloc(n * sizeof *queue);
-    bool *seen = calloc(n, sizeof *seen);
-    *omitted = 0;
-    if (!arr || !queue || !seen) {
-        free(queue);
-        free(seen);
-        json_object_put(arr);
-        return NULL;
-    }
-    size_t head = 0, tail = 0, used = 0;
-    for (size_t k = snap->op_schema_off[op]; k < snap->op_schema_off[op + 1]; k++)
-        if (!seen[snap->op_schema[k]]) {
-            seen[snap->op_schema[k]] = true;
-            queue[tail++] = snap->op_schema[k];
-        }
-    while (head < tail) {
-        size_t s = queue[head++];
-        const store_schema *sc = &snap->schemas[s];
-        if (used + sc->tokens > SERVE_SCHEMA_TOKENS) {
-            (*omitted)++;
-            continue;
-        }
-        used += sc->tokens;
-        struct json_object *o = json_object_new_object();
-        if (!o) break;
-        serve_jadd(o, "id", serve_jstr(sc->id));
-        serve_jadd(o, "name", serve_jstr(sc->name));
-        serve_jadd(o, "tokens", json_object_new_int64((int64_t)sc->tokens));
-        serve_jadd(o, "content", json_object_new_string(sc->content ? sc->content : ""));
-        json_object_array_add(arr, o);
-        for (size_t k = snap->schema_ref_off[s]; k < snap->schema_ref_off[s + 1]; k++)
-            if (!seen[snap->schema_ref[k]]) {
-                seen[snap->schema_ref[k]] = true;
-                queue[tail++] = snap->schema_ref[k];
-            }
-    }
-    free(queue);
-    free(seen);
-    return arr;
-}
-
-static struct json_object *producers_json(serve_snapshot *snap, size_t op)
-{
-    enum { MAX_PRODUCERS = 12 };
-    struct json_object *arr = json_object_new_array();
-    size_t a = snap->op_prod_off[op], b = snap->op_prod_off[op + 1];
-    size_t order[MAX_PRODUCERS * 8];
-    size_t n = 0;
-    for (size_t k = a; k < b && n < sizeof order / sizeof order[0]; k++)
-        order[n++] = snap->op_prod[k];
-    qsort_r(order, n, sizeof *order, cmp_edge_score, (void *)snap->edges);
-    for (size_t i = 0; arr && i < n && i < MAX_PRODUCERS; i++) {
-        const store_edge *e = &snap->edges[order[i]];
-        const store_operation *p = &snap->ops[e->dst_index];
-        struct json_object *o = json_object_new_object();
-        if (!o) break;
-        serve_jadd(o, "param", json_object_new_string(e->param ? e->param : ""));
-        serve_jadd(o, "producer", serve_jstr(p->id));
-        serve_jadd(o, "endpoint", endpoint_json(p->method, p->path));
-        serve_jadd(o, "score", serve_jnum(e->score, 2));
-        json_object_array_add(arr, o);
-    }
-    return arr;
-}
-
-static struct json_object *endpoint_details(serve_snapshot *snap, size_t i)
-{
-    const store_operation *op = &snap->ops[i];
-    const store_api *api = op->api_index < snap->n_apis ? &snap->apis[op->api_index] : NULL;
-    struct json_object *o = json_object_new_object();
-    if (!o) return NULL;
-    serve_jadd(o, "id", serve_jstr(op->id));
-    serve_jadd(o, "api", serve_jstr(op->api));
-    serve_jadd(o, "method", serve_jstr(op->method));
-    serve_jadd(o, "path", serve_jstr(op->path));
-    serve_jadd(o, "operation_id", serve_jstr(op->operation_id));
-    serve_jadd(o, "summary", serve_jstr(op->summary));
-    serve_jadd(o, "description", serve_jstr(op->description));
-    serve_jadd(o, "tags", str_array(op->tags, op->n_tags));
-    serve_jadd(o, "deprecated", json_object_new_boolean(op->deprecated));
-    serve_jadd(o, "servers", api ? servers_json(api) : json_object_new_array());
-    struct json_object *inputs = json_object_new_array();
-    for (size_t k = 0; inputs && k < op->n_inputs; k++) {
-        struct json_object *in = json_object_new_object();
-        if (!in) break;
-        serve_jadd(in, "name", serve_jstr(op->inputs[k].name));
-        serve_jadd(in, "in", serve_jstr(op->inputs[k].location));
-        serve_jadd(in, "required", json_object_new_boolean(op->inputs[k].required));
-        json_object_array_add(inputs, in);
-    }
-    serve_jadd(o, "inputs", inputs);
-    serve_jadd(o, "producers", producers_json(snap, i));
-    serve_jadd(o, "tokens", json_object_new_int64((int64_t)op->tokens));
-    serve_jadd(o, "content", json_object_new_string(op->content ? op->content : ""));
-    size_t omitted = 0;
-    serve_jadd(o, "schemas", schemas_json(snap, i, &omitted));
-    serve_jadd(o, "schemas_omitted", json_object_new_int64((int64_t)omitted));
-    return o;
-}
-
 int serve_query_endpoint(serve_snapshot *snap, const char *id, const char *method, const char *path,
-                         const char *api, struct json_object **out, apidex_error *err)
+                         const char *api, const char *detail, struct json_object **out,
+                         apidex_error *err)
 {
     *out = NULL;
     long found = -1;
-    int rc = 0;
+    chunk_detail level = CHUNK_DETAIL_CALL;
+    int rc = detail ? chunk_detail_parse(detail, &level, err) : 0;
+    if (rc) return rc;
     if (id && *id) {
         if (!serve_text_ok(id, strlen(id)) || strlen(id) > 2048)
             return core_error_set(err, APIDEX_EINVAL, "id is not a valid endpoint id");
@@ -541,8 +432,7 @@ int serve_query_endpoint(serve_snapshot *snap, const char *id, const char *metho
         return core_error_set(err, APIDEX_EINVAL,
                               "give the endpoint id (from search_endpoints), or method and path");
     }
-    *out = endpoint_details(snap, (size_t)found);
-    return *out ? 0 : core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    return serve_endpoint_detail(snap->idx, found, level, out, err);
 }
 
 /* ---------------------------------------------------------------- the catalog */

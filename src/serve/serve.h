@@ -121,8 +121,7 @@ enum {
     SERVE_MAX_FILTERS = 32,      /* values per filter */
     SERVE_DEFAULT_BUDGET = 4000, /* ask: tokens of context */
     SERVE_MIN_BUDGET = 200,
-    SERVE_MAX_BUDGET = 32000,
-    SERVE_SCHEMA_TOKENS = 6000 /* get_endpoint: tokens of referenced schemas */
+    SERVE_MAX_BUDGET = 32000
 };
 
 /**
@@ -132,9 +131,13 @@ enum {
  */
 int serve_query_search(serve_snapshot *snap, const serve_search_args *args,
                        struct json_object **out, apidex_error *err);
-/** By id, or by method + path (+ api when several APIs have it; placeholder names may differ). */
+/**
+ * By id, or by method + path (+ api when several APIs have it; placeholder names may differ),
+ * at detail level `detail` ("summary", "call", "full"; NULL = "call"): serve_endpoint_detail.
+ */
 int serve_query_endpoint(serve_snapshot *snap, const char *id, const char *method, const char *path,
-                         const char *api, struct json_object **out, apidex_error *err);
+                         const char *api, const char *detail, struct json_object **out,
+                         apidex_error *err);
 /** The catalog: every API with its operation counts and tags. */
 int serve_query_apis(serve_snapshot *snap, struct json_object **out, apidex_error *err);
 /** One API with its operations (the apidex://apis/{api} resource). */
@@ -338,5 +341,15 @@ typedef enum { SERVE_TOOLS_OPENAI = 0, SERVE_TOOLS_ANTHROPIC = 1 } serve_tools_f
  */
 int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve_tools_format fmt,
                    struct json_object **out, apidex_error *err);
+
+/**
+ * Operation oi of the index (store_operations()) at a detail level, as chunk_detail_json
+ * writes it (the API's document is read again) plus "producers": the endpoints that produce
+ * its inputs, best first (not at the summary level). The one rendering behind `apidex show`,
+ * MCP get_endpoint and HTTP /v1/endpoints. *out: json_object_put. APIDEX_ENOTFOUND when the
+ * document no longer has the operation (the message says to rebuild the index).
+ */
+int serve_endpoint_detail(store_index *idx, long oi, int level, struct json_object **out,
+                          apidex_error *err);
 
 #endif /* APIDEX_SERVE_H */

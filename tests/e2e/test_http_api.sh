@@ -74,11 +74,11 @@ req 200 GET "/v1/search?q=books&api=library&api=recipes&method=GET&tag=catalogue
 req 200 GET "/v1/search?q=weather&api=recipes" && expect_json "all(r['api'] == 'recipes' for r in d['results'])"
 req 200 GET "/v1/endpoints/weather%3AgetForecast" && {
   expect_json "d['id'] == 'weather:getForecast' and d['path'] == '/stations/{station_id}/forecast'"
-  expect_json "d['servers'] == ['https://weather.example.org/api'] and d['inputs'][0]['name'] == 'station_id'"
+  expect_json "d['servers'][0]['url'] == 'https://weather.example.org/api' and d['inputs'][0]['name'] == 'station_id'"
   expect_json "any(p['producer'] == 'weather:findStations' for p in d['producers'])"
 }
 "$bin" show weather:getForecast --db "$db" --json > "$tmp/show.json"
-expect_json "d['content'] == json.load(open('$tmp/show.json'))['content']"
+expect_json "d == json.load(open('$tmp/show.json'))"
 req 200 GET "/v1/endpoints?method=get&path=/stations/%7Bid%7D/forecast" && expect_json "d['id'] == 'weather:getForecast'"
 req 404 GET "/v1/endpoints/weather%3Anope" && expect_json "d['error']['status'] == 404"
 req 200 GET "/v1/apis" && {

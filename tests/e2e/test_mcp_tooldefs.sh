@@ -44,7 +44,7 @@ for show, o, a in zip(shows, openai, anthropic):
         assert r in p["properties"], (f["name"], r)
     for ph in re.findall(r"\{([^}]+)\}", show["path"]):
         assert ph in p["properties"] and ph in p.get("required", []), (f["name"], ph)
-    if "Request body" in show["content"]:
+    if show["request_body"] is not None:
         assert "body" in p["properties"], f["name"]
     assert a == {"name": f["name"], "description": f["description"], "input_schema": p}
     json.dumps(p)  # plain JSON all the way down

@@ -101,7 +101,7 @@ async function check(v) {
   assert.equal(ep.id, expect.endpoint.id);
   assert.equal(ep.method, expect.endpoint.method);
   assert.equal(ep.path, expect.endpoint.path);
-  assert.equal(ep.content, expect.endpoint.content);
+  assert.deepEqual(ep, expect.endpoint);
   r = await client.callTool({ name: 'get_endpoint', arguments: { method: ep.method, path: ep.path, api: ep.api } });
   assert.equal(r.structuredContent.id, ep.id);
   r = await client.callTool({ name: 'get_endpoint', arguments: { id: 'no:such endpoint' } });
@@ -142,7 +142,7 @@ async function check(v) {
   rd = await client.readResource({ uri: api.operations[0].uri });
   assert.equal(JSON.parse(rd.contents[0].text).id, api.operations[0].id);
   rd = await client.readResource({ uri: `apidex://endpoints/${encodeURIComponent(expect.endpoint.id)}` });
-  assert.equal(JSON.parse(rd.contents[0].text).content, expect.endpoint.content);
+  assert.deepEqual(JSON.parse(rd.contents[0].text), expect.endpoint);
   // -32002 in the 2025 era, -32602 since 2026-07-28 (the v2 client reports both as -32602)
   try {
     await client.readResource({ uri: 'apidex://endpoints/nope' });

@@ -23,7 +23,7 @@ writeFileSync(out, JSON.stringify({
   task,
   search_k5: k5.results.map((r) => r.id),
   search_adaptive: adaptive.results.map((r) => r.id),
-  endpoint: { id: show.id, api: show.api, method: show.method, path: show.path, tags: show.tags, content: show.content },
+  endpoint: show,
   apis,
   ask: { endpoints: ask.endpoints, context: ask.context, context_tokens: ask.context_tokens },
   other_api: other ? other[0] : primary.api,

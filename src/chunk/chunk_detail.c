@@ -1,0 +1,813 @@
+/*
+ * Detail levels of one operation (summary, call, full) as JSON: the single
+ * renderer behind `apidex show`, MCP get_endpoint and HTTP /v1/endpoints. The
+ * text those print is made from this JSON (chunk_detail_text.c), so the three
+ * faces and their two forms never disagree. Nothing is cut silently: enums
+ * and body fields are always complete; what a depth limit leaves out is
+ * marked where it happens, with the level that has it.
+ */
+#include "chunk/chunk_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum {
+    CALL_DEPTH = 3,               /* schema nesting resolved inline at the call level */
+    RESPONSE_DEPTH = 1,           /* ... of the success response in brief */
+    MAX_DETAIL = 4 * 1024 * 1024, /* bytes of one rendering: a hard stop for huge specs */
+    DESC_CALL = 300,              /* description bytes per field at the call level */
+    WALK_DEPTH = 64               /* nesting a $ref scan follows (full level) */
+};
+
+typedef struct detail_ctx {
+    const spec_api *api;
+    chunk_detail level;
+    core_buf *out;
+    core_arena *arena; /* allOf merges */
+    long stack[CALL_DEPTH + 8];
+    unsigned n_stack;
+    bool request;  /* a request body: read-only fields are not sent */
+    bool brief;    /* the success response at the call level: no descriptions */
+    bool *listed;  /* full: named schemas already queued (per api->schemas index) */
+    size_t *queue; /* full: named schemas to write under "schemas", in order */
+    size_t n_queue;
+    int rc;
+} detail_ctx;
+
+const char *chunk_detail_name(chunk_detail d)
+{
+    switch (d) {
+    case CHUNK_DETAIL_SUMMARY:
+        return "summary";
+    case CHUNK_DETAIL_CALL:
+        return "call";
+    case CHUNK_DETAIL_FULL:
+        return "full";
+    }
+    return "call";
+}
+
+int chunk_detail_parse(const char *name, chunk_detail *out, apidex_error *err)
+{
+    static const chunk_detail all[] = {CHUNK_DETAIL_SUMMARY, CHUNK_DETAIL_CALL, CHUNK_DETAIL_FULL};
+    for (size_t i = 0; name && i < sizeof all / sizeof all[0]; i++)
+        if (!strcmp(name, chunk_detail_name(all[i]))) {
+            *out = all[i];
+            return 0;
+        }
+    return core_error_set(err, APIDEX_EINVAL, "detail must be summary, call or full (got '%.40s')",
+                          name ? name : "");
+}
+
+/* ---------------------------------------------------------------- writing */
+
+static void put(detail_ctx *c, const char *s)
+{
+    if (!c->rc && core_buf_puts(c->out, s)) c->rc = APIDEX_ENOMEM;
+}
+
+static void putf(detail_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(detail_ctx *c, const char *fmt, ...)
+{
+    if (c->rc) return;
+    va_list ap;
+    va_start(ap, fmt);
+    if (core_buf_vprintf(c->out, fmt, ap)) c->rc = APIDEX_ENOMEM;
+    va_end(ap);
+}
+
+static void str(detail_ctx *c, const char *s)
+{
+    if (c->rc) return;
+    if (!s) {
+        put(c, "null");
+        return;
+    }
+    if (core_buf_json_str(c->out, s, strlen(s))) c->rc = APIDEX_ENOMEM;
+}
+
+static void strn(detail_ctx *c, const char *s, size_t n)
+{
+    if (!c->rc && core_buf_json_str(c->out, s, n)) c->rc = APIDEX_ENOMEM;
+}
+
+/* ,"key": */
+static void key(detail_ctx *c, bool *first, const char *k)
+{
+    put(c, *first ? "\"" : ",\"");
+    *first = false;
+    put(c, k);
+    put(c, "\":");
+}
+
+static void raw(detail_ctx *c, const jt_node *n)
+{
+    if (!c->rc && jt_write_json(c->out, n, -1)) c->rc = APIDEX_ENOMEM;
+}
+
+/* A description: whole at the full level, else cut at a word boundary ("..."). */
+static void desc(detail_ctx *c, const char *s)
+{
+    if (c->level == CHUNK_DETAIL_FULL) {
+        str(c, s);
+        return;
+    }
+    core_buf t;
+    core_buf_init(&t, 0);
+    if (chunk_clean_text(NULL, s, DESC_CALL, &t, NULL))
+        c->rc = APIDEX_ENOMEM;
+    else
+        strn(c, t.data ? t.data : "", t.len);
+    core_buf_free(&t);
+}
+
+static bool too_big(detail_ctx *c)
+{
+    if (!c->rc && c->out->len > MAX_DETAIL) c->rc = APIDEX_ELIMIT;
+    return c->rc != 0;
+}
+
+/* ---------------------------------------------------------------- compact schemas */
+
+static const char *schema_name(const detail_ctx *c, long idx)
+{
+    return idx >= 0 && (size_t)idx < c->api->n_schemas ? c->api->schemas[idx].name : NULL;
+}
+
+static bool on_stack(const detail_ctx *c, long idx)
+{
+    for (unsigned i = 0; i < c->n_stack; i++)
+        if (c->stack[i] == idx) return true;
+    return false;
+}
+
+static bool has_props(const jt_node *n)
+{
+    const jt_node *p = jt_get(n, "properties");
+    return jt_is(p, JT_OBJECT) && p->len > 0;
+}
+
+/* Keys copied as written: they say what a value may be. */
+static const char *const plain_keys[] = {"type",
+                                         "format",
+                                         "enum",
+                                         "const",
+                                         "default",
+                                         "nullable",
+                                         "minimum",
+                                         "maximum",
+                                         "exclusiveMinimum",
+                                         "exclusiveMaximum",
+                                         "minLength",
+                                         "maxLength",
+                                         "pattern",
+                                         "minItems",
+                                         "maxItems",
+                                         "uniqueItems",
+                                         "readOnly",
+                                         "writeOnly",
+                                         "deprecated",
+                                         "multipleOf",
+                                         "required",
+                                         NULL};
+
+static void compact(detail_ctx *c, spec_loc loc, unsigned depth_left);
+
+static void compact_list(detail_ctx *c, const jt_node *arr, const spec_doc *doc, unsigned depth)
+{
+    put(c, "[");
+    for (uint32_t i = 0; i < arr->len && !c->rc; i++) {
+        if (i) put(c, ",");
+        compact(c, (spec_loc){arr->u.items[i], doc}, depth);
+    }
+    put(c, "]");
+}
+
+/* A JSON Schema with $refs resolved (allOf merged) down to depth_left levels of
+   objects; a schema already being expanded above is {"$circular": Name}, and an
+   object past the depth names what it leaves out. */
+static void compact(detail_ctx *c, spec_loc loc, unsigned depth_left)
+{
+    if (too_big(c)) return;
+    if (!loc.node) {
+        put(c, "{}");
+        return;
+    }
+    long idx = spec_schema_index(c->api, loc);
+    spec_loc d;
+    if (spec_deref(c->api, loc, &d) != 0 || !d.node) {
+        put(c, "{\"$unresolved\":");
+        str(c, spec_ref_target(loc));
+        put(c, "}");
+        return;
+    }
+    const jt_node *all = jt_get(d.node, "allOf");
+    spec_loc m;
+    if (jt_is(all, JT_ARRAY) && spec_schema_merge_allof(c->api, d, c->arena, &m) == 0 && m.node)
+        d = m;
+    const jt_node *n = d.node;
+    const char *name = schema_name(c, idx);
+    if (idx >= 0 && on_stack(c, idx)) {
+        put(c, "{\"$circular\":");
+        str(c, name);
+        put(c, "}");
+        return;
+    }
+    if (!jt_is(n, JT_OBJECT)) {
+        raw(c, n);
+        return;
+    }
+    bool first = true;
+    put(c, "{");
+    if (name) {
+        key(c, &first, "title");
+        str(c, name);
+    }
+    for (size_t i = 0; plain_keys[i]; i++) {
+        const jt_node *v = jt_get(n, plain_keys[i]);
+        /* A Swagger 2.0 parameter is its own schema: its "required" is a boolean. */
+        if (!v || (!strcmp(plain_keys[i], "required") && !jt_is(v, JT_ARRAY))) continue;
+        key(c, &first, plain_keys[i]);
+        raw(c, v);
+    }
+    const char *ds = jt_get_str(n, "description");
+    if (!ds) ds = jt_get_str(loc.node, "description");
+    if (ds && *ds && !c->brief) {
+        key(c, &first, "description");
+        desc(c, ds);
+    }
+    const jt_node *ex = jt_get(n, "example");
+    if (ex && !c->brief &&
+        (c->level == CHUNK_DETAIL_FULL || (ex->type != JT_OBJECT && ex->type != JT_ARRAY))) {
+        key(c, &first, "example");
+        raw(c, ex);
+    }
+    bool pushed = idx >= 0 && c->n_stack < sizeof c->stack / sizeof c->stack[0];
+    if (pushed) c->stack[c->n_stack++] = idx;
+    const jt_node *props = jt_get(n, "properties");
+    if (has_props(n)) {
+        if (depth_left == 0) {
+            key(c, &first, "x-apidex-omitted");
+            putf(c, "\"%u properties past the depth limit: detail=full lists them\"", props->len);
+        } else {
+            key(c, &first, "properties");
+            put(c, "{");
+            bool pf = true;
+            for (uint32_t i = 0; i < props->len && !c->rc; i++) {
+                const jt_member *pm = &props->u.members[i];
+                spec_loc pl = {pm->value, d.doc};
+                spec_loc pd;
+                const jt_node *target = spec_deref(c->api, pl, &pd) == 0 ? pd.node : NULL;
+                bool ro = jt_get_bool(pm->value, "readOnly", false) ||
+                          jt_get_bool(target, "readOnly", false);
+                if (c->request && ro) continue;
+                put(c, pf ? "" : ",");
+                pf = false;
+                strn(c, pm->key, pm->key_len);
+                put(c, ":");
+                compact(c, pl, depth_left - 1);
+            }
+            put(c, "}");
+        }
+    }
+    const jt_node *items = jt_get(n, "items");
+    if (items) {
+        key(c, &first, "items");
+        compact(c, (spec_loc){items, d.doc}, depth_left);
+    }
+    const jt_node *ap = jt_get(n, "additionalProperties");
+    if (ap) {
+        key(c, &first, "additionalProperties");
+        if (jt_is(ap, JT_OBJECT))
+            compact(c, (spec_loc){ap, d.doc}, depth_left ? depth_left - 1 : 0);
+        else
+            raw(c, ap);
+    }
+    static const char *const alts[] = {"oneOf", "anyOf", NULL};
+    for (size_t k = 0; alts[k]; k++) {
+        const jt_node *a = jt_get(n, alts[k]);
+        if (!jt_is(a, JT_ARRAY)) continue;
+        key(c, &first, alts[k]);
+        compact_list(c, a, d.doc, depth_left);
+    }
+    const jt_node *disc = jt_get(n, "discriminator");
+    if (disc) {
+        key(c, &first, "discriminator");
+        raw(c, disc);
+    }
+    if (pushed) c->n_stack--;
+    put(c, "}");
+}
+
+/* ---------------------------------------------------------------- full: schemas once */
+
+static void queue_schema(detail_ctx *c, long idx)
+{
+    if (idx < 0 || (size_t)idx >= c->api->n_schemas || c->listed[idx]) return;
+    c->listed[idx] = true;
+    c->queue[c->n_queue++] = (size_t)idx;
+}
+
+/* Every named schema a node references ($ref), queued once. */
+static void scan_refs(detail_ctx *c, spec_loc loc, unsigned depth)
+{
+    const jt_node *n = loc.node;
+    if (!n || depth > WALK_DEPTH) return;
+    if (n->type == JT_ARRAY) {
+        for (uint32_t i = 0; i < n->len; i++)
+            scan_refs(c, (spec_loc){n->u.items[i], loc.doc}, depth + 1);
+        return;
+    }
+    if (n->type != JT_OBJECT) return;
+    if (jt_get_str(n, "$ref")) {
+        long idx = spec_schema_index(c->api, loc);
+        if (idx < 0) {
+            spec_loc d;
+            if (spec_deref(c->api, loc, &d) == 0) idx = spec_schema_index(c->api, d);
+        }
+        queue_schema(c, idx);
+        return;
+    }
+    for (uint32_t i = 0; i < n->len; i++)
+        scan_refs(c, (spec_loc){n->u.members[i].value, loc.doc}, depth + 1);
+}
+
+/* A schema where the operation uses it: resolved (call) or as written (full). */
+static void schema_at(detail_ctx *c, spec_loc loc, unsigned depth)
+{
+    if (c->level == CHUNK_DETAIL_FULL) {
+        scan_refs(c, loc, 0);
+        raw(c, loc.node);
+    } else {
+        compact(c, loc, depth);
+    }
+}
+
+/* ---------------------------------------------------------------- the parts */
+
+static const jt_node *servers_node(const detail_ctx *c, const spec_operation *op)
+{
+    const jt_node *s = jt_get(op->node.node, "servers");
+    if (jt_is(s, JT_ARRAY) && s->len) return s;
+    s = jt_get(c->api->root.node, "servers");
+    return jt_is(s, JT_ARRAY) && s->len ? s : NULL;
+}
+
+static void write_servers(detail_ctx *c, const spec_operation *op)
+{
+    const jt_node *sn = servers_node(c, op);
+    put(c, "[");
+    if (sn) {
+        for (uint32_t i = 0; i < sn->len && !c->rc; i++) {
+            const jt_node *s = sn->u.items[i];
+            bool first = true;
+            put(c, i ? ",{" : "{");
+            key(c, &first, "url");
+            str(c, jt_get_str(s, "url"));
+            const char *ds = jt_get_str(s, "description");
+            if (ds) {
+                key(c, &first, "description");
+                desc(c, ds);
+            }
+            const jt_node *vars = jt_get(s, "variables");
+            if (jt_is(vars, JT_OBJECT) && vars->len) {
+                key(c, &first, "variables");
+                put(c, "{");
+                for (uint32_t v = 0; v < vars->len; v++) {
+                    const jt_node *var = vars->u.members[v].value;
+                    if (v) put(c, ",");
+                    strn(c, vars->u.members[v].key, vars->u.members[v].key_len);
+                    put(c, ":{");
+                    bool vf = true;
+                    const jt_node *dv = jt_get(var, "default"), *en = jt_get(var, "enum");
+                    if (dv) {
+                        key(c, &vf, "default");
+                        raw(c, dv);
+                    }
+                    if (en) {
+                        key(c, &vf, "enum");
+                        raw(c, en);
+                    }
+                    const char *vd = jt_get_str(var, "description");
+                    if (vd) {
+                        key(c, &vf, "description");
+                        desc(c, vd);
+                    }
+                    put(c, "}");
+                }
+                put(c, "}");
+            }
+            put(c, "}");
+        }
+    } else {
+        for (size_t i = 0; i < c->api->n_servers; i++) {
+            put(c, i ? ",{\"url\":" : "{\"url\":");
+            str(c, c->api->servers[i].url);
+            put(c, "}");
+        }
+    }
+    put(c, "]");
+}
+
+/* The full URL template: the first server's URL and the path. */
+static void write_url(detail_ctx *c, const spec_operation *op)
+{
+    const jt_node *sn = servers_node(c, op);
+    const char *base = sn ? jt_get_str(sn->u.items[0], "url")
+                          : (c->api->n_servers ? c->api->servers[0].url : NULL);
+    size_t bl = base ? strlen(base) : 0;
+    while (bl && base[bl - 1] == '/') bl--;
+    core_buf u;
+    core_buf_init(&u, 0);
+    if ((bl && core_buf_append(&u, base, bl)) || core_buf_puts(&u, op->path))
+        c->rc = APIDEX_ENOMEM;
+    else
+        strn(c, u.data, u.len);
+    core_buf_free(&u);
+}
+
+static const jt_node *security_schemes(const spec_api *api)
+{
+    const jt_node *root = api->root.node;
+    const jt_node *s = jt_get(jt_get(root, "components"), "securitySchemes");
+    if (!s) s = jt_get(root, "securityDefinitions");
+    return jt_is(s, JT_OBJECT) ? s : NULL;
+}
+
+/* One scheme: its type and where the credential goes. */
+static void write_scheme(detail_ctx *c, const jt_member *req)
+{
+    const jt_node *all = security_schemes(c->api);
+    const jt_node *sn = all ? jt_getn(all, req->key, req->key_len) : NULL;
+    spec_loc d = {sn, c->api->root.doc};
+    if (sn && spec_deref(c->api, d, &d) == 0) sn = d.node;
+    const char *type = jt_get_str(sn, "type");
+    bool first = true;
+    put(c, "{");
+    key(c, &first, "name");
+    strn(c, req->key, req->key_len);
+    key(c, &first, "type");
+    str(c, type);
+    const char *scheme = jt_get_str(sn, "scheme");
+    if (type && !strcmp(type, "basic")) scheme = "basic"; /* Swagger 2.0 */
+    if (type && !strcmp(type, "apiKey")) {
+        key(c, &first, "in");
+        str(c, jt_get_str(sn, "in"));
+        key(c, &first, "param");
+        str(c, jt_get_str(sn, "name"));
+    } else if (scheme || (type && (!strcmp(type, "oauth2") || !strcmp(type, "openIdConnect")))) {
+        bool basic = scheme && !strcasecmp(scheme, "basic");
+        key(c, &first, "in");
+        str(c, "header");
+        key(c, &first, "param");
+        str(c, "Authorization");
+        key(c, &first, "format");
+        str(c, basic                                    ? "Basic base64(user:password)"
+               : scheme && strcasecmp(scheme, "bearer") ? scheme
+                                                        : "Bearer <token>");
+    }
+    static const char *const urls[] = {"tokenUrl", "authorizationUrl", "openIdConnectUrl", "flow",
+                                       NULL};
+    for (size_t i = 0; urls[i]; i++) {
+        const char *v = jt_get_str(sn, urls[i]);
+        if (!v) continue;
+        key(c, &first, urls[i]);
+        str(c, v);
+    }
+    const jt_node *flows = jt_get(sn, "flows");
+    if (flows && c->level == CHUNK_DETAIL_FULL) {
+        key(c, &first, "flows");
+        raw(c, flows);
+    } else if (jt_is(flows, JT_OBJECT)) {
+        for (uint32_t f = 0; f < flows->len; f++) {
+            const char *tu = jt_get_str(flows->u.members[f].value, "tokenUrl");
+            const char *au = jt_get_str(flows->u.members[f].value, "authorizationUrl");
+            if (tu) {
+                key(c, &first, "tokenUrl");
+                str(c, tu);
+            }
+            if (au) {
+                key(c, &first, "authorizationUrl");
+                str(c, au);
+            }
+            if (tu || au) break;
+        }
+    }
+    if (jt_is(req->value, JT_ARRAY) && req->value->len) {
+        key(c, &first, "scopes");
+        raw(c, req->value);
+    }
+    put(c, "}");
+}
+
+/* [[scheme, ...], ...]: any one inner list satisfies the operation (all of its schemes). */
+static void write_auth(detail_ctx *c, const spec_operation *op)
+{
+    const jt_node *sec = op->security.node;
+    put(c, "[");
+    for (uint32_t i = 0; jt_is(sec, JT_ARRAY) && i < sec->len && !c->rc; i++) {
+        const jt_node *req = sec->u.items[i];
+        put(c, i ? ",[" : "[");
+        for (uint32_t j = 0; jt_is(req, JT_OBJECT) && j < req->len; j++) {
+            if (j) put(c, ",");
+            write_scheme(c, &req->u.members[j]);
+        }
+        put(c, "]");
+    }
+    put(c, "]");
+}
+
+static void write_params(detail_ctx *c, const spec_operation *op)
+{
+    put(c, "[");
+    for (size_t i = 0; i < op->n_params && !c->rc; i++) {
+        const spec_param *p = &op->params[i];
+        bool first = true;
+        put(c, i ? ",{" : "{");
+        key(c, &first, "name");
+        str(c, p->name);
+        key(c, &first, "in");
+        str(c, p->in);
+        key(c, &first, "required");
+        put(c, p->required ? "true" : "false");
+        if (p->deprecated) {
+            key(c, &first, "deprecated");
+            put(c, "true");
+        }
+        if (p->description && *p->description) {
+            key(c, &first, "description");
+            desc(c, p->description);
+        }
+        static const char *const extra[] = {"style", "explode", "example", "examples", NULL};
+        for (size_t k = 0; extra[k]; k++) {
+            const jt_node *v = jt_get(p->node.node, extra[k]);
+            if (!v || (c->level != CHUNK_DETAIL_FULL && !strcmp(extra[k], "examples"))) continue;
+            key(c, &first, extra[k]);
+            raw(c, v);
+        }
+        /* Swagger 2.0: the schema is the parameter; its own description is above. */
+        if (p->schema.node) {
+            key(c, &first, "schema");
+            if (p->schema.node == p->node.node && c->level != CHUNK_DETAIL_FULL) {
+                bool keep = c->brief;
+                c->brief = true;
+                compact(c, p->schema, CALL_DEPTH);
+                c->brief = keep;
+            } else {
+                schema_at(c, p->schema, CALL_DEPTH);
+            }
+        }
+        put(c, "}");
+    }
+    put(c, "]");
+}
+
+static void write_body(detail_ctx *c, const spec_operation *op)
+{
+    const spec_body *b = op->body;
+    if (!b) {
+        put(c, "null");
+        return;
+    }
+    bool first = true;
+    put(c, "{");
+    key(c, &first, "required");
+    put(c, b->required ? "true" : "false");
+    if (b->description && *b->description) {
+        key(c, &first, "description");
+        desc(c, b->description);
+    }
+    key(c, &first, "content_types");
+    put(c, "[");
+    for (size_t i = 0; i < b->n_media; i++) {
+        if (i) put(c, ",");
+        str(c, b->media[i].type);
+    }
+    put(c, "]");
+    const spec_media *m = chunk_pick_media(b->media, b->n_media);
+    if (c->level == CHUNK_DETAIL_FULL) {
+        key(c, &first, "content");
+        put(c, "{");
+        for (size_t i = 0; i < b->n_media && !c->rc; i++) {
+            if (i) put(c, ",");
+            str(c, b->media[i].type ? b->media[i].type : "");
+            put(c, ":{\"schema\":");
+            if (b->media[i].schema.node)
+                schema_at(c, b->media[i].schema, 0);
+            else
+                put(c, "null");
+            const jt_node *ex = jt_get(b->media[i].node.node, "example");
+            if (ex) {
+                put(c, ",\"example\":");
+                raw(c, ex);
+            }
+            put(c, "}");
+        }
+        put(c, "}");
+    } else if (m) {
+        key(c, &first, "content_type");
+        str(c, m->type);
+        key(c, &first, "schema");
+        c->request = true;
+        if (m->schema.node)
+            compact(c, m->schema, CALL_DEPTH);
+        else
+            put(c, "null");
+        c->request = false;
+    }
+    put(c, "}");
+}
+
+static void write_response(detail_ctx *c, const spec_response *r, bool brief)
+{
+    bool first = true;
+    put(c, "{");
+    key(c, &first, "status");
+    str(c, r->status);
+    if (r->description && *r->description) {
+        key(c, &first, "description");
+        desc(c, r->description);
+    }
+    const spec_media *m = chunk_pick_media(r->media, r->n_media);
+    if (c->level == CHUNK_DETAIL_FULL) {
+        if (r->n_media) {
+            key(c, &first, "content");
+            put(c, "{");
+            for (size_t i = 0; i < r->n_media && !c->rc; i++) {
+                if (i) put(c, ",");
+                str(c, r->media[i].type ? r->media[i].type : "");
+                put(c, ":{\"schema\":");
+                if (r->media[i].schema.node)
+                    schema_at(c, r->media[i].schema, 0);
+                else
+                    put(c, "null");
+                put(c, "}");
+            }
+            put(c, "}");
+        }
+        if (jt_is(r->headers.node, JT_OBJECT)) {
+            key(c, &first, "headers");
+            scan_refs(c, r->headers, 0);
+            raw(c, r->headers.node);
+        }
+    } else if (m) {
+        key(c, &first, "content_type");
+        str(c, m->type);
+        if (m->schema.node) {
+            key(c, &first, "schema");
+            c->brief = brief;
+            compact(c, m->schema, brief ? RESPONSE_DEPTH : CALL_DEPTH);
+            c->brief = false;
+            if (brief) {
+                key(c, &first, "x-apidex-brief");
+                str(c, "top-level fields only, without descriptions: detail=full has the whole "
+                       "schema");
+            }
+        }
+    }
+    put(c, "}");
+}
+
+/* Every input the caller must supply: required parameters and required top-level
+   body fields (form or JSON). */
+static void write_inputs(detail_ctx *c, const spec_operation *op)
+{
+    put(c, "[");
+    bool first = true;
+    for (size_t i = 0; i < op->n_params; i++) {
+        const spec_param *p = &op->params[i];
+        if (!p->required) continue;
+        put(c, first ? "{\"name\":" : ",{\"name\":");
+        first = false;
+        str(c, p->name);
+        put(c, ",\"in\":");
+        str(c, p->in);
+        put(c, ",\"required\":true}");
+    }
+    const spec_media *m = op->body ? chunk_pick_media(op->body->media, op->body->n_media) : NULL;
+    spec_loc d;
+    if (m && m->schema.node && spec_deref(c->api, m->schema, &d) == 0 && d.node) {
+        spec_loc mg;
+        if (jt_get(d.node, "allOf") && spec_schema_merge_allof(c->api, d, c->arena, &mg) == 0 &&
+            mg.node)
+            d = mg;
+        const jt_node *req = jt_get(d.node, "required");
+        for (uint32_t i = 0; jt_is(req, JT_ARRAY) && i < req->len; i++) {
+            const char *name = jt_str(req->u.items[i]);
+            if (!name) continue;
+            put(c, first ? "{\"name\":" : ",{\"name\":");
+            first = false;
+            str(c, name);
+            put(c, ",\"in\":\"body\",\"required\":true}");
+        }
+    }
+    put(c, "]");
+}
+
+int chunk_detail_json(const spec_api *api, const spec_operation *op, chunk_detail level,
+                      core_buf *out)
+{
+    detail_ctx c = {.api = api, .level = level, .out = out};
+    size_t start = out->len;
+    c.arena = core_arena_new(0);
+    if (level == CHUNK_DETAIL_FULL) {
+        c.listed = calloc(api->n_schemas ? api->n_schemas : 1, sizeof *c.listed);
+        c.queue = malloc((api->n_schemas ? api->n_schemas : 1) * sizeof *c.queue);
+    }
+    if (!c.arena || (level == CHUNK_DETAIL_FULL && (!c.listed || !c.queue))) c.rc = APIDEX_ENOMEM;
+    bool first = true;
+    put(&c, "{");
+    key(&c, &first, "id");
+    str(&c, op->id);
+    key(&c, &first, "api");
+    str(&c, api->id);
+    key(&c, &first, "detail");
+    str(&c, chunk_detail_name(level));
+    key(&c, &first, "method");
+    str(&c, op->method);
+    key(&c, &first, "path");
+    str(&c, op->path);
+    key(&c, &first, "url");
+    write_url(&c, op);
+    key(&c, &first, "summary");
+    str(&c, op->summary);
+    if (level == CHUNK_DETAIL_SUMMARY && !op->summary && op->description) {
+        /* Stripe has descriptions only: the line still says what the endpoint does. */
+        key(&c, &first, "description");
+        desc(&c, op->description);
+    }
+    if (level != CHUNK_DETAIL_SUMMARY) {
+        key(&c, &first, "api_title");
+        str(&c, api->title);
+        key(&c, &first, "operation_id");
+        str(&c, op->operation_id);
+        key(&c, &first, "tags");
+        put(&c, "[");
+        for (size_t i = 0; i < op->n_tags; i++) {
+            if (i) put(&c, ",");
+            str(&c, op->tags[i]);
+        }
+        put(&c, "]");
+        key(&c, &first, "deprecated");
+        put(&c, op->deprecated ? "true" : "false");
+        key(&c, &first, "description");
+        if (op->description)
+            str(&c, op->description);
+        else
+            put(&c, "null");
+        key(&c, &first, "servers");
+        write_servers(&c, op);
+        key(&c, &first, "auth");
+        write_auth(&c, op);
+        key(&c, &first, "parameters");
+        write_params(&c, op);
+        key(&c, &first, "request_body");
+        write_body(&c, op);
+        key(&c, &first, "inputs");
+        write_inputs(&c, op);
+        const spec_response *ok = chunk_success_response(op);
+        if (level == CHUNK_DETAIL_CALL) {
+            key(&c, &first, "response");
+            if (ok)
+                write_response(&c, ok, true);
+            else
+                put(&c, "null");
+        } else {
+            key(&c, &first, "responses");
+            put(&c, "[");
+            for (size_t i = 0; i < op->n_responses && !c.rc; i++) {
+                if (i) put(&c, ",");
+                write_response(&c, &op->responses[i], false);
+            }
+            put(&c, "]");
+            key(&c, &first, "schemas");
+            put(&c, "{");
+            /* The queue grows while it is written: what a schema references comes after it. */
+            for (size_t q = 0; q < c.n_queue && !c.rc; q++) {
+                const spec_schema *s = &api->schemas[c.queue[q]];
+                if (q) put(&c, ",");
+                core_buf kb;
+                core_buf_init(&kb, 0);
+                if (core_buf_printf(&kb, "#%s", s->pointer ? s->pointer : s->name))
+                    c.rc = APIDEX_ENOMEM;
+                else
+                    strn(&c, kb.data, kb.len);
+                core_buf_free(&kb);
+                put(&c, ":");
+                scan_refs(&c, s->node, 0);
+                raw(&c, s->node.node);
+            }
+            put(&c, "}");
+        }
+    }
+    put(&c, "}");
+    core_arena_free(c.arena);
+    free(c.listed);
+    free(c.queue);
+    if (c.rc) {
+        out->len = start;
+        if (out->data) out->data[start] = '\0';
+    }
+    return c.rc;
+}

@@ -1,0 +1,464 @@
+/*
+ * The readable form of a detail-level object (chunk_detail.c): made from the
+ * JSON itself, so `apidex show` prints exactly what --json, MCP get_endpoint
+ * and /v1/endpoints hold, one line per parameter or field.
+ */
+#include "chunk/chunk_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { TEXT_DEPTH = 24 }; /* nesting printed (the JSON is already bounded) */
+
+typedef struct text_ctx {
+    core_buf *out;
+    int rc;
+} text_ctx;
+
+static void put(text_ctx *c, const char *s)
+{
+    if (!c->rc && s && core_buf_puts(c->out, s)) c->rc = APIDEX_ENOMEM;
+}
+
+static void putf(text_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(text_ctx *c, const char *fmt, ...)
+{
+    if (c->rc) return;
+    va_list ap;
+    va_start(ap, fmt);
+    if (core_buf_vprintf(c->out, fmt, ap)) c->rc = APIDEX_ENOMEM;
+    va_end(ap);
+}
+
+static void indent(text_ctx *c, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) put(c, " ");
+}
+
+/* A scalar as a reader would type it; arrays and objects as compact JSON. */
+static void value(text_ctx *c, const jt_node *v)
+{
+    if (!v) return;
+    switch ((jt_type)v->type) {
+    case JT_STRING:
+        if (!c->rc && core_buf_append(c->out, v->u.s, v->len)) c->rc = APIDEX_ENOMEM;
+        break;
+    case JT_INT:
+        putf(c, "%lld", (long long)v->u.i);
+        break;
+    case JT_REAL:
+        if (isfinite(v->u.d)) putf(c, "%g", v->u.d);
+        break;
+    default:
+        if (!c->rc && jt_write_json(c->out, v, -1)) c->rc = APIDEX_ENOMEM;
+    }
+}
+
+static void values(text_ctx *c, const jt_node *arr, const char *sep)
+{
+    for (uint32_t i = 0; jt_is(arr, JT_ARRAY) && i < arr->len; i++) {
+        if (i) put(c, sep);
+        value(c, arr->u.items[i]);
+    }
+}
+
+/* The last segment of a $ref: "#/components/schemas/Pet" -> "Pet". */
+static const char *ref_name(const char *ref)
+{
+    const char *s = strrchr(ref, '/');
+    return s ? s + 1 : ref;
+}
+
+static void type_of(text_ctx *c, const jt_node *s, unsigned lvl)
+{
+    const char *ref = jt_get_str(s, "$ref");
+    const char *circ = jt_get_str(s, "$circular");
+    if (ref || circ) {
+        put(c, ref ? ref_name(ref) : circ);
+        return;
+    }
+    const jt_node *t = jt_get(s, "type");
+    const char *ts = jt_str(t);
+    if (jt_is(t, JT_ARRAY))
+        values(c, t, "|");
+    else if (ts && strcmp(ts, "array"))
+        put(c, ts);
+    if (ts && !strcmp(ts, "array")) {
+        put(c, "array");
+        const jt_node *items = jt_get(s, "items");
+        if (items && lvl < 4) {
+            put(c, " of ");
+            type_of(c, items, lvl + 1);
+        }
+    } else if (!t) {
+        const jt_node *alt = jt_get(s, "oneOf");
+        const char *kind = "one of ";
+        if (!alt) {
+            alt = jt_get(s, "anyOf");
+            kind = "any of ";
+        }
+        if (jt_is(alt, JT_ARRAY) && alt->len && lvl < 4) {
+            put(c, kind);
+            for (uint32_t i = 0; i < alt->len; i++) {
+                if (i) put(c, " | ");
+                type_of(c, alt->u.items[i], lvl + 1);
+            }
+        } else {
+            put(c, jt_get(s, "properties") ? "object" : jt_get(s, "enum") ? "enum" : "any");
+        }
+    }
+    const char *title = jt_get_str(s, "title");
+    if (title && ts && !strcmp(ts, "object")) putf(c, " %s", title);
+}
+
+/* ", format date-time, enum: a|b, default: x, ..." */
+static void attrs(text_ctx *c, const jt_node *s, bool required)
+{
+    const char *fmt = jt_get_str(s, "format");
+    if (fmt) putf(c, " (%s)", fmt);
+    if (required) put(c, ", required");
+    if (jt_get_bool(s, "nullable", false)) put(c, ", nullable");
+    if (jt_get_bool(s, "deprecated", false)) put(c, ", deprecated");
+    if (jt_get_bool(s, "readOnly", false)) put(c, ", read-only");
+    if (jt_get_bool(s, "writeOnly", false)) put(c, ", write-only");
+    const jt_node *e = jt_get(s, "enum");
+    if (!e) e = jt_get(jt_get(s, "items"), "enum");
+    if (jt_is(e, JT_ARRAY)) {
+        put(c, ", enum: ");
+        values(c, e, "|");
+    }
+    static const char *const keys[][2] = {{"const", "const"},          {"default", "default"},
+                                          {"example", "example"},      {"minimum", "min"},
+                                          {"maximum", "max"},          {"minLength", "min length"},
+                                          {"maxLength", "max length"}, {"minItems", "min items"},
+                                          {"maxItems", "max items"},   {"pattern", "pattern"}};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const jt_node *v = jt_get(s, keys[i][0]);
+        if (!v) continue;
+        putf(c, ", %s: ", keys[i][1]);
+        value(c, v);
+    }
+}
+
+static bool in_list(const jt_node *arr, const char *name, size_t len)
+{
+    for (uint32_t i = 0; jt_is(arr, JT_ARRAY) && i < arr->len; i++) {
+        const jt_node *r = arr->u.items[i];
+        if (r->type == JT_STRING && r->len == len && !memcmp(r->u.s, name, len)) return true;
+    }
+    return false;
+}
+
+static void fields(text_ctx *c, const jt_node *s, unsigned ind, unsigned lvl);
+
+static void field_line(text_ctx *c, const char *name, size_t len, const jt_node *s, bool required,
+                       unsigned ind, unsigned lvl)
+{
+    indent(c, ind);
+    put(c, "- ");
+    if (!c->rc && core_buf_append(c->out, name, len)) c->rc = APIDEX_ENOMEM;
+    put(c, ": ");
+    type_of(c, s, 0);
+    attrs(c, s, required);
+    const char *d = jt_get_str(s, "description");
+    if (d && *d) {
+        put(c, ": ");
+        put(c, d);
+    }
+    put(c, "\n");
+    fields(c, s, ind + 2, lvl + 1);
+}
+
+/* The fields below a schema: its properties, an array's items', alternatives. */
+static void fields(text_ctx *c, const jt_node *s, unsigned ind, unsigned lvl)
+{
+    if (!jt_is(s, JT_OBJECT) || lvl > TEXT_DEPTH || c->rc) return;
+    const char *circ = jt_get_str(s, "$circular");
+    if (circ) {
+        indent(c, ind);
+        putf(c, "(circular: the fields of %s, as above)\n", circ);
+        return;
+    }
+    const jt_node *items = jt_get(s, "items");
+    if (items) {
+        fields(c, items, ind, lvl + 1);
+        return;
+    }
+    const char *omitted = jt_get_str(s, "x-apidex-omitted");
+    if (omitted) {
+        indent(c, ind);
+        putf(c, "(%s)\n", omitted);
+    }
+    const jt_node *props = jt_get(s, "properties");
+    const jt_node *req = jt_get(s, "required");
+    for (uint32_t i = 0; jt_is(props, JT_OBJECT) && i < props->len; i++) {
+        const jt_member *m = &props->u.members[i];
+        field_line(c, m->key, m->key_len, m->value, in_list(req, m->key, m->key_len), ind, lvl);
+    }
+    const jt_node *ap = jt_get(s, "additionalProperties");
+    if (jt_is(ap, JT_OBJECT)) field_line(c, "(other keys)", 12, ap, false, ind, lvl);
+    static const char *const alts[] = {"oneOf", "anyOf"};
+    for (size_t k = 0; k < 2; k++) {
+        const jt_node *a = jt_get(s, alts[k]);
+        for (uint32_t i = 0; jt_is(a, JT_ARRAY) && i < a->len; i++) {
+            char label[32];
+            int n = snprintf(label, sizeof label, "(%s %u)", k ? "any of" : "one of", i + 1);
+            field_line(c, label, (size_t)n, a->u.items[i], false, ind, lvl);
+        }
+    }
+}
+
+static void servers(text_ctx *c, const jt_node *sv)
+{
+    for (uint32_t i = 0; jt_is(sv, JT_ARRAY) && i < sv->len; i++) {
+        const jt_node *s = sv->u.items[i];
+        putf(c, "%s", i ? "  or server " : "Server: ");
+        put(c, jt_get_str(s, "url"));
+        put(c, "\n");
+        const jt_node *vars = jt_get(s, "variables");
+        for (uint32_t v = 0; jt_is(vars, JT_OBJECT) && v < vars->len; v++) {
+            const jt_node *var = vars->u.members[v].value;
+            put(c, "    {");
+            if (!c->rc &&
+                core_buf_append(c->out, vars->u.members[v].key, vars->u.members[v].key_len))
+                c->rc = APIDEX_ENOMEM;
+            put(c, "}");
+            if (jt_get(var, "default")) {
+                put(c, " default: ");
+                value(c, jt_get(var, "default"));
+            }
+            if (jt_get(var, "enum")) {
+                put(c, ", one of: ");
+                values(c, jt_get(var, "enum"), "|");
+            }
+            const char *d = jt_get_str(var, "description");
+            if (d) putf(c, ": %s", d);
+            put(c, "\n");
+        }
+    }
+}
+
+static void auth(text_ctx *c, const jt_node *a)
+{
+    if (!jt_is(a, JT_ARRAY)) return;
+    put(c, "Auth: ");
+    if (!a->len) put(c, "none");
+    for (uint32_t i = 0; i < a->len; i++) {
+        const jt_node *alt = a->u.items[i];
+        if (i) put(c, " or ");
+        if (!jt_is(alt, JT_ARRAY) || !alt->len) put(c, "none");
+        for (uint32_t j = 0; jt_is(alt, JT_ARRAY) && j < alt->len; j++) {
+            const jt_node *s = alt->u.items[j];
+            if (j) put(c, " + ");
+            put(c, jt_get_str(s, "name"));
+            putf(c, " (%s", jt_get_str(s, "type") ? jt_get_str(s, "type") : "?");
+            const char *in = jt_get_str(s, "in"), *pn = jt_get_str(s, "param");
+            const char *fmt = jt_get_str(s, "format");
+            if (in && pn) putf(c, ": %s %s", in, pn);
+            if (fmt) putf(c, ": %s", fmt);
+            const char *tu = jt_get_str(s, "tokenUrl");
+            if (tu) putf(c, ", token URL %s", tu);
+            if (jt_get(s, "scopes")) {
+                put(c, ", scopes: ");
+                values(c, jt_get(s, "scopes"), " ");
+            }
+            put(c, ")");
+        }
+    }
+    put(c, "\n");
+}
+
+static void params(text_ctx *c, const jt_node *ps)
+{
+    if (!jt_is(ps, JT_ARRAY) || !ps->len) return;
+    put(c, "Parameters:\n");
+    for (uint32_t i = 0; i < ps->len; i++) {
+        const jt_node *p = ps->u.items[i];
+        const jt_node *s = jt_get(p, "schema");
+        putf(c, "  - %s (%s, ", jt_get_str(p, "name") ? jt_get_str(p, "name") : "?",
+             jt_get_str(p, "in") ? jt_get_str(p, "in") : "?");
+        type_of(c, s, 0);
+        attrs(c, s, jt_get_bool(p, "required", false));
+        if (jt_get(p, "example") && !jt_get(s, "example")) {
+            put(c, ", example: ");
+            value(c, jt_get(p, "example"));
+        }
+        put(c, ")");
+        const char *d = jt_get_str(p, "description");
+        if (!d) d = jt_get_str(s, "description");
+        if (d && *d) putf(c, ": %s", d);
+        put(c, "\n");
+        fields(c, s, 4, 1);
+    }
+}
+
+/* One media type's schema under a heading line already printed. */
+static void media_schema(text_ctx *c, const jt_node *s, unsigned ind)
+{
+    if (!jt_is(s, JT_OBJECT)) return;
+    if (jt_get(s, "$ref") || (!jt_get(s, "properties") && !jt_get(s, "items") &&
+                              !jt_get(s, "oneOf") && !jt_get(s, "anyOf"))) {
+        indent(c, ind);
+        put(c, "schema: ");
+        type_of(c, s, 0);
+        attrs(c, s, false);
+        put(c, "\n");
+        return;
+    }
+    fields(c, s, ind, 0);
+}
+
+static void body(text_ctx *c, const jt_node *b)
+{
+    if (!jt_is(b, JT_OBJECT)) return;
+    put(c, "Request body (");
+    values(c, jt_get(b, "content_types"), " or ");
+    if (jt_get_bool(b, "required", false)) put(c, ", required");
+    put(c, ")");
+    const jt_node *s = jt_get(b, "schema");
+    if (s) {
+        put(c, ": ");
+        type_of(c, s, 0);
+    }
+    const char *d = jt_get_str(b, "description");
+    if (d && *d) putf(c, ". %s", d);
+    put(c, "\n");
+    if (s) fields(c, s, 2, 0);
+    const jt_node *content = jt_get(b, "content");
+    for (uint32_t i = 0; jt_is(content, JT_OBJECT) && i < content->len; i++) {
+        put(c, "  as ");
+        put(c, content->u.members[i].key);
+        put(c, ":\n");
+        media_schema(c, jt_get(content->u.members[i].value, "schema"), 4);
+    }
+}
+
+static void response(text_ctx *c, const jt_node *r)
+{
+    if (!jt_is(r, JT_OBJECT)) return;
+    putf(c, "  %s", jt_get_str(r, "status") ? jt_get_str(r, "status") : "?");
+    const jt_node *s = jt_get(r, "schema");
+    if (s) {
+        put(c, " (");
+        const char *ct = jt_get_str(r, "content_type");
+        if (ct) putf(c, "%s: ", ct);
+        type_of(c, s, 0);
+        put(c, ")");
+    }
+    const char *d = jt_get_str(r, "description");
+    if (d && *d) putf(c, ": %s", d);
+    put(c, "\n");
+    if (s) fields(c, s, 4, 0);
+    const char *brief = jt_get_str(r, "x-apidex-brief");
+    if (brief) putf(c, "    (%s)\n", brief);
+    const jt_node *content = jt_get(r, "content");
+    for (uint32_t i = 0; jt_is(content, JT_OBJECT) && i < content->len; i++) {
+        put(c, "    as ");
+        put(c, content->u.members[i].key);
+        put(c, ":\n");
+        media_schema(c, jt_get(content->u.members[i].value, "schema"), 6);
+    }
+    const jt_node *h = jt_get(r, "headers");
+    if (jt_is(h, JT_OBJECT) && h->len) {
+        put(c, "    headers: ");
+        for (uint32_t i = 0; i < h->len; i++) putf(c, "%s%s", i ? ", " : "", h->u.members[i].key);
+        put(c, "\n");
+    }
+}
+
+static void document(text_ctx *c, const jt_node *o)
+{
+    const char *summary = jt_get_str(o, "summary");
+    const char *detail = jt_get_str(o, "detail");
+    putf(c, "%s %s", jt_get_str(o, "method"), jt_get_str(o, "url"));
+    bool one_line = detail && !strcmp(detail, "summary");
+    const char *what = summary && *summary ? summary
+                       : one_line          ? jt_get_str(o, "description")
+                                           : NULL;
+    if (what && *what) putf(c, " - %s", what);
+    putf(c, "  [%s]\n", jt_get_str(o, "id"));
+    if (one_line) return;
+    putf(c, "API: %s", jt_get_str(o, "api"));
+    if (jt_get_str(o, "api_title")) putf(c, " (%s)", jt_get_str(o, "api_title"));
+    if (jt_get_str(o, "operation_id")) putf(c, "; operationId: %s", jt_get_str(o, "operation_id"));
+    const jt_node *tags = jt_get(o, "tags");
+    if (jt_is(tags, JT_ARRAY) && tags->len) {
+        put(c, "; tags: ");
+        values(c, tags, ", ");
+    }
+    if (jt_get_bool(o, "deprecated", false)) put(c, "; DEPRECATED");
+    put(c, "\n");
+    servers(c, jt_get(o, "servers"));
+    const char *d = jt_get_str(o, "description");
+    if (d && *d) putf(c, "%s\n", d);
+    const char *stored = jt_get_str(o, "content");
+    if (stored && *stored) putf(c, "%s\n", stored);
+    const char *note = jt_get_str(o, "note");
+    if (note) putf(c, "(%s)\n", note);
+    auth(c, jt_get(o, "auth"));
+    params(c, jt_get(o, "parameters"));
+    body(c, jt_get(o, "request_body"));
+    const jt_node *in = jt_get(o, "inputs");
+    if (jt_is(in, JT_ARRAY) && in->len) {
+        put(c, "Required inputs: ");
+        for (uint32_t i = 0; i < in->len; i++)
+            putf(c, "%s%s (%s)", i ? ", " : "", jt_get_str(in->u.items[i], "name"),
+                 jt_get_str(in->u.items[i], "in"));
+        put(c, "\n");
+    }
+    const jt_node *r = jt_get(o, "response");
+    if (jt_is(r, JT_OBJECT)) {
+        put(c, "Success response:\n");
+        response(c, r);
+    }
+    const jt_node *rs = jt_get(o, "responses");
+    if (jt_is(rs, JT_ARRAY) && rs->len) {
+        put(c, "Responses:\n");
+        for (uint32_t i = 0; i < rs->len; i++) response(c, rs->u.items[i]);
+    }
+    const jt_node *pr = jt_get(o, "producers");
+    if (jt_is(pr, JT_ARRAY) && pr->len) {
+        put(c, "Where its inputs come from:\n");
+        for (uint32_t i = 0; i < pr->len; i++)
+            putf(c, "  - %s <- %s (%s)\n", jt_get_str(pr->u.items[i], "param"),
+                 jt_get_str(pr->u.items[i], "endpoint"), jt_get_str(pr->u.items[i], "producer"));
+    }
+    const jt_node *sc = jt_get(o, "schemas");
+    if (jt_is(sc, JT_OBJECT) && sc->len) {
+        put(c, "Schemas:\n");
+        for (uint32_t i = 0; i < sc->len; i++) {
+            const jt_node *s = sc->u.members[i].value;
+            putf(c, "  %s: ", ref_name(sc->u.members[i].key));
+            type_of(c, s, 0);
+            attrs(c, s, false);
+            const char *sd = jt_get_str(s, "description");
+            if (sd && *sd) putf(c, ": %s", sd);
+            put(c, "\n");
+            fields(c, s, 4, 0);
+        }
+    }
+    if (detail && !strcmp(detail, "call"))
+        put(c, "(detail call: every parameter, body field and enum value is above; "
+               "--detail full adds all responses and the schemas as written)\n");
+}
+
+int chunk_detail_text(const char *json, size_t len, core_buf *out, apidex_error *err)
+{
+    char *copy = malloc(len + 1);
+    if (!copy) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    memcpy(copy, json, len);
+    copy[len] = '\0';
+    jt_doc *doc = NULL;
+    int rc = jt_doc_parse(copy, len, "detail", NULL, &doc, err);
+    if (rc) return rc;
+    if (!jt_is(doc->root, JT_OBJECT) || !jt_get_str(doc->root, "method")) {
+        jt_doc_free(doc);
+        return core_error_set(err, APIDEX_EPARSE, "not an endpoint detail object");
+    }
+    text_ctx c = {.out = out};
+    document(&c, doc->root);
+    jt_doc_free(doc);
+    return c.rc ? core_error_set(err, c.rc, "out of memory") : 0;
+}
