@@ -18,7 +18,8 @@ static void show_usage(FILE *out)
         "usage: apidex show ID | \"METHOD /path\" | operationId [--api A] [--db FILE] [--json]\n"
         "  ID                an operation id as search prints it (api:operationId)\n"
         "  --api A           pick the API when several have the endpoint\n"
-        "  --db FILE         index file (default $APIDEX_DB or ./%s)\n",
+        "  --db FILE         index file (default $APIDEX_DB or ./%s)\n"
+        "  --color WHEN      auto|always|never (auto: colour on a terminal, unless NO_COLOR)\n",
         STORE_DEFAULT_DB);
 }
 
@@ -218,6 +219,7 @@ int cli_cmd_show(int argc, char **argv)
 {
     const char *what = NULL, *api = NULL, *db = NULL;
     bool json = false;
+    cli_color color = CLI_COLOR_AUTO;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -232,18 +234,18 @@ int cli_cmd_show(int argc, char **argv)
         } else if (!strcmp(a, "--db") && v) {
             db = v;
             i++;
+        } else if (!strcmp(a, "--color") && v) {
+            if (cli_color_parse("show", v, &color)) return CLI_USAGE;
+            i++;
         } else if ((a[0] == '-' && a[1]) || what) {
-            fprintf(stderr, "apidex show: bad argument '%s'\n", a);
-            show_usage(stderr);
-            return CLI_USAGE;
+            return cli_arg_unknown("show", a);
         } else {
             what = a;
         }
     }
-    if (!what) {
-        show_usage(stderr);
-        return CLI_USAGE;
-    }
+    if (!what)
+        return cli_usage_error("show",
+                               "name an endpoint: an id, \"METHOD /path\" or an operationId");
     db = cli_db_path(db);
     apidex_error err;
     core_error_clear(&err);
@@ -260,6 +262,10 @@ int cli_cmd_show(int argc, char **argv)
         cli_print_error(&err);
         store_close(idx);
         return CLI_FAILURE;
+    }
+    if (api && (rc = cli_check_apis("show", idx, &api, 1)) != CLI_OK) {
+        store_close(idx);
+        return rc;
     }
     long found[16];
     size_t n = find_ops(ops, n_ops, what, api, found, 16);
@@ -284,7 +290,13 @@ int cli_cmd_show(int argc, char **argv)
     if (json)
         print_json(&ops[oi], ops, edges, n_edges, oi, schemas, sch, n_sch);
     else
-        print_text(&ops[oi], ops, edges, n_edges, oi, schemas, sch, n_sch);
+        CLI_PAINTED(color, print_text(&ops[oi], ops, edges, n_edges, oi, schemas, sch, n_sch));
     store_close(idx);
     return CLI_OK;
+}
+
+/* Its --help text, for the command table (help.c). */
+void cli_usage_show(FILE *out)
+{
+    show_usage(out);
 }
