@@ -26,7 +26,7 @@ for p in "${APT_PACKAGES[@]}"; do
 done
 
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "deps: installing ${missing[*]}" >&2
+  echo "deps: installing Debian packages (apt-get, a minute or more): ${missing[*]}" >&2
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
@@ -37,7 +37,8 @@ fi
 if [ -f "$here/tools/node/package.json" ]; then
   stamp="$here/tools/node/node_modules/.apidex-stamp"
   if [ ! -f "$stamp" ] || [ "$here/tools/node/package-lock.json" -nt "$stamp" ]; then
-    echo "deps: installing npm packages in tools/node" >&2
+    echo "deps: installing the npm packages in tools/node (npm ci, about 30 s: the tokenizer" \
+      "ranks the build embeds, the MCP SDK and conformance suite the tests use)" >&2
     (cd "$here/tools/node" && npm ci --no-audit --no-fund --loglevel=error >&2)
     touch "$stamp"
   fi
