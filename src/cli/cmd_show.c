@@ -19,7 +19,7 @@ static void show_usage(FILE *out)
         "  ID                an operation id as search prints it (api:operationId)\n"
         "  --api A           pick the API when several have the endpoint\n"
         "  --db FILE         index file (default $APIDEX_DB or ./%s)\n"
-        "  --color WHEN      auto|always|never (auto: colour on a terminal, unless NO_COLOR)\n",
+        "  --color auto|always|never  colour the text (auto: on a terminal, unless NO_COLOR)\n",
         STORE_DEFAULT_DB);
 }
 

@@ -147,9 +147,12 @@ static help_info *help_load(const char *cmd)
             continue;
         }
         p = s + len - 1;
-        bool seen = false;
+        help_flag *seen = NULL;
         for (size_t i = 0; i < h->n_flags && !seen; i++)
-            seen = strlen(h->flags[i].name) == len && !strncmp(h->flags[i].name, s, len);
+            if (strlen(h->flags[i].name) == len && !strncmp(h->flags[i].name, s, len))
+                seen = &h->flags[i];
+        /* A flag's values may be spelled at any of its mentions (synopsis or option line). */
+        if (seen && !seen->values[0]) read_values(seen, s + len);
         if (seen || h->n_flags == CLI_MAX_FLAGS) continue;
         help_flag *hf = &h->flags[h->n_flags++];
         hf->name = strndup(s, len);
