@@ -79,13 +79,15 @@ bool cli_arg_double(const char *cmd, const char *flag, const char *value, double
     double v = value && *value && !isspace((unsigned char)*value) ? strtod(value, &end) : NAN;
     bool ok = end && !*end && isfinite(v) && (above_min ? v > min : v >= min) && v <= max;
     if (!ok) {
-        const char *lo = above_min ? "above" : "from";
+        const char *got = value ? value : "";
         if (isinf(max))
             cli_usage_error(cmd, "%s takes a number %s %g, got '%s'", flag,
-                            above_min ? "above" : "of at least", min, value ? value : "");
+                            above_min ? "above" : "of at least", min, got);
+        else if (above_min)
+            cli_usage_error(cmd, "%s takes a number above %g and at most %g, got '%s'", flag, min,
+                            max, got);
         else
-            cli_usage_error(cmd, "%s takes a number %s %g to %g, got '%s'", flag, lo, min, max,
-                            value ? value : "");
+            cli_usage_error(cmd, "%s takes a number from %g to %g, got '%s'", flag, min, max, got);
         return false;
     }
     *out = v;

@@ -94,7 +94,6 @@ int cli_cmd_serve(int argc, char **argv)
     bool no_llm = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool ok = true;
         int taken = cli_llm_parse_flag(argc, argv, &i, &llm_flags);
         if (!taken) taken = cli_embed_parse_flag(argc, argv, &i, &embed_flags);
         if (taken < 0) return CLI_USAGE;
@@ -133,11 +132,9 @@ int cli_cmd_serve(int argc, char **argv)
             if (!cli_arg_size("serve", a, v, 1, 3600, &v_size)) return CLI_USAGE;
             o.timeout_s = (unsigned)v_size;
         } else if (!strcmp(a, "--cors")) {
-            ok = n_cors < MAX_CORS;
-            if (ok)
-                cors[n_cors++] = v;
-            else
+            if (n_cors == MAX_CORS)
                 return cli_usage_error("serve", "--cors: at most %d origins", MAX_CORS);
+            cors[n_cors++] = v;
         } else if (!strcmp(a, "--access-log")) {
             access_log = v;
         } else if (!strcmp(a, "--port-file")) {
@@ -147,7 +144,6 @@ int cli_cmd_serve(int argc, char **argv)
         } else {
             return cli_arg_unknown("serve", a);
         }
-        if (!ok) return cli_usage_error("serve", "bad argument '%s'", a);
         i++;
     }
     char *token_buf = NULL;

@@ -261,9 +261,8 @@ int cli_cmd_stats(int argc, char **argv)
         }
     }
     if (!n_paths) {
-        stats_usage(stderr);
         free(paths);
-        return CLI_USAGE;
+        return cli_usage_error("stats", "name the OpenAPI files or folders to measure");
     }
     double t0 = core_now();
     apidex_error err;

@@ -51,7 +51,7 @@ usage_error "chunk --depth" "apidex chunk: --depth takes a whole number from 1 t
   "$bin" chunk "$src/examples" --depth 9
 usage_error "mcp --reload-interval" "--reload-interval takes a number from 0 to 86400, got 'soon'" \
   "$bin" mcp --reload-interval soon
-usage_error "--hybrid-weight" "--hybrid-weight takes a number above 0 to 1, got '2'" \
+usage_error "--hybrid-weight" "--hybrid-weight takes a number above 0 and at most 1, got '2'" \
   "$bin" search pets --hybrid-weight 2 --db "$db"
 usage_error "agent --temperature" "apidex agent: --temperature takes a number from 0 to 2, got 'hot'" \
   "$bin" agent "find pets" --temperature hot
