@@ -36,7 +36,11 @@ fi
 # npm packages used by the parity and end-to-end tests (pinned in tools/node/package-lock.json).
 if [ -f "$here/tools/node/package.json" ]; then
   stamp="$here/tools/node/node_modules/.apidex-stamp"
-  if [ ! -f "$stamp" ] || [ "$here/tools/node/package-lock.json" -nt "$stamp" ]; then
+  # A linked node_modules (git worktrees sharing one) is left alone: npm ci would empty the
+  # folder it points to under every other worktree. Its owner keeps it current.
+  if [ -L "$here/tools/node/node_modules" ]; then
+    [ -f "$stamp" ] || echo "deps: tools/node/node_modules is a link: not running npm ci in it" >&2
+  elif [ ! -f "$stamp" ] || [ "$here/tools/node/package-lock.json" -nt "$stamp" ]; then
     echo "deps: installing the npm packages in tools/node (npm ci, about 30 s: the tokenizer" \
       "ranks the build embeds, the MCP SDK and conformance suite the tests use)" >&2
     (cd "$here/tools/node" && npm ci --no-audit --no-fund --loglevel=error >&2)
