@@ -17,8 +17,10 @@ build:
 deps:
 	@bash scripts/deps.sh
 
-demo: deps build
-	@bash scripts/demo.sh $(BUILD)/apidex
+# A short story on the terminal (deps, build, index, answers); the tools' output goes to
+# $(BUILD)/demo.log.
+demo:
+	@BUILD=$(BUILD) SHARED=$(SHARED) bash scripts/demo.sh
 
 # Everything CI runs: release build + tests, ASan/UBSan build (-Werror) + tests, short fuzz, lint.
 test: deps

@@ -1,26 +1,61 @@
 #!/usr/bin/env bash
-# `make demo`: index the example specs (plus the RestBench specs when ../shared is there)
-# and answer sample tasks.
+# `make demo`: install what is missing, build, index the example specs (plus the RestBench
+# specs when ../shared is there) and answer sample tasks, as a short story. Everything the
+# tools print (apt, npm, cmake, the compiler) goes to the log file named at the start.
 set -euo pipefail
-bin=${1:-build/apidex}
 cd "$(dirname "$0")/.."
-db=build/demo.db
-inputs=(examples)
-shared=${APIDEX_SHARED_DIR:-../shared}
-[ -d "$shared/benchmarks/restbench/specs" ] && inputs+=("$shared/benchmarks/restbench/specs")
+build=${BUILD:-build}
+bin=$build/apidex
+db=$build/demo.db
+shared=${APIDEX_SHARED_DIR:-${SHARED:-../shared}}
+mkdir -p "$build"
+log=$build/demo.log
+: >"$log"
 
-echo "== apidex inspect ${inputs[*]}"
-"$bin" inspect "${inputs[@]}" || true
-echo
-echo "== apidex index ${inputs[*]} --db $db"
-"$bin" index "${inputs[@]}" --db "$db"
+say() { printf '%s\n' "$*"; }
+# Runs a step with its output in the log; on failure shows the log's end and stops.
+quietly() {
+  if ! "$@" >>"$log" 2>&1; then
+    say "   failed: $*"
+    say "   the last lines of $log:"
+    tail -n 25 "$log" | sed 's/^/   | /'
+    exit 1
+  fi
+}
+
+say "apidex demo (full log: $log)"
+say
+say "1. Dependencies: Debian packages and the npm packages in tools/node (scripts/deps.sh)"
+# deps.sh says "deps: ..." before anything slow (apt-get, npm ci): show those lines only.
+if ! bash scripts/deps.sh 2>&1 | tee -a "$log" | { grep '^deps:' || say "   all installed"; } |
+  sed 's/^deps: /   /'; then
+  say "   failed; the last lines of $log:"
+  tail -n 25 "$log" | sed 's/^/   | /'
+  exit 1
+fi
+
+say "2. Build: cmake release build in $build/"
+quietly make --no-print-directory build BUILD="$build" SHARED="$shared"
+say "   $("$bin" version)"
+
+inputs=(examples)
+[ -d "$shared/benchmarks/restbench/specs" ] && inputs+=("$shared/benchmarks/restbench/specs")
+say "3. Index: ${inputs[*]} -> $db"
+quietly "$bin" index "${inputs[@]}" --db "$db"
+# The two summary lines of `apidex index` ("indexed into ...", "N APIs, ...").
+grep -E '^(indexed into|  [0-9]+ APIs)' "$log" | tail -n 2 | sed 's/^ */   /'
+
+say "4. Answers: apidex search TASK --adaptive (the endpoints a task needs, in call order)"
 ask() {
-  echo
-  echo "== apidex search \"$1\" --adaptive"
-  "$bin" search "$1" --db "$db" --adaptive
+  say
+  say "   \$ apidex search \"$1\" --adaptive"
+  "$bin" search "$1" --db "$db" --adaptive --color never | tee -a "$log" |
+    grep -E '^ *[0-9]+\. |^    needs ' | sed 's/^/   /'
 }
 ask "Create a new cookbook for me and add the lasagna recipe to it"
 ask "Is there a storm warning near Hamburg and what is the wind there right now?"
 if [ -d "$shared/benchmarks/restbench/specs" ]; then
   ask "Who directed the top-1 rated movie?"
 fi
+say
+say "Next: apidex show ID --db $db (one endpoint in full), apidex --help, man ./$build/share/apidex.1"

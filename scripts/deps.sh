@@ -9,7 +9,7 @@ APT_PACKAGES=(
   libjson-c-dev libfyaml-dev libsqlite3-dev sqlite3 libopenblas-pthread-dev
   libmicrohttpd-dev libcurl4-openssl-dev curl libpcre2-dev libutf8proc-dev
   libxxhash-dev libzstd-dev libstemmer-dev libcmocka-dev
-  nodejs npm python3 python3-numpy
+  nodejs npm python3 python3-numpy zsh fish man-db
 )
 # `deps.sh --bench` (make bench) adds the baselines the benchmarks measure against.
 if [ "${1:-}" = "--bench" ]; then APT_PACKAGES+=(python3-torch python3-faiss); fi
@@ -26,7 +26,7 @@ for p in "${APT_PACKAGES[@]}"; do
 done
 
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "deps: installing ${missing[*]}" >&2
+  echo "deps: installing Debian packages (apt-get, a minute or more): ${missing[*]}" >&2
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
@@ -36,8 +36,13 @@ fi
 # npm packages used by the parity and end-to-end tests (pinned in tools/node/package-lock.json).
 if [ -f "$here/tools/node/package.json" ]; then
   stamp="$here/tools/node/node_modules/.apidex-stamp"
-  if [ ! -f "$stamp" ] || [ "$here/tools/node/package-lock.json" -nt "$stamp" ]; then
-    echo "deps: installing npm packages in tools/node" >&2
+  # A linked node_modules (git worktrees sharing one) is left alone: npm ci would empty the
+  # folder it points to under every other worktree. Its owner keeps it current.
+  if [ -L "$here/tools/node/node_modules" ]; then
+    [ -f "$stamp" ] || echo "deps: tools/node/node_modules is a link: not running npm ci in it" >&2
+  elif [ ! -f "$stamp" ] || [ "$here/tools/node/package-lock.json" -nt "$stamp" ]; then
+    echo "deps: installing the npm packages in tools/node (npm ci, about 30 s: the tokenizer" \
+      "ranks the build embeds, the MCP SDK and conformance suite the tests use)" >&2
     (cd "$here/tools/node" && npm ci --no-audit --no-fund --loglevel=error >&2)
     touch "$stamp"
   fi

@@ -4,6 +4,8 @@
 
 #include "core/core.h"
 
+#include <stdio.h>
+
 /* Exit codes: 0 ok, 1 the work found problems (e.g. a document failed), 2 usage error,
    3 runtime failure (I/O, database, out of memory). */
 enum { CLI_OK = 0, CLI_PROBLEMS = 1, CLI_USAGE = 2, CLI_FAILURE = 3 };
@@ -27,6 +29,97 @@ int cli_cmd_mcp(int argc, char **argv);
 int cli_cmd_tools(int argc, char **argv);
 int cli_cmd_agent(int argc, char **argv);
 int cli_cmd_ask(int argc, char **argv);
+
+/* ---- the command table and what is generated from its help text (help.c) */
+typedef void (*cli_usage_fn)(FILE *out);
+typedef struct cli_command {
+    const char *name;
+    cli_cmd_fn fn;
+    cli_usage_fn usage; /* the command's --help text: the one source of flags */
+    const char *summary;
+} cli_command;
+/** The commands in the order `apidex --help` lists them; *n gets their count. */
+const cli_command *cli_commands(size_t *n);
+/** The command named name, or NULL. */
+const cli_command *cli_command_find(const char *name);
+/** `apidex --help`. */
+void cli_usage_main(FILE *out);
+enum { CLI_MAX_FLAGS = 96 };
+/** The flags cmd's help text names (--db, -k, ...), each once, into flags[0..cap) (they live
+    until exit); returns how many. */
+size_t cli_command_flags(const char *cmd, const char **flags, size_t cap);
+/** The fixed values a flag takes as its help text spells them (`--format openai|anthropic`):
+    written to vals[0..cap) (NULL-terminated, living until exit); returns how many (0: free). */
+size_t cli_flag_values(const char *cmd, const char *flag, const char **vals, size_t cap);
+int cli_cmd_completion(int argc, char **argv);
+int cli_cmd_man(int argc, char **argv);
+/* Usage texts of each command (defined beside the command, cmd_*.c). */
+void cli_usage_inspect(FILE *out);
+void cli_usage_search(FILE *out);
+void cli_usage_tokens(FILE *out);
+void cli_usage_embed(FILE *out);
+void cli_usage_model(FILE *out);
+void cli_usage_chunk(FILE *out);
+void cli_usage_stats(FILE *out);
+void cli_usage_index(FILE *out);
+void cli_usage_show(FILE *out);
+void cli_usage_list(FILE *out);
+void cli_usage_eval(FILE *out);
+void cli_usage_serve(FILE *out);
+void cli_usage_mcp(FILE *out);
+void cli_usage_tools(FILE *out);
+void cli_usage_agent(FILE *out);
+void cli_usage_ask(FILE *out);
+void cli_usage_completion(FILE *out);
+void cli_usage_man(FILE *out);
+
+/* ---- argument checks every command shares (args.c). Each prints "apidex CMD: what is
+   wrong" and a one-line pointer to --help on stderr. */
+/** Prints "apidex CMD: <message>" and the --help hint (cmd NULL: the top level); CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** value as a whole number in [min, max] into *out; false (after saying so) otherwise. */
+bool cli_arg_long(const char *cmd, const char *flag, const char *value, long min, long max,
+                  long *out);
+bool cli_arg_size(const char *cmd, const char *flag, const char *value, size_t min, size_t max,
+                  size_t *out);
+/** value as a finite number in [min, max] ((min, max] when above_min) into *out. */
+bool cli_arg_double(const char *cmd, const char *flag, const char *value, double min, double max,
+                    bool above_min, double *out);
+/** The index of value in the NULL-terminated choices; -1 after naming them (and the nearest). */
+int cli_arg_choice(const char *cmd, const char *flag, const char *value,
+                   const char *const *choices);
+/** An argument cmd does not take: a known flag without its value, a near flag (did you
+    mean), or a stray word. Prints why; returns CLI_USAGE. */
+int cli_arg_unknown(const char *cmd, const char *arg);
+/** The candidate nearest to word (edit distance at most a third of it, or a unique prefix),
+    or NULL. */
+const char *cli_nearest(const char *word, const char *const *candidates, size_t n);
+/** CLI_OK, or CLI_USAGE after "task is empty" when task is NULL, empty or whitespace. */
+int cli_check_task(const char *cmd, const char *task);
+/** value is a chunking strategy's name (hybrid, endpoint, ...); else says which are. */
+bool cli_arg_strategy(const char *cmd, const char *flag, const char *value);
+struct store_index;
+/** Each of apis[0..n_apis) must be an API id of the index: else "unknown API" naming the
+    nearest and the known ids; a CLI_* code. */
+int cli_check_apis(const char *cmd, struct store_index *idx, const char *const *apis,
+                   size_t n_apis);
+/** --color WHEN for human output. */
+typedef enum { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER } cli_color;
+/** Parses a --color value; CLI_OK or CLI_USAGE (said). */
+int cli_color_parse(const char *cmd, const char *value, cli_color *out);
+/** Whether to colour out: always, never, or auto = a terminal, TERM not dumb, NO_COLOR unset. */
+bool cli_color_enabled(cli_color when, FILE *out);
+/** Colour for human output (paint.c): begin catches stdout when colour is on (NULL when
+    off); end paints what was printed (headings, endpoints, labels) to the real stdout. */
+FILE *cli_paint_begin(cli_color when);
+void cli_paint_end(FILE *mem);
+/** Runs the statement call with its stdout painted per --color. */
+#define CLI_PAINTED(when, call)                                                                    \
+    do {                                                                                           \
+        FILE *cli_painted_ = cli_paint_begin(when);                                                \
+        call;                                                                                      \
+        cli_paint_end(cli_painted_);                                                               \
+    } while (0)
 
 /** The index file: the --db value if given, else $APIDEX_DB, else ./apidex.db (cmd_index.c). */
 const char *cli_db_path(const char *flag);
@@ -56,7 +149,7 @@ struct embed_provider;
 /** The embedding flags' help lines. */
 const char *cli_embed_flags_help(void);
 /** Consumes argv[*i] (and its value) if it is an embedding flag or --mode: 1 taken, 0 not
-    one, -1 bad. */
+    one, -1 bad (said on stderr, naming the command argv[0]). */
 int cli_embed_parse_flag(int argc, char **argv, int *i, cli_embed_flags *f);
 /** Opens the provider of the flags (env fills the rest); prints errors; a CLI_* code. */
 int cli_embed_open(const cli_embed_flags *f, struct embed_provider **out);
@@ -77,7 +170,8 @@ struct agent_llm_config;
 struct eval_set;
 /** The LLM flags' help lines. */
 const char *cli_llm_flags_help(void);
-/** Consumes argv[*i] (and its value) if it is an LLM flag: 1 taken, 0 not one, -1 bad value. */
+/** Consumes argv[*i] (and its value) if it is an LLM flag: 1 taken, 0 not one, -1 bad value
+    (said on stderr, naming the command argv[0]). */
 int cli_llm_parse_flag(int argc, char **argv, int *i, cli_llm_flags *f);
 /** Flags over env over config file. */
 int cli_llm_resolve(const cli_llm_flags *f, struct agent_llm_config *c, apidex_error *err);

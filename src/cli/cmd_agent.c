@@ -29,27 +29,22 @@ const char *cli_llm_flags_help(void)
            "3)\n";
 }
 
-static bool parse_num(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    double d = strtod(s, &end);
-    if (!*s || *end || !(d >= lo && d <= hi)) return false;
-    *out = d;
-    return true;
-}
-
 int cli_llm_parse_flag(int argc, char **argv, int *i, cli_llm_flags *f)
 {
-    const char *a = argv[*i];
+    const char *cmd = argv[0], *a = argv[*i];
     const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
     double d = 0;
+    long n = 0;
     static const char *const valued[] = {"--llm-url",     "--llm-model",   "--llm-key-env",
                                          "--llm-config",  "--temperature", "--max-tokens",
                                          "--llm-timeout", "--llm-retries", NULL};
     bool known = false;
     for (size_t k = 0; valued[k] && !known; k++) known = !strcmp(a, valued[k]);
     if (!known) return 0;
-    if (!v) return -1;
+    if (!v) {
+        cli_arg_unknown(cmd, a);
+        return -1;
+    }
     (*i)++;
     if (!strcmp(a, "--llm-url"))
         f->base_url = v;
@@ -60,18 +55,18 @@ int cli_llm_parse_flag(int argc, char **argv, int *i, cli_llm_flags *f)
     else if (!strcmp(a, "--llm-config"))
         f->config = v;
     else if (!strcmp(a, "--temperature")) {
-        if (!parse_num(v, 0, 2, &d)) return -1;
+        if (!cli_arg_double(cmd, a, v, 0, 2, false, &d)) return -1;
         f->temperature = d;
         f->has_temperature = true;
     } else if (!strcmp(a, "--max-tokens")) {
-        if (!parse_num(v, 1, 1000000, &d)) return -1;
-        f->max_tokens = (int)d;
+        if (!cli_arg_long(cmd, a, v, 1, 1000000, &n)) return -1;
+        f->max_tokens = (int)n;
     } else if (!strcmp(a, "--llm-timeout")) {
-        if (!parse_num(v, 0.001, 86400, &d)) return -1;
+        if (!cli_arg_double(cmd, a, v, 0, 86400, true, &d)) return -1;
         f->timeout = d;
     } else if (!strcmp(a, "--llm-retries")) {
-        if (!parse_num(v, 0, 20, &d)) return -1;
-        f->retries = (int)d + 1; /* 0 = unset */
+        if (!cli_arg_long(cmd, a, v, 0, 20, &n)) return -1;
+        f->retries = (int)n + 1; /* 0 = unset */
     }
     return 1;
 }
@@ -315,10 +310,10 @@ int cli_cmd_agent(int argc, char **argv)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;
-        double d = 0;
+        long n = 0;
         int r = cli_llm_parse_flag(argc, argv, &i, &lf);
         if (r) {
-            ok = r > 0;
+            if (r < 0) return CLI_USAGE;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             agent_usage_text(stdout);
             return CLI_OK;
@@ -327,20 +322,17 @@ int cli_cmd_agent(int argc, char **argv)
         } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
             verbose = true;
         } else if (!strcmp(a, "--tools") && v) {
-            if (!strcmp(v, "summary"))
-                o.tools = AGENT_TOOLS_SUMMARY;
-            else if (!strcmp(v, "query"))
-                o.tools = AGENT_TOOLS_QUERY;
-            else
-                ok = false;
+            static const char *const modes[] = {"summary", "query", NULL};
+            int m = cli_arg_choice("agent", a, v, modes);
+            if (m < 0) return CLI_USAGE;
+            o.tools = m == 0 ? AGENT_TOOLS_SUMMARY : AGENT_TOOLS_QUERY;
             i++;
         } else if ((!strcmp(a, "-k") || !strcmp(a, "--k")) && v) {
-            ok = parse_num(v, 1, 100, &d);
-            o.k = (size_t)d;
+            if (!cli_arg_size("agent", a, v, 1, 100, &o.k)) return CLI_USAGE;
             i++;
         } else if (!strcmp(a, "--max-steps") && v) {
-            ok = parse_num(v, 1, 64, &d);
-            o.max_steps = (unsigned)d;
+            if (!cli_arg_long("agent", a, v, 1, 64, &n)) return CLI_USAGE;
+            o.max_steps = (unsigned)n;
             i++;
         } else if (!strcmp(a, "--api") && v) {
             ok = n_apis < AGENT_MAX_APIS;
@@ -349,23 +341,15 @@ int cli_cmd_agent(int argc, char **argv)
         } else if (!strcmp(a, "--db") && v) {
             db = v;
             i++;
-        } else if (a[0] == '-' && a[1]) {
-            ok = false;
-        } else if (!task) {
-            task = a;
+        } else if ((a[0] == '-' && a[1]) || task) {
+            return cli_arg_unknown("agent", a);
         } else {
-            ok = false;
+            task = a;
         }
-        if (!ok) {
-            fprintf(stderr, "apidex agent: bad argument '%s'\n", a);
-            agent_usage_text(stderr);
-            return CLI_USAGE;
-        }
+        if (!ok) return cli_usage_error("agent", "%s: at most %d APIs", a, AGENT_MAX_APIS);
     }
-    if (!task || !*task) {
-        agent_usage_text(stderr);
-        return CLI_USAGE;
-    }
+    if (!task) return cli_usage_error("agent", "name the task: apidex agent \"TASK\"");
+    if (cli_check_task("agent", task)) return CLI_USAGE;
     if (n_apis) o.apis = apis;
     if (verbose) o.trace = trace_stderr;
     agent_llm *llm = NULL;
@@ -401,4 +385,10 @@ int cli_cmd_agent(int argc, char **argv)
     store_close(idx);
     agent_llm_close(llm);
     return code;
+}
+
+/* Its --help text, for the command table (help.c). */
+void cli_usage_agent(FILE *out)
+{
+    agent_usage_text(out);
 }

@@ -4,6 +4,7 @@
 
 #include "agent/agent.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,10 +104,10 @@ int cli_cmd_ask(int argc, char **argv)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;
-        char *end = NULL;
+        long n = 0;
         int r = cli_llm_parse_flag(argc, argv, &i, &lf);
         if (r) {
-            ok = r > 0;
+            if (r < 0) return CLI_USAGE;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             ask_usage(stdout);
             return CLI_OK;
@@ -119,19 +120,14 @@ int cli_cmd_ask(int argc, char **argv)
         } else if (!strcmp(a, "--no-cache")) {
             no_cache = true;
         } else if (!strcmp(a, "--cache-ttl") && v) {
-            long t = strtol(v, &end, 10);
-            ok = *end == '\0' && t > 0;
-            o.cache_ttl_s = t;
+            if (!cli_arg_long("ask", a, v, 1, LONG_MAX, &n)) return CLI_USAGE;
+            o.cache_ttl_s = n;
             i++;
         } else if (!strcmp(a, "--budget") && v) {
-            long b = strtol(v, &end, 10);
-            ok = *end == '\0' && b > 0 && b <= 10000000;
-            o.budget = (size_t)b;
+            if (!cli_arg_size("ask", a, v, 1, 10000000, &o.budget)) return CLI_USAGE;
             i++;
         } else if ((!strcmp(a, "-k") || !strcmp(a, "--k")) && v) {
-            long k = strtol(v, &end, 10);
-            ok = *end == '\0' && k > 0 && k <= 100;
-            o.k = (size_t)k;
+            if (!cli_arg_size("ask", a, v, 1, 100, &o.k)) return CLI_USAGE;
             i++;
         } else if ((!strcmp(a, "--api") || !strcmp(a, "--apis")) && v) {
             ok = n_apis < ASK_MAX_APIS;
@@ -140,23 +136,15 @@ int cli_cmd_ask(int argc, char **argv)
         } else if (!strcmp(a, "--db") && v) {
             db = v;
             i++;
-        } else if (a[0] == '-' && a[1]) {
-            ok = false;
-        } else if (!question) {
-            question = a;
+        } else if ((a[0] == '-' && a[1]) || question) {
+            return cli_arg_unknown("ask", a);
         } else {
-            ok = false;
+            question = a;
         }
-        if (!ok) {
-            fprintf(stderr, "apidex ask: bad argument '%s'\n", a);
-            ask_usage(stderr);
-            return CLI_USAGE;
-        }
+        if (!ok) return cli_usage_error("ask", "%s: at most %d APIs", a, ASK_MAX_APIS);
     }
-    if (!question || !*question) {
-        ask_usage(stderr);
-        return CLI_USAGE;
-    }
+    if (!question) return cli_usage_error("ask", "ask a question: apidex ask \"QUESTION\"");
+    if (cli_check_task("ask", question)) return CLI_USAGE;
     if (n_apis) o.apis = apis;
     if (no_cache) o.cache_ttl_s = -1;
     if (!o.budget) o.budget = 4000;
@@ -196,4 +184,10 @@ int cli_cmd_ask(int argc, char **argv)
     store_close(idx);
     agent_llm_close(llm);
     return code;
+}
+
+/* Its --help text, for the command table (help.c). */
+void cli_usage_ask(FILE *out)
+{
+    ask_usage(out);
 }

@@ -30,15 +30,6 @@ static void chunk_usage(FILE *out)
             "  --fields         with --json: add each chunk's per-field text\n");
 }
 
-static bool parse_size(const char *s, size_t *out)
-{
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (!*s || *end || s[0] == '-' || v > (1ull << 40)) return false;
-    *out = (size_t)v;
-    return true;
-}
-
 /* "a.com, B.io" -> {"a.com", "b.io", NULL} in one allocation (lower case: hosts compare so). */
 static char **split_hosts(const char *list)
 {
@@ -119,8 +110,7 @@ int cli_cmd_chunk(int argc, char **argv)
                      !strcmp(a, "--filters") || !strcmp(a, "--depth") ||
                      !strcmp(a, "--url-blacklist");
         if (takes && !val) {
-            fprintf(stderr, "apidex chunk: %s needs a value\n", a);
-            status = CLI_USAGE;
+            status = cli_arg_unknown("chunk", a);
             break;
         }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -133,16 +123,15 @@ int cli_cmd_chunk(int argc, char **argv)
         } else if (!strcmp(a, "--fields")) {
             fields = true;
         } else if (!strcmp(a, "--strategy")) {
-            if (chunk_strategy_parse(val, &opt.strategy, &err)) {
-                fprintf(stderr, "apidex chunk: %s\n", err.message);
+            if (!cli_arg_strategy("chunk", a, val) ||
+                chunk_strategy_parse(val, &opt.strategy, &err))
                 status = CLI_USAGE;
-            }
             i++;
         } else if (!strcmp(a, "--size") || !strcmp(a, "--overlap") || !strcmp(a, "--depth")) {
-            size_t v;
-            if (!parse_size(val, &v) || (!strcmp(a, "--size") && v == 0) ||
-                (!strcmp(a, "--depth") && (v == 0 || v > 8))) {
-                fprintf(stderr, "apidex chunk: bad value '%s' for %s\n", val, a);
+            size_t v = 0;
+            size_t lo = !strcmp(a, "--overlap") ? 0 : 1;
+            size_t hi = !strcmp(a, "--depth") ? 8 : (size_t)1 << 40;
+            if (!cli_arg_size("chunk", a, val, lo, hi, &v)) {
                 status = CLI_USAGE;
             } else if (!strcmp(a, "--size")) {
                 opt.size = v;
@@ -162,23 +151,18 @@ int cli_cmd_chunk(int argc, char **argv)
             opt.prep.url_blacklist = (const char *const *)blacklist;
             i++;
         } else if (!strcmp(a, "--filters")) {
-            if (prep_parse_filters(val, &opt.prep.filters, &err)) {
-                fprintf(stderr, "apidex chunk: %s\n", err.message);
-                status = CLI_USAGE;
-            }
+            if (prep_parse_filters(val, &opt.prep.filters, &err))
+                status = cli_usage_error("chunk", "%s", err.message);
             i++;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "apidex chunk: unknown option '%s'\n", a);
-            status = CLI_USAGE;
+            status = cli_arg_unknown("chunk", a);
         } else {
             paths[n_paths++] = a;
         }
         if (status) break;
     }
-    if (!status && !n_paths) {
-        chunk_usage(stderr);
-        status = CLI_USAGE;
-    }
+    if (!status && !n_paths)
+        status = cli_usage_error("chunk", "name the OpenAPI files or folders to chunk");
     size_t size = opt.size ? opt.size : 1024;
     if (!status && opt.overlap >= size) {
         fprintf(stderr, "apidex chunk: --overlap (%zu) must be smaller than --size (%zu)\n",
@@ -251,4 +235,10 @@ int cli_cmd_chunk(int argc, char **argv)
     free(paths);
     free(blacklist);
     return status;
+}
+
+/* Its --help text, for the command table (help.c). */
+void cli_usage_chunk(FILE *out)
+{
+    chunk_usage(out);
 }

@@ -64,15 +64,6 @@ static int read_stdin_lines(core_buf *all, char ***lines, size_t *n)
     return 0;
 }
 
-static bool parse_count(const char *s, long lo, long hi, long *v)
-{
-    char *end;
-    long x = strtol(s, &end, 10);
-    if (!*s || *end || x < lo || x > hi) return false;
-    *v = x;
-    return true;
-}
-
 int cli_cmd_embed(int argc, char **argv)
 {
     enum {
@@ -107,7 +98,8 @@ int cli_cmd_embed(int argc, char **argv)
     long v;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "m:qjh", longopts, NULL)) != -1) {
+    opterr = 0; /* cli_arg_unknown says what is wrong, with the nearest flag */
+    while ((c = getopt_long(argc, argv, ":m:qjh", longopts, NULL)) != -1) {
         switch (c) {
         case 'm':
             o.model = optarg;
@@ -118,9 +110,12 @@ int cli_cmd_embed(int argc, char **argv)
         case 'j':
             json = true;
             break;
-        case O_PROVIDER:
+        case O_PROVIDER: {
+            static const char *const kinds[] = {"local", "http", NULL};
+            if (cli_arg_choice("embed", "--provider", optarg, kinds) < 0) return CLI_USAGE;
             o.provider = optarg;
             break;
+        }
         case O_URL:
             o.base_url = optarg;
             break;
@@ -133,17 +128,23 @@ int cli_cmd_embed(int argc, char **argv)
         case O_NOPREFIX:
             o.query_prefix = "";
             break;
-        case O_PRECISION:
-            o.precision = optarg;
+        case O_PRECISION: {
+            static const char *const precisions[] = {"f32", "bf16", NULL};
+            int p = cli_arg_choice("embed", "--precision", optarg, precisions);
+            if (p < 0) return CLI_USAGE;
+            o.precision = precisions[p];
             break;
+        }
         case O_THREADS:
         case O_BATCH:
         case O_MAXTOK:
-        case O_RETRIES:
-            if (!parse_count(optarg, c == O_RETRIES ? 0 : 1, 1 << 20, &v)) {
-                fprintf(stderr, "apidex embed: bad number '%s'\n", optarg);
+        case O_RETRIES: {
+            char flag[32] = "N";
+            for (size_t l = 0; longopts[l].name; l++)
+                if (longopts[l].val == c) snprintf(flag, sizeof flag, "--%s", longopts[l].name);
+            if (!cli_arg_long("embed", flag, optarg, c == O_RETRIES ? 0 : 1, 1 << 20, &v))
                 return CLI_USAGE;
-            }
+        }
             if (c == O_THREADS) o.threads = (int)(v > 64 ? 64 : v);
             if (c == O_BATCH) o.batch_size = (size_t)v;
             if (c == O_MAXTOK) o.max_tokens = (size_t)v;
@@ -152,15 +153,11 @@ int cli_cmd_embed(int argc, char **argv)
         case 'h':
             embed_usage(stdout);
             return CLI_OK;
-        default:
-            embed_usage(stderr);
-            return CLI_USAGE;
+        default: /* ':' a value is missing, '?' an unknown flag */
+            return cli_arg_unknown("embed", argv[optind - 1]);
         }
     }
-    if (optind >= argc) {
-        embed_usage(stderr);
-        return CLI_USAGE;
-    }
+    if (optind >= argc) return cli_usage_error("embed", "give texts to embed, or - for stdin");
     embed_options_from_env(&o);
 
     core_buf input;
@@ -225,4 +222,10 @@ int cli_cmd_embed(int argc, char **argv)
     embed_provider_close(p);
     if (!rc) return CLI_OK;
     return rc == APIDEX_EINVAL ? CLI_USAGE : CLI_FAILURE;
+}
+
+/* Its --help text, for the command table (help.c). */
+void cli_usage_embed(FILE *out)
+{
+    embed_usage(out);
 }

@@ -378,7 +378,6 @@ int cli_cmd_eval(int argc, char **argv)
     for (int i = 1; i < argc && code == CLI_OK; i++) {
         const char *o = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        char *end = NULL;
         int llm_flag = cli_llm_parse_flag(argc, argv, &i, &a.agent.llm);
         int embed_flag = llm_flag ? 0 : cli_embed_parse_flag(argc, argv, &i, &a.embed);
         if (embed_flag) {
@@ -386,19 +385,17 @@ int cli_cmd_eval(int argc, char **argv)
         } else if (llm_flag) {
             if (llm_flag < 0) code = CLI_USAGE;
         } else if (!strcmp(o, "--agent") && v) {
+            static const char *const modes[] = {"summary", "query", NULL};
+            int m = cli_arg_choice("eval", o, v, modes);
             a.agent_on = true;
-            if (!strcmp(v, "summary"))
-                a.agent.tools = AGENT_TOOLS_SUMMARY;
-            else if (!strcmp(v, "query"))
-                a.agent.tools = AGENT_TOOLS_QUERY;
-            else
-                code = CLI_USAGE;
+            a.agent.tools = m == 0 ? AGENT_TOOLS_SUMMARY : AGENT_TOOLS_QUERY;
+            if (m < 0) code = CLI_USAGE;
             i++;
         } else if (!strcmp(o, "--no-llm")) {
             a.no_llm = true;
         } else if ((!strcmp(o, "--limit") || !strcmp(o, "--max-steps")) && v) {
-            long n = strtol(v, &end, 10);
-            if (*end || n <= 0 || n > 100000) code = CLI_USAGE;
+            long n = 0;
+            if (!cli_arg_long("eval", o, v, 1, 100000, &n)) code = CLI_USAGE;
             if (!strcmp(o, "--limit"))
                 a.agent.limit = (size_t)n;
             else
@@ -410,9 +407,10 @@ int cli_cmd_eval(int argc, char **argv)
             free(a.queries);
             return CLI_OK;
         } else if (!strcmp(o, "--specs")) {
-            if (take_values(argc, argv, &i, a.specs, &a.n_specs)) code = CLI_USAGE;
+            if (take_values(argc, argv, &i, a.specs, &a.n_specs)) code = cli_arg_unknown("eval", o);
         } else if (!strcmp(o, "--queries")) {
-            if (take_values(argc, argv, &i, a.queries, &a.n_queries)) code = CLI_USAGE;
+            if (take_values(argc, argv, &i, a.queries, &a.n_queries))
+                code = cli_arg_unknown("eval", o);
         } else if (!strcmp(o, "--param") && v) {
             apidex_error perr;
             core_error_clear(&perr);
@@ -436,14 +434,10 @@ int cli_cmd_eval(int argc, char **argv)
         } else if (!strcmp(o, "--sweep")) {
             a.sweep = true;
         } else if (!strcmp(o, "-k") && v) {
-            long k = strtol(v, &end, 10);
-            if (*end || k <= 0 || k > 1000) code = CLI_USAGE;
-            a.opt.k = (size_t)k;
+            if (!cli_arg_size("eval", o, v, 1, 1000, &a.opt.k)) code = CLI_USAGE;
             i++;
         } else if (!strcmp(o, "--budget") && v) {
-            long b = strtol(v, &end, 10);
-            if (*end || b <= 0) code = CLI_USAGE;
-            a.opt.budget = (size_t)b;
+            if (!cli_arg_size("eval", o, v, 1, 10000000, &a.opt.budget)) code = CLI_USAGE;
             i++;
         } else if (!strcmp(o, "--db") && v) {
             a.db = v;
@@ -455,19 +449,16 @@ int cli_cmd_eval(int argc, char **argv)
             a.filters = v;
             i++;
         } else {
-            code = CLI_USAGE;
+            code = cli_arg_unknown("eval", o);
         }
-        if (code != CLI_OK) fprintf(stderr, "apidex eval: bad argument '%s'\n", o);
     }
     if (code == CLI_OK &&
         (!a.n_queries || (!a.n_specs && !a.db) || (a.n_specs && a.db) || (a.sweep && !a.n_specs) ||
          (a.sweep && a.agent_on) || (a.sweep_param && (a.sweep || a.agent_on)))) {
-        fprintf(stderr, "apidex eval: give --queries and either --specs or --db "
-                        "(--sweep needs --specs)\n");
-        code = CLI_USAGE;
+        code = cli_usage_error("eval", "give --queries and either --specs or --db "
+                                       "(--sweep needs --specs)");
     }
     if (code != CLI_OK) {
-        eval_usage(stderr);
         free(a.specs);
         free(a.queries);
         return code;
@@ -495,4 +486,10 @@ int cli_cmd_eval(int argc, char **argv)
     free(a.queries);
     if (code == CLI_OK && problems) code = CLI_PROBLEMS;
     return code;
+}
+
+/* Its --help text, for the command table (help.c). */
+void cli_usage_eval(FILE *out)
+{
+    eval_usage(out);
 }

@@ -181,36 +181,41 @@ int cli_cmd_index(int argc, char **argv)
         } else if (!strcmp(a, "--no-llm")) {
             no_llm = true;
         } else if ((embed_flag = cli_embed_parse_flag(argc, argv, &i, &embed_flags)) != 0) {
+            if (embed_flag > 0 && (embed_flags.weight_arg || embed_flags.mode_given))
+                cli_usage_error("index", "%s is a search option, not an index one", a);
             if (embed_flag < 0 || embed_flags.weight_arg || embed_flags.mode_given) {
-                fprintf(stderr, "apidex index: bad or incomplete option '%s'\n", a);
-                index_usage(stderr);
                 free(paths);
                 return CLI_USAGE;
             }
-        } else if (cli_llm_parse_flag(argc, argv, &i, &llm_flags) > 0) {
+        } else if ((embed_flag = cli_llm_parse_flag(argc, argv, &i, &llm_flags)) != 0) {
             /* LLM flags: for the texts of the summary and query strategies */
+            if (embed_flag < 0) {
+                free(paths);
+                return CLI_USAGE;
+            }
         } else if (!strcmp(a, "--db") && v) {
             db = v;
             i++;
         } else if (!strcmp(a, "--strategy") && v) {
+            if (!cli_arg_strategy("index", a, v)) {
+                free(paths);
+                return CLI_USAGE;
+            }
             opt.strategy = v;
             i++;
         } else if (!strcmp(a, "--filters") && v) {
             opt.filters = v;
             i++;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "apidex index: unknown or incomplete option '%s'\n", a);
-            index_usage(stderr);
             free(paths);
-            return CLI_USAGE;
+            return cli_arg_unknown("index", a);
         } else {
             paths[n_paths++] = argv[i];
         }
     }
     if (!n_paths) {
-        index_usage(stderr);
         free(paths);
-        return CLI_USAGE;
+        return cli_usage_error("index", "name the OpenAPI files or folders to index");
     }
     db = cli_db_path(db);
     /* Test hook: a pause after each document, so a test can kill -9 a build midway. */
@@ -286,4 +291,10 @@ int cli_cmd_index(int argc, char **argv)
     }
     core_buf_free(&errors);
     return code;
+}
+
+/* Its --help text, for the command table (help.c). */
+void cli_usage_index(FILE *out)
+{
+    index_usage(out);
 }

@@ -175,16 +175,12 @@ int cli_cmd_inspect(int argc, char **argv)
             inspect_usage(stdout);
             goto out;
         } else {
-            fprintf(stderr, "apidex inspect: unknown option '%s'\n", a);
-            inspect_usage(stderr);
-            status = CLI_USAGE;
+            status = cli_arg_unknown("inspect", a);
             goto out;
         }
     }
     if (!np) {
-        fprintf(stderr, "apidex inspect: no PATH given\n");
-        inspect_usage(stderr);
-        status = CLI_USAGE;
+        status = cli_usage_error("inspect", "name the OpenAPI files or folders to inspect");
         goto out;
     }
     spec_options opt = {0};
@@ -255,4 +251,10 @@ out:
     free(hosts);
     free(missing);
     return status;
+}
+
+/* Its --help text, for the command table (help.c). */
+void cli_usage_inspect(FILE *out)
+{
+    inspect_usage(out);
 }

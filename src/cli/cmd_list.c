@@ -298,13 +298,9 @@ int cli_cmd_list(int argc, char **argv)
             if (ok) f.tags[f.n_tags++] = v;
             i++;
         } else {
-            ok = false;
+            return cli_arg_unknown("list", a);
         }
-        if (!ok) {
-            fprintf(stderr, "apidex list: bad argument '%s'\n", a);
-            list_usage(stderr);
-            return CLI_USAGE;
-        }
+        if (!ok) return cli_usage_error("list", "%s: at most %d of them", a, MAX_FILTERS);
     }
     db = cli_db_path(db);
     apidex_error err;
@@ -321,12 +317,10 @@ int cli_cmd_list(int argc, char **argv)
         store_close(idx);
         return CLI_FAILURE;
     }
-    for (size_t i = 0; i < f.n_apis; i++)
-        if (store_find_api(idx, f.apis[i]) < 0) {
-            fprintf(stderr, "apidex list: no API '%s' in %s\n", f.apis[i], db);
-            store_close(idx);
-            return CLI_PROBLEMS;
-        }
+    if ((rc = cli_check_apis("list", idx, f.apis, f.n_apis)) != CLI_OK) {
+        store_close(idx);
+        return rc;
+    }
     if (json)
         print_json(apis, n_apis, ops, n_ops, &f);
     else if (manifest)
@@ -335,4 +329,10 @@ int cli_cmd_list(int argc, char **argv)
         print_catalog(apis, n_apis, ops, n_ops, &f);
     store_close(idx);
     return CLI_OK;
+}
+
+/* Its --help text, for the command table (help.c). */
+void cli_usage_list(FILE *out)
+{
+    list_usage(out);
 }

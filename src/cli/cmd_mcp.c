@@ -54,10 +54,7 @@ int cli_cmd_mcp(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int taken = cli_llm_parse_flag(argc, argv, &i, &llm_flags);
         if (!taken) taken = cli_embed_parse_flag(argc, argv, &i, &embed_flags);
-        if (taken < 0) {
-            fprintf(stderr, "apidex mcp: bad value for '%s'\n", a);
-            return CLI_USAGE;
-        }
+        if (taken < 0) return CLI_USAGE;
         if (taken) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             mcp_usage(stdout);
@@ -68,17 +65,10 @@ int cli_cmd_mcp(int argc, char **argv)
             db_flag = v;
             i++;
         } else if (!strcmp(a, "--reload-interval") && v) {
-            char *end;
-            interval = strtod(v, &end);
-            if (*end || end == v) {
-                fprintf(stderr, "apidex mcp: bad --reload-interval '%s'\n", v);
-                return CLI_USAGE;
-            }
+            if (!cli_arg_double("mcp", a, v, 0, 86400, false, &interval)) return CLI_USAGE;
             i++;
         } else {
-            fprintf(stderr, "apidex mcp: bad argument '%s'\n", a);
-            mcp_usage(stderr);
-            return CLI_USAGE;
+            return cli_arg_unknown("mcp", a);
         }
     }
     const char *db_path = cli_db_path(db_flag);
@@ -129,4 +119,10 @@ int cli_cmd_mcp(int argc, char **argv)
         return CLI_FAILURE;
     }
     return CLI_OK;
+}
+
+/* Its --help text, for the command table (help.c). */
+void cli_usage_mcp(FILE *out)
+{
+    mcp_usage(out);
 }

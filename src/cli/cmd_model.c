@@ -37,7 +37,8 @@ static int model_pull(int argc, char **argv)
     embed_pull_options o = {0};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    opterr = 0; /* cli_arg_unknown says what is wrong, with the nearest flag */
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
         case 's':
             if (nsha == MODEL_MAX_SHA) {
@@ -58,15 +59,12 @@ static int model_pull(int argc, char **argv)
         case 'h':
             model_usage(stdout);
             return CLI_OK;
-        default:
-            model_usage(stderr);
-            return CLI_USAGE;
+        default: /* ':' a value is missing, '?' an unknown flag */
+            return cli_arg_unknown("model", argv[optind - 1]);
         }
     }
-    if (optind + 1 != argc) {
-        model_usage(stderr);
-        return CLI_USAGE;
-    }
+    if (optind + 1 != argc)
+        return cli_usage_error("model", "pull takes one model: a name or ORG/REPO");
     const char *name = argv[optind];
     if (!o.base_url) o.base_url = getenv("APIDEX_HF_BASE_URL");
     o.sha256_overrides = nsha ? shas : NULL;
@@ -145,7 +143,13 @@ int cli_cmd_model(int argc, char **argv)
     if (!strcmp(argv[1], "pull")) return model_pull(argc - 1, argv + 1);
     if (!strcmp(argv[1], "path")) return model_path(argc - 1, argv + 1);
     if (!strcmp(argv[1], "list")) return model_list();
-    fprintf(stderr, "apidex model: unknown action '%s'\n", argv[1]);
-    model_usage(stderr);
+    static const char *const actions[] = {"pull", "path", "list", NULL};
+    cli_arg_choice("model", "the action", argv[1], actions);
     return CLI_USAGE;
+}
+
+/* Its --help text, for the command table (help.c). */
+void cli_usage_model(FILE *out)
+{
+    model_usage(out);
 }

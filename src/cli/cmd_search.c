@@ -21,8 +21,10 @@ static void search_usage(FILE *out)
         "  --api/--tag/--method filters (repeatable)\n"
         "  --budget N           assemble the endpoints and their schemas within N cl100k tokens\n"
         "  --db FILE            index file (default $APIDEX_DB or ./apidex.db)\n"
-        "  --mode M             lexical (default), dense or hybrid (needs the index's vectors:\n"
-        "                       apidex index ... --model M; docs/SEARCH.md)\n"
+        "  --method GET|PUT|POST|DELETE|HEAD|PATCH|OPTIONS|TRACE  (any case, repeatable)\n"
+        "  --color auto|always|never  colour the results (auto: on a terminal, unless NO_COLOR)\n"
+        "  --mode lexical|dense|hybrid  lexical is the default; dense and hybrid need the\n"
+        "                       index's vectors (apidex index ... --model M; docs/SEARCH.md)\n"
         "  --hybrid-weight W    hybrid: W * lexical + (1 - W) * cosine instead of rank fusion\n"
         "%s",
         cli_embed_flags_help());
@@ -123,6 +125,9 @@ int cli_cmd_search(int argc, char **argv)
     bool json = false;
     cli_embed_flags embed_flags = {0};
     int embed_flag = 0;
+    static const char *const http_methods[] = {"GET",   "PUT",     "POST",  "DELETE", "HEAD",
+                                               "PATCH", "OPTIONS", "TRACE", NULL};
+    cli_color color = CLI_COLOR_AUTO;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -137,16 +142,13 @@ int cli_cmd_search(int argc, char **argv)
         else if (!strcmp(a, "--include-deprecated"))
             q.include_deprecated = true;
         else if (!strcmp(a, "-k") && v) {
-            char *end;
-            long k = strtol(v, &end, 10);
-            ok = *end == '\0' && k > 0 && k <= 1000;
-            q.k = (size_t)k;
+            if (!cli_arg_size("search", "-k", v, 1, 1000, &q.k)) return CLI_USAGE;
             i++;
         } else if (!strcmp(a, "--budget") && v) {
-            char *end;
-            long bud = strtol(v, &end, 10);
-            ok = *end == '\0' && bud >= 0;
-            q.budget = (size_t)bud;
+            if (!cli_arg_size("search", "--budget", v, 0, 10000000, &q.budget)) return CLI_USAGE;
+            i++;
+        } else if (!strcmp(a, "--color") && v) {
+            if (cli_color_parse("search", v, &color)) return CLI_USAGE;
             i++;
         } else if (!strcmp(a, "--db") && v) {
             db = v;
@@ -158,27 +160,23 @@ int cli_cmd_search(int argc, char **argv)
             ok = add_filter(tags, &n_tags, v);
             i++;
         } else if (!strcmp(a, "--method") && v) {
-            ok = add_filter(methods, &n_methods, v);
+            int m = cli_arg_choice("search", "--method", v, http_methods);
+            if (m < 0) return CLI_USAGE;
+            ok = add_filter(methods, &n_methods, http_methods[m]);
             i++;
         } else if ((embed_flag = cli_embed_parse_flag(argc, argv, &i, &embed_flags)) != 0) {
-            ok = embed_flag > 0;
-        } else if (a[0] == '-' && a[1]) {
-            ok = false;
-        } else if (!q.text) {
-            q.text = a;
+            if (embed_flag < 0) return CLI_USAGE;
+        } else if ((a[0] == '-' && a[1]) || q.text) {
+            return cli_arg_unknown("search", a);
         } else {
-            ok = false;
+            q.text = a;
         }
-        if (!ok) {
-            fprintf(stderr, "apidex search: bad argument '%s'\n", a);
-            search_usage(stderr);
-            return CLI_USAGE;
-        }
+        if (!ok)
+            return cli_usage_error("search", "%s: at most %d filters of one kind", a,
+                                   MAX_FILTERS - 1);
     }
-    if (!q.text) {
-        search_usage(stderr);
-        return CLI_USAGE;
-    }
+    if (!q.text) return cli_usage_error("search", "name the task: apidex search \"TASK\"");
+    if (cli_check_task("search", q.text)) return CLI_USAGE;
     if (n_apis) q.apis = apis;
     if (n_tags) q.tags = tags;
     if (n_methods) q.methods = methods;
@@ -198,6 +196,14 @@ int cli_cmd_search(int argc, char **argv)
     search_engine *eng = NULL;
     search_result *res = NULL;
     int rc = store_open(db, true, &idx, &err);
+    if (!rc && n_apis) {
+        int ec = cli_check_apis("search", idx, apis, n_apis);
+        if (ec != CLI_OK) {
+            store_close(idx);
+            embed_provider_close(embedder);
+            return ec;
+        }
+    }
     if (!rc) rc = search_engine_open(idx, &eng, &err);
     if (!rc) search_engine_set_embedder(eng, embedder);
     if (!rc) rc = search_engine_run(eng, &q, &res, &err);
@@ -211,10 +217,16 @@ int cli_cmd_search(int argc, char **argv)
     if (json)
         print_json(res, &q);
     else
-        print_text(res);
+        CLI_PAINTED(color, print_text(res));
     search_result_free(res);
     search_engine_close(eng);
     store_close(idx);
     embed_provider_close(embedder);
     return CLI_OK;
+}
+
+/* Its --help text, for the command table (help.c). */
+void cli_usage_search(FILE *out)
+{
+    search_usage(out);
 }

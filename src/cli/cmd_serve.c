@@ -62,16 +62,6 @@ static void serve_usage(FILE *out)
         cli_embed_flags_help(), cli_llm_flags_help());
 }
 
-static bool parse_size(const char *v, size_t lo, size_t hi, size_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long n = strtoull(v, &end, 10);
-    if (errno || *end || end == v || n < lo || n > hi) return false;
-    *out = (size_t)n;
-    return true;
-}
-
 static char *read_token_file(const char *path)
 {
     char *text = NULL;
@@ -104,13 +94,9 @@ int cli_cmd_serve(int argc, char **argv)
     bool no_llm = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool ok = true;
         int taken = cli_llm_parse_flag(argc, argv, &i, &llm_flags);
         if (!taken) taken = cli_embed_parse_flag(argc, argv, &i, &embed_flags);
-        if (taken < 0) {
-            fprintf(stderr, "apidex serve: bad value for '%s'\n", a);
-            return CLI_USAGE;
-        }
+        if (taken < 0) return CLI_USAGE;
         if (taken) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             serve_usage(stdout);
@@ -122,7 +108,7 @@ int cli_cmd_serve(int argc, char **argv)
             no_llm = true;
             continue;
         } else if (!v) {
-            ok = false;
+            return cli_arg_unknown("serve", a);
         } else if (!strcmp(a, "--db")) {
             db_flag = v;
         } else if (!strcmp(a, "--listen")) {
@@ -132,36 +118,31 @@ int cli_cmd_serve(int argc, char **argv)
         } else if (!strcmp(a, "--token-file")) {
             token_file = v;
         } else if (!strcmp(a, "--threads")) {
-            ok = parse_size(v, 1, 64, &v_size);
+            if (!cli_arg_size("serve", a, v, 1, 64, &v_size)) return CLI_USAGE;
             o.threads = (unsigned)v_size;
         } else if (!strcmp(a, "--max-body")) {
-            ok = parse_size(v, 64, (size_t)1 << 30, &o.max_body);
+            if (!cli_arg_size("serve", a, v, 64, (size_t)1 << 30, &o.max_body)) return CLI_USAGE;
         } else if (!strcmp(a, "--max-header")) {
-            ok = parse_size(v, 1024, (size_t)1 << 20, &o.max_header);
+            if (!cli_arg_size("serve", a, v, 1024, (size_t)1 << 20, &o.max_header))
+                return CLI_USAGE;
         } else if (!strcmp(a, "--max-connections")) {
-            ok = parse_size(v, 1, 100000, &v_size);
+            if (!cli_arg_size("serve", a, v, 1, 100000, &v_size)) return CLI_USAGE;
             o.max_connections = (unsigned)v_size;
         } else if (!strcmp(a, "--timeout")) {
-            ok = parse_size(v, 1, 3600, &v_size);
+            if (!cli_arg_size("serve", a, v, 1, 3600, &v_size)) return CLI_USAGE;
             o.timeout_s = (unsigned)v_size;
         } else if (!strcmp(a, "--cors")) {
-            ok = n_cors < MAX_CORS;
-            if (ok) cors[n_cors++] = v;
+            if (n_cors == MAX_CORS)
+                return cli_usage_error("serve", "--cors: at most %d origins", MAX_CORS);
+            cors[n_cors++] = v;
         } else if (!strcmp(a, "--access-log")) {
             access_log = v;
         } else if (!strcmp(a, "--port-file")) {
             port_file = v;
         } else if (!strcmp(a, "--reload-interval")) {
-            char *end;
-            interval = strtod(v, &end);
-            ok = !*end && end != v;
+            if (!cli_arg_double("serve", a, v, 0, 86400, false, &interval)) return CLI_USAGE;
         } else {
-            ok = false;
-        }
-        if (!ok) {
-            fprintf(stderr, "apidex serve: bad argument '%s'\n", a);
-            serve_usage(stderr);
-            return CLI_USAGE;
+            return cli_arg_unknown("serve", a);
         }
         i++;
     }
@@ -272,4 +253,10 @@ int cli_cmd_serve(int argc, char **argv)
     if (log_fd >= 0) close(log_fd);
     free(token_buf);
     return CLI_OK;
+}
+
+/* Its --help text, for the command table (help.c). */
+void cli_usage_serve(FILE *out)
+{
+    serve_usage(out);
 }

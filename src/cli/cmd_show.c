@@ -21,12 +21,14 @@ static void show_usage(FILE *out)
         "                   [--detail summary|call|full] [--json]\n"
         "  ID                an operation id as search prints it (api:operationId)\n"
         "  --api A           pick the API when several have the endpoint\n"
-        "  --detail L        summary: one line; call (default): what a call needs (URL and\n"
+        "  --detail summary|call|full\n"
+        "                    summary: one line; call (default): what a call needs (URL and\n"
         "                    server variables, auth, every parameter, body schema, required\n"
         "                    inputs, the success response in brief); full: everything, each\n"
         "                    schema once\n"
         "  --json            the same as JSON (what MCP get_endpoint and /v1/endpoints return)\n"
-        "  --db FILE         index file (default $APIDEX_DB or ./%s)\n",
+        "  --db FILE         index file (default $APIDEX_DB or ./%s)\n"
+        "  --color auto|always|never  colour the text (auto: on a terminal, unless NO_COLOR)\n",
         STORE_DEFAULT_DB);
 }
 
@@ -127,6 +129,7 @@ int cli_cmd_show(int argc, char **argv)
     const char *what = NULL, *api = NULL, *db = NULL;
     bool json = false;
     chunk_detail level = CHUNK_DETAIL_CALL;
+    cli_color color = CLI_COLOR_AUTO;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -136,7 +139,9 @@ int cli_cmd_show(int argc, char **argv)
         } else if (!strcmp(a, "--json")) {
             json = true;
         } else if (!strcmp(a, "--detail") && v) {
+            static const char *const levels[] = {"summary", "call", "full", NULL};
             apidex_error derr;
+            if (cli_arg_choice("show", "--detail", v, levels) < 0) return CLI_USAGE;
             if (chunk_detail_parse(v, &level, &derr)) {
                 fprintf(stderr, "apidex show: %s\n", derr.message);
                 return CLI_USAGE;
@@ -148,18 +153,18 @@ int cli_cmd_show(int argc, char **argv)
         } else if (!strcmp(a, "--db") && v) {
             db = v;
             i++;
+        } else if (!strcmp(a, "--color") && v) {
+            if (cli_color_parse("show", v, &color)) return CLI_USAGE;
+            i++;
         } else if ((a[0] == '-' && a[1]) || what) {
-            fprintf(stderr, "apidex show: bad argument '%s'\n", a);
-            show_usage(stderr);
-            return CLI_USAGE;
+            return cli_arg_unknown("show", a);
         } else {
             what = a;
         }
     }
-    if (!what) {
-        show_usage(stderr);
-        return CLI_USAGE;
-    }
+    if (!what)
+        return cli_usage_error("show",
+                               "name an endpoint: an id, \"METHOD /path\" or an operationId");
     db = cli_db_path(db);
     apidex_error err;
     core_error_clear(&err);
@@ -172,6 +177,10 @@ int cli_cmd_show(int argc, char **argv)
         cli_print_error(&err);
         store_close(idx);
         return CLI_FAILURE;
+    }
+    if (api && (rc = cli_check_apis("show", idx, &api, 1)) != CLI_OK) {
+        store_close(idx);
+        return rc;
     }
     long found[16];
     size_t n = find_ops(ops, n_ops, what, api, found, 16);
@@ -190,7 +199,17 @@ int cli_cmd_show(int argc, char **argv)
         store_close(idx);
         return CLI_USAGE;
     }
-    int status = print_detail(idx, found[0], level, json);
+    int status = CLI_OK;
+    if (json)
+        status = print_detail(idx, found[0], level, true);
+    else
+        CLI_PAINTED(color, status = print_detail(idx, found[0], level, false));
     store_close(idx);
     return status;
+}
+
+/* Its --help text, for the command table (help.c). */
+void cli_usage_show(FILE *out)
+{
+    show_usage(out);
 }

@@ -254,18 +254,15 @@ int cli_cmd_stats(int argc, char **argv)
         } else if (!strcmp(a, "--vocab") && i + 1 < argc) {
             vocab_opt = argv[++i];
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "apidex stats: unknown option '%s'\n", a);
-            stats_usage(stderr);
             free(paths);
-            return CLI_USAGE;
+            return cli_arg_unknown("stats", a);
         } else {
             paths[n_paths++] = a;
         }
     }
     if (!n_paths) {
-        stats_usage(stderr);
         free(paths);
-        return CLI_USAGE;
+        return cli_usage_error("stats", "name the OpenAPI files or folders to measure");
     }
     double t0 = core_now();
     apidex_error err;
@@ -329,4 +326,10 @@ int cli_cmd_stats(int argc, char **argv)
     spec_registry_free(reg);
     free(paths);
     return status;
+}
+
+/* Its --help text, for the command table (help.c). */
+void cli_usage_stats(FILE *out)
+{
+    stats_usage(out);
 }

@@ -101,10 +101,7 @@ int cli_cmd_tokens(int argc, char **argv)
         } else if (!strcmp(a, "--special")) {
             special = true;
         } else if (!strcmp(a, "--tokenizer") || !strcmp(a, "--vocab")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "apidex tokens: %s needs a value\n", a);
-                return CLI_USAGE;
-            }
+            if (i + 1 >= argc) return cli_arg_unknown("tokens", a);
             if (!strcmp(a, "--tokenizer"))
                 tokenizer = argv[++i];
             else
@@ -114,25 +111,18 @@ int cli_cmd_tokens(int argc, char **argv)
         } else if (!strncmp(a, "--vocab=", 8)) {
             vocab_opt = a + 8;
         } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "apidex tokens: unknown option '%s'\n", a);
-            tokens_usage(stderr);
-            return CLI_USAGE;
+            return cli_arg_unknown("tokens", a);
         } else if (input) {
-            fprintf(stderr, "apidex tokens: one input only ('%s' and '%s')\n", input, a);
-            return CLI_USAGE;
+            return cli_usage_error("tokens", "one input only ('%s' and '%s')", input, a);
         } else {
             input = a;
         }
     }
-    bool wordpiece = !strcmp(tokenizer, "wordpiece");
-    if (!wordpiece && strcmp(tokenizer, "cl100k") != 0) {
-        fprintf(stderr, "apidex tokens: unknown tokenizer '%s' (cl100k or wordpiece)\n", tokenizer);
-        return CLI_USAGE;
-    }
-    if (!input) {
-        tokens_usage(stderr);
-        return CLI_USAGE;
-    }
+    static const char *const tokenizers[] = {"cl100k", "wordpiece", NULL};
+    int which = cli_arg_choice("tokens", "--tokenizer", tokenizer, tokenizers);
+    if (which < 0) return CLI_USAGE;
+    bool wordpiece = which == 1;
+    if (!input) return cli_usage_error("tokens", "name a file, or - for stdin");
 
     apidex_error err;
     core_error_clear(&err);
@@ -187,4 +177,10 @@ int cli_cmd_tokens(int argc, char **argv)
         return CLI_FAILURE;
     }
     return CLI_OK;
+}
+
+/* Its --help text, for the command table (help.c). */
+void cli_usage_tokens(FILE *out)
+{
+    tokens_usage(out);
 }

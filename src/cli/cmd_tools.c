@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_IDS = 256 };
-
 static void tools_usage(FILE *out)
 {
     fprintf(out,
@@ -26,15 +24,18 @@ static void tools_usage(FILE *out)
 int cli_cmd_tools(int argc, char **argv)
 {
     const char *db_flag = NULL, *task = NULL;
-    const char *ids[MAX_IDS];
+    /* Ids come from the command line or from one search: no fixed cap, argc bounds them. */
+    const char **ids = calloc((size_t)argc, sizeof *ids);
     size_t n_ids = 0, k = 0;
     serve_tools_format fmt = SERVE_TOOLS_OPENAI;
     bool compact = false;
-    for (int i = 1; i < argc; i++) {
+    if (!ids) return CLI_FAILURE;
+    int code = CLI_OK;
+    for (int i = 1; i < argc && code == CLI_OK; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool ok = true;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             tools_usage(stdout);
+            free(ids);
             return CLI_OK;
         } else if (!strcmp(a, "--compact")) {
             compact = true;
@@ -45,34 +46,26 @@ int cli_cmd_tools(int argc, char **argv)
             task = v;
             i++;
         } else if (!strcmp(a, "-k") && v) {
-            char *end;
-            long n = strtol(v, &end, 10);
-            ok = !*end && n >= 1 && n <= 100;
-            k = (size_t)n;
+            if (!cli_arg_size("tools", a, v, 1, 100, &k)) code = CLI_USAGE;
             i++;
         } else if (!strcmp(a, "--format") && v) {
-            if (!strcmp(v, "openai"))
-                fmt = SERVE_TOOLS_OPENAI;
-            else if (!strcmp(v, "anthropic"))
-                fmt = SERVE_TOOLS_ANTHROPIC;
-            else
-                ok = false;
+            static const char *const formats[] = {"openai", "anthropic", NULL};
+            int f = cli_arg_choice("tools", a, v, formats);
+            if (f < 0) code = CLI_USAGE;
+            fmt = f == 1 ? SERVE_TOOLS_ANTHROPIC : SERVE_TOOLS_OPENAI;
             i++;
         } else if (a[0] == '-' && a[1]) {
-            ok = false;
+            code = cli_arg_unknown("tools", a);
         } else {
-            ok = n_ids < MAX_IDS;
-            if (ok) ids[n_ids++] = a;
-        }
-        if (!ok) {
-            fprintf(stderr, "apidex tools: bad argument '%s'\n", a);
-            tools_usage(stderr);
-            return CLI_USAGE;
+            ids[n_ids++] = a;
         }
     }
-    if (!n_ids == !task) {
-        tools_usage(stderr);
-        return CLI_USAGE;
+    if (code == CLI_OK && !n_ids == !task)
+        code = cli_usage_error("tools", "give endpoint ids or --search \"TASK\", not both");
+    if (code == CLI_OK && task) code = cli_check_task("tools", task);
+    if (code != CLI_OK) {
+        free(ids);
+        return code;
     }
     apidex_error err;
     core_error_clear(&err);
@@ -83,14 +76,17 @@ int cli_cmd_tools(int argc, char **argv)
     if (!rc && task) {
         search_query q = {.text = task, .adaptive = k == 0, .k = k};
         rc = search_run(idx, &q, &res, &err);
-        for (size_t i = 0; !rc && i < res->n_hits && n_ids < MAX_IDS; i++)
-            ids[n_ids++] = res->hits[i].id;
+        const char **grown = rc ? NULL : realloc(ids, (res->n_hits + 1) * sizeof *ids);
+        if (!rc && !grown) rc = core_error_set(&err, APIDEX_ENOMEM, "out of memory");
+        if (grown) ids = grown;
+        for (size_t i = 0; !rc && i < res->n_hits; i++) ids[n_ids++] = res->hits[i].id;
     }
     if (!rc) rc = serve_tooldefs(idx, ids, n_ids, fmt, &out, &err);
     if (rc) {
         cli_print_error(&err);
         search_result_free(res);
         store_close(idx);
+        free(ids);
         return rc == APIDEX_ENOTFOUND ? CLI_PROBLEMS : CLI_FAILURE;
     }
     fputs(json_object_to_json_string_ext(
@@ -102,5 +98,12 @@ int cli_cmd_tools(int argc, char **argv)
     json_object_put(out);
     search_result_free(res);
     store_close(idx);
+    free(ids);
     return CLI_OK;
+}
+
+/* Its --help text, for the command table (help.c). */
+void cli_usage_tools(FILE *out)
+{
+    tools_usage(out);
 }

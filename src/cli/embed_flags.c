@@ -26,19 +26,19 @@ const char *cli_embed_flags_help(void)
 
 int cli_embed_parse_flag(int argc, char **argv, int *i, cli_embed_flags *f)
 {
-    const char *a = argv[*i];
+    const char *cmd = argv[0], *a = argv[*i];
     if (!strcmp(a, "--mode")) {
-        if (*i + 1 >= argc) return -1;
-        const char *v = argv[++*i];
-        static const char *const modes[] = {"lexical", "dense", "hybrid"};
+        if (*i + 1 >= argc) {
+            cli_arg_unknown(cmd, a);
+            return -1;
+        }
+        static const char *const modes[] = {"lexical", "dense", "hybrid", NULL};
         static const search_mode values[] = {SEARCH_LEXICAL, SEARCH_DENSE, SEARCH_HYBRID};
-        for (int m = 0; m < 3; m++)
-            if (!strcmp(v, modes[m])) {
-                f->mode = (int)values[m];
-                f->mode_given = true;
-                return 1;
-            }
-        return -1;
+        int m = cli_arg_choice(cmd, a, argv[++*i], modes);
+        if (m < 0) return -1;
+        f->mode = (int)values[m];
+        f->mode_given = true;
+        return 1;
     }
     const char **slot = !strcmp(a, "--model")           ? &f->model
                         : !strcmp(a, "--embed-url")     ? &f->url
@@ -47,13 +47,19 @@ int cli_embed_parse_flag(int argc, char **argv, int *i, cli_embed_flags *f)
                         : !strcmp(a, "--precision")     ? &f->precision
                                                         : NULL;
     if (!slot) return 0;
-    if (*i + 1 >= argc) return -1;
+    if (*i + 1 >= argc) {
+        cli_arg_unknown(cmd, a);
+        return -1;
+    }
     *slot = argv[++*i];
     if (slot == &f->weight_arg) {
-        char *end = NULL;
-        double w = strtod(*slot, &end);
-        if (end == *slot || *end || !(w > 0 && w <= 1)) return -1;
-        f->hybrid_weight = w;
+        if (!cli_arg_double(cmd, a, *slot, 0, 1, true, &f->hybrid_weight)) return -1;
+    } else if (slot == &f->precision) {
+        static const char *const precisions[] = {"f32", "bf16", NULL};
+        int p = cli_arg_choice(cmd, a, *slot, precisions);
+        if (p < 0) return -1;
+        *slot = precisions[p];
+        f->given = true;
     } else {
         f->given = true;
     }

@@ -173,7 +173,7 @@ static long api_index_of(store_index *idx, const char *api)
 static int prepare(store_index *idx, const char *sql, sqlite3_stmt **st, apidex_error *err)
 {
     if (sqlite3_prepare_v2(idx->db, sql, -1, st, NULL) != SQLITE_OK)
-        return store_db_error(idx->db, "reading the index", err);
+        return store_damaged_error(idx->path, sqlite3_extended_errcode(idx->db), err);
     return 0;
 }
 
@@ -245,7 +245,7 @@ int store_open(const char *path, bool readonly, store_index **out, apidex_error 
     rc = sqlite3_open_v2(uri.data, &idx->db, flags, NULL);
     core_buf_free(&uri);
     if (rc != SQLITE_OK) {
-        store_db_error(idx->db, "opening the index", err);
+        store_damaged_error(path, rc, err);
         core_error_at(err, path, 0, 0, NULL);
         store_close(idx);
         return APIDEX_EDB;
@@ -405,7 +405,10 @@ static int rows_run(store_index *idx, sqlite3_stmt *st, size_t cap, const char *
     }
     sqlite3_finalize(st);
     if (fail) return oom(err);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return store_db_error(idx->db, table, err);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return (rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB
+                   ? store_damaged_error(idx->path, rc, err)
+                   : store_db_error(idx->db, table, err);
     return 0;
 }
 
@@ -490,7 +493,10 @@ static int load_inputs(store_index *idx, apidex_error *err)
     }
     sqlite3_finalize(st);
     if (fail) return oom(err);
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return store_db_error(idx->db, "inputs", err);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return (rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB
+                   ? store_damaged_error(idx->path, rc, err)
+                   : store_db_error(idx->db, "inputs", err);
     return 0;
 }
 

@@ -116,10 +116,15 @@ int store_schema_check(sqlite3 *db, const char *schema, const char *path, int *v
     *version = -1;
     if (pragma_int(db, schema, "application_id", &app) ||
         pragma_int(db, schema, "user_version", &ver))
-        return core_error_set(err, APIDEX_EVERSION, "%s is not an apidex index (%s)", path,
-                              sqlite3_errmsg(db));
+        return core_error_set(err, APIDEX_EVERSION,
+                              "%s is not an apidex index (%s): check the --db path, or move "
+                              "the file away and build one with 'apidex index'",
+                              path, sqlite3_errstr(sqlite3_extended_errcode(db)));
     if (app != STORE_APPLICATION_ID)
-        return core_error_set(err, APIDEX_EVERSION, "%s is not an apidex index", path);
+        return core_error_set(err, APIDEX_EVERSION,
+                              "%s is not an apidex index: check the --db path, or move the "
+                              "file away and build one with 'apidex index'",
+                              path);
     *version = (int)ver;
     if (ver != STORE_SCHEMA_VERSION)
         return core_error_set(err, APIDEX_EVERSION,
@@ -142,6 +147,14 @@ int store_signature(const char *strategy, const char *filters, core_buf *out)
 int store_db_error(sqlite3 *db, const char *what, apidex_error *err)
 {
     return core_error_set(err, APIDEX_EDB, "%s: %s", what, db ? sqlite3_errmsg(db) : "no database");
+}
+
+int store_damaged_error(const char *path, int rc, apidex_error *err)
+{
+    return core_error_set(err, APIDEX_EDB,
+                          "%s cannot be read as an apidex index (%s): move it away or delete it, "
+                          "then run 'apidex index' to build it again",
+                          path, sqlite3_errstr(rc));
 }
 
 int store_exec(sqlite3 *db, const char *sql, apidex_error *err)

@@ -25,6 +25,9 @@ int store_signature(const char *strategy, const char *filters, core_buf *out);
 
 /** Sets err from db's last error: APIDEX_EDB, "what: sqlite message". Returns APIDEX_EDB. */
 int store_db_error(sqlite3 *db, const char *what, apidex_error *err);
+/** "PATH cannot be read as an index (why): what to do" for a damaged index file. SQLite's
+    generic text for rc is used, never its message (which can show the internal URI). */
+int store_damaged_error(const char *path, int rc, apidex_error *err);
 /** Runs SQL without results; APIDEX_EDB on failure. */
 int store_exec(sqlite3 *db, const char *sql, apidex_error *err);
 /** "file:<percent-encoded path>?mode=ro&immutable=1" into out (for sqlite3_open_v2 / ATTACH). */

@@ -274,7 +274,7 @@ static int attach_old(store_writer *w, const store_writer_options *opt, apidex_e
     }
     sqlite3_finalize(att);
     core_buf_free(&uri);
-    if (rc != SQLITE_OK) return store_db_error(w->db, "opening the current index", err);
+    if (rc != SQLITE_OK) return store_damaged_error(w->target, rc, err);
 
     int version = -1;
     apidex_error why;
@@ -322,7 +322,7 @@ static int attach_old(store_writer *w, const store_writer_options *opt, apidex_e
     /* The old documents, sorted by path, for reuse and for counting removals. */
     if (sqlite3_prepare_v2(w->db, "SELECT path, api, content_hash FROM old.documents", -1, &q,
                            NULL) != SQLITE_OK)
-        return store_db_error(w->db, "reading the current index", err);
+        return store_damaged_error(w->target, sqlite3_extended_errcode(w->db), err);
     size_t cap = 0;
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
         if (w->n_old == cap) {
@@ -349,7 +349,7 @@ static int attach_old(store_writer *w, const store_writer_options *opt, apidex_e
         w->n_old++;
     }
     sqlite3_finalize(q);
-    if (rc != SQLITE_DONE) return store_db_error(w->db, "reading the current index", err);
+    if (rc != SQLITE_DONE) return store_damaged_error(w->target, rc, err);
     qsort(w->old, w->n_old, sizeof *w->old, cmp_old);
     w->has_old = !w->full_rebuild;
     if (w->full_rebuild) store_exec(w->db, "DETACH old", NULL);

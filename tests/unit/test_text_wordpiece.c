@@ -298,8 +298,7 @@ static void test_bge_chunking(void **state)
         "hello world. ",        /* breaks everywhere */
         "ab.cd'ΑΣ.",            /* no separator: cut inside words */
         "e\xcc\x81\xcc\xa3x, ", /* combining marks right after a break */
-        "\xce\xa3\xcc\x81"
-        "a-", /* sigma context across a cut */
+        "\316\243\314\201a-",   /* sigma context across a cut (octal: a hex escape would eat 'a') */
     };
     for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
         size_t ulen = strlen(units[u]);

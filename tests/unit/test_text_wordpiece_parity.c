@@ -211,8 +211,7 @@ static const char *const exotic[] = {
     "soft\xc2\xadhyphen",
     "zero\xe2\x80\x8bwidth",
     "zw\xe2\x80\x8cnj",
-    "\xef\xbb\xbf"
-    "bom",
+    "\357\273\277bom", /* octal: a hex escape would eat 'b' */
     "nb\xc2\xa0sp",
     "ideo\xe3\x80\x80space",
     "line\xe2\x80\xa8sep",

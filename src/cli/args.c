@@ -1,0 +1,260 @@
+/*
+ * Argument checks every command shares: numbers in a range, values from a fixed set,
+ * unknown commands and flags with the nearest known one, empty tasks, --color.
+ *
+ * Each check prints one line that names the command, the flag, what it takes and what it
+ * got, then a one-line pointer to --help (never the whole usage: it buries the reason).
+ * The known flags of a command are read from its help text (help.c), so a new flag is
+ * suggested, completed and documented as soon as its help line is written.
+ */
+#include "cli/cli.h"
+
+#include "chunk/chunk.h"
+#include "store/store.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+static void print_hint(const char *cmd)
+{
+    if (cmd)
+        fprintf(stderr, "Run 'apidex %s --help' for its options.\n", cmd);
+    else
+        fprintf(stderr, "Run 'apidex --help' for the commands.\n");
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    fprintf(stderr, "apidex%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    print_hint(cmd);
+    return CLI_USAGE;
+}
+
+bool cli_arg_long(const char *cmd, const char *flag, const char *value, long min, long max,
+                  long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = value && *value && !isspace((unsigned char)*value) ? strtol(value, &end, 10) : 0;
+    if (!end || *end || errno || v < min || v > max) {
+        if (max == LONG_MAX)
+            cli_usage_error(cmd, "%s takes a whole number of at least %ld, got '%s'", flag, min,
+                            value ? value : "");
+        else
+            cli_usage_error(cmd, "%s takes a whole number from %ld to %ld, got '%s'", flag, min,
+                            max, value ? value : "");
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+bool cli_arg_size(const char *cmd, const char *flag, const char *value, size_t min, size_t max,
+                  size_t *out)
+{
+    long v = 0;
+    long lmax = max > (size_t)LONG_MAX ? LONG_MAX : (long)max;
+    if (!cli_arg_long(cmd, flag, value, (long)min, lmax, &v)) return false;
+    *out = (size_t)v;
+    return true;
+}
+
+bool cli_arg_double(const char *cmd, const char *flag, const char *value, double min, double max,
+                    bool above_min, double *out)
+{
+    char *end = NULL;
+    double v = value && *value && !isspace((unsigned char)*value) ? strtod(value, &end) : NAN;
+    bool ok = end && !*end && isfinite(v) && (above_min ? v > min : v >= min) && v <= max;
+    if (!ok) {
+        const char *got = value ? value : "";
+        if (isinf(max))
+            cli_usage_error(cmd, "%s takes a number %s %g, got '%s'", flag,
+                            above_min ? "above" : "of at least", min, got);
+        else if (above_min)
+            cli_usage_error(cmd, "%s takes a number above %g and at most %g, got '%s'", flag, min,
+                            max, got);
+        else
+            cli_usage_error(cmd, "%s takes a number from %g to %g, got '%s'", flag, min, max, got);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+int cli_arg_choice(const char *cmd, const char *flag, const char *value, const char *const *choices)
+{
+    size_t n = 0;
+    for (; choices[n]; n++)
+        if (value && !strcasecmp(value, choices[n])) return (int)n;
+    char list[512];
+    size_t len = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < n && len < sizeof list; i++) {
+        int w = snprintf(list + len, sizeof list - len, "%s%s",
+                         i == 0       ? ""
+                         : i + 1 == n ? " or "
+                                      : ", ",
+                         choices[i]);
+        if (w < 0) break;
+        len += (size_t)w;
+    }
+    const char *near = value ? cli_nearest(value, choices, n) : NULL;
+    if (near)
+        cli_usage_error(cmd, "%s takes %s, got '%s'; did you mean '%s'?", flag, list, value, near);
+    else
+        cli_usage_error(cmd, "%s takes %s, got '%s'", flag, list, value ? value : "");
+    return -1;
+}
+
+/* Case-insensitive Damerau-style edit distance (insert, delete, substitute, swap). */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64) return (size_t)-1;
+    size_t d[65][65];
+    for (size_t i = 0; i <= la; i++) d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++) d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            bool same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
+            size_t best = d[i - 1][j - 1] + (same ? 0 : 1);
+            if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[la][lb];
+}
+
+const char *cli_nearest(const char *word, const char *const *candidates, size_t n)
+{
+    /* A third of the word may be wrong (at least one letter): 'serach' -> 'search' (a
+       swap), '--jsn' -> '--json'; farther than that a guess misleads more than it helps. */
+    size_t len = strlen(word), limit = len / 3 ? len / 3 : 1, best = (size_t)-1;
+    const char *found = NULL;
+    for (size_t i = 0; i < n; i++) {
+        size_t dist = edit_distance(word, candidates[i]);
+        if (dist <= limit && dist < best) {
+            best = dist;
+            found = candidates[i];
+        }
+    }
+    /* A prefix of exactly one candidate (--adapt) is as good a guess as a typo. */
+    if (!found && len >= 3) {
+        for (size_t i = 0; i < n; i++)
+            if (!strncmp(candidates[i], word, len)) {
+                if (found) return NULL;
+                found = candidates[i];
+            }
+    }
+    return found;
+}
+
+int cli_arg_unknown(const char *cmd, const char *arg)
+{
+    const char *flags[CLI_MAX_FLAGS];
+    size_t n = cli_command_flags(cmd, flags, CLI_MAX_FLAGS);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(flags[i], arg))
+            return cli_usage_error(cmd, "%s needs a value (see --help)", arg);
+    if (arg[0] != '-' || !arg[1]) return cli_usage_error(cmd, "unexpected argument '%s'", arg);
+    const char *near = cli_nearest(arg, flags, n);
+    if (near) return cli_usage_error(cmd, "unknown option '%s'; did you mean '%s'?", arg, near);
+    return cli_usage_error(cmd, "unknown option '%s'", arg);
+}
+
+int cli_check_task(const char *cmd, const char *task)
+{
+    for (const char *p = task; p && *p; p++)
+        if (!isspace((unsigned char)*p)) return CLI_OK;
+    return cli_usage_error(cmd, "task is empty: describe what you want to do in plain words");
+}
+
+/* ---------------------------------------------------------------- --color */
+
+int cli_color_parse(const char *cmd, const char *value, cli_color *out)
+{
+    static const char *const whens[] = {"auto", "always", "never", NULL};
+    int c = cli_arg_choice(cmd, "--color", value, whens);
+    if (c < 0) return CLI_USAGE;
+    *out = (cli_color)c;
+    return CLI_OK;
+}
+
+bool cli_color_enabled(cli_color when, FILE *out)
+{
+    if (when == CLI_COLOR_ALWAYS) return true;
+    if (when == CLI_COLOR_NEVER) return false;
+    /* https://no-color.org: a non-empty NO_COLOR turns colour off unless asked for. */
+    const char *no = getenv("NO_COLOR");
+    if (no && *no) return false;
+    const char *term = getenv("TERM");
+    if (term && !strcmp(term, "dumb")) return false;
+    return isatty(fileno(out));
+}
+
+/* ---------------------------------------------------------------- --api ids */
+
+int cli_check_apis(const char *cmd, store_index *idx, const char *const *apis, size_t n_apis)
+{
+    for (size_t i = 0; i < n_apis; i++) {
+        if (store_find_api(idx, apis[i]) >= 0) continue;
+        const store_api *all = NULL;
+        size_t n = 0;
+        apidex_error err;
+        core_error_clear(&err);
+        if (store_apis(idx, &all, &n, &err)) {
+            cli_print_error(&err);
+            return CLI_FAILURE;
+        }
+        const char **ids = calloc(n ? n : 1, sizeof *ids);
+        if (!ids) return CLI_FAILURE;
+        core_buf known;
+        core_buf_init(&known, 0);
+        for (size_t a = 0; a < n; a++) {
+            ids[a] = all[a].id;
+            /* Name them all up to a screenful; past that, the count and where to look. */
+            if (a < 24) core_buf_printf(&known, "%s%s", a ? ", " : "", all[a].id);
+        }
+        if (n > 24) core_buf_printf(&known, " and %zu more", n - 24);
+        const char *near = cli_nearest(apis[i], ids, n);
+        char guess[300] = "";
+        if (near) snprintf(guess, sizeof guess, "; did you mean '%s'?", near);
+        if (!n)
+            cli_usage_error(cmd, "unknown API '%s': the index has no API yet (apidex index)",
+                            apis[i]);
+        else
+            cli_usage_error(cmd,
+                            "unknown API '%s'%s\nThe index has %zu: %s ('apidex list' shows them)",
+                            apis[i], guess, n, known.failed ? "" : known.data);
+        core_buf_free(&known);
+        free(ids);
+        return CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
+bool cli_arg_strategy(const char *cmd, const char *flag, const char *value)
+{
+    const char *names[CHUNK_HYBRID - CHUNK_NOSPLIT + 2];
+    size_t n = 0;
+    for (int s = CHUNK_NOSPLIT; s <= CHUNK_HYBRID; s++)
+        names[n++] = chunk_strategy_name((chunk_strategy)s);
+    names[n] = NULL;
+    return cli_arg_choice(cmd, flag, value, names) >= 0;
+}
