@@ -24,14 +24,15 @@ for a in json.load(open(sys.argv[1]))["apis"]:
     for i in range(0, len(ids), 200):
         print("\t".join(ids[i:i + 200]))
 PY
-for fmt in openai anthropic mcp; do
-  mkdir -p "$tmp/$fmt"
-  n=0
-  while IFS=$'\t' read -r -a ids; do
-    n=$((n + 1))
-    "$bin" tools --db "$db" --format "$fmt" --compact "${ids[@]}" > "$tmp/$fmt/$n.json"
-  done < "$tmp/batches.txt"
-done
+# MCP's definitions are Anthropic's with inputSchema for input_schema: a few batches show it
+mkdir -p "$tmp/openai" "$tmp/anthropic" "$tmp/mcp"
+n=0
+while IFS=$'\t' read -r -a ids; do
+  n=$((n + 1))
+  "$bin" tools --db "$db" --format openai --compact "${ids[@]}" > "$tmp/openai/$n.json"
+  "$bin" tools --db "$db" --format anthropic --compact "${ids[@]}" > "$tmp/anthropic/$n.json"
+  [ $n -gt 3 ] || "$bin" tools --db "$db" --format mcp --compact "${ids[@]}" > "$tmp/mcp/$n.json"
+done < "$tmp/batches.txt"
 # the same endpoints asked for another way: a search's top 5, one id alone, ids in another order
 "$bin" tools --db "$db" --search "send an SMS message" -k 5 > "$tmp/search.json"
 "$bin" tools --db "$db" twilio_api_v2010:CreateMessage > "$tmp/single.json"
