@@ -269,7 +269,12 @@ struct json_object *serve_schema_strict(strict_ctx *c, struct json_object *s, bo
     struct json_object *o = json_object_new_object();
     if (!o) return NULL;
     serve_jadd(o, "type", json_object_new_string(type));
-    add_description(o, get(s, "description"), NULL);
+    /* strict mode has no default: the description says it, for the model to leave out */
+    struct json_object *dflt = get(s, "default");
+    char more[160] = "";
+    if (dflt && !is_type(dflt, json_type_object) && !is_type(dflt, json_type_array))
+        snprintf(more, sizeof more, "(default: %.120s)", json_object_to_json_string(dflt));
+    add_description(o, get(s, "description"), *more ? more : NULL);
     if (!strcmp(type, "array")) {
         struct json_object *items = get(s, "items");
         if (!is_type(items, json_type_object)) {
