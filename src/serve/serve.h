@@ -117,6 +117,7 @@ typedef struct serve_ask_args {
 /* Limits the queries enforce whatever the caller asks (documented in the tool schemas). */
 enum {
     SERVE_MAX_K = 100,           /* endpoints per search */
+    SERVE_MAX_TOOL_IDS = 256,    /* ids per GET /v1/tools */
     SERVE_MAX_TASK = 4000,       /* bytes of a task */
     SERVE_MAX_FILTERS = 32,      /* values per filter */
     SERVE_DEFAULT_BUDGET = 4000, /* ask: tokens of context */
@@ -345,5 +346,14 @@ typedef enum {
  */
 int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve_tools_format fmt,
                    struct json_object **out, apidex_error *err);
+
+/**
+ * serve_tooldefs for a server (GET /v1/tools): for the ids given, or (n_ids 0) for the
+ * endpoints of a task as the server searches (k 0: its adaptive answer set; else the top
+ * k, at most 100). Exactly one of the two; an empty task is APIDEX_EINVAL.
+ */
+int serve_query_tools(serve_snapshot *snap, const char *const *ids, size_t n_ids, const char *task,
+                      size_t k, serve_tools_format fmt, struct json_object **out,
+                      apidex_error *err);
 
 #endif /* APIDEX_SERVE_H */

@@ -486,3 +486,42 @@ int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve
     *out = result;
     return 0;
 }
+
+int serve_query_tools(serve_snapshot *snap, const char *const *ids, size_t n_ids, const char *task,
+                      size_t k, serve_tools_format fmt, struct json_object **out, apidex_error *err)
+{
+    *out = NULL;
+    if (!n_ids == !task)
+        return core_error_set(err, APIDEX_EINVAL,
+                              "give endpoint ids (id=...) or a task (q=...), one of the two");
+    for (size_t i = 0; i < n_ids; i++)
+        if (!serve_text_ok(ids[i], strlen(ids[i])))
+            return core_error_set(err, APIDEX_EINVAL, "an id is not valid UTF-8 text");
+    if (!task) return serve_tooldefs(snap->idx, ids, n_ids, fmt, out, err);
+    if (strlen(task) > SERVE_MAX_TASK || !serve_text_ok(task, strlen(task)))
+        return core_error_set(err, APIDEX_EINVAL, "the task must be UTF-8 text of at most %d bytes",
+                              SERVE_MAX_TASK);
+    const char *t = task;
+    while (*t && isspace((unsigned char)*t)) t++;
+    if (!*t) return core_error_set(err, APIDEX_EINVAL, "the task is empty: say what to do");
+    if (k > SERVE_MAX_K)
+        return core_error_set(err, APIDEX_EINVAL, "k must be between 1 and %d", SERVE_MAX_K);
+    search_query q = {.text = task,
+                      .k = k,
+                      .adaptive = k == 0,
+                      .mode = serve_db_search(snap->db)->mode,
+                      .hybrid_weight = serve_db_search(snap->db)->hybrid_weight};
+    search_result *res = NULL;
+    int rc = search_engine_run(snap->eng, &q, &res, err);
+    if (rc) return rc;
+    const char **found = calloc(res->n_hits ? res->n_hits : 1, sizeof *found);
+    if (!found) {
+        search_result_free(res);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < res->n_hits; i++) found[i] = res->hits[i].id;
+    rc = serve_tooldefs(snap->idx, found, res->n_hits, fmt, out, err);
+    free(found);
+    search_result_free(res);
+    return rc;
+}
