@@ -1,4 +1,4 @@
-/* apidex tools: OpenAI- or Anthropic-style function definitions for chosen endpoints. */
+/* apidex tools: OpenAI, Anthropic or MCP tool definitions for chosen endpoints. */
 #include "cli/cli.h"
 
 #include "serve/serve.h"
@@ -11,14 +11,17 @@
 static void tools_usage(FILE *out)
 {
     fprintf(out,
-            "usage: apidex tools [--db FILE] [--format openai|anthropic] [--compact] ID...\n"
-            "       apidex tools [--db FILE] [--format openai|anthropic] --search \"TASK\" [-k N]\n"
-            "  Prints a JSON array of function definitions (name, description, JSON Schema\n"
-            "  parameters: path/query/header/cookie parameters by name, the JSON body as `body`)\n"
-            "  for the endpoint ids given (as `apidex search` prints them), or for the endpoints\n"
-            "  a task needs (--search: the adaptive answer set; -k N: the top N instead).\n"
-            "  --format F   openai (default: {type: function, function: {...}}) or anthropic\n"
-            "               ({name, description, input_schema})\n");
+            "usage: apidex tools [--db FILE] [--format openai|anthropic|mcp] [--compact] ID...\n"
+            "       apidex tools [--db FILE] [--format F] --search \"TASK\" [-k N]\n"
+            "  Prints {\"tools\": [...], \"calls\": {...}}: tool definitions for the endpoint\n"
+            "  ids given (as `apidex search` prints them), or for the endpoints a task needs\n"
+            "  (--search: the adaptive answer set; -k N: the top N instead). Each takes its\n"
+            "  arguments grouped as path, query, header, cookie and body; calls[NAME] says how\n"
+            "  to make the HTTP call: method, path, server, content_type, auth (docs/CLIENTS.md).\n"
+            "  Names are API__operationId, or shortened with a hash: the same in every request.\n"
+            "  --format F   openai (default: {type: function, function: {..., strict: true}},\n"
+            "               schemas in OpenAI's strict subset), anthropic ({name, description,\n"
+            "               input_schema}) or mcp ({name, description, inputSchema})\n");
 }
 
 int cli_cmd_tools(int argc, char **argv)
@@ -49,10 +52,10 @@ int cli_cmd_tools(int argc, char **argv)
             if (!cli_arg_size("tools", a, v, 1, 100, &k)) code = CLI_USAGE;
             i++;
         } else if (!strcmp(a, "--format") && v) {
-            static const char *const formats[] = {"openai", "anthropic", NULL};
+            static const char *const formats[] = {"openai", "anthropic", "mcp", NULL};
             int f = cli_arg_choice("tools", a, v, formats);
             if (f < 0) code = CLI_USAGE;
-            fmt = f == 1 ? SERVE_TOOLS_ANTHROPIC : SERVE_TOOLS_OPENAI;
+            fmt = f == 1 ? SERVE_TOOLS_ANTHROPIC : f == 2 ? SERVE_TOOLS_MCP : SERVE_TOOLS_OPENAI;
             i++;
         } else if (a[0] == '-' && a[1]) {
             code = cli_arg_unknown("tools", a);

@@ -220,6 +220,7 @@ static serve_route route_of(const char *url)
     if (!strncmp(url, "/v1/endpoints/", 14) || !strcmp(url, "/v1/endpoints")) return ROUTE_ENDPOINT;
     if (!strcmp(url, "/v1/apis")) return ROUTE_APIS;
     if (!strcmp(url, "/v1/ask")) return ROUTE_ASK;
+    if (!strcmp(url, "/v1/tools")) return ROUTE_TOOLS;
     if (!strcmp(url, "/healthz")) return ROUTE_HEALTHZ;
     if (!strcmp(url, "/metrics")) return ROUTE_METRICS;
     if (!strcmp(url, "/openapi.json")) return ROUTE_OPENAPI;
@@ -363,6 +364,67 @@ static enum MHD_Result route_endpoint(serve_http *h, struct MHD_Connection *conn
         rc = *id ? serve_query_endpoint(snap, id, NULL, NULL, NULL, detail, &obj, &err)
                  : core_error_set(&err, APIDEX_EINVAL, "missing endpoint id");
     }
+    serve_snapshot_release(snap);
+    return respond_query(h, conn, rq, rc, obj, &err);
+}
+
+/* GET /v1/tools: id (repeated) or q [k], format (tooldefs.c does the work) */
+typedef struct http_tools_args {
+    const char *ids[SERVE_MAX_TOOL_IDS];
+    size_t n_ids;
+    const char *q, *k, *format;
+    char bad[120];
+} http_tools_args;
+
+static enum MHD_Result collect_tools(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value)
+{
+    (void)kind;
+    http_tools_args *p = cls;
+    if (p->bad[0]) return MHD_YES;
+    if (!value) value = "";
+    if (!strcmp(key, "id")) {
+        if (p->n_ids < SERVE_MAX_TOOL_IDS)
+            p->ids[p->n_ids++] = value;
+        else
+            snprintf(p->bad, sizeof p->bad, "too many ids (at most %d)", SERVE_MAX_TOOL_IDS);
+    } else if (!strcmp(key, "q")) {
+        p->q = value;
+    } else if (!strcmp(key, "k")) {
+        p->k = value;
+    } else if (!strcmp(key, "format")) {
+        p->format = value;
+    } else {
+        snprintf(p->bad, sizeof p->bad, "unknown parameter '%.40s' (id, q, k, format)", key);
+    }
+    return MHD_YES;
+}
+
+static enum MHD_Result route_tools(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
+{
+    http_tools_args p = {0};
+    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_tools, &p);
+    if (p.bad[0]) return respond_error(h, conn, rq, 400, p.bad, NULL);
+    serve_tools_format fmt = SERVE_TOOLS_OPENAI;
+    if (p.format && !strcmp(p.format, "anthropic"))
+        fmt = SERVE_TOOLS_ANTHROPIC;
+    else if (p.format && !strcmp(p.format, "mcp"))
+        fmt = SERVE_TOOLS_MCP;
+    else if (p.format && strcmp(p.format, "openai"))
+        return respond_error(h, conn, rq, 400, "format must be openai, anthropic or mcp", NULL);
+    size_t k = 0;
+    if (p.k) {
+        char *end;
+        long n = strtol(p.k, &end, 10);
+        if (*end || end == p.k || n < 1 || n > SERVE_MAX_K)
+            return respond_error(h, conn, rq, 400, "k must be an integer between 1 and 100", NULL);
+        k = (size_t)n;
+    }
+    serve_snapshot *snap = serve_db_acquire(h->db);
+    struct json_object *obj = NULL;
+    apidex_error err;
+    core_error_clear(&err);
+    int rc = serve_query_tools(snap, p.ids, p.n_ids, p.q, k, fmt, &obj, &err);
     serve_snapshot_release(snap);
     return respond_query(h, conn, rq, rc, obj, &err);
 }
@@ -837,6 +899,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return route_openapi(h, conn, rq);
     case ROUTE_MCP:
         return route_mcp(h, conn, rq, method);
+    case ROUTE_TOOLS:
+        return route_tools(h, conn, rq);
     default:
         return respond_error(h, conn, rq, 404, "no such route", NULL);
     }

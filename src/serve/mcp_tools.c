@@ -1,6 +1,7 @@
 /*
- * The MCP tools (search_endpoints, get_endpoint, list_apis, ask_api) and
- * resources (apidex://apis/{api}, apidex://endpoints/{id}): their schemas,
+ * The MCP tools (search_endpoints, get_endpoint, list_apis, ask_api,
+ * get_tool_definitions) and resources (apidex://apis/{api},
+ * apidex://endpoints/{id}): their schemas,
  * argument checks, and results shaped for each protocol revision.
  */
 #include "serve/serve_int.h"
@@ -171,6 +172,28 @@ static const tool_def tool_defs[] = {
      ",\"cited\":" STRING_ARRAY "},"
      "\"required\":[\"task\",\"budget\",\"context_tokens\",\"completeness\",\"endpoints\","
      "\"context\",\"answer\",\"llm_used\",\"model\",\"note\",\"cited\"]}"},
+    {"get_tool_definitions", "Get endpoints as tool definitions",
+     "Get API endpoints as tool (function) definitions to hand to an LLM: for the endpoint "
+     "ids given, or for the endpoints a task needs. Returns `tools`, definitions in OpenAI "
+     "(strict mode), Anthropic or MCP shape whose arguments are grouped as path, query, "
+     "header, cookie and body, and `calls`, by tool name, how to make each HTTP call: "
+     "method, path, server, content type and where credentials go. The same as `apidex "
+     "tools` and GET /v1/tools.",
+     "{\"type\":\"object\",\"properties\":{"
+     "\"ids\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":100,"
+     "\"description\":\"Endpoint ids from search_endpoints\"},"
+     "\"task\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4000,\"description\":"
+     "\"Instead of ids: a task in plain words, for the endpoints it needs\"},"
+     "\"k\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"With "
+     "task: the top k endpoints instead of just the ones it needs\"},"
+     "\"format\":{\"type\":\"string\",\"enum\":[\"openai\",\"anthropic\",\"mcp\"],"
+     "\"default\":\"openai\"}},"
+     "\"additionalProperties\":false}",
+     "{\"type\":\"object\",\"properties\":{\"tools\":{\"type\":\"array\",\"items\":{"
+     "\"type\":\"object\"}},\"calls\":{\"type\":\"object\",\"additionalProperties\":{"
+     "\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"method\":{"
+     "\"type\":\"string\"},\"path\":{\"type\":\"string\"}},\"required\":[\"id\","
+     "\"method\",\"path\"]}}},\"required\":[\"tools\",\"calls\"]}"},
 };
 
 enum { N_TOOLS = sizeof tool_defs / sizeof tool_defs[0] };
@@ -475,6 +498,38 @@ static int call_ask(mcp_server *srv, serve_snapshot *snap, const mcp_rev_info *r
     return query_outcome(rev, rc, obj, &qerr, result, e);
 }
 
+static const char *const tooldef_keys[] = {"ids", "task", "k", "format", NULL};
+
+static int call_tooldefs(mcp_server *srv, serve_snapshot *snap, const mcp_rev_info *rev,
+                         struct json_object *args, struct json_object **result, mcp_error *e)
+{
+    (void)srv;
+    arg_error ae = {{0}};
+    const char *ids[SERVE_MAX_K + 1], *task, *format;
+    bool has_ids;
+    size_t k = 0;
+    if (!check_keys(args, tooldef_keys, &ae) ||
+        !arg_list(args, "ids", ids, SERVE_MAX_K, &has_ids, &ae) ||
+        !arg_string(args, "task", false, &task, &ae) ||
+        !arg_int(args, "k", 1, SERVE_MAX_K, &k, &ae) ||
+        !arg_string(args, "format", false, &format, &ae))
+        return tool_error(ae.message, result, e);
+    serve_tools_format fmt = SERVE_TOOLS_OPENAI;
+    if (format && !strcmp(format, "anthropic"))
+        fmt = SERVE_TOOLS_ANTHROPIC;
+    else if (format && !strcmp(format, "mcp"))
+        fmt = SERVE_TOOLS_MCP;
+    else if (format && strcmp(format, "openai"))
+        return tool_error("format must be openai, anthropic or mcp", result, e);
+    size_t n_ids = 0;
+    while (has_ids && ids[n_ids]) n_ids++;
+    struct json_object *obj = NULL;
+    apidex_error qerr;
+    core_error_clear(&qerr);
+    int rc = serve_query_tools(snap, ids, n_ids, task, k, fmt, &obj, &qerr);
+    return query_outcome(rev, rc, obj, &qerr, result, e);
+}
+
 int mcp_tools_call(mcp_server *srv, const mcp_rev_info *rev, struct json_object *params,
                    struct json_object **result, mcp_error *e)
 {
@@ -492,7 +547,8 @@ int mcp_tools_call(mcp_server *srv, const mcp_rev_info *rev, struct json_object 
     } table[] = {{"search_endpoints", call_search},
                  {"get_endpoint", call_endpoint},
                  {"list_apis", call_apis},
-                 {"ask_api", call_ask}};
+                 {"ask_api", call_ask},
+                 {"get_tool_definitions", call_tooldefs}};
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (strcmp(name, table[i].name)) continue;
         struct json_object *empty = NULL;

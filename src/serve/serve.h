@@ -117,6 +117,7 @@ typedef struct serve_ask_args {
 /* Limits the queries enforce whatever the caller asks (documented in the tool schemas). */
 enum {
     SERVE_MAX_K = 100,           /* endpoints per search */
+    SERVE_MAX_TOOL_IDS = 256,    /* ids per GET /v1/tools */
     SERVE_MAX_TASK = 4000,       /* bytes of a task */
     SERVE_MAX_FILTERS = 32,      /* values per filter */
     SERVE_DEFAULT_BUDGET = 4000, /* ask: tokens of context */
@@ -329,14 +330,21 @@ const char *serve_openapi_document(void);
 /* ---------------------------------------------------------------- function definitions
  * (tooldefs.c) */
 
-typedef enum { SERVE_TOOLS_OPENAI = 0, SERVE_TOOLS_ANTHROPIC = 1 } serve_tools_format;
+typedef enum {
+    SERVE_TOOLS_OPENAI = 0,    /* {type: function, function: {name, description, parameters,
+                                  strict: true}}, the parameters in OpenAI's strict subset */
+    SERVE_TOOLS_ANTHROPIC = 1, /* {name, description, input_schema} */
+    SERVE_TOOLS_MCP = 2        /* {name, description, inputSchema} */
+} serve_tools_format;
 
 /**
- * Function/tool definitions for the given operations (ids as in the index),
- * in the given format, as one JSON array: name (from operationId, unique,
- * [A-Za-z0-9_-]{1,64}), description (METHOD /path, summary, description) and
- * a JSON Schema of the parameters (path, query, header and cookie parameters
- * by name; the JSON request body as `body`), $refs inlined to a bounded depth.
+ * Tool definitions for the given operations (ids as in the index; one asked for twice is
+ * defined once), as {"tools": [definitions in the shape fmt asks for], "calls": {name:
+ * {id, method, path, server, server_variables, content_type, auth, json_strings}}}.
+ * Names are stable and unique across an index ([A-Za-z0-9_-]{1,64}, see serve_tool_name);
+ * each description is METHOD /path, summary and description; each schema an object with
+ * the arguments grouped by location (path, query, header, cookie, body), $refs inlined to a
+ * bounded depth, and for OpenAI rewritten for strict mode. docs/CLIENTS.md has the details.
  * The specs are re-read from the documents the index names. *out: json_object_put.
  */
 int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve_tools_format fmt,
@@ -351,5 +359,14 @@ int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve
  */
 int serve_endpoint_detail(store_index *idx, long oi, int level, struct json_object **out,
                           apidex_error *err);
+
+/**
+ * serve_tooldefs for a server (GET /v1/tools): for the ids given, or (n_ids 0) for the
+ * endpoints of a task as the server searches (k 0: its adaptive answer set; else the top
+ * k, at most 100). Exactly one of the two; an empty task is APIDEX_EINVAL.
+ */
+int serve_query_tools(serve_snapshot *snap, const char *const *ids, size_t n_ids, const char *task,
+                      size_t k, serve_tools_format fmt, struct json_object **out,
+                      apidex_error *err);
 
 #endif /* APIDEX_SERVE_H */

@@ -189,6 +189,7 @@ typedef enum {
     ROUTE_METRICS,
     ROUTE_OPENAPI,
     ROUTE_MCP,
+    ROUTE_TOOLS,
     ROUTE_OTHER,
     ROUTE_COUNT
 } serve_route;

@@ -1,12 +1,13 @@
 /*
- * Function/tool definitions for chosen endpoints (OpenAI function calling,
- * Anthropic tool use): seed 003's prerequisite of endpoints as functions with
- * JSON Schema parameters. The index keeps renderings, not raw schemas, so the
- * documents it names are read again and each operation's parameters and body
- * become one JSON Schema object, $refs inlined to a bounded depth.
+ * Function/tool definitions for chosen endpoints (OpenAI function calling, Anthropic tool
+ * use, MCP tools): seed 003's prerequisite of endpoints as functions with JSON Schema
+ * parameters. The index keeps renderings, not raw schemas, so the documents it names are
+ * read again and each operation's parameters and body become one JSON Schema object, grouped
+ * by where they go (path, query, header, cookie, body), $refs inlined to a bounded depth.
+ * The definitions are exactly what the providers take; how to make the HTTP call (server,
+ * method, path, content type, auth) goes beside them, in `calls`, keyed by tool name.
  */
-#include "serve/serve_int.h"
-#include "spec/spec.h"
+#include "serve/tooldefs_int.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -20,8 +21,7 @@ enum {
     MAX_VALUE_DEPTH = 16,    /* nesting of enum/default/const values copied */
     MAX_ENUM = 100,          /* enum values copied */
     MAX_ALTERNATIVES = 20,   /* oneOf/anyOf members copied */
-    MAX_DESCRIPTION = 1024,  /* bytes of a function description */
-    MAX_NAME = 64            /* OpenAI's limit for function names */
+    MAX_DESCRIPTION = 1024   /* bytes of a function description */
 };
 
 typedef struct conv {
@@ -71,17 +71,70 @@ static struct json_object *note(const char *text)
     return o;
 }
 
-/* Keys copied as they are (validation and annotation keywords JSON Schema shares with OpenAPI). */
-static const char *const plain_keys[] = {
-    "title",    "description", "format",      "pattern",    "minLength",     "maxLength",
-    "minItems", "maxItems",    "uniqueItems", "multipleOf", "minProperties", "maxProperties",
-    "readOnly", "writeOnly",   "deprecated",  NULL};
+/* Keys copied as they are (annotation and validation keywords JSON Schema shares with
+   OpenAPI), with the JSON type their value must have; others are dropped. (title is left
+   out: it names a component, costs tokens and says nothing about the call.) */
+static const struct {
+    const char *key;
+    jt_type type; /* JT_INT also takes JT_REAL for the numeric keywords */
+} plain_keys[] = {{"description", JT_STRING}, {"format", JT_STRING},   {"minLength", JT_INT},
+                  {"maxLength", JT_INT},      {"minItems", JT_INT},    {"maxItems", JT_INT},
+                  {"uniqueItems", JT_BOOL},   {"multipleOf", JT_REAL}, {"minProperties", JT_INT},
+                  {"maxProperties", JT_INT},  {"readOnly", JT_BOOL},   {"writeOnly", JT_BOOL},
+                  {"deprecated", JT_BOOL}};
 
-static bool is_plain_key(const char *k)
+/* Whether k is a plain key and v a value it may have. */
+static bool plain_value(const char *k, const jt_node *v)
 {
-    for (size_t i = 0; plain_keys[i]; i++)
-        if (!strcmp(k, plain_keys[i])) return true;
+    for (size_t i = 0; i < sizeof plain_keys / sizeof plain_keys[0]; i++) {
+        if (strcmp(k, plain_keys[i].key)) continue;
+        if (plain_keys[i].type == JT_REAL) return v->type == JT_INT || v->type == JT_REAL;
+        if (plain_keys[i].type == JT_INT) return v->type == JT_INT && v->u.i >= 0;
+        return v->type == plain_keys[i].type;
+    }
     return false;
+}
+
+/* An OpenAPI pattern as an ECMA-262 regular expression in Unicode mode (how JSON Schema
+   validators such as ajv compile it): an escaped character that needs no escape ("\\:"),
+   which Unicode mode rejects, loses its backslash. */
+static struct json_object *pattern_json(const jt_node *v)
+{
+    core_buf b;
+    core_buf_init(&b, v->len + 1);
+    for (uint32_t i = 0; i < v->len; i++) {
+        char ch = v->u.s[i];
+        if (ch == '\\' && i + 1 < v->len) {
+            char next = v->u.s[i + 1];
+            bool needed = isalnum((unsigned char)next) || strchr("^$\\.*+?()[]{}|/-", next) ||
+                          (unsigned char)next >= 0x80;
+            if (needed) core_buf_printf(&b, "\\");
+            core_buf_printf(&b, "%c", next);
+            i++;
+            continue;
+        }
+        core_buf_printf(&b, "%c", ch);
+    }
+    struct json_object *o = b.data ? json_object_new_string_len(b.data, (int)b.len) : NULL;
+    core_buf_free(&b);
+    return o;
+}
+
+/* The enum values, duplicates left out (validators reject them). */
+static struct json_object *enum_json(const jt_node *v)
+{
+    struct json_object *e = json_object_new_array();
+    for (uint32_t j = 0; e && j < v->len && j < MAX_ENUM; j++) {
+        struct json_object *x = value_json(v->u.items[j], 0);
+        bool seen = false;
+        for (size_t k = 0; k < json_object_array_length(e) && !seen; k++)
+            seen = json_object_equal(json_object_array_get_idx(e, k), x);
+        if (seen)
+            json_object_put(x);
+        else
+            json_object_array_add(e, x);
+    }
+    return e;
 }
 
 static struct json_object *convert_list(conv *c, spec_loc loc, size_t max)
@@ -101,8 +154,10 @@ static void convert_members(conv *c, spec_loc s, struct json_object *o)
         const char *k = n->u.members[i].key;
         const jt_node *v = n->u.members[i].value;
         spec_loc vl = {v, s.doc};
-        if (is_plain_key(k) && (v->type != JT_OBJECT && v->type != JT_ARRAY)) {
+        if (plain_value(k, v)) {
             serve_jadd(o, k, value_json(v, 0));
+        } else if (!strcmp(k, "pattern") && jt_is(v, JT_STRING)) {
+            serve_jadd(o, k, pattern_json(v));
         } else if (!strcmp(k, "type")) {
             if (jt_is(v, JT_STRING) && !strcmp(v->u.s, "file")) { /* Swagger 2.0 upload */
                 serve_jadd(o, "type", json_object_new_string("string"));
@@ -115,18 +170,16 @@ static void convert_members(conv *c, spec_loc s, struct json_object *o)
             } else if (jt_is(v, JT_STRING) || jt_is(v, JT_ARRAY)) {
                 serve_jadd(o, "type", value_json(v, 0));
             }
-        } else if (!strcmp(k, "enum") && jt_is(v, JT_ARRAY)) {
-            struct json_object *e = json_object_new_array();
-            for (uint32_t j = 0; e && j < v->len && j < MAX_ENUM; j++)
-                json_object_array_add(e, value_json(v->u.items[j], 0));
-            serve_jadd(o, "enum", e);
+        } else if (!strcmp(k, "enum") && jt_is(v, JT_ARRAY) && v->len) {
+            serve_jadd(o, "enum", enum_json(v));
         } else if (!strcmp(k, "const") || !strcmp(k, "default")) {
             serve_jadd(o, k, value_json(v, 0));
         } else if (!strcmp(k, "minimum") || !strcmp(k, "maximum")) {
             /* OpenAPI 3.0 / Swagger spell exclusive bounds as a boolean next to the bound. */
             const char *ex = k[1] == 'i' ? "exclusiveMinimum" : "exclusiveMaximum";
             bool exclusive = jt_get_bool(n, ex, false);
-            serve_jadd(o, exclusive ? ex : k, value_json(v, 0));
+            if (v->type == JT_INT || v->type == JT_REAL)
+                serve_jadd(o, exclusive ? ex : k, value_json(v, 0));
         } else if (!strcmp(k, "exclusiveMinimum") || !strcmp(k, "exclusiveMaximum")) {
             if (v->type == JT_INT || v->type == JT_REAL) serve_jadd(o, k, value_json(v, 0));
         } else if (!strcmp(k, "items")) {
@@ -191,25 +244,41 @@ static struct json_object *convert(conv *c, spec_loc loc)
 
 /* ---------------------------------------------------------------- one function */
 
-static void sanitize_name(const char *in, char *out, size_t size)
+static const char *const locations[] = {"path", "query", "header", "cookie"};
+
+/* The request body's media type: JSON if there is one, else the first. */
+static const spec_media *body_media(const spec_operation *op)
 {
-    size_t o = 0;
-    bool under = false;
-    for (const unsigned char *p = (const unsigned char *)in; *p && o + 1 < size; p++) {
-        if (isalnum(*p) || *p == '-' || *p == '_') {
-            out[o++] = (char)*p;
-            under = *p == '_';
-        } else if (!under && o) {
-            out[o++] = '_';
-            under = true;
-        }
+    if (!op->body || !op->body->n_media) return NULL;
+    for (size_t i = 0; i < op->body->n_media; i++) {
+        const char *t = op->body->media[i].type;
+        if (t && (!strncasecmp(t, "application/json", 16) || strstr(t, "+json")))
+            return &op->body->media[i];
     }
-    while (o && out[o - 1] == '_') o--;
-    out[o] = '\0';
-    if (!o) snprintf(out, size, "endpoint");
+    return &op->body->media[0];
 }
 
-static struct json_object *function_schema(conv *c, const spec_operation *op)
+static struct json_object *group_new(void)
+{
+    struct json_object *g = json_object_new_object();
+    if (!g) return NULL;
+    serve_jadd(g, "type", json_object_new_string("object"));
+    serve_jadd(g, "properties", json_object_new_object());
+    serve_jadd(g, "required", json_object_new_array());
+    serve_jadd(g, "additionalProperties", json_object_new_boolean(false));
+    return g;
+}
+
+static struct json_object *member(struct json_object *o, const char *key)
+{
+    struct json_object *v = NULL;
+    return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+/* The arguments as one JSON Schema object: {path: {...}, query: {...}, header: {...},
+   cookie: {...}, body: ...}, each group only when the operation has something there. A
+   group is required when something in it is (in strict mode every group is). */
+static struct json_object *function_schema(conv *c, const spec_operation *op, bool strict)
 {
     struct json_object *schema = json_object_new_object(), *props = json_object_new_object(),
                        *required = json_object_new_array();
@@ -219,46 +288,41 @@ static struct json_object *function_schema(conv *c, const spec_operation *op)
         json_object_put(required);
         return NULL;
     }
-    for (size_t i = 0; i < op->n_params; i++) {
-        const spec_param *p = &op->params[i];
-        char key[256];
-        snprintf(key, sizeof key, "%s", p->name ? p->name : "param");
-        if (json_object_object_get_ex(props, key, NULL))
-            snprintf(key, sizeof key, "%s_%s", p->in ? p->in : "param", p->name ? p->name : "");
-        struct json_object *ps = convert(c, p->schema);
-        if (ps && p->description && !json_object_object_get_ex(ps, "description", NULL))
-            serve_jadd(ps, "description", json_object_new_string(p->description));
-        serve_jadd(props, key, ps);
-        if (p->required || (p->in && !strcmp(p->in, "path")))
-            json_object_array_add(required, json_object_new_string(key));
-    }
-    if (op->body && op->body->n_media) {
-        const spec_media *pick = &op->body->media[0];
-        for (size_t i = 0; i < op->body->n_media; i++) {
-            const char *t = op->body->media[i].type;
-            if (t && (!strncasecmp(t, "application/json", 16) || strstr(t, "+json"))) {
-                pick = &op->body->media[i];
-                break;
-            }
-        }
-        const char *key = json_object_object_get_ex(props, "body", NULL) ? "request_body" : "body";
-        struct json_object *bs = convert(c, pick->schema);
-        if (bs && !json_object_object_get_ex(bs, "description", NULL)) {
-            char text[512];
-            snprintf(text, sizeof text, "%s%sRequest body (%s)",
-                     op->body->description ? op->body->description : "",
-                     op->body->description ? " " : "", pick->type ? pick->type : "");
-            serve_jadd(bs, "description", json_object_new_string(text));
-        }
-        serve_jadd(props, key, bs);
-        if (op->body->required) json_object_array_add(required, json_object_new_string(key));
-    }
     serve_jadd(schema, "type", json_object_new_string("object"));
     serve_jadd(schema, "properties", props);
-    if (json_object_array_length(required))
-        serve_jadd(schema, "required", required);
-    else
-        json_object_put(required);
+    serve_jadd(schema, "required", required);
+    serve_jadd(schema, "additionalProperties", json_object_new_boolean(false));
+    for (size_t l = 0; l < sizeof locations / sizeof locations[0]; l++) {
+        struct json_object *group = NULL;
+        bool needed = false;
+        for (size_t i = 0; i < op->n_params; i++) {
+            const spec_param *p = &op->params[i];
+            if (!p->in || strcmp(p->in, locations[l]) || !p->name) continue;
+            if (!group && !(group = group_new())) break;
+            struct json_object *ps = convert(c, p->schema);
+            if (ps && p->description && !json_object_object_get_ex(ps, "description", NULL))
+                serve_jadd(ps, "description", json_object_new_string(p->description));
+            serve_jadd(member(group, "properties"), p->name, ps);
+            if (p->required || l == 0) { /* path parameters are always required */
+                json_object_array_add(member(group, "required"), json_object_new_string(p->name));
+                needed = true;
+            }
+        }
+        if (!group) continue;
+        if (!json_object_array_length(member(group, "required")))
+            json_object_object_del(group, "required");
+        serve_jadd(props, locations[l], group);
+        if (needed || strict) json_object_array_add(required, json_object_new_string(locations[l]));
+    }
+    const spec_media *pick = body_media(op);
+    if (pick) {
+        struct json_object *bs = convert(c, pick->schema);
+        if (bs && !json_object_object_get_ex(bs, "description", NULL) && op->body->description)
+            serve_jadd(bs, "description", json_object_new_string(op->body->description));
+        serve_jadd(props, "body", bs);
+        if (op->body->required) json_object_array_add(required, json_object_new_string("body"));
+    }
+    if (!json_object_array_length(required)) json_object_object_del(schema, "required");
     return schema;
 }
 
@@ -299,6 +363,37 @@ static const spec_operation *find_spec_op(const spec_api *api, const store_opera
     return NULL;
 }
 
+/* One definition in the shape fmt asks for; takes desc and params. */
+static struct json_object *definition(serve_tools_format fmt, const char *name,
+                                      struct json_object *desc, struct json_object *params)
+{
+    struct json_object *def = json_object_new_object();
+    if (!def) {
+        json_object_put(desc);
+        json_object_put(params);
+        return NULL;
+    }
+    if (fmt == SERVE_TOOLS_OPENAI) {
+        struct json_object *fn = json_object_new_object();
+        serve_jadd(def, "type", json_object_new_string("function"));
+        if (fn) {
+            serve_jadd(fn, "name", json_object_new_string(name));
+            serve_jadd(fn, "description", desc);
+            serve_jadd(fn, "parameters", params);
+            serve_jadd(fn, "strict", json_object_new_boolean(true));
+        } else {
+            json_object_put(desc);
+            json_object_put(params);
+        }
+        serve_jadd(def, "function", fn);
+    } else {
+        serve_jadd(def, "name", json_object_new_string(name));
+        serve_jadd(def, "description", desc);
+        serve_jadd(def, fmt == SERVE_TOOLS_MCP ? "inputSchema" : "input_schema", params);
+    }
+    return def;
+}
+
 int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve_tools_format fmt,
                    struct json_object **out, apidex_error *err)
 {
@@ -310,11 +405,13 @@ int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve
     if (!rc) rc = store_apis(idx, &apis, &n_apis, err);
     if (rc) return rc;
     loaded_doc *docs = calloc(n_ids ? n_ids : 1, sizeof *docs);
-    char(*names)[MAX_NAME + 1] = calloc(n_ids ? n_ids : 1, sizeof *names);
-    struct json_object *arr = json_object_new_array();
+    long *done = calloc(n_ids ? n_ids : 1, sizeof *done);
+    struct json_object *result = json_object_new_object(), *tools = json_object_new_array(),
+                       *calls = json_object_new_object();
     core_arena *arena = core_arena_new(64 << 20);
     size_t n_docs = 0;
-    if (!docs || !names || !arr || !arena) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    if (!docs || !done || !result || !tools || !calls || !arena)
+        rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
     for (size_t i = 0; !rc && i < n_ids; i++) {
         long oi = store_find_operation(idx, ids[i]);
         if (oi < 0) {
@@ -324,6 +421,10 @@ int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve
                                 ids[i]);
             break;
         }
+        bool again = false; /* an endpoint asked for twice is defined once */
+        for (size_t k = 0; k < i && !again; k++) again = done[k] == oi;
+        done[i] = oi;
+        if (again) continue;
         const store_operation *sop = &ops[oi];
         const store_api *sapi = &apis[sop->api_index];
         spec_registry *reg = NULL;
@@ -343,65 +444,84 @@ int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve
                                 sop->method, sop->path, sapi->document);
             break;
         }
-        /* A unique name: the operationId, else method_path, made safe. */
-        char name[MAX_NAME + 1];
-        if (op->operation_id) {
-            sanitize_name(op->operation_id, name, sizeof name);
-        } else {
-            char raw[512];
-            snprintf(raw, sizeof raw, "%s %s", op->method, op->path);
-            for (char *p = raw; *p; p++) *p = (char)tolower((unsigned char)*p);
-            sanitize_name(raw, name, sizeof name);
-        }
-        for (unsigned dup = 2;; dup++) {
-            bool taken = false;
-            for (size_t k = 0; k < i && !taken; k++) taken = !strcmp(names[k], name);
-            if (!taken) break;
-            char suffix[16];
-            int sl = snprintf(suffix, sizeof suffix, "_%u", dup);
-            size_t base = strlen(name);
-            if (base + (size_t)sl > MAX_NAME) base = MAX_NAME - (size_t)sl;
-            snprintf(name + base, sizeof name - base, "%s", suffix);
-        }
-        memcpy(names[i], name, sizeof name);
+        char name[SERVE_TOOL_NAME_MAX + 1];
+        serve_tool_name(sapi->id, sop->id, sop->operation_id, sop->method, sop->path, name);
+        const spec_media *media = body_media(op);
+        struct json_object *call = serve_tool_call(api, sop->id, op, media ? media->type : NULL);
         conv c = {.api = api, .arena = arena};
-        struct json_object *params = function_schema(&c, op);
-        struct json_object *desc = function_description(op);
-        struct json_object *def = json_object_new_object();
-        if (!params || !desc || !def) {
+        struct json_object *params = function_schema(&c, op, fmt == SERVE_TOOLS_OPENAI);
+        if (params && fmt == SERVE_TOOLS_OPENAI) {
+            strict_ctx sc = {.json_strings = json_object_new_array()};
+            struct json_object *strict = serve_schema_strict(&sc, params, false, "", 0);
             json_object_put(params);
-            json_object_put(desc);
+            params = strict;
+            if (call && sc.json_strings && json_object_array_length(sc.json_strings))
+                serve_jadd(call, "json_strings", sc.json_strings);
+            else
+                json_object_put(sc.json_strings);
+        }
+        struct json_object *def =
+            params ? definition(fmt, name, function_description(op), params) : NULL;
+        if (!def || !call) {
             json_object_put(def);
+            json_object_put(call);
             rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
             break;
         }
-        if (fmt == SERVE_TOOLS_ANTHROPIC) {
-            serve_jadd(def, "name", json_object_new_string(name));
-            serve_jadd(def, "description", desc);
-            serve_jadd(def, "input_schema", params);
-        } else {
-            struct json_object *fn = json_object_new_object();
-            serve_jadd(def, "type", json_object_new_string("function"));
-            if (fn) {
-                serve_jadd(fn, "name", json_object_new_string(name));
-                serve_jadd(fn, "description", desc);
-                serve_jadd(fn, "parameters", params);
-            } else {
-                json_object_put(desc);
-                json_object_put(params);
-            }
-            serve_jadd(def, "function", fn);
-        }
-        json_object_array_add(arr, def);
+        json_object_array_add(tools, def);
+        serve_jadd(calls, name, call);
     }
     for (size_t d = 0; d < n_docs; d++) spec_registry_free(docs[d].reg);
     free(docs);
-    free(names);
+    free(done);
     core_arena_free(arena);
-    if (rc) {
-        json_object_put(arr);
+    if (rc || !result) {
+        json_object_put(result);
+        json_object_put(tools);
+        json_object_put(calls);
         return rc;
     }
-    *out = arr;
+    serve_jadd(result, "tools", tools);
+    serve_jadd(result, "calls", calls);
+    *out = result;
     return 0;
+}
+
+int serve_query_tools(serve_snapshot *snap, const char *const *ids, size_t n_ids, const char *task,
+                      size_t k, serve_tools_format fmt, struct json_object **out, apidex_error *err)
+{
+    *out = NULL;
+    if (!n_ids == !task)
+        return core_error_set(err, APIDEX_EINVAL,
+                              "give endpoint ids (id=...) or a task (q=...), one of the two");
+    for (size_t i = 0; i < n_ids; i++)
+        if (!serve_text_ok(ids[i], strlen(ids[i])))
+            return core_error_set(err, APIDEX_EINVAL, "an id is not valid UTF-8 text");
+    if (!task) return serve_tooldefs(snap->idx, ids, n_ids, fmt, out, err);
+    if (strlen(task) > SERVE_MAX_TASK || !serve_text_ok(task, strlen(task)))
+        return core_error_set(err, APIDEX_EINVAL, "the task must be UTF-8 text of at most %d bytes",
+                              SERVE_MAX_TASK);
+    const char *t = task;
+    while (*t && isspace((unsigned char)*t)) t++;
+    if (!*t) return core_error_set(err, APIDEX_EINVAL, "the task is empty: say what to do");
+    if (k > SERVE_MAX_K)
+        return core_error_set(err, APIDEX_EINVAL, "k must be between 1 and %d", SERVE_MAX_K);
+    search_query q = {.text = task,
+                      .k = k,
+                      .adaptive = k == 0,
+                      .mode = serve_db_search(snap->db)->mode,
+                      .hybrid_weight = serve_db_search(snap->db)->hybrid_weight};
+    search_result *res = NULL;
+    int rc = search_engine_run(snap->eng, &q, &res, err);
+    if (rc) return rc;
+    const char **found = calloc(res->n_hits ? res->n_hits : 1, sizeof *found);
+    if (!found) {
+        search_result_free(res);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < res->n_hits; i++) found[i] = res->hits[i].id;
+    rc = serve_tooldefs(snap->idx, found, res->n_hits, fmt, out, err);
+    free(found);
+    search_result_free(res);
+    return rc;
 }

@@ -1,6 +1,7 @@
 /* Function definitions for endpoints (apidex tools): names, descriptions and the JSON
    Schema of parameters and bodies, from OpenAPI 3.0 and Swagger 2.0 documents with refs,
-   nullable fields, exclusive bounds, allOf and a recursive schema. */
+   nullable fields, exclusive bounds, allOf and a recursive schema; names, grouping by
+   location, calling details and OpenAI's strict mode. */
 #include "serve_testutil.h"
 
 #include "spec/spec.h"
@@ -90,51 +91,97 @@ static void test_tooldefs(void **state)
     assert_int_equal(store_open(db, true, &idx, &err), 0);
 
     const char *ids[] = {"shop:getItem", "shop:put item/v2 (beta)", "shop:POST /categories",
-                         "files:getItem"};
-    struct json_object *o = defs(idx, ids, 4, SERVE_TOOLS_OPENAI);
-    assert_int_equal(json_object_array_length(o), 4);
-    /* getItem: path-level $ref parameter merged, exclusive bound, nullable header */
-    assert_string_equal(sv_str(o, "0.type"), "function");
-    assert_string_equal(sv_str(o, "0.function.name"), "getItem");
-    assert_string_equal(sv_str(o, "0.function.description"),
+                         "files:getItem", "shop:getItem"};
+    struct json_object *o = defs(idx, ids, 5, SERVE_TOOLS_OPENAI);
+    /* the id asked for twice is defined once */
+    assert_int_equal(json_object_array_length(sv_at(o, "tools")), 4);
+    /* getItem: names API__operationId; path-level $ref parameter merged, arguments grouped by
+       location, strict mode: optional ones nullable, every object closed */
+    assert_string_equal(sv_str(o, "tools.0.type"), "function");
+    assert_string_equal(sv_str(o, "tools.0.function.name"), "shop__getItem");
+    assert_true(json_object_get_boolean(sv_at(o, "tools.0.function.strict")));
+    assert_string_equal(sv_str(o, "tools.0.function.description"),
                         "GET /items/{item_id}. Get an item. The item with its category tree.");
-    struct json_object *p = sv_at(o, "0.function.parameters");
+    struct json_object *p = sv_at(o, "tools.0.function.parameters");
     assert_string_equal(sv_str(p, "type"), "object");
-    assert_string_equal(sv_str(p, "properties.item_id.type"), "integer");
-    assert_int_equal(sv_int(p, "properties.item_id.exclusiveMinimum"), 0);
-    assert_null(sv_at(p, "properties.item_id.minimum"));
-    assert_string_equal(sv_str(p, "properties.item_id.description"), "The item");
-    assert_string_equal(sv_str(p, "properties.X-Trace.type.1"), "null");
-    assert_string_equal(sv_str(p, "required.0"), "item_id");
-    assert_null(sv_at(p, "required.1"));
-    /* the put: a safe unique name, the JSON body chosen, allOf merged, x- and example dropped */
-    const char *name = sv_str(o, "1.function.name");
-    assert_string_equal(name, "put_item_v2_beta");
-    p = sv_at(o, "1.function.parameters");
+    assert_false(json_object_get_boolean(sv_at(p, "additionalProperties")));
+    assert_string_equal(sv_str(p, "properties.path.properties.item_id.type"), "integer");
+    assert_int_equal(sv_int(p, "properties.path.properties.item_id.exclusiveMinimum"), 0);
+    assert_null(sv_at(p, "properties.path.properties.item_id.minimum"));
+    assert_string_equal(sv_str(p, "properties.path.properties.item_id.description"), "The item");
+    assert_string_equal(sv_str(p, "properties.path.required.0"), "item_id");
+    assert_string_equal(sv_str(p, "properties.query.properties.expand.type.1"), "null");
+    assert_string_equal(sv_str(p, "properties.query.required.0"), "expand");
+    assert_string_equal(sv_str(p, "properties.header.properties.X-Trace.type.1"), "null");
+    assert_string_equal(sv_str(p, "required.0"), "path");
+    assert_string_equal(sv_str(p, "required.2"), "header");
+    assert_null(sv_at(p, "properties.body"));
+    struct json_object *call = sv_at(o, "calls.shop__getItem");
+    assert_string_equal(sv_str(call, "id"), "shop:getItem");
+    assert_string_equal(sv_str(call, "method"), "GET");
+    assert_string_equal(sv_str(call, "path"), "/items/{item_id}");
+    assert_null(sv_at(call, "content_type"));
+    assert_null(sv_at(call, "auth")); /* the spec declares none */
+    /* an operationId that is not a safe name: made safe, with a hash of the endpoint id */
+    char put_name[65], cat_name[65];
+    const char *name = sv_str(o, "tools.1.function.name");
+    snprintf(put_name, sizeof put_name, "%s", name);
+    assert_int_equal(strlen(name), strlen("shop__put_item_v2_beta_") + 8);
+    assert_memory_equal(name, "shop__put_item_v2_beta_", strlen("shop__put_item_v2_beta_"));
+    /* the JSON body chosen; strict: required kept, optional nullable, keywords it lacks gone */
+    p = sv_at(o, "tools.1.function.parameters");
     assert_string_equal(sv_str(p, "properties.body.type"), "object");
     assert_string_equal(sv_str(p, "properties.body.properties.name.type"), "string");
+    assert_null(sv_at(p, "properties.body.properties.name.maxLength"));
+    assert_string_equal(sv_str(p, "properties.body.properties.color.type.1"), "null");
+    /* null added to the enum */
+    assert_int_equal(json_object_array_length(sv_at(p, "properties.body.properties.color.enum")),
+                     3);
+    assert_string_equal(sv_str(p, "required.1"), "body");
+    /* no operationId: method_path and a hash; the recursive schema becomes a JSON string */
+    name = sv_str(o, "tools.2.function.name");
+    snprintf(cat_name, sizeof cat_name, "%s", name);
+    assert_memory_equal(name, "shop__post_categories_", strlen("shop__post_categories_"));
+    struct json_object *calls = sv_at(o, "calls");
+    call = NULL;
+    json_object_object_get_ex(calls, name, &call);
+    assert_non_null(call);
+    assert_string_equal(sv_str(call, "content_type"), "application/json");
+    assert_string_equal(sv_str(call, "json_strings.0"), "/body/children/*");
+    /* Swagger 2.0: another API's getItem does not clash; formData is the body */
+    assert_string_equal(sv_str(o, "tools.3.function.name"), "files__getItem");
+    p = sv_at(o, "tools.3.function.parameters");
+    assert_string_equal(sv_str(p, "properties.query.properties.tags.anyOf.0.type"), "array");
+    assert_string_equal(sv_str(p, "properties.query.properties.tags.anyOf.0.items.type"), "string");
+    assert_null(sv_at(p, "properties.query.properties.tags.collectionFormat"));
+    assert_string_equal(sv_str(o, "calls.files__getItem.content_type"), "multipart/form-data");
+    json_object_put(o);
+
+    /* Anthropic shape: plain JSON Schema, constraints kept, optional arguments not required;
+       the same names when asked for alone */
+    const char *two[] = {"shop:put item/v2 (beta)", "shop:POST /categories"};
+    o = defs(idx, two, 2, SERVE_TOOLS_ANTHROPIC);
+    assert_string_equal(sv_str(o, "tools.0.name"), put_name);
+    p = sv_at(o, "tools.0.input_schema");
+    assert_string_equal(sv_str(p, "type"), "object");
     assert_int_equal(sv_int(p, "properties.body.properties.name.maxLength"), 80);
     assert_string_equal(sv_str(p, "properties.body.properties.color.enum.1"), "green");
     assert_null(sv_at(p, "properties.body.properties.color.x-internal"));
     assert_null(sv_at(p, "properties.body.properties.color.example"));
-    assert_string_equal(sv_str(p, "required.1"), "body");
-    /* no operationId: method_path; a recursive schema stops with a note */
-    assert_string_equal(sv_str(o, "2.function.name"), "post_categories");
-    p = sv_at(o, "2.function.parameters.properties.body.properties.children.items");
+    assert_string_equal(sv_str(p, "properties.body.required.0"), "name");
+    assert_null(sv_at(p, "properties.body.required.1"));
+    assert_null(sv_at(o, "tools.0.type"));
+    assert_string_equal(sv_str(o, "tools.1.name"), cat_name);
+    p = sv_at(o, "tools.1.input_schema.properties.body.properties.children.items");
     assert_non_null(strstr(sv_str(p, "description"), "recursive"));
-    /* Swagger 2.0: formData file, array query; the duplicate name gets a suffix */
-    assert_string_equal(sv_str(o, "3.function.name"), "getItem_2");
-    p = sv_at(o, "3.function.parameters");
-    assert_string_equal(sv_str(p, "properties.tags.type"), "array");
-    assert_string_equal(sv_str(p, "properties.tags.items.type"), "string");
-    assert_null(sv_at(p, "properties.tags.collectionFormat"));
+    assert_null(sv_at(o, "calls.json_strings"));
     json_object_put(o);
 
-    /* Anthropic shape */
-    o = defs(idx, ids, 1, SERVE_TOOLS_ANTHROPIC);
-    assert_string_equal(sv_str(o, "0.name"), "getItem");
-    assert_string_equal(sv_str(o, "0.input_schema.type"), "object");
-    assert_null(sv_at(o, "0.type"));
+    /* MCP shape */
+    o = defs(idx, ids, 1, SERVE_TOOLS_MCP);
+    assert_string_equal(sv_str(o, "tools.0.name"), "shop__getItem");
+    assert_string_equal(sv_str(o, "tools.0.inputSchema.type"), "object");
+    assert_null(sv_at(o, "tools.0.input_schema"));
     json_object_put(o);
 
     /* unknown id */

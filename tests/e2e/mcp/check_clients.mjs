@@ -72,9 +72,9 @@ async function check(v) {
   assert.match(client.getInstructions() ?? '', /search_endpoints/);
   if (transport === 'http') assert.equal(Boolean(t.sessionId), v.revision < '2026-07-28', 'sessions only in the 2025 era');
 
-  // Tools: the four, with schemas, annotations and output schemas.
+  // Tools: the five, with schemas, annotations and output schemas.
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((x) => x.name), ['search_endpoints', 'get_endpoint', 'list_apis', 'ask_api']);
+  assert.deepEqual(tools.map((x) => x.name), ['search_endpoints', 'get_endpoint', 'list_apis', 'ask_api', 'get_tool_definitions']);
   for (const tool of tools) {
     assert.equal(tool.inputSchema.type, 'object');
     assert.ok(tool.outputSchema, `${tool.name} has an output schema`);
@@ -126,6 +126,17 @@ async function check(v) {
   for (const e of ask.endpoints) assert.ok(ask.context.includes(e.endpoint.split(' ')[1]));
   r = await client.callTool({ name: 'ask_api', arguments: { task: '' } });
   assert.equal(r.isError, true);
+
+  // get_tool_definitions = `apidex tools --format anthropic --search TASK -k 3`.
+  r = await client.callTool({ name: 'get_tool_definitions', arguments: { task: expect.task, k: 3, format: 'anthropic' } });
+  assert.ok(!r.isError, JSON.stringify(r));
+  assert.deepEqual(r.structuredContent, expect.tools);
+  r = await client.callTool({ name: 'get_tool_definitions', arguments: { ids: [expect.endpoint.id] } });
+  assert.equal(r.structuredContent.tools[0].function.strict, true);
+  assert.equal(Object.values(r.structuredContent.calls)[0].id, expect.endpoint.id);
+  r = await client.callTool({ name: 'get_tool_definitions', arguments: { ids: [expect.endpoint.id], format: 'xml' } });
+  assert.equal(r.isError, true);
+  assert.match(r.content[0].text, /openai, anthropic or mcp/);
 
   // Protocol errors.
   await expectProtocolError(client.callTool({ name: 'no_such_tool', arguments: {} }), -32602, 'unknown tool');

@@ -1,6 +1,7 @@
 // Writes what the MCP server should answer, as the apidex CLI computes it on the same
 // index: `apidex search --json` (k = 5 and adaptive), `apidex show --json` of the best
-// endpoint, `apidex list --json` and `apidex ask --context-only --json` (budget 3000).
+// endpoint, `apidex list --json`, `apidex ask --context-only --json` (budget 3000) and
+// `apidex tools --format anthropic --search TASK -k 3`.
 // usage: node expect.mjs <apidex> <db> <task> <out.json>
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ const primary = adaptive.results.find((r) => r.role === 'primary') ?? adaptive.r
 const show = run('show', primary.id);
 const list = run('list');
 const ask = run('ask', task, '--context-only', '--budget', '3000');
+const tools = JSON.parse(execFileSync(bin, ['tools', '--db', db, '--format', 'anthropic', '--search', task, '-k', '3'], { encoding: 'utf8' }));
 const apis = list.apis.map((a) => [a.id, a.operations]);
 const other = apis.find(([id]) => id !== primary.api);
 writeFileSync(out, JSON.stringify({
@@ -27,4 +29,5 @@ writeFileSync(out, JSON.stringify({
   apis,
   ask: { endpoints: ask.endpoints, context: ask.context, context_tokens: ask.context_tokens },
   other_api: other ? other[0] : primary.api,
+  tools,
 }, null, 1));
