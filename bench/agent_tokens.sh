@@ -17,11 +17,13 @@ trap 'rm -rf "$tmp"' EXIT
 counter=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 count() { "$counter" tokens "$1"; }
 
-# MCP: initialize, then one tools/call; prints the result's first text block.
-mcp_call() { # bin db tool json-args
+# MCP: initialize, then one tools/call; prints the result's first text block, or with a
+# fifth argument "whole" the whole JSON-RPC response (text block and structuredContent).
+mcp_call() { # bin db tool json-args [whole]
   python3 - "$@" <<'PY'
 import json, subprocess, sys
 bin, db, tool, args = sys.argv[1:5]
+whole = len(sys.argv) > 5 and sys.argv[5] == "whole"
 msgs = [
     {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
      "capabilities": {}, "clientInfo": {"name": "agent_tokens", "version": "1"}}},
@@ -32,7 +34,9 @@ p = subprocess.run([bin, "mcp", "--db", db], input="".join(json.dumps(m) + "\n" 
                    capture_output=True, text=True, timeout=120)
 for line in p.stdout.splitlines():
     m = json.loads(line)
-    if m.get("id") == 2:
+    if m.get("id") == 2 and whole:
+        sys.stdout.write(line)
+    elif m.get("id") == 2:
         r = m.get("result") or {}
         sys.stdout.write((r.get("content") or [{}])[0].get("text", json.dumps(m)))
 PY
@@ -43,6 +47,7 @@ big_ids=(spec3:PostCustomers DigitalOcean-public.v2:dropletActions_post
   "apisguru2020__amazonaws.com_ec2_2016-11-15/openapi:POST_CreateCustomerGateway"
   twilio_api_v2010:CreateMessage)
 kinds=("list --manifest" "list --manifest --budget 4000" "MCP list_apis (first page)"
+  "MCP list_apis (first page, whole response)"
   "search (default, k 10)" "search --budget 1500")
 for id in "${big_ids[@]}"; do kinds+=("show ${id##*:}" "MCP get_endpoint ${id##*:}"); done
 kinds+=("tools --search -k 5")
@@ -58,6 +63,7 @@ for bin in "$@"; do
   run "$bin" list --manifest --db "$db"
   if "$bin" list --help 2>&1 | grep -q -- --budget; then run "$bin" list --manifest --budget 4000 --db "$db"; else echo "n/a" >> "$out"; fi
   mcp_call "$bin" "$db" list_apis '{}' > "$tmp/o"; count "$tmp/o" >> "$out"
+  mcp_call "$bin" "$db" list_apis '{}' whole > "$tmp/o"; count "$tmp/o" >> "$out"
   run "$bin" search "$task" --db "$db"
   run "$bin" search "$task" --budget 1500 --db "$db"
   for id in "${big_ids[@]}"; do
