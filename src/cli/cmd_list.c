@@ -1,7 +1,7 @@
 /* apidex list: the catalog grouped by API and tag (seed 003), or a capability manifest. */
 #include "cli/cli.h"
 
-#include "store/store.h"
+#include "search/search.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -14,13 +14,17 @@ static const char untagged[] = "untagged";
 
 static void list_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: apidex list [--api A] [--tag T] [--manifest] [--db FILE] [--json]\n"
-            "  --api A       only this API (repeatable)\n"
-            "  --tag T       only operations with this tag (repeatable)\n"
-            "  --manifest    a capability manifest for a system prompt instead of the catalog\n"
-            "  --db FILE     index file (default $APIDEX_DB or ./%s)\n",
-            STORE_DEFAULT_DB);
+    fprintf(
+        out,
+        "usage: apidex list [--api A] [--tag T] [--manifest [--budget N]] [--db FILE] [--json]\n"
+        "  --api A       only this API (repeatable)\n"
+        "  --tag T       only operations with this tag (repeatable)\n"
+        "  --manifest    a capability manifest for a system prompt instead of the catalog:\n"
+        "                plain text by API and tag, most useful first\n"
+        "  --budget N    the manifest within N cl100k tokens (1 to 10000000), ending with\n"
+        "                what was left out\n"
+        "  --db FILE     index file (default $APIDEX_DB or ./%s)\n",
+        STORE_DEFAULT_DB);
 }
 
 enum { MAX_FILTERS = 64 };
@@ -156,54 +160,32 @@ static void print_catalog(const store_api *apis, size_t n_apis, const store_oper
     free(groups);
 }
 
-/* Seed 003's manifest: per tag, what can be queried, modified and removed, via which APIs. */
-static void print_manifest(const store_api *apis, size_t n_apis, const store_operation *ops,
-                           size_t n_ops, const list_filter *f)
+/* Seed 003's manifest (search/manifest.c): plain text by API and tag, within a budget. */
+static int print_manifest(store_index *idx, const list_filter *f, size_t budget)
 {
+    search_manifest_options o = {.apis = f->apis,
+                                 .n_apis = f->n_apis,
+                                 .tags = f->tags,
+                                 .n_tags = f->n_tags,
+                                 .budget = budget};
     core_buf out;
     core_buf_init(&out, 0);
-    core_buf_puts(&out, "You have access to the following API capabilities:\n");
-    const char **groups = malloc((n_ops + 8) * sizeof *groups);
-    static const char *const kinds[3] = {"Query", "Modify", "Remove"};
-    for (size_t a = 0; a < n_apis && groups; a++) {
-        const store_api *api = &apis[a];
-        if (f->n_apis && !in_list(f->apis, f->n_apis, api->id)) continue;
-        size_t lo, hi;
-        api_range(ops, n_ops, a, &lo, &hi);
-        size_t ng = api_groups(api, ops, lo, hi, groups, n_ops + 8);
-        for (size_t g = 0; g < ng; g++) {
-            if (!tag_wanted(f, groups[g])) continue;
-            core_buf_puts(&out, "\n**");
-            /* Title case the first letter, as the seed does. */
-            core_buf_putc(&out, (char)toupper((unsigned char)groups[g][0]));
-            core_buf_puts(&out, groups[g] + 1);
-            core_buf_printf(&out, "** (via %s, api %s):\n", api->title ? api->title : api->id,
-                            api->id);
-            for (int kind = 0; kind < 3; kind++) {
-                bool first = true;
-                for (size_t i = lo; i < hi; i++) {
-                    const store_operation *op = &ops[i];
-                    if (op->deprecated || !has_tag(op, groups[g])) continue;
-                    const char *m = op->method;
-                    int k = !strcmp(m, "GET") || !strcmp(m, "HEAD")                          ? 0
-                            : !strcmp(m, "DELETE")                                           ? 2
-                            : !strcmp(m, "POST") || !strcmp(m, "PUT") || !strcmp(m, "PATCH") ? 1
-                                                                                             : -1;
-                    if (k != kind) continue;
-                    core_buf_printf(&out, first ? "  - %s: " : "; ", kinds[kind]);
-                    first = false;
-                    const char *what = op->summary && *op->summary ? op->summary
-                                       : op->capability            ? op->capability
-                                                                   : op->path;
-                    one_line(what, 120, &out);
-                }
-                if (!first) core_buf_putc(&out, '\n');
-            }
-        }
+    apidex_error err;
+    core_error_clear(&err);
+    int rc = search_manifest(idx, &o, &out, NULL, &err);
+    if (rc == APIDEX_ELIMIT) {
+        fprintf(stderr, "apidex list: %s\n", err.message);
+        core_buf_free(&out);
+        return CLI_USAGE;
     }
-    free(groups);
+    if (rc) {
+        cli_print_error(&err);
+        core_buf_free(&out);
+        return CLI_FAILURE;
+    }
     if (out.data) fputs(out.data, stdout);
     core_buf_free(&out);
+    return CLI_OK;
 }
 
 static void print_json(const store_api *apis, size_t n_apis, const store_operation *ops,
@@ -275,6 +257,7 @@ int cli_cmd_list(int argc, char **argv)
     list_filter f = {0};
     const char *db = NULL;
     bool json = false, manifest = false;
+    size_t budget = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -286,6 +269,18 @@ int cli_cmd_list(int argc, char **argv)
             json = true;
         } else if (!strcmp(a, "--manifest")) {
             manifest = true;
+        } else if (!strcmp(a, "--budget") && v) {
+            char *end;
+            long long n = strtoll(v, &end, 10);
+            if (*end || end == v || n < 1 || n > 10000000) {
+                fprintf(stderr,
+                        "apidex list: --budget takes a number of tokens from 1 to "
+                        "10000000, not '%s'\n",
+                        v);
+                return CLI_USAGE;
+            }
+            budget = (size_t)n;
+            i++;
         } else if (!strcmp(a, "--db") && v) {
             db = v;
             i++;
@@ -301,6 +296,10 @@ int cli_cmd_list(int argc, char **argv)
             return cli_arg_unknown("list", a);
         }
         if (!ok) return cli_usage_error("list", "%s: at most %d of them", a, MAX_FILTERS);
+    }
+    if (budget && !manifest) {
+        fprintf(stderr, "apidex list: --budget applies to --manifest\n");
+        return CLI_USAGE;
     }
     db = cli_db_path(db);
     apidex_error err;
@@ -321,14 +320,15 @@ int cli_cmd_list(int argc, char **argv)
         store_close(idx);
         return rc;
     }
+    int code = CLI_OK;
     if (json)
         print_json(apis, n_apis, ops, n_ops, &f);
     else if (manifest)
-        print_manifest(apis, n_apis, ops, n_ops, &f);
+        code = print_manifest(idx, &f, budget);
     else
         print_catalog(apis, n_apis, ops, n_ops, &f);
     store_close(idx);
-    return CLI_OK;
+    return code;
 }
 
 /* Its --help text, for the command table (help.c). */

@@ -3,6 +3,7 @@
 
 #include "embed/embed.h"
 #include "search/search.h"
+#include "text/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,8 @@ static void search_usage(FILE *out)
         "  -k N                 distinct endpoints to return (default 10)\n"
         "  --adaptive           return only what the task needs (primaries + producers)\n"
         "  --api/--tag/--method filters (repeatable)\n"
-        "  --budget N           assemble the endpoints and their schemas within N cl100k tokens\n"
+        "  --budget N           the whole output (list and the endpoints' documentation and\n"
+        "                       schemas) within N cl100k tokens\n"
         "  --db FILE            index file (default $APIDEX_DB or ./apidex.db)\n"
         "  --method GET|PUT|POST|DELETE|HEAD|PATCH|OPTIONS|TRACE  (any case, repeatable)\n"
         "  --color auto|always|never  colour the results (auto: on a terminal, unless NO_COLOR)\n"
@@ -38,15 +40,25 @@ static bool add_filter(const char **list, size_t *n, const char *v)
     return true;
 }
 
-static void print_json(const search_result *res, const search_query *q)
+/* The summary as plain text (descriptions may hold HTML and markdown). */
+static void summary_plain(const char *summary, core_buf *b)
 {
-    core_buf b;
-    core_buf_init(&b, 0);
+    core_buf_reset(b);
+    if (summary) text_plain_line(summary, strlen(summary), 0, b, NULL);
+}
+
+static void render_json(const search_result *res, const search_query *q, size_t n_hits,
+                        core_buf *out)
+{
+    core_buf sum;
+    core_buf_init(&sum, 0);
+    core_buf *bp = out;
+#define b (*bp)
     core_buf_puts(&b, "{\"query\":");
     core_buf_json_str(&b, q->text, strlen(q->text));
     core_buf_printf(&b, ",\"adaptive\":%s,\"elapsed_ms\":%.3f,\"results\":[",
                     q->adaptive ? "true" : "false", res->elapsed_ms);
-    for (size_t i = 0; i < res->n_hits; i++) {
+    for (size_t i = 0; i < n_hits; i++) {
         const search_hit *h = &res->hits[i];
         core_buf_printf(&b, "%s{\"rank\":%zu,\"id\":", i ? "," : "", i + 1);
         core_buf_json_str(&b, h->id, strlen(h->id));
@@ -62,8 +74,9 @@ static void print_json(const search_result *res, const search_query *q)
         else
             core_buf_puts(&b, "null");
         core_buf_puts(&b, ",\"summary\":");
+        summary_plain(h->summary, &sum);
         if (h->summary)
-            core_buf_json_str(&b, h->summary, strlen(h->summary));
+            core_buf_json_str(&b, sum.data ? sum.data : "", sum.len);
         else
             core_buf_puts(&b, "null");
         core_buf_printf(&b, ",\"score\":%.4f,\"role\":\"%s\",\"why\":", h->score,
@@ -84,36 +97,100 @@ static void print_json(const search_result *res, const search_query *q)
         core_buf_printf(&b, ",\"context_tokens\":%zu,\"context\":", res->context_tokens);
         core_buf_json_str(&b, res->context, strlen(res->context));
     }
+    if (n_hits < res->n_hits) core_buf_printf(&b, ",\"omitted\":%zu", res->n_hits - n_hits);
     core_buf_puts(&b, "}\n");
-    fputs(b.data, stdout);
-    core_buf_free(&b);
+#undef b
+    core_buf_free(&sum);
 }
 
-static void print_text(const search_result *res)
+static void render_text(const search_result *res, size_t n_hits, size_t budget, core_buf *out)
 {
     if (!res->n_hits) {
-        printf("no endpoint matches the task\n");
+        core_buf_puts(out, "no endpoint matches the task\n");
         return;
     }
-    for (size_t i = 0; i < res->n_hits; i++) {
+    core_buf sum;
+    core_buf_init(&sum, 0);
+    for (size_t i = 0; i < n_hits; i++) {
         const search_hit *h = &res->hits[i];
-        printf("%2zu. %-7s %s  [%s]%s\n", i + 1, h->method, h->path, h->api,
-               h->role == SEARCH_ROLE_PRODUCER ? "  (producer)" : "");
-        printf("    id: %s   score: %.3f\n", h->id, h->score);
-        if (h->summary) printf("    %s\n", h->summary);
+        core_buf_printf(out, "%2zu. %-7s %s  [%s]%s\n", i + 1, h->method, h->path, h->api,
+                        h->role == SEARCH_ROLE_PRODUCER ? "  (producer)" : "");
+        core_buf_printf(out, "    id: %s   score: %.3f\n", h->id, h->score);
+        summary_plain(h->summary, &sum);
+        if (sum.len) core_buf_printf(out, "    %s\n", sum.data);
         for (size_t l = 0; l < h->n_links; l++) {
             const char *pid = h->links[l].producer_id;
             const search_hit *p = NULL;
             for (size_t k = 0; k < res->n_hits && !p; k++)
                 if (!strcmp(res->hits[k].id, pid)) p = &res->hits[k];
             if (p)
-                printf("    needs %s <- %s %s\n", h->links[l].param, p->method, p->path);
+                core_buf_printf(out, "    needs %s <- %s %s\n", h->links[l].param, p->method,
+                                p->path);
             else
-                printf("    needs %s <- %s\n", h->links[l].param, pid);
+                core_buf_printf(out, "    needs %s <- %s\n", h->links[l].param, pid);
         }
-        if (h->why && *h->why) printf("    matched: %s\n", h->why);
+        if (h->why && *h->why) core_buf_printf(out, "    matched: %s\n", h->why);
     }
-    if (res->context) printf("\n%s\n(context: %zu tokens)\n", res->context, res->context_tokens);
+    core_buf_free(&sum);
+    if (n_hits < res->n_hits)
+        core_buf_printf(out, "(%zu more endpoints left out to stay within --budget %zu)\n",
+                        res->n_hits - n_hits, budget);
+    if (res->context)
+        core_buf_printf(out,
+                        "\n%s\n(context: %zu tokens; the whole output is within --budget "
+                        "%zu)\n",
+                        res->context, res->context_tokens, budget);
+}
+
+/*
+ * Runs the search and renders it. With a budget, everything printed counts: the context
+ * gets what the list leaves (the search is rerun with a smaller context budget until the
+ * whole fits; runs are deterministic, so the list does not change), and when the list
+ * alone is too long its last endpoints go.
+ */
+static int run_render(search_engine *eng, search_query *q, bool json, core_buf *out,
+                      search_result **res_out, apidex_error *err)
+{
+    size_t budget = q->budget, ctx = q->budget;
+    search_result *res = NULL;
+    int rc = 0;
+    const text_bpe *bpe = text_bpe_default();
+    for (int attempt = 0; attempt < 12; attempt++) {
+        search_result_free(res);
+        res = NULL;
+        q->budget = ctx;
+        rc = search_engine_run(eng, q, &res, err);
+        if (rc) break;
+        size_t n_hits = res->n_hits;
+        for (;;) {
+            core_buf_reset(out);
+            if (json)
+                render_json(res, q, n_hits, out);
+            else
+                render_text(res, n_hits, budget, out);
+            if (out->failed) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+            size_t t = !budget || !bpe ? 0 : text_bpe_count(bpe, out->data, out->len);
+            if (t <= budget || (ctx && attempt < 11)) {
+                if (t <= budget) {
+                    *res_out = res;
+                    q->budget = budget;
+                    return 0;
+                }
+                break; /* retry with a smaller context */
+            }
+            if (!n_hits) break;
+            n_hits--; /* no context left: shorten the list */
+        }
+        size_t t = text_bpe_count(bpe, out->data, out->len);
+        size_t over = t > budget ? t - budget : 1;
+        ctx = ctx > over ? ctx - over : 0;
+    }
+    q->budget = budget;
+    search_result_free(res);
+    if (!rc)
+        rc = core_error_set(err, APIDEX_ELIMIT,
+                            "a budget of %zu tokens is too small for any search output", budget);
+    return rc;
 }
 
 int cli_cmd_search(int argc, char **argv)
@@ -206,18 +283,32 @@ int cli_cmd_search(int argc, char **argv)
     }
     if (!rc) rc = search_engine_open(idx, &eng, &err);
     if (!rc) search_engine_set_embedder(eng, embedder);
-    if (!rc) rc = search_engine_run(eng, &q, &res, &err);
+    core_buf out;
+    core_buf_init(&out, 0);
+    if (!rc) rc = run_render(eng, &q, json, &out, &res, &err);
+    if (rc == APIDEX_ELIMIT) {
+        fprintf(stderr, "apidex search: %s\n", err.message);
+        core_buf_free(&out);
+        search_engine_close(eng);
+        store_close(idx);
+        embed_provider_close(embedder);
+        return CLI_USAGE;
+    }
     if (rc) {
+        core_buf_free(&out);
         cli_print_error(&err);
         search_engine_close(eng);
         store_close(idx);
         embed_provider_close(embedder);
         return rc == APIDEX_EUNSUPPORTED ? CLI_USAGE : CLI_FAILURE;
     }
-    if (json)
-        print_json(res, &q);
-    else
-        CLI_PAINTED(color, print_text(res));
+    if (out.data) {
+        if (json)
+            fputs(out.data, stdout);
+        else
+            CLI_PAINTED(color, fputs(out.data, stdout));
+    }
+    core_buf_free(&out);
     search_result_free(res);
     search_engine_close(eng);
     store_close(idx);

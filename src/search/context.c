@@ -74,9 +74,12 @@ int context_assemble(query_state *st, search_result *res)
     for (size_t i = 0; i < st->n_out && !rc; i++) {
         const store_operation *op = &e->ops[st->out[i]];
         core_buf_reset(&piece);
-        core_buf_printf(&piece, "## %s %s (%s)%s\n\n%s\n\n", op->method, op->path, op->id,
-                        st->role[i] == SEARCH_ROLE_PRODUCER ? " [producer]" : "",
-                        op->content ? op->content : "");
+        core_buf_printf(&piece, "## %s %s (%s)%s\n\n", op->method, op->path, op->id,
+                        st->role[i] == SEARCH_ROLE_PRODUCER ? " [producer]" : "");
+        /* descriptions in the rendering may hold HTML and markdown: plain text for agents */
+        if (op->content)
+            text_plain(op->content, strlen(op->content), TEXT_PLAIN_KEEP_LINES, &piece);
+        core_buf_puts(&piece, "\n\n");
         rc = piece.failed ? APIDEX_ENOMEM : context_add(&b, piece.data, budget, &used);
     }
     bool header = false;
@@ -89,8 +92,11 @@ int context_assemble(query_state *st, search_result *res)
                 continue;
             const store_schema *s = &schemas[ed->dst_index];
             core_buf_reset(&piece);
-            core_buf_printf(&piece, "%s## %s (used by %s)\n\n%s\n\n", header ? "" : "# Schemas\n\n",
-                            s->id, op->id, s->content ? s->content : "");
+            core_buf_printf(&piece, "%s## %s (used by %s)\n\n", header ? "" : "# Schemas\n\n",
+                            s->id, op->id);
+            if (s->content)
+                text_plain(s->content, strlen(s->content), TEXT_PLAIN_KEEP_LINES, &piece);
+            core_buf_puts(&piece, "\n\n");
             size_t before = used;
             rc = piece.failed ? APIDEX_ENOMEM : context_add(&b, piece.data, budget, &used);
             if (used > before) {

@@ -184,4 +184,33 @@ int search_run(store_index *idx, const search_query *q, search_result **out, api
 /** NULL is a no-op. */
 void search_result_free(search_result *res);
 
+/* ---------------------------------------------------------------- manifest (manifest.c) */
+
+/** What search_manifest writes. Borrowed strings. */
+typedef struct search_manifest_options {
+    const char *const *apis; /* only these API ids (case-insensitive); NULL/0 = all */
+    size_t n_apis;
+    const char *const *tags; /* only operations with one of these tags ("untagged" too) */
+    size_t n_tags;
+    size_t budget; /* most cl100k tokens of the whole; 0 = no limit */
+} search_manifest_options;
+
+typedef struct search_manifest_report {
+    size_t tokens;                       /* cl100k tokens written */
+    size_t apis, apis_shown;             /* APIs with active operations, and shown */
+    size_t operations, operations_shown; /* active operations, and shown */
+} search_manifest_report;
+
+/**
+ * The capability manifest of the index (seed 003) appended to out: plain text (HTML and
+ * markdown stripped, each operation in a few words cut at a sentence or word end),
+ * grouped by API and tag, most useful first (the essay of manifest.c says what that
+ * means), deprecated operations left out. With a budget the whole is at most that many
+ * cl100k tokens and ends with what was left out and how to get it. rep may be NULL.
+ * Returns 0, APIDEX_ELIMIT (budget below the header and the left-out note; err says how
+ * many tokens they take), APIDEX_ENOMEM or a store error.
+ */
+int search_manifest(store_index *idx, const search_manifest_options *o, core_buf *out,
+                    search_manifest_report *rep, apidex_error *err);
+
 #endif /* APIDEX_SEARCH_H */

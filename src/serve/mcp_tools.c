@@ -123,22 +123,21 @@ static const tool_def tool_defs[] = {
      "\"required\":[\"param\",\"producer\",\"endpoint\",\"score\"]}}},"
      "\"required\":[\"id\",\"api\",\"detail\",\"method\",\"path\",\"url\",\"summary\"]}"},
     {"list_apis", "List indexed APIs",
-     "List the APIs in the apidex index: id, title, version, a short description, servers, "
-     "operation and schema counts, and tags with their operation counts. Use it to see what "
-     "is available, or to get the API ids that search_endpoints and ask_api accept as "
-     "filters.",
-     "{\"type\":\"object\",\"additionalProperties\":false}",
-     "{\"type\":\"object\",\"properties\":{\"count\":{\"type\":\"integer\"},"
+     "List the APIs in the apidex index, largest first, a page at a time: per API its id (the "
+     "filter search_endpoints and ask_api accept) and one short line: title, version, "
+     "operation count, largest tags and what it is for. When nextCursor is in the result, "
+     "pass it as cursor for the next page. An API's operations and servers: the resource "
+     "apidex://apis/{id}.",
+     "{\"type\":\"object\",\"properties\":{\"cursor\":{\"type\":\"string\","
+     "\"description\":\"nextCursor of the previous page; none for the first page\"}},"
+     "\"additionalProperties\":false}",
+     "{\"type\":\"object\",\"properties\":{\"count\":{\"type\":\"integer\","
+     "\"description\":\"APIs in the index\"},"
      "\"n_operations\":{\"type\":\"integer\"},\"apis\":{\"type\":\"array\",\"items\":{"
-     "\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"title\":" NULLABLE_STRING
-     ",\"version\":" NULLABLE_STRING ",\"description\":" NULLABLE_STRING
-     ",\"spec_version\":" NULLABLE_STRING ",\"servers\":" STRING_ARRAY
-     ",\"n_operations\":{\"type\":\"integer\"},\"n_schemas\":{\"type\":\"integer\"},"
-     "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-     "\"name\":{\"type\":\"string\"},\"n_operations\":{\"type\":\"integer\"}},"
-     "\"required\":[\"name\",\"n_operations\"]}}},"
-     "\"required\":[\"id\",\"title\",\"version\",\"description\",\"spec_version\",\"servers\","
-     "\"n_operations\",\"n_schemas\",\"tags\"]}}},"
+     "\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},"
+     "\"about\":{\"type\":\"string\"}},\"required\":[\"id\",\"about\"]}},"
+     "\"nextCursor\":{\"type\":\"string\",\"description\":\"present when more APIs "
+     "follow\"}},"
      "\"required\":[\"count\",\"n_operations\",\"apis\"]}"},
     {"ask_api", "Ask about an API task",
      "Get the documentation an API task or question needs in one call: the endpoints that "
@@ -417,7 +416,10 @@ static int query_outcome(const mcp_rev_info *rev, int rc, struct json_object *ob
 static const char *const search_keys[] = {"task", "k",       "adaptive",           "apis",
                                           "tags", "methods", "include_deprecated", NULL};
 static const char *const endpoint_keys[] = {"id", "method", "path", "api", "detail", NULL};
-static const char *const no_keys[] = {NULL};
+static const char *const apis_keys[] = {"cursor", NULL};
+
+/* APIs per list_apis page: about a thousand tokens. */
+enum { API_PAGE = 20 };
 static const char *const ask_keys[] = {"task", "apis", "budget", NULL};
 
 static int call_search(mcp_server *srv, serve_snapshot *snap, const mcp_rev_info *rev,
@@ -470,11 +472,13 @@ static int call_apis(mcp_server *srv, serve_snapshot *snap, const mcp_rev_info *
 {
     (void)srv;
     arg_error ae = {{0}};
-    if (!check_keys(args, no_keys, &ae)) return tool_error(ae.message, result, e);
+    const char *cursor;
+    if (!check_keys(args, apis_keys, &ae) || !arg_string(args, "cursor", false, &cursor, &ae))
+        return tool_error(ae.message, result, e);
     struct json_object *obj = NULL;
     apidex_error qerr;
     core_error_clear(&qerr);
-    int rc = serve_query_apis(snap, &obj, &qerr);
+    int rc = serve_query_api_page(snap, cursor, API_PAGE, &obj, &qerr);
     return query_outcome(rev, rc, obj, &qerr, result, e);
 }
 

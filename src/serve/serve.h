@@ -141,6 +141,14 @@ int serve_query_endpoint(serve_snapshot *snap, const char *id, const char *metho
                          apidex_error *err);
 /** The catalog: every API with its operation counts and tags. */
 int serve_query_apis(serve_snapshot *snap, struct json_object **out, apidex_error *err);
+/**
+ * The list_apis page (catalog.c): APIs largest first, page of them from the one cursor
+ * names (NULL = the first), each as {id, about} with about one short plain-text line
+ * (title, version, operations, largest tags, the description's start); count, n_operations
+ * and, when more follow, nextCursor. An unknown cursor is APIDEX_EINVAL. Thread-safe.
+ */
+int serve_query_api_page(serve_snapshot *snap, const char *cursor, size_t page,
+                         struct json_object **out, apidex_error *err);
 /** One API with its operations (the apidex://apis/{api} resource). */
 int serve_query_api(serve_snapshot *snap, const char *api, struct json_object **out,
                     apidex_error *err);

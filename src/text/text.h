@@ -149,4 +149,50 @@ text_action text_action_of_method(const char *method);
 /** "read", "create", "update", "delete" or "none". */
 const char *text_action_name(text_action a);
 
+/* ---------------------------------------------------------------- plain text (plain.c) */
+
+enum {
+    /* everything on one line: paragraphs and lines joined with ". " (or a space after
+       punctuation), list items with "; ", code blocks dropped */
+    TEXT_PLAIN_ONE_LINE = 1u << 0,
+    /* keep the line structure and indentation of s (text apidex rendered itself, whose
+       descriptions may hold HTML and markdown): tags become spaces, inline markup goes */
+    TEXT_PLAIN_KEEP_LINES = 1u << 1
+};
+
+/**
+ * The plain text of s[0..n), HTML and markdown mixed (descriptions in OpenAPI documents),
+ * appended to out. HTML: tags of HTML elements go (and tags closed later, like AWS's
+ * <note>; "Bearer <token>" stays), <script>/<style> with their content, comments;
+ * entities are decoded; links keep their text; <p>, headings and tables break paragraphs,
+ * <li> makes a "- " line, <br> a new line. Markdown: headings, emphasis, strikethrough,
+ * code spans (their text stays), links and images (text and alt stay), autolinks,
+ * escapes, rules, table rows (cells joined by ", "), list bullets ("- "), blockquotes.
+ * Whitespace runs collapse to one space, paragraphs are separated by one blank line, and
+ * the result is trimmed (flags: TEXT_PLAIN_*). Never cuts a word. Linear in n; safe on
+ * any bytes (invalid UTF-8 passes through). Returns 0, APIDEX_EINVAL or APIDEX_ENOMEM
+ * (out then holds what it held before). Thread-safe.
+ */
+int text_plain(const char *s, size_t n, unsigned flags, core_buf *out);
+/**
+ * How many bytes of s[0..n) to keep for at most max_bytes: all of it when it fits, else
+ * the end of the last whole sentence if that keeps at least half of what a word cut
+ * would (*sentence set true; may be NULL), else the end of the last whole word (trailing
+ * ",;:" and spaces dropped). 0 when the first word alone is longer. Never splits a word
+ * or a UTF-8 sequence.
+ */
+size_t text_plain_cut(const char *s, size_t n, size_t max_bytes, bool *sentence);
+/** The length of the first sentence of s[0..n) ("e.g." and "v. 2" do not end one), or n. */
+size_t text_plain_sentence(const char *s, size_t n);
+/**
+ * Appends s[0..n) to out within max_tokens cl100k tokens: whole when it fits; else cut at
+ * the last sentence end (when that keeps at least half of a word cut), or at the last
+ * word end followed by "…" (counted). Nothing is appended when the first word alone
+ * does not fit. *cut (may be NULL) says whether anything was left out. Returns 0,
+ * APIDEX_EINVAL or APIDEX_ENOMEM. Thread-safe (the shared tokenizer).
+ */
+int text_plain_shorten(const char *s, size_t n, size_t max_tokens, core_buf *out, bool *cut);
+/** text_plain with TEXT_PLAIN_ONE_LINE, then text_plain_shorten (max_tokens 0 = no limit). */
+int text_plain_line(const char *s, size_t n, size_t max_tokens, core_buf *out, bool *cut);
+
 #endif /* APIDEX_TEXT_H */

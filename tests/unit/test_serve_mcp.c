@@ -570,12 +570,30 @@ static void test_tools(void **state)
     o = call_tool(f, "list_apis", "{}");
     assert_int_equal(sv_int(o, "result.structuredContent.count"), 2);
     assert_int_equal(sv_int(o, "result.structuredContent.n_operations"), 9);
+    /* compact: largest first, one line of facts each, no cursor when all fit */
     assert_string_equal(sv_str(o, "result.structuredContent.apis.0.id"), "films");
-    assert_int_equal(sv_int(o, "result.structuredContent.apis.0.n_operations"), 6);
-    assert_string_equal(sv_str(o, "result.structuredContent.apis.0.tags.0.name"), "movies");
+    const char *about = sv_str(o, "result.structuredContent.apis.0.about");
+    assert_non_null(strstr(about, "6 operations"));
+    assert_non_null(strstr(about, "tags movies"));
+    assert_null(strchr(about, '\n'));
+    assert_null(sv_at(o, "result.structuredContent.nextCursor"));
     json_object_put(o);
     o = call_tool(f, "list_apis", "{\"x\":1}");
     assert_true(is_tool_error(o));
+    json_object_put(o);
+    const char *bad_cursor[] = {"{\"cursor\":\"x\"}",     "{\"cursor\":\"apis:2\"}",
+                                "{\"cursor\":\"apis:\"}", "{\"cursor\":\"apis:1x\"}",
+                                "{\"cursor\":7}",         NULL};
+    for (size_t i = 0; bad_cursor[i]; i++) {
+        o = call_tool(f, "list_apis", bad_cursor[i]);
+        if (!is_tool_error(o)) fail_msg("%s should fail", bad_cursor[i]);
+        json_object_put(o);
+    }
+    /* the second page starts at the cursor's API */
+    o = call_tool(f, "list_apis", "{\"cursor\":\"apis:1\"}");
+    assert_false(is_tool_error(o));
+    assert_int_equal(json_object_array_length(sv_at(o, "result.structuredContent.apis")), 1);
+    assert_string_not_equal(sv_str(o, "result.structuredContent.apis.0.id"), "films");
     json_object_put(o);
 
     /* ask_api: endpoints plus the assembled context within the budget */

@@ -108,10 +108,11 @@ async function check(v) {
   assert.equal(r.isError, true);
   assert.match(r.content[0].text, /no endpoint/);
 
-  // list_apis = `apidex list --json`.
+  // list_apis: the APIs of `apidex list --json`, largest first, one line each.
   r = await client.callTool({ name: 'list_apis', arguments: {} });
-  const apis = r.structuredContent.apis.map((a) => [a.id, a.n_operations]);
-  assert.deepEqual(apis, expect.apis);
+  const apis = r.structuredContent.apis.map((a) => [a.id, Number(/: (\d+) operation/.exec(a.about)[1])]);
+  assert.deepEqual(apis, [...expect.apis].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)));
+  assert.equal(r.structuredContent.nextCursor, undefined);
 
   // ask_api = `apidex ask --context-only --json` (the server runs without an LLM here).
   r = await client.callTool({ name: 'ask_api', arguments: { task: expect.task, budget: 3000 } });
