@@ -7,6 +7,7 @@
  * marked where it happens, with the level that has it.
  */
 #include "chunk/chunk_int.h"
+#include "text/text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -106,19 +107,24 @@ static void raw(detail_ctx *c, const jt_node *n)
     if (!c->rc && jt_write_json(c->out, n, -1)) c->rc = APIDEX_ENOMEM;
 }
 
-/* A description: whole at the full level, else cut at a word boundary ("..."). */
+/* A description as plain text (HTML and markdown stripped: text_plain; the index keeps the
+   raw text): whole at the full level, else on one line cut at a word boundary ("..."). */
 static void desc(detail_ctx *c, const char *s)
 {
-    if (c->level == CHUNK_DETAIL_FULL) {
-        str(c, s);
-        return;
-    }
-    core_buf t;
+    core_buf p, t;
+    core_buf_init(&p, 0);
     core_buf_init(&t, 0);
-    if (chunk_clean_text(NULL, s, DESC_CALL, &t, NULL))
+    int rc = text_plain(s, strlen(s), c->level == CHUNK_DETAIL_FULL ? 0 : TEXT_PLAIN_ONE_LINE, &p);
+    const char *plain = p.data ? p.data : "";
+    if (rc)
+        c->rc = rc;
+    else if (c->level == CHUNK_DETAIL_FULL)
+        strn(c, plain, p.len);
+    else if (chunk_clean_text(NULL, plain, DESC_CALL, &t, NULL))
         c->rc = APIDEX_ENOMEM;
     else
         strn(c, t.data ? t.data : "", t.len);
+    core_buf_free(&p);
     core_buf_free(&t);
 }
 
@@ -752,10 +758,15 @@ int chunk_detail_json(const spec_api *api, const spec_operation *op, chunk_detai
         key(&c, &first, "deprecated");
         put(&c, op->deprecated ? "true" : "false");
         key(&c, &first, "description");
-        if (op->description)
-            str(&c, op->description);
-        else
+        if (op->description && *op->description) {
+            /* the operation's own description whole, as plain text */
+            chunk_detail saved = c.level;
+            c.level = CHUNK_DETAIL_FULL;
+            desc(&c, op->description);
+            c.level = saved;
+        } else {
             put(&c, "null");
+        }
         key(&c, &first, "servers");
         write_servers(&c, op);
         key(&c, &first, "auth");

@@ -6,6 +6,7 @@
  * API and endpoint ids.
  */
 #include "serve/serve_int.h"
+#include "text/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,7 +198,14 @@ static void plan_endpoint(core_buf *b, serve_snapshot *snap, size_t n, struct js
     core_buf_putc(b, '\n');
     if (api && api->n_servers > 1)
         core_buf_printf(b, "   servers: %zu (get_endpoint lists them)\n", api->n_servers);
-    if (!calling_details(b, op->content)) plan_inputs(b, op);
+    /* the stored text keeps the specs' HTML and markdown; the plan is plain text */
+    core_buf plain;
+    core_buf_init(&plain, 0);
+    const char *content = op->content;
+    if (content && !text_plain(content, strlen(content), TEXT_PLAIN_KEEP_LINES, &plain))
+        content = plain.data ? plain.data : "";
+    if (!calling_details(b, content)) plan_inputs(b, op);
+    core_buf_free(&plain);
     struct json_object *needs;
     if (json_object_object_get_ex(hit, "needs", &needs) &&
         json_object_is_type(needs, json_type_array))

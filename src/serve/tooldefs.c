@@ -64,6 +64,19 @@ static struct json_object *value_json(const jt_node *n, unsigned depth)
 
 static struct json_object *convert(conv *c, spec_loc loc);
 
+/* A description as one line of plain text (HTML and markdown stripped: text_plain), or
+   NULL when nothing is left. */
+static struct json_object *plain_json(const char *text)
+{
+    core_buf b;
+    core_buf_init(&b, 0);
+    struct json_object *o = NULL;
+    if (text && !text_plain(text, strlen(text), TEXT_PLAIN_ONE_LINE, &b) && b.len)
+        o = json_object_new_string_len(b.data, (int)b.len);
+    core_buf_free(&b);
+    return o;
+}
+
 static struct json_object *note(const char *text)
 {
     struct json_object *o = json_object_new_object();
@@ -154,7 +167,10 @@ static void convert_members(conv *c, spec_loc s, struct json_object *o)
         const char *k = n->u.members[i].key;
         const jt_node *v = n->u.members[i].value;
         spec_loc vl = {v, s.doc};
-        if (plain_value(k, v)) {
+        if (plain_value(k, v) && !strcmp(k, "description")) {
+            struct json_object *d = plain_json(v->u.s);
+            if (d) serve_jadd(o, k, d);
+        } else if (plain_value(k, v)) {
             serve_jadd(o, k, value_json(v, 0));
         } else if (!strcmp(k, "pattern") && jt_is(v, JT_STRING)) {
             serve_jadd(o, k, pattern_json(v));
@@ -300,8 +316,10 @@ static struct json_object *function_schema(conv *c, const spec_operation *op, bo
             if (!p->in || strcmp(p->in, locations[l]) || !p->name) continue;
             if (!group && !(group = group_new())) break;
             struct json_object *ps = convert(c, p->schema);
-            if (ps && p->description && !json_object_object_get_ex(ps, "description", NULL))
-                serve_jadd(ps, "description", json_object_new_string(p->description));
+            struct json_object *pd = NULL;
+            if (ps && p->description && !json_object_object_get_ex(ps, "description", NULL) &&
+                (pd = plain_json(p->description)))
+                serve_jadd(ps, "description", pd);
             serve_jadd(member(group, "properties"), p->name, ps);
             if (p->required || l == 0) { /* path parameters are always required */
                 json_object_array_add(member(group, "required"), json_object_new_string(p->name));
@@ -317,8 +335,10 @@ static struct json_object *function_schema(conv *c, const spec_operation *op, bo
     const spec_media *pick = body_media(op);
     if (pick) {
         struct json_object *bs = convert(c, pick->schema);
-        if (bs && !json_object_object_get_ex(bs, "description", NULL) && op->body->description)
-            serve_jadd(bs, "description", json_object_new_string(op->body->description));
+        struct json_object *bd = NULL;
+        if (bs && !json_object_object_get_ex(bs, "description", NULL) && op->body->description &&
+            (bd = plain_json(op->body->description)))
+            serve_jadd(bs, "description", bd);
         serve_jadd(props, "body", bs);
         if (op->body->required) json_object_array_add(required, json_object_new_string("body"));
     }
@@ -333,16 +353,20 @@ static struct json_object *function_description(const spec_operation *op)
     core_buf_printf(&b, "%s %s.", op->method, op->path);
     const char *parts[2] = {op->summary, op->description};
     if (parts[0] && parts[1] && !strcmp(parts[0], parts[1])) parts[1] = NULL;
+    core_buf t;
+    core_buf_init(&t, 0);
     for (size_t i = 0; i < 2; i++) {
         if (!parts[i] || !*parts[i]) continue;
-        size_t n = strlen(parts[i]);
-        while (n && (parts[i][n - 1] == ' ' || parts[i][n - 1] == '\n')) n--;
+        core_buf_reset(&t);
+        if (text_plain(parts[i], strlen(parts[i]), TEXT_PLAIN_ONE_LINE, &t) || !t.len) continue;
+        size_t n = t.len;
         /* sentences, so that summary and description do not run together */
-        bool stop = n && strchr(".!?:", parts[i][n - 1]);
-        core_buf_printf(&b, " %.*s%s", (int)n, parts[i], stop ? "" : ".");
+        bool stop = strchr(".!?:", t.data[n - 1]) != NULL;
+        core_buf_printf(&b, " %.*s%s", (int)n, t.data, stop ? "" : ".");
     }
-    size_t n = b.len < MAX_DESCRIPTION ? b.len : MAX_DESCRIPTION;
-    while (n && n < b.len && ((unsigned char)b.data[n] & 0xc0) == 0x80) n--; /* whole UTF-8 chars */
+    core_buf_free(&t);
+    /* at most MAX_DESCRIPTION bytes, cut at a sentence or word end */
+    size_t n = b.data ? text_plain_cut(b.data, b.len, MAX_DESCRIPTION, NULL) : 0;
     struct json_object *o = b.data ? json_object_new_string_len(b.data, (int)n) : NULL;
     core_buf_free(&b);
     return o;

@@ -2,7 +2,8 @@
 # Token budgets where an agent reads, on the 40-spec corpus (skipped without ../shared):
 # `list --manifest --budget N` and `search --budget N` never print more than N cl100k tokens
 # (counted with `apidex tokens` on the output), strip HTML and markdown, and say what was left
-# out; MCP list_apis pages through the catalog with the official SDK client.
+# out; show and tools strip HTML; MCP list_apis pages through the catalog with the official
+# SDK client.
 set -euo pipefail
 src="${APIDEX_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 bin="${APIDEX_BIN:?APIDEX_BIN must name the apidex binary}"
@@ -61,6 +62,22 @@ ok "search --budget within the budget (text and JSON)"
 grep -q '# Endpoints' "$tmp/ec2.txt" && ok "search --budget 4000 has context" || bad "no context at 4000"
 if grep -qE '<p>|</p>|<a href|<code>' "$tmp/ec2.txt"; then bad "search context has HTML"; else ok "search context is plain"; fi
 "$bin" search "Accept a VPC peering connection request" --budget 1500 --db "$db" | tail -1 | grep -q 'within --budget 1500' && ok "search says it is within the budget" || bad "search --budget trailer"
+
+# Endpoint details and tool definitions are plain text too (the specs' descriptions hold
+# <p>, <a href>, <code> and entities: Stripe, EC2, DigitalOcean).
+html='<p>|</p>|<a href|</a>|<code>|<note>|&quot;|&lt;'
+for op in spec3:PostCustomers "apisguru2020__amazonaws.com_ec2_2016-11-15/openapi:POST_RunInstances" \
+  DigitalOcean-public.v2:dropletActions_post; do
+  for level in call full; do
+    "$bin" show "$op" --detail $level --json --db "$db" > "$tmp/show.json"
+    if grep -qE "$html" "$tmp/show.json"; then bad "show $op --detail $level has HTML"; fi
+  done
+  "$bin" tools "$op" --db "$db" > "$tmp/tools.json"
+  if grep -qE "$html" "$tmp/tools.json"; then bad "tools $op has HTML"; fi
+  "$bin" tools "$op" --format anthropic --db "$db" > "$tmp/tools.json"
+  if grep -qE "$html" "$tmp/tools.json"; then bad "tools --format anthropic $op has HTML"; fi
+done
+ok "show and tools are plain"
 
 # MCP list_apis, paginated, through the official SDK client.
 node_dir="$src/tools/node"
