@@ -630,8 +630,9 @@ struct json_object *mcp_resource_templates(void)
         "\"description\":\"One indexed API: title, version, servers, tags and every operation "
         "with its endpoint resource URI\",\"mimeType\":\"application/json\"},"
         "{\"uriTemplate\":\"apidex://endpoints/{id}\",\"name\":\"endpoint\","
-        "\"description\":\"One endpoint by id (as search_endpoints returns it): everything "
-        "needed to call it, with referenced schemas\",\"mimeType\":\"application/json\"}]");
+        "\"description\":\"One endpoint by id (as search_endpoints returns it) at the call "
+        "level: what a call needs (URL, auth, parameters, body schema, required inputs); "
+        "get_endpoint with detail full has every schema\",\"mimeType\":\"application/json\"}]");
 }
 
 int mcp_resources_read(serve_db *db, const mcp_rev_info *rev, const char *uri,

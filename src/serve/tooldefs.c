@@ -19,7 +19,7 @@ enum {
     MAX_SCHEMA_DEPTH = 8,    /* nested schema levels spelled out */
     MAX_SCHEMA_NODES = 3000, /* schema objects emitted per function */
     MAX_VALUE_DEPTH = 16,    /* nesting of enum/default/const values copied */
-    MAX_ENUM = 100,          /* enum values copied */
+    MAX_ENUM = 100,          /* enum values copied; a longer enum is described instead */
     MAX_ALTERNATIVES = 20,   /* oneOf/anyOf members copied */
     MAX_DESCRIPTION = 1024   /* bytes of a function description */
 };
@@ -75,6 +75,29 @@ static struct json_object *plain_json(const char *text)
         o = json_object_new_string_len(b.data, (int)b.len);
     core_buf_free(&b);
     return o;
+}
+
+/* What the description of a schema whose enum is too long to copy says. */
+#define TOO_MANY_NOTE "allowed values, too many to list here"
+
+/* A parameter's or body's own description, as plain text, for its schema: the schema's
+   when it has none, else before what convert wrote there when that is the note on a long
+   enum (TOO_MANY_NOTE), not the schema's own description. */
+static void lead_description(struct json_object *schema, const char *text)
+{
+    struct json_object *d = NULL, *own = plain_json(text);
+    if (!own) return;
+    if (!json_object_object_get_ex(schema, "description", &d)) {
+        serve_jadd(schema, "description", own);
+        return;
+    }
+    const char *was = json_object_get_string(d);
+    if (was && strstr(was, TOO_MANY_NOTE)) {
+        char buf[2400];
+        snprintf(buf, sizeof buf, "%.1200s %.1100s", json_object_get_string(own), was);
+        serve_jadd(schema, "description", json_object_new_string(buf));
+    }
+    json_object_put(own);
 }
 
 static struct json_object *note(const char *text)
@@ -163,6 +186,7 @@ static void convert_members(conv *c, spec_loc s, struct json_object *o)
 {
     const jt_node *n = s.node;
     bool nullable = jt_get_bool(n, "nullable", false) || jt_get_bool(n, "x-nullable", false);
+    uint32_t too_many = 0; /* enum values when more than MAX_ENUM */
     for (uint32_t i = 0; i < n->len; i++) {
         const char *k = n->u.members[i].key;
         const jt_node *v = n->u.members[i].value;
@@ -186,6 +210,8 @@ static void convert_members(conv *c, spec_loc s, struct json_object *o)
             } else if (jt_is(v, JT_STRING) || jt_is(v, JT_ARRAY)) {
                 serve_jadd(o, "type", value_json(v, 0));
             }
+        } else if (!strcmp(k, "enum") && jt_is(v, JT_ARRAY) && v->len > MAX_ENUM) {
+            too_many = v->len; /* a cut enum would reject valid values: say so instead */
         } else if (!strcmp(k, "enum") && jt_is(v, JT_ARRAY) && v->len) {
             serve_jadd(o, "enum", enum_json(v));
         } else if (!strcmp(k, "const") || !strcmp(k, "default")) {
@@ -218,6 +244,17 @@ static void convert_members(conv *c, spec_loc s, struct json_object *o)
         }
         /* Dropped: $ref leftovers, discriminator, xml, externalDocs, example(s),
            nullable, x-* extensions and parameter-only keys (in, name, ...). */
+    }
+    if (too_many) {
+        struct json_object *d = NULL;
+        const char *was =
+            json_object_object_get_ex(o, "description", &d) ? json_object_get_string(d) : NULL;
+        char text[1200];
+        snprintf(text, sizeof text,
+                 "%.1000s%sOne of %u " TOO_MANY_NOTE ": apidex show (MCP get_endpoint) lists "
+                 "them all.",
+                 was ? was : "", was && *was ? " " : "", too_many);
+        serve_jadd(o, "description", json_object_new_string(text));
     }
 }
 
@@ -316,10 +353,7 @@ static struct json_object *function_schema(conv *c, const spec_operation *op, bo
             if (!p->in || strcmp(p->in, locations[l]) || !p->name) continue;
             if (!group && !(group = group_new())) break;
             struct json_object *ps = convert(c, p->schema);
-            struct json_object *pd = NULL;
-            if (ps && p->description && !json_object_object_get_ex(ps, "description", NULL) &&
-                (pd = plain_json(p->description)))
-                serve_jadd(ps, "description", pd);
+            if (ps) lead_description(ps, p->description);
             serve_jadd(member(group, "properties"), p->name, ps);
             if (p->required || l == 0) { /* path parameters are always required */
                 json_object_array_add(member(group, "required"), json_object_new_string(p->name));
@@ -335,10 +369,7 @@ static struct json_object *function_schema(conv *c, const spec_operation *op, bo
     const spec_media *pick = body_media(op);
     if (pick) {
         struct json_object *bs = convert(c, pick->schema);
-        struct json_object *bd = NULL;
-        if (bs && !json_object_object_get_ex(bs, "description", NULL) && op->body->description &&
-            (bd = plain_json(op->body->description)))
-            serve_jadd(bs, "description", bd);
+        if (bs) lead_description(bs, op->body->description);
         serve_jadd(props, "body", bs);
         if (op->body->required) json_object_array_add(required, json_object_new_string("body"));
     }
