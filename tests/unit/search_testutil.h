@@ -60,6 +60,24 @@ static inline search_result *search_fixture_run(search_fixture *f, search_query 
     return r;
 }
 
+/* The first primary of the adaptive answer to task with one search parameter set
+   ("name=value"; NULL: the defaults), malloc'd; NULL when the answer has none. */
+static inline char *search_fixture_first_primary(search_fixture *f, const char *task,
+                                                 const char *set)
+{
+    search_params p;
+    search_params_default(&p);
+    apidex_error err;
+    if (set && search_params_parse(&p, set, &err)) fail_msg("param %s: %s", set, err.message);
+    search_result *r =
+        search_fixture_run(f, (search_query){.text = task, .adaptive = true, .params = &p});
+    char *id = NULL;
+    for (size_t i = 0; i < r->n_hits && !id; i++)
+        if (r->hits[i].role == SEARCH_ROLE_PRIMARY) id = strdup(r->hits[i].id);
+    search_result_free(r);
+    return id;
+}
+
 /* Position of the hit with this id, or -1. */
 static inline long search_hit_index(const search_result *r, const char *id)
 {

@@ -17,21 +17,12 @@ static int setup(void **state)
 
 #define teardown search_fixture_teardown
 
-/* The first primary of the adaptive answer, with the given owner.weight. */
+/* The first primary of the adaptive answer with query.owner_weight = weight. */
 static char *first_primary(fixture *f, const char *task, const char *weight)
 {
-    search_params p;
-    search_params_default(&p);
-    apidex_error err;
     char set[64];
     snprintf(set, sizeof set, "query.owner_weight=%s", weight);
-    assert_int_equal(search_params_parse(&p, set, &err), 0);
-    search_result *r =
-        search_fixture_run(f, (search_query){.text = task, .adaptive = true, .params = &p});
-    char *id = NULL;
-    for (size_t i = 0; i < r->n_hits && !id; i++)
-        if (r->hits[i].role == SEARCH_ROLE_PRIMARY) id = strdup(r->hits[i].id);
-    search_result_free(r);
+    char *id = search_fixture_first_primary(f, task, set);
     assert_non_null(id);
     return id;
 }

@@ -21,29 +21,12 @@ static int setup(void **state)
 
 #define teardown search_fixture_teardown
 
-/* The first primary of the adaptive answer with one parameter set ("name=value"), or NULL
-   when the answer has none. */
-static char *first_primary(fixture *f, const char *task, const char *set)
-{
-    search_params p;
-    search_params_default(&p);
-    apidex_error err;
-    assert_int_equal(search_params_parse(&p, set, &err), 0);
-    search_result *r =
-        search_fixture_run(f, (search_query){.text = task, .adaptive = true, .params = &p});
-    char *id = NULL;
-    for (size_t i = 0; i < r->n_hits && !id; i++)
-        if (r->hits[i].role == SEARCH_ROLE_PRIMARY) id = strdup(r->hits[i].id);
-    search_result_free(r);
-    return id;
-}
-
 /* task's first primary is want with `on`, and something else with `off` */
 static void expect_rule(fixture *f, const char *task, const char *want, const char *on,
                         const char *off)
 {
-    char *a = first_primary(f, task, on);
-    char *b = first_primary(f, task, off);
+    char *a = search_fixture_first_primary(f, task, on);
+    char *b = search_fixture_first_primary(f, task, off);
     assert_non_null(a);
     assert_string_equal(a, want);
     assert_false(b && !strcmp(b, want));
@@ -53,7 +36,7 @@ static void expect_rule(fixture *f, const char *task, const char *want, const ch
 
 static void expect_first(fixture *f, const char *task, const char *want)
 {
-    char *a = first_primary(f, task, "query.value_weight=1");
+    char *a = search_fixture_first_primary(f, task, "query.value_weight=1");
     assert_non_null(a);
     assert_string_equal(a, want);
     free(a);
