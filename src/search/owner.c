@@ -219,7 +219,7 @@ int owner_read(query_state *st)
             a++;
             continue;
         }
-        /* a title runs across short joiners ("The Lord of the Rings", "Salt and Pepper") */
+        /* a name runs across short joiners ("The Bank of the North", "Hammer and Tongs") */
         size_t b = a + 1;
         for (;;) {
             size_t j = b;
