@@ -9,6 +9,8 @@ build=$(cd "${1:-$here/../build}" && pwd)
 status=0
 for script in "$here"/bench_*.sh; do
   [ -f "$script" ] || continue
+  # the registry at scale installs 400 MB and takes about 15 minutes: run it by name
+  [ "$(basename "$script")" = bench_scale.sh ] && continue
   echo "### $(basename "$script")"
   bash "$script" "$build" || { echo "($(basename "$script") failed)"; status=1; }
   echo
