@@ -6,7 +6,7 @@
 # size the time to `add` one more API and an `inspect` of every document (crashes, hangs and
 # load errors, grouped). Writes the table and a plot (docs/scale.svg) into docs/SCALE.md.
 #
-#   bash bench/bench_scale.sh [BUILD_DIR] [--sizes 100,500,1000,all] [--no-docs]
+#   bash bench/bench_scale.sh [BUILD_DIR] [--sizes 100,500,1000,all] [--baseline BIN] [--no-docs]
 #
 # The package is installed into BUILD_DIR/scale (never committed); npm must reach its
 # registry once. Not part of .ci/run or `make bench` (it takes about 15 minutes).

