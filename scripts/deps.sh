@@ -55,6 +55,12 @@ if [ -f "$here/tools/node/package.json" ]; then
   cl100k_sha256=49a4e05dea02c8fafbd50cc4725c4aab8f39386c0afedef118e0dfebc2fe523a
   cl100k_ok() { [ -f "$cl100k_json" ] && echo "$cl100k_sha256  $cl100k_json" | sha256sum -c --status; }
   if ! cl100k_ok; then
+    if [ -L "$here/tools/node/node_modules" ]; then
+      # the same rule as above: never empty a node_modules other worktrees share
+      echo "deps: $cl100k_json missing or changed in the linked tools/node/node_modules:" \
+        "run npm ci in the folder it points to" >&2
+      exit 1
+    fi
     echo "deps: $cl100k_json missing or changed: reinstalling npm packages" >&2
     (cd "$here/tools/node" && npm ci --no-audit --no-fund --loglevel=error >&2)
     touch "$here/tools/node/node_modules/.apidex-stamp"
