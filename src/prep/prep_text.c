@@ -5,6 +5,8 @@
  */
 #include "prep/prep.h"
 
+#include "text/text.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -402,36 +404,7 @@ static size_t md_line_prefix(const char *s, size_t n)
 
 /* Searches for a closing marker or bracket stop after this many bytes, keeping
  * hostile lines ("*a *a *a ...") linear. */
-enum { MD_SCAN_MAX = 512, MD_LINK_DEPTH = 4 };
-
-/* Emphasis markers (*, _) count only at word edges so snake_case and a*b survive. */
-static bool md_opens(const char *s, size_t n, size_t i, size_t k)
-{
-    bool prev_ok = i == 0 || !is_alnum((unsigned char)s[i - 1]);
-    bool next_ok = i + k < n && !is_space((unsigned char)s[i + k]) && s[i + k] != s[i];
-    return prev_ok && next_ok;
-}
-
-static bool md_closes(const char *s, size_t n, size_t i, size_t k)
-{
-    bool prev_ok = i > 0 && !is_space((unsigned char)s[i - 1]) && s[i - 1] != s[i];
-    bool next_ok = i + k >= n || !is_alnum((unsigned char)s[i + k]);
-    return prev_ok && next_ok;
-}
-
-/* Finds a closing run of k markers c on the same line after from; returns its index or n. */
-static size_t md_find_close(const char *s, size_t n, size_t from, char c, size_t k)
-{
-    size_t lim = from + MD_SCAN_MAX < n ? from + MD_SCAN_MAX : n;
-    for (size_t j = from; j < lim && s[j] != '\n'; j++) {
-        if (s[j] != c) continue;
-        size_t r = j;
-        while (r < n && s[r] == c) r++;
-        if (r - j == k && md_closes(s, n, j, k)) return j;
-        j = r - 1;
-    }
-    return n;
-}
+enum { MD_SCAN_MAX = TEXT_MD_SCAN_MAX, MD_LINK_DEPTH = 4 };
 
 /* Inline markup of one line: links, images, code spans, emphasis, strikethrough. */
 static int md_inline(const char *s, size_t n, core_buf *out, unsigned char *skip, unsigned depth,
@@ -493,8 +466,8 @@ static int md_inline(const char *s, size_t n, core_buf *out, unsigned char *skip
             size_t r = i;
             while (r < n && s[r] == (char)c) r++;
             size_t k = r - i;
-            bool ok = k <= 3 && (c != '~' || k == 2) && md_opens(s, n, i, k);
-            size_t close = ok ? md_find_close(s, n, r, (char)c, k) : n;
+            bool ok = k <= 3 && (c != '~' || k == 2) && text_md_opens(s, n, i, k);
+            size_t close = ok ? text_md_find_close(s, n, r, (char)c, k) : n;
             if (close < n) {
                 skip[close] = (unsigned char)k;
                 note(rep, PREP_MARKDOWN, k);

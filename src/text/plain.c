@@ -402,34 +402,7 @@ static void emit_text(emitter *e, const char *s, size_t n)
 
 /* ---------------------------------------------------------------- markdown */
 
-enum { MD_SCAN_MAX = 512, MD_LINK_DEPTH = 4 };
-
-static bool md_opens(const char *s, size_t n, size_t i, size_t k)
-{
-    bool prev_ok = i == 0 || !is_alnum((unsigned char)s[i - 1]);
-    bool next_ok = i + k < n && !is_space((unsigned char)s[i + k]) && s[i + k] != s[i];
-    return prev_ok && next_ok;
-}
-
-static bool md_closes(const char *s, size_t n, size_t i, size_t k)
-{
-    bool prev_ok = i > 0 && !is_space((unsigned char)s[i - 1]) && s[i - 1] != s[i];
-    bool next_ok = i + k >= n || !is_alnum((unsigned char)s[i + k]);
-    return prev_ok && next_ok;
-}
-
-static size_t md_find_close(const char *s, size_t n, size_t from, char c, size_t k)
-{
-    size_t lim = from + MD_SCAN_MAX < n ? from + MD_SCAN_MAX : n;
-    for (size_t j = from; j < lim; j++) {
-        if (s[j] != c) continue;
-        size_t r = j;
-        while (r < n && s[r] == c) r++;
-        if (r - j == k && md_closes(s, n, j, k)) return j;
-        j = r - 1;
-    }
-    return n;
-}
+enum { MD_SCAN_MAX = TEXT_MD_SCAN_MAX, MD_LINK_DEPTH = 4 };
 
 /* Index of the bracket closing s[i] (open/close), on the same line, or n. */
 static size_t md_match(const char *s, size_t n, size_t i, char open, char close)
@@ -528,8 +501,8 @@ static void md_inline(emitter *e, const char *s, size_t n, unsigned char *skip, 
             size_t r = i;
             while (r < n && s[r] == (char)c) r++;
             size_t k = r - i;
-            bool ok = k <= 3 && (c != '~' || k == 2) && md_opens(s, n, i, k);
-            size_t close = ok ? md_find_close(s, n, r, (char)c, k) : n;
+            bool ok = k <= 3 && (c != '~' || k == 2) && text_md_opens(s, n, i, k);
+            size_t close = ok ? text_md_find_close(s, n, r, (char)c, k) : n;
             if (close < n) {
                 FLUSH_RUN();
                 skip[close] = (unsigned char)k;

@@ -149,6 +149,17 @@ text_action text_action_of_method(const char *method);
 /** "read", "create", "update", "delete" or "none". */
 const char *text_action_name(text_action a);
 
+/* ---------------------------------------------------------------- markdown markers (markdown.c) */
+
+/** How far a closing emphasis run is looked for (bytes, same line). */
+enum { TEXT_MD_SCAN_MAX = 512 };
+/** Whether the run of k markers at s[i] opens emphasis (at a word's start, text follows). */
+bool text_md_opens(const char *s, size_t n, size_t i, size_t k);
+/** Whether the run of k markers at s[i] closes emphasis (text before it, a word's end). */
+bool text_md_closes(const char *s, size_t n, size_t i, size_t k);
+/** The index of the closing run of exactly k markers c after from, on the same line, or n. */
+size_t text_md_find_close(const char *s, size_t n, size_t from, char c, size_t k);
+
 /* ---------------------------------------------------------------- plain text (plain.c) */
 
 enum {

@@ -103,6 +103,9 @@ static void test_markdown(void **state)
     /* Identifiers and arithmetic keep their underscores and stars. */
     assert_string_equal(run(PREP_MARKDOWN, "use snake_case_name and a*b*c, __init__ ok", NULL),
                         "use snake_case_name and a*b*c, init ok");
+    /* ... also next to non-ASCII letters (every UTF-8 byte is a word byte) */
+    assert_string_equal(run(PREP_MARKDOWN, "keys prix_é_ttc and é_x_é stay", NULL),
+                        "keys prix_é_ttc and é_x_é stay");
     assert_string_equal(run(PREP_MARKDOWN, "```json\n{\"a\": 1}\n```", NULL), "{\"a\": 1}\n");
     assert_string_equal(run(PREP_MARKDOWN, "~~old~~ new", NULL), "old new");
 }
