@@ -5,12 +5,13 @@
  * its servers' host names or its id ("my Contoso balance", "on Fabrikam"), written as a
  * name (capitalised inside a sentence, or in capitals). Such a word is a name when few APIs
  * carry it (at most a tenth of the registry, at least four) and nine in ten index chunks
- * that use it belong to them, so "Contoso" names the Contoso API while "API" or "Cloud" name
- * nothing. A ranking whose words name APIs prefers them (the others are damped by
- * route.named_damping), and the name stops counting inside them: the operations whose texts
- * happen to say "Contoso" should not gain from it. A request that names no API takes the
- * APIs the nearest earlier request names (a name sets the context for what follows it);
- * a request that names several asks something of each (intent.c).
+ * that use it belong to them, or few other APIs use it (route.name_spread: on a large
+ * registry, integrations mention the services they connect to), so "Contoso" names the
+ * Contoso API while "API" or "Cloud" name nothing. A ranking whose words name APIs prefers them
+ * (the others are damped by route.named_damping), and the name stops counting inside them: the
+ * operations whose texts happen to say "Contoso" should not gain from it. A request that names no
+ * API takes the APIs the nearest earlier request names (a name sets the context for what follows
+ * it); a request that names several asks something of each (intent.c).
  *
  * Coverage. Otherwise each API's operations are weighed by (the share of the ranking's
  * words, by idf, that the API has at all)^route.coverage: an API that has every word of the
