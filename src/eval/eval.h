@@ -96,8 +96,9 @@ typedef struct eval_options {
 /** One query's outcome. Strings live in the report. */
 typedef struct eval_query_result {
     const eval_query *query;
-    const char **ranked; /* distinct "METHOD /path" of the fixed-k run, in order */
-    size_t n_ranked;     /* at most max(k, 20) */
+    const char **ranked;      /* distinct "METHOD /path" of the fixed-k run, in order */
+    size_t n_ranked;          /* at most max(k, 20) */
+    const char **ranked_apis; /* the API id of each ranked endpoint */
     eval_scores at_k;
     eval_scores at[3];     /* at 5, 10, 20 */
     const char **adaptive; /* the adaptive answer's distinct endpoints */

@@ -7,18 +7,25 @@
 
 static const size_t at_k[3] = {5, 10, 20};
 
-/* Distinct endpoint strings ("METHOD /path") of a result, in its order. */
-static int hit_list(const search_result *res, core_arena *a, const char ***out, size_t *n)
+/* Distinct endpoint strings ("METHOD /path") of a result, in its order, and (when apis is
+   not NULL) the API of each. */
+static int hit_list(const search_result *res, core_arena *a, const char ***out, size_t *n,
+                    const char ***apis)
 {
     *out = NULL;
     *n = 0;
+    if (apis) *apis = NULL;
     if (!res || !res->n_hits) return 0;
     const char **list = core_arena_calloc(a, res->n_hits, sizeof *list);
-    if (!list) return APIDEX_ENOMEM;
+    const char **api = apis ? core_arena_calloc(a, res->n_hits, sizeof *api) : NULL;
+    if (!list || (apis && !api)) return APIDEX_ENOMEM;
     for (size_t i = 0; i < res->n_hits; i++) {
         list[i] = core_arena_printf(a, "%s %s", res->hits[i].method, res->hits[i].path);
         if (!list[i]) return APIDEX_ENOMEM;
+        if (api && !(api[i] = core_arena_strdup(a, res->hits[i].api ? res->hits[i].api : "")))
+            return APIDEX_ENOMEM;
     }
+    if (apis) *apis = api;
     *out = list;
     *n = res->n_hits;
     return 0;
@@ -159,7 +166,7 @@ int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const ev
         double t0 = now_ms();
         rc = search_engine_run(eng, &sq, &res, err);
         lat[i] = qr->latency_ms = now_ms() - t0;
-        if (!rc) rc = hit_list(res, r->arena, &qr->ranked, &qr->n_ranked);
+        if (!rc) rc = hit_list(res, r->arena, &qr->ranked, &qr->n_ranked, &qr->ranked_apis);
         if (!rc) {
             const char *const *ranked = qr->ranked;
             rc = eval_score(gold, q->n_gold, ranked, qr->n_ranked, k, &qr->at_k);
@@ -181,7 +188,7 @@ int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const ev
         t0 = now_ms();
         rc = search_engine_run(eng, &aq, &res, err);
         alat[i] = qr->adaptive_latency_ms = now_ms() - t0;
-        if (!rc) rc = hit_list(res, r->arena, &qr->adaptive, &qr->n_adaptive);
+        if (!rc) rc = hit_list(res, r->arena, &qr->adaptive, &qr->n_adaptive, NULL);
         if (!rc && res->n_hits) qr->routed_api = core_arena_strdup(r->arena, res->hits[0].api);
         if (!rc) {
             qr->gold_api = gold_api(idx, keys, n_keys, q);
@@ -320,6 +327,10 @@ int eval_report_json(const eval_report *r, bool per_query, core_buf *out)
             json_strs(out, q->gold, q->n_gold, q->n_gold);
             core_buf_puts(out, ",\"returned\":");
             json_strs(out, qr->ranked, qr->n_ranked, r->k);
+            if (qr->ranked_apis) {
+                core_buf_puts(out, ",\"returned_apis\":");
+                json_strs(out, qr->ranked_apis, qr->n_ranked, r->k);
+            }
             core_buf_printf(out, ",\"recall\":%.4f,\"precision\":%.4f,\"f1\":%.4f", qr->at_k.recall,
                             qr->at_k.precision, qr->at_k.f1);
             double rat[3] = {qr->at[0].recall, qr->at[1].recall, qr->at[2].recall};

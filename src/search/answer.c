@@ -15,6 +15,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int plan_push(query_state *st, uint32_t op)
 {
@@ -154,12 +155,47 @@ int search_cmp_score_desc(const void *a, const void *b, void *ctx)
     return x < y ? -1 : x > y;
 }
 
-/* The next operation of r not listed yet, from *pos on, or -1. */
-static long next_of(const query_state *st, const ranking *r, size_t *pos)
+static bool same_text(const char *a, const char *b)
 {
-    while (*pos < r->m) {
-        uint32_t op = r->order[(*pos)++];
-        if (!compose_out_has(st, op)) return op;
+    return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Is op a copy of one listed already: the same method, path and operationId in an API of
+   the same service (the same provider, or the same title)? Registries hold one service
+   many times (its versions, regional or vendored copies); one entry stands for them. */
+static bool copy_listed(const query_state *st, uint32_t op)
+{
+    const search_engine *e = st->e;
+    const store_operation *o = &e->ops[op];
+    const store_api *a = &e->apis[e->info[op].api];
+    for (size_t i = 0; i < st->n_out; i++) {
+        const store_operation *x = &e->ops[st->out[i]];
+        if (e->info[st->out[i]].api == e->info[op].api || strcmp(x->method, o->method) ||
+            strcmp(x->path, o->path) || !same_text(x->operation_id, o->operation_id))
+            continue;
+        const store_api *b = &e->apis[e->info[st->out[i]].api];
+        if ((a->provider && b->provider && !strcmp(a->provider, b->provider)) ||
+            (a->title && b->title && !strcasecmp(a->title, b->title)))
+            return true;
+    }
+    return false;
+}
+
+/* The next operation of r not listed yet, from *pos on, or -1. With a per-API count
+   (capped), an operation of an API that has cap primaries listed already is passed over:
+   *pos stays on it, so that a later round without the cap still finds it. */
+static long next_of(const query_state *st, const ranking *r, size_t *pos, const uint32_t *per_api,
+                    size_t cap)
+{
+    for (size_t i = *pos; i < r->m; i++) {
+        uint32_t op = r->order[i];
+        if (compose_out_has(st, op) || (st->p->answer_one_per_service > 0 && copy_listed(st, op))) {
+            if (i == *pos) (*pos)++;
+            continue;
+        }
+        if (per_api && per_api[st->e->info[op].api] >= cap) continue;
+        if (i == *pos) (*pos)++;
+        return op;
     }
     return -1;
 }
@@ -192,29 +228,46 @@ static int add_name_searches(query_state *st, size_t k)
     return rc;
 }
 
+/*
+ * The ranked list: the task's intents take turns, then the whole task; each with its
+ * producers. With answer.api_cap, an API that has that many primaries listed gives no more
+ * while the other APIs still have candidates: on a registry with one very large API, its
+ * near misses would otherwise fill the list before the second-best API's first operation.
+ * When no other candidate is left, the cap is lifted.
+ */
 int answer_ranked(query_state *st, size_t k)
 {
     int rc = 0;
     size_t n_lists = st->n_intents > 1 ? st->n_intents + 1 : 1;
     size_t *pos = calloc(n_lists, sizeof *pos);
-    if (!pos) return APIDEX_ENOMEM;
-    /* the task's intents take turns, then the whole task; each with its producers */
+    size_t cap = (size_t)st->p->answer_api_cap;
+    uint32_t *per_api = cap ? calloc(st->e->n_apis ? st->e->n_apis : 1, sizeof *per_api) : NULL;
+    if (!pos || (cap && !per_api)) {
+        free(pos);
+        free(per_api);
+        return APIDEX_ENOMEM;
+    }
     bool any = true, searches = false;
-    while (st->n_out < k && any && !rc) {
-        any = false;
-        for (size_t l = 0; l < n_lists && st->n_out < k && !rc; l++) {
-            const ranking *r = l + 1 < n_lists ? &st->intents[l] : &st->whole;
-            long op = next_of(st, r, &pos[l]);
-            if (op < 0) continue;
-            any = true;
-            rc = compose_add(st, (uint32_t)op, SEARCH_ROLE_PRIMARY, 0);
-            if (!rc && !searches) {
-                searches = true;
-                rc = add_name_searches(st, k);
+    for (int pass = per_api ? 0 : 1; pass < 2 && !rc; pass++) {
+        any = true;
+        while (st->n_out < k && any && !rc) {
+            any = false;
+            for (size_t l = 0; l < n_lists && st->n_out < k && !rc; l++) {
+                const ranking *r = l + 1 < n_lists ? &st->intents[l] : &st->whole;
+                long op = next_of(st, r, &pos[l], pass ? NULL : per_api, cap);
+                if (op < 0) continue;
+                any = true;
+                if (per_api) per_api[st->e->info[op].api]++;
+                rc = compose_add(st, (uint32_t)op, SEARCH_ROLE_PRIMARY, 0);
+                if (!rc && !searches) {
+                    searches = true;
+                    rc = add_name_searches(st, k);
+                }
             }
         }
     }
     free(pos);
+    free(per_api);
     if (!rc && st->n_out < k) rc = fill_from_graph(st, k);
     /* producers may push the list past k: keep the first k in call order */
     if (st->n_out > k) st->n_out = k;

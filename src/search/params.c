@@ -104,6 +104,10 @@ static const search_param_info table[] = {
      "of the words)"},
     {"route.named_damping", P(named_damping), 0.5, 0, 1,
      "score factor of the other APIs when the words name an API"},
+    {"route.name_spread", P(route_name_spread), 0.02, 0, 0.1,
+     "a word of APIs' names that other APIs' texts use too (an integration, a mention) still "
+     "names them when at most this share of the registry's APIs use it; 0: only the nine in "
+     "ten chunks rule"},
     /* answer set */
     {"answer.ratio", P(adaptive_ratio), 0.8, 0, 1,
      "adaptive answer of a one-intent task: further primaries score at least this share of "
@@ -115,6 +119,12 @@ static const search_param_info table[] = {
      "searches follow its first request, most relevant first"},
     {"answer.same_api", P(answer_same_api), 0, 0, 1,
      "1: the primaries of a one-intent task come from its best operation's API"},
+    {"answer.one_per_service", P(answer_one_per_service), 1, 0, 1,
+     "1: a ranked list skips an operation with the method, path and operationId of one listed "
+     "already from an API of the same provider or title (a version or copy of one service)"},
+    {"answer.api_cap", P(answer_api_cap), 0, 0, 100,
+     "ranked list: most primaries from one API while other APIs still have candidates (one "
+     "large API cannot fill the list with near misses); 0: no cap"},
     /* composition */
     {"producer.relevance", P(producer_relevance), 1.0, 0, 10,
      "weight of a producer's own relevance to the task in the producer choice"},

@@ -107,6 +107,7 @@ static int literal_kind(const char *s, size_t n)
 
 typedef struct name_ctx {
     const search_engine *e;
+    const search_params *p;
     long name;
     bool written_as_name; /* capitalised inside a sentence, or in capitals */
 } name_ctx;
@@ -118,7 +119,7 @@ static int find_name(const char *w, size_t n, void *ctx)
     if (n >= sizeof buf) return 0;
     memcpy(buf, w, n);
     buf[n] = '\0';
-    long nm = route_name_of(c->e, buf);
+    long nm = route_name_of(c->e, c->p, buf);
     if (nm >= 0 && c->written_as_name) c->name = nm;
     return c->name >= 0;
 }
@@ -171,7 +172,7 @@ static int read_words(query_state *st, const bool *value, text_words *tw)
         if (e > s && !is_value && st->e->n_names) {
             bool caps =
                 e - s > 1 && isupper((unsigned char)text[s]) && isupper((unsigned char)text[s + 1]);
-            name_ctx nc = {st->e, -1, w->kind == QW_NAME || caps};
+            name_ctx nc = {st->e, st->p, -1, w->kind == QW_NAME || caps};
             text_words_split(tw, text + s, e - s, TEXT_WORDS_STEM | TEXT_WORDS_KEEP_IDENT,
                              find_name, &nc);
             w->name = (int)nc.name;

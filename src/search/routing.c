@@ -5,12 +5,13 @@
  * its servers' host names or its id ("my Contoso balance", "on Fabrikam"), written as a
  * name (capitalised inside a sentence, or in capitals). Such a word is a name when few APIs
  * carry it (at most a tenth of the registry, at least four) and nine in ten index chunks
- * that use it belong to them, so "Contoso" names the Contoso API while "API" or "Cloud" name
- * nothing. A ranking whose words name APIs prefers them (the others are damped by
- * route.named_damping), and the name stops counting inside them: the operations whose texts
- * happen to say "Contoso" should not gain from it. A request that names no API takes the
- * APIs the nearest earlier request names (a name sets the context for what follows it);
- * a request that names several asks something of each (intent.c).
+ * that use it belong to them, or few other APIs use it (route.name_spread: on a large
+ * registry, integrations mention the services they connect to), so "Contoso" names the
+ * Contoso API while "API" or "Cloud" name nothing. A ranking whose words name APIs prefers them
+ * (the others are damped by route.named_damping), and the name stops counting inside them: the
+ * operations whose texts happen to say "Contoso" should not gain from it. A request that names no
+ * API takes the APIs the nearest earlier request names (a name sets the context for what follows
+ * it); a request that names several asks something of each (intent.c).
  *
  * Coverage. Otherwise each API's operations are weighed by (the share of the ranking's
  * words, by idf, that the API has at all)^route.coverage: an API that has every word of the
@@ -24,6 +25,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A name's carriers hold nine in ten of the index chunks that use it ... */
+#define ROUTE_NAME_SHARE 0.9
+/* ... or few other APIs use it (route.name_spread, at most this; the candidates kept) */
+#define ROUTE_SPREAD_MAX 0.1
 
 static size_t name_slot(const search_engine *e, const char *stem)
 {
@@ -41,9 +47,12 @@ static long name_find(const search_engine *e, const char *stem)
     return -1;
 }
 
-long route_name_of(const search_engine *e, const char *stem)
+long route_name_of(const search_engine *e, const search_params *p, const char *stem)
 {
-    return name_find(e, stem);
+    long nm = name_find(e, stem);
+    if (nm < 0) return -1;
+    const api_name *x = &e->names[nm];
+    return x->share >= ROUTE_NAME_SHARE || x->spread <= p->route_name_spread ? nm : -1;
 }
 
 typedef struct cand_ctx {
@@ -89,9 +98,12 @@ static void api_words(text_words *tw, const store_api *a, cand_ctx *c)
     }
 }
 
-/* Share of a term's chunks that belong to the given APIs (1 when the index lacks it). */
-static double share_in(const search_engine *e, const char *stem, const bool *in_group)
+/* Share of a term's chunks that belong to the given APIs (1 when the index lacks it), and
+   the number of other APIs that use it (stamp: per API, the last word that counted it). */
+static double share_in(const search_engine *e, const char *stem, const bool *in_group,
+                       uint32_t *stamp, uint32_t word, size_t *outside)
 {
+    *outside = 0;
     long ti = lex_term_find(e, stem, strlen(stem));
     if (ti < 0) return 1.0;
     const term_entry *te = &e->terms[ti];
@@ -101,7 +113,13 @@ static double share_in(const search_engine *e, const char *stem, const bool *in_
         const doc_info *d = &e->docs[te->post[p].doc];
         if (!d->n_ops || d->ops[0] < 0 || (size_t)d->ops[0] >= e->n_ops) continue;
         all++;
-        if (in_group[e->info[d->ops[0]].api]) mine++;
+        uint32_t a = e->info[d->ops[0]].api;
+        if (in_group[a]) {
+            mine++;
+        } else if (stamp[a] != word) {
+            stamp[a] = word;
+            (*outside)++;
+        }
     }
     return all ? (double)mine / (double)all : 1.0;
 }
@@ -133,7 +151,8 @@ int route_api_names(search_engine *e)
     char(*words)[32] = NULL;
     uint32_t *owner = NULL;
     bool *in_group = calloc(e->n_apis, sizeof *in_group);
-    int rc = tw && c.stems && in_group ? 0 : APIDEX_ENOMEM;
+    uint32_t *stamp = calloc(e->n_apis, sizeof *stamp);
+    int rc = tw && c.stems && in_group && stamp ? 0 : APIDEX_ENOMEM;
     for (size_t a = 0; a < e->n_apis && !rc; a++) {
         c.n = 0;
         api_words(tw, &e->apis[a], &c);
@@ -173,7 +192,14 @@ int route_api_names(search_engine *e)
                 in_group[owner[j]] = true;
                 group++;
             }
-        if (group > max_group || share_in(e, words[i], in_group) < 0.9) continue;
+        size_t outside = 0;
+        double share = group > max_group
+                           ? 0
+                           : share_in(e, words[i], in_group, stamp, (uint32_t)i + 1, &outside);
+        double spread = (double)outside / (double)e->n_apis;
+        /* a candidate; whether it names (share, or spread under route.name_spread) is the
+           query's to say (route_names_ok) */
+        if (group > max_group || (share < ROUTE_NAME_SHARE && spread > ROUTE_SPREAD_MAX)) continue;
 
         api_name *nm = &e->names[e->n_names];
         nm->stem = core_arena_strdup(e->arena, words[i]);
@@ -185,6 +211,8 @@ int route_api_names(search_engine *e)
         for (size_t a = 0; a < e->n_apis; a++)
             if (in_group[a]) nm->apis[nm->n_apis++] = (uint32_t)a;
         nm->vocab = in_vocab(e, nm->stem, in_group);
+        nm->share = share;
+        nm->spread = spread;
         size_t h = name_slot(e, nm->stem);
         while (e->name_table[h]) h = (h + 1) & (e->name_table_size - 1);
         e->name_table[h] = (uint32_t)++e->n_names;
@@ -192,6 +220,7 @@ int route_api_names(search_engine *e)
     free(words);
     free(owner);
     free(in_group);
+    free(stamp);
     free(c.stems);
     text_words_free(tw);
     return rc;

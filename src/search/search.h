@@ -50,6 +50,9 @@ typedef struct search_params {
     double adaptive_max_primaries;  /* primaries of a one-intent task */
     double answer_name_searches;    /* ranked lists: text searches after the first request */
     double answer_same_api;         /* 1: a one-intent answer keeps to its best's API */
+    double route_name_spread;       /* a name: other APIs using it, share of the registry */
+    double answer_one_per_service;  /* 1: a ranked list skips copies of listed operations */
+    double answer_api_cap;          /* ranked list: most primaries of one API (0: no cap) */
     double producer_relevance;      /* a producer's own relevance in the choice */
     double producer_search_bonus;   /* text-search producers when the task names things */
     double producer_mine_bonus;     /* caller's producers when the task says "my" */

@@ -66,7 +66,9 @@ typedef struct api_name {
     const char *stem;
     uint32_t *apis;
     size_t n_apis;
-    bool vocab; /* the APIs' own paths or operation ids use it: it also says what to do */
+    bool vocab;    /* the APIs' own paths or operation ids use it: it also says what to do */
+    double share;  /* share of the index chunks using it that belong to the APIs */
+    double spread; /* APIs outside these that use it, as a share of all APIs */
 } api_name;
 
 struct search_engine {
@@ -259,7 +261,7 @@ int route_api_names(search_engine *e);
 /* Do two names name the same APIs? */
 bool route_same_apis(const search_engine *e, long a, long b);
 /* The api_name a stem is, or -1. */
-long route_name_of(const search_engine *e, const char *stem);
+long route_name_of(const search_engine *e, const search_params *p, const char *stem);
 /* Marks the APIs the words [w0, w1) name in r->named (allocating it), and drops the name
    terms from r's terms. Returns the number of names found. */
 int route_named(query_state *st, ranking *r, size_t *found);
