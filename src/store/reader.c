@@ -674,6 +674,19 @@ static int load_chunks(store_index *idx, apidex_error *err)
 
 /* ---------------------------------------------------------------- edges */
 
+/* The id at index i of the operations (kind 0) or schemas (1), or a copy of the column when
+   it names neither (a dangling edge): an edge shares its ends' strings, it does not copy
+   them (two million edges on the whole APIs.guru directory). */
+static const char *edge_end(store_index *idx, sqlite3_stmt *st, int col, bool schema, long *i,
+                            bool *fail)
+{
+    const char *raw = (const char *)sqlite3_column_text(st, col);
+    *i = schema ? map_find(&idx->schema_map, schema_key, idx->schemas, raw)
+                : map_find(&idx->op_map, op_key, idx->ops, raw);
+    if (*i >= 0) return schema ? idx->schemas[*i].id : idx->ops[*i].id;
+    return col_str0(idx, st, col, fail);
+}
+
 static int edge_row(store_index *idx, sqlite3_stmt *st, size_t i)
 {
     int kind = sqlite3_column_int(st, 0);
@@ -681,23 +694,13 @@ static int edge_row(store_index *idx, sqlite3_stmt *st, size_t i)
     bool fail = false;
     store_edge *e = &idx->edges[i];
     e->kind = (store_edge_kind)kind;
-    e->src = col_str0(idx, st, 1, &fail);
-    e->dst = col_str0(idx, st, 2, &fail);
+    e->src = edge_end(idx, st, 1, kind == STORE_EDGE_SCHEMA_SCHEMA, &e->src_index, &fail);
+    e->dst = edge_end(idx, st, 2, kind != STORE_EDGE_PRODUCER, &e->dst_index, &fail);
     e->param = col_str(idx, st, 3, &fail);
     e->field = col_str(idx, st, 4, &fail);
     e->score = sqlite3_column_double(st, 5);
     e->explicit_hint = sqlite3_column_int(st, 6) != 0;
     e->features = (unsigned)sqlite3_column_int64(st, 7);
-    if (kind == STORE_EDGE_OP_SCHEMA) {
-        e->src_index = map_find(&idx->op_map, op_key, idx->ops, e->src);
-        e->dst_index = map_find(&idx->schema_map, schema_key, idx->schemas, e->dst);
-    } else if (kind == STORE_EDGE_SCHEMA_SCHEMA) {
-        e->src_index = map_find(&idx->schema_map, schema_key, idx->schemas, e->src);
-        e->dst_index = map_find(&idx->schema_map, schema_key, idx->schemas, e->dst);
-    } else {
-        e->src_index = map_find(&idx->op_map, op_key, idx->ops, e->src);
-        e->dst_index = map_find(&idx->op_map, op_key, idx->ops, e->dst);
-    }
     return fail ? -1 : 0;
 }
 
