@@ -113,10 +113,10 @@ static const char *item_content(const agent_context_item *it, const ask_state *s
 {
     if (it->is_schema) {
         long si = store_find_schema(st->idx, it->id);
-        return si >= 0 && st->schemas[si].content ? st->schemas[si].content : "";
+        return si >= 0 ? store_schema_content(st->idx, (size_t)si) : "";
     }
     long oi = store_find_operation(st->idx, it->id);
-    return oi >= 0 && st->ops[oi].content ? st->ops[oi].content : "";
+    return oi >= 0 ? store_operation_content(st->idx, (size_t)oi) : "";
 }
 
 static int render(const ask_state *st, core_buf *b)

@@ -141,9 +141,9 @@ static const char *chunk_text_of(const discover_state *st, const char *op_id)
 {
     for (size_t i = 0; st->chunks && i < st->n_chunks; i++) {
         const store_chunk *c = &st->chunks[i];
-        if (c->text && c->text != c->content && c->n_endpoints == 1 &&
-            !strcmp(c->endpoints[0], op_id))
-            return c->text;
+        if (c->n_endpoints != 1 || strcmp(c->endpoints[0], op_id)) continue;
+        const char *text = store_chunk_text(st->idx, i);
+        if (text) return text;
     }
     return NULL;
 }
@@ -205,7 +205,7 @@ static int tool_search(discover_state *st, json_object *args, bool full, core_bu
             const store_operation *op = oi >= 0 ? &st->ops[oi] : NULL;
             if (full) {
                 core_buf_printf(out, "\n### %s %s [%s]\n", h->method, h->path, h->api);
-                core_buf_puts(out, op && op->content ? op->content : "");
+                core_buf_puts(out, op ? store_operation_content(st->idx, (size_t)oi) : "");
                 core_buf_putc(out, '\n');
             } else {
                 core_buf_printf(out, "%zu. %s %s [%s]", i + 1, h->method, h->path, h->api);
@@ -276,7 +276,7 @@ static int tool_get(discover_state *st, json_object *args, core_buf *out)
     }
     const store_operation *op = &st->ops[oi];
     core_buf_printf(out, "%s %s [%s]\n", op->method, op->path, op->api);
-    core_buf_puts(out, op->content ? op->content : "");
+    core_buf_puts(out, store_operation_content(st->idx, (size_t)oi));
     return out->failed ? APIDEX_ENOMEM : 0;
 }
 

@@ -77,8 +77,8 @@ int context_assemble(query_state *st, search_result *res)
         core_buf_printf(&piece, "## %s %s (%s)%s\n\n", op->method, op->path, op->id,
                         st->role[i] == SEARCH_ROLE_PRODUCER ? " [producer]" : "");
         /* descriptions in the rendering may hold HTML and markdown: plain text for agents */
-        if (op->content)
-            text_plain(op->content, strlen(op->content), TEXT_PLAIN_KEEP_LINES, &piece);
+        const char *content = store_operation_content(e->idx, st->out[i]);
+        text_plain(content, strlen(content), TEXT_PLAIN_KEEP_LINES, &piece);
         core_buf_puts(&piece, "\n\n");
         rc = piece.failed ? APIDEX_ENOMEM : context_add(&b, piece.data, budget, &used);
     }
@@ -94,8 +94,8 @@ int context_assemble(query_state *st, search_result *res)
             core_buf_reset(&piece);
             core_buf_printf(&piece, "%s## %s (used by %s)\n\n", header ? "" : "# Schemas\n\n",
                             s->id, op->id);
-            if (s->content)
-                text_plain(s->content, strlen(s->content), TEXT_PLAIN_KEEP_LINES, &piece);
+            const char *content = store_schema_content(e->idx, (size_t)ed->dst_index);
+            text_plain(content, strlen(content), TEXT_PLAIN_KEEP_LINES, &piece);
             core_buf_puts(&piece, "\n\n");
             size_t before = used;
             rc = piece.failed ? APIDEX_ENOMEM : context_add(&b, piece.data, budget, &used);

@@ -9,7 +9,8 @@
  *   submit ..."); it is split into clauses that each open with an action verb.
  * - Ranking (rank.c, lexical.c, dense.c): the whole task and each intent are ranked on
  *   their own words by BM25F over the operation fields the store keeps, each field with
- *   its weight and length normalisation, postings in memory. Dense and hybrid modes fuse
+ *   its weight and length normalisation, postings in memory (built when the engine opens,
+ *   from the chunk terms the store streams; no text is kept). Dense and hybrid modes fuse
  *   the whole task's ranking with the embedding scores.
  * - Routing (routing.c): an API the words name is preferred for them; otherwise each API
  *   is weighed by the share of the words it has, and a ranking that is one request
@@ -67,6 +68,31 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* How many of the sorted strings s[0..n) equal key: two binary searches (a walk from one
+   match to the ends of its run costs the run's length per producer, and on a large API
+   the run of a common entity is thousands long). */
+static size_t equal_range(const char *const *s, size_t n, const char *key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(s[mid], key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t first = lo;
+    hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(s[mid], key) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo - first;
+}
+
 /* The producer edges, grouped per consumer (counted, then placed), with the share of
    the consumer's API's operations that take the same entity as an input. */
 static int load_producers(search_engine *e, const store_edge *edges, size_t n_edges)
@@ -120,14 +146,7 @@ static int load_producers(search_engine *e, const store_edge *edges, size_t n_ed
             op_info *c = &e->info[i];
             for (size_t k = 0; k < c->n_producers; k++) {
                 producer_ref *r = &c->producers[k];
-                const char **lo = bsearch(&r->entity, ents, m, sizeof *ents, cmp_str);
-                size_t takes = 0;
-                if (lo) {
-                    const char **hi = lo;
-                    while (lo > ents && !strcmp(lo[-1], r->entity)) lo--;
-                    while (hi < ents + m && !strcmp(*hi, r->entity)) hi++;
-                    takes = (size_t)(hi - lo);
-                }
+                size_t takes = equal_range(ents, m, r->entity);
                 r->share = n >= 5 ? (double)takes / (double)n : 0;
             }
         }

@@ -101,6 +101,52 @@ static int posting_add(search_engine *e, long ti, uint32_t doc, uint16_t field)
  * is ranked field by field; the paper's strategies are ranked on the text each chunk was
  * built to expose, as the paper does.
  */
+/* What lex_build carries through the chunk terms scan. */
+typedef struct build_state {
+    search_engine *e;
+    bool use_fields;
+    double total_len[STORE_FIELD_COUNT];
+    size_t with_field[STORE_FIELD_COUNT];
+} build_state;
+
+static int index_chunk(void *ctx, size_t d, const char *const *terms)
+{
+    build_state *b = ctx;
+    search_engine *e = b->e;
+    if (!e->docs[d].n_ops) return 0;
+    bool specific = false;
+    for (int f = 0; f < STORE_FIELD_TAGS && b->use_fields; f++) /* tags: API title everywhere */
+        if (*terms[f]) specific = true;
+    int rc = 0;
+    for (int f = 0; f < STORE_FIELD_COUNT && !rc; f++) {
+        if (specific == (f == STORE_FIELD_OTHER)) continue;
+        const char *t = terms[f];
+        while (*t && !rc) {
+            while (*t == ' ') t++;
+            const char *end = t;
+            while (*end && *end != ' ') end++;
+            if (end > t) {
+                long ti = term_intern(e, t, (size_t)(end - t));
+                rc = ti < 0 ? APIDEX_ENOMEM : posting_add(e, ti, (uint32_t)d, (uint16_t)f);
+                e->docs[d].field_len[f]++;
+            }
+            t = end;
+        }
+        if (e->docs[d].field_len[f]) {
+            b->total_len[f] += e->docs[d].field_len[f];
+            b->with_field[f]++;
+        }
+    }
+    return rc;
+}
+
+/*
+ * Documents are the chunks that cover endpoints (schema chunks are context only). A chunk
+ * with per-field text (an operation chunk) is ranked on its fields; one without (a window
+ * of a whole document, a JSON split) on its whole text. The hybrid strategy (the default)
+ * is ranked field by field; the paper's strategies are ranked on the text each chunk was
+ * built to expose, as the paper does. The terms are streamed from the index, not kept.
+ */
 int lex_build(search_engine *e, apidex_error *err)
 {
     int rc = store_chunks(e->idx, &e->chunks, &e->n_docs, err);
@@ -108,45 +154,21 @@ int lex_build(search_engine *e, apidex_error *err)
     e->docs = calloc(e->n_docs ? e->n_docs : 1, sizeof *e->docs);
     if (!e->docs) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     store_info info;
-    bool use_fields = true;
+    build_state b = {.e = e, .use_fields = true};
     if (store_index_info(e->idx, &info, err) == 0 && info.strategy && *info.strategy &&
         strncmp(info.strategy, "hybrid", 6) != 0)
-        use_fields = false;
-    double total_len[STORE_FIELD_COUNT] = {0};
-    size_t with_field[STORE_FIELD_COUNT] = {0};
-    for (size_t d = 0; d < e->n_docs && !rc; d++) {
+        b.use_fields = false;
+    for (size_t d = 0; d < e->n_docs; d++) {
         const store_chunk *c = &e->chunks[d];
         e->docs[d].ops = c->endpoint_ops;
         e->docs[d].n_ops = c->n_endpoints;
-        if (!c->n_endpoints) continue;
-        e->n_ranked++;
-        bool specific = false;
-        for (int f = 0; f < STORE_FIELD_TAGS && use_fields; f++) /* tags: API title everywhere */
-            if (c->terms[f] && *c->terms[f]) specific = true;
-        for (int f = 0; f < STORE_FIELD_COUNT && !rc; f++) {
-            if (specific == (f == STORE_FIELD_OTHER)) continue;
-            const char *t = c->terms[f];
-            if (!t) continue;
-            while (*t && !rc) {
-                while (*t == ' ') t++;
-                const char *end = t;
-                while (*end && *end != ' ') end++;
-                if (end > t) {
-                    long ti = term_intern(e, t, (size_t)(end - t));
-                    rc = ti < 0 ? APIDEX_ENOMEM : posting_add(e, ti, (uint32_t)d, (uint16_t)f);
-                    e->docs[d].field_len[f]++;
-                }
-                t = end;
-            }
-            if (e->docs[d].field_len[f]) {
-                total_len[f] += e->docs[d].field_len[f];
-                with_field[f]++;
-            }
-        }
+        if (c->n_endpoints) e->n_ranked++;
     }
+    rc = store_chunk_terms_scan(e->idx, index_chunk, &b, err);
+    if (rc) return rc;
     for (int f = 0; f < STORE_FIELD_COUNT; f++)
-        e->avg_len[f] = with_field[f] ? total_len[f] / (double)with_field[f] : 0;
-    return rc ? core_error_set(err, rc, "out of memory") : 0;
+        e->avg_len[f] = b.with_field[f] ? b.total_len[f] / (double)b.with_field[f] : 0;
+    return 0;
 }
 
 /* The stop words through the same term pipeline as the index. */

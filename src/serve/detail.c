@@ -154,7 +154,7 @@ static struct json_object *stored_detail(store_index *idx, long oi, const store_
         json_object_array_add(inputs, in);
     }
     serve_jadd(o, "inputs", inputs);
-    serve_jadd(o, "content", json_object_new_string(sop->content ? sop->content : ""));
+    serve_jadd(o, "content", json_object_new_string(store_operation_content(idx, (size_t)oi)));
     serve_jadd(o, "note", json_object_new_string(why));
     serve_jadd(o, "producers", producers(idx, oi));
     return o;

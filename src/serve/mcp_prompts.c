@@ -201,7 +201,7 @@ static void plan_endpoint(core_buf *b, serve_snapshot *snap, size_t n, struct js
     /* the stored text keeps the specs' HTML and markdown; the plan is plain text */
     core_buf plain;
     core_buf_init(&plain, 0);
-    const char *content = op->content;
+    const char *content = store_operation_content(snap->idx, (size_t)i);
     if (content && !text_plain(content, strlen(content), TEXT_PLAIN_KEEP_LINES, &plain))
         content = plain.data ? plain.data : "";
     if (!calling_details(b, content)) plan_inputs(b, op);

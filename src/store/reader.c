@@ -36,9 +36,11 @@ struct store_index {
     size_t n_apis;
     bool apis_loaded;
     store_operation *ops;
+    int64_t *op_rowids; /* parallel to ops: where to read an operation's content */
     size_t n_ops;
     bool ops_loaded;
     store_schema *schemas;
+    int64_t *schema_rowids; /* parallel to schemas */
     size_t n_schemas;
     bool schemas_loaded;
     store_chunk *chunks;
@@ -516,15 +518,11 @@ static int op_row(store_index *idx, sqlite3_stmt *st, size_t i)
     o->deprecated = sqlite3_column_int(st, 8) != 0;
     o->pointer = col_str(idx, st, 9, &fail);
     o->capability = col_str(idx, st, 10, &fail);
-    o->content = col_str0(idx, st, 11, &fail);
+    idx->op_rowids[i] = sqlite3_column_int64(st, 11);
     o->tokens = col_size(st, 12);
     o->action = sqlite3_column_int(st, 13);
     o->verb = col_str(idx, st, 14, &fail);
     o->flags = (unsigned)sqlite3_column_int64(st, 15);
-    for (int f = 0; f < STORE_FIELD_COUNT; f++) {
-        o->fields[f] = col_str(idx, st, 16 + f, &fail);
-        o->terms[f] = col_str0(idx, st, 16 + STORE_FIELD_COUNT + f, &fail);
-    }
     long ai = api_index_of(idx, o->api);
     o->api_index = ai >= 0 ? (size_t)ai : 0;
     return fail ? -1 : 0;
@@ -537,12 +535,11 @@ static int load_ops(store_index *idx, apidex_error *err)
     if (rc) return rc;
     core_buf sql;
     core_buf_init(&sql, 0);
+    /* Not the rendered content nor the per-field text and terms: content is read by
+       store_operation_content when shown; search ranks on the chunks' terms. */
     core_buf_puts(&sql, "SELECT id, api, method, path, operation_id, summary, description, tags, "
-                        "deprecated, pointer, capability, content, tokens, action, verb, flags, ");
-    store_columns("f_", &sql);
-    core_buf_puts(&sql, ", ");
-    store_columns("t_", &sql);
-    core_buf_puts(&sql, " FROM operations ORDER BY api, rowid");
+                        "deprecated, pointer, capability, rowid, tokens, action, verb, flags "
+                        "FROM operations ORDER BY api, rowid");
     if (sql.failed) {
         core_buf_free(&sql);
         return oom(err);
@@ -553,6 +550,10 @@ static int load_ops(store_index *idx, apidex_error *err)
     rc = rows_begin(idx, sql.data, "operations", sizeof *idx->ops, &arr, &cap, &st, err);
     idx->ops = arr;
     core_buf_free(&sql);
+    if (!rc && !(idx->op_rowids = core_arena_calloc(idx->arena, cap ? cap : 1, sizeof(int64_t)))) {
+        sqlite3_finalize(st);
+        rc = oom(err);
+    }
     if (!rc) rc = rows_run(idx, st, cap, "operations", op_row, &idx->n_ops, err);
     if (rc) return rc;
     if (map_build(idx, &idx->op_map, idx->n_ops, op_key, idx->ops)) return oom(err);
@@ -572,7 +573,7 @@ static int schema_row(store_index *idx, sqlite3_stmt *st, size_t i)
     s->api = col_str0(idx, st, 1, &fail);
     s->name = col_str0(idx, st, 2, &fail);
     s->pointer = col_str(idx, st, 3, &fail);
-    s->content = col_str0(idx, st, 4, &fail);
+    idx->schema_rowids[i] = sqlite3_column_int64(st, 4);
     s->tokens = col_size(st, 5);
     s->used_by = col_size(st, 6);
     s->in_cycle = sqlite3_column_int(st, 7) != 0;
@@ -589,12 +590,16 @@ static int load_schemas(store_index *idx, apidex_error *err)
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
     void *arr = NULL;
-    rc =
-        rows_begin(idx,
-                   "SELECT id, api, name, pointer, content, tokens, used_by, in_cycle FROM schemas "
-                   "ORDER BY api, rowid",
-                   "schemas", sizeof *idx->schemas, &arr, &cap, &st, err);
+    rc = rows_begin(idx,
+                    "SELECT id, api, name, pointer, rowid, tokens, used_by, in_cycle FROM schemas "
+                    "ORDER BY api, rowid",
+                    "schemas", sizeof *idx->schemas, &arr, &cap, &st, err);
     idx->schemas = arr;
+    if (!rc &&
+        !(idx->schema_rowids = core_arena_calloc(idx->arena, cap ? cap : 1, sizeof(int64_t)))) {
+        sqlite3_finalize(st);
+        rc = oom(err);
+    }
     if (!rc) rc = rows_run(idx, st, cap, "schemas", schema_row, &idx->n_schemas, err);
     if (rc) return rc;
     if (map_build(idx, &idx->schema_map, idx->n_schemas, schema_key, idx->schemas)) return oom(err);
@@ -618,14 +623,10 @@ static int chunk_row(store_index *idx, sqlite3_stmt *st, size_t i)
     c->id = col_str0(idx, st, 1, &fail);
     c->api = col_str0(idx, st, 2, &fail);
     c->type = col_str0(idx, st, 3, &fail);
-    c->content = col_str0(idx, st, 4, &fail);
-    c->text = col_str(idx, st, 5, &fail);
-    if (!c->text) c->text = c->content;
-    c->metadata = col_str(idx, st, 6, &fail);
-    if (json_strings(idx, (const char *)sqlite3_column_text(st, 7), &c->endpoints, &c->n_endpoints))
+    c->metadata = col_str(idx, st, 4, &fail);
+    if (json_strings(idx, (const char *)sqlite3_column_text(st, 5), &c->endpoints, &c->n_endpoints))
         fail = true;
-    c->tokens = col_size(st, 8);
-    for (int f = 0; f < STORE_FIELD_COUNT; f++) c->terms[f] = col_str0(idx, st, 9 + f, &fail);
+    c->tokens = col_size(st, 6);
     if (c->n_endpoints && !fail) {
         c->endpoint_ops = core_arena_calloc(idx->arena, c->n_endpoints, sizeof(long));
         if (!c->endpoint_ops) fail = true;
@@ -644,11 +645,11 @@ static int load_chunks(store_index *idx, apidex_error *err)
     if (rc) return rc;
     core_buf sql;
     core_buf_init(&sql, 0);
-    core_buf_puts(&sql,
-                  "SELECT rowid, id, api, type, content, text, metadata, endpoints, tokens, ");
-    store_columns("t_", &sql);
-    /* rowid order: store_fts_search maps FTS rowids back by binary search. */
-    core_buf_puts(&sql, " FROM chunks ORDER BY rowid");
+    /* Not the content, text or terms: store_chunk_content / store_chunk_text read them
+       when shown, store_chunk_terms_scan streams the terms to the lexical ranker.
+       rowid order: store_fts_search maps FTS rowids back by binary search. */
+    core_buf_puts(&sql, "SELECT rowid, id, api, type, metadata, endpoints, tokens FROM chunks "
+                        "ORDER BY rowid");
     if (sql.failed) {
         core_buf_free(&sql);
         return oom(err);
@@ -673,6 +674,19 @@ static int load_chunks(store_index *idx, apidex_error *err)
 
 /* ---------------------------------------------------------------- edges */
 
+/* The id at index i of the operations (kind 0) or schemas (1), or a copy of the column when
+   it names neither (a dangling edge): an edge shares its ends' strings, it does not copy
+   them (two million edges on the whole APIs.guru directory). */
+static const char *edge_end(store_index *idx, sqlite3_stmt *st, int col, bool schema, long *i,
+                            bool *fail)
+{
+    const char *raw = (const char *)sqlite3_column_text(st, col);
+    *i = schema ? map_find(&idx->schema_map, schema_key, idx->schemas, raw)
+                : map_find(&idx->op_map, op_key, idx->ops, raw);
+    if (*i >= 0) return schema ? idx->schemas[*i].id : idx->ops[*i].id;
+    return col_str0(idx, st, col, fail);
+}
+
 static int edge_row(store_index *idx, sqlite3_stmt *st, size_t i)
 {
     int kind = sqlite3_column_int(st, 0);
@@ -680,23 +694,13 @@ static int edge_row(store_index *idx, sqlite3_stmt *st, size_t i)
     bool fail = false;
     store_edge *e = &idx->edges[i];
     e->kind = (store_edge_kind)kind;
-    e->src = col_str0(idx, st, 1, &fail);
-    e->dst = col_str0(idx, st, 2, &fail);
+    e->src = edge_end(idx, st, 1, kind == STORE_EDGE_SCHEMA_SCHEMA, &e->src_index, &fail);
+    e->dst = edge_end(idx, st, 2, kind != STORE_EDGE_PRODUCER, &e->dst_index, &fail);
     e->param = col_str(idx, st, 3, &fail);
     e->field = col_str(idx, st, 4, &fail);
     e->score = sqlite3_column_double(st, 5);
     e->explicit_hint = sqlite3_column_int(st, 6) != 0;
     e->features = (unsigned)sqlite3_column_int64(st, 7);
-    if (kind == STORE_EDGE_OP_SCHEMA) {
-        e->src_index = map_find(&idx->op_map, op_key, idx->ops, e->src);
-        e->dst_index = map_find(&idx->schema_map, schema_key, idx->schemas, e->dst);
-    } else if (kind == STORE_EDGE_SCHEMA_SCHEMA) {
-        e->src_index = map_find(&idx->schema_map, schema_key, idx->schemas, e->src);
-        e->dst_index = map_find(&idx->schema_map, schema_key, idx->schemas, e->dst);
-    } else {
-        e->src_index = map_find(&idx->op_map, op_key, idx->ops, e->src);
-        e->dst_index = map_find(&idx->op_map, op_key, idx->ops, e->dst);
-    }
     return fail ? -1 : 0;
 }
 
@@ -785,6 +789,108 @@ long store_find_api(store_index *idx, const char *id)
     long i = load_apis(idx, NULL) ? -1 : api_index_of(idx, id);
     pthread_mutex_unlock(&idx->lock);
     return i;
+}
+
+/* ---------------------------------------------------------------- text read when shown */
+
+/* Marks a chunk's text slot read and found NULL (the chunk was indexed on its content). */
+static const char no_text[1];
+
+/* The first column of the row rowid (sql binds it) into *slot (the arena keeps it until
+   store_close), read once; if_null when the column is NULL; "" when unreadable (the
+   accessors never fail: a caller shows nothing). */
+static const char *fetch_text(store_index *idx, const char *sql, int64_t rowid, const char **slot,
+                              const char *if_null)
+{
+    pthread_mutex_lock(&idx->lock);
+    if (!*slot) {
+        sqlite3_stmt *st = NULL;
+        const char *text = if_null;
+        if (sqlite3_prepare_v2(idx->db, sql, -1, &st, NULL) == SQLITE_OK) {
+            sqlite3_bind_int64(st, 1, rowid);
+            bool fail = false;
+            if (sqlite3_step(st) == SQLITE_ROW) {
+                const char *s = col_str(idx, st, 0, &fail);
+                if (s) text = s;
+            }
+            sqlite3_finalize(st);
+            if (!fail) *slot = text;
+        }
+        if (!*slot) {
+            pthread_mutex_unlock(&idx->lock);
+            return if_null;
+        }
+    }
+    const char *out = *slot;
+    pthread_mutex_unlock(&idx->lock);
+    return out;
+}
+
+const char *store_operation_content(store_index *idx, size_t i)
+{
+    if (!idx || !idx->ops_loaded || i >= idx->n_ops) return "";
+    return fetch_text(idx, "SELECT content FROM operations WHERE rowid = ?", idx->op_rowids[i],
+                      &idx->ops[i].content, "");
+}
+
+const char *store_schema_content(store_index *idx, size_t i)
+{
+    if (!idx || !idx->schemas_loaded || i >= idx->n_schemas) return "";
+    return fetch_text(idx, "SELECT content FROM schemas WHERE rowid = ?", idx->schema_rowids[i],
+                      &idx->schemas[i].content, "");
+}
+
+const char *store_chunk_content(store_index *idx, size_t i)
+{
+    if (!idx || !idx->chunks_loaded || i >= idx->n_chunks) return "";
+    return fetch_text(idx, "SELECT content FROM chunks WHERE rowid = ?", idx->chunk_rowids[i],
+                      &idx->chunks[i].content, "");
+}
+
+const char *store_chunk_text(store_index *idx, size_t i)
+{
+    if (!idx || !idx->chunks_loaded || i >= idx->n_chunks) return NULL;
+    const char *t = fetch_text(idx, "SELECT text FROM chunks WHERE rowid = ?", idx->chunk_rowids[i],
+                               &idx->chunks[i].text, no_text);
+    return t == no_text ? NULL : t;
+}
+
+int store_chunk_terms_scan(store_index *idx, store_terms_fn fn, void *ctx, apidex_error *err)
+{
+    const store_chunk *chunks;
+    size_t n_chunks;
+    int rc = store_chunks(idx, &chunks, &n_chunks, err);
+    if (rc) return rc;
+    core_buf sql;
+    core_buf_init(&sql, 0);
+    core_buf_puts(&sql, "SELECT rowid, ");
+    store_columns("t_", &sql);
+    core_buf_puts(&sql, " FROM chunks ORDER BY rowid");
+    sqlite3_stmt *st = NULL;
+    rc = sql.failed ? oom(err) : prepare(idx, sql.data, &st, err);
+    core_buf_free(&sql);
+    if (rc) return rc;
+    int step;
+    size_t next = 0; /* rows come in the order of the chunk array */
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t rowid = sqlite3_column_int64(st, 0);
+        while (next < n_chunks && idx->chunk_rowids[next] < rowid) next++;
+        if (next == n_chunks) break;
+        if (idx->chunk_rowids[next] != rowid) continue;
+        const char *terms[STORE_FIELD_COUNT];
+        for (int f = 0; f < STORE_FIELD_COUNT; f++) {
+            const unsigned char *t = sqlite3_column_text(st, 1 + f);
+            terms[f] = t ? (const char *)t : "";
+        }
+        rc = fn(ctx, next++, terms);
+        if (rc) core_error_set(err, rc, "out of memory");
+    }
+    if (!rc && step != SQLITE_DONE && step != SQLITE_ROW)
+        rc = (step & 0xff) == SQLITE_CORRUPT || (step & 0xff) == SQLITE_NOTADB
+                 ? store_damaged_error(idx->path, step, err)
+                 : store_db_error(idx->db, "chunks", err);
+    sqlite3_finalize(st);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- FTS */

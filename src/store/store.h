@@ -19,8 +19,9 @@
  *   rows need no renumbering. Options that change chunking (strategy, filters,
  *   the apidex version) force a full rebuild.
  * - Readers load whole tables into memory once (the search stage ranks over
- *   arrays, not SQL); the FTS5 table is there for bm25() queries and for users
- *   who open the file with sqlite3.
+ *   arrays, not SQL), without the rendered text (content of operations, schemas
+ *   and chunks), which is read row by row when shown; the FTS5 table is there
+ *   for bm25() queries and for users who open the file with sqlite3.
  *
  * The file format (tables, columns, build protocol) is documented in
  * docs/INDEX.md; keep it in step with schema.c.
@@ -129,11 +130,13 @@ typedef struct store_operation {
     bool deprecated;
     const char *pointer;    /* JSON pointer of the operation in its root document */
     const char *capability; /* one line "what it does" for catalogs and manifests */
-    const char *content;    /* the whole operation rendered, schemas resolved (show) */
+    const char *content;    /* the whole operation rendered, schemas resolved (show); on
+                               output read it with store_operation_content */
     size_t tokens;          /* cl100k tokens of content */
     /* Raw text per field (NULL = empty) and the same text through the term
        pipeline (stemmed words separated by single spaces; "" when empty).
-       On input, terms may be left NULL: the writer computes them. */
+       On input, terms may be left NULL: the writer computes them. Input only: a
+       reader leaves both NULL (search ranks on the chunks' terms). */
     const char *fields[STORE_FIELD_COUNT];
     const char *terms[STORE_FIELD_COUNT];
     store_input *inputs;
@@ -149,7 +152,8 @@ typedef struct store_schema {
     const char *api;
     const char *name;
     const char *pointer; /* where it is defined */
-    const char *content; /* rendered (resolved one level, refs by name) */
+    const char *content; /* rendered (resolved one level, refs by name); on output read
+                            it with store_schema_content */
     size_t tokens;
     size_t used_by; /* operations that reference it, directly or not */
     bool in_cycle;
@@ -160,14 +164,17 @@ typedef struct store_chunk {
     const char *id; /* unique in the index */
     const char *api;
     const char *type;       /* "endpoint", "schema", "summary", "text", ... (from chunk) */
-    const char *content;    /* what is handed to a reader or an LLM */
-    const char *text;       /* what was embedded/indexed (may equal content) */
+    const char *content;    /* what is handed to a reader or an LLM (output: NULL, read
+                               it with store_chunk_content) */
+    const char *text;       /* what was embedded/indexed (may equal content; output:
+                               NULL, read it with store_chunk_text: NULL when it is the
+                               content) */
     const char *metadata;   /* a JSON object, or NULL */
     const char **endpoints; /* operation ids the chunk belongs to */
     size_t n_endpoints;
     size_t tokens; /* cl100k tokens of content */
     /* Per-field raw text on input (the writer turns it into terms; NULL =
-       empty); on output only terms are filled (fields are NULL). */
+       empty); on output both are NULL (store_chunk_terms_scan streams the terms). */
     const char *fields[STORE_FIELD_COUNT];
     const char *terms[STORE_FIELD_COUNT];
     long *endpoint_ops; /* output only: index into store_operations() per endpoint, -1 unknown */
@@ -242,6 +249,30 @@ long store_find_operation(store_index *idx, const char *id);
 long store_find_schema(store_index *idx, const char *id);
 /** Index into store_apis() of the API with this id, or -1. */
 long store_find_api(store_index *idx, const char *id);
+
+/*
+ * Text read when it is shown, not when the index is opened: the loaders above leave
+ * store_operation.content, store_schema.content, store_chunk.content and .text NULL (the
+ * rendered text is most of the file; a search needs none of it), and these read one
+ * row's on first use. The text stays in the index until store_close (a server shows the
+ * same endpoints again and again). "" when i is out of range or the row cannot be read.
+ * Thread-safe.
+ */
+const char *store_operation_content(store_index *idx, size_t i);
+const char *store_schema_content(store_index *idx, size_t i);
+const char *store_chunk_content(store_index *idx, size_t i);
+/** The text chunk i was indexed and embedded on when it has its own (summary and query
+    strategies), NULL when that is its content. */
+const char *store_chunk_text(store_index *idx, size_t i);
+
+/** Called with chunk i of store_chunks() and its terms per field ("" when empty; valid
+    during the call only). Non-zero stops the scan and is returned. */
+typedef int (*store_terms_fn)(void *ctx, size_t i, const char *const *terms);
+/**
+ * Streams every chunk's terms in store_chunks() order to fn (the lexical ranker builds
+ * its postings from them without keeping the text). Loads the chunks first if needed.
+ */
+int store_chunk_terms_scan(store_index *idx, store_terms_fn fn, void *ctx, apidex_error *err);
 
 /** One FTS5 match: a chunk (index into store_chunks()) and its score (-bm25, higher = better). */
 typedef struct store_fts_hit {

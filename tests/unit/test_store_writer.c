@@ -10,6 +10,36 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* One text cell of the index file (the columns a reader does not load), malloc'd; NULL for
+   SQL NULL. */
+static char *cell(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    char *out = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        out = strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return out;
+}
+
+/* Collects the chunk terms scan: the order of the chunks and their operation-id terms. */
+typedef struct scan_log {
+    size_t order[8], n;
+    char first_path[64];
+} scan_log;
+
+static int log_terms(void *ctx, size_t i, const char *const *terms)
+{
+    scan_log *l = ctx;
+    if (l->n < 8) l->order[l->n++] = i;
+    if (i == 0) snprintf(l->first_path, sizeof l->first_path, "%s", terms[STORE_FIELD_PATH]);
+    return 0;
+}
+
 /* One API "name" with two operations, a schema and one chunk per operation. `flavour`
    changes the summaries (a new version of the document). */
 static void write_api(store_writer *w, const char *name, uint64_t hash, const char *flavour)
@@ -184,10 +214,26 @@ static void test_round_trip(void **state)
     assert_int_equal(ops[0].n_tags, 2);
     assert_int_equal(ops[0].tokens, 9);
     assert_null(ops[0].description);
-    assert_string_equal(ops[0].fields[STORE_FIELD_OPERATION_ID], "getThing");
+    /* field text and terms are in the file, not loaded (search ranks on chunk terms) */
+    assert_null(ops[0].fields[STORE_FIELD_OPERATION_ID]);
+    assert_null(ops[0].terms[STORE_FIELD_OPERATION_ID]);
+    char *cv = cell(db, "SELECT f_operation_id FROM operations WHERE id = 'alpha:getThing'");
+    assert_string_equal(cv, "getThing");
+    free(cv);
     /* terms: split + stemmed; "getThing" -> get thing (+ the joined identifier) */
-    assert_non_null(strstr(ops[0].terms[STORE_FIELD_OPERATION_ID], "thing"));
-    assert_string_equal(ops[0].terms[STORE_FIELD_DESCRIPTION], "");
+    cv = cell(db, "SELECT t_operation_id FROM operations WHERE id = 'alpha:getThing'");
+    assert_non_null(strstr(cv, "thing"));
+    free(cv);
+    cv = cell(db, "SELECT t_description FROM operations WHERE id = 'alpha:getThing'");
+    assert_string_equal(cv, "");
+    free(cv);
+    /* the rendered content is read when asked for, once, and kept */
+    assert_null(ops[0].content);
+    const char *content = store_operation_content(idx, 0);
+    assert_string_equal(content, "GET /things/{thing_id}\nGet a thing");
+    assert_ptr_equal(store_operation_content(idx, 0), content);
+    assert_string_equal(store_operation_content(idx, 3), "POST /things");
+    assert_string_equal(store_operation_content(idx, 99), "");
     assert_int_equal(ops[0].n_inputs, 1);
     assert_string_equal(ops[0].inputs[0].name, "thing_id");
     assert_string_equal(ops[0].inputs[0].field, "thing");
@@ -199,6 +245,7 @@ static void test_round_trip(void **state)
     assert_int_equal(store_find_operation(idx, "nope"), -1);
     assert_int_equal(store_find_api(idx, "beta"), 1);
     assert_int_equal(store_find_schema(idx, "alpha:Thing"), 0);
+    assert_string_equal(store_schema_content(idx, 0), "Thing: id");
 
     const store_chunk *chunks;
     assert_int_equal(store_chunks(idx, &chunks, &n, &err), 0);
@@ -208,7 +255,17 @@ static void test_round_trip(void **state)
     assert_int_equal(chunks[0].n_endpoints, 1);
     assert_int_equal(chunks[0].endpoint_ops[0], 2);
     assert_string_equal(chunks[1].metadata, "{\"x\":1}");
-    assert_string_equal(chunks[0].text, chunks[0].content); /* no text: content */
+    assert_null(chunks[0].content);
+    assert_string_equal(store_chunk_content(idx, 0), "GET /things/{thing_id}");
+    assert_null(store_chunk_text(idx, 0)); /* no text of its own: indexed on its content */
+    assert_null(store_chunk_text(idx, 99));
+    assert_string_equal(store_chunk_content(idx, 99), "");
+    /* the terms stream in chunk order */
+    scan_log log = {0};
+    assert_int_equal(store_chunk_terms_scan(idx, log_terms, &log, &err), 0);
+    assert_int_equal(log.n, 4);
+    for (size_t i = 0; i < 4; i++) assert_int_equal(log.order[i], i);
+    assert_non_null(strstr(log.first_path, "thing"));
 
     const store_edge *edges;
     assert_int_equal(store_edges(idx, &edges, &n, &err), 0);
@@ -312,7 +369,9 @@ static void test_incremental(void **state)
     /* the copied rows are complete: inputs, fields, terms, tokens */
     assert_int_equal(ops[ia].n_inputs, 1);
     assert_int_equal(ops[ia].tokens, 9);
-    assert_non_null(strstr(ops[ia].terms[STORE_FIELD_SUMMARY], "thing"));
+    char *summary_terms = cell(db, "SELECT t_summary FROM operations WHERE id = 'a:getThing'");
+    assert_non_null(strstr(summary_terms, "thing"));
+    free(summary_terms);
     assert_null(strstr(ops[ia].summary, "v2"));
     assert_non_null(strstr(ops[ib].summary, "(v2)"));
     const store_edge *edges;
