@@ -35,7 +35,10 @@ enum apidex_status {
     APIDEX_EVERSION = -9,     /* index or file format of another version */
     APIDEX_EDB = -10,         /* database error */
     APIDEX_ENET = -11,        /* network error or refused remote access */
-    APIDEX_EUNSUPPORTED = -12 /* not available in this build or on this input */
+    APIDEX_EUNSUPPORTED = -12, /* not available in this build or on this input */
+    APIDEX_EBUSY = -13,        /* another process holds the index's writer lock */
+    APIDEX_EREFUSED = -14      /* refused by a safety rule (a build that would remove most of
+                                  the index, or a file that is not an apidex index) */
 };
 
 /** Where and why something failed. Fixed-size so it can live on the stack. */

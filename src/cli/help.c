@@ -17,6 +17,8 @@ static const cli_command commands[] = {
      "load specs and report what was found (and what is wrong)"},
     {"search", cli_cmd_search, cli_usage_search, "find the endpoints a task needs, in call order"},
     {"index", cli_cmd_index, cli_usage_index, "build or update the index (incremental, atomic)"},
+    {"add", cli_cmd_add, cli_usage_add, "add or update APIs, keeping the rest of the index"},
+    {"remove", cli_cmd_remove, cli_usage_remove, "remove APIs from the index by id"},
     {"show", cli_cmd_show, cli_usage_show, "one operation, resolved, with the schemas it needs"},
     {"list", cli_cmd_list, cli_usage_list, "the catalog by API and tag, or a capability manifest"},
     {"agent", cli_cmd_agent, cli_usage_agent,
