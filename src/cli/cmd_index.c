@@ -147,8 +147,10 @@ int cli_build_index(const char *db, char *const *paths, size_t n_paths,
         }
     }
     if (flags->api_name && spec_registry_count(reg) != 1) {
-        core_error_set(err, APIDEX_EINVAL, "--name gives one API its id, but the paths hold %zu "
-                       "documents", spec_registry_count(reg));
+        core_error_set(err, APIDEX_EINVAL,
+                       "--name gives one API its id, but the paths hold %zu "
+                       "documents",
+                       spec_registry_count(reg));
         spec_registry_free(reg);
         return CLI_USAGE;
     }
@@ -305,8 +307,8 @@ void cli_print_build(const char *verb, const char *db, const store_build_report 
             verb, db, rep->added, rep->updated, rep->removed, rep->unchanged, rep->failed,
             rep->kept ? " (previous version kept)" : "", rep->seconds);
     for (int k = 0; k < 3; k++) print_ids(c, k);
-    fprintf(stderr, "  %zu APIs, %zu operations, %zu schemas, %zu chunks, %zu edges\n",
-            rep->n_apis, rep->n_operations, rep->n_schemas, rep->n_chunks, rep->n_edges);
+    fprintf(stderr, "  %zu APIs, %zu operations, %zu schemas, %zu chunks, %zu edges\n", rep->n_apis,
+            rep->n_operations, rep->n_schemas, rep->n_chunks, rep->n_edges);
     if (embedded)
         fprintf(stderr, "  %zu chunks embedded, %zu vectors reused\n", rep->embedded,
                 rep->vectors_reused);

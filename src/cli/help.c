@@ -67,7 +67,8 @@ void cli_usage_main(FILE *out)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "  %-10s %s\n", "version", "print the version");
     fprintf(out, "\nRun 'apidex COMMAND --help' for the options of a command.\n"
-                 "Exit status: 0 ok, 1 problems found (reported), 2 usage error, 3 failure.\n");
+                 "Exit status: 0 ok, 1 problems found (reported), 2 usage error, 3 failure;\n"
+                 "index, add and remove also 4 refused (nothing changed), 5 another writer.\n");
 }
 
 /* ---------------------------------------------------------------- flags from help text */

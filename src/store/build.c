@@ -458,8 +458,7 @@ static bool path_set_add(path_set *s, const char *path)
 
 /* add and remove: the strategy (without its "+llm"/"+embed" parts, which come from the
    options) and filters the current index was built with, read from its meta table. */
-static int inherit_options(const char *db_path, char **strategy, char **filters,
-                           apidex_error *err)
+static int inherit_options(const char *db_path, char **strategy, char **filters, apidex_error *err)
 {
     *strategy = *filters = NULL;
     store_file_kind kind = store_probe(db_path);
@@ -473,8 +472,8 @@ static int inherit_options(const char *db_path, char **strategy, char **filters,
     core_buf_free(&uri);
     sqlite3_stmt *st = NULL;
     if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(db, "SELECT key, value FROM meta WHERE key IN ('strategy', 'filters')",
-                                -1, &st, NULL);
+        rc = sqlite3_prepare_v2(
+            db, "SELECT key, value FROM meta WHERE key IN ('strategy', 'filters')", -1, &st, NULL);
     while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *k = (const char *)sqlite3_column_text(st, 0);
         const char *v = (const char *)sqlite3_column_text(st, 1);
@@ -596,8 +595,7 @@ static int keep_unlisted(store_writer *w, const path_set *listed, const store_bu
 /* ---------------------------------------------------------------- the build */
 
 static int build_locked(const char *db_path, const spec_registry *reg,
-                        const store_build_options *opt, store_build_report *rep,
-                        apidex_error *err)
+                        const store_build_options *opt, store_build_report *rep, apidex_error *err)
 {
     double t0 = core_now();
     char *inherited_strategy = NULL, *inherited_filters = NULL;

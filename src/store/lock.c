@@ -58,8 +58,9 @@ int store_lock_acquire(const char *db_path, const store_lock_options *opt, store
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
     snprintf(path, n, "%s.lock", db_path);
-    double wait = opt->no_wait ? 0 : opt->wait_seconds > 0 ? opt->wait_seconds
-                                                          : STORE_LOCK_DEFAULT_WAIT;
+    double wait = opt->no_wait            ? 0
+                  : opt->wait_seconds > 0 ? opt->wait_seconds
+                                          : STORE_LOCK_DEFAULT_WAIT;
     double deadline = core_now() + wait;
     bool told = false;
     for (;;) {
@@ -95,8 +96,7 @@ int store_lock_acquire(const char *db_path, const store_lock_options *opt, store
             close(fd);
             free(path);
             free(l);
-            return core_error_set(err, APIDEX_EIO, "cannot lock %s.lock: %s", db_path,
-                                  strerror(e));
+            return core_error_set(err, APIDEX_EIO, "cannot lock %s.lock: %s", db_path, strerror(e));
         }
         long holder = lock_holder(fd);
         close(fd);

@@ -262,7 +262,8 @@ int store_open(const char *path, bool readonly, store_index **out, apidex_error 
     if (stat(path, &idx->st) != 0) memset(&idx->st, 0, sizeof idx->st);
     const char *id = NULL;
     rc = read_meta(idx, "build_id", &id, err);
-    if (rc == APIDEX_EDB) rc = store_file_error(path, sqlite3_extended_errcode(idx->db), false, err);
+    if (rc == APIDEX_EDB)
+        rc = store_file_error(path, sqlite3_extended_errcode(idx->db), false, err);
     if (rc) {
         store_close(idx);
         return rc;

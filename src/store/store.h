@@ -9,6 +9,9 @@
  *   the target. A reader (a running server) keeps the file it opened; a crash
  *   or kill -9 mid-build leaves the previous index as it was, plus a stale
  *   temp file that the next build removes.
+ * - One build at a time: a build holds `<db>.lock` (flock, lock.c) from before
+ *   it reads the current index until the rename, so concurrent builds run one
+ *   after the other and none is lost. Readers take no lock.
  * - Because the file is never modified in place, readers open it with
  *   `immutable=1`: no locks, no journal, no WAL (renaming over a WAL database
  *   in use is unsafe, so the index never uses WAL).
@@ -470,6 +473,9 @@ typedef struct store_build_options {
  * is counted in rep->failed (its errors are in its api->diags) and its
  * previous version, if any, is kept. Atomic: on any error, or if the process
  * dies, the current index stays as it was. opt and rep may be NULL.
+ * Takes the writer lock (store_lock_acquire with opt->lock) before it reads the
+ * current index: APIDEX_EBUSY when another build held it too long. APIDEX_EREFUSED:
+ * the guard, or a file at db_path that is not an apidex index (never replaced).
  */
 int store_build(const char *db_path, const spec_registry *reg, const store_build_options *opt,
                 store_build_report *rep, apidex_error *err);

@@ -982,7 +982,8 @@ int store_writer_commit(store_writer *w, store_build_report *rep, apidex_error *
             i += 2 + strlen(id);
         }
         for (size_t i = 0; i < w->n_old; i++)
-            if (!w->old[i].used) w->on_change(w->on_change_ctx, STORE_CHANGE_REMOVED, w->old[i].api);
+            if (!w->old[i].used)
+                w->on_change(w->on_change_ctx, STORE_CHANGE_REMOVED, w->old[i].api);
     }
     store_writer_abort(w);
     return 0;

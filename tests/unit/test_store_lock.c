@@ -191,8 +191,8 @@ static void test_registry_changes(void **state)
     /* remove: an unknown id is refused, a known one goes alone */
     reg = load(NULL, 0, NULL);
     const char *gone[] = {"nope"};
-    store_build_options rm = {.keep_unlisted = true, .inherit = true, .drop_apis = gone,
-                              .n_drop_apis = 1};
+    store_build_options rm = {
+        .keep_unlisted = true, .inherit = true, .drop_apis = gone, .n_drop_apis = 1};
     assert_int_equal(store_build(db, reg, &rm, &rep, &err), APIDEX_ENOTFOUND);
     gone[0] = "my-notes";
     assert_int_equal(store_build(db, reg, &rm, &rep, &err), 0);
