@@ -24,18 +24,21 @@ extern "C" {
 /** Status codes. 0 is success; errors are negative and only ever added to. */
 enum apidex_status {
     APIDEX_OK = 0,
-    APIDEX_EINVAL = -1,       /* bad argument or usage */
-    APIDEX_ENOMEM = -2,       /* out of memory */
-    APIDEX_EIO = -3,          /* file or network I/O failed */
-    APIDEX_EPARSE = -4,       /* document is not valid JSON/YAML */
-    APIDEX_ELIMIT = -5,       /* a safety limit was exceeded (size, depth, aliases, refs) */
-    APIDEX_EREF = -6,         /* a $ref could not be resolved or was refused */
-    APIDEX_ESPEC = -7,        /* valid JSON/YAML but not an OpenAPI/Swagger document */
-    APIDEX_ENOTFOUND = -8,    /* the named thing does not exist */
-    APIDEX_EVERSION = -9,     /* index or file format of another version */
-    APIDEX_EDB = -10,         /* database error */
-    APIDEX_ENET = -11,        /* network error or refused remote access */
-    APIDEX_EUNSUPPORTED = -12 /* not available in this build or on this input */
+    APIDEX_EINVAL = -1,        /* bad argument or usage */
+    APIDEX_ENOMEM = -2,        /* out of memory */
+    APIDEX_EIO = -3,           /* file or network I/O failed */
+    APIDEX_EPARSE = -4,        /* document is not valid JSON/YAML */
+    APIDEX_ELIMIT = -5,        /* a safety limit was exceeded (size, depth, aliases, refs) */
+    APIDEX_EREF = -6,          /* a $ref could not be resolved or was refused */
+    APIDEX_ESPEC = -7,         /* valid JSON/YAML but not an OpenAPI/Swagger document */
+    APIDEX_ENOTFOUND = -8,     /* the named thing does not exist */
+    APIDEX_EVERSION = -9,      /* index or file format of another version */
+    APIDEX_EDB = -10,          /* database error */
+    APIDEX_ENET = -11,         /* network error or refused remote access */
+    APIDEX_EUNSUPPORTED = -12, /* not available in this build or on this input */
+    APIDEX_EBUSY = -13,        /* another process holds the index's writer lock */
+    APIDEX_EREFUSED = -14      /* refused by a safety rule (a build that would remove most of
+                                  the index, or a file that is not an apidex index) */
 };
 
 /** Where and why something failed. Fixed-size so it can live on the stack. */

@@ -8,7 +8,17 @@
 
 /* Exit codes: 0 ok, 1 the work found problems (e.g. a document failed), 2 usage error,
    3 runtime failure (I/O, database, out of memory). */
-enum { CLI_OK = 0, CLI_PROBLEMS = 1, CLI_USAGE = 2, CLI_FAILURE = 3 };
+/* Writers (index, add, remove) add: 4 refused by a safety rule, nothing changed (a build
+   that would remove most of the index or has no documents: --prune; a --db file that is not
+   an apidex index), 5 another writer held the index (--no-wait, or past --wait). */
+enum {
+    CLI_OK = 0,
+    CLI_PROBLEMS = 1,
+    CLI_USAGE = 2,
+    CLI_FAILURE = 3,
+    CLI_REFUSED = 4,
+    CLI_BUSY = 5
+};
 
 typedef int (*cli_cmd_fn)(int argc, char **argv);
 
@@ -29,6 +39,8 @@ int cli_cmd_mcp(int argc, char **argv);
 int cli_cmd_tools(int argc, char **argv);
 int cli_cmd_agent(int argc, char **argv);
 int cli_cmd_ask(int argc, char **argv);
+int cli_cmd_add(int argc, char **argv);
+int cli_cmd_remove(int argc, char **argv);
 
 /* ---- the command table and what is generated from its help text (help.c) */
 typedef void (*cli_usage_fn)(FILE *out);
@@ -70,6 +82,8 @@ void cli_usage_mcp(FILE *out);
 void cli_usage_tools(FILE *out);
 void cli_usage_agent(FILE *out);
 void cli_usage_ask(FILE *out);
+void cli_usage_add(FILE *out);
+void cli_usage_remove(FILE *out);
 void cli_usage_completion(FILE *out);
 void cli_usage_man(FILE *out);
 
@@ -127,13 +141,39 @@ const char *cli_db_path(const char *flag);
 typedef struct cli_index_flags {
     bool progress, quiet, verbose;
     core_buf *errors_json; /* NULL, or gets one JSON object per error, comma-separated */
+    const char *api_name;  /* --name: the id of the one API the paths hold (NULL: derived) */
 } cli_index_flags;
 struct store_build_options;
 struct store_build_report;
+struct store_lock_options;
 /** Loads paths and builds the index db (cmd_index.c); returns a CLI_* exit code. */
 int cli_build_index(const char *db, char *const *paths, size_t n_paths,
                     const struct store_build_options *opt, const cli_index_flags *flags,
                     struct store_build_report *rep, apidex_error *err);
+/** The CLI_* exit code of a store_build status. */
+int cli_build_status(int rc);
+
+/* ---- what the writers (index, add, remove) share (cmd_index.c) */
+/** The writer flags' help lines (--wait, --no-wait). */
+const char *cli_write_flags_help(void);
+/** Consumes argv[*i] (and its value) if it is --wait SECONDS or --no-wait: 1 taken, 0 not
+    one, -1 bad (said). A waiting writer says once on stderr whom it waits for, unless quiet. */
+int cli_write_parse_flag(int argc, char **argv, int *i, struct store_lock_options *lock);
+/** Makes lock announce the wait ("waiting for pid N") for db on stderr. */
+void cli_write_tell_wait(struct store_lock_options *lock, const char *db);
+/** The API ids a build added, updated and removed (store_build_options.on_change). */
+typedef struct cli_changes {
+    core_buf ids[3]; /* per store_change - 1: NUL-separated ids */
+    size_t n[3];
+} cli_changes;
+/** Sets opt->on_change to collect into c (initialised here; cli_changes_free). */
+void cli_changes_collect(cli_changes *c, struct store_build_options *opt);
+void cli_changes_free(cli_changes *c);
+/** The summary of a build: text on stderr (unless quiet) or JSON on stdout, with what was
+    added, updated and removed. errors: the JSON error objects (may be NULL). */
+void cli_print_build(const char *verb, const char *db, const struct store_build_report *rep,
+                     const cli_changes *c, const core_buf *errors, bool json, bool quiet,
+                     bool embedded);
 
 /* ---- embedding options shared by index, search, eval, serve and mcp (embed_flags.c) */
 typedef struct cli_embed_flags {

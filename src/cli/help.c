@@ -17,6 +17,8 @@ static const cli_command commands[] = {
      "load specs and report what was found (and what is wrong)"},
     {"search", cli_cmd_search, cli_usage_search, "find the endpoints a task needs, in call order"},
     {"index", cli_cmd_index, cli_usage_index, "build or update the index (incremental, atomic)"},
+    {"add", cli_cmd_add, cli_usage_add, "add or update APIs, keeping the rest of the index"},
+    {"remove", cli_cmd_remove, cli_usage_remove, "remove APIs from the index by id"},
     {"show", cli_cmd_show, cli_usage_show, "one operation, resolved, with the schemas it needs"},
     {"list", cli_cmd_list, cli_usage_list, "the catalog by API and tag, or a capability manifest"},
     {"agent", cli_cmd_agent, cli_usage_agent,
@@ -65,7 +67,8 @@ void cli_usage_main(FILE *out)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "  %-10s %s\n", "version", "print the version");
     fprintf(out, "\nRun 'apidex COMMAND --help' for the options of a command.\n"
-                 "Exit status: 0 ok, 1 problems found (reported), 2 usage error, 3 failure.\n");
+                 "Exit status: 0 ok, 1 problems found (reported), 2 usage error, 3 failure;\n"
+                 "index, add and remove also 4 refused (nothing changed), 5 another writer.\n");
 }
 
 /* ---------------------------------------------------------------- flags from help text */

@@ -38,6 +38,10 @@ const char *apidex_strerror(int code)
         return "network error";
     case APIDEX_EUNSUPPORTED:
         return "unsupported";
+    case APIDEX_EBUSY:
+        return "busy";
+    case APIDEX_EREFUSED:
+        return "refused";
     default:
         return "unknown error";
     }

@@ -586,8 +586,10 @@ static int assign_ids(spec_registry *reg)
     char **ids = calloc(n ? n : 1, sizeof *ids);
     if (!ids) return APIDEX_ENOMEM;
     int rc = 0;
-    for (size_t i = 0; i < n && !rc; i++)
-        if (!(ids[i] = strdup(reg->apis[i]->stem))) rc = APIDEX_ENOMEM;
+    for (size_t i = 0; i < n && !rc; i++) {
+        const char *given = n == 1 && reg->set.opt.api_id ? reg->set.opt.api_id : NULL;
+        if (!(ids[i] = strdup(given ? given : reg->apis[i]->stem))) rc = APIDEX_ENOMEM;
+    }
     /* Qualify each group of equal stems, one more directory level at a time. */
     spec_strmap seen = {0};
     for (unsigned level = 1; !rc && level <= 64; level++) {

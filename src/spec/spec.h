@@ -35,6 +35,9 @@ typedef struct spec_options {
                                         host); NULL = none; a remote root's own host is allowed */
     long remote_timeout_ms;          /* default 10000 */
     size_t remote_max_bytes;         /* default 16 MiB */
+    const char *api_id; /* `--name ID`: the id of the registry's API when it holds exactly one
+                           (else ids are derived as usual); the string must outlive the
+                           registry */
 } spec_options;
 
 typedef struct spec_server {

@@ -434,6 +434,14 @@ static int path_set_init(path_set *s, size_t n)
     return s->slots ? 0 : APIDEX_ENOMEM;
 }
 
+static bool path_set_has(const path_set *s, const char *path)
+{
+    size_t h = (size_t)core_hash64(path, strlen(path)) & s->mask;
+    for (; s->slots[h]; h = (h + 1) & s->mask)
+        if (!strcmp(s->slots[h], path)) return true;
+    return false;
+}
+
 /* Adds path; false when it was there already. */
 static bool path_set_add(path_set *s, const char *path)
 {
@@ -446,25 +454,170 @@ static bool path_set_add(path_set *s, const char *path)
     return true;
 }
 
-int store_build(const char *db_path, const spec_registry *reg, const store_build_options *opt,
-                store_build_report *rep, apidex_error *err)
+/* ---------------------------------------------------------------- registry changes */
+
+/* add and remove: the strategy (without its "+llm"/"+embed" parts, which come from the
+   options) and filters the current index was built with, read from its meta table. */
+static int inherit_options(const char *db_path, char **strategy, char **filters, apidex_error *err)
 {
-    store_build_options defaults = {0};
-    if (!opt) opt = &defaults;
-    store_build_report local;
-    if (!rep) rep = &local;
-    memset(rep, 0, sizeof *rep);
+    *strategy = *filters = NULL;
+    store_file_kind kind = store_probe(db_path);
+    if (kind == STORE_FILE_MISSING || kind == STORE_FILE_EMPTY) return 0;
+    if (kind != STORE_FILE_APIDEX) return store_file_error(db_path, SQLITE_NOTADB, true, err);
+    core_buf uri;
+    core_buf_init(&uri, 0);
+    if (store_uri_immutable(db_path, &uri)) return oom(err);
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(uri.data, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    core_buf_free(&uri);
+    sqlite3_stmt *st = NULL;
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(
+            db, "SELECT key, value FROM meta WHERE key IN ('strategy', 'filters')", -1, &st, NULL);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *k = (const char *)sqlite3_column_text(st, 0);
+        const char *v = (const char *)sqlite3_column_text(st, 1);
+        if (!k || !v) continue;
+        if (!strcmp(k, "strategy") && !*strategy) *strategy = strndup(v, strcspn(v, "+"));
+        if (!strcmp(k, "filters") && !*filters) *filters = strdup(v);
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    int ret = 0;
+    if (rc != SQLITE_DONE && rc != SQLITE_OK)
+        ret = store_file_error(db_path, db ? sqlite3_extended_errcode(db) : rc, true, err);
+    sqlite3_close(db);
+    return ret;
+}
+
+static bool is_dropped(const store_build_options *opt, const char *api)
+{
+    for (size_t i = 0; i < opt->n_drop_apis; i++)
+        if (api && !strcmp(opt->drop_apis[i], api)) return true;
+    return false;
+}
+
+/* Whether old document i leaves the index in this build. */
+static bool leaves(const store_build_options *opt, const path_set *listed, const char *path,
+                   const char *api)
+{
+    return opt->keep_unlisted ? is_dropped(opt, api) : !path_set_has(listed, path);
+}
+
+/* Before any document is touched: the ids to drop exist, an add does not take the id of
+   another document, and the guard of `index` (zero documents, more than half removed). */
+static int check_plan(store_writer *w, const char *db_path, const spec_registry *reg,
+                      const path_set *listed, const store_build_options *opt, apidex_error *err)
+{
+    size_t n_old = store_writer_old_count(w);
+    for (size_t k = 0; k < opt->n_drop_apis; k++) {
+        bool found = false;
+        for (size_t i = 0; i < n_old && !found; i++) {
+            const char *api = NULL;
+            store_writer_old_doc(w, i, &api, NULL);
+            found = api && !strcmp(api, opt->drop_apis[k]);
+        }
+        if (!found)
+            return core_error_set(err, APIDEX_ENOTFOUND, "no API '%s' in %s", opt->drop_apis[k],
+                                  db_path);
+    }
+    char why[256];
+    if (opt->keep_unlisted && n_old && !store_writer_reusable(w, why, sizeof why))
+        return core_error_set(err, APIDEX_EVERSION,
+                              "%s cannot be changed in place: %s; rebuild it with "
+                              "'apidex index PATH...' (the paths 'apidex list' shows)",
+                              db_path, why);
+    size_t n = reg ? spec_registry_count(reg) : 0;
+    if (opt->keep_unlisted && !opt->n_drop_apis && n == 0)
+        return core_error_set(err, APIDEX_EINVAL,
+                              "no OpenAPI documents in the given paths: nothing to add");
+    for (size_t r = 0; opt->keep_unlisted && r < n; r++) {
+        const spec_api *api = spec_registry_api(reg, r);
+        for (size_t i = 0; api->id && i < n_old; i++) {
+            const char *old_api = NULL;
+            const char *path = store_writer_old_doc(w, i, &old_api, NULL);
+            if (old_api && !strcmp(old_api, api->id) && !path_set_has(listed, path) &&
+                !is_dropped(opt, old_api))
+                return core_error_set(err, APIDEX_EINVAL,
+                                      "%s: its API id '%s' is taken by %s in the index: give it "
+                                      "another with --name ID",
+                                      api->file, api->id, path);
+        }
+    }
+    if (!opt->guard) return 0;
+    size_t n_gone = 0;
+    core_buf names;
+    core_buf_init(&names, 0);
+    for (size_t i = 0; i < n_old; i++) {
+        const char *api = NULL;
+        const char *path = store_writer_old_doc(w, i, &api, NULL);
+        if (!leaves(opt, listed, path, api)) continue;
+        if (++n_gone <= 5) core_buf_printf(&names, "%s%s", n_gone > 1 ? ", " : "", api);
+    }
+    if (n_gone > 5) core_buf_printf(&names, " and %zu more", n_gone - 5);
+    int rc = 0;
+    if (names.failed)
+        rc = oom(err);
+    else if (n == 0 && n_old)
+        rc = core_error_set(err, APIDEX_EREFUSED,
+                            "no OpenAPI documents in the given paths: this would remove all %zu "
+                            "APIs of %s (%s); nothing was changed (--prune allows it)",
+                            n_old, db_path, names.data);
+    else if (n == 0)
+        rc = core_error_set(err, APIDEX_EREFUSED,
+                            "no OpenAPI documents in the given paths; nothing was written "
+                            "(--prune builds an empty index)");
+    else if (n_gone * 2 > n_old)
+        rc = core_error_set(err, APIDEX_EREFUSED,
+                            "this would remove %zu of the %zu APIs of %s (%s); nothing was "
+                            "changed: check the paths, or give --prune to remove them",
+                            n_gone, n_old, db_path, names.data);
+    core_buf_free(&names);
+    return rc;
+}
+
+/* add and remove: every old document that is neither listed nor dropped is copied. */
+static int keep_unlisted(store_writer *w, const path_set *listed, const store_build_options *opt,
+                         apidex_error *err)
+{
+    for (size_t i = 0; i < store_writer_old_count(w); i++) {
+        const char *api = NULL;
+        bool used = false;
+        const char *path = store_writer_old_doc(w, i, &api, &used);
+        if (used || path_set_has(listed, path) || is_dropped(opt, api)) continue;
+        int rc = store_writer_reuse(w, path, err);
+        if (rc) return rc;
+        if (opt->delay_ms) core_sleep_ms(opt->delay_ms);
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- the build */
+
+static int build_locked(const char *db_path, const spec_registry *reg,
+                        const store_build_options *opt, store_build_report *rep, apidex_error *err)
+{
     double t0 = core_now();
+    char *inherited_strategy = NULL, *inherited_filters = NULL;
+    const char *strategy_arg = opt->strategy, *filters_arg = opt->filters;
+    if (opt->inherit) {
+        int irc = inherit_options(db_path, &inherited_strategy, &inherited_filters, err);
+        if (irc) return irc;
+        strategy_arg = inherited_strategy;
+        filters_arg = inherited_filters;
+    }
 
     chunk_options copt;
     core_buf strategy, filters;
     core_buf_init(&strategy, 0);
     core_buf_init(&filters, 0);
-    int rc = store_strategy_parse(opt->strategy, &copt, &strategy, err);
-    if (!rc && opt->filters && *opt->filters) {
-        rc = prep_parse_filters(opt->filters, &copt.prep.filters, err);
+    int rc = store_strategy_parse(strategy_arg, &copt, &strategy, err);
+    if (!rc && filters_arg && *filters_arg) {
+        rc = prep_parse_filters(filters_arg, &copt.prep.filters, err);
         if (!rc && prep_format_filters(copt.prep.filters, &filters)) rc = oom(err);
     }
+    free(inherited_strategy);
+    free(inherited_filters);
     if (!rc && opt->chunk_setup) opt->chunk_setup(opt->chunk_setup_ctx, &copt);
     if (!rc && copt.describe) {
         /* LLM texts: part of the signature, so a change of model or prompt re-chunks. */
@@ -483,8 +636,11 @@ int store_build(const char *db_path, const spec_registry *reg, const store_build
         core_buf_free(&filters);
         return rc;
     }
-    store_writer_options wopt = {
-        .strategy = strategy.data, .filters = filters.len ? filters.data : "", .full = opt->full};
+    store_writer_options wopt = {.strategy = strategy.data,
+                                 .filters = filters.len ? filters.data : "",
+                                 .full = opt->full,
+                                 .on_change = opt->on_change,
+                                 .on_change_ctx = opt->on_change_ctx};
     store_writer *w = NULL;
     rc = store_writer_begin(db_path, &wopt, &w, err);
     core_buf_free(&strategy);
@@ -495,11 +651,17 @@ int store_build(const char *db_path, const spec_registry *reg, const store_build
     core_buf_init(&b.buf, 0);
     size_t n = reg ? spec_registry_count(reg) : 0;
     core_arena *keys = core_arena_new(0);
-    path_set seen = {0};
-    if (!keys || path_set_init(&seen, n)) rc = oom(err);
+    path_set seen = {0}, listed = {0};
+    const char **doc_keys = calloc(n ? n : 1, sizeof *doc_keys);
+    if (!keys || !doc_keys || path_set_init(&seen, n) || path_set_init(&listed, n)) rc = oom(err);
+    for (size_t i = 0; i < n && !rc; i++) {
+        doc_keys[i] = document_key(keys, spec_registry_api(reg, i)->file);
+        path_set_add(&listed, doc_keys[i]);
+    }
+    if (!rc) rc = check_plan(w, db_path, reg, &listed, opt, err);
     for (size_t i = 0; i < n && !rc; i++) {
         const spec_api *api = spec_registry_api(reg, i);
-        const char *doc = document_key(keys, api->file);
+        const char *doc = doc_keys[i];
         if (opt->progress) opt->progress(opt->progress_ctx, i, n, api->file);
         if (!path_set_add(&seen, doc)) continue;
         if (api->failed) {
@@ -520,8 +682,11 @@ int store_build(const char *db_path, const spec_registry *reg, const store_build
         /* Test hook: lets tests kill the build while it is half done. */
         if (opt->delay_ms) core_sleep_ms(opt->delay_ms);
     }
+    if (!rc && opt->keep_unlisted) rc = keep_unlisted(w, &listed, opt, err);
     if (opt->progress && !rc) opt->progress(opt->progress_ctx, n, n, NULL);
     free(seen.slots);
+    free(listed.slots);
+    free(doc_keys);
     core_arena_free(keys);
     core_buf_free(&b.buf);
     if (rc) {
@@ -534,5 +699,24 @@ int store_build(const char *db_path, const spec_registry *reg, const store_build
     rep->embedded = b.embedded;
     rep->vectors_reused = b.vectors_reused;
     rep->seconds = core_now() - t0;
+    return rc;
+}
+
+int store_build(const char *db_path, const spec_registry *reg, const store_build_options *opt,
+                store_build_report *rep, apidex_error *err)
+{
+    store_build_options defaults = {0};
+    if (!opt) opt = &defaults;
+    store_build_report local;
+    if (!rep) rep = &local;
+    memset(rep, 0, sizeof *rep);
+    if (!db_path || !*db_path) return core_error_set(err, APIDEX_EINVAL, "no index path given");
+    /* One writer at a time, and the lock comes first: a build that waited starts from the
+       index the other one left, so neither's work is lost. */
+    store_lock *lock = NULL;
+    int rc = store_lock_acquire(db_path, &opt->lock, &lock, err);
+    if (rc) return rc;
+    rc = build_locked(db_path, reg, opt, rep, err);
+    store_lock_release(lock);
     return rc;
 }

@@ -247,13 +247,14 @@ int store_open(const char *path, bool readonly, store_index **out, apidex_error 
     rc = sqlite3_open_v2(uri.data, &idx->db, flags, NULL);
     core_buf_free(&uri);
     if (rc != SQLITE_OK) {
-        store_damaged_error(path, rc, err);
-        core_error_at(err, path, 0, 0, NULL);
+        rc = store_file_error(path, rc, false, err);
         store_close(idx);
-        return APIDEX_EDB;
+        return rc;
     }
     int version = -1;
     rc = store_schema_check(idx->db, "main", path, &version, err);
+    if (rc && version < 0) /* damaged, or not an index at all: say which */
+        rc = store_file_error(path, sqlite3_extended_errcode(idx->db), false, err);
     if (rc) {
         store_close(idx);
         return rc;
@@ -263,6 +264,8 @@ int store_open(const char *path, bool readonly, store_index **out, apidex_error 
     if (stat(path, &idx->st) != 0) memset(&idx->st, 0, sizeof idx->st);
     const char *id = NULL;
     rc = read_meta(idx, "build_id", &id, err);
+    if (rc == APIDEX_EDB)
+        rc = store_file_error(path, sqlite3_extended_errcode(idx->db), false, err);
     if (rc) {
         store_close(idx);
         return rc;

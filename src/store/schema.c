@@ -152,8 +152,8 @@ int store_db_error(sqlite3 *db, const char *what, apidex_error *err)
 int store_damaged_error(const char *path, int rc, apidex_error *err)
 {
     return core_error_set(err, APIDEX_EDB,
-                          "%s cannot be read as an apidex index (%s): move it away or delete it, "
-                          "then run 'apidex index' to build it again",
+                          "%s is a damaged apidex index (%s): rebuild it with "
+                          "'apidex index --full PATH...'",
                           path, sqlite3_errstr(rc));
 }
 

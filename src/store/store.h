@@ -9,6 +9,9 @@
  *   the target. A reader (a running server) keeps the file it opened; a crash
  *   or kill -9 mid-build leaves the previous index as it was, plus a stale
  *   temp file that the next build removes.
+ * - One build at a time: a build holds `<db>.lock` (flock, lock.c) from before
+ *   it reads the current index until the rename, so concurrent builds run one
+ *   after the other and none is lost. Readers take no lock.
  * - Because the file is never modified in place, readers open it with
  *   `immutable=1`: no locks, no journal, no WAL (renaming over a WAL database
  *   in use is unsafe, so the index never uses WAL).
@@ -313,6 +316,42 @@ void store_terms_free(store_terms *t);
  */
 size_t store_terms_append(store_terms *t, const char *s, size_t n, core_buf *out);
 
+/* ---------------------------------------------------------------- files and the writer lock */
+
+/** What is at an index path (store_probe). */
+typedef enum {
+    STORE_FILE_MISSING = 0,
+    STORE_FILE_EMPTY,  /* a zero-length file */
+    STORE_FILE_APIDEX, /* an SQLite file with apidex's application id (maybe damaged) */
+    STORE_FILE_SQLITE, /* another program's SQLite database */
+    STORE_FILE_OTHER   /* anything else (not SQLite, a truncated header, a directory) */
+} store_file_kind;
+/** Looks at the first 100 bytes of path (the SQLite header): never opens it as a database. */
+store_file_kind store_probe(const char *path);
+
+/** How long a writer waits for another by default (seconds). */
+#define STORE_LOCK_DEFAULT_WAIT 300.0
+
+/** The writer lock of an index (`<db>.lock`, flock): see lock.c. */
+typedef struct store_lock store_lock;
+typedef struct store_lock_options {
+    double wait_seconds; /* how long to wait for the holder; 0 = STORE_LOCK_DEFAULT_WAIT */
+    bool no_wait;        /* fail at once when another process holds it */
+    /** Called once when the lock is held by another process (pid holder, 0 if unknown),
+        before waiting up to `seconds` for it. */
+    void (*on_wait)(void *ctx, long holder, double seconds);
+    void *on_wait_ctx;
+} store_lock_options;
+/**
+ * Takes the writer lock of the index at db_path: waits for another holder as opt says
+ * (NULL = defaults), then APIDEX_EBUSY naming the holder's pid. The kernel releases it
+ * if the process dies. *out: store_lock_release.
+ */
+int store_lock_acquire(const char *db_path, const store_lock_options *opt, store_lock **out,
+                       apidex_error *err);
+/** Removes the lock file and lets go. NULL is a no-op. */
+void store_lock_release(store_lock *l);
+
 /* ---------------------------------------------------------------- writing */
 
 /** How a build went. */
@@ -332,10 +371,18 @@ typedef struct store_build_report {
 /** Builds a new index into a temp file; nothing is visible until store_writer_commit. */
 typedef struct store_writer store_writer;
 
+/** What a build did to one API (store_writer_options.on_change). */
+typedef enum { STORE_CHANGE_ADDED = 1, STORE_CHANGE_UPDATED, STORE_CHANGE_REMOVED } store_change;
+
 typedef struct store_writer_options {
     const char *strategy; /* chunking strategy name (NULL = default): part of the signature */
     const char *filters;  /* preprocessing filters (NULL = default): part of the signature */
-    bool full;            /* ignore the old index (force a full rebuild) */
+    bool full;            /* ignore the old index (force a full rebuild); a damaged apidex
+                             index is then replaced instead of refused */
+    /** Called after the new index is in place, once per API added, updated or removed
+        (in that order), with its id. Never called for a build that did not commit. */
+    void (*on_change)(void *ctx, store_change kind, const char *api);
+    void *on_change_ctx;
 } store_writer_options;
 
 /**
@@ -364,6 +411,12 @@ int store_writer_reuse(store_writer *w, const char *path, apidex_error *err);
 int store_writer_keep(store_writer *w, const char *path, apidex_error *err);
 /** The API id document `path` has in the old index (if reusable), or NULL. Owned by w. */
 const char *store_writer_old_api(store_writer *w, const char *path);
+/** The documents of the old index (listed even when it cannot be reused, e.g. --full). */
+size_t store_writer_old_count(const store_writer *w);
+/** The i-th old document's path (sorted), its API id and whether the new index has it yet. */
+const char *store_writer_old_doc(const store_writer *w, size_t i, const char **api, bool *used);
+/** Whether old rows can be copied; else why not (a full rebuild) into why[0..cap). */
+bool store_writer_reusable(const store_writer *w, char *why, size_t cap);
 
 /**
  * Adds a document (api->document) and its API, counted "updated" when the old
@@ -427,6 +480,21 @@ typedef struct store_build_options {
        changed document re-embeds only the chunks whose text changed. Not thread-safe:
        the build makes one call at a time. */
     struct embed_provider *embedder;
+    /* Registry changes (add, remove). keep_unlisted: the documents of the current index
+       that reg does not hold are copied as they are (reg adds or updates documents), except
+       the APIs named in drop_apis, which are removed. Needs an index whose rows can be
+       reused; with inherit, the strategy and filters are the current index's (strategy and
+       filters above are then ignored). */
+    bool keep_unlisted, inherit;
+    const char *const *drop_apis;
+    size_t n_drop_apis;
+    /* The guard of `apidex index` (without --prune): refuse (APIDEX_EREFUSED, nothing
+       written) a build from zero documents, or one that would remove more than half of the
+       indexed APIs; the message names how many and the first few ids. */
+    bool guard;
+    store_lock_options lock; /* waiting for another writer (every build takes the lock) */
+    void (*on_change)(void *ctx, store_change kind, const char *api); /* store_writer_options */
+    void *on_change_ctx;
 } store_build_options;
 
 /**
@@ -436,6 +504,9 @@ typedef struct store_build_options {
  * is counted in rep->failed (its errors are in its api->diags) and its
  * previous version, if any, is kept. Atomic: on any error, or if the process
  * dies, the current index stays as it was. opt and rep may be NULL.
+ * Takes the writer lock (store_lock_acquire with opt->lock) before it reads the
+ * current index: APIDEX_EBUSY when another build held it too long. APIDEX_EREFUSED:
+ * the guard, or a file at db_path that is not an apidex index (never replaced).
  */
 int store_build(const char *db_path, const spec_registry *reg, const store_build_options *opt,
                 store_build_report *rep, apidex_error *err);

@@ -28,6 +28,13 @@ int store_db_error(sqlite3 *db, const char *what, apidex_error *err);
 /** "PATH cannot be read as an index (why): what to do" for a damaged index file. SQLite's
     generic text for rc is used, never its message (which can show the internal URI). */
 int store_damaged_error(const char *path, int rc, apidex_error *err);
+/**
+ * The error for a file at path that cannot be opened or read as an index (sqlite_rc: what
+ * SQLite said): a damaged apidex index (APIDEX_EDB, rebuild with --full), or a file that is
+ * not one (check --db; APIDEX_EVERSION when reading, APIDEX_EREFUSED when writing: never
+ * replaced).
+ */
+int store_file_error(const char *path, int sqlite_rc, bool writing, apidex_error *err);
 /** Runs SQL without results; APIDEX_EDB on failure. */
 int store_exec(sqlite3 *db, const char *sql, apidex_error *err);
 /** "file:<percent-encoded path>?mode=ro&immutable=1" into out (for sqlite3_open_v2 / ATTACH). */

@@ -54,6 +54,11 @@ struct store_writer {
     size_t n_tags, cap_tags;
     size_t api_ops, api_schemas;
     size_t added, updated, unchanged, kept; /* documents, for the report */
+    /* The API ids added or updated, each a kind byte (STORE_CHANGE_*) and the id with its
+       NUL, for opt.on_change once the new index is in place. */
+    core_buf changes;
+    void (*on_change)(void *ctx, store_change kind, const char *api);
+    void *on_change_ctx;
     store_terms *terms;
     core_buf buf;  /* terms of one record, NUL-separated */
     core_buf json; /* JSON columns */
@@ -250,15 +255,37 @@ static int prepare_all(store_writer *w, apidex_error *err)
     return 0;
 }
 
+static void free_old(store_writer *w)
+{
+    for (size_t i = 0; i < w->n_old; i++) {
+        free(w->old[i].path);
+        free(w->old[i].api);
+    }
+    free(w->old);
+    w->old = NULL;
+    w->n_old = 0;
+}
+
+/* The current index is an apidex index SQLite cannot read (truncated, overwritten): with
+   --full the build starts from nothing and replaces it, else it says how to recover. */
+static int damaged(store_writer *w, const store_writer_options *opt, int rc, apidex_error *err)
+{
+    if (!opt || !opt->full) return store_file_error(w->target, rc, true, err);
+    store_exec(w->db, "DETACH old", NULL);
+    free_old(w);
+    snprintf(w->reason, sizeof w->reason, "the index file was damaged (%s)", sqlite3_errstr(rc));
+    w->full_rebuild = true;
+    w->has_old = false;
+    return 0;
+}
+
 /* Attaches the current index for reuse when it is compatible. A file that is not
    an apidex index at all is never replaced: that is somebody else's data. */
 static int attach_old(store_writer *w, const store_writer_options *opt, apidex_error *err)
 {
-    struct stat st;
-    if (stat(w->target, &st) != 0) return 0; /* first build */
-    if (!S_ISREG(st.st_mode))
-        return core_error_set(err, APIDEX_EINVAL, "%s exists and is not a regular file", w->target);
-    if (st.st_size == 0) return 0;
+    store_file_kind kind = store_probe(w->target);
+    if (kind == STORE_FILE_MISSING || kind == STORE_FILE_EMPTY) return 0; /* first build */
+    if (kind != STORE_FILE_APIDEX) return store_file_error(w->target, SQLITE_NOTADB, true, err);
     core_buf uri;
     core_buf_init(&uri, 0);
     if (store_uri_immutable(w->target, &uri)) {
@@ -274,18 +301,13 @@ static int attach_old(store_writer *w, const store_writer_options *opt, apidex_e
     }
     sqlite3_finalize(att);
     core_buf_free(&uri);
-    if (rc != SQLITE_OK) return store_damaged_error(w->target, rc, err);
+    if (rc != SQLITE_OK) return damaged(w, opt, rc, err);
 
     int version = -1;
     apidex_error why;
     core_error_clear(&why);
     if (store_schema_check(w->db, "old", w->target, &version, &why) != 0) {
-        if (version < 0) {
-            store_exec(w->db, "DETACH old", NULL);
-            return core_error_set(err, APIDEX_EINVAL,
-                                  "%s exists and is not an apidex index: refusing to replace it",
-                                  w->target);
-        }
+        if (version < 0) return damaged(w, opt, sqlite3_extended_errcode(w->db), err);
         snprintf(w->reason, sizeof w->reason, "the index has schema version %d (now %d)", version,
                  STORE_SCHEMA_VERSION);
         w->full_rebuild = true;
@@ -322,7 +344,7 @@ static int attach_old(store_writer *w, const store_writer_options *opt, apidex_e
     /* The old documents, sorted by path, for reuse and for counting removals. */
     if (sqlite3_prepare_v2(w->db, "SELECT path, api, content_hash FROM old.documents", -1, &q,
                            NULL) != SQLITE_OK)
-        return store_damaged_error(w->target, sqlite3_extended_errcode(w->db), err);
+        return damaged(w, opt, sqlite3_extended_errcode(w->db), err);
     size_t cap = 0;
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
         if (w->n_old == cap) {
@@ -349,7 +371,7 @@ static int attach_old(store_writer *w, const store_writer_options *opt, apidex_e
         w->n_old++;
     }
     sqlite3_finalize(q);
-    if (rc != SQLITE_DONE) return store_damaged_error(w->target, rc, err);
+    if (rc != SQLITE_DONE) return damaged(w, opt, rc, err);
     qsort(w->old, w->n_old, sizeof *w->old, cmp_old);
     w->has_old = !w->full_rebuild;
     if (w->full_rebuild) store_exec(w->db, "DETACH old", NULL);
@@ -368,6 +390,9 @@ int store_writer_begin(const char *db_path, const store_writer_options *opt, sto
     w->target = xstrdup(db_path);
     w->strategy = xstrdup(opt && opt->strategy ? opt->strategy : "");
     w->filters = xstrdup(opt && opt->filters ? opt->filters : "");
+    core_buf_init(&w->changes, 0);
+    w->on_change = opt ? opt->on_change : NULL;
+    w->on_change_ctx = opt ? opt->on_change_ctx : NULL;
     size_t n = strlen(db_path) + 32;
     w->tmp = malloc(n);
     w->terms = store_terms_new();
@@ -515,12 +540,16 @@ int store_writer_add_api(store_writer *w, const store_api *api, apidex_error *er
     rc = step_done(w->db, st, "writing a document", err);
     if (rc) return rc;
     old_doc *d = find_old(w, api->document);
-    if (d && !d->used) {
+    bool update = d && !d->used;
+    if (update) {
         d->used = true; /* replaced, not removed */
         w->updated++;
     } else {
         w->added++;
     }
+    core_buf_putc(&w->changes, (char)(update ? STORE_CHANGE_UPDATED : STORE_CHANGE_ADDED));
+    core_buf_append(&w->changes, api->id, strlen(api->id) + 1);
+    if (w->changes.failed) return oom(err);
 
     /* Keep a copy of the record until flush_api. */
     core_arena *a = w->api_arena;
@@ -770,6 +799,25 @@ const char *store_writer_old_api(store_writer *w, const char *path)
     return d && w->has_old ? d->api : NULL;
 }
 
+size_t store_writer_old_count(const store_writer *w)
+{
+    return w ? w->n_old : 0;
+}
+
+const char *store_writer_old_doc(const store_writer *w, size_t i, const char **api, bool *used)
+{
+    if (!w || i >= w->n_old) return NULL;
+    if (api) *api = w->old[i].api;
+    if (used) *used = w->old[i].used;
+    return w->old[i].path;
+}
+
+bool store_writer_reusable(const store_writer *w, char *why, size_t cap)
+{
+    if (why && cap) snprintf(why, cap, "%s", w ? w->reason : "");
+    return w && w->has_old;
+}
+
 static int reuse_rows(store_writer *w, const char *path, apidex_error *err)
 {
     old_doc *d = find_old(w, path);
@@ -798,8 +846,8 @@ static int reuse_rows(store_writer *w, const char *path, apidex_error *err)
             return store_db_error(w->db, "copying from the current index", err);
         sqlite3_bind_text(st, 1, d->path, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 2, d->api, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            rc = store_db_error(w->db, "copying from the current index", err);
+        int src = sqlite3_step(st);
+        if (src != SQLITE_DONE) rc = store_file_error(w->target, src, true, err);
         sqlite3_finalize(st);
     }
     if (!rc) d->used = true;
@@ -927,6 +975,16 @@ int store_writer_commit(store_writer *w, store_build_report *rep, apidex_error *
     fsync_path(dir, true);
     free(w->tmp);
     w->tmp = NULL; /* nothing left to remove */
+    if (w->on_change) {
+        for (size_t i = 0; i < w->changes.len;) {
+            const char *id = w->changes.data + i + 1;
+            w->on_change(w->on_change_ctx, (store_change)w->changes.data[i], id);
+            i += 2 + strlen(id);
+        }
+        for (size_t i = 0; i < w->n_old; i++)
+            if (!w->old[i].used)
+                w->on_change(w->on_change_ctx, STORE_CHANGE_REMOVED, w->old[i].api);
+    }
     store_writer_abort(w);
     return 0;
 }
@@ -946,11 +1004,8 @@ void store_writer_abort(store_writer *w)
             free(j);
         }
     }
-    for (size_t i = 0; i < w->n_old; i++) {
-        free(w->old[i].path);
-        free(w->old[i].api);
-    }
-    free(w->old);
+    free_old(w);
+    core_buf_free(&w->changes);
     free(w->tags);
     core_arena_free(w->api_arena);
     store_terms_free(w->terms);

@@ -497,8 +497,11 @@ static void test_versions(void **state)
     sqlite3_close(db);
     assert_int_equal(store_open(other, true, &idx, &err), APIDEX_EVERSION);
     assert_non_null(strstr(err.message, "not an apidex index"));
-    assert_int_equal(store_writer_begin(other, NULL, &w, &err), APIDEX_EINVAL);
-    assert_non_null(strstr(err.message, "refusing"));
+    assert_int_equal(store_writer_begin(other, NULL, &w, &err), APIDEX_EREFUSED);
+    assert_non_null(strstr(err.message, "never replaces it"));
+    /* not even with a full rebuild: only an apidex index (damaged or not) is replaced */
+    store_writer_options full = {.full = true};
+    assert_int_equal(store_writer_begin(other, &full, &w, &err), APIDEX_EREFUSED);
     /* a text file neither */
     char *txt = tu_write(dir, "notes.txt", "hello, this is not a database at all\n");
     assert_int_not_equal(store_writer_begin(txt, NULL, &w, &err), 0);
