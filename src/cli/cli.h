@@ -135,6 +135,22 @@ int cli_build_index(const char *db, char *const *paths, size_t n_paths,
                     const struct store_build_options *opt, const cli_index_flags *flags,
                     struct store_build_report *rep, apidex_error *err);
 
+struct registry_file;
+/** Loads the sources of a registry file (ids, tag filters, overrides) and builds db
+    (cmd_index.c); returns a CLI_* exit code. */
+int cli_build_registry(const char *db, const struct registry_file *rf,
+                       const struct store_build_options *opt, const cli_index_flags *flags,
+                       struct store_build_report *rep, apidex_error *err);
+
+/** serve --watch (serve_watch.c): loads the registry file (registry_flag, else the default),
+    builds the index once, then follows the registry on a thread. *db_out: the index file
+    (db_flag, $APIDEX_DB, the registry's db or ./apidex.db). A CLI_* code. */
+typedef struct cli_serve_watch cli_serve_watch;
+int cli_serve_watch_start(const char *registry_flag, const char *db_flag, const char **db_out,
+                          cli_serve_watch **out);
+/** Stops the loop after the build that runs, and frees. NULL is a no-op. */
+void cli_serve_watch_stop(cli_serve_watch *sw);
+
 /* ---- embedding options shared by index, search, eval, serve and mcp (embed_flags.c) */
 typedef struct cli_embed_flags {
     const char *model, *url, *key;

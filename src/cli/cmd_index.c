@@ -2,7 +2,13 @@
 #include "cli/cli.h"
 
 #include "embed/embed.h"
+#include "registry/registry.h"
 #include "store/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,10 +17,16 @@
 static void index_usage(FILE *out)
 {
     fprintf(out,
-            "usage: apidex index PATH... [--db FILE] [--strategy NAME] [--filters LIST] [--full]\n"
-            "                    [--json] [--quiet] [--verbose]\n"
-            "  PATH              spec files, directories (searched recursively) or URLs\n"
-            "  --db FILE         index file (default $APIDEX_DB or ./%s)\n"
+            "usage: apidex index [PATH...] [--registry FILE] [--watch] [--db FILE]\n"
+            "                    [--strategy NAME] [--filters LIST] [--full] [--json] [--quiet]\n"
+            "                    [--verbose]\n"
+            "  PATH              spec files, directories (searched recursively) or URLs;\n"
+            "                    none: the sources of the registry file\n"
+            "  --registry FILE   the registry file (default $APIDEX_REGISTRY or ./%s;\n"
+            "                    docs/REGISTRY.md): sources, ids, tag filters, overrides\n"
+            "  --watch           keep running: re-index when the sources or the registry\n"
+            "                    file change (inotify; Ctrl-C stops)\n"
+            "  --db FILE         index file (default $APIDEX_DB, the registry's db, or ./%s)\n"
             "  --strategy NAME   chunking: hybrid (default), endpoint, endpoint-re, endpoint-rf,\n"
             "                    json, nosplit, summary, query; NAME:SIZE:OVERLAP for windows\n"
             "  --filters LIST    preprocessing: base64,html,markdown,urls,urls-all,errors,\n"
@@ -28,7 +40,7 @@ static void index_usage(FILE *out)
             "docs/SEARCH.md):\n%s"
             "Documents not among PATH... are removed from the index. Exit status: 0 ok,\n"
             "1 some documents failed (the rest is indexed), 2 usage, 3 failure.\n",
-            STORE_DEFAULT_DB, cli_embed_flags_help());
+            REGISTRY_DEFAULT_FILE, STORE_DEFAULT_DB, cli_embed_flags_help());
 }
 
 const char *cli_db_path(const char *flag)
@@ -120,6 +132,26 @@ static size_t report_diags(const spec_registry *reg, bool verbose, bool quiet, c
 
 /* ---------------------------------------------------------------- shared build */
 
+/* Builds db from the loaded reg and reports its diagnostics; frees reg. */
+static int build_loaded(const char *db, spec_registry *reg, const store_build_options *opt,
+                        const cli_index_flags *flags, store_build_report *rep, apidex_error *err)
+{
+    int rc;
+    progress_state prog = {.on = flags->progress};
+    store_build_options o = opt ? *opt : (store_build_options){0};
+    o.progress = progress_draw;
+    o.progress_ctx = &prog;
+    rc = store_build(db, reg, &o, rep, err);
+    if (prog.on && prog.last_width) progress_draw(&prog, 0, 0, NULL);
+    size_t hidden = report_diags(reg, flags->verbose, flags->quiet, flags->errors_json);
+    if (hidden && !flags->quiet && !flags->verbose)
+        fprintf(stderr, "apidex: %zu warning%s (--verbose shows them)\n", hidden,
+                hidden == 1 ? "" : "s");
+    spec_registry_free(reg);
+    if (rc) return rc == APIDEX_EINVAL ? CLI_USAGE : CLI_FAILURE;
+    return rep->failed ? CLI_PROBLEMS : CLI_OK;
+}
+
 int cli_build_index(const char *db, char *const *paths, size_t n_paths,
                     const store_build_options *opt, const cli_index_flags *flags,
                     store_build_report *rep, apidex_error *err)
@@ -137,26 +169,155 @@ int cli_build_index(const char *db, char *const *paths, size_t n_paths,
             return rc == APIDEX_ENOMEM ? CLI_FAILURE : CLI_USAGE;
         }
     }
-    progress_state prog = {.on = flags->progress};
+    return build_loaded(db, reg, opt, flags, rep, err);
+}
+
+int cli_build_registry(const char *db, const registry_file *rf, const store_build_options *opt,
+                       const cli_index_flags *flags, store_build_report *rep, apidex_error *err)
+{
+    spec_registry *reg = NULL;
+    registry_loaded *loaded = NULL;
+    int rc = spec_registry_new(NULL, &reg, err);
+    if (rc) return CLI_FAILURE;
+    /* A source that is not there stops everything, as a PATH does. */
+    rc = registry_file_add_specs(rf, reg, &loaded, err);
+    if (rc) {
+        spec_registry_free(reg);
+        return rc == APIDEX_ENOMEM ? CLI_FAILURE : CLI_USAGE;
+    }
     store_build_options o = opt ? *opt : (store_build_options){0};
-    o.progress = progress_draw;
-    o.progress_ctx = &prog;
-    rc = store_build(db, reg, &o, rep, err);
-    if (prog.on && prog.last_width) progress_draw(&prog, 0, 0, NULL);
-    size_t hidden = report_diags(reg, flags->verbose, flags->quiet, flags->errors_json);
-    if (hidden && !flags->quiet && !flags->verbose)
-        fprintf(stderr, "apidex: %zu warning%s (--verbose shows them)\n", hidden,
-                hidden == 1 ? "" : "s");
-    spec_registry_free(reg);
-    if (rc) return rc == APIDEX_EINVAL ? CLI_USAGE : CLI_FAILURE;
-    return rep->failed ? CLI_PROBLEMS : CLI_OK;
+    o.overrides = registry_overrides;
+    o.overrides_ctx = loaded;
+    int code = build_loaded(db, reg, &o, flags, rep, err);
+    registry_loaded_free(loaded);
+    return code;
+}
+
+/* What one build prints: a JSON summary on stdout, or two lines on stderr. */
+static void print_summary(const char *db, const store_build_report *rep, bool json, bool quiet,
+                          bool embedded, const core_buf *errors)
+{
+    if (json) {
+        core_buf b;
+        core_buf_init(&b, 0);
+        core_buf_puts(&b, "{\"db\":");
+        core_buf_json_str(&b, db, strlen(db));
+        core_buf_printf(&b,
+                        ",\"added\":%zu,\"updated\":%zu,\"removed\":%zu,\"unchanged\":%zu,"
+                        "\"failed\":%zu,\"kept\":%zu,\"apis\":%zu,\"operations\":%zu,"
+                        "\"schemas\":%zu,\"chunks\":%zu,\"edges\":%zu,\"embedded\":%zu,"
+                        "\"vectors_reused\":%zu,\"full_rebuild\":%s,\"reason\":",
+                        rep->added, rep->updated, rep->removed, rep->unchanged, rep->failed,
+                        rep->kept, rep->n_apis, rep->n_operations, rep->n_schemas, rep->n_chunks,
+                        rep->n_edges, rep->embedded, rep->vectors_reused,
+                        rep->full_rebuild ? "true" : "false");
+        core_buf_json_str(&b, rep->reason, strlen(rep->reason));
+        core_buf_printf(&b, ",\"build_id\":\"%016llx\",\"seconds\":%.3f,\"errors\":[",
+                        (unsigned long long)rep->build_id, rep->seconds);
+        if (errors->len) core_buf_append(&b, errors->data, errors->len);
+        core_buf_puts(&b, "]}\n");
+        fputs(b.data, stdout);
+        fflush(stdout);
+        core_buf_free(&b);
+    } else if (!quiet) {
+        fprintf(stderr,
+                "indexed into %s: %zu added, %zu updated, %zu removed, %zu unchanged, "
+                "%zu failed%s (%.2f s)\n"
+                "  %zu APIs, %zu operations, %zu schemas, %zu chunks, %zu edges\n",
+                db, rep->added, rep->updated, rep->removed, rep->unchanged, rep->failed,
+                rep->kept ? " (previous version kept)" : "", rep->seconds, rep->n_apis,
+                rep->n_operations, rep->n_schemas, rep->n_chunks, rep->n_edges);
+        if (embedded)
+            fprintf(stderr, "  %zu chunks embedded, %zu vectors reused\n", rep->embedded,
+                    rep->vectors_reused);
+        if (rep->full_rebuild && rep->reason[0])
+            fprintf(stderr, "  full rebuild: %s\n", rep->reason);
+    }
+}
+
+/* One build of `apidex index`, from PATH... or a registry file (the watch loop calls it). */
+typedef struct index_run {
+    const char *db;
+    char **paths;
+    size_t n_paths;
+    store_build_options opt;
+    cli_index_flags flags;
+    bool json, quiet, embedded;
+} index_run;
+
+static int index_once(void *ctx, const registry_file *rf)
+{
+    index_run *r = ctx;
+    core_buf errors;
+    core_buf_init(&errors, 0);
+    cli_index_flags flags = r->flags;
+    flags.errors_json = r->json ? &errors : NULL;
+    apidex_error err;
+    core_error_clear(&err);
+    store_build_report rep = {0};
+    store_build_options opt = r->opt;
+    /* the registry's settings, where no flag gave them */
+    if (rf && !opt.strategy) opt.strategy = rf->strategy;
+    if (rf && !opt.filters) opt.filters = rf->filters;
+    int code = rf && !r->n_paths
+                   ? cli_build_registry(r->db, rf, &opt, &flags, &rep, &err)
+                   : cli_build_index(r->db, r->paths, r->n_paths, &opt, &flags, &rep, &err);
+    if (code != CLI_OK && code != CLI_PROBLEMS)
+        cli_print_error(&err);
+    else
+        print_summary(r->db, &rep, r->json, r->quiet, r->embedded, &errors);
+    core_buf_free(&errors);
+    return code;
+}
+
+/* --watch: SIGINT/SIGTERM end the loop through a pipe, after the build that runs. */
+static int watch_stop[2] = {-1, -1};
+
+static void on_watch_signal(int sig)
+{
+    /* the first signal ends the loop after the build that runs; a second one now (the
+       build is atomic: the previous index stays, the next build removes the temp file) */
+    static volatile sig_atomic_t signals;
+    if (++signals > 1) _exit(128 + sig);
+    unsigned char b = (unsigned char)sig;
+    ssize_t w = write(watch_stop[1], &b, 1);
+    (void)w;
+}
+
+static int index_watch(index_run *run, const char *registry_path, const registry_file *rf)
+{
+    if (pipe2(watch_stop, O_CLOEXEC) != 0) {
+        fprintf(stderr, "apidex index: pipe: %s\n", strerror(errno));
+        return CLI_FAILURE;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_watch_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    registry_watch_options wo = {.registry_path = registry_path,
+                                 .rf = rf,
+                                 .build = index_once,
+                                 .build_ctx = run,
+                                 .stop_fd = watch_stop[0],
+                                 .build_first = true};
+    apidex_error err;
+    core_error_clear(&err);
+    int rc = registry_watch_run(&wo, &err);
+    close(watch_stop[0]);
+    close(watch_stop[1]);
+    if (rc) {
+        cli_print_error(&err);
+        return rc == APIDEX_EINVAL || rc == APIDEX_ENOTFOUND ? CLI_USAGE : CLI_FAILURE;
+    }
+    return CLI_OK;
 }
 
 int cli_cmd_index(int argc, char **argv)
 {
-    const char *db = NULL;
+    const char *db = NULL, *registry_flag = NULL;
     store_build_options opt = {0};
-    bool json = false, quiet = false, verbose = false, no_llm = false;
+    bool json = false, quiet = false, verbose = false, no_llm = false, watch = false;
     cli_llm_flags llm_flags = {0};
     cli_embed_flags embed_flags = {0};
     int embed_flag = 0;
@@ -178,6 +339,8 @@ int cli_cmd_index(int argc, char **argv)
             verbose = true;
         } else if (!strcmp(a, "--full")) {
             opt.full = true;
+        } else if (!strcmp(a, "--watch")) {
+            watch = true;
         } else if (!strcmp(a, "--no-llm")) {
             no_llm = true;
         } else if ((embed_flag = cli_embed_parse_flag(argc, argv, &i, &embed_flags)) != 0) {
@@ -196,6 +359,9 @@ int cli_cmd_index(int argc, char **argv)
         } else if (!strcmp(a, "--db") && v) {
             db = v;
             i++;
+        } else if (!strcmp(a, "--registry") && v) {
+            registry_flag = v;
+            i++;
         } else if (!strcmp(a, "--strategy") && v) {
             if (!cli_arg_strategy("index", a, v)) {
                 free(paths);
@@ -213,83 +379,82 @@ int cli_cmd_index(int argc, char **argv)
             paths[n_paths++] = argv[i];
         }
     }
-    if (!n_paths) {
+    if (n_paths && registry_flag) {
         free(paths);
-        return cli_usage_error("index", "name the OpenAPI files or folders to index");
+        return cli_usage_error("index", "give PATH... or --registry FILE, not both");
     }
+    /* No PATH: the registry file (--registry, $APIDEX_REGISTRY or ./apidex.yaml). */
+    registry_file *rf = NULL;
+    const char *registry_path = NULL;
+    if (!n_paths) {
+        registry_path = registry_file_path(registry_flag);
+        bool named = registry_flag || (getenv("APIDEX_REGISTRY") && *getenv("APIDEX_REGISTRY"));
+        if (!named && access(registry_path, F_OK) != 0) {
+            free(paths);
+            return cli_usage_error("index",
+                                   "name the OpenAPI files or folders to index, or list them in "
+                                   "./%s (docs/REGISTRY.md)",
+                                   REGISTRY_DEFAULT_FILE);
+        }
+        apidex_error rerr;
+        core_error_clear(&rerr);
+        int rrc = registry_file_load(registry_path, &rf, &rerr);
+        if (rrc) {
+            cli_print_error(&rerr);
+            free(paths);
+            return rrc == APIDEX_ENOMEM || rrc == APIDEX_EIO ? CLI_FAILURE : CLI_USAGE;
+        }
+    }
+    if (!db && rf && rf->db && !(getenv("APIDEX_DB") && *getenv("APIDEX_DB"))) db = rf->db;
     db = cli_db_path(db);
     /* Test hook: a pause after each document, so a test can kill -9 a build midway. */
     const char *delay = getenv("APIDEX_TEST_INDEX_DELAY_MS");
     if (delay) opt.delay_ms = (unsigned)strtoul(delay, NULL, 10);
 
-    core_buf errors;
-    core_buf_init(&errors, 0);
-    cli_index_flags flags = {.progress = !json && !quiet && cli_stderr_is_tty(),
-                             .quiet = quiet,
-                             .verbose = verbose,
-                             .errors_json = json ? &errors : NULL};
-    apidex_error err;
-    core_error_clear(&err);
-    store_build_report rep = {0};
+    index_run run = {.db = db,
+                     .paths = paths,
+                     .n_paths = n_paths,
+                     .json = json,
+                     .quiet = quiet,
+                     .embedded = embed_flags.given,
+                     .flags = {.progress = !json && !quiet && !watch && cli_stderr_is_tty(),
+                               .quiet = quiet,
+                               .verbose = verbose}};
     cli_llm_refine *llm_texts = NULL;
     embed_provider *embedder = NULL;
+    int code = CLI_OK;
     if (embed_flags.given) {
-        int ec = cli_embed_open(&embed_flags, &embedder);
-        if (ec != CLI_OK) {
-            free(paths);
-            core_buf_free(&errors);
-            return ec;
-        }
+        code = cli_embed_open(&embed_flags, &embedder);
         opt.embedder = embedder;
     }
-    int code = cli_llm_refine_begin(&opt, &llm_flags, no_llm, flags.progress, &llm_texts);
-    if (code != CLI_OK)
-        core_error_set(&err, APIDEX_EINVAL,
-                       "the LLM for the summary/query texts is not usable "
-                       "(--no-llm indexes without it)");
-    if (code == CLI_OK) code = cli_build_index(db, paths, n_paths, &opt, &flags, &rep, &err);
+    if (code == CLI_OK) {
+        code = cli_llm_refine_begin(&opt, &llm_flags, no_llm, run.flags.progress, &llm_texts);
+        if (code != CLI_OK)
+            fprintf(stderr, "apidex index: the LLM for the summary/query texts is not usable "
+                            "(--no-llm indexes without it)\n");
+    }
+    run.opt = opt;
+    if (code == CLI_OK && watch) {
+        /* PATH... are watched as a registry of those paths */
+        registry_file *from_paths = NULL;
+        if (n_paths) {
+            apidex_error perr;
+            core_error_clear(&perr);
+            if (registry_file_from_paths((const char *const *)paths, n_paths, &from_paths, &perr)) {
+                cli_print_error(&perr);
+                code = CLI_FAILURE;
+            }
+        }
+        if (code == CLI_OK)
+            code = index_watch(&run, n_paths ? NULL : registry_path, n_paths ? from_paths : rf);
+        registry_file_free(from_paths);
+    } else if (code == CLI_OK) {
+        code = index_once(&run, rf);
+    }
     cli_llm_refine_end(llm_texts, quiet || json);
     embed_provider_close(embedder);
+    registry_file_free(rf);
     free(paths);
-    if (code != CLI_OK && code != CLI_PROBLEMS) {
-        cli_print_error(&err);
-        core_buf_free(&errors);
-        return code;
-    }
-    if (json) {
-        core_buf b;
-        core_buf_init(&b, 0);
-        core_buf_puts(&b, "{\"db\":");
-        core_buf_json_str(&b, db, strlen(db));
-        core_buf_printf(&b,
-                        ",\"added\":%zu,\"updated\":%zu,\"removed\":%zu,\"unchanged\":%zu,"
-                        "\"failed\":%zu,\"kept\":%zu,\"apis\":%zu,\"operations\":%zu,"
-                        "\"schemas\":%zu,\"chunks\":%zu,\"edges\":%zu,\"embedded\":%zu,"
-                        "\"vectors_reused\":%zu,\"full_rebuild\":%s,\"reason\":",
-                        rep.added, rep.updated, rep.removed, rep.unchanged, rep.failed, rep.kept,
-                        rep.n_apis, rep.n_operations, rep.n_schemas, rep.n_chunks, rep.n_edges,
-                        rep.embedded, rep.vectors_reused, rep.full_rebuild ? "true" : "false");
-        core_buf_json_str(&b, rep.reason, strlen(rep.reason));
-        core_buf_printf(&b, ",\"build_id\":\"%016llx\",\"seconds\":%.3f,\"errors\":[",
-                        (unsigned long long)rep.build_id, rep.seconds);
-        if (errors.len) core_buf_append(&b, errors.data, errors.len);
-        core_buf_puts(&b, "]}\n");
-        fputs(b.data, stdout);
-        core_buf_free(&b);
-    } else if (!quiet) {
-        fprintf(stderr,
-                "indexed into %s: %zu added, %zu updated, %zu removed, %zu unchanged, "
-                "%zu failed%s (%.2f s)\n"
-                "  %zu APIs, %zu operations, %zu schemas, %zu chunks, %zu edges\n",
-                db, rep.added, rep.updated, rep.removed, rep.unchanged, rep.failed,
-                rep.kept ? " (previous version kept)" : "", rep.seconds, rep.n_apis,
-                rep.n_operations, rep.n_schemas, rep.n_chunks, rep.n_edges);
-        if (embed_flags.given)
-            fprintf(stderr, "  %zu chunks embedded, %zu vectors reused\n", rep.embedded,
-                    rep.vectors_reused);
-        if (rep.full_rebuild && rep.reason[0]) fprintf(stderr, "  full rebuild: %s\n", rep.reason);
-    }
-    core_buf_free(&errors);
     return code;
 }
 
