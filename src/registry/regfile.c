@@ -8,13 +8,11 @@
 #include "chunk/chunk.h"
 #include "prep/prep.h"
 
-#include <errno.h>
-#include <glob.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <strings.h>
 
 enum { REGISTRY_MAX_BYTES = 4 << 20, REGISTRY_MAX_ID = 64 };
 
@@ -133,6 +131,7 @@ static int unknown_key(parser *p, const jt_member *m, const char *where, const c
     size_t best_d = 99;
     for (size_t i = 0; known[i]; i++) {
         size_t d = edit_distance(m->key, m->key_len, known[i]);
+        if (m->key_len >= 2 && !strncasecmp(known[i], m->key, m->key_len)) d = 1; /* a prefix */
         if (d < best_d) {
             best_d = d;
             best = known[i];
@@ -331,10 +330,11 @@ static int parse_source(parser *p, const jt_node *v, registry_source *s)
             bool url = key_is(m, "url");
             if (s->written) return FAIL(p, m->value, "a source has one path or url, not both");
             rc = want_string(p, m->value, url ? "url" : "path", &s->written);
-            if (!rc && url && !is_url(s->written))
+            if (rc) return rc;
+            if (url && !is_url(s->written))
                 return FAIL(p, m->value, "'url' must start with http:// or https://, got '%s'",
                             s->written);
-            if (!rc && !url && is_url(s->written))
+            if (!url && is_url(s->written))
                 return FAIL(p, m->value, "'%s' is a URL: write it as url: %s", s->written,
                             s->written);
             s->kind = url                        ? REGISTRY_SOURCE_URL
@@ -488,6 +488,21 @@ int registry_file_parse(const char *text, size_t len, const char *path, registry
     const char *slash = strrchr(path, '/');
     parser p = {.path = rf->path, .rf = rf, .err = err};
     p.base = slash ? core_arena_strndup(arena, path, (size_t)(slash - path) + 1) : "";
+    /* nothing but blanks and comments: say what the file needs (the parser would say
+       "empty document") */
+    bool blank = true;
+    for (size_t i = 0; i < len && blank; i++) {
+        if (text[i] == '#')
+            while (i < len && text[i] != '\n') i++;
+        else if (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' && text[i] != '\r')
+            blank = false;
+    }
+    if (blank) {
+        free(copy);
+        parse_top(&p, NULL);
+        registry_file_free(rf);
+        return APIDEX_EINVAL;
+    }
     jt_doc *doc = NULL;
     jt_limits lim = {.max_bytes = REGISTRY_MAX_BYTES, .max_depth = 64, .max_nodes = 1000000};
     int rc = jt_doc_parse(copy, len, rf->path, &lim, &doc, err); /* takes copy */
