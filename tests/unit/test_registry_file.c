@@ -317,6 +317,43 @@ static void test_sources_ids_tags_overrides(void **state)
     free(dir);
 }
 
+/* The example in README.md parses, and says what the README says it does. */
+static void test_readme_example(void **state)
+{
+    (void)state;
+    char *readme = tu_path(tu_source_dir(), "README.md");
+    FILE *f = fopen(readme, "r");
+    assert_non_null(f);
+    char line[512];
+    char yaml[8192] = "";
+    size_t used = 0;
+    bool in = false, done = false;
+    while (!done && fgets(line, sizeof line, f)) {
+        if (!in && !strncmp(line, "```yaml", 7)) {
+            in = true;
+        } else if (in && !strncmp(line, "```", 3)) {
+            done = true;
+        } else if (in) {
+            size_t l = strlen(line);
+            assert_true(used + l < sizeof yaml);
+            memcpy(yaml + used, line, l + 1);
+            used += l;
+        }
+    }
+    fclose(f);
+    free(readme);
+    assert_true(done);
+    registry_file *rf = parse_ok(yaml, "apidex.yaml");
+    assert_string_equal(rf->db, "build/apis.db");
+    assert_int_equal(rf->n_sources, 4);
+    assert_int_equal(rf->sources[1].kind, REGISTRY_SOURCE_GLOB);
+    assert_int_equal(rf->sources[2].kind, REGISTRY_SOURCE_URL);
+    assert_string_equal(rf->sources[3].id, "stripe");
+    assert_non_null(rf->sources[3].overrides);
+    assert_non_null(strstr(rf->sources[3].overrides, "STRIPE_API_KEY"));
+    registry_file_free(rf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -325,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_bad_types),
         cmocka_unit_test(test_path_env),
         cmocka_unit_test(test_sources_ids_tags_overrides),
+        cmocka_unit_test(test_readme_example),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
