@@ -121,7 +121,8 @@ void cli_paint_end(FILE *mem);
         cli_paint_end(cli_painted_);                                                               \
     } while (0)
 
-/** The index file: the --db value if given, else $APIDEX_DB, else ./apidex.db (cmd_index.c). */
+/** The index file: the --db value if given, else $APIDEX_DB, else the db of the registry file
+    ($APIDEX_REGISTRY or ./apidex.yaml) when it has one, else ./apidex.db (cmd_index.c). */
 const char *cli_db_path(const char *flag);
 /** How cli_build_index reports: progress bar, diagnostics, errors as JSON objects. */
 typedef struct cli_index_flags {

@@ -47,7 +47,22 @@ const char *cli_db_path(const char *flag)
 {
     if (flag) return flag;
     const char *env = getenv("APIDEX_DB");
-    return env && *env ? env : STORE_DEFAULT_DB;
+    if (env && *env) return env;
+    /* The registry file's db, so `apidex search` finds what `apidex index` built from it.
+       A registry file that does not parse is index's business: here it names no db. */
+    static char from_registry[4096];
+    const char *reg = registry_file_path(NULL);
+    registry_file *rf = NULL;
+    apidex_error err;
+    core_error_clear(&err);
+    if (access(reg, R_OK) == 0 && registry_file_load(reg, &rf, &err) == 0 && rf->db &&
+        strlen(rf->db) < sizeof from_registry) {
+        memcpy(from_registry, rf->db, strlen(rf->db) + 1);
+        registry_file_free(rf);
+        return from_registry;
+    }
+    registry_file_free(rf);
+    return STORE_DEFAULT_DB;
 }
 
 /* ---------------------------------------------------------------- progress */

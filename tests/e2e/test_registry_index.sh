@@ -56,6 +56,12 @@ assert apis["notes"]["operations"] == 0, apis["notes"]  # every one excluded
 assert apis["hotel"]["operations"] == 3
 PYEOF
 
+# Other commands find the registry's db too (no --db, no $APIDEX_DB).
+"$BIN" list --json | grep -q '"id":"pets"' || fail "list without --db: not the registry's db"
+"$BIN" search "list all pets" --json | grep -q '"pets:listPets"' \
+  || fail "search without --db: not the registry's db"
+APIDEX_DB="$T/none.db" "$BIN" list --json > /dev/null 2>&1 && fail "\$APIDEX_DB does not win"
+
 # The overrides change, the documents do not: the index follows (the API is reused).
 sed -i 's#pets.example.com/v2#pets.example.com/v3#' apidex.yaml
 "$BIN" index --json > "$T/rep2.json" || fail "second build"
