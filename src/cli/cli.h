@@ -135,7 +135,8 @@ void cli_paint_end(FILE *mem);
         cli_paint_end(cli_painted_);                                                               \
     } while (0)
 
-/** The index file: the --db value if given, else $APIDEX_DB, else ./apidex.db (cmd_index.c). */
+/** The index file: the --db value if given, else $APIDEX_DB, else the db of the registry file
+    ($APIDEX_REGISTRY or ./apidex.yaml) when it has one, else ./apidex.db (cmd_index.c). */
 const char *cli_db_path(const char *flag);
 /** How cli_build_index reports: progress bar, diagnostics, errors as JSON objects. */
 typedef struct cli_index_flags {
@@ -174,6 +175,22 @@ void cli_changes_free(cli_changes *c);
 void cli_print_build(const char *verb, const char *db, const struct store_build_report *rep,
                      const cli_changes *c, const core_buf *errors, bool json, bool quiet,
                      bool embedded);
+
+struct registry_file;
+/** Loads the sources of a registry file (ids, tag filters, overrides) and builds db
+    (cmd_index.c); returns a CLI_* exit code. */
+int cli_build_registry(const char *db, const struct registry_file *rf,
+                       const struct store_build_options *opt, const cli_index_flags *flags,
+                       struct store_build_report *rep, apidex_error *err);
+
+/** serve --watch (serve_watch.c): loads the registry file (registry_flag, else the default),
+    builds the index once, then follows the registry on a thread. *db_out: the index file
+    (db_flag, $APIDEX_DB, the registry's db or ./apidex.db). A CLI_* code. */
+typedef struct cli_serve_watch cli_serve_watch;
+int cli_serve_watch_start(const char *registry_flag, const char *db_flag, const char **db_out,
+                          cli_serve_watch **out);
+/** Stops the loop after the build that runs, and frees. NULL is a no-op. */
+void cli_serve_watch_stop(cli_serve_watch *sw);
 
 /* ---- embedding options shared by index, search, eval, serve and mcp (embed_flags.c) */
 typedef struct cli_embed_flags {

@@ -2,7 +2,13 @@
 #include "cli/cli.h"
 
 #include "embed/embed.h"
+#include "registry/registry.h"
 #include "store/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +17,16 @@
 static void index_usage(FILE *out)
 {
     fprintf(out,
-            "usage: apidex index PATH... [--db FILE] [--strategy NAME] [--filters LIST] [--full]\n"
-            "                    [--prune] [--wait SECONDS] [--no-wait] [--json] [--quiet]\n"
-            "                    [--verbose]\n"
-            "  PATH              spec files, directories (searched recursively) or URLs\n"
-            "  --db FILE         index file (default $APIDEX_DB or ./%s)\n"
+            "usage: apidex index [PATH...] [--registry FILE] [--watch] [--db FILE]\n"
+            "                    [--strategy NAME] [--filters LIST] [--full] [--prune]\n"
+            "                    [--wait SECONDS] [--no-wait] [--json] [--quiet] [--verbose]\n"
+            "  PATH              spec files, directories (searched recursively) or URLs;\n"
+            "                    none: the sources of the registry file\n"
+            "  --registry FILE   the registry file (default $APIDEX_REGISTRY or ./%s;\n"
+            "                    docs/REGISTRY.md): sources, ids, tag filters, overrides\n"
+            "  --watch           keep running: re-index when the sources or the registry\n"
+            "                    file change (inotify; Ctrl-C stops)\n"
+            "  --db FILE         index file (default $APIDEX_DB, the registry's db, or ./%s)\n"
             "  --strategy NAME   chunking: hybrid (default), endpoint, endpoint-re, endpoint-rf,\n"
             "                    json, nosplit, summary, query; NAME:SIZE:OVERLAP for windows\n"
             "  --filters LIST    preprocessing: base64,html,markdown,urls,urls-all,errors,\n"
@@ -31,19 +42,35 @@ static void index_usage(FILE *out)
             "                    configured (else the LLM writes them; docs/LLM.md)\n"
             "Dense vectors (every chunk's text is embedded when one of these is given;\n"
             "docs/SEARCH.md):\n%s"
-            "The index becomes exactly PATH...: documents not among them are removed\n"
-            "('apidex add' and 'apidex remove' change one API and keep the rest). Exit\n"
-            "status: 0 ok, 1 some documents failed (the rest is indexed), 2 usage, 3 failure,\n"
-            "4 refused (nothing changed: see --prune; or --db is not an apidex index),\n"
-            "5 another writer held the index (--no-wait, --wait).\n",
-            STORE_DEFAULT_DB, cli_write_flags_help(), cli_embed_flags_help());
+            "The index becomes exactly PATH... (or the registry's sources): documents not\n"
+            "among them are removed ('apidex add' and 'apidex remove' change one API and\n"
+            "keep the rest). Exit status: 0 ok, 1 some documents failed (the rest is\n"
+            "indexed), 2 usage, 3 failure, 4 refused (nothing changed: see --prune; or --db\n"
+            "is not an apidex index), 5 another writer held the index (--no-wait, --wait).\n",
+            REGISTRY_DEFAULT_FILE, STORE_DEFAULT_DB, cli_write_flags_help(),
+            cli_embed_flags_help());
 }
 
 const char *cli_db_path(const char *flag)
 {
     if (flag) return flag;
     const char *env = getenv("APIDEX_DB");
-    return env && *env ? env : STORE_DEFAULT_DB;
+    if (env && *env) return env;
+    /* The registry file's db, so `apidex search` finds what `apidex index` built from it.
+       A registry file that does not parse is index's business: here it names no db. */
+    static char from_registry[4096];
+    const char *reg = registry_file_path(NULL);
+    registry_file *rf = NULL;
+    apidex_error err;
+    core_error_clear(&err);
+    if (access(reg, R_OK) == 0 && registry_file_load(reg, &rf, &err) == 0 && rf->db &&
+        strlen(rf->db) < sizeof from_registry) {
+        memcpy(from_registry, rf->db, strlen(rf->db) + 1);
+        registry_file_free(rf);
+        return from_registry;
+    }
+    registry_file_free(rf);
+    return STORE_DEFAULT_DB;
 }
 
 /* ---------------------------------------------------------------- progress */
@@ -128,6 +155,26 @@ static size_t report_diags(const spec_registry *reg, bool verbose, bool quiet, c
 
 /* ---------------------------------------------------------------- shared build */
 
+/* Builds db from the loaded reg and reports its diagnostics; frees reg. */
+static int build_loaded(const char *db, spec_registry *reg, const store_build_options *opt,
+                        const cli_index_flags *flags, store_build_report *rep, apidex_error *err)
+{
+    int rc;
+    progress_state prog = {.on = flags->progress};
+    store_build_options o = opt ? *opt : (store_build_options){0};
+    o.progress = progress_draw;
+    o.progress_ctx = &prog;
+    rc = store_build(db, reg, &o, rep, err);
+    if (prog.on && prog.last_width) progress_draw(&prog, 0, 0, NULL);
+    size_t hidden = report_diags(reg, flags->verbose, flags->quiet, flags->errors_json);
+    if (hidden && !flags->quiet && !flags->verbose)
+        fprintf(stderr, "apidex: %zu warning%s (--verbose shows them)\n", hidden,
+                hidden == 1 ? "" : "s");
+    spec_registry_free(reg);
+    if (rc) return cli_build_status(rc);
+    return rep->failed ? CLI_PROBLEMS : CLI_OK;
+}
+
 int cli_build_index(const char *db, char *const *paths, size_t n_paths,
                     const store_build_options *opt, const cli_index_flags *flags,
                     store_build_report *rep, apidex_error *err)
@@ -154,19 +201,111 @@ int cli_build_index(const char *db, char *const *paths, size_t n_paths,
         spec_registry_free(reg);
         return CLI_USAGE;
     }
-    progress_state prog = {.on = flags->progress};
+    return build_loaded(db, reg, opt, flags, rep, err);
+}
+
+int cli_build_registry(const char *db, const registry_file *rf, const store_build_options *opt,
+                       const cli_index_flags *flags, store_build_report *rep, apidex_error *err)
+{
+    spec_registry *reg = NULL;
+    registry_loaded *loaded = NULL;
+    int rc = spec_registry_new(NULL, &reg, err);
+    if (rc) return CLI_FAILURE;
+    /* A source that is not there stops everything, as a PATH does. */
+    rc = registry_file_add_specs(rf, reg, &loaded, err);
+    if (rc) {
+        spec_registry_free(reg);
+        return rc == APIDEX_ENOMEM ? CLI_FAILURE : CLI_USAGE;
+    }
     store_build_options o = opt ? *opt : (store_build_options){0};
-    o.progress = progress_draw;
-    o.progress_ctx = &prog;
-    rc = store_build(db, reg, &o, rep, err);
-    if (prog.on && prog.last_width) progress_draw(&prog, 0, 0, NULL);
-    size_t hidden = report_diags(reg, flags->verbose, flags->quiet, flags->errors_json);
-    if (hidden && !flags->quiet && !flags->verbose)
-        fprintf(stderr, "apidex: %zu warning%s (--verbose shows them)\n", hidden,
-                hidden == 1 ? "" : "s");
-    spec_registry_free(reg);
-    if (rc) return cli_build_status(rc);
-    return rep->failed ? CLI_PROBLEMS : CLI_OK;
+    o.overrides = registry_overrides;
+    o.overrides_ctx = loaded;
+    int code = build_loaded(db, reg, &o, flags, rep, err);
+    registry_loaded_free(loaded);
+    return code;
+}
+
+/* One build of `apidex index`, from PATH... or a registry file (the watch loop calls it). */
+typedef struct index_run {
+    const char *db;
+    char **paths;
+    size_t n_paths;
+    store_build_options opt;
+    cli_index_flags flags;
+    bool json, quiet, embedded;
+} index_run;
+
+static int index_once(void *ctx, const registry_file *rf)
+{
+    index_run *r = ctx;
+    core_buf errors;
+    core_buf_init(&errors, 0);
+    cli_index_flags flags = r->flags;
+    flags.errors_json = r->json ? &errors : NULL;
+    apidex_error err;
+    core_error_clear(&err);
+    store_build_report rep = {0};
+    store_build_options opt = r->opt;
+    cli_changes changes;
+    cli_changes_collect(&changes, &opt);
+    /* the registry's settings, where no flag gave them */
+    if (rf && !opt.strategy) opt.strategy = rf->strategy;
+    if (rf && !opt.filters) opt.filters = rf->filters;
+    int code = rf && !r->n_paths
+                   ? cli_build_registry(r->db, rf, &opt, &flags, &rep, &err)
+                   : cli_build_index(r->db, r->paths, r->n_paths, &opt, &flags, &rep, &err);
+    if (code != CLI_OK && code != CLI_PROBLEMS)
+        cli_print_error(&err);
+    else
+        cli_print_build("indexed into", r->db, &rep, &changes, &errors, r->json, r->quiet,
+                        r->embedded);
+    fflush(stdout);
+    core_buf_free(&errors);
+    cli_changes_free(&changes);
+    return code;
+}
+
+/* --watch: SIGINT/SIGTERM end the loop through a pipe, after the build that runs. */
+static int watch_stop[2] = {-1, -1};
+
+static void on_watch_signal(int sig)
+{
+    /* the first signal ends the loop after the build that runs; a second one now (the
+       build is atomic: the previous index stays, the next build removes the temp file) */
+    static volatile sig_atomic_t signals;
+    if (++signals > 1) _exit(128 + sig);
+    unsigned char b = (unsigned char)sig;
+    ssize_t w = write(watch_stop[1], &b, 1);
+    (void)w;
+}
+
+static int index_watch(index_run *run, const char *registry_path, const registry_file *rf)
+{
+    if (pipe2(watch_stop, O_CLOEXEC) != 0) {
+        fprintf(stderr, "apidex index: pipe: %s\n", strerror(errno));
+        return CLI_FAILURE;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_watch_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    registry_watch_options wo = {.registry_path = registry_path,
+                                 .rf = rf,
+                                 .build = index_once,
+                                 .build_ctx = run,
+                                 .stop_fd = watch_stop[0],
+                                 .build_first = true};
+    apidex_error err;
+    core_error_clear(&err);
+    int rc = registry_watch_run(&wo, &err);
+    close(watch_stop[0]);
+    close(watch_stop[1]);
+    if (rc) {
+        cli_print_error(&err);
+        return rc == APIDEX_EINVAL || rc == APIDEX_ENOTFOUND ? CLI_USAGE : CLI_FAILURE;
+    }
+    return CLI_OK;
 }
 
 int cli_build_status(int rc)
@@ -317,9 +456,10 @@ void cli_print_build(const char *verb, const char *db, const store_build_report 
 
 int cli_cmd_index(int argc, char **argv)
 {
-    const char *db = NULL;
+    const char *db = NULL, *registry_flag = NULL;
     store_build_options opt = {0};
     bool json = false, quiet = false, verbose = false, no_llm = false, prune = false;
+    bool watch = false;
     cli_llm_flags llm_flags = {0};
     cli_embed_flags embed_flags = {0};
     int embed_flag = 0;
@@ -343,6 +483,8 @@ int cli_cmd_index(int argc, char **argv)
             opt.full = true;
         } else if (!strcmp(a, "--prune")) {
             prune = true;
+        } else if (!strcmp(a, "--watch")) {
+            watch = true;
         } else if ((embed_flag = cli_write_parse_flag(argc, argv, &i, &opt.lock)) != 0) {
             if (embed_flag < 0) {
                 free(paths);
@@ -366,6 +508,9 @@ int cli_cmd_index(int argc, char **argv)
         } else if (!strcmp(a, "--db") && v) {
             db = v;
             i++;
+        } else if (!strcmp(a, "--registry") && v) {
+            registry_flag = v;
+            i++;
         } else if (!strcmp(a, "--strategy") && v) {
             if (!cli_arg_strategy("index", a, v)) {
                 free(paths);
@@ -383,58 +528,84 @@ int cli_cmd_index(int argc, char **argv)
             paths[n_paths++] = argv[i];
         }
     }
-    if (!n_paths) {
+    if (n_paths && registry_flag) {
         free(paths);
-        return cli_usage_error("index", "name the OpenAPI files or folders to index");
+        return cli_usage_error("index", "give PATH... or --registry FILE, not both");
     }
+    /* No PATH: the registry file (--registry, $APIDEX_REGISTRY or ./apidex.yaml). */
+    registry_file *rf = NULL;
+    const char *registry_path = NULL;
+    if (!n_paths) {
+        registry_path = registry_file_path(registry_flag);
+        bool named = registry_flag || (getenv("APIDEX_REGISTRY") && *getenv("APIDEX_REGISTRY"));
+        if (!named && access(registry_path, F_OK) != 0) {
+            free(paths);
+            return cli_usage_error("index",
+                                   "name the OpenAPI files or folders to index, or list them in "
+                                   "./%s (docs/REGISTRY.md)",
+                                   REGISTRY_DEFAULT_FILE);
+        }
+        apidex_error rerr;
+        core_error_clear(&rerr);
+        int rrc = registry_file_load(registry_path, &rf, &rerr);
+        if (rrc) {
+            cli_print_error(&rerr);
+            free(paths);
+            return rrc == APIDEX_ENOMEM || rrc == APIDEX_EIO ? CLI_FAILURE : CLI_USAGE;
+        }
+    }
+    if (!db && rf && rf->db && !(getenv("APIDEX_DB") && *getenv("APIDEX_DB"))) db = rf->db;
     db = cli_db_path(db);
     /* Test hook: a pause after each document, so a test can kill -9 a build midway. */
     const char *delay = getenv("APIDEX_TEST_INDEX_DELAY_MS");
     if (delay) opt.delay_ms = (unsigned)strtoul(delay, NULL, 10);
     opt.guard = !prune;
     if (!quiet) cli_write_tell_wait(&opt.lock, db);
-    cli_changes changes;
-    cli_changes_collect(&changes, &opt);
 
-    core_buf errors;
-    core_buf_init(&errors, 0);
-    cli_index_flags flags = {.progress = !json && !quiet && cli_stderr_is_tty(),
-                             .quiet = quiet,
-                             .verbose = verbose,
-                             .errors_json = json ? &errors : NULL};
-    apidex_error err;
-    core_error_clear(&err);
-    store_build_report rep = {0};
+    index_run run = {.db = db,
+                     .paths = paths,
+                     .n_paths = n_paths,
+                     .json = json,
+                     .quiet = quiet,
+                     .embedded = embed_flags.given,
+                     .flags = {.progress = !json && !quiet && !watch && cli_stderr_is_tty(),
+                               .quiet = quiet,
+                               .verbose = verbose}};
     cli_llm_refine *llm_texts = NULL;
     embed_provider *embedder = NULL;
+    int code = CLI_OK;
     if (embed_flags.given) {
-        int ec = cli_embed_open(&embed_flags, &embedder);
-        if (ec != CLI_OK) {
-            free(paths);
-            core_buf_free(&errors);
-            cli_changes_free(&changes);
-            return ec;
-        }
+        code = cli_embed_open(&embed_flags, &embedder);
         opt.embedder = embedder;
     }
-    int code = cli_llm_refine_begin(&opt, &llm_flags, no_llm, flags.progress, &llm_texts);
-    if (code != CLI_OK)
-        core_error_set(&err, APIDEX_EINVAL,
-                       "the LLM for the summary/query texts is not usable "
-                       "(--no-llm indexes without it)");
-    if (code == CLI_OK) code = cli_build_index(db, paths, n_paths, &opt, &flags, &rep, &err);
+    if (code == CLI_OK) {
+        code = cli_llm_refine_begin(&opt, &llm_flags, no_llm, run.flags.progress, &llm_texts);
+        if (code != CLI_OK)
+            fprintf(stderr, "apidex index: the LLM for the summary/query texts is not usable "
+                            "(--no-llm indexes without it)\n");
+    }
+    run.opt = opt;
+    if (code == CLI_OK && watch) {
+        /* PATH... are watched as a registry of those paths */
+        registry_file *from_paths = NULL;
+        if (n_paths) {
+            apidex_error perr;
+            core_error_clear(&perr);
+            if (registry_file_from_paths((const char *const *)paths, n_paths, &from_paths, &perr)) {
+                cli_print_error(&perr);
+                code = CLI_FAILURE;
+            }
+        }
+        if (code == CLI_OK)
+            code = index_watch(&run, n_paths ? NULL : registry_path, n_paths ? from_paths : rf);
+        registry_file_free(from_paths);
+    } else if (code == CLI_OK) {
+        code = index_once(&run, rf);
+    }
     cli_llm_refine_end(llm_texts, quiet || json);
     embed_provider_close(embedder);
+    registry_file_free(rf);
     free(paths);
-    if (code != CLI_OK && code != CLI_PROBLEMS) {
-        cli_print_error(&err);
-        core_buf_free(&errors);
-        cli_changes_free(&changes);
-        return code;
-    }
-    cli_print_build("indexed into", db, &rep, &changes, &errors, json, quiet, embed_flags.given);
-    core_buf_free(&errors);
-    cli_changes_free(&changes);
     return code;
 }
 

@@ -205,6 +205,11 @@ static void print_json(const store_api *apis, size_t n_apis, const store_operati
         const char *title = api->title ? api->title : "";
         core_buf_puts(&b, ",\"title\":");
         core_buf_json_str(&b, title, strlen(title));
+        /* the registry file's settings for the API (docs/REGISTRY.md), stored as JSON */
+        if (api->overrides) {
+            core_buf_puts(&b, ",\"overrides\":");
+            core_buf_puts(&b, api->overrides);
+        }
         core_buf_printf(&b, ",\"operations\":%zu,\"tags\":[", api->n_ops);
         size_t lo, hi;
         api_range(ops, n_ops, a, &lo, &hi);

@@ -264,8 +264,7 @@ int cli_cmd_search(int argc, char **argv)
         int ec = cli_embed_open(&embed_flags, &embedder);
         if (ec != CLI_OK) return ec;
     }
-    if (!db) db = getenv("APIDEX_DB");
-    if (!db) db = STORE_DEFAULT_DB;
+    db = cli_db_path(db);
 
     apidex_error err;
     core_error_clear(&err);

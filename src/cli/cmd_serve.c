@@ -34,7 +34,8 @@ static void serve_usage(FILE *out)
         "                    [--max-body BYTES] [--max-header BYTES] [--max-connections N]\n"
         "                    [--timeout SECONDS] [--cors ORIGIN]... [--access-log FILE|none]\n"
         "                    [--reload-interval SECONDS] [--port-file FILE] [--allow-remote]\n"
-        "                    [--mode M] [embedding flags] [LLM flags]\n"
+        "                    [--mode M] [--watch [--registry FILE]] [embedding flags]\n"
+        "                    [LLM flags]\n"
         "  Routes: GET /v1/search?q=&k=&adaptive=&api=&tag=&method=, GET /v1/endpoints/{id},\n"
         "  GET /v1/apis, POST /v1/ask, GET /healthz, GET /metrics, GET /openapi.json, and\n"
         "  MCP (Streamable HTTP) at /mcp.\n"
@@ -53,6 +54,10 @@ static void serve_usage(FILE *out)
         "  --reload-interval S   look for a rebuilt index at most every S seconds (default 2)\n"
         "  --port-file FILE      write the bound port there once listening\n"
         "  --allow-remote        allow a non-loopback --listen address\n"
+        "  --watch               index the registry file's sources first, then re-index\n"
+        "                        when they change; answers switch to each new index\n"
+        "  --registry FILE       with --watch: the registry file (default $APIDEX_REGISTRY\n"
+        "                        or ./apidex.yaml; docs/REGISTRY.md)\n"
         "  --no-llm              /v1/ask and ask_api return the context only, even with an LLM\n"
         "  --mode M              lexical (default), dense or hybrid: how search, ask and the MCP\n"
         "                        tools rank (needs the index's vectors: apidex index ... --model;\n"
@@ -85,13 +90,14 @@ int cli_search_config(const cli_embed_flags *f, serve_search_config *out)
 int cli_cmd_serve(int argc, char **argv)
 {
     serve_http_options o = {.access_log_fd = STDERR_FILENO};
-    const char *db_flag = NULL, *token_file = NULL, *access_log = NULL, *port_file = NULL;
+    const char *db_flag = NULL, *registry_flag = NULL, *token_file = NULL, *access_log = NULL,
+               *port_file = NULL;
     const char *cors[MAX_CORS + 1] = {0};
     size_t n_cors = 0, v_size = 0;
     double interval = 2.0;
     cli_llm_flags llm_flags = {0};
     cli_embed_flags embed_flags = {0};
-    bool no_llm = false;
+    bool no_llm = false, watch = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int taken = cli_llm_parse_flag(argc, argv, &i, &llm_flags);
@@ -107,10 +113,15 @@ int cli_cmd_serve(int argc, char **argv)
         } else if (!strcmp(a, "--no-llm")) {
             no_llm = true;
             continue;
+        } else if (!strcmp(a, "--watch")) {
+            watch = true;
+            continue;
         } else if (!v) {
             return cli_arg_unknown("serve", a);
         } else if (!strcmp(a, "--db")) {
             db_flag = v;
+        } else if (!strcmp(a, "--registry")) {
+            registry_flag = v;
         } else if (!strcmp(a, "--listen")) {
             o.listen = v;
         } else if (!strcmp(a, "--token")) {
@@ -200,7 +211,19 @@ int cli_cmd_serve(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    if (registry_flag && !watch) return cli_usage_error("serve", "--registry goes with --watch");
     const char *db_path = cli_db_path(db_flag);
+    cli_serve_watch *watcher = NULL;
+    if (watch) {
+        int code = cli_serve_watch_start(registry_flag, db_flag, &db_path, &watcher);
+        if (code) {
+            agent_llm_close(llm);
+            embed_provider_close(search.embedder);
+            free(token_buf);
+            if (log_fd >= 0) close(log_fd);
+            return code;
+        }
+    }
     apidex_error err;
     core_error_clear(&err);
     serve_db *db = NULL;
@@ -215,6 +238,7 @@ int cli_cmd_serve(int argc, char **argv)
         if (rc == APIDEX_ENOTFOUND)
             fprintf(stderr, "apidex serve: build the index first: apidex index SPECS... --db %s\n",
                     db_path);
+        cli_serve_watch_stop(watcher);
         mcp_server_free(mcp);
         serve_db_close(db);
         agent_llm_close(llm);
@@ -245,6 +269,7 @@ int cli_cmd_serve(int argc, char **argv)
     while (read(stop_pipe[0], &sig, 1) < 0 && errno == EINTR) {
     }
     fprintf(stderr, "apidex serve: stopping (signal %d)\n", sig);
+    cli_serve_watch_stop(watcher);
     serve_http_stop(http);
     mcp_server_free(mcp);
     serve_db_close(db);

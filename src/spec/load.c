@@ -88,8 +88,9 @@ struct spec_registry {
     core_arena *arena; /* copies of the options' strings */
     spec_api_int **apis;
     size_t n, cap;
-    spec_strmap by_real; /* realpath or URL of each root: added once */
-    spec_strmap by_id;   /* API id → index in apis (rebuilt when the order changes) */
+    spec_strmap by_real;             /* realpath or URL of each root: added once */
+    spec_strmap by_id;               /* API id → index in apis (rebuilt when the order changes) */
+    const spec_input_options *input; /* of the spec_registry_add_input call running, or NULL */
 };
 
 /* ---------------------------------------------------------------- registry */
@@ -403,6 +404,27 @@ static char *stem_of(const char *path)
     return s;
 }
 
+static const char **copy_list(core_arena *a, const char *const *list)
+{
+    size_t n = 0;
+    while (list[n]) n++;
+    const char **out = core_arena_calloc(a, n + 1, sizeof *out);
+    for (size_t i = 0; out && i < n; i++)
+        if (!(out[i] = core_arena_strdup(a, list[i]))) return NULL;
+    return out;
+}
+
+/* The input's options (spec_registry_add_input) into the API's arena. */
+static int copy_input(spec_api_int *ai, const spec_input_options *io)
+{
+    if (io->name && !(ai->name = core_arena_strdup(ai->arena, io->name))) return APIDEX_ENOMEM;
+    if (io->include_tags && !(ai->include_tags = copy_list(ai->arena, io->include_tags)))
+        return APIDEX_ENOMEM;
+    if (io->exclude_tags && !(ai->exclude_tags = copy_list(ai->arena, io->exclude_tags)))
+        return APIDEX_ENOMEM;
+    return 0;
+}
+
 static spec_api_int *api_new(spec_registry *reg, const char *given, const char *real, bool remote,
                              bool no_files)
 {
@@ -439,6 +461,10 @@ static spec_api_int *api_new(spec_registry *reg, const char *given, const char *
     }
     if (!ai->arena || !ai->sort_key || !ai->real || !ai->pub.file || !ai->stem || !ai->root_dir ||
         (!remote && !ai->given_dir)) {
+        api_free(ai);
+        return NULL;
+    }
+    if (reg->input && copy_input(ai, reg->input)) {
         api_free(ai);
         return NULL;
     }
@@ -524,6 +550,7 @@ static int api_build(spec_api_int *ai, jt_doc *tree, const apidex_error *perr)
     }
     if (hashes) api->content_hash = core_hash64(hashes, api->n_files * sizeof *hashes);
     free(hashes);
+    api->content_hash = spec_select_hash(ai, api->content_hash);
     if (rc) {
         api->failed = true;
         core_diags_add(&api->diags, CORE_DIAG_ERROR, rc, api->file, 0, 0, "", "%s",
@@ -586,9 +613,14 @@ static int assign_ids(spec_registry *reg)
     char **ids = calloc(n ? n : 1, sizeof *ids);
     if (!ids) return APIDEX_ENOMEM;
     int rc = 0;
+    /* A given name (spec_input_options.name, or --name when one document is given) is the
+       id as it is; derived ids yield to it. */
     for (size_t i = 0; i < n && !rc; i++) {
-        const char *given = n == 1 && reg->set.opt.api_id ? reg->set.opt.api_id : NULL;
-        if (!(ids[i] = strdup(given ? given : reg->apis[i]->stem))) rc = APIDEX_ENOMEM;
+        const spec_api_int *ai = reg->apis[i];
+        const char *given = ai->name                         ? ai->name
+                            : n == 1 && reg->set.opt.api_id ? reg->set.opt.api_id
+                                                            : NULL;
+        if (!(ids[i] = strdup(given ? given : ai->stem))) rc = APIDEX_ENOMEM;
     }
     /* Qualify each group of equal stems, one more directory level at a time. */
     spec_strmap seen = {0};
@@ -620,7 +652,7 @@ static int assign_ids(spec_registry *reg)
         for (size_t i = 0; i < n && !rc; i++) {
             size_t first;
             spec_strmap_get(&seen, ids[i], strlen(ids[i]), &first);
-            if (count[first] < 2) continue;
+            if (count[first] < 2 || reg->apis[i]->name) continue;
             bool exhausted = false;
             char *q = qualified_id(reg->apis[i], level, &exhausted);
             if (!q) {
@@ -636,12 +668,16 @@ static int assign_ids(spec_registry *reg)
     }
     /* Whatever still collides (same path names all the way up, or URLs): "~2", "~3", ... */
     spec_strmap_free(&seen);
+    for (size_t i = 0; i < n && !rc; i++) /* names first: they keep their id */
+        if (reg->apis[i]->name && !spec_strmap_get(&seen, ids[i], strlen(ids[i]), NULL))
+            rc = spec_strmap_put(&seen, ids[i], strlen(ids[i]), i);
     for (size_t i = 0; i < n && !rc; i++) {
         size_t j;
         if (!spec_strmap_get(&seen, ids[i], strlen(ids[i]), &j)) {
             rc = spec_strmap_put(&seen, ids[i], strlen(ids[i]), i);
             continue;
         }
+        if (j == i) continue;
         for (unsigned k = 2;; k++) {
             char buf[32];
             snprintf(buf, sizeof buf, "~%u", k);
@@ -947,6 +983,24 @@ int spec_registry_add(spec_registry *reg, const char *input, apidex_error *err)
     }
     int frc = registry_finish(reg);
     if (!rc && frc) rc = core_error_set(err, frc, "out of memory");
+    return rc;
+}
+
+int spec_registry_add_input(spec_registry *reg, const char *input, const spec_input_options *io,
+                            apidex_error *err)
+{
+    if (reg && io && io->name && input && !is_url(input)) {
+        struct stat st;
+        if (stat(input, &st) == 0 && S_ISDIR(st.st_mode)) {
+            core_error_set(err, APIDEX_EINVAL, "an id names one document, and '%s' is a folder",
+                           input);
+            core_error_at(err, input, 0, 0, NULL);
+            return APIDEX_EINVAL;
+        }
+    }
+    if (reg) reg->input = io;
+    int rc = spec_registry_add(reg, input, err);
+    if (reg) reg->input = NULL;
     return rc;
 }
 

@@ -665,6 +665,7 @@ int spec_normalize(spec_api_int *ai)
     int rc = build_info(ai);
     if (!rc) rc = build_servers(ai);
     if (!rc) rc = build_ops(ai);
+    if (!rc) rc = spec_select_ops(ai);
     if (!rc) rc = build_tags(ai);
     return rc;
 }

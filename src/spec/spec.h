@@ -159,6 +159,25 @@ void spec_registry_free(spec_registry *reg);
  * true, with its errors); only a missing input or a usage error returns non-zero.
  */
 int spec_registry_add(spec_registry *reg, const char *input, apidex_error *err);
+/**
+ * What the documents of one input get (spec_registry_add_input); zero = what
+ * spec_registry_add does. Strings are copied.
+ */
+typedef struct spec_input_options {
+    /* The API id of the input's one document instead of the derived one (the
+       registry file's `id`); never qualified or suffixed. A directory cannot have one. */
+    const char *name;
+    /* Operations kept by their tags: with include_tags, only operations with a tag
+       matching one of the patterns; with exclude_tags, none with a matching tag (it wins
+       over include). NULL-terminated fnmatch(3) patterns, compared case-insensitively;
+       NULL = no filter. A filter is part of the API's content_hash, so changing it
+       re-indexes the document. */
+    const char *const *include_tags;
+    const char *const *exclude_tags;
+} spec_input_options;
+/** spec_registry_add with per-input options (io may be NULL). */
+int spec_registry_add_input(spec_registry *reg, const char *input, const spec_input_options *io,
+                            apidex_error *err);
 size_t spec_registry_count(const spec_registry *reg);
 /** The i-th API, in a deterministic order (sorted by file path). */
 const spec_api *spec_registry_api(const spec_registry *reg, size_t i);

@@ -100,6 +100,8 @@ struct spec_api_int {
     const char **op_nat;   /* natural id of each operation */
     unsigned locates;      /* JSON position look-ups done (capped: each scans the text) */
     unsigned searches;     /* node → pointer searches done (capped likewise) */
+    const char *name;      /* spec_input_options.name (arena), or NULL */
+    const char **include_tags, **exclude_tags; /* NULL-terminated (arena), or NULL */
 };
 
 static inline spec_api_int *spec_api_priv(const spec_api *api)
@@ -142,6 +144,12 @@ char *spec_percent_decode(core_arena *a, const char *s, size_t n);
 int spec_normalize(spec_api_int *ai);
 /** A member that may be written as a $ref (e.g. a description): the string it leads to. */
 const char *spec_get_str(const spec_api_int *ai, spec_loc obj, const char *key);
+
+/* select.c */
+/** Drops the operations the input's tag filter does not keep (before the model is built). */
+int spec_select_ops(spec_api_int *ai);
+/** The content hash mixed with the tag filter (unchanged without one). */
+uint64_t spec_select_hash(const spec_api_int *ai, uint64_t content_hash);
 
 /* model.c */
 /** Registers schemas, builds the schema graph, ids, cycles and used-by counts. */

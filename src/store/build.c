@@ -377,9 +377,11 @@ static int add_chunks(build_ctx *b, const spec_api *api, apidex_error *err)
     return rc;
 }
 
-static int index_api(build_ctx *b, const spec_api *api, const char *doc, apidex_error *err)
+static int index_api(build_ctx *b, const spec_api *api, const char *doc, const char *overrides,
+                     apidex_error *err)
 {
     store_api rec = {0};
+    rec.overrides = overrides;
     rec.id = api->id;
     rec.document = doc;
     rec.title = api->title;
@@ -669,12 +671,21 @@ static int build_locked(const char *db_path, const spec_registry *reg,
             /* Keep the last good version, unless its id now belongs to another API. */
             const char *old = store_writer_old_api(w, doc);
             const spec_api *holder = old ? spec_registry_find(reg, old) : NULL;
-            if (old && (!holder || holder == api)) rc = store_writer_keep(w, doc, err);
+            if (old && (!holder || holder == api)) {
+                rc = store_writer_keep(w, doc, err);
+                if (!rc && opt->overrides)
+                    rc = store_writer_set_overrides(w, old, opt->overrides(opt->overrides_ctx, api),
+                                                    err);
+            }
         } else if (store_writer_can_reuse(w, doc, api->id, api->content_hash, NULL)) {
             rc = store_writer_reuse(w, doc, err);
+            if (!rc && opt->overrides)
+                rc = store_writer_set_overrides(w, api->id, opt->overrides(opt->overrides_ctx, api),
+                                                err);
         } else {
+            const char *ov = opt->overrides ? opt->overrides(opt->overrides_ctx, api) : NULL;
             b.arena = core_arena_new(0);
-            rc = b.arena ? index_api(&b, api, doc, err) : oom(err);
+            rc = b.arena ? index_api(&b, api, doc, ov, err) : oom(err);
             if (rc && err && !err->file[0]) core_error_at(err, api->file, 0, 0, NULL);
             core_arena_free(b.arena);
             b.arena = NULL;

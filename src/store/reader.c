@@ -436,6 +436,7 @@ static int api_row(store_index *idx, sqlite3_stmt *st, size_t i)
     a->content_hash = h ? strtoull(h, NULL, 16) : 0;
     a->n_files = col_size(st, 11);
     a->provider = col_str(idx, st, 12, &fail);
+    a->overrides = col_str(idx, st, 13, &fail);
     return fail ? -1 : 0;
 }
 
@@ -445,11 +446,12 @@ static int load_apis(store_index *idx, apidex_error *err)
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
     void *arr = NULL;
-    int rc = rows_begin(idx,
-                        "SELECT id, document, title, version, description, spec_version, servers, "
-                        "tags, n_ops, n_schemas, content_hash, n_files, provider FROM apis "
-                        "ORDER BY id",
-                        "apis", sizeof *idx->apis, &arr, &cap, &st, err);
+    int rc =
+        rows_begin(idx,
+                   "SELECT id, document, title, version, description, spec_version, servers, "
+                   "tags, n_ops, n_schemas, content_hash, n_files, provider, overrides FROM apis "
+                   "ORDER BY id",
+                   "apis", sizeof *idx->apis, &arr, &cap, &st, err);
     idx->apis = arr;
     if (!rc) rc = rows_run(idx, st, cap, "apis", api_row, &idx->n_apis, err);
     if (rc) return rc;

@@ -41,7 +41,7 @@
 #include <stdint.h>
 
 /** The index schema version (PRAGMA user_version). Bumped on every incompatible change. */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 /** The default index file when neither --db nor APIDEX_DB is given. */
 #define STORE_DEFAULT_DB "apidex.db"
 
@@ -102,6 +102,9 @@ typedef struct store_api {
     size_t n_ops, n_schemas; /* filled by the writer on output */
     uint64_t content_hash;   /* over every file the API is made of */
     size_t n_files;          /* files the API is made of (root + $ref'd) */
+    const char *overrides;   /* the registry file's settings for the API, a JSON object
+                                ({"server": URL, "auth": {scheme: ENV}}, docs/REGISTRY.md),
+                                or NULL */
 } store_api;
 
 /** An input an operation needs to be called. */
@@ -449,6 +452,13 @@ int store_writer_old_vector(store_writer *w, const char *chunk_id, const char *m
  * and `seconds`, which stay as the caller set them. Frees w in every case.
  */
 int store_writer_commit(store_writer *w, store_build_report *rep, apidex_error *err);
+/**
+ * Sets the overrides (store_api.overrides; json NULL = none) of an API already in the
+ * new index (added, reused or kept), so settings that changed without the document
+ * are current.
+ */
+int store_writer_set_overrides(store_writer *w, const char *api_id, const char *json,
+                               apidex_error *err);
 /** Drops the temp file and frees w. NULL is a no-op. */
 void store_writer_abort(store_writer *w);
 
@@ -495,6 +505,11 @@ typedef struct store_build_options {
     store_lock_options lock; /* waiting for another writer (every build takes the lock) */
     void (*on_change)(void *ctx, store_change kind, const char *api); /* store_writer_options */
     void *on_change_ctx;
+    /* Per-API settings of the registry file (store_api.overrides): when set, every API of
+       the new index gets what it returns (a JSON object, or NULL for none), reused ones
+       included; when NULL, reused and kept APIs keep the overrides they had. */
+    const char *(*overrides)(void *ctx, const spec_api *api);
+    void *overrides_ctx;
 } store_build_options;
 
 /**

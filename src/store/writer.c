@@ -203,8 +203,8 @@ static void parent_dir(const char *path, char *out, size_t cap)
 static const char *const insert_sql[ST_COUNT] = {
     [ST_DOC] = "INSERT INTO documents(path, api, content_hash, n_files) VALUES(?,?,?,?)",
     [ST_API] = "INSERT INTO apis(id, document, title, version, description, spec_version, "
-               "servers, tags, n_ops, n_schemas, content_hash, n_files, provider) "
-               "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+               "servers, tags, n_ops, n_schemas, content_hash, n_files, provider, overrides) "
+               "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_INPUT] = "INSERT INTO inputs(operation, api, ord, name, location, field, required) "
                  "VALUES(?,?,?,?,?,?,?)",
     [ST_SCHEMA] = "INSERT INTO schemas(id, api, name, pointer, content, tokens, used_by, "
@@ -513,6 +513,7 @@ static int flush_api(store_writer *w, apidex_error *err)
     sqlite3_bind_text(st, 11, hash, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 12, (sqlite3_int64)(a->n_files ? a->n_files : 1));
     bind_text(st, 13, a->provider);
+    bind_text(st, 14, a->overrides);
     int rc = step_done(w->db, st, "writing an API", err);
     w->has_api = false;
     w->n_tags = 0;
@@ -561,6 +562,7 @@ int store_writer_add_api(store_writer *w, const store_api *api, apidex_error *er
     w->api.description = api->description ? core_arena_strdup(a, api->description) : NULL;
     w->api.spec_version = api->spec_version ? core_arena_strdup(a, api->spec_version) : NULL;
     w->api.provider = api->provider ? core_arena_strdup(a, api->provider) : NULL;
+    w->api.overrides = api->overrides ? core_arena_strdup(a, api->overrides) : NULL;
     w->api.servers = NULL;
     if (api->n_servers) {
         w->api.servers = core_arena_calloc(a, api->n_servers, sizeof *w->api.servers);
@@ -865,6 +867,23 @@ int store_writer_keep(store_writer *w, const char *path, apidex_error *err)
 {
     int rc = reuse_rows(w, path, err);
     if (!rc) w->kept++;
+    return rc;
+}
+
+int store_writer_set_overrides(store_writer *w, const char *api_id, const char *json,
+                               apidex_error *err)
+{
+    if (!w || !api_id) return core_error_set(err, APIDEX_EINVAL, "no API given");
+    int rc = flush_api(w, err); /* the API being added may be this one */
+    if (rc) return rc;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(w->db, "UPDATE main.apis SET overrides = ?1 WHERE id = ?2", -1, &st,
+                           NULL) != SQLITE_OK)
+        return store_db_error(w->db, "writing an API's overrides", err);
+    bind_text(st, 1, json);
+    bind_text(st, 2, api_id);
+    rc = step_done(w->db, st, "writing an API's overrides", err);
+    sqlite3_finalize(st);
     return rc;
 }
 

@@ -1,0 +1,114 @@
+/* serve --watch: the registry's indexer loop on a thread beside the server; the server's
+   hot reload (serve/db.c) picks up each new index file. */
+#include "cli/cli.h"
+
+#include "registry/registry.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct cli_serve_watch {
+    registry_file *rf;
+    const char *registry_path;
+    const char *db;
+    store_build_options opt;
+    int stop[2];
+    pthread_t thread;
+    bool started;
+};
+
+static int build_once(void *ctx, const registry_file *rf)
+{
+    cli_serve_watch *sw = ctx;
+    store_build_options opt = sw->opt;
+    opt.strategy = rf->strategy;
+    opt.filters = rf->filters;
+    cli_index_flags flags = {.quiet = false};
+    store_build_report rep = {0};
+    apidex_error err;
+    core_error_clear(&err);
+    int code = cli_build_registry(sw->db, rf, &opt, &flags, &rep, &err);
+    if (code != CLI_OK && code != CLI_PROBLEMS) {
+        cli_print_error(&err);
+        return code;
+    }
+    fprintf(stderr,
+            "apidex serve: indexed into %s: %zu added, %zu updated, %zu removed, %zu unchanged, "
+            "%zu failed (%.2f s)\n",
+            sw->db, rep.added, rep.updated, rep.removed, rep.unchanged, rep.failed, rep.seconds);
+    return code;
+}
+
+static void *watch_thread(void *arg)
+{
+    cli_serve_watch *sw = arg;
+    registry_watch_options wo = {.registry_path = sw->registry_path,
+                                 .rf = sw->rf,
+                                 .build = build_once,
+                                 .build_ctx = sw,
+                                 .stop_fd = sw->stop[0]};
+    apidex_error err;
+    core_error_clear(&err);
+    if (registry_watch_run(&wo, &err)) {
+        cli_print_error(&err);
+        fprintf(stderr, "apidex serve: no longer watching; serving the last index\n");
+    }
+    return NULL;
+}
+
+void cli_serve_watch_stop(cli_serve_watch *sw)
+{
+    if (!sw) return;
+    if (sw->started) {
+        ssize_t w = write(sw->stop[1], "x", 1);
+        (void)w;
+        pthread_join(sw->thread, NULL);
+    }
+    if (sw->stop[0] >= 0) close(sw->stop[0]);
+    if (sw->stop[1] >= 0) close(sw->stop[1]);
+    registry_file_free(sw->rf);
+    free(sw);
+}
+
+int cli_serve_watch_start(const char *registry_flag, const char *db_flag, const char **db_out,
+                          cli_serve_watch **out)
+{
+    *out = NULL;
+    cli_serve_watch *sw = calloc(1, sizeof *sw);
+    if (!sw) return CLI_FAILURE;
+    sw->stop[0] = sw->stop[1] = -1;
+    sw->registry_path = registry_file_path(registry_flag);
+    apidex_error err;
+    core_error_clear(&err);
+    int rc = registry_file_load(sw->registry_path, &sw->rf, &err);
+    if (rc) {
+        cli_print_error(&err);
+        cli_serve_watch_stop(sw);
+        return rc == APIDEX_ENOMEM || rc == APIDEX_EIO ? CLI_FAILURE : CLI_USAGE;
+    }
+    const char *env = getenv("APIDEX_DB");
+    sw->db = db_flag ? db_flag : env && *env ? env : sw->rf->db ? sw->rf->db : STORE_DEFAULT_DB;
+    const char *delay = getenv("APIDEX_TEST_INDEX_DELAY_MS");
+    if (delay) sw->opt.delay_ms = (unsigned)strtoul(delay, NULL, 10);
+    /* The first build before the server opens the index; then the loop. */
+    int code = build_once(sw, sw->rf);
+    if (code != CLI_OK && code != CLI_PROBLEMS) {
+        cli_serve_watch_stop(sw);
+        return code;
+    }
+    if (pipe2(sw->stop, O_CLOEXEC) != 0 || pthread_create(&sw->thread, NULL, watch_thread, sw)) {
+        fprintf(stderr, "apidex serve: cannot start watching: %s\n", strerror(errno));
+        cli_serve_watch_stop(sw);
+        return CLI_FAILURE;
+    }
+    sw->started = true;
+    *db_out = sw->db;
+    *out = sw;
+    return CLI_OK;
+}
