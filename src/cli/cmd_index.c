@@ -12,7 +12,7 @@ static void index_usage(FILE *out)
 {
     fprintf(out,
             "usage: apidex index PATH... [--db FILE] [--strategy NAME] [--filters LIST] [--full]\n"
-            "                    [--json] [--quiet] [--verbose]\n"
+            "                    [--jobs N] [--json] [--quiet] [--verbose]\n"
             "  PATH              spec files, directories (searched recursively) or URLs\n"
             "  --db FILE         index file (default $APIDEX_DB or ./%s)\n"
             "  --strategy NAME   chunking: hybrid (default), endpoint, endpoint-re, endpoint-rf,\n"
@@ -20,6 +20,8 @@ static void index_usage(FILE *out)
             "  --filters LIST    preprocessing: base64,html,markdown,urls,urls-all,errors,\n"
             "                    headers,examples,request-body,remove-examples,all,none\n"
             "  --full            rebuild everything instead of reusing unchanged documents\n"
+            "  --jobs N          threads (default $APIDEX_JOBS, else the CPUs): N-1 parse the\n"
+            "                    next documents while one writes; the index is the same\n"
             "  --json            print a JSON summary on stdout\n"
             "  --verbose         also print warnings\n"
             "  --no-llm          summary/query: deterministic texts even when an LLM is\n"
@@ -125,7 +127,9 @@ int cli_build_index(const char *db, char *const *paths, size_t n_paths,
                     store_build_report *rep, apidex_error *err)
 {
     spec_registry *reg = NULL;
-    int rc = spec_registry_new(NULL, &reg, err);
+    /* Deferred: documents are parsed while the build goes, a few at a time, never all. */
+    spec_options sopt = {.deferred = true};
+    int rc = spec_registry_new(&sopt, &reg, err);
     if (rc) return CLI_FAILURE;
     for (size_t i = 0; i < n_paths; i++) {
         /* A path that is not there stops everything: indexing without it would
@@ -202,6 +206,15 @@ int cli_cmd_index(int argc, char **argv)
                 return CLI_USAGE;
             }
             opt.strategy = v;
+            i++;
+        } else if (!strcmp(a, "--jobs") && v) {
+            char *end = NULL;
+            long j = strtol(v, &end, 10);
+            if (end == v || *end || j < 1 || j > 64) {
+                free(paths);
+                return cli_usage_error("index", "--jobs takes a number from 1 to 64, not '%s'", v);
+            }
+            opt.jobs = (unsigned)j;
             i++;
         } else if (!strcmp(a, "--filters") && v) {
             opt.filters = v;

@@ -139,7 +139,6 @@ static void test_first_build(void **state)
     assert_true(op->tokens > 0);
     assert_non_null(strstr(op->content, "/pets/{petId}"));
     assert_non_null(op->capability);
-    assert_non_null(strstr(op->terms[STORE_FIELD_PATH], "pet"));
     assert_int_equal(op->n_inputs, 1);
     assert_string_equal(op->inputs[0].name, "petId");
     assert_string_equal(op->inputs[0].location, "path");
@@ -163,20 +162,18 @@ static void test_first_build(void **state)
     assert_true(op_schema);
     assert_true(schema_schema);
 
-    /* every chunk names operations that exist, and FTS finds them */
+    /* every chunk names operations that exist, and its terms are there */
     const store_chunk *chunks;
     assert_int_equal(store_chunks(idx, &chunks, &n, &err), 0);
     assert_true(n >= 7);
     for (size_t i = 0; i < n; i++)
         for (size_t k = 0; k < chunks[i].n_endpoints; k++)
             assert_true(chunks[i].endpoint_ops[k] >= 0);
-    const char *terms[] = {"review"};
-    store_fts_hit *hits = NULL;
-    size_t n_hits = 0;
-    assert_int_equal(store_fts_search(idx, terms, 1, NULL, 5, &hits, &n_hits, &err), 0);
-    assert_true(n_hits >= 1);
-    assert_string_equal(chunks[hits[0].chunk].id, "books:getBookReviews");
-    free(hits);
+    bool reviews = false;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(chunks[i].id, "books:getBookReviews"))
+            reviews = strstr(chunks[i].terms[STORE_FIELD_PATH], "review") != NULL;
+    assert_true(reviews);
     store_close(idx);
     free(db);
     tu_rmtree(dir);
