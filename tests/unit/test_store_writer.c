@@ -447,6 +447,100 @@ static void test_versions(void **state)
     free(dir);
 }
 
+/* Long rendered text is stored packed (a BLOB in the file) and reads back exactly; short
+   text stays TEXT. */
+static void test_packed_text(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir();
+    char *db = db_in(dir);
+    core_buf big;
+    core_buf_init(&big, 0);
+    for (int i = 0; i < 200; i++)
+        core_buf_printf(&big, "GET /things/{thing_id} line %d: \u00e9t\u00e9 caf\u00e9\n", i);
+    apidex_error err;
+    store_writer *w = NULL;
+    assert_int_equal(store_writer_begin(db, NULL, &w, &err), 0);
+    store_api api = {.id = "p", .document = "/specs/p.json", .content_hash = 1};
+    assert_int_equal(store_writer_add_api(w, &api, &err), 0);
+    store_operation op = {
+        .id = "p:get", .api = "p", .method = "GET", .path = "/x", .content = big.data};
+    assert_int_equal(store_writer_add_operation(w, &op, &err), 0);
+    store_schema sc = {.id = "p:S", .api = "p", .name = "S", .content = big.data};
+    assert_int_equal(store_writer_add_schema(w, &sc, &err), 0);
+    const char *ep[] = {"p:get"};
+    store_chunk c = {.id = "p:get#0",
+                     .api = "p",
+                     .type = "endpoint",
+                     .content = "short",
+                     .text = big.data,
+                     .endpoints = ep,
+                     .n_endpoints = 1};
+    assert_int_equal(store_writer_add_chunk(w, &c, &err), 0);
+    assert_int_equal(store_writer_commit(w, NULL, &err), 0);
+
+    sqlite3 *raw = NULL;
+    assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+    sqlite3_stmt *st = NULL;
+    assert_int_equal(sqlite3_prepare_v2(raw,
+                                        "SELECT (SELECT typeof(content) FROM operations), "
+                                        "(SELECT typeof(content) FROM schemas), "
+                                        "(SELECT typeof(content) || typeof(text) FROM chunks), "
+                                        "(SELECT length(content) FROM operations)",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(st, 0), "blob");
+    assert_string_equal((const char *)sqlite3_column_text(st, 1), "blob");
+    assert_string_equal((const char *)sqlite3_column_text(st, 2), "textblob");
+    assert_true((size_t)sqlite3_column_int64(st, 3) < big.len / 4);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+
+    store_index *idx = NULL;
+    assert_int_equal(store_open(db, true, &idx, &err), 0);
+    const store_operation *ops;
+    const store_schema *schemas;
+    const store_chunk *chunks;
+    size_t n;
+    assert_int_equal(store_operations(idx, &ops, &n, &err), 0);
+    assert_string_equal(ops[0].content, big.data);
+    assert_int_equal(store_schemas(idx, &schemas, &n, &err), 0);
+    assert_string_equal(schemas[0].content, big.data);
+    assert_int_equal(store_chunks(idx, &chunks, &n, &err), 0);
+    assert_string_equal(chunks[0].content, "short");
+    assert_string_equal(chunks[0].text, big.data);
+    store_close(idx);
+    core_buf_free(&big);
+    tu_rmtree(dir);
+    free(db);
+    free(dir);
+}
+
+/* Edges are stored as ordinals within their API: one naming a row the API does not
+   have fails the build instead of being written. */
+static void test_edge_outside_api(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir();
+    char *db = db_in(dir);
+    apidex_error err;
+    store_writer *w = NULL;
+    assert_int_equal(store_writer_begin(db, NULL, &w, &err), 0);
+    store_api api = {.id = "p", .document = "/specs/p.json", .content_hash = 1};
+    assert_int_equal(store_writer_add_api(w, &api, &err), 0);
+    store_operation op = {.id = "p:get", .api = "p", .method = "GET", .path = "/x"};
+    assert_int_equal(store_writer_add_operation(w, &op, &err), 0);
+    store_edge e = {.kind = STORE_EDGE_PRODUCER, .src = "p:get", .dst = "q:other"};
+    assert_int_equal(store_writer_add_edge(w, "p", &e, &err), 0);
+    assert_int_equal(store_writer_commit(w, NULL, &err), APIDEX_EINVAL);
+    assert_non_null(strstr(err.message, "q:other"));
+    assert_int_equal(access(db, F_OK), -1); /* nothing installed */
+    tu_rmtree(dir);
+    free(db);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -454,6 +548,8 @@ int main(void)
         cmocka_unit_test(test_incremental),
         cmocka_unit_test(test_abort_and_stale_temps),
         cmocka_unit_test(test_versions),
+        cmocka_unit_test(test_packed_text),
+        cmocka_unit_test(test_edge_outside_api),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
