@@ -107,8 +107,8 @@ static void replace_in_file(const char *path, const char *from, const char *to)
    order: two indexes with the same digest hold the same bytes. */
 static uint64_t index_digest(const char *db)
 {
-    static const char *const tables[] = {"documents", "apis",  "operations", "inputs",
-                                         "schemas",   "chunks", "edges",     "vectors"};
+    static const char *const tables[] = {"documents", "apis",   "operations", "inputs",
+                                         "schemas",   "chunks", "edges",      "vectors"};
     sqlite3 *raw = NULL;
     assert_int_equal(sqlite3_open_v2(db, &raw, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     uint64_t h = 0;
@@ -424,10 +424,8 @@ static void test_corpus(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_first_build),
-        cmocka_unit_test(test_incremental),
-        cmocka_unit_test(test_strategy_parse),
-        cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_first_build),         cmocka_unit_test(test_incremental),
+        cmocka_unit_test(test_strategy_parse),      cmocka_unit_test(test_corpus),
         cmocka_unit_test(test_deferred_same_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
