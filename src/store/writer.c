@@ -792,7 +792,10 @@ int store_writer_add_chunk(store_writer *w, const store_chunk *c, apidex_error *
     int rc = check_api(w, c->api, "a chunk", err);
     if (rc) return rc;
     size_t off[STORE_FIELD_COUNT];
-    if (field_terms(w, c->fields, c->terms, off)) return oom(err);
+    /* A chunk of no operation (a schema's, an API overview) is never ranked (search ranks
+       operations through their chunks, lexical.c), so it keeps no terms. */
+    if (c->n_endpoints ? field_terms(w, c->fields, c->terms, off) : field_terms(w, NULL, NULL, off))
+        return oom(err);
     core_buf_reset(&w->json);
     json_str_array(&w->json, c->endpoints, c->n_endpoints);
     if (w->json.failed) return oom(err);
@@ -807,7 +810,7 @@ int store_writer_add_chunk(store_writer *w, const store_chunk *c, apidex_error *
                           c->text && strcmp(c->text, c->content) != 0 ? c->text : NULL) !=
         SQLITE_OK)
         return oom(err);
-    bind_text(st, i++, c->metadata);
+    if (store_bind_packed(st, i++, &w->pack, c->metadata) != SQLITE_OK) return oom(err);
     bind_text(st, i++, w->json.data);
     sqlite3_bind_int64(st, i++, (sqlite3_int64)c->tokens);
     for (int f = 0; f < STORE_FIELD_COUNT; f++) bind_text(st, i++, w->buf.data + off[f]);

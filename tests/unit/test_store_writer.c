@@ -477,6 +477,11 @@ static void test_packed_text(void **state)
                      .endpoints = ep,
                      .n_endpoints = 1};
     assert_int_equal(store_writer_add_chunk(w, &c, &err), 0);
+    /* a chunk of no operation is never ranked: no terms kept */
+    store_chunk sc_chunk = {.id = "p:S#0", .api = "p", .type = "schema", .content = "S"};
+    sc_chunk.fields[STORE_FIELD_DESCRIPTION] = "a schema of things";
+    sc_chunk.fields[STORE_FIELD_OTHER] = "S: a schema of things";
+    assert_int_equal(store_writer_add_chunk(w, &sc_chunk, &err), 0);
     assert_int_equal(store_writer_commit(w, NULL, &err), 0);
 
     sqlite3 *raw = NULL;
@@ -510,6 +515,8 @@ static void test_packed_text(void **state)
     assert_int_equal(store_chunks(idx, &chunks, &n, &err), 0);
     assert_string_equal(chunks[0].content, "short");
     assert_string_equal(chunks[0].text, big.data);
+    assert_string_equal(chunks[1].id, "p:S#0");
+    for (int f = 0; f < STORE_FIELD_COUNT; f++) assert_string_equal(chunks[1].terms[f], "");
     store_close(idx);
     core_buf_free(&big);
     tu_rmtree(dir);
