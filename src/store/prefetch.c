@@ -11,10 +11,12 @@
  */
 #include "store/store_int.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 
 enum { SLOT_IDLE = 0, SLOT_LOADING = 1, SLOT_LOADED = 2 };
+enum { TRIM_MIN_ITEMS = 2000 }; /* operations + schemas of a "big" document */
 
 struct store_prefetch {
     spec_registry *reg;
@@ -42,6 +44,11 @@ static void *worker(void *arg)
         p->state[i] = SLOT_LOADING;
         pthread_mutex_unlock(&p->mu);
         int rc = spec_registry_load(p->reg, i);
+        /* What the parse of a big document freed stays in this thread's malloc arena,
+           where the build's thread cannot reuse it: hand it back, or it costs twice
+           (Microsoft Graph: 674 MB peak instead of 464). Small ones are not worth a trim. */
+        const spec_api *api = spec_registry_api(p->reg, i);
+        if (api && api->n_ops + api->n_schemas >= TRIM_MIN_ITEMS) malloc_trim(0);
         pthread_mutex_lock(&p->mu);
         p->rc[i] = rc;
         p->state[i] = SLOT_LOADED;
