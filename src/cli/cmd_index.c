@@ -19,7 +19,8 @@ static void index_usage(FILE *out)
     fprintf(out,
             "usage: apidex index [PATH...] [--registry FILE] [--watch] [--db FILE]\n"
             "                    [--strategy NAME] [--filters LIST] [--full] [--prune]\n"
-            "                    [--wait SECONDS] [--no-wait] [--json] [--quiet] [--verbose]\n"
+            "                    [--jobs N] [--wait SECONDS] [--no-wait] [--json] [--quiet]\n"
+            "                    [--verbose]\n"
             "  PATH              spec files, directories (searched recursively) or URLs;\n"
             "                    none: the sources of the registry file\n"
             "  --registry FILE   the registry file (default $APIDEX_REGISTRY or ./%s;\n"
@@ -35,6 +36,8 @@ static void index_usage(FILE *out)
             "                    also replaces a damaged index (never another program's file)\n"
             "  --prune           allow a build that removes more than half of the indexed\n"
             "                    APIs, or that has no documents at all (else refused, exit 4)\n"
+            "  --jobs N          threads (default $APIDEX_JOBS, else the CPUs): N-1 parse the\n"
+            "                    next documents while one writes; the index is the same\n"
             "%s"
             "  --json            print a JSON summary on stdout\n"
             "  --verbose         also print warnings\n"
@@ -180,7 +183,8 @@ int cli_build_index(const char *db, char *const *paths, size_t n_paths,
                     store_build_report *rep, apidex_error *err)
 {
     spec_registry *reg = NULL;
-    spec_options so = {.api_id = flags->api_name};
+    /* Deferred: documents are parsed while the build goes, a few at a time, never all. */
+    spec_options so = {.api_id = flags->api_name, .deferred = true};
     int rc = spec_registry_new(&so, &reg, err);
     if (rc) return CLI_FAILURE;
     for (size_t i = 0; i < n_paths; i++) {
@@ -517,6 +521,15 @@ int cli_cmd_index(int argc, char **argv)
                 return CLI_USAGE;
             }
             opt.strategy = v;
+            i++;
+        } else if (!strcmp(a, "--jobs") && v) {
+            char *end = NULL;
+            long j = strtol(v, &end, 10);
+            if (end == v || *end || j < 1 || j > 64) {
+                free(paths);
+                return cli_usage_error("index", "--jobs takes a number from 1 to 64, not '%s'", v);
+            }
+            opt.jobs = (unsigned)j;
             i++;
         } else if (!strcmp(a, "--filters") && v) {
             opt.filters = v;

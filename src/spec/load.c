@@ -140,20 +140,34 @@ int spec_registry_new(const spec_options *opt, spec_registry **out, apidex_error
     return 0;
 }
 
-static void api_free(spec_api_int *ai)
+/* Frees an API's documents and model (not its arena, names or diagnostics). */
+static void api_release_model(spec_api_int *ai)
 {
-    if (!ai) return;
     for (size_t i = 0; i < ai->n_docs; i++) jt_doc_free(ai->docs[i]->tree);
     free(ai->docs);
+    ai->docs = NULL;
+    ai->n_docs = ai->cap_docs = 0;
     spec_strmap_free(&ai->doc_by_path);
     spec_strmap_free(&ai->dir_real);
     free(ai->refs);
+    ai->refs = NULL;
+    ai->n_refs = ai->cap_refs = 0;
     spec_ptrmap_free(&ai->ref_by_site);
     spec_ptrmap_free(&ai->schema_by_node);
     spec_strmap_free(&ai->schema_by_name);
     spec_strmap_free(&ai->op_by_nat);
     free(ai->pub.ops);
     free(ai->pub.schemas);
+    ai->pub.ops = NULL;
+    ai->pub.schemas = NULL;
+    ai->pub.n_ops = ai->pub.n_schemas = 0;
+    ai->cap_ops = ai->cap_schemas = 0;
+}
+
+static void api_free(spec_api_int *ai)
+{
+    if (!ai) return;
+    api_release_model(ai);
     core_diags_free(&ai->pub.diags);
     free(ai->stem);
     free(ai->sort_key);
@@ -822,6 +836,19 @@ static int add_file(spec_registry *reg, const char *path, bool explicit, apidex_
             free(text);
             return 0;
         }
+        if (o->deferred) {
+            /* Found: parsed later by spec_registry_load, one API at a time. */
+            free(text);
+            spec_api_int *ai = api_new(reg, path, real, false, false);
+            if (!ai) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+            ai->deferred = true;
+            ai->explicit_root = explicit;
+            if (registry_insert(reg, ai)) {
+                api_free(ai);
+                return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+            }
+            return 0;
+        }
         rc = jt_doc_parse(text, len, path, &o->limits, &tree, &perr);
         if (!explicit && !rc && !root_is_openapi(tree)) {
             jt_doc_free(tree);
@@ -1070,6 +1097,73 @@ int spec_registry_add_text(spec_registry *reg, const char *name, const char *tex
     }
     rc = registry_finish(reg);
     return rc ? core_error_set(err, rc, "out of memory") : 0;
+}
+
+/* ---------------------------------------------------------------- deferred loading */
+
+bool spec_registry_deferred(const spec_registry *reg)
+{
+    return reg && reg->set.opt.deferred;
+}
+
+int spec_registry_load(spec_registry *reg, size_t i)
+{
+    if (!reg || i >= reg->n || !reg->apis[i]->deferred) return 0;
+    spec_api_int *ai = reg->apis[i];
+    ai->deferred = false;
+    /* What add_file does for an eager registry, from the read on. */
+    const spec_options *o = &reg->set.opt;
+    const char *path = ai->sort_key;
+    apidex_error perr;
+    core_error_clear(&perr);
+    char *text = NULL;
+    size_t len = 0;
+    jt_doc *tree = NULL;
+    int rc = core_file_read(path, o->limits.max_bytes, &text, &len, &perr);
+    if (!rc) {
+        rc = jt_doc_parse(text, len, path, &o->limits, &tree, &perr);
+        if (!ai->explicit_root && !rc && !root_is_openapi(tree)) {
+            jt_doc_free(tree);
+            ai->pub.skipped = true;
+            return 0;
+        }
+    }
+    int brc = api_build(ai, rc ? NULL : tree, &perr);
+    if (brc == APIDEX_ENOMEM) return brc;
+    return spec_model_set_ids(ai);
+}
+
+void spec_registry_unload(spec_registry *reg, size_t i)
+{
+    if (!reg || !reg->set.opt.deferred || i >= reg->n) return;
+    spec_api_int *ai = reg->apis[i];
+    if (ai->deferred) return;
+    api_release_model(ai);
+    /* The id, file and display directory live in the arena: keep copies in a new one. */
+    core_arena *keep = core_arena_new(0);
+    if (!keep) return; /* the model is gone; the arena stays until the registry is freed */
+    spec_api *p = &ai->pub;
+    const char *id = p->id ? core_arena_strdup(keep, p->id) : NULL;
+    const char *file = p->file ? core_arena_strdup(keep, p->file) : NULL;
+    const char *dir = ai->given_dir ? core_arena_strdup(keep, ai->given_dir) : NULL;
+    if ((p->id && !id) || (p->file && !file) || (ai->given_dir && !dir)) {
+        core_arena_free(keep);
+        return;
+    }
+    core_arena_free(ai->arena);
+    ai->arena = keep;
+    spec_api kept = {.id = id,
+                     .file = file,
+                     .n_files = p->n_files,
+                     .content_hash = p->content_hash,
+                     .diags = p->diags,
+                     .failed = p->failed,
+                     .skipped = p->skipped};
+    *p = kept;
+    ai->given_dir = dir;
+    ai->op_nat = NULL;
+    ai->locates = ai->searches = 0;
+    ai->docs_limit_reported = false;
 }
 
 /* ---------------------------------------------------------------- small accessors */

@@ -38,6 +38,10 @@ typedef struct spec_options {
     const char *api_id; /* `--name ID`: the id of the registry's API when it holds exactly one
                            (else ids are derived as usual); the string must outlive the
                            registry */
+    bool deferred; /* files are only found (and sniffed) by spec_registry_add; each is
+                      parsed by spec_registry_load and freed by spec_registry_unload, so a
+                      registry of thousands of documents never holds them all (URLs and
+                      texts are still loaded at once) */
 } spec_options;
 
 typedef struct spec_server {
@@ -143,6 +147,8 @@ typedef struct spec_api {
     core_diags diags; /* warnings and errors, with file, line:col and pointer */
     bool failed;      /* could not be loaded at all: diags has the error(s); errors in
                          $ref'd files are diagnostics, they do not fail the API */
+    bool skipped;     /* deferred directory scans only: the file passed the cheap sniff but
+                         its root is not an OpenAPI object, so it is no API (not indexed) */
 } spec_api;
 
 /** All APIs loaded from a set of inputs. */
@@ -191,6 +197,22 @@ const spec_api *spec_registry_find(const spec_registry *reg, const char *id);
  */
 int spec_registry_add_text(spec_registry *reg, const char *name, const char *text, size_t len,
                            const char *base_dir, apidex_error *err);
+
+/**
+ * Deferred registries (spec_options.deferred): parses and builds the i-th API if it is
+ * not loaded yet (a no-op for loaded ones and in eager registries). Loading different
+ * APIs at the same time from several threads is safe; the registry itself (ids, order)
+ * does not change. Returns APIDEX_ENOMEM only; a document that fails is api->failed.
+ */
+int spec_registry_load(spec_registry *reg, size_t i);
+/**
+ * Frees the i-th API's documents and model (deferred registries only), keeping its id,
+ * file, content_hash, n_files, failed/skipped and diagnostics. Pointers into its model
+ * become invalid. A later spec_registry_load loads it again.
+ */
+void spec_registry_unload(spec_registry *reg, size_t i);
+/** Whether reg was made with spec_options.deferred. */
+bool spec_registry_deferred(const spec_registry *reg);
 
 /** Loads a single root document into a registry of its own (convenience for tests). */
 int spec_load_file(const char *path, const spec_options *opt, spec_registry **out,

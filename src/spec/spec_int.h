@@ -84,6 +84,8 @@ struct spec_api_int {
     char *root_host;       /* host of a remote root, allowed for remote refs when those are on */
     const char *given_dir; /* directory of the root file as given, with its '/' (display) */
     bool no_files;         /* loaded from memory without a directory: no file refs */
+    bool deferred;         /* found but not parsed yet (spec_registry_load) */
+    bool explicit_root;    /* named by the user, not found by a directory scan */
     spec_doc **docs;
     size_t n_docs, cap_docs;
     spec_strmap doc_by_path; /* realpath / URL / normalised path → doc index */

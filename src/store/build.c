@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ---------------------------------------------------------------- options */
 
@@ -171,10 +172,6 @@ static int add_operation(build_ctx *b, const spec_api *api, const spec_operation
     rec.capability = arena_buf(b, &b->buf);
     if (!rec.content || !rec.capability) return oom(err);
     rec.tokens = count_tokens(b, rec.content);
-    chunk_fields cf = {0};
-    if (chunk_operation_fields(api, op, &b->copt->prep, b->arena, &cf)) return oom(err);
-    map_fields(b, &cf, rec.fields);
-    rec.fields[STORE_FIELD_OTHER] = rec.capability;
     if (op_inputs(b, op, df, i, &rec)) return oom(err);
     chunk_op_facts facts;
     if (chunk_op_read_facts(op, tw, b->arena, &facts)) return oom(err);
@@ -596,7 +593,18 @@ static int keep_unlisted(store_writer *w, const path_set *listed, const store_bu
 
 /* ---------------------------------------------------------------- the build */
 
-static int build_locked(const char *db_path, const spec_registry *reg,
+/* Threads for a deferred registry: the option, else $APIDEX_JOBS, else the CPUs (<= 8). */
+static unsigned build_jobs(const store_build_options *opt)
+{
+    if (opt->jobs) return opt->jobs;
+    const char *env = getenv("APIDEX_JOBS");
+    long n = env && *env ? strtol(env, NULL, 10) : 0;
+    if (n <= 0) n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1u : n > 8 ? 8u : (unsigned)n;
+}
+
+
+static int build_locked(const char *db_path, spec_registry *reg,
                         const store_build_options *opt, store_build_report *rep, apidex_error *err)
 {
     double t0 = core_now();
@@ -625,6 +633,9 @@ static int build_locked(const char *db_path, const spec_registry *reg,
         /* LLM texts: part of the signature, so a change of model or prompt re-chunks. */
         if (opt->describe_signature && core_buf_printf(&strategy, "+%s", opt->describe_signature))
             rc = oom(err);
+        /* The LLM prefetch reads every API: a deferred registry is loaded whole for it. */
+        for (size_t i = 0; !rc && opt->describe_prepare && i < spec_registry_count(reg); i++)
+            if (spec_registry_load(reg, i)) rc = oom(err);
         if (!rc && opt->describe_prepare)
             rc = opt->describe_prepare(opt->chunk_setup_ctx, reg, err);
     }
@@ -661,11 +672,25 @@ static int build_locked(const char *db_path, const spec_registry *reg,
         path_set_add(&listed, doc_keys[i]);
     }
     if (!rc) rc = check_plan(w, db_path, reg, &listed, opt, err);
+    store_prefetch *ahead = NULL;
+    /* A deferred registry streams: parsed ahead on worker threads, written here in order. */
+    if (!rc && spec_registry_deferred(reg) && store_prefetch_start(reg, build_jobs(opt), &ahead))
+        rc = oom(err);
     for (size_t i = 0; i < n && !rc; i++) {
+        if (ahead && store_prefetch_wait(ahead, i)) {
+            rc = oom(err);
+            break;
+        }
+        /* API ids are assigned before this point (spec load.c, from the file paths, over the
+           whole registry in sorted order); an id step that needs the parsed document runs
+           here, on this thread, in registry order: sequential and deterministic. */
         const spec_api *api = spec_registry_api(reg, i);
         const char *doc = doc_keys[i];
         if (opt->progress) opt->progress(opt->progress_ctx, i, n, api->file);
-        if (!path_set_add(&seen, doc)) continue;
+        if (api->skipped || !path_set_add(&seen, doc)) {
+            if (ahead) store_prefetch_done(ahead, i);
+            continue;
+        }
         if (api->failed) {
             rep->failed++;
             /* Keep the last good version, unless its id now belongs to another API. */
@@ -690,9 +715,11 @@ static int build_locked(const char *db_path, const spec_registry *reg,
             core_arena_free(b.arena);
             b.arena = NULL;
         }
+        if (ahead) store_prefetch_done(ahead, i);
         /* Test hook: lets tests kill the build while it is half done. */
         if (opt->delay_ms) core_sleep_ms(opt->delay_ms);
     }
+    store_prefetch_stop(ahead);
     if (!rc && opt->keep_unlisted) rc = keep_unlisted(w, &listed, opt, err);
     if (opt->progress && !rc) opt->progress(opt->progress_ctx, n, n, NULL);
     free(seen.slots);
@@ -713,7 +740,7 @@ static int build_locked(const char *db_path, const spec_registry *reg,
     return rc;
 }
 
-int store_build(const char *db_path, const spec_registry *reg, const store_build_options *opt,
+int store_build(const char *db_path, spec_registry *reg, const store_build_options *opt,
                 store_build_report *rep, apidex_error *err)
 {
     store_build_options defaults = {0};

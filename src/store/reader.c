@@ -49,6 +49,7 @@ struct store_index {
     bool chunks_loaded;
     store_edge *edges;
     size_t n_edges;
+    size_t *op_starts, *schema_starts; /* per API: its first index in ops / schemas */
     bool edges_loaded;
     id_map api_map, op_map, schema_map;
     loaded_vectors *vectors;
@@ -61,14 +62,10 @@ static int oom(apidex_error *err)
     return core_error_set(err, APIDEX_ENOMEM, "out of memory while reading the index");
 }
 
-/* A column as an arena string (NULL for SQL NULL); sets *fail on OOM. */
+/* A column as an arena string (NULL for SQL NULL), packed text decoded; sets *fail on OOM. */
 static const char *col_str(store_index *idx, sqlite3_stmt *st, int i, bool *fail)
 {
-    const unsigned char *s = sqlite3_column_text(st, i);
-    if (!s) return NULL;
-    char *p = core_arena_strndup(idx->arena, (const char *)s, (size_t)sqlite3_column_bytes(st, i));
-    if (!p) *fail = true;
-    return p;
+    return store_unpack_column(st, i, idx->arena, NULL, fail);
 }
 
 /* Like col_str but "" instead of NULL. */
@@ -538,23 +535,16 @@ static int load_ops(store_index *idx, apidex_error *err)
     if (idx->ops_loaded) return 0;
     int rc = load_apis(idx, err);
     if (rc) return rc;
-    core_buf sql;
-    core_buf_init(&sql, 0);
-    /* Not the rendered content nor the per-field text and terms: content is read by
-       store_operation_content when shown; search ranks on the chunks' terms. */
-    core_buf_puts(&sql, "SELECT id, api, method, path, operation_id, summary, description, tags, "
-                        "deprecated, pointer, capability, rowid, tokens, action, verb, flags "
-                        "FROM operations ORDER BY api, rowid");
-    if (sql.failed) {
-        core_buf_free(&sql);
-        return oom(err);
-    }
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
     void *arr = NULL;
-    rc = rows_begin(idx, sql.data, "operations", sizeof *idx->ops, &arr, &cap, &st, err);
+    /* Not the rendered content (store_operation_content reads it when shown). */
+    rc = rows_begin(idx,
+                    "SELECT id, api, method, path, operation_id, summary, description, tags, "
+                    "deprecated, pointer, capability, rowid, tokens, action, verb, flags "
+                    "FROM operations ORDER BY api, rowid",
+                    "operations", sizeof *idx->ops, &arr, &cap, &st, err);
     idx->ops = arr;
-    core_buf_free(&sql);
     if (!rc && !(idx->op_rowids = core_arena_calloc(idx->arena, cap ? cap : 1, sizeof(int64_t)))) {
         sqlite3_finalize(st);
         rc = oom(err);
@@ -652,7 +642,7 @@ static int load_chunks(store_index *idx, apidex_error *err)
     core_buf_init(&sql, 0);
     /* Not the content, text or terms: store_chunk_content / store_chunk_text read them
        when shown, store_chunk_terms_scan streams the terms to the lexical ranker.
-       rowid order: store_fts_search maps FTS rowids back by binary search. */
+       rowid order: store_vectors_load maps rowids back by binary search. */
     core_buf_puts(&sql, "SELECT rowid, id, api, type, metadata, endpoints, tokens FROM chunks "
                         "ORDER BY rowid");
     if (sql.failed) {
@@ -679,17 +669,32 @@ static int load_chunks(store_index *idx, apidex_error *err)
 
 /* ---------------------------------------------------------------- edges */
 
-/* The id at index i of the operations (kind 0) or schemas (1), or a copy of the column when
-   it names neither (a dangling edge): an edge shares its ends' strings, it does not copy
-   them (two million edges on the whole APIs.guru directory). */
-static const char *edge_end(store_index *idx, sqlite3_stmt *st, int col, bool schema, long *i,
-                            bool *fail)
+/* Where each API's operations and schemas start in the loaded arrays (both are ordered
+   by API, then rowid), so an edge's ordinals become array indexes. [n_apis + 1] each. */
+static int api_starts_build(store_index *idx)
 {
-    const char *raw = (const char *)sqlite3_column_text(st, col);
-    *i = schema ? map_find(&idx->schema_map, schema_key, idx->schemas, raw)
-                : map_find(&idx->op_map, op_key, idx->ops, raw);
-    if (*i >= 0) return schema ? idx->schemas[*i].id : idx->ops[*i].id;
-    return col_str0(idx, st, col, fail);
+    size_t n = idx->n_apis;
+    size_t *op = core_arena_calloc(idx->arena, n + 1, sizeof *op);
+    size_t *schema = core_arena_calloc(idx->arena, n + 1, sizeof *schema);
+    if (!op || !schema) return APIDEX_ENOMEM;
+    /* counts per API, then prefix sums */
+    for (size_t i = 0; i < idx->n_ops; i++) op[idx->ops[i].api_index + 1]++;
+    for (size_t i = 0; i < idx->n_schemas; i++) schema[idx->schemas[i].api_index + 1]++;
+    for (size_t a = 0; a < n; a++) {
+        op[a + 1] += op[a];
+        schema[a + 1] += schema[a];
+    }
+    idx->op_starts = op;
+    idx->schema_starts = schema;
+    return 0;
+}
+
+/* The array index of ordinal ord of API ai among starts (-1 when out of range). */
+static long ord_index(const size_t *starts, long ai, sqlite3_int64 ord)
+{
+    if (ai < 0 || ord < 0) return -1;
+    size_t i = starts[ai] + (size_t)ord;
+    return i < starts[ai + 1] ? (long)i : -1;
 }
 
 static int edge_row(store_index *idx, sqlite3_stmt *st, size_t i)
@@ -699,8 +704,18 @@ static int edge_row(store_index *idx, sqlite3_stmt *st, size_t i)
     bool fail = false;
     store_edge *e = &idx->edges[i];
     e->kind = (store_edge_kind)kind;
-    e->src = edge_end(idx, st, 1, kind == STORE_EDGE_SCHEMA_SCHEMA, &e->src_index, &fail);
-    e->dst = edge_end(idx, st, 2, kind != STORE_EDGE_PRODUCER, &e->dst_index, &fail);
+    long ai = api_index_of(idx, (const char *)sqlite3_column_text(st, 8));
+    sqlite3_int64 src = sqlite3_column_int64(st, 1), dst = sqlite3_column_int64(st, 2);
+    const size_t *ss = kind == STORE_EDGE_SCHEMA_SCHEMA ? idx->schema_starts : idx->op_starts;
+    const size_t *ds = kind == STORE_EDGE_PRODUCER ? idx->op_starts : idx->schema_starts;
+    e->src_index = ord_index(ss, ai, src);
+    e->dst_index = ord_index(ds, ai, dst);
+    e->src = e->src_index < 0                   ? ""
+             : kind == STORE_EDGE_SCHEMA_SCHEMA ? idx->schemas[e->src_index].id
+                                                : idx->ops[e->src_index].id;
+    e->dst = e->dst_index < 0              ? ""
+             : kind == STORE_EDGE_PRODUCER ? idx->ops[e->dst_index].id
+                                           : idx->schemas[e->dst_index].id;
     e->param = col_str(idx, st, 3, &fail);
     e->field = col_str(idx, st, 4, &fail);
     e->score = sqlite3_column_double(st, 5);
@@ -718,10 +733,11 @@ static int load_edges(store_index *idx, apidex_error *err)
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
     void *arr = NULL;
-    rc = rows_begin(
-        idx,
-        "SELECT kind, src, dst, param, field, score, hint, features FROM edges ORDER BY api, rowid",
-        "edges", sizeof *idx->edges, &arr, &cap, &st, err);
+    if (api_starts_build(idx)) return oom(err);
+    rc = rows_begin(idx,
+                    "SELECT kind, src, dst, param, field, score, hint, features, api FROM edges "
+                    "ORDER BY api, rowid",
+                    "edges", sizeof *idx->edges, &arr, &cap, &st, err);
     idx->edges = arr;
     if (!rc) rc = rows_run(idx, st, cap, "edges", edge_row, &idx->n_edges, err);
     if (rc) return rc;
@@ -896,88 +912,6 @@ int store_chunk_terms_scan(store_index *idx, store_terms_fn fn, void *ctx, apide
                  : store_db_error(idx->db, "chunks", err);
     sqlite3_finalize(st);
     return rc;
-}
-
-/* ---------------------------------------------------------------- FTS */
-
-int store_fts_search(store_index *idx, const char *const *terms, size_t n_terms,
-                     const double *weights, size_t limit, store_fts_hit **out, size_t *n,
-                     apidex_error *err)
-{
-    *out = NULL;
-    *n = 0;
-    const store_chunk *chunks;
-    size_t n_chunks;
-    int rc = store_chunks(idx, &chunks, &n_chunks, err);
-    if (rc) return rc;
-    /* MATCH "t1" OR "t2" ...: each term quoted (a quote inside doubled), so no
-       term can be read as FTS5 syntax. */
-    core_buf q;
-    core_buf_init(&q, 1u << 20);
-    for (size_t i = 0; i < n_terms; i++) {
-        if (!terms[i] || !terms[i][0]) continue;
-        if (q.len) core_buf_puts(&q, " OR ");
-        core_buf_putc(&q, '"');
-        for (const char *p = terms[i]; *p; p++) {
-            if (*p == '"') core_buf_putc(&q, '"');
-            core_buf_putc(&q, *p);
-        }
-        core_buf_putc(&q, '"');
-    }
-    if (q.failed) {
-        core_buf_free(&q);
-        return core_error_set(err, APIDEX_ELIMIT, "query too long");
-    }
-    if (!q.len || limit == 0) {
-        core_buf_free(&q);
-        return 0;
-    }
-    core_buf sql;
-    core_buf_init(&sql, 0);
-    core_buf_puts(&sql, "SELECT rowid, bm25(chunks_fts");
-    for (int f = 0; f < STORE_FIELD_COUNT; f++)
-        core_buf_printf(&sql, ", %.6f", weights ? weights[f] : 1.0);
-    core_buf_puts(&sql, ") AS s FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?");
-    sqlite3_stmt *st = NULL;
-    rc = sql.failed ? oom(err) : prepare(idx, sql.data, &st, err);
-    core_buf_free(&sql);
-    if (rc) {
-        core_buf_free(&q);
-        return rc;
-    }
-    sqlite3_bind_text(st, 1, q.data, (int)q.len, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, (sqlite3_int64)(limit > INT32_MAX ? INT32_MAX : limit));
-    size_t cap = 0;
-    store_fts_hit *hits = NULL;
-    int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t rowid = sqlite3_column_int64(st, 0);
-        const int64_t *p = bsearch(&rowid, idx->chunk_rowids, n_chunks, sizeof rowid, cmp_i64);
-        if (!p) continue;
-        if (*n == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
-            store_fts_hit *h = realloc(hits, ncap * sizeof *h);
-            if (!h) {
-                rc = oom(err);
-                break;
-            }
-            hits = h;
-            cap = ncap;
-        }
-        /* bm25() is lower-is-better; flip it so every score in apidex is higher-is-better. */
-        hits[(*n)++] =
-            (store_fts_hit){(size_t)(p - idx->chunk_rowids), -sqlite3_column_double(st, 1)};
-    }
-    if (!rc && step != SQLITE_DONE) rc = store_db_error(idx->db, "full-text search", err);
-    sqlite3_finalize(st);
-    core_buf_free(&q);
-    if (rc) {
-        free(hits);
-        *n = 0;
-        return rc;
-    }
-    *out = hits;
-    return 0;
 }
 
 /* ---------------------------------------------------------------- vectors */

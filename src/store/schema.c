@@ -18,7 +18,9 @@ const char *const store_table_names[] = {"operations", "inputs", "schemas",
                                          "chunks",     "edges",  "vectors"};
 const size_t store_n_tables = sizeof store_table_names / sizeof store_table_names[0];
 
-/* Field columns are generated from store_field_names so the two cannot drift. */
+/* Field columns are generated from store_field_names so the two cannot drift. Columns
+   written by store_bind_packed (operations.content, schemas.content, chunks.content and
+   chunks.text) hold TEXT or a zstd BLOB (pack.c). */
 static const char schema_head[] =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
     /* One row per root document; content_hash covers every file its API is made of. */
@@ -39,12 +41,8 @@ static int schema_sql(core_buf *b)
            "  description TEXT, tags TEXT NOT NULL DEFAULT '[]',\n"
            "  deprecated INTEGER NOT NULL DEFAULT 0, pointer TEXT, capability TEXT,\n"
            "  content TEXT, tokens INTEGER NOT NULL DEFAULT 0,\n"
-           "  action INTEGER NOT NULL DEFAULT 0, verb TEXT, flags INTEGER NOT NULL DEFAULT 0");
-    for (int f = 0; f < STORE_FIELD_COUNT; f++)
-        core_buf_printf(b, ",\n  f_%s TEXT", store_field_names[f]);
-    for (int f = 0; f < STORE_FIELD_COUNT; f++)
-        core_buf_printf(b, ",\n  t_%s TEXT NOT NULL DEFAULT ''", store_field_names[f]);
-    core_buf_puts(b, ");\nCREATE INDEX operations_api ON operations(api);\n");
+           "  action INTEGER NOT NULL DEFAULT 0, verb TEXT, flags INTEGER NOT NULL DEFAULT 0);\n"
+           "CREATE INDEX operations_api ON operations(api);\n");
     core_buf_puts(b, "CREATE TABLE inputs(operation TEXT NOT NULL, api TEXT NOT NULL,\n"
                      "  ord INTEGER NOT NULL, name TEXT NOT NULL, location TEXT NOT NULL,\n"
                      "  field TEXT, required INTEGER NOT NULL DEFAULT 0);\n"
@@ -60,11 +58,12 @@ static int schema_sql(core_buf *b)
     for (int f = 0; f < STORE_FIELD_COUNT; f++)
         core_buf_printf(b, ",\n  t_%s TEXT NOT NULL DEFAULT ''", store_field_names[f]);
     core_buf_puts(b, ");\nCREATE INDEX chunks_api ON chunks(api);\n");
-    /* kind: store_edge_kind. src/dst are operation or schema ids; param/field/score/hint:
-       producer edges only. */
+    /* kind: store_edge_kind. src/dst are ordinals within the API: the position of the
+       operation (or schema, by kind) among the API's rows in rowid order, which copies of
+       reused APIs keep; param/field/score/hint: producer edges only. */
     core_buf_puts(
-        b, "CREATE TABLE edges(api TEXT NOT NULL, kind INTEGER NOT NULL, src TEXT NOT NULL,\n"
-           "  dst TEXT NOT NULL, param TEXT, field TEXT, score REAL NOT NULL DEFAULT 1,\n"
+        b, "CREATE TABLE edges(api TEXT NOT NULL, kind INTEGER NOT NULL, src INTEGER NOT NULL,\n"
+           "  dst INTEGER NOT NULL, param TEXT, field TEXT, score REAL NOT NULL DEFAULT 1,\n"
            "  hint INTEGER NOT NULL DEFAULT 0, features INTEGER NOT NULL DEFAULT 0);\n"
            "CREATE INDEX edges_api ON edges(api);\n"
            /* data: dim little-endian float32 values. */
@@ -72,13 +71,6 @@ static int schema_sql(core_buf *b)
            "  model TEXT NOT NULL, dim INTEGER NOT NULL, data BLOB NOT NULL,\n"
            "  PRIMARY KEY(chunk, model));\n"
            "CREATE INDEX vectors_api ON vectors(api);\n");
-    /* External-content FTS5 over the chunks' term columns. The terms are already split and
-       stemmed by the store_terms pipeline, so the tokenizer only has to cut at spaces; '_'
-       is a token character because whole identifiers (KEEP_IDENT) may contain it. */
-    core_buf_puts(b, "CREATE VIRTUAL TABLE chunks_fts USING fts5(");
-    for (int f = 0; f < STORE_FIELD_COUNT; f++) core_buf_printf(b, "t_%s, ", store_field_names[f]);
-    core_buf_puts(b, "content='chunks', content_rowid='rowid',\n"
-                     "  tokenize=\"unicode61 remove_diacritics 0 tokenchars '_'\");\n");
     core_buf_printf(b, "PRAGMA user_version = %d;\nPRAGMA application_id = %d;\n",
                     STORE_SCHEMA_VERSION, STORE_APPLICATION_ID);
     return b->failed ? APIDEX_ENOMEM : 0;

@@ -1,7 +1,6 @@
 /*
  * store: the index. One SQLite file holds every API, operation, schema and
- * chunk of a registry, the edges between them, an FTS5 table over the chunks
- * and room for chunk vectors.
+ * chunk of a registry, the edges between them and room for chunk vectors.
  *
  * Design notes
  * - Builds never touch the live file. A build writes a new database next to
@@ -23,8 +22,11 @@
  *   the apidex version) force a full rebuild.
  * - Readers load whole tables into memory once (the search stage ranks over
  *   arrays, not SQL), without the rendered text (content of operations, schemas
- *   and chunks), which is read row by row when shown; the FTS5 table is there
- *   for bm25() queries and for users who open the file with sqlite3.
+ *   and chunks), which is read row by row when shown.
+ * - Small: rendered text that only show, details and context read is stored
+ *   zstd-packed (pack.c) and decoded where a column is read; operations keep no
+ *   lexical text (their endpoint chunks carry the terms); a chunk ranked field
+ *   by field keeps no copy of its whole text's terms.
  *
  * The file format (tables, columns, build protocol) is documented in
  * docs/INDEX.md; keep it in step with schema.c.
@@ -51,8 +53,8 @@ typedef struct store_index store_index;
 /* ---------------------------------------------------------------- lexical fields */
 
 /**
- * The lexical fields of an operation or chunk: one FTS5 column each, so bm25()
- * can weight them. The set is part of the schema (a new field is a new version).
+ * The lexical fields of a chunk: one terms column each, so ranking can weight
+ * them. The set is part of the schema (a new field is a new version).
  */
 typedef enum {
     STORE_FIELD_PATH = 0,     /* the path template */
@@ -139,12 +141,10 @@ typedef struct store_operation {
     const char *content;    /* the whole operation rendered, schemas resolved (show); on
                                output read it with store_operation_content */
     size_t tokens;          /* cl100k tokens of content */
-    /* Raw text per field (NULL = empty) and the same text through the term
-       pipeline (stemmed words separated by single spaces; "" when empty).
-       On input, terms may be left NULL: the writer computes them. Input only: a
-       reader leaves both NULL (search ranks on the chunks' terms). */
+    /* Input only, and not stored (since schema 3 the lexical text lives in the
+       chunks): raw text per field, a convenience for callers that build an
+       operation and its endpoint chunk from one set. A reader leaves both NULL. */
     const char *fields[STORE_FIELD_COUNT];
-    const char *terms[STORE_FIELD_COUNT];
     store_input *inputs;
     size_t n_inputs;
     int action;       /* text_action of its summary's verb, else of its method */
@@ -180,7 +180,10 @@ typedef struct store_chunk {
     size_t n_endpoints;
     size_t tokens; /* cl100k tokens of content */
     /* Per-field raw text on input (the writer turns it into terms; NULL =
-       empty); on output both are NULL (store_chunk_terms_scan streams the terms). */
+       empty); on output both are NULL (store_chunk_terms_scan streams the terms). In an
+       index ranked field by field (strategy hybrid, the default), a chunk with terms in
+       any field before STORE_FIELD_TAGS is ranked on those fields only, so its
+       STORE_FIELD_OTHER terms are not stored (streamed as ""). */
     const char *fields[STORE_FIELD_COUNT];
     const char *terms[STORE_FIELD_COUNT];
     long *endpoint_ops; /* output only: index into store_operations() per endpoint, -1 unknown */
@@ -279,23 +282,6 @@ typedef int (*store_terms_fn)(void *ctx, size_t i, const char *const *terms);
  * its postings from them without keeping the text). Loads the chunks first if needed.
  */
 int store_chunk_terms_scan(store_index *idx, store_terms_fn fn, void *ctx, apidex_error *err);
-
-/** One FTS5 match: a chunk (index into store_chunks()) and its score (-bm25, higher = better). */
-typedef struct store_fts_hit {
-    size_t chunk;
-    double score;
-} store_fts_hit;
-
-/**
- * BM25 over the chunk fields: chunks matching any of terms (already through
- * the term pipeline, e.g. store_terms), best first, at most limit.
- * weights[STORE_FIELD_COUNT] per field (NULL = all 1). *out is malloc'd
- * (caller frees; NULL when nothing matched). Thread-safe.
- */
-int store_fts_search(store_index *idx, const char *const *terms, size_t n_terms,
-                     const double *weights, size_t limit, store_fts_hit **out, size_t *n,
-                     apidex_error *err);
-
 /** Vectors of one model: a row-major n x dim float matrix and the chunk index of each row. */
 typedef struct store_vectors {
     const char *model;
@@ -447,7 +433,7 @@ int store_writer_old_vector(store_writer *w, const char *chunk_id, const char *m
 
 /**
  * Finishes: counts removed documents (in the old index, neither replaced nor
- * reused), fills the FTS table, writes the metadata, fsyncs and renames the
+ * reused), writes the metadata, fsyncs and renames the
  * temp file over db_path. rep (may be NULL) gets every count except `failed`
  * and `seconds`, which stay as the caller set them. Frees w in every case.
  */
@@ -510,20 +496,26 @@ typedef struct store_build_options {
        included; when NULL, reused and kept APIs keep the overrides they had. */
     const char *(*overrides)(void *ctx, const spec_api *api);
     void *overrides_ctx;
+    /* Threads for a deferred registry (spec_options.deferred): jobs - 1 of them parse the
+       next documents while this one renders, chunks and writes in registry order, so the
+       index is the same for every value. 0 = $APIDEX_JOBS, else the online CPUs (at most
+       8). Ignored (one document at a time on this thread) for an eager registry. */
+    unsigned jobs;
 } store_build_options;
 
 /**
  * Builds (or incrementally rebuilds) the index at db_path from every API of
- * reg: unchanged documents are copied from the current index, changed and new
- * ones are chunked, documents no longer in reg are dropped. A failed document
- * is counted in rep->failed (its errors are in its api->diags) and its
+ * reg (a deferred registry is loaded a few documents at a time and each API is
+ * unloaded once written; reg's ids, diagnostics and failed flags stay): unchanged documents are
+ * copied from the current index, changed and new ones are chunked, documents no longer in reg are
+ * dropped. A failed document is counted in rep->failed (its errors are in its api->diags) and its
  * previous version, if any, is kept. Atomic: on any error, or if the process
  * dies, the current index stays as it was. opt and rep may be NULL.
  * Takes the writer lock (store_lock_acquire with opt->lock) before it reads the
  * current index: APIDEX_EBUSY when another build held it too long. APIDEX_EREFUSED:
  * the guard, or a file at db_path that is not an apidex index (never replaced).
  */
-int store_build(const char *db_path, const spec_registry *reg, const store_build_options *opt,
+int store_build(const char *db_path, spec_registry *reg, const store_build_options *opt,
                 store_build_report *rep, apidex_error *err);
 
 /**

@@ -47,4 +47,41 @@ int store_columns(const char *prefix, core_buf *out);
 extern const char *const store_table_names[];
 extern const size_t store_n_tables;
 
+/* ---------------------------------------------------------------- packed text (pack.c) */
+
+/** Scratch for packing: a zstd context and its output buffer. Zero-initialise; one per thread. */
+typedef struct store_pack {
+    void *cctx; /* ZSTD_CCtx */
+    void *data;
+    size_t cap, len; /* len: the last packed frame's size, 0 = keep it as text */
+} store_pack;
+
+/** Packs s[0..n) into pk (pk->len > 0) when that pays; else pk->len = 0. APIDEX_ENOMEM. */
+int store_pack_text(store_pack *pk, const char *s, size_t n);
+void store_pack_free(store_pack *pk);
+/** Binds s (NUL-terminated, NULL = SQL NULL) to parameter i: a zstd BLOB when packing pays,
+    else TEXT (SQLITE_STATIC: s must outlive the step). Returns an SQLite code. */
+int store_bind_packed(sqlite3_stmt *st, int i, store_pack *pk, const char *s);
+/**
+ * Column i of the current row as an arena string: TEXT as is, a packed BLOB
+ * decompressed (a frame that does not decode reads as ""), NULL for SQL NULL.
+ * *len (may be NULL) gets its length; *fail is set on OOM.
+ */
+const char *store_unpack_column(sqlite3_stmt *st, int i, core_arena *arena, size_t *len,
+                                bool *fail);
+
+/* ---------------------------------------------------------------- load-ahead (prefetch.c) */
+
+/** Load-ahead of a deferred registry's APIs, in registry order (see prefetch.c). */
+typedef struct store_prefetch store_prefetch;
+/** Starts jobs - 1 worker threads (jobs >= 1; the caller's thread is the last job). */
+int store_prefetch_start(spec_registry *reg, unsigned jobs, store_prefetch **out);
+/** Waits until API i is loaded (loading it on this thread when no worker took it). Call in
+    ascending i. Returns spec_registry_load's status. */
+int store_prefetch_wait(store_prefetch *p, size_t i);
+/** API i is written: unloads it and lets the workers load further. */
+void store_prefetch_done(store_prefetch *p, size_t i);
+/** Stops and joins the workers, frees p. NULL is a no-op. */
+void store_prefetch_stop(store_prefetch *p);
+
 #endif /* APIDEX_STORE_INT_H */

@@ -32,6 +32,17 @@ typedef struct pending_tag {
     size_t n_ops;
 } pending_tag;
 
+/* Ordinals of the API being written: operation or schema id -> its position among the
+   API's operations (or schemas) in write order, which is its rowid order. */
+typedef struct ord_map {
+    const char **keys;
+    size_t *ords;
+    size_t mask, n;
+} ord_map;
+
+/* An edge of the API being written, held until flush_api: an operation may name a
+   schema written after it. Strings live in the API arena. */
+
 enum { ST_DOC, ST_API, ST_OP, ST_INPUT, ST_SCHEMA, ST_CHUNK, ST_EDGE, ST_VECTOR, ST_COUNT };
 
 struct store_writer {
@@ -53,6 +64,9 @@ struct store_writer {
     pending_tag *tags;
     size_t n_tags, cap_tags;
     size_t api_ops, api_schemas;
+    ord_map op_ords, schema_ords;
+    store_edge *edges;
+    size_t n_edges, cap_edges;
     size_t added, updated, unchanged, kept; /* documents, for the report */
     /* The API ids added or updated, each a kind byte (STORE_CHANGE_*) and the id with its
        NUL, for opt.on_change once the new index is in place. */
@@ -60,6 +74,8 @@ struct store_writer {
     void (*on_change)(void *ctx, store_change kind, const char *api);
     void *on_change_ctx;
     store_terms *terms;
+    bool by_field; /* strategy hybrid: chunks are ranked field by field (field_terms) */
+    store_pack pack;
     core_buf buf;  /* terms of one record, NUL-separated */
     core_buf json; /* JSON columns */
 };
@@ -137,6 +153,68 @@ static old_doc *find_old(store_writer *w, const char *path)
     if (!w->n_old || !path) return NULL;
     old_doc key = {.path = (char *)path};
     return bsearch(&key, w->old, w->n_old, sizeof *w->old, cmp_old);
+}
+
+/* ---------------------------------------------------------------- ordinals */
+
+static void ord_map_clear(ord_map *m)
+{
+    if (m->keys) memset(m->keys, 0, (m->mask + 1) * sizeof *m->keys);
+    m->n = 0;
+}
+
+static void ord_map_free(ord_map *m)
+{
+    free(m->keys);
+    free(m->ords);
+    memset(m, 0, sizeof *m);
+}
+
+static long ord_map_get(const ord_map *m, const char *key)
+{
+    if (!m->keys || !key) return -1;
+    size_t h = (size_t)core_hash64(key, strlen(key)) & m->mask;
+    while (m->keys[h]) {
+        if (!strcmp(m->keys[h], key)) return (long)m->ords[h];
+        h = (h + 1) & m->mask;
+    }
+    return -1;
+}
+
+/* key must outlive the map's use (the API arena). A duplicate id keeps its first ordinal. */
+static int ord_map_put(ord_map *m, const char *key, size_t ord)
+{
+    if (!m->keys || (m->n + 1) * 2 > m->mask + 1) {
+        size_t cap = m->keys ? (m->mask + 1) * 2 : 256;
+        const char **keys = calloc(cap, sizeof *keys);
+        size_t *ords = calloc(cap, sizeof *ords);
+        if (!keys || !ords) {
+            free(keys);
+            free(ords);
+            return APIDEX_ENOMEM;
+        }
+        for (size_t i = 0; m->keys && i <= m->mask; i++) {
+            if (!m->keys[i]) continue;
+            size_t h = (size_t)core_hash64(m->keys[i], strlen(m->keys[i])) & (cap - 1);
+            while (keys[h]) h = (h + 1) & (cap - 1);
+            keys[h] = m->keys[i];
+            ords[h] = m->ords[i];
+        }
+        free(m->keys);
+        free(m->ords);
+        m->keys = keys;
+        m->ords = ords;
+        m->mask = cap - 1;
+    }
+    size_t h = (size_t)core_hash64(key, strlen(key)) & m->mask;
+    while (m->keys[h]) {
+        if (!strcmp(m->keys[h], key)) return 0;
+        h = (h + 1) & m->mask;
+    }
+    m->keys[h] = key;
+    m->ords[h] = ord;
+    m->n++;
+    return 0;
 }
 
 /* ---------------------------------------------------------------- temp files */
@@ -222,13 +300,8 @@ static int build_insert_sql(int which, core_buf *b)
     if (which == ST_OP) {
         core_buf_puts(b, "INSERT INTO operations(id, api, method, path, operation_id, summary, "
                          "description, tags, deprecated, pointer, capability, content, tokens, "
-                         "action, verb, flags");
-        for (int f = 0; f < STORE_FIELD_COUNT; f++)
-            core_buf_printf(b, ", f_%s", store_field_names[f]);
-        for (int f = 0; f < STORE_FIELD_COUNT; f++)
-            core_buf_printf(b, ", t_%s", store_field_names[f]);
-        core_buf_puts(b, ") VALUES(?");
-        for (int i = 1; i < 16 + 2 * STORE_FIELD_COUNT; i++) core_buf_puts(b, ",?");
+                         "action, verb, flags) VALUES(?");
+        for (int i = 1; i < 16; i++) core_buf_puts(b, ",?");
     } else {
         core_buf_puts(b, "INSERT INTO chunks(id, api, type, content, text, metadata, endpoints, "
                          "tokens");
@@ -402,6 +475,9 @@ int store_writer_begin(const char *db_path, const store_writer_options *opt, sto
         return oom(err);
     }
     snprintf(w->tmp, n, "%s.tmp-%ld", db_path, (long)getpid());
+    /* The same rule as search/lexical.c: an index is ranked field by field unless its
+       strategy names another one than hybrid. */
+    w->by_field = !w->strategy[0] || !strncmp(w->strategy, "hybrid", 6);
 
     char dir[4096];
     parent_dir(db_path, dir, sizeof dir);
@@ -471,10 +547,48 @@ static int add_tag(store_writer *w, const char *name, const char *description, b
     return 0;
 }
 
-/* Inserts the pending API row, now that its counts are known. */
+/* The pending edges of the API, src and dst as ordinals now that every operation and
+   schema of it is known, in the order they were added. */
+static int flush_edges(store_writer *w, apidex_error *err)
+{
+    sqlite3_stmt *st = w->st[ST_EDGE];
+    int rc = 0;
+    for (size_t i = 0; i < w->n_edges && !rc; i++) {
+        const store_edge *e = &w->edges[i];
+        const ord_map *sm = e->kind == STORE_EDGE_SCHEMA_SCHEMA ? &w->schema_ords : &w->op_ords;
+        const ord_map *dm = e->kind == STORE_EDGE_PRODUCER ? &w->op_ords : &w->schema_ords;
+        long src = e->src_index >= 0 ? e->src_index : ord_map_get(sm, e->src);
+        long dst = e->dst_index >= 0 ? e->dst_index : ord_map_get(dm, e->dst);
+        if (src < 0 || dst < 0)
+            return core_error_set(err, APIDEX_EINVAL,
+                                  "an edge of API '%s' names %s '%s', not in it", w->api.id,
+                                  src < 0 ? "a source" : "a target", src < 0 ? e->src : e->dst);
+        bind_text(st, 1, w->api.id);
+        sqlite3_bind_int(st, 2, (int)e->kind);
+        sqlite3_bind_int64(st, 3, src);
+        sqlite3_bind_int64(st, 4, dst);
+        bind_text(st, 5, e->param);
+        bind_text(st, 6, e->field);
+        sqlite3_bind_double(st, 7, e->kind == STORE_EDGE_PRODUCER ? e->score : 1.0);
+        sqlite3_bind_int(st, 8, e->kind == STORE_EDGE_PRODUCER && e->explicit_hint ? 1 : 0);
+        sqlite3_bind_int64(st, 9, e->kind == STORE_EDGE_PRODUCER ? (sqlite3_int64)e->features : 0);
+        rc = step_done(w->db, st, "writing an edge", err);
+    }
+    w->n_edges = 0;
+    ord_map_clear(&w->op_ords);
+    ord_map_clear(&w->schema_ords);
+    return rc;
+}
+
+/* Inserts the pending API row and its edges, now that its counts are known. */
 static int flush_api(store_writer *w, apidex_error *err)
 {
     if (!w->has_api) return 0;
+    int erc = flush_edges(w, err);
+    if (erc) {
+        w->has_api = false;
+        return erc;
+    }
     const store_api *a = &w->api;
     core_buf *j = &w->json;
     core_buf_reset(j);
@@ -595,7 +709,9 @@ static int check_api(store_writer *w, const char *api, const char *what, apidex_
 }
 
 /* Computes the terms of each field (unless given) into w->buf, NUL-separated;
-   off[f] is where field f's terms start. */
+   off[f] is where field f's terms start. In an index ranked field by field, a chunk
+   with terms in a field before STORE_FIELD_TAGS is ranked on its fields alone
+   (search/lexical.c), so its STORE_FIELD_OTHER terms, the biggest, are left empty. */
 static int field_terms(store_writer *w, const char *const *fields, const char *const *terms,
                        size_t off[STORE_FIELD_COUNT])
 {
@@ -604,6 +720,12 @@ static int field_terms(store_writer *w, const char *const *fields, const char *c
     core_buf_init(&scratch, 0);
     for (int f = 0; f < STORE_FIELD_COUNT; f++) {
         off[f] = w->buf.len;
+        /* Fields before tags hold terms when more than their NULs precede tags. */
+        bool specific = off[STORE_FIELD_TAGS] > (size_t)STORE_FIELD_TAGS;
+        if (f == STORE_FIELD_OTHER && specific && w->by_field) {
+            core_buf_putc(&w->buf, '\0');
+            continue;
+        }
         if (terms && terms[f]) {
             core_buf_puts(&w->buf, terms[f]);
         } else if (fields && fields[f] && fields[f][0]) {
@@ -624,8 +746,6 @@ int store_writer_add_operation(store_writer *w, const store_operation *op, apide
         return core_error_set(err, APIDEX_EINVAL, "an operation needs an id, method and path");
     int rc = check_api(w, op->api, "an operation", err);
     if (rc) return rc;
-    size_t off[STORE_FIELD_COUNT];
-    if (field_terms(w, op->fields, op->terms, off)) return oom(err);
     core_buf_reset(&w->json);
     json_str_array(&w->json, op->tags, op->n_tags);
     if (w->json.failed) return oom(err);
@@ -643,14 +763,11 @@ int store_writer_add_operation(store_writer *w, const store_operation *op, apide
     sqlite3_bind_int(st, i++, op->deprecated ? 1 : 0);
     bind_text(st, i++, op->pointer);
     bind_text(st, i++, op->capability);
-    bind_text(st, i++, op->content);
+    if (store_bind_packed(st, i++, &w->pack, op->content) != SQLITE_OK) return oom(err);
     sqlite3_bind_int64(st, i++, (sqlite3_int64)op->tokens);
     sqlite3_bind_int(st, i++, op->action);
     bind_text(st, i++, op->verb);
     sqlite3_bind_int64(st, i++, (sqlite3_int64)op->flags);
-    for (int f = 0; f < STORE_FIELD_COUNT; f++)
-        bind_text(st, i++, op->fields[f] && op->fields[f][0] ? op->fields[f] : NULL);
-    for (int f = 0; f < STORE_FIELD_COUNT; f++) bind_text(st, i++, w->buf.data + off[f]);
     rc = step_done(w->db, st, "writing an operation", err);
     if (rc) return rc;
 
@@ -670,6 +787,8 @@ int store_writer_add_operation(store_writer *w, const store_operation *op, apide
     }
     for (size_t k = 0; k < op->n_tags; k++)
         if (op->tags[k] && add_tag(w, op->tags[k], NULL, true)) return oom(err);
+    const char *key = core_arena_strdup(w->api_arena, op->id);
+    if (!key || ord_map_put(&w->op_ords, key, w->api_ops)) return oom(err);
     w->api_ops++;
     return 0;
 }
@@ -685,13 +804,16 @@ int store_writer_add_schema(store_writer *w, const store_schema *s, apidex_error
     bind_text(st, 2, s->api);
     bind_text(st, 3, s->name);
     bind_text(st, 4, s->pointer);
-    bind_text(st, 5, s->content);
+    if (store_bind_packed(st, 5, &w->pack, s->content) != SQLITE_OK) return oom(err);
     sqlite3_bind_int64(st, 6, (sqlite3_int64)s->tokens);
     sqlite3_bind_int64(st, 7, (sqlite3_int64)s->used_by);
     sqlite3_bind_int(st, 8, s->in_cycle ? 1 : 0);
     rc = step_done(w->db, st, "writing a schema", err);
-    if (!rc) w->api_schemas++;
-    return rc;
+    if (rc) return rc;
+    const char *key = core_arena_strdup(w->api_arena, s->id);
+    if (!key || ord_map_put(&w->schema_ords, key, w->api_schemas)) return oom(err);
+    w->api_schemas++;
+    return 0;
 }
 
 int store_writer_add_chunk(store_writer *w, const store_chunk *c, apidex_error *err)
@@ -701,7 +823,10 @@ int store_writer_add_chunk(store_writer *w, const store_chunk *c, apidex_error *
     int rc = check_api(w, c->api, "a chunk", err);
     if (rc) return rc;
     size_t off[STORE_FIELD_COUNT];
-    if (field_terms(w, c->fields, c->terms, off)) return oom(err);
+    /* A chunk of no operation (a schema's, an API overview) is never ranked (search ranks
+       operations through their chunks, lexical.c), so it keeps no terms. */
+    if (c->n_endpoints ? field_terms(w, c->fields, c->terms, off) : field_terms(w, NULL, NULL, off))
+        return oom(err);
     core_buf_reset(&w->json);
     json_str_array(&w->json, c->endpoints, c->n_endpoints);
     if (w->json.failed) return oom(err);
@@ -710,10 +835,13 @@ int store_writer_add_chunk(store_writer *w, const store_chunk *c, apidex_error *
     bind_text(st, i++, c->id);
     bind_text(st, i++, c->api);
     bind_text(st, i++, c->type);
-    bind_text(st, i++, c->content);
+    if (store_bind_packed(st, i++, &w->pack, c->content) != SQLITE_OK) return oom(err);
     /* Most strategies index what they hand out: store the text once. */
-    bind_text(st, i++, c->text && strcmp(c->text, c->content) != 0 ? c->text : NULL);
-    bind_text(st, i++, c->metadata);
+    if (store_bind_packed(st, i++, &w->pack,
+                          c->text && strcmp(c->text, c->content) != 0 ? c->text : NULL) !=
+        SQLITE_OK)
+        return oom(err);
+    if (store_bind_packed(st, i++, &w->pack, c->metadata) != SQLITE_OK) return oom(err);
     bind_text(st, i++, w->json.data);
     sqlite3_bind_int64(st, i++, (sqlite3_int64)c->tokens);
     for (int f = 0; f < STORE_FIELD_COUNT; f++) bind_text(st, i++, w->buf.data + off[f]);
@@ -726,17 +854,31 @@ int store_writer_add_edge(store_writer *w, const char *api, const store_edge *e,
         return core_error_set(err, APIDEX_EINVAL, "an edge needs a kind, a src and a dst");
     int rc = check_api(w, api, "an edge", err);
     if (rc) return rc;
-    sqlite3_stmt *st = w->st[ST_EDGE];
-    bind_text(st, 1, api);
-    sqlite3_bind_int(st, 2, (int)e->kind);
-    bind_text(st, 3, e->src);
-    bind_text(st, 4, e->dst);
-    bind_text(st, 5, e->param);
-    bind_text(st, 6, e->field);
-    sqlite3_bind_double(st, 7, e->kind == STORE_EDGE_PRODUCER ? e->score : 1.0);
-    sqlite3_bind_int(st, 8, e->kind == STORE_EDGE_PRODUCER && e->explicit_hint ? 1 : 0);
-    sqlite3_bind_int64(st, 9, e->kind == STORE_EDGE_PRODUCER ? (sqlite3_int64)e->features : 0);
-    return step_done(w->db, st, "writing an edge", err);
+    if (w->n_edges == w->cap_edges) {
+        size_t ncap = w->cap_edges ? w->cap_edges * 2 : 256;
+        store_edge *p = realloc(w->edges, ncap * sizeof *p);
+        if (!p) return oom(err);
+        w->edges = p;
+        w->cap_edges = ncap;
+    }
+    /* Held until the API is complete (flush_edges), in order. src_index/dst_index hold
+       the ordinals already known (producers name operations written before them); only
+       the ids not known yet (schemas written later) are copied. */
+    core_arena *a = w->api_arena;
+    store_edge c = *e;
+    c.src_index =
+        ord_map_get(e->kind == STORE_EDGE_SCHEMA_SCHEMA ? &w->schema_ords : &w->op_ords, e->src);
+    c.dst_index =
+        ord_map_get(e->kind == STORE_EDGE_PRODUCER ? &w->op_ords : &w->schema_ords, e->dst);
+    c.src = c.src_index >= 0 ? NULL : core_arena_strdup(a, e->src);
+    c.dst = c.dst_index >= 0 ? NULL : core_arena_strdup(a, e->dst);
+    c.param = e->param ? core_arena_strdup(a, e->param) : NULL;
+    c.field = e->field ? core_arena_strdup(a, e->field) : NULL;
+    if ((c.src_index < 0 && !c.src) || (c.dst_index < 0 && !c.dst) || (e->param && !c.param) ||
+        (e->field && !c.field))
+        return oom(err);
+    w->edges[w->n_edges++] = c;
+    return 0;
 }
 
 int store_writer_add_vector(store_writer *w, const char *api, const char *chunk_id,
@@ -765,21 +907,27 @@ int store_writer_old_vector(store_writer *w, const char *chunk_id, const char *m
     if (!w || !w->has_old || !chunk_id || !model || !text || !out || dim == 0) return 0;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(w->db,
-                           "SELECT v.data FROM old.vectors v JOIN old.chunks c ON c.id = v.chunk "
-                           "WHERE v.chunk = ?1 AND v.model = ?2 AND v.dim = ?3 "
-                           "AND coalesce(c.text, c.content) = ?4",
+                           "SELECT v.data, coalesce(c.text, c.content) FROM old.vectors v "
+                           "JOIN old.chunks c ON c.id = v.chunk "
+                           "WHERE v.chunk = ?1 AND v.model = ?2 AND v.dim = ?3",
                            -1, &st, NULL) != SQLITE_OK)
         return 0;
     sqlite3_bind_text(st, 1, chunk_id, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, model, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 3, (sqlite3_int64)dim);
-    sqlite3_bind_text(st, 4, text, -1, SQLITE_STATIC);
     int found = 0;
-    if (sqlite3_step(st) == SQLITE_ROW &&
+    core_arena *scratch = core_arena_new(0);
+    bool fail = false;
+    /* The old text may be packed: compare it decoded. */
+    if (scratch && sqlite3_step(st) == SQLITE_ROW &&
         (size_t)sqlite3_column_bytes(st, 0) == dim * sizeof(float)) {
-        memcpy(out, sqlite3_column_blob(st, 0), dim * sizeof(float));
-        found = 1;
+        const char *old = store_unpack_column(st, 1, scratch, NULL, &fail);
+        if (old && !fail && !strcmp(old, text)) {
+            memcpy(out, sqlite3_column_blob(st, 0), dim * sizeof(float));
+            found = 1;
+        }
     }
+    core_arena_free(scratch);
     sqlite3_finalize(st);
     return found;
 }
@@ -942,7 +1090,6 @@ int store_writer_commit(store_writer *w, store_build_report *rep, apidex_error *
     core_buf sig;
     core_buf_init(&sig, 0);
     if (!rc && store_signature(w->strategy, w->filters, &sig)) rc = oom(err);
-    if (!rc) rc = store_exec(w->db, "INSERT INTO chunks_fts(chunks_fts) VALUES('rebuild')", err);
     if (!rc) rc = put_meta(w, "build_id", idhex, err);
     if (!rc) rc = put_meta(w, "created", created, err);
     if (!rc) rc = put_meta(w, "apidex_version", APIDEX_VERSION_STRING, err);
@@ -1026,8 +1173,12 @@ void store_writer_abort(store_writer *w)
     free_old(w);
     core_buf_free(&w->changes);
     free(w->tags);
+    free(w->edges);
+    ord_map_free(&w->op_ords);
+    ord_map_free(&w->schema_ords);
     core_arena_free(w->api_arena);
     store_terms_free(w->terms);
+    store_pack_free(&w->pack);
     core_buf_free(&w->buf);
     core_buf_free(&w->json);
     free(w->target);

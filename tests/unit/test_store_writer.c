@@ -1,4 +1,5 @@
-/* Index writer and reader on hand-made records: round trip, FTS, incremental reuse, versions. */
+/* Index writer and reader on hand-made records: round trip, packed text, edge ordinals,
+   incremental reuse, versions. */
 #include "testutil.h"
 
 #include "store/store.h"
@@ -9,22 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* One text cell of the index file (the columns a reader does not load), malloc'd; NULL for
-   SQL NULL. */
-static char *cell(const char *path, const char *sql)
-{
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
-    char *out = NULL;
-    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-        out = strdup((const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return out;
-}
 
 /* Collects the chunk terms scan: the order of the chunks and their operation-id terms. */
 typedef struct scan_log {
@@ -214,19 +199,6 @@ static void test_round_trip(void **state)
     assert_int_equal(ops[0].n_tags, 2);
     assert_int_equal(ops[0].tokens, 9);
     assert_null(ops[0].description);
-    /* field text and terms are in the file, not loaded (search ranks on chunk terms) */
-    assert_null(ops[0].fields[STORE_FIELD_OPERATION_ID]);
-    assert_null(ops[0].terms[STORE_FIELD_OPERATION_ID]);
-    char *cv = cell(db, "SELECT f_operation_id FROM operations WHERE id = 'alpha:getThing'");
-    assert_string_equal(cv, "getThing");
-    free(cv);
-    /* terms: split + stemmed; "getThing" -> get thing (+ the joined identifier) */
-    cv = cell(db, "SELECT t_operation_id FROM operations WHERE id = 'alpha:getThing'");
-    assert_non_null(strstr(cv, "thing"));
-    free(cv);
-    cv = cell(db, "SELECT t_description FROM operations WHERE id = 'alpha:getThing'");
-    assert_string_equal(cv, "");
-    free(cv);
     /* the rendered content is read when asked for, once, and kept */
     assert_null(ops[0].content);
     const char *content = store_operation_content(idx, 0);
@@ -279,26 +251,16 @@ static void test_round_trip(void **state)
     assert_true(edges[1].explicit_hint);
     assert_int_equal(edges[1].dst_index, 1);
 
-    /* FTS: "creat" (stemmed) is only in the POST chunks' summary */
-    store_terms *t = store_terms_new();
-    core_buf q;
-    core_buf_init(&q, 0);
-    store_terms_append(t, "create", 6, &q);
-    const char *terms[] = {q.data};
-    store_fts_hit *hits = NULL;
-    size_t n_hits = 0;
-    assert_int_equal(store_fts_search(idx, terms, 1, NULL, 10, &hits, &n_hits, &err), 0);
-    assert_int_equal(n_hits, 2);
-    assert_string_equal(chunks[hits[0].chunk].type, "endpoint");
-    assert_non_null(strstr(chunks[hits[0].chunk].id, ":post#0"));
-    assert_true(hits[0].score > 0);
-    free(hits);
-    /* a term with FTS syntax characters is quoted, not parsed */
-    const char *odd[] = {"\"thing\" OR", "a*b"};
-    assert_int_equal(store_fts_search(idx, odd, 2, NULL, 10, &hits, &n_hits, &err), 0);
-    free(hits);
-    core_buf_free(&q);
-    store_terms_free(t);
+    /* terms: split + stemmed ("create" -> "creat"), only in the POST chunks' summary */
+    size_t n_creat = 0;
+    for (size_t i = 0; i < 4; i++) {
+        if (!strstr(chunks[i].terms[STORE_FIELD_SUMMARY], "creat")) continue;
+        n_creat++;
+        assert_non_null(strstr(chunks[i].id, ":post#0"));
+    }
+    assert_int_equal(n_creat, 2);
+    /* ranked field by field (hybrid): the whole-text terms are not stored */
+    assert_string_equal(chunks[0].terms[STORE_FIELD_OTHER], "");
 
     const store_vectors *vec;
     assert_int_equal(store_vectors_load(idx, "m1", &vec, &err), 0);
@@ -366,27 +328,28 @@ static void test_incremental(void **state)
     long ib = store_find_operation(idx, "b:getThing");
     assert_true(ia >= 0 && ib >= 0);
     assert_int_equal(store_find_operation(idx, "d:getThing"), -1);
-    /* the copied rows are complete: inputs, fields, terms, tokens */
+    /* the copied rows are complete: inputs, tokens */
     assert_int_equal(ops[ia].n_inputs, 1);
     assert_int_equal(ops[ia].tokens, 9);
-    char *summary_terms = cell(db, "SELECT t_summary FROM operations WHERE id = 'a:getThing'");
-    assert_non_null(strstr(summary_terms, "thing"));
-    free(summary_terms);
     assert_null(strstr(ops[ia].summary, "v2"));
     assert_non_null(strstr(ops[ib].summary, "(v2)"));
     const store_edge *edges;
     assert_int_equal(store_edges(idx, &edges, &n, &err), 0);
+    /* ordinals of copied APIs still name their own rows */
     for (size_t i = 0; i < n; i++) {
         assert_true(edges[i].src_index >= 0);
         assert_true(edges[i].dst_index >= 0);
+        const char *api = ops[edges[i].src_index].api;
+        assert_int_equal(strncmp(edges[i].src, api, strlen(api)), 0);
+        assert_int_equal(strncmp(edges[i].dst, api, strlen(api)), 0);
     }
-    /* FTS covers copied and new chunks alike */
-    const char *terms[] = {"creat"};
-    store_fts_hit *hits = NULL;
-    size_t n_hits = 0;
-    assert_int_equal(store_fts_search(idx, terms, 1, NULL, 100, &hits, &n_hits, &err), 0);
-    assert_int_equal(n_hits, 3);
-    free(hits);
+    /* terms of copied and new chunks alike */
+    const store_chunk *chunks;
+    assert_int_equal(store_chunks(idx, &chunks, &n, &err), 0);
+    size_t n_creat = 0;
+    for (size_t i = 0; i < n; i++)
+        n_creat += strstr(chunks[i].terms[STORE_FIELD_SUMMARY], "creat") != NULL;
+    assert_int_equal(n_creat, 3);
     const store_vectors *vec;
     assert_int_equal(store_vectors_load(idx, "m1", &vec, &err), 0);
     assert_int_equal(vec->n, 3);
@@ -519,6 +482,107 @@ static void test_versions(void **state)
     free(dir);
 }
 
+/* Long rendered text is stored packed (a BLOB in the file) and reads back exactly; short
+   text stays TEXT. */
+static void test_packed_text(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir();
+    char *db = db_in(dir);
+    core_buf big;
+    core_buf_init(&big, 0);
+    for (int i = 0; i < 200; i++)
+        core_buf_printf(&big, "GET /things/{thing_id} line %d: \u00e9t\u00e9 caf\u00e9\n", i);
+    apidex_error err;
+    store_writer *w = NULL;
+    assert_int_equal(store_writer_begin(db, NULL, &w, &err), 0);
+    store_api api = {.id = "p", .document = "/specs/p.json", .content_hash = 1};
+    assert_int_equal(store_writer_add_api(w, &api, &err), 0);
+    store_operation op = {
+        .id = "p:get", .api = "p", .method = "GET", .path = "/x", .content = big.data};
+    assert_int_equal(store_writer_add_operation(w, &op, &err), 0);
+    store_schema sc = {.id = "p:S", .api = "p", .name = "S", .content = big.data};
+    assert_int_equal(store_writer_add_schema(w, &sc, &err), 0);
+    const char *ep[] = {"p:get"};
+    store_chunk c = {.id = "p:get#0",
+                     .api = "p",
+                     .type = "endpoint",
+                     .content = "short",
+                     .text = big.data,
+                     .endpoints = ep,
+                     .n_endpoints = 1};
+    assert_int_equal(store_writer_add_chunk(w, &c, &err), 0);
+    /* a chunk of no operation is never ranked: no terms kept */
+    store_chunk sc_chunk = {.id = "p:S#0", .api = "p", .type = "schema", .content = "S"};
+    sc_chunk.fields[STORE_FIELD_DESCRIPTION] = "a schema of things";
+    sc_chunk.fields[STORE_FIELD_OTHER] = "S: a schema of things";
+    assert_int_equal(store_writer_add_chunk(w, &sc_chunk, &err), 0);
+    assert_int_equal(store_writer_commit(w, NULL, &err), 0);
+
+    sqlite3 *raw = NULL;
+    assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+    sqlite3_stmt *st = NULL;
+    assert_int_equal(sqlite3_prepare_v2(raw,
+                                        "SELECT (SELECT typeof(content) FROM operations), "
+                                        "(SELECT typeof(content) FROM schemas), "
+                                        "(SELECT typeof(content) || typeof(text) FROM chunks), "
+                                        "(SELECT length(content) FROM operations)",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(st, 0), "blob");
+    assert_string_equal((const char *)sqlite3_column_text(st, 1), "blob");
+    assert_string_equal((const char *)sqlite3_column_text(st, 2), "textblob");
+    assert_true((size_t)sqlite3_column_int64(st, 3) < big.len / 4);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+
+    store_index *idx = NULL;
+    assert_int_equal(store_open(db, true, &idx, &err), 0);
+    const store_operation *ops;
+    const store_schema *schemas;
+    const store_chunk *chunks;
+    size_t n;
+    assert_int_equal(store_operations(idx, &ops, &n, &err), 0);
+    assert_string_equal(ops[0].content, big.data);
+    assert_int_equal(store_schemas(idx, &schemas, &n, &err), 0);
+    assert_string_equal(schemas[0].content, big.data);
+    assert_int_equal(store_chunks(idx, &chunks, &n, &err), 0);
+    assert_string_equal(chunks[0].content, "short");
+    assert_string_equal(chunks[0].text, big.data);
+    assert_string_equal(chunks[1].id, "p:S#0");
+    for (int f = 0; f < STORE_FIELD_COUNT; f++) assert_string_equal(chunks[1].terms[f], "");
+    store_close(idx);
+    core_buf_free(&big);
+    tu_rmtree(dir);
+    free(db);
+    free(dir);
+}
+
+/* Edges are stored as ordinals within their API: one naming a row the API does not
+   have fails the build instead of being written. */
+static void test_edge_outside_api(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir();
+    char *db = db_in(dir);
+    apidex_error err;
+    store_writer *w = NULL;
+    assert_int_equal(store_writer_begin(db, NULL, &w, &err), 0);
+    store_api api = {.id = "p", .document = "/specs/p.json", .content_hash = 1};
+    assert_int_equal(store_writer_add_api(w, &api, &err), 0);
+    store_operation op = {.id = "p:get", .api = "p", .method = "GET", .path = "/x"};
+    assert_int_equal(store_writer_add_operation(w, &op, &err), 0);
+    store_edge e = {.kind = STORE_EDGE_PRODUCER, .src = "p:get", .dst = "q:other"};
+    assert_int_equal(store_writer_add_edge(w, "p", &e, &err), 0);
+    assert_int_equal(store_writer_commit(w, NULL, &err), APIDEX_EINVAL);
+    assert_non_null(strstr(err.message, "q:other"));
+    assert_int_equal(access(db, F_OK), -1); /* nothing installed */
+    tu_rmtree(dir);
+    free(db);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -526,6 +590,8 @@ int main(void)
         cmocka_unit_test(test_incremental),
         cmocka_unit_test(test_abort_and_stale_temps),
         cmocka_unit_test(test_versions),
+        cmocka_unit_test(test_packed_text),
+        cmocka_unit_test(test_edge_outside_api),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
