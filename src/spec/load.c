@@ -631,7 +631,7 @@ static int assign_ids(spec_registry *reg)
        id as it is; derived ids yield to it. */
     for (size_t i = 0; i < n && !rc; i++) {
         const spec_api_int *ai = reg->apis[i];
-        const char *given = ai->name                         ? ai->name
+        const char *given = ai->name                        ? ai->name
                             : n == 1 && reg->set.opt.api_id ? reg->set.opt.api_id
                                                             : NULL;
         if (!(ids[i] = strdup(given ? given : ai->stem))) rc = APIDEX_ENOMEM;

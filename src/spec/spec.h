@@ -38,10 +38,10 @@ typedef struct spec_options {
     const char *api_id; /* `--name ID`: the id of the registry's API when it holds exactly one
                            (else ids are derived as usual); the string must outlive the
                            registry */
-    bool deferred; /* files are only found (and sniffed) by spec_registry_add; each is
-                      parsed by spec_registry_load and freed by spec_registry_unload, so a
-                      registry of thousands of documents never holds them all (URLs and
-                      texts are still loaded at once) */
+    bool deferred;      /* files are only found (and sniffed) by spec_registry_add; each is
+                           parsed by spec_registry_load and freed by spec_registry_unload, so a
+                           registry of thousands of documents never holds them all (URLs and
+                           texts are still loaded at once) */
 } spec_options;
 
 typedef struct spec_server {

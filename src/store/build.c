@@ -603,9 +603,8 @@ static unsigned build_jobs(const store_build_options *opt)
     return n < 1 ? 1u : n > 8 ? 8u : (unsigned)n;
 }
 
-
-static int build_locked(const char *db_path, spec_registry *reg,
-                        const store_build_options *opt, store_build_report *rep, apidex_error *err)
+static int build_locked(const char *db_path, spec_registry *reg, const store_build_options *opt,
+                        store_build_report *rep, apidex_error *err)
 {
     double t0 = core_now();
     char *inherited_strategy = NULL, *inherited_filters = NULL;

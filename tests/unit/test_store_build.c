@@ -1,5 +1,6 @@
 /* store_build on the tests/data/store fixtures: first build, incremental re-index, failures. */
 #include "testutil.h"
+#include "store_testutil.h"
 
 #include "chunk/chunk.h"
 #include "store/store.h"
@@ -9,30 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-
-/* The terms of chunk `want`'s field (a malloc'd copy; readers stream terms, they keep none). */
-typedef struct term_pick {
-    size_t want;
-    int field;
-    char *out;
-} term_pick;
-
-static int pick_terms(void *ctx, size_t i, const char *const *terms)
-{
-    term_pick *p = ctx;
-    if (i == p->want) p->out = strdup(terms[p->field]);
-    return 0;
-}
-
-static char *chunk_terms(store_index *idx, size_t i, int field)
-{
-    apidex_error err;
-    term_pick p = {i, field, NULL};
-    assert_int_equal(store_chunk_terms_scan(idx, pick_terms, &p, &err), 0);
-    assert_non_null(p.out);
-    return p.out;
-}
 
 static char *read_text(const char *path)
 {

@@ -1,6 +1,7 @@
 /* Index writer and reader on hand-made records: round trip, packed text, edge ordinals,
    incremental reuse, versions. */
 #include "testutil.h"
+#include "store_testutil.h"
 
 #include "store/store.h"
 
@@ -23,29 +24,6 @@ static int log_terms(void *ctx, size_t i, const char *const *terms)
     if (l->n < 8) l->order[l->n++] = i;
     if (i == 0) snprintf(l->first_path, sizeof l->first_path, "%s", terms[STORE_FIELD_PATH]);
     return 0;
-}
-
-/* The terms of chunk `want`'s field (a malloc'd copy; readers stream terms, they keep none). */
-typedef struct term_pick {
-    size_t want;
-    int field;
-    char *out;
-} term_pick;
-
-static int pick_terms(void *ctx, size_t i, const char *const *terms)
-{
-    term_pick *p = ctx;
-    if (i == p->want) p->out = strdup(terms[p->field]);
-    return 0;
-}
-
-static char *chunk_terms(store_index *idx, size_t i, int field)
-{
-    apidex_error err;
-    term_pick p = {i, field, NULL};
-    assert_int_equal(store_chunk_terms_scan(idx, pick_terms, &p, &err), 0);
-    assert_non_null(p.out);
-    return p.out;
 }
 
 /* One API "name" with two operations, a schema and one chunk per operation. `flavour`
