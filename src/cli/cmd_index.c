@@ -213,7 +213,9 @@ int cli_build_registry(const char *db, const registry_file *rf, const store_buil
 {
     spec_registry *reg = NULL;
     registry_loaded *loaded = NULL;
-    int rc = spec_registry_new(NULL, &reg, err);
+    /* Deferred, as for PATH...: a registry of thousands of documents is never all loaded. */
+    spec_options so = {.deferred = true};
+    int rc = spec_registry_new(&so, &reg, err);
     if (rc) return CLI_FAILURE;
     /* A source that is not there stops everything, as a PATH does. */
     rc = registry_file_add_specs(rf, reg, &loaded, err);

@@ -1161,6 +1161,9 @@ void spec_registry_unload(spec_registry *reg, size_t i)
                      .skipped = p->skipped};
     *p = kept;
     ai->given_dir = dir;
+    /* the input's options lived in the old arena; the id they gave is assigned by now */
+    ai->name = NULL;
+    ai->include_tags = ai->exclude_tags = NULL;
     ai->op_nat = NULL;
     ai->locates = ai->searches = 0;
     ai->docs_limit_reported = false;
