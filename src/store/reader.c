@@ -864,8 +864,13 @@ const char *store_schema_content(store_index *idx, size_t i)
 const char *store_chunk_content(store_index *idx, size_t i)
 {
     if (!idx || !idx->chunks_loaded || i >= idx->n_chunks) return "";
-    return fetch_text(idx, "SELECT content FROM chunks WHERE rowid = ?", idx->chunk_rowids[i],
-                      &idx->chunks[i].content, "");
+    const char *c = fetch_text(idx, "SELECT content FROM chunks WHERE rowid = ?",
+                               idx->chunk_rowids[i], &idx->chunks[i].content, no_text);
+    if (c != no_text) return c;
+    /* NULL: an endpoint chunk whose content is its operation's, stored once (writer.c) */
+    const store_chunk *ch = &idx->chunks[i];
+    long op = ch->n_endpoints && ch->endpoint_ops ? ch->endpoint_ops[0] : -1;
+    return op >= 0 ? store_operation_content(idx, (size_t)op) : "";
 }
 
 const char *store_chunk_text(store_index *idx, size_t i)

@@ -53,7 +53,7 @@ static int schema_sql(core_buf *b)
                      "  in_cycle INTEGER NOT NULL DEFAULT 0);\n"
                      "CREATE INDEX schemas_api ON schemas(api);\n"
                      "CREATE TABLE chunks(id TEXT NOT NULL UNIQUE, api TEXT NOT NULL,\n"
-                     "  type TEXT NOT NULL, content TEXT NOT NULL, text TEXT, metadata TEXT,\n"
+                     "  type TEXT NOT NULL, content TEXT, text TEXT, metadata TEXT,\n"
                      "  endpoints TEXT NOT NULL DEFAULT '[]', tokens INTEGER NOT NULL DEFAULT 0");
     for (int f = 0; f < STORE_FIELD_COUNT; f++)
         core_buf_printf(b, ",\n  t_%s TEXT NOT NULL DEFAULT ''", store_field_names[f]);

@@ -65,6 +65,11 @@ struct store_writer {
     size_t n_tags, cap_tags;
     size_t api_ops, api_schemas;
     ord_map op_ords, schema_ords;
+    /* The current API's operations' content, by ordinal (in api_arena): an endpoint chunk
+       whose content is its operation's stores none of its own (NULL; readers take the
+       operation's). */
+    const char **op_content;
+    size_t cap_op_content;
     store_edge *edges;
     size_t n_edges, cap_edges;
     size_t added, updated, unchanged, kept; /* documents, for the report */
@@ -789,6 +794,15 @@ int store_writer_add_operation(store_writer *w, const store_operation *op, apide
         if (op->tags[k] && add_tag(w, op->tags[k], NULL, true)) return oom(err);
     const char *key = core_arena_strdup(w->api_arena, op->id);
     if (!key || ord_map_put(&w->op_ords, key, w->api_ops)) return oom(err);
+    if (w->api_ops == w->cap_op_content) {
+        size_t ncap = w->cap_op_content ? w->cap_op_content * 2 : 64;
+        const char **p = realloc(w->op_content, ncap * sizeof *p);
+        if (!p) return oom(err);
+        w->op_content = p;
+        w->cap_op_content = ncap;
+    }
+    w->op_content[w->api_ops] = op->content ? core_arena_strdup(w->api_arena, op->content) : NULL;
+    if (op->content && !w->op_content[w->api_ops]) return oom(err);
     w->api_ops++;
     return 0;
 }
@@ -835,7 +849,12 @@ int store_writer_add_chunk(store_writer *w, const store_chunk *c, apidex_error *
     bind_text(st, i++, c->id);
     bind_text(st, i++, c->api);
     bind_text(st, i++, c->type);
-    if (store_bind_packed(st, i++, &w->pack, c->content) != SQLITE_OK) return oom(err);
+    /* An endpoint chunk is most often its operation's rendered content: store it once. */
+    long op = c->n_endpoints == 1 ? ord_map_get(&w->op_ords, c->endpoints[0]) : -1;
+    bool same = op >= 0 && (size_t)op < w->api_ops && w->op_content[op] &&
+                !strcmp(w->op_content[op], c->content);
+    if (store_bind_packed(st, i++, &w->pack, same ? NULL : c->content) != SQLITE_OK)
+        return oom(err);
     /* Most strategies index what they hand out: store the text once. */
     if (store_bind_packed(st, i++, &w->pack,
                           c->text && strcmp(c->text, c->content) != 0 ? c->text : NULL) !=
@@ -907,7 +926,9 @@ int store_writer_old_vector(store_writer *w, const char *chunk_id, const char *m
     if (!w || !w->has_old || !chunk_id || !model || !text || !out || dim == 0) return 0;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(w->db,
-                           "SELECT v.data, coalesce(c.text, c.content) FROM old.vectors v "
+                           "SELECT v.data, coalesce(c.text, c.content, (SELECT o.content FROM "
+                           "old.operations o WHERE o.id = json_extract(c.endpoints, '$[0]'))) "
+                           "FROM old.vectors v "
                            "JOIN old.chunks c ON c.id = v.chunk "
                            "WHERE v.chunk = ?1 AND v.model = ?2 AND v.dim = ?3",
                            -1, &st, NULL) != SQLITE_OK)
@@ -1174,6 +1195,7 @@ void store_writer_abort(store_writer *w)
     core_buf_free(&w->changes);
     free(w->tags);
     free(w->edges);
+    free(w->op_content);
     ord_map_free(&w->op_ords);
     ord_map_free(&w->schema_ords);
     core_arena_free(w->api_arena);

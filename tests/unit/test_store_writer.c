@@ -493,6 +493,81 @@ static void test_versions(void **state)
 
 /* Long rendered text is stored packed (a BLOB in the file) and reads back exactly; short
    text stays TEXT. */
+/* An endpoint chunk whose content is its operation's keeps none of its own: the file holds
+   the text once and readers hand out the operation's. */
+static void test_chunk_content_once(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir();
+    char *db = db_in(dir);
+    apidex_error err;
+    store_writer *w = NULL;
+    assert_int_equal(store_writer_begin(db, NULL, &w, &err), 0);
+    store_api api = {.id = "p", .document = "/specs/p.json", .content_hash = 1};
+    assert_int_equal(store_writer_add_api(w, &api, &err), 0);
+    store_operation get = {
+        .id = "p:get", .api = "p", .method = "GET", .path = "/x", .content = "GET /x\nRead the x"};
+    store_operation post = {.id = "p:post",
+                            .api = "p",
+                            .method = "POST",
+                            .path = "/x",
+                            .content = "POST /x\nMake an x"};
+    assert_int_equal(store_writer_add_operation(w, &get, &err), 0);
+    assert_int_equal(store_writer_add_operation(w, &post, &err), 0);
+    const char *ep_get[] = {"p:get"}, *ep_post[] = {"p:post"}, *ep_both[] = {"p:get", "p:post"};
+    store_chunk same = {.id = "p:get#0",
+                        .api = "p",
+                        .type = "endpoint",
+                        .content = "GET /x\nRead the x",
+                        .endpoints = ep_get,
+                        .n_endpoints = 1};
+    store_chunk other = {.id = "p:post#0",
+                         .api = "p",
+                         .type = "endpoint",
+                         .content = "POST /x (a window)",
+                         .endpoints = ep_post,
+                         .n_endpoints = 1};
+    store_chunk both = {.id = "p:all#0",
+                        .api = "p",
+                        .type = "fragment",
+                        .content = "GET /x\nRead the x",
+                        .endpoints = ep_both,
+                        .n_endpoints = 2};
+    assert_int_equal(store_writer_add_chunk(w, &same, &err), 0);
+    assert_int_equal(store_writer_add_chunk(w, &other, &err), 0);
+    assert_int_equal(store_writer_add_chunk(w, &both, &err), 0);
+    assert_int_equal(store_writer_commit(w, NULL, &err), 0);
+
+    sqlite3 *raw = NULL;
+    assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+    sqlite3_stmt *st = NULL;
+    assert_int_equal(sqlite3_prepare_v2(raw,
+                                        "SELECT group_concat(typeof(content), ',') FROM "
+                                        "(SELECT content FROM chunks ORDER BY rowid)",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(st, 0), "null,text,text");
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+
+    store_index *idx = NULL;
+    assert_int_equal(store_open(db, true, &idx, &err), 0);
+    const store_chunk *chunks;
+    size_t n;
+    assert_int_equal(store_chunks(idx, &chunks, &n, &err), 0);
+    assert_int_equal(n, 3);
+    assert_string_equal(store_chunk_content(idx, 0), "GET /x\nRead the x");
+    assert_string_equal(store_chunk_content(idx, 0), "GET /x\nRead the x");
+    assert_string_equal(store_chunk_content(idx, 1), "POST /x (a window)");
+    assert_string_equal(store_chunk_content(idx, 2), "GET /x\nRead the x");
+    assert_null(store_chunk_text(idx, 0));
+    store_close(idx);
+    tu_rmtree(dir);
+    free(db);
+    free(dir);
+}
+
 static void test_packed_text(void **state)
 {
     (void)state;
@@ -604,6 +679,7 @@ int main(void)
         cmocka_unit_test(test_abort_and_stale_temps),
         cmocka_unit_test(test_versions),
         cmocka_unit_test(test_packed_text),
+        cmocka_unit_test(test_chunk_content_once),
         cmocka_unit_test(test_edge_outside_api),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
