@@ -138,6 +138,10 @@ void cli_paint_end(FILE *mem);
 /** The index file: the --db value if given, else $APIDEX_DB, else the db of the registry file
     ($APIDEX_REGISTRY or ./apidex.yaml) when it has one, else ./apidex.db (cmd_index.c). */
 const char *cli_db_path(const char *flag);
+struct registry_file;
+/** The same for a run that has loaded its registry file rf (index, serve --watch): --db, else
+    $APIDEX_DB, else rf's db, else ./apidex.db; never the db of another registry file. */
+const char *cli_db_path_registry(const char *flag, const struct registry_file *rf);
 /** How cli_build_index reports: progress bar, diagnostics, errors as JSON objects. */
 typedef struct cli_index_flags {
     bool progress, quiet, verbose;

@@ -76,6 +76,15 @@ const char *cli_db_path(const char *flag)
     return STORE_DEFAULT_DB;
 }
 
+const char *cli_db_path_registry(const char *flag, const registry_file *rf)
+{
+    if (!rf) return cli_db_path(flag);
+    if (flag) return flag;
+    const char *env = getenv("APIDEX_DB");
+    if (env && *env) return env;
+    return rf->db ? rf->db : STORE_DEFAULT_DB;
+}
+
 /* ---------------------------------------------------------------- progress */
 
 typedef struct progress_state {
@@ -569,8 +578,7 @@ int cli_cmd_index(int argc, char **argv)
             return rrc == APIDEX_ENOMEM || rrc == APIDEX_EIO ? CLI_FAILURE : CLI_USAGE;
         }
     }
-    if (!db && rf && rf->db && !(getenv("APIDEX_DB") && *getenv("APIDEX_DB"))) db = rf->db;
-    db = cli_db_path(db);
+    db = cli_db_path_registry(db, rf);
     /* Test hook: a pause after each document, so a test can kill -9 a build midway. */
     const char *delay = getenv("APIDEX_TEST_INDEX_DELAY_MS");
     if (delay) opt.delay_ms = (unsigned)strtoul(delay, NULL, 10);

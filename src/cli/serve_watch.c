@@ -92,8 +92,7 @@ int cli_serve_watch_start(const char *registry_flag, const char *db_flag, const 
         cli_serve_watch_stop(sw);
         return rc == APIDEX_ENOMEM || rc == APIDEX_EIO ? CLI_FAILURE : CLI_USAGE;
     }
-    const char *env = getenv("APIDEX_DB");
-    sw->db = db_flag ? db_flag : env && *env ? env : sw->rf->db ? sw->rf->db : STORE_DEFAULT_DB;
+    sw->db = cli_db_path_registry(db_flag, sw->rf);
     const char *delay = getenv("APIDEX_TEST_INDEX_DELAY_MS");
     if (delay) sw->opt.delay_ms = (unsigned)strtoul(delay, NULL, 10);
     /* The first build before the server opens the index; then the loop. */

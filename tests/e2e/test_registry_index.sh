@@ -87,6 +87,13 @@ YAML
 sed -i '/url:/d' "$T/elsewhere/reg.yaml"
 "$BIN" index --registry "$T/elsewhere/reg.yaml" --db "$T/two.db" --quiet || fail "--registry"
 "$BIN" list --db "$T/two.db" --json | grep -q '"id":"hotel"' || fail "--registry list"
+# A registry named by --registry that names no db: the default index, never the db of
+# another registry file (./apidex.yaml here names out/reg.db).
+cp out/reg.db "$T/reg-before.db"
+"$BIN" index --registry "$T/elsewhere/reg.yaml" --quiet || fail "--registry without db"
+cmp -s out/reg.db "$T/reg-before.db" || fail "--registry FILE wrote ./apidex.yaml's db"
+"$BIN" list --db apidex.db --json | grep -q '"id":"hotel"' || fail "--registry: not ./apidex.db"
+rm -f apidex.db
 (cd "$T" && APIDEX_REGISTRY="$T/elsewhere/reg.yaml" "$BIN" index --db "$T/three.db" --quiet) \
   || fail "\$APIDEX_REGISTRY"
 [ -f "$T/three.db" ] || fail "\$APIDEX_REGISTRY: no index"
