@@ -243,4 +243,14 @@ int spec_schema_merge_allof(const spec_api *api, spec_loc schema, core_arena *ar
 /** The operation with this id ("api:opId" or "api:METHOD /path"), or NULL. */
 const spec_operation *spec_api_find_operation(const spec_api *api, const char *id);
 
+struct json_object;
+/**
+ * Validates the JSON value x against schema (a schema of api, $refs followed). request:
+ * the value is sent (readOnly properties are not required); else it is received (writeOnly
+ * ones are not). *problem: NULL when x is valid, else the first violation as
+ * "JSON-pointer: what is wrong", allocated in arena. Returns 0, or APIDEX_ENOMEM.
+ */
+int spec_validate_json(const spec_api *api, spec_loc schema, struct json_object *x, bool request,
+                       core_arena *arena, const char **problem);
+
 #endif /* APIDEX_SPEC_H */
