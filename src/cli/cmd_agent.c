@@ -254,7 +254,8 @@ static void agent_usage_text(FILE *out)
             "  -k N              results per retrieval (default 10)\n"
             "  --max-steps N     LLM calls before the agent must answer (default 12)\n"
             "  --api A           only endpoints of API A (repeatable)\n"
-            "  --db FILE         index file (default $APIDEX_DB or ./apidex.db)\n"
+            "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
+            "                    or ./apidex.db)\n"
             "  --verbose         print each step to stderr\n"
             "\n%s"
             "Exit status: 0 ok, 2 usage or no LLM configured, 3 failure.\n",

@@ -30,7 +30,8 @@ static void ask_usage(FILE *out)
             "  --no-cache        do not read or write the answer cache\n"
             "  --cache-ttl S     seconds a cached answer stays valid (default 86400); the cache\n"
             "                    lives in $%s or ~/.cache/apidex\n"
-            "  --db FILE         index file (default $APIDEX_DB or ./apidex.db)\n"
+            "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
+            "                    or ./apidex.db)\n"
             "\n%s"
             "Exit status: 0 ok, 2 usage or no LLM configured (use --context-only), 3 failure.\n",
             AGENT_ENV_CACHE, cli_llm_flags_help());

@@ -23,7 +23,8 @@ static void list_usage(FILE *out)
         "                plain text by API and tag, most useful first\n"
         "  --budget N    the manifest within N cl100k tokens (1 to 10000000), ending with\n"
         "                what was left out\n"
-        "  --db FILE     index file (default $APIDEX_DB or ./%s)\n",
+        "  --db FILE     index file (default $APIDEX_DB, the registry file's db,\n"
+        "                or ./%s)\n",
         STORE_DEFAULT_DB);
 }
 

@@ -27,7 +27,8 @@ static void show_usage(FILE *out)
         "                    inputs, the success response in brief); full: everything, each\n"
         "                    schema once\n"
         "  --json            the same as JSON (what MCP get_endpoint and /v1/endpoints return)\n"
-        "  --db FILE         index file (default $APIDEX_DB or ./%s)\n"
+        "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
+        "                    or ./%s)\n"
         "  --color auto|always|never  colour the text (auto: on a terminal, unless NO_COLOR)\n",
         STORE_DEFAULT_DB);
 }
