@@ -25,7 +25,9 @@ A STEP is an answer:
 
 Templates in content and in arguments (every string of an object, or the text as is):
 {{n}} (request number), {{last}} (the last message's content), {{endpoint}} (the first
-"METHOD /path" in it).
+"METHOD /path" in it), and {{1}}, {{2}}, ... the groups of the step's "capture" (a
+regular expression searched in the whole request, its JSON as sent; no match: HTTP 400
+naming it), so a scripted model can pass on a value an earlier answer gave.
 
 A request with "stream": true gets server-sent events (chat.completion.chunk objects, the
 tool-call arguments in pieces, usage last when stream_options.include_usage), unless the
@@ -53,21 +55,24 @@ def last_content(req):
     return ""
 
 
-def fill(text, n, last):
+def fill(text, n, last, groups=()):
     if not isinstance(text, str):
         return text
     m = ENDPOINT_RE.search(last)
     endpoint = "%s %s" % (m.group(1), m.group(2)) if m else ""
-    return text.replace("{{n}}", str(n)).replace("{{last}}", last).replace("{{endpoint}}", endpoint)
+    text = text.replace("{{n}}", str(n)).replace("{{last}}", last).replace("{{endpoint}}", endpoint)
+    for i, g in enumerate(groups, 1):
+        text = text.replace("{{%d}}" % i, g or "")
+    return text
 
 
-def deep_fill(value, n, last):
+def deep_fill(value, n, last, groups=()):
     """Templates in every string of a JSON value (arguments given as an object stay valid)."""
     if isinstance(value, dict):
-        return {k: deep_fill(v, n, last) for k, v in value.items()}
+        return {k: deep_fill(v, n, last, groups) for k, v in value.items()}
     if isinstance(value, list):
-        return [deep_fill(v, n, last) for v in value]
-    return fill(value, n, last)
+        return [deep_fill(v, n, last, groups) for v in value]
+    return fill(value, n, last, groups)
 
 
 class Script:
@@ -146,6 +151,13 @@ class Handler(BaseHTTPRequestHandler):
         if expect and expect not in raw.decode("utf-8", "replace"):
             msg = "expectation failed: request does not contain %r" % expect
             return self.send_body(400, json.dumps({"error": {"message": msg}}).encode())
+        groups = ()
+        if step.get("capture"):
+            m = re.search(step["capture"], raw.decode("utf-8", "replace"))
+            if not m:
+                msg = "capture failed: request does not match %r" % step["capture"]
+                return self.send_body(400, json.dumps({"error": {"message": msg}}).encode())
+            groups = m.groups()
         status = int(step.get("status", 200))
         headers = step.get("headers")
         if status != 200:
@@ -155,11 +167,12 @@ class Handler(BaseHTTPRequestHandler):
         if "raw" in step:
             return self.send_body(200, step["raw"].encode(), headers)
         last = last_content(req)
-        content = fill(step.get("content"), n, last)
+        content = fill(step.get("content"), n, last, groups)
         calls = []
         for i, c in enumerate(step.get("tool_calls") or []):
             args = c.get("arguments", {})
-            args = fill(args, n, last) if isinstance(args, str) else json.dumps(deep_fill(args, n, last))
+            args = (fill(args, n, last, groups) if isinstance(args, str)
+                    else json.dumps(deep_fill(args, n, last, groups)))
             calls.append({"id": c.get("id", "call_%d_%d" % (n, i)), "type": "function",
                           "function": {"name": c["name"], "arguments": args}})
         finish = step.get("finish_reason", "tool_calls" if calls else "stop")

@@ -47,7 +47,7 @@ static int fake_call(void *ctx, const char *id, json_object *params, json_object
         if (!params || !json_object_object_get_ex(params, "author_id", &aid))
             return core_error_set(err, APIDEX_EINVAL,
                                   "author_id: required path parameter is missing");
-        *status = json_object_get_int(aid) == 42 ? 200 : 404;
+        *status = json_object_get_int(aid) == 42 ? 200 : 404; /* "42" is 42 too */
         *body_out = *status == 200 ? "{\"id\":42,\"name\":\"Frank Herbert\"}"
                                    : "{\"error\":\"no such author\"}";
     } else {
@@ -116,13 +116,14 @@ static void test_two_steps_with_a_corrected_call(void **state)
         "{\"tool_calls\": [{\"name\": \"extract\", \"arguments\": "
         "{\"select\": \"$.results[0].author_id\", \"note\": \"author of the top book\"}}],"
         " \"expect\": \"author_id\"},"
-        "{\"content\": \"Plan step 2: get the author 42\", "
-        "\"expect\": \"author of the top book: 42\"},"
+        "{\"content\": \"Plan step 2: get the author {{1}}\", "
+        "\"capture\": \"author of the top book: ([0-9]+)\"},"
         "{\"tool_calls\": [{\"name\": \"call_endpoint\", \"arguments\": "
         "{\"endpoint\": \"GET /authors/{author_id}\"}}]},"
         "{\"tool_calls\": [{\"name\": \"call_endpoint\", \"arguments\": "
-        "{\"endpoint\": \"GET /authors/{author_id}\", \"params\": {\"author_id\": 42}}}],"
-        " \"expect\": \"required path parameter is missing\"},"
+        "{\"endpoint\": \"GET /authors/{author_id}\", \"params\": {\"author_id\": \"{{1}}\"}}}],"
+        " \"expect\": \"required path parameter is missing\", "
+        "\"capture\": \"Sub-task: get the author ([0-9]+)\"},"
         "{\"tool_calls\": [{\"name\": \"extract\", \"arguments\": {\"select\": \"$.name\"}}]},"
         "{\"content\": \"Final Answer: Frank Herbert wrote it.\", \"expect\": \"Frank Herbert\"}"
         "]}");
@@ -142,7 +143,7 @@ static void test_two_steps_with_a_corrected_call(void **state)
     assert_int_equal(f.calls, 3);
     assert_string_equal(f.called[0], "bookshop:topRatedBooks");
     assert_string_equal(f.called[1], "bookshop:getAuthor");
-    assert_string_equal(f.params[2], "{\"author_id\":42}");
+    assert_string_equal(f.params[2], "{\"author_id\":\"42\"}");
     const exec_run_step *s1 = &run->steps[0], *s2 = &run->steps[1];
     assert_string_equal(s1->plan, "get the top rated books");
     assert_true(s1->n_candidates >= 1);
