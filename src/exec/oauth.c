@@ -321,6 +321,7 @@ static int token_post(exec_oauth *o, const char *url, const char *id, const char
         in_body ? "&client_secret=" : "", in_body ? esecret : "");
     /* RFC 6749 2.3.1: id and secret are form-encoded before they are joined for Basic */
     const char *pair = core_arena_printf(a, "%s:%s", eid, esecret);
+    const char *esecret_kept = core_arena_strdup(a, esecret);
     curl_free(eid);
     curl_free(esecret);
     curl_free(escope);
@@ -329,7 +330,7 @@ static int token_post(exec_oauth *o, const char *url, const char *id, const char
     if (!body || !auth) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     exec_header headers[] = {{"Accept", "application/json", false},
                              {"Authorization", auth, true}};
-    const char *secrets[] = {secret, basic, auth};
+    const char *secrets[] = {secret, esecret_kept, basic, auth};
     exec_request r = {.method = "POST",
                       .url = url,
                       .headers = headers,
@@ -338,7 +339,7 @@ static int token_post(exec_oauth *o, const char *url, const char *id, const char
                       .body_len = strlen(body),
                       .content_type = "application/x-www-form-urlencoded",
                       .secrets = secrets,
-                      .n_secrets = 3,
+                      .n_secrets = 4,
                       .arena = a};
     /* the token endpoint is not the API: POST is its only method, its host is allowed */
     exec_policy p = o->policy;
@@ -377,12 +378,15 @@ static void token_error(const char *body, size_t len, const char *secret, char *
                  described ? json_object_get_string(d) : "");
     }
     json_object_put(j);
-    const char *secrets[] = {secret};
-    exec_request r = {.secrets = secrets, .n_secrets = secret && *secret ? 1 : 0};
+    /* the secret as sent (form-encoded) too */
+    char *escaped = form_escape(secret);
+    const char *secrets[] = {secret, escaped};
+    exec_request r = {.secrets = secrets, .n_secrets = secret && *secret ? 2 : 0};
     core_arena *a = core_arena_new(0);
     const char *masked = a ? exec_mask(&r, raw, a) : "";
     snprintf(out, cap, "%s", masked ? masked : "");
     core_arena_free(a);
+    curl_free(escaped);
 }
 
 static bool is_invalid_client(const exec_response *resp)
