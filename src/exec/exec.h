@@ -95,8 +95,7 @@ const char *exec_mask(const exec_request *r, const char *text, core_arena *arena
  * over max_bytes is cut (truncated = true), not an error. Messages never hold a secret.
  * Thread-safe (one call per request).
  */
-int exec_send(const exec_request *r, const exec_policy *p, exec_response **out,
-              apidex_error *err);
+int exec_send(const exec_request *r, const exec_policy *p, exec_response **out, apidex_error *err);
 /** Frees a response from exec_send (its arena). NULL is a no-op. */
 void exec_response_free(exec_response *resp);
 /**

@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #define OAUTH_DEFAULT_LIFETIME 300.0 /* s, when the server names none */
-#define OAUTH_MAX_MARGIN 60.0
-#define OAUTH_MAX_TOKEN_BYTES (64u << 10)
+#define OAUTH_MAX_MARGIN       60.0
+#define OAUTH_MAX_TOKEN_BYTES  (64u << 10)
 
 typedef struct oauth_entry {
     uint64_t key;     /* hash of token URL, client id, scope and client secret */
@@ -204,8 +204,8 @@ static char *disk_read(const exec_oauth *o, uint64_t key, double now, double *fr
     if (fd < 0) return NULL;
     struct stat st;
     char *text = NULL;
-    if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == getuid() &&
-        !(st.st_mode & 077) && st.st_size > 0 && st.st_size < OAUTH_MAX_TOKEN_BYTES) {
+    if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == getuid() && !(st.st_mode & 077) &&
+        st.st_size > 0 && st.st_size < OAUTH_MAX_TOKEN_BYTES) {
         text = calloc(1, (size_t)st.st_size + 1);
         if (text && read(fd, text, (size_t)st.st_size) != st.st_size) {
             free(text);
@@ -328,8 +328,7 @@ static int token_post(exec_oauth *o, const char *url, const char *id, const char
     const char *basic = pair ? base64(a, pair, strlen(pair)) : NULL;
     const char *auth = basic ? core_arena_printf(a, "Basic %s", basic) : NULL;
     if (!body || !auth) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
-    exec_header headers[] = {{"Accept", "application/json", false},
-                             {"Authorization", auth, true}};
+    exec_header headers[] = {{"Accept", "application/json", false}, {"Authorization", auth, true}};
     const char *secrets[] = {secret, esecret_kept, basic, auth};
     exec_request r = {.method = "POST",
                       .url = url,
@@ -424,8 +423,7 @@ static int token_fetch(exec_oauth *o, const char *url, const char *id, const cha
             rc = core_error_set(err, APIDEX_ENET, "OAuth2 token request to %s: HTTP %ld%s%s", url,
                                 resp->status, *why ? ": " : "", why);
         } else if (!j || !json_object_object_get_ex(j, "access_token", &t) ||
-                   !json_object_is_type(t, json_type_string) ||
-                   !*json_object_get_string(t)) {
+                   !json_object_is_type(t, json_type_string) || !*json_object_get_string(t)) {
             rc = core_error_set(err, APIDEX_ENET,
                                 "OAuth2 token response from %s has no access_token", url);
         } else {
@@ -480,8 +478,10 @@ int exec_oauth_token(void *ctx, const char *token_url, const char *client_id,
     double margin = lifetime / 10.0 < OAUTH_MAX_MARGIN ? lifetime / 10.0 : OAUTH_MAX_MARGIN;
     fresh_til = now + lifetime - margin;
     rc = entry_store(o, key, fetched, fresh_til, token);
-    if (rc) core_error_set(err, rc, "out of memory");
-    else if (o->disk_dir && lifetime > 0) disk_write(o, key, fetched, fresh_til);
+    if (rc)
+        core_error_set(err, rc, "out of memory");
+    else if (o->disk_dir && lifetime > 0)
+        disk_write(o, key, fetched, fresh_til);
     free(fetched);
 done:
     pthread_mutex_unlock(&o->lock);

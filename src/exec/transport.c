@@ -26,10 +26,10 @@
 
 #define SEND_DEFAULT_TIMEOUT_MS 30000L
 #define SEND_DEFAULT_CONNECT_MS 10000L
-#define SEND_DEFAULT_MAX_BYTES ((size_t)8 << 20)
-#define SEND_DEFAULT_REDIRECTS 3u
-#define SEND_MAX_ADDRS 16
-#define SEND_MAX_HEADER_BYTES ((size_t)256 << 10)
+#define SEND_DEFAULT_MAX_BYTES  ((size_t)8 << 20)
+#define SEND_DEFAULT_REDIRECTS  3u
+#define SEND_MAX_ADDRS          16
+#define SEND_MAX_HEADER_BYTES   ((size_t)256 << 10)
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static CURLcode curl_init_rc = CURLE_FAILED_INIT;
@@ -333,8 +333,8 @@ static int strip_query_secrets(const exec_request *r, CURLU *u)
     for (char *pair = strtok_r(query, "&", &save); pair; pair = strtok_r(NULL, "&", &save)) {
         int dec_len = 0;
         char *dec = curl_easy_unescape(NULL, pair, 0, &dec_len);
-        bool secret = has_secret(r, pair, strlen(pair)) ||
-                      (dec && has_secret(r, dec, (size_t)dec_len));
+        bool secret =
+            has_secret(r, pair, strlen(pair)) || (dec && has_secret(r, dec, (size_t)dec_len));
         curl_free(dec);
         if (secret) {
             dropped = true;
@@ -494,21 +494,26 @@ static struct curl_slist *build_headers(const send_state *s, bool *ok)
         else
             core_buf_printf(&line, "%s;", h->name); /* curl's form for an empty value */
         next = line.failed ? NULL : curl_slist_append(l, line.data);
-        if (!next) *ok = false;
-        else l = next;
+        if (!next)
+            *ok = false;
+        else
+            l = next;
     }
-    if (*ok && s->body && s->r->content_type && !has_type &&
-        !strpbrk(s->r->content_type, "\r\n")) {
+    if (*ok && s->body && s->r->content_type && !has_type && !strpbrk(s->r->content_type, "\r\n")) {
         core_buf_reset(&line);
         core_buf_printf(&line, "Content-Type: %s", s->r->content_type);
         next = line.failed ? NULL : curl_slist_append(l, line.data);
-        if (!next) *ok = false;
-        else l = next;
+        if (!next)
+            *ok = false;
+        else
+            l = next;
     }
     if (*ok) {
         next = curl_slist_append(l, "Expect:"); /* no 100-continue round trip */
-        if (!next) *ok = false;
-        else l = next;
+        if (!next)
+            *ok = false;
+        else
+            l = next;
     }
     core_buf_free(&line);
     return l;
@@ -536,7 +541,7 @@ static int send_hop(send_state *s, hop *h, double deadline, CURL *c, long *statu
         curl_slist_free_all(pins);
         curl_slist_free_all(headers);
         return fail(s, APIDEX_ENET, err, "timed out after %ld ms (rule: total timeout): %s",
-                     s->p.timeout_ms, s->url);
+                    s->p.timeout_ms, s->url);
     }
     char errbuf[CURL_ERROR_SIZE] = "";
     curl_easy_reset(c);
@@ -688,8 +693,7 @@ static int next_hop(send_state *s, long status, const char *location, apidex_err
     return 0;
 }
 
-int exec_send(const exec_request *r, const exec_policy *p, exec_response **out,
-              apidex_error *err)
+int exec_send(const exec_request *r, const exec_policy *p, exec_response **out, apidex_error *err)
 {
     *out = NULL;
     static const exec_policy safe;

@@ -19,7 +19,7 @@ static int port;
 static atomic_int issued; /* tokens the endpoint handed out */
 static atomic_int requests;
 
-#define CLIENT_ID "client-1"
+#define CLIENT_ID     "client-1"
 #define CLIENT_SECRET "s3cret/1+x"
 /* base64("client-1:s3cret%2F1%2Bx"): RFC 6749 form-encodes id and secret before Basic */
 #define BASIC "Basic Y2xpZW50LTE6czNjcmV0JTJGMSUyQng="
@@ -301,9 +301,9 @@ static void test_default_dir(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fetch_and_cache), cmocka_unit_test(test_refresh),
+        cmocka_unit_test(test_fetch_and_cache),    cmocka_unit_test(test_refresh),
         cmocka_unit_test(test_form_body_fallback), cmocka_unit_test(test_errors_masked),
-        cmocka_unit_test(test_disk_cache), cmocka_unit_test(test_default_dir),
+        cmocka_unit_test(test_disk_cache),         cmocka_unit_test(test_default_dir),
     };
     return cmocka_run_group_tests(tests, start_server, stop_server);
 }

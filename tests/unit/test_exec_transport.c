@@ -135,7 +135,7 @@ static int stop_server(void **state)
 
 /* A policy for the test server: its hosts allowed, and exactly 127.0.0.1 among the
    private addresses. */
-static const char *test_hosts[] = {"127.0.0.1", "localhost", "10.0.0.1", "169.254.169.254",
+static const char *test_hosts[] = {"127.0.0.1", "localhost", "10.0.0.1",        "169.254.169.254",
                                    "127.0.0.2", "[::1]",     "::ffff:127.0.0.1"};
 static const char *test_addrs[] = {"127.0.0.1"};
 
@@ -198,15 +198,21 @@ static void test_refused_write(void **state)
     const char *methods[] = {"POST", "PUT", "PATCH", "DELETE"};
     int before = atomic_load(&hits);
     for (size_t i = 0; i < 4; i++) {
-        exec_request r = {.method = methods[i], .url = url_of("127.0.0.1", "/echo"),
-                          .body = "{}", .body_len = 2, .content_type = "application/json"};
+        exec_request r = {.method = methods[i],
+                          .url = url_of("127.0.0.1", "/echo"),
+                          .body = "{}",
+                          .body_len = 2,
+                          .content_type = "application/json"};
         expect_refused(&r, &p, "rule: read-only");
     }
     assert_int_equal(atomic_load(&hits), before); /* nothing was sent */
     /* with allow_write the same request goes out, body and type included */
     p.allow_write = true;
-    exec_request r = {.method = "PUT", .url = url_of("127.0.0.1", "/echo"), .body = "{\"a\":1}",
-                      .body_len = 7, .content_type = "application/json"};
+    exec_request r = {.method = "PUT",
+                      .url = url_of("127.0.0.1", "/echo"),
+                      .body = "{\"a\":1}",
+                      .body_len = 7,
+                      .content_type = "application/json"};
     exec_response *resp = NULL;
     apidex_error err = {0};
     if (exec_send(&r, &p, &resp, &err)) fail_msg("%s", err.message);
@@ -277,8 +283,9 @@ static void test_localhost_refused(void **state)
     exec_policy p = {.allowed_hosts = hosts, .n_allowed_hosts = 2, .timeout_ms = 5000};
     int before = atomic_load(&hits);
     exec_request r = {.method = "GET", .url = url_of("localhost", "/hello")};
-    expect_refused(&r, &p, "localhost resolves to 127.0.0.1, a loopback address (rule: no "
-                           "private addresses");
+    expect_refused(&r, &p,
+                   "localhost resolves to 127.0.0.1, a loopback address (rule: no "
+                   "private addresses");
     exec_request lit = {.method = "GET", .url = url_of("127.0.0.1", "/hello")};
     expect_refused(&lit, &p, "a loopback address");
     assert_int_equal(atomic_load(&hits), before);
@@ -524,19 +531,32 @@ static void test_address_classes(void **state)
     const struct {
         const char *ip, *why;
     } cases[] = {
-        {"127.0.0.1", "loopback"},     {"127.9.9.9", "loopback"},
-        {"10.1.2.3", "private"},       {"172.16.0.1", "private"},
-        {"172.31.255.255", "private"}, {"192.168.1.1", "private"},
-        {"169.254.169.254", "link-local"}, {"0.0.0.0", "unspecified"},
-        {"100.64.0.1", "shared (carrier-grade NAT)"}, {"224.0.0.1", "multicast"},
-        {"255.255.255.255", "reserved"}, {"::", "unspecified"},
-        {"::1", "loopback"},           {"fe80::1", "link-local"},
-        {"fc00::1", "unique-local"},   {"fd12:3456::1", "unique-local"},
-        {"ff02::1", "multicast"},      {"::ffff:10.0.0.1", "private"},
-        {"::ffff:127.0.0.1", "loopback"}, {"64:ff9b::a9fe:a9fe", "link-local"},
-        {"2002:7f00:1::", "loopback"}, {"8.8.8.8", NULL},
-        {"172.32.0.1", NULL},          {"2606:4700::1111", NULL},
-        {"::ffff:8.8.8.8", NULL},      {"example.com", "not an IP address"},
+        {"127.0.0.1", "loopback"},
+        {"127.9.9.9", "loopback"},
+        {"10.1.2.3", "private"},
+        {"172.16.0.1", "private"},
+        {"172.31.255.255", "private"},
+        {"192.168.1.1", "private"},
+        {"169.254.169.254", "link-local"},
+        {"0.0.0.0", "unspecified"},
+        {"100.64.0.1", "shared (carrier-grade NAT)"},
+        {"224.0.0.1", "multicast"},
+        {"255.255.255.255", "reserved"},
+        {"::", "unspecified"},
+        {"::1", "loopback"},
+        {"fe80::1", "link-local"},
+        {"fc00::1", "unique-local"},
+        {"fd12:3456::1", "unique-local"},
+        {"ff02::1", "multicast"},
+        {"::ffff:10.0.0.1", "private"},
+        {"::ffff:127.0.0.1", "loopback"},
+        {"64:ff9b::a9fe:a9fe", "link-local"},
+        {"2002:7f00:1::", "loopback"},
+        {"8.8.8.8", NULL},
+        {"172.32.0.1", NULL},
+        {"2606:4700::1111", NULL},
+        {"::ffff:8.8.8.8", NULL},
+        {"example.com", "not an IP address"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *got = exec_address_refusal(NULL, cases[i].ip);
