@@ -92,7 +92,9 @@ const char *exec_mask(const exec_request *r, const char *text, core_arena *arena
  * 301/302 after POST) becomes GET without a body; credentials (secret headers,
  * Authorization, Cookie, query values holding a secret) are never sent to another host.
  * No proxy from the environment. Network failures and timeouts are APIDEX_ENET. A body
- * over max_bytes is cut (truncated = true), not an error. Messages never hold a secret.
+ * over max_bytes is cut (truncated = true), not an error. Messages never hold a secret,
+ * and neither does the response: its final URL, header values and (text) body have the
+ * request's secrets masked, as a server may echo them.
  * Thread-safe (one call per request).
  */
 int exec_send(const exec_request *r, const exec_policy *p, exec_response **out, apidex_error *err);

@@ -295,6 +295,9 @@ static bool host_allowed(const exec_policy *p, const char *host)
     for (size_t i = 0; i < p->n_allowed_hosts; i++) {
         if (!p->allowed_hosts[i]) continue;
         host_bare(p->allowed_hosts[i], other, sizeof other);
+        /* "host:port" names its host (a port is no part of this rule) */
+        char *colon = strchr(other, ':');
+        if (colon && !strchr(colon + 1, ':') && p->allowed_hosts[i][0] != '[') *colon = 0;
         if (!strcasecmp(bare, other)) return true;
     }
     return false;
@@ -617,29 +620,38 @@ static void policy_defaults(exec_policy *p)
     if (!p->max_redirects) p->max_redirects = SEND_DEFAULT_REDIRECTS;
 }
 
-static int fill_response(const send_state *s, hop *h, CURL *c, long status, unsigned redirects,
+/* The response, with every secret of the request masked in what it echoes (a server may
+   put the key into a Location, a header or the body): nothing exec_send hands out shows a
+   secret. A body with NUL bytes (binary, never shown as text) is left as it is. */
+static int fill_response(const send_state *s, hop *h, long status, unsigned redirects,
                          double started, exec_response *resp)
 {
+    const exec_request *r = s->r;
+    core_arena *a = s->arena;
     resp->status = status;
     resp->redirects = redirects;
-    resp->final_url = s->url;
+    resp->final_url = exec_mask(r, s->url, a);
     resp->truncated = h->truncated;
     resp->elapsed_ms = (core_now() - started) * 1000.0;
+    const char *body = h->body.data ? h->body.data : "";
     resp->body_len = h->body.len;
-    resp->body = core_arena_strndup(s->arena, h->body.data ? h->body.data : "", h->body.len);
-    resp->headers = core_arena_calloc(s->arena, h->n_headers + 1, sizeof *resp->headers);
-    if (!resp->body || !resp->headers) return APIDEX_ENOMEM;
+    resp->body = core_arena_strndup(a, body, h->body.len);
+    if (resp->body && r->n_secrets && !memchr(body, 0, h->body.len)) {
+        resp->body = exec_mask(r, resp->body, a);
+        resp->body_len = strlen(resp->body);
+    }
+    resp->headers = core_arena_calloc(a, h->n_headers + 1, sizeof *resp->headers);
+    if (!resp->body || !resp->headers || !resp->final_url) return APIDEX_ENOMEM;
     const char *p = h->headers.data;
     for (size_t i = 0; i < h->n_headers && p; i++) {
         const char *name = p;
         const char *value = name + strlen(name) + 1;
         p = value + strlen(value) + 1;
-        resp->headers[i].name = core_arena_strdup(s->arena, name);
-        resp->headers[i].value = core_arena_strdup(s->arena, value);
+        resp->headers[i].name = core_arena_strdup(a, name);
+        resp->headers[i].value = exec_mask(r, core_arena_strdup(a, value), a);
         if (!resp->headers[i].name || !resp->headers[i].value) return APIDEX_ENOMEM;
         resp->n_headers++;
     }
-    (void)c;
     return 0;
 }
 
@@ -746,7 +758,7 @@ int exec_send(const exec_request *r, const exec_policy *p, exec_response **out, 
             hop_free(&h);
             continue;
         }
-        if (!rc && fill_response(&s, &h, c, status, redirects, started, resp))
+        if (!rc && fill_response(&s, &h, status, redirects, started, resp))
             rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
         hop_free(&h);
         break;

@@ -255,6 +255,13 @@ static void test_refused_host(void **state)
     const char *upper[] = {"LOCALHOST"};
     exec_policy q = {.allowed_hosts = upper, .n_allowed_hosts = 1, .allow_private = true};
     exec_request ok = {.method = "GET", .url = url_of("localhost", "/hello")};
+    /* an entry written host:port names its host */
+    const char *with_port[] = {"127.0.0.1:1"};
+    exec_policy hp = {.allowed_hosts = with_port, .n_allowed_hosts = 1, .allow_private = true};
+    exec_response *hp_resp = NULL;
+    apidex_error hp_err = {0};
+    if (exec_send(&r, &hp, &hp_resp, &hp_err)) fail_msg("%s", hp_err.message);
+    exec_response_free(hp_resp);
     exec_response *resp = NULL;
     apidex_error err = {0};
     if (exec_send(&ok, &q, &resp, &err)) fail_msg("%s", err.message);
@@ -393,10 +400,13 @@ static void test_credentials_not_forwarded(void **state)
     exec_response *resp = NULL;
     json_object *o = send_json(&r, &p, &resp);
     assert_int_equal(resp->redirects, 1);
-    assert_string_equal(member(o, "Authorization"), "Bearer tok-999");
-    assert_string_equal(member(o, "X-Api-Key"), SECRET);
-    assert_string_equal(member(o, "Cookie"), "session=abc");
-    assert_string_equal(member(o, "api_key"), SECRET);
+    /* (the server echoes them; exec_send masks what the response echoes) */
+    assert_string_equal(member(o, "Authorization"), "****");
+    assert_string_equal(member(o, "X-Api-Key"), "****");
+    assert_string_equal(member(o, "Cookie"), "****");
+    assert_string_equal(member(o, "api_key"), "****");
+    assert_null(strstr(resp->body, SECRET));
+    assert_null(strstr(resp->final_url, SECRET));
     json_object_put(o);
     exec_response_free(resp);
     /* another host: none of it, not even the key the server put into the Location */
