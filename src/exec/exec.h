@@ -19,6 +19,8 @@
 
 #include "core/core.h"
 #include "spec/spec.h"
+#include "agent/agent.h"
+#include "search/search.h"
 
 typedef struct exec_header {
     const char *name;
@@ -50,6 +52,12 @@ typedef struct exec_policy {
     long timeout_ms;        /* whole exchange; default 30000 */
     size_t max_bytes;       /* response body cap; default 8 MiB (the rest is cut) */
     unsigned max_redirects; /* default 3 */
+    /* (transport) addresses allowed although private, exactly as written ("127.0.0.1",
+       "::1"): tests allow their own server and still see every other private address
+       refused. allow_private allows them all. */
+    const char *const *allowed_addresses;
+    size_t n_allowed_addresses;
+    long connect_timeout_ms; /* per connection; default 10000 (never above timeout_ms) */
 } exec_policy;
 
 /** A response as received. Everything lives in arena. */
@@ -70,12 +78,112 @@ typedef struct exec_response {
     has no secrets or text has none of them). */
 const char *exec_mask(const exec_request *r, const char *text, core_arena *arena);
 
-/* ---------------------------------------------------------------- the RestGPT loop (run.c) */
+/* ---------------------------------------------------------------- transport (transport.c) */
 
-#include "agent/agent.h"
-#include "search/search.h"
+/**
+ * Sends r under policy p (NULL = every default) and hands out the final response in
+ * *out (its own arena: exec_response_free). Refusals are APIDEX_EREFUSED with a message
+ * naming the rule: a method other than GET/HEAD/OPTIONS without allow_write; a scheme
+ * other than http/https; a host not in allowed_hosts (exact, case-insensitive); a host
+ * whose resolved addresses are all private, loopback, link-local, unique-local,
+ * unspecified, multicast or reserved (IPv4-mapped, NAT64 and 6to4 forms too) unless
+ * allow_private or listed in allowed_addresses; more than max_redirects redirects; a
+ * redirect that would resend a body carrying a credential to another host. The
+ * addresses checked are the addresses connected to (pinned, and checked again when the
+ * socket opens); redirects are followed here, each hop checked the same way; a 303 (and a
+ * 301/302 after POST) becomes GET without a body; credentials (secret headers,
+ * Authorization, Cookie, query values holding a secret) are never sent to another host.
+ * No proxy from the environment. Network failures and timeouts are APIDEX_ENET. A body
+ * over max_bytes is cut (truncated = true), not an error. Messages never hold a secret,
+ * and neither does the response: its final URL, header values and (text) body have the
+ * request's secrets masked, as a server may echo them.
+ * Thread-safe (one call per request).
+ */
+int exec_send(const exec_request *r, const exec_policy *p, exec_response **out, apidex_error *err);
+/** Frees a response from exec_send (its arena). NULL is a no-op. */
+void exec_response_free(exec_response *resp);
+/**
+ * Why the address text ip ("10.0.0.1", "::ffff:127.0.0.1") is refused under p: the
+ * class ("loopback", "private", "link-local", "unique-local", "unspecified",
+ * "multicast", "reserved", "shared (carrier-grade NAT)"), or NULL when it may be
+ * connected to. Not an address: "not an IP address".
+ */
+const char *exec_address_refusal(const exec_policy *p, const char *ip);
+/** The value of the first header named name (case-insensitive) of resp, or NULL. */
+const char *exec_response_header(const exec_response *resp, const char *name);
 
+/* ---------------------------------------------------------------- OAuth2 (oauth.c) */
+
+/** How the request helper asks for an OAuth2 client-credentials access token. *token
+    lives as long as the token source (ctx). Returns 0 or an error (err filled). */
+typedef int (*exec_token_fn)(void *ctx, const char *token_url, const char *client_id,
+                             const char *client_secret, const char *scope, const char **token,
+                             apidex_error *err);
+
+/** A cache of client-credentials tokens, shared by the calls of one process. */
+typedef struct exec_oauth exec_oauth;
+
+/**
+ * A new token cache. Token requests go through exec_send under a copy of policy (NULL =
+ * defaults) that allows POST and adds the token URL's host; every other rule (addresses,
+ * redirects, timeouts) stays. disk_dir: NULL keeps tokens in memory only; else tokens are
+ * also kept in files under disk_dir (created 0700; files 0600, ignored when others can
+ * read them), so one-shot commands reuse a token until it expires. policy and disk_dir
+ * are copied. *out: exec_oauth_free. Returns 0 or APIDEX_ENOMEM.
+ */
+int exec_oauth_new(const exec_policy *policy, const char *disk_dir, exec_oauth **out,
+                   apidex_error *err);
+/** NULL is a no-op. Tokens handed out become invalid. */
+void exec_oauth_free(exec_oauth *o);
+/** $XDG_CACHE_HOME/apidex/oauth (else ~/.cache/apidex/oauth) in buf; NULL when neither is set. */
+const char *exec_oauth_default_dir(char *buf, size_t cap);
+/**
+ * An exec_token_fn (ctx = an exec_oauth): a cached token for (token_url, client_id,
+ * scope, client_secret) while it is valid (until expires_in minus a margin of a tenth of
+ * the lifetime, at most 60 s), else a new one from the token endpoint (grant_type
+ * client_credentials; client authenticated by HTTP Basic, retried in the form body when
+ * the server answers invalid_client). *token lives until exec_oauth_free. Errors never
+ * hold the secret or a token. Thread-safe.
+ */
+int exec_oauth_token(void *ctx, const char *token_url, const char *client_id,
+                     const char *client_secret, const char *scope, const char **token,
+                     apidex_error *err);
+/** Token requests sent so far (cache misses), for tests and diagnostics. */
+unsigned exec_oauth_fetches(const exec_oauth *o);
+
+/* ---------------------------------------------------------------- responses (shape.c) */
+
+/** How a response is shaped (zero = defaults). */
+typedef struct exec_shape_options {
+    const char *select; /* JSONPath subset (docs/EXECUTE.md); NULL = the whole body */
+    size_t budget;      /* cl100k tokens for the body; default 2000 */
+    size_t max_items;   /* items kept of a long array; default 10 */
+} exec_shape_options;
+
+/**
+ * The response shaped for an agent as a JSON object (*out, json_object_put): status,
+ * url, redirects, the headers that matter (content type, length, rate limits,
+ * Retry-After, Link, Location), the body (JSON: selected, long arrays summarised, cut to
+ * the budget; text: cut to the budget; binary: type and size), notes saying what was cut,
+ * the check of the body against op's response schema for the status (api and op may be
+ * NULL: not checked; a mismatch is reported, never an error), and pagination hints (Link
+ * rel=next, body fields such as next_cursor, nextPageToken, has_more, offset/limit/total).
+ * Errors: APIDEX_EINVAL for a select expression that does not parse (the message says
+ * where), APIDEX_ENOMEM.
+ */
 struct json_object;
+int exec_shape(const exec_response *resp, const spec_api *api, const spec_operation *op,
+               const exec_shape_options *opt, struct json_object **out, apidex_error *err);
+/**
+ * Evaluates a select expression on v: the single value for a path without wildcards
+ * (NULL when absent), else an array of the matches; several comma-separated paths give an
+ * object keyed by path. *out is a new reference (json_object_put). Returns 0,
+ * APIDEX_EINVAL (syntax; message with the column) or APIDEX_ENOMEM.
+ */
+int exec_select(struct json_object *v, const char *expr, struct json_object **out,
+                apidex_error *err);
+
+/* ---------------------------------------------------------------- the RestGPT loop (run.c) */
 
 /**
  * How the loop reaches the endpoints: run_call.c wires these to the executor (the request
@@ -165,5 +273,4 @@ void exec_run_free(exec_run *r);
 int exec_run_write_json(const exec_run *r, core_buf *out);
 /** The transcript as text for a person. */
 int exec_run_write_text(const exec_run *r, core_buf *out);
-
 #endif
