@@ -105,11 +105,12 @@ const mock_mount *mock_router_mounts(const mock_router *r, size_t *n);
 /** Operations served. */
 size_t mock_router_count(const mock_router *r);
 /**
- * Finds the operation for method and path (no query string; already percent-decoded
- * except that segments are split first). Of the templates that match the path, the most
- * literal one wins (compared segment by segment from the left: literal > mixed >
- * parameter). HEAD falls back to GET. MOCK_ROUTE_NO_METHOD: some template matches but has
- * no such method; *allow (in arena) lists the methods it has. Strings live in arena.
+ * Finds the operation for method and path (no query string; segments are split first,
+ * then percent-decoded). The path picks the most literal matching template (compared
+ * segment by segment from the left: literal > mixed > parameter; OpenAPI's "concrete
+ * paths first"), then the method picks its operation; HEAD falls back to GET.
+ * MOCK_ROUTE_NO_METHOD: the path has no such method; *allow (in arena) lists those it
+ * has. Strings live in arena.
  */
 mock_route_rc mock_route(const mock_router *r, const char *method, const char *path,
                          core_arena *arena, mock_match *m, const char **allow);

@@ -249,35 +249,40 @@ mock_route_rc mock_route(const mock_router *r, const char *method, const char *p
     }
     const route *best = NULL, *best_any = NULL;
     const char *names[ROUTE_MAX_SEGMENTS * 2], *values[ROUTE_MAX_SEGMENTS * 2];
+    bool *matches = core_arena_calloc(arena, r->n_routes + 1, sizeof *matches);
+    if (!matches) return MOCK_ROUTE_NO_PATH;
+    for (size_t i = 0; i < r->n_routes; i++) { /* the most literal matching template */
+        const route *rt = &r->routes[i];
+        if (rt->n_segs != n) continue;
+        size_t np = 0;
+        bool ok = true;
+        for (size_t k = 0; k < n && ok; k++)
+            ok = match_segment(arena, &rt->segs[k], segs[k], names, values, &np,
+                               ROUTE_MAX_SEGMENTS * 2);
+        matches[i] = ok;
+        if (ok && (!best_any || compare_routes(rt, best_any) > 0)) best_any = rt;
+    }
+    if (!best_any) return MOCK_ROUTE_NO_PATH;
+    /* its operations (templates as literal as it, e.g. the same path in two specs) */
     core_buf methods;
     core_buf_init(&methods, 4096);
-    bool head = !strcmp(method, "HEAD");
     for (int pass = 0; pass < 2 && !best; pass++) { /* HEAD: then as GET */
         const char *want = pass ? "GET" : method;
-        if (pass && !head) break;
-        for (size_t i = 0; i < r->n_routes; i++) {
+        if (pass && strcmp(method, "HEAD")) break;
+        for (size_t i = 0; i < r->n_routes && !best; i++) {
             const route *rt = &r->routes[i];
-            if (rt->n_segs != n) continue;
-            size_t np = 0;
-            bool ok = true;
-            for (size_t k = 0; k < n && ok; k++)
-                ok = match_segment(arena, &rt->segs[k], segs[k], names, values, &np,
-                                   ROUTE_MAX_SEGMENTS * 2);
-            if (!ok) continue;
-            if (!best_any || compare_routes(rt, best_any) > 0) best_any = rt;
-            if (!pass && !strstr(methods.data ? methods.data : "", rt->op->method)) {
+            if (!matches[i] || compare_routes(rt, best_any)) continue;
+            if (!pass) {
                 if (methods.len) core_buf_puts(&methods, ", ");
                 core_buf_puts(&methods, rt->op->method);
             }
-            if (strcmp(rt->op->method, want)) continue;
-            if (!best || compare_routes(rt, best) > 0) best = rt;
+            if (!strcmp(rt->op->method, want)) best = rt;
         }
     }
     if (!best) {
-        mock_route_rc rc = best_any ? MOCK_ROUTE_NO_METHOD : MOCK_ROUTE_NO_PATH;
-        if (best_any) *allow = core_arena_strdup(arena, methods.data ? methods.data : "");
+        *allow = core_arena_strdup(arena, methods.data ? methods.data : "");
         core_buf_free(&methods);
-        return rc;
+        return MOCK_ROUTE_NO_METHOD;
     }
     core_buf_free(&methods);
     size_t np = 0;
