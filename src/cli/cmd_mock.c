@@ -120,7 +120,8 @@ int cli_cmd_mock(int argc, char **argv)
         if (api->failed) {
             for (size_t k = 0; k < api->diags.n; k++)
                 if (api->diags.items[k].level == CORE_DIAG_ERROR)
-                    fprintf(stderr, "apidex mock: %s: %s\n", api->file, api->diags.items[k].message);
+                    fprintf(stderr, "apidex mock: %s: %s\n", api->file,
+                            api->diags.items[k].message);
             code = CLI_PROBLEMS;
         } else if (!api->skipped) {
             served += api->n_ops;

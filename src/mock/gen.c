@@ -135,8 +135,8 @@ static bool nullable(const jt_node *s)
 
 /* ---------------------------------------------------------------- strings */
 
-static const char *const words[] = {"alpha", "bravo",  "delta", "echo",   "gamma", "lima",
-                                    "nova",  "orbit",  "pixel", "quartz", "river", "sierra",
+static const char *const words[] = {"alpha", "bravo",  "delta",  "echo",   "gamma", "lima",
+                                    "nova",  "orbit",  "pixel",  "quartz", "river", "sierra",
                                     "tango", "violet", "willow", "zephyr"};
 enum { N_WORDS = sizeof words / sizeof words[0] };
 
@@ -406,7 +406,8 @@ static const jt_node *pick_alternative(gctx *g, spec_loc s, const jt_node *list,
         spec_loc d;
         if (spec_deref(g->api, (spec_loc){list->u.items[k], s.doc}, &d)) continue;
         const char *t = jt_get_str(d.node, "type");
-        if (t && strcmp(t, "null") && strcmp(t, "object") && strcmp(t, "array")) return list->u.items[k];
+        if (t && strcmp(t, "null") && strcmp(t, "object") && strcmp(t, "array"))
+            return list->u.items[k];
     }
     for (uint32_t k = 0; k < n; k++) {
         const jt_node *alt = list->u.items[(start + k) % n];

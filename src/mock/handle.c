@@ -87,8 +87,8 @@ static void put_str(json_object *o, const char *k, const char *v)
 
 static int finish_json(core_arena *a, mock_response *out, json_object *x, const char *type)
 {
-    const char *s = json_object_to_json_string_ext(x, JSON_C_TO_STRING_PLAIN |
-                                                          JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *s =
+        json_object_to_json_string_ext(x, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
     out->body = core_arena_strdup(a, s ? s : "null");
     out->body_len = out->body ? strlen(out->body) : 0;
     out->content_type = type;
@@ -227,7 +227,8 @@ static const char *item_param(const spec_api *api, const spec_operation *op, cor
         const char *p = api->ops[i].path;
         if (strncmp(p, op->path, n) || p[n] != '/' || p[n + 1] != '{') continue;
         const char *close = strchr(p + n + 2, '}');
-        if (close && !close[1]) return core_arena_strndup(a, p + n + 2, (size_t)(close - p - n - 2));
+        if (close && !close[1])
+            return core_arena_strndup(a, p + n + 2, (size_t)(close - p - n - 2));
     }
     return NULL;
 }
@@ -240,8 +241,7 @@ static void set_ids(const spec_api *api, spec_loc schema, json_object *x, const 
     if (!json_object_is_type(x, json_type_object)) return;
     const char *keys[2] = {param, NULL};
     size_t pl = param ? strlen(param) : 0;
-    if (!param || !strcmp(param, "id") ||
-        (pl >= 2 && (!strcasecmp(param + pl - 2, "id"))))
+    if (!param || !strcmp(param, "id") || (pl >= 2 && (!strcasecmp(param + pl - 2, "id"))))
         keys[1] = "id";
     for (int k = 0; k < 2; k++) {
         if (!keys[k]) continue;
@@ -253,8 +253,8 @@ static void set_ids(const spec_api *api, spec_loc schema, json_object *x, const 
 /* The array a list answer holds its resources in (the answer itself, or its first
    property that is an array of objects), with the items' schema and the array's maxItems
    (-1: none). */
-static json_object *list_array(const spec_api *api, spec_loc schema, json_object *x,
-                               core_arena *a, spec_loc *items, double *max_items)
+static json_object *list_array(const spec_api *api, spec_loc schema, json_object *x, core_arena *a,
+                               spec_loc *items, double *max_items)
 {
     spec_loc s = flat_schema(api, schema, a);
     if (json_object_is_type(x, json_type_array)) {
@@ -314,7 +314,8 @@ static void split_item(const char *path, const mock_match *m, core_arena *a,
     while (slash > path && slash[-1] != '/') slash--;
     size_t cn = slash > path ? (size_t)(slash - path - 1) : 0;
     *collection = core_arena_strndup(a, path, cn);
-    *id = m->n_params ? m->param_values[m->n_params - 1] : core_arena_strndup(a, slash, (size_t)(end - slash));
+    *id = m->n_params ? m->param_values[m->n_params - 1]
+                      : core_arena_strndup(a, slash, (size_t)(end - slash));
 }
 
 static const char *trimmed_path(const char *path, core_arena *a)
@@ -325,8 +326,7 @@ static const char *trimmed_path(const char *path, core_arena *a)
 }
 
 /* A fresh id for a created resource: a counter, shaped like the schema's id property. */
-static char *new_id(mock *mk, const spec_api *api, spec_loc schema, const char *key,
-                    core_arena *a)
+static char *new_id(mock *mk, const spec_api *api, spec_loc schema, const char *key, core_arena *a)
 {
     unsigned long n = mock_state_next_id(mk->state);
     spec_loc s = flat_schema(api, schema, a);
@@ -347,7 +347,8 @@ static char *new_id(mock *mk, const spec_api *api, spec_loc schema, const char *
 
 static const char *scalar_text(json_object *v, core_arena *a)
 {
-    if (json_object_is_type(v, json_type_string)) return core_arena_strdup(a, json_object_get_string(v));
+    if (json_object_is_type(v, json_type_string))
+        return core_arena_strdup(a, json_object_get_string(v));
     if (json_object_is_type(v, json_type_int))
         return core_arena_printf(a, "%lld", (long long)json_object_get_int64(v));
     return NULL;
@@ -424,7 +425,8 @@ static int item(answer *w)
     json_object *stored = NULL;
     if ((put || patch) && json_object_is_type(w->body, json_type_object)) {
         stored = patch && cur ? copy_object(cur) : json_object_new_object();
-        json_object_object_foreach(w->body, k, v) json_object_object_add(stored, k, json_object_get(v));
+        json_object_object_foreach(w->body, k, v)
+            json_object_object_add(stored, k, json_object_get(v));
         int rc = mock_state_put(w->mk->state, collection, id, stored);
         if (rc) {
             json_object_put(stored);
@@ -445,12 +447,10 @@ static void other(answer *w)
 {
     if (w->m->n_params) {
         const char *param = w->m->param_names[w->m->n_params - 1];
-        set_ids(w->m->api, w->schema, w->val, param, w->m->param_values[w->m->n_params - 1],
-                w->a);
+        set_ids(w->m->api, w->schema, w->val, param, w->m->param_values[w->m->n_params - 1], w->a);
     }
     if (!strcmp(w->rq->method, "GET"))
-        list_stored(w->mk, w->m, w->schema, w->val, trimmed_path(w->rq->path, w->a), w->seed,
-                    w->a);
+        list_stored(w->mk, w->m, w->schema, w->val, trimmed_path(w->rq->path, w->a), w->seed, w->a);
 }
 
 static uint64_t request_seed(uint64_t seed, const mock_request *rq)
@@ -473,8 +473,8 @@ int mock_handle(mock *mk, const mock_request *rq, core_arena *a, mock_response *
     mock_problem p = {0};
     mock_route_rc rr = mock_route(mk->router, rq->method, rq->path, a, &m, &allow);
     if (rr == MOCK_ROUTE_NO_PATH) {
-        p = (mock_problem){404, core_arena_printf(a, "no operation at %s", rq->path), NULL, NULL,
-                           NULL, "path"};
+        p = (mock_problem){
+            404, core_arena_printf(a, "no operation at %s", rq->path), NULL, NULL, NULL, "path"};
         return answer_problem(a, out, &p);
     }
     if (rr == MOCK_ROUTE_NO_METHOD) {
@@ -486,13 +486,18 @@ int mock_handle(mock *mk, const mock_request *rq, core_arena *a, mock_response *
         p = (mock_problem){405,
                            core_arena_printf(a, "%s is not an operation of %s (allowed: %s)",
                                              rq->method, rq->path, allow ? allow : ""),
-                           NULL, NULL, NULL, "method"};
+                           NULL,
+                           NULL,
+                           NULL,
+                           "method"};
         return answer_problem(a, out, &p);
     }
     out->operation = m.op->id;
     if (rq->body_len > mk->opt.max_body) {
-        p = (mock_problem){413, core_arena_printf(a, "request body over %zu bytes", mk->opt.max_body),
-                           "body", NULL, "", "size"};
+        p = (mock_problem){
+            413,    core_arena_printf(a, "request body over %zu bytes", mk->opt.max_body),
+            "body", NULL,
+            "",     "size"};
         return answer_problem(a, out, &p);
     }
     json_object *body = NULL;
@@ -503,14 +508,21 @@ int mock_handle(mock *mk, const mock_request *rq, core_arena *a, mock_response *
     int status;
     const spec_response *resp = success_response(m.op, &status);
     const spec_media *media = response_media(resp);
-    answer w = {mk, &m, rq, a, media ? media->schema : (spec_loc){0}, NULL, body, out,
+    answer w = {mk,
+                &m,
+                rq,
+                a,
+                media ? media->schema : (spec_loc){0},
+                NULL,
+                body,
+                out,
                 request_seed(mk->opt.seed, rq)};
     bool has_body = resp && mock_gen_media(m.api, resp, media, w.seed, &w.val) == 0;
     out->status = status;
 
     mock_state_lock(mk->state);
-    bool creates = !strcmp(rq->method, "POST") && !m.item &&
-                   json_object_is_type(body, json_type_object);
+    bool creates =
+        !strcmp(rq->method, "POST") && !m.item && json_object_is_type(body, json_type_object);
     if (creates)
         rc = create(&w);
     else if (m.item)
@@ -521,8 +533,9 @@ int mock_handle(mock *mk, const mock_request *rq, core_arena *a, mock_response *
     json_object_put(body);
     if (rc == 404 || rc == APIDEX_ELIMIT) {
         json_object_put(w.val);
-        p = rc == 404 ? (mock_problem){404, core_arena_printf(a, "%s was deleted", rq->path),
-                                       NULL, NULL, NULL, "deleted"}
+        p = rc == 404 ? (mock_problem){404,  core_arena_printf(a, "%s was deleted", rq->path),
+                                       NULL, NULL,
+                                       NULL, "deleted"}
                       : (mock_problem){507, "the mock's store is full", NULL, NULL, NULL, "state"};
         return answer_problem(a, out, &p);
     }
@@ -534,8 +547,8 @@ int mock_handle(mock *mk, const mock_request *rq, core_arena *a, mock_response *
         json_object_put(w.val);
         return 0;
     }
-    const char *type = media && media->type && strcmp(media->type, "*/*") ? media->type
-                                                                           : "application/json";
+    const char *type =
+        media && media->type && strcmp(media->type, "*/*") ? media->type : "application/json";
     if (!json_media(type) && json_object_is_type(w.val, json_type_string)) {
         out->body = core_arena_strdup(a, json_object_get_string(w.val));
         out->body_len = out->body ? strlen(out->body) : 0;

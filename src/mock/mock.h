@@ -37,11 +37,11 @@ struct json_object;
 
 /** Limits of one generated value (zero = default). */
 enum {
-    MOCK_GEN_MAX_DEPTH = 32,     /* nesting; past it a minimal value */
-    MOCK_GEN_LEAN_DEPTH = 10,    /* past it only required properties, minItems items */
-    MOCK_GEN_MAX_NODES = 4000,   /* values made for one response before going lean */
-    MOCK_GEN_DEFAULT_ITEMS = 2,  /* array length when the schema does not constrain it */
-    MOCK_GEN_MAX_STRING = 4096   /* longest string made for minLength */
+    MOCK_GEN_MAX_DEPTH = 32,    /* nesting; past it a minimal value */
+    MOCK_GEN_LEAN_DEPTH = 10,   /* past it only required properties, minItems items */
+    MOCK_GEN_MAX_NODES = 4000,  /* values made for one response before going lean */
+    MOCK_GEN_DEFAULT_ITEMS = 2, /* array length when the schema does not constrain it */
+    MOCK_GEN_MAX_STRING = 4096  /* longest string made for minLength */
 };
 
 /**
@@ -55,8 +55,8 @@ struct json_object *mock_gen_schema(const spec_api *api, spec_loc schema, uint64
 /**
  * The body of a response's media type: the media type's example / examples (first one),
  * the Swagger 2.0 response's examples for that type, then the schema; each example only
- * when it validates. *out: a new value. Returns 0 (*out is the body; NULL stands for JSON null) or 1 when there is no
- * body to send (neither schema nor example).
+ * when it validates. *out: a new value. Returns 0 (*out is the body; NULL stands for JSON null) or
+ * 1 when there is no body to send (neither schema nor example).
  */
 int mock_gen_media(const spec_api *api, const spec_response *resp, const spec_media *media,
                    uint64_t seed, struct json_object **out);
@@ -124,8 +124,8 @@ typedef struct mock_pair {
 
 /** An incoming request, as the server received it. */
 typedef struct mock_request {
-    const char *method; /* upper case */
-    const char *path;   /* without the query string */
+    const char *method;     /* upper case */
+    const char *path;       /* without the query string */
     const mock_pair *query; /* in the order received, percent-decoded */
     size_t n_query;
     const mock_pair *headers;
@@ -177,8 +177,7 @@ struct json_object *mock_state_get(mock_state *st, const char *collection, const
                                    bool *deleted);
 /** Stores obj (a reference is taken) as collection/id, replacing or undeleting. Returns 0,
     APIDEX_ELIMIT (the store is full) or APIDEX_ENOMEM. */
-int mock_state_put(mock_state *st, const char *collection, const char *id,
-                   struct json_object *obj);
+int mock_state_put(mock_state *st, const char *collection, const char *id, struct json_object *obj);
 /** Marks collection/id deleted (it need not have been stored: generated resources exist
     too). Returns 0, APIDEX_ELIMIT or APIDEX_ENOMEM. */
 int mock_state_delete(mock_state *st, const char *collection, const char *id);
@@ -196,8 +195,8 @@ void mock_state_unlock(mock_state *st);
 typedef struct mock mock;
 
 typedef struct mock_options {
-    uint64_t seed;        /* default 0 */
-    size_t max_body;      /* largest request body; default 1 MiB */
+    uint64_t seed;   /* default 0 */
+    size_t max_body; /* largest request body; default 1 MiB */
 } mock_options;
 
 /** A response to send. Everything lives in the arena given to mock_handle. */

@@ -61,8 +61,8 @@ static int schema_problem(core_arena *a, mock_problem *p, const char *in, const 
     if (sep && text[0] == '/') ptr = core_arena_strndup(a, text, (size_t)(sep - text));
     const char *msg;
     if (name)
-        msg = core_arena_printf(a, "%s parameter \"%s\"%s%s: %s", in, name, *ptr ? " at " : "",
-                                ptr, what);
+        msg = core_arena_printf(a, "%s parameter \"%s\"%s%s: %s", in, name, *ptr ? " at " : "", ptr,
+                                what);
     else
         msg = core_arena_printf(a, "request body%s%s: %s", *ptr ? " at " : "", ptr, what);
     return problem(p, 400, msg ? msg : text, in, name, ptr, mock_problem_rule(text));
@@ -132,7 +132,8 @@ static json_object *coerce(const spec_api *api, spec_loc schema, const char *tex
 static const char *find_pair(const mock_pair *pairs, size_t n, const char *name, bool nocase)
 {
     for (size_t i = 0; i < n; i++)
-        if (pairs[i].name && (nocase ? !strcasecmp(pairs[i].name, name) : !strcmp(pairs[i].name, name)))
+        if (pairs[i].name &&
+            (nocase ? !strcasecmp(pairs[i].name, name) : !strcmp(pairs[i].name, name)))
             return pairs[i].value ? pairs[i].value : "";
     return NULL;
 }
@@ -173,8 +174,7 @@ static bool ignored_header(const char *name)
            !strcasecmp(name, "Authorization");
 }
 
-static int check_params(const mock_match *m, const mock_request *rq, core_arena *a,
-                        mock_problem *p)
+static int check_params(const mock_match *m, const mock_request *rq, core_arena *a, mock_problem *p)
 {
     const spec_operation *op = m->op;
     for (size_t i = 0; i < op->n_params; i++) {
@@ -304,8 +304,9 @@ static json_object *parse_form(const spec_api *api, spec_loc schema, const char 
         char *val = eq ? form_decode(a, eq + 1, (size_t)(stop - eq - 1)) : core_arena_strdup(a, "");
         if (key && val && *key) {
             const jt_node *ps = jt_get(props, key);
-            json_object_object_add(o, key, ps ? coerce(api, (spec_loc){ps, s.doc}, val, a, 0)
-                                              : json_object_new_string(val));
+            json_object_object_add(o, key,
+                                   ps ? coerce(api, (spec_loc){ps, s.doc}, val, a, 0)
+                                      : json_object_new_string(val));
         }
         p = stop + 1;
     }
@@ -326,7 +327,8 @@ static int check_body(const mock_match *m, const mock_request *rq, core_arena *a
         core_buf types;
         core_buf_init(&types, 4096);
         for (size_t i = 0; i < b->n_media; i++)
-            core_buf_printf(&types, "%s%s", i ? ", " : "", b->media[i].type ? b->media[i].type : "");
+            core_buf_printf(&types, "%s%s", i ? ", " : "",
+                            b->media[i].type ? b->media[i].type : "");
         const char *msg = core_arena_printf(a, "content type %s is not accepted (expected %s)",
                                             rq->content_type ? rq->content_type : "(none)",
                                             types.data ? types.data : "");
@@ -347,12 +349,12 @@ static int check_body(const mock_match *m, const mock_request *rq, core_arena *a
             if (!isspace((unsigned char)rq->body[i])) trailing = true;
         if (jerr != json_tokener_success || trailing) {
             json_object_put(x);
-            const char *msg = core_arena_printf(
-                a, "request body is not valid JSON: %s (at byte %zu)",
-                jerr == json_tokener_success ? "data after the value"
-                : jerr == json_tokener_continue ? "unexpected end"
-                                                 : json_tokener_error_desc(jerr),
-                used);
+            const char *msg =
+                core_arena_printf(a, "request body is not valid JSON: %s (at byte %zu)",
+                                  jerr == json_tokener_success    ? "data after the value"
+                                  : jerr == json_tokener_continue ? "unexpected end"
+                                                                  : json_tokener_error_desc(jerr),
+                                  used);
             return problem(p, 400, msg, "body", NULL, "", "json");
         }
     } else if (!strncasecmp(media->type, "application/x-www-form-urlencoded", 33)) {

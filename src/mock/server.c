@@ -50,7 +50,8 @@ static char *percent_decode(core_arena *a, const char *s)
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         int h, l;
-        if (s[i] == '%' && i + 2 < n && (h = hexval(s[i + 1])) >= 0 && (l = hexval(s[i + 2])) >= 0) {
+        if (s[i] == '%' && i + 2 < n && (h = hexval(s[i + 1])) >= 0 &&
+            (l = hexval(s[i + 2])) >= 0) {
             out[k++] = (char)(h * 16 + l);
             i += 2;
         } else {

@@ -81,8 +81,7 @@ static entry *find_by_name(mock_state *st, const char *collection, const char *i
     for (size_t i = st->n; i-- > 0;) {
         size_t m;
         const char *other = last_segment(st->items[i].collection, &m);
-        if (m == n && !memcmp(other, name, n) && !strcmp(st->items[i].id, id))
-            return &st->items[i];
+        if (m == n && !memcmp(other, name, n) && !strcmp(st->items[i].id, id)) return &st->items[i];
     }
     return NULL;
 }

@@ -82,8 +82,7 @@ static void assert_valid(const spec_api *api, spec_loc s, json_object *x, bool r
     core_arena *a = core_arena_new(0);
     const char *problem = NULL;
     assert_int_equal(spec_validate_json(api, s, x, request, a, &problem), 0);
-    if (problem)
-        fail_msg("%s is invalid: %s", json_object_to_json_string(x), problem);
+    if (problem) fail_msg("%s is invalid: %s", json_object_to_json_string(x), problem);
     core_arena_free(a);
 }
 
@@ -176,8 +175,8 @@ static void test_media_examples(void **state)
     for (size_t i = 0; i < api->n_ops; i++) {
         const spec_operation *op = &api->ops[i];
         json_object *x = NULL;
-        assert_int_equal(
-            mock_gen_media(api, &op->responses[0], &op->responses[0].media[0], 5, &x), 0);
+        assert_int_equal(mock_gen_media(api, &op->responses[0], &op->responses[0].media[0], 5, &x),
+                         0);
         if (!strcmp(op->path, "/a"))
             assert_string_equal(json_object_to_json_string_ext(x, JSON_C_TO_STRING_PLAIN),
                                 "{\"n\":7}");
@@ -215,9 +214,9 @@ static void test_determinism_and_cycles(void **state)
 static void test_patterns(void **state)
 {
     (void)state;
-    const char *pats[] = {"^[a-z]{2,5}$",          "^\\d{3}-\\d{2}$", "^(foo|bar)+baz?$",
-                          "^[A-Za-z0-9_.-]+@x\\.io$", "^v[0-9]+(\\.[0-9]+)*$", "[^0-9]{4}",
-                          "^(?:[a-f0-9]{8})$"};
+    const char *pats[] = {
+        "^[a-z]{2,5}$",          "^\\d{3}-\\d{2}$", "^(foo|bar)+baz?$", "^[A-Za-z0-9_.-]+@x\\.io$",
+        "^v[0-9]+(\\.[0-9]+)*$", "[^0-9]{4}",       "^(?:[a-f0-9]{8})$"};
     for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++)
         for (uint64_t seed = 0; seed < 20; seed++) {
             uint64_t r = seed;
@@ -307,12 +306,9 @@ static void test_real_specs_valid(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_keywords),
-        cmocka_unit_test(test_examples_first),
-        cmocka_unit_test(test_media_examples),
-        cmocka_unit_test(test_determinism_and_cycles),
-        cmocka_unit_test(test_patterns),
-        cmocka_unit_test(test_real_specs_valid),
+        cmocka_unit_test(test_keywords),       cmocka_unit_test(test_examples_first),
+        cmocka_unit_test(test_media_examples), cmocka_unit_test(test_determinism_and_cycles),
+        cmocka_unit_test(test_patterns),       cmocka_unit_test(test_real_specs_valid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -193,8 +193,8 @@ static void test_request_checks(void **state)
     snprintf(url, sizeof url, "%s/pets?limit=5&tags=a,b&status=sold", store_base(f));
     assert_int_equal(call(f, "GET", url, NULL, NULL, NULL).status, 200);
     snprintf(url, sizeof url, "%s/form", store_base(f));
-    assert_int_equal(call(f, "POST", url, "count=3", "application/x-www-form-urlencoded", NULL).status,
-                     200);
+    assert_int_equal(
+        call(f, "POST", url, "count=3", "application/x-www-form-urlencoded", NULL).status, 200);
     snprintf(url, sizeof url, "%s/search?q=cat", store_base(f));
     assert_int_equal(call(f, "GET", url, NULL, NULL, NULL).status, 200);
     /* a wrong content type: 415 */
