@@ -93,6 +93,24 @@ static json_object *valid_example(gctx *g, spec_loc schema, const jt_node *ex, b
     return x;
 }
 
+/* A keyword's number, written as a number or, as some specs do ("maximum": "100"), as a
+   numeric string; NAN when it is neither (then it constrains nothing). */
+static double keyword_num(const jt_node *n)
+{
+    if (jt_is(n, JT_INT) || jt_is(n, JT_REAL)) return jt_num(n, NAN);
+    if (!jt_is(n, JT_STRING) || !n->len) return NAN;
+    char *end;
+    double v = strtod(jt_str(n), &end);
+    return *end ? NAN : v;
+}
+
+/* keyword_num, dflt when absent or not a number. */
+static double keyword_or(const jt_node *n, double dflt)
+{
+    double v = keyword_num(n);
+    return isnan(v) ? dflt : v;
+}
+
 static json_object *gen(gctx *g, spec_loc s, const char *hint, bool lean);
 
 static bool has(const jt_node *s, const char *key)
@@ -206,7 +224,7 @@ static json_object *gen_string(gctx *g, const jt_node *s, const char *hint)
     const char *word = hint_word(g, hint);
     const char *fmt = jt_get_str(s, "format");
     const char *pat = jt_get_str(s, "pattern");
-    double mn = jt_num(jt_get(s, "minLength"), 0), mx = jt_num(jt_get(s, "maxLength"), -1);
+    double mn = keyword_or(jt_get(s, "minLength"), 0), mx = keyword_or(jt_get(s, "maxLength"), -1);
     if (pat) {
         uint64_t r = g->rng;
         char *p = mock_pattern_string(pat, &r);
@@ -247,23 +265,23 @@ static void bounds(const jt_node *s, bool integer, double *lo, double *hi)
     const jt_node *emn = jt_get(s, "exclusiveMinimum"), *emx = jt_get(s, "exclusiveMaximum");
     double step = integer ? 1 : 0.01;
     bool has_lo = false, has_hi = false;
-    if (mn && !jt_is(mn, JT_BOOL)) {
-        *lo = jt_num(mn, 0);
+    if (!isnan(keyword_num(mn))) {
+        *lo = keyword_num(mn);
         has_lo = true;
         if (jt_is(emn, JT_BOOL) && emn->boolean) *lo += step;
     }
-    if (mx && !jt_is(mx, JT_BOOL)) {
-        *hi = jt_num(mx, 0);
+    if (!isnan(keyword_num(mx))) {
+        *hi = keyword_num(mx);
         has_hi = true;
         if (jt_is(emx, JT_BOOL) && emx->boolean) *hi -= step;
     }
-    if (emn && !jt_is(emn, JT_BOOL)) { /* 3.1: a number */
-        double v = jt_num(emn, 0) + step;
+    if (!isnan(keyword_num(emn))) { /* 3.1: a number */
+        double v = keyword_num(emn) + step;
         if (!has_lo || v > *lo) *lo = v;
         has_lo = true;
     }
-    if (emx && !jt_is(emx, JT_BOOL)) {
-        double v = jt_num(emx, 0) - step;
+    if (!isnan(keyword_num(emx))) {
+        double v = keyword_num(emx) - step;
         if (!has_hi || v < *hi) *hi = v;
         has_hi = true;
     }
@@ -290,7 +308,7 @@ static json_object *gen_number(gctx *g, const jt_node *s, bool integer, const ch
     double lo = 1, hi = 1000;
     bounds(s, integer, &lo, &hi);
     if (hi < lo) hi = lo;
-    double m = jt_num(jt_get(s, "multipleOf"), 0);
+    double m = keyword_or(jt_get(s, "multipleOf"), 0);
     double v;
     if (m > 0) {
         double k = ceil(lo / m) + (double)rnd(g, 5);
@@ -360,7 +378,8 @@ static json_object *gen_array(gctx *g, spec_loc s, bool lean, const char *hint)
 {
     json_object *a = json_object_new_array();
     if (!a) return NULL;
-    double mn = jt_num(jt_get(s.node, "minItems"), 0), mx = jt_num(jt_get(s.node, "maxItems"), -1);
+    double mn = keyword_or(jt_get(s.node, "minItems"), 0),
+           mx = keyword_or(jt_get(s.node, "maxItems"), -1);
     size_t n = lean ? 0 : MOCK_GEN_DEFAULT_ITEMS;
     if ((double)n < mn) n = mn > 1000 ? 1000 : (size_t)mn;
     if (mx >= 0 && (double)n > mx) n = (size_t)mx;

@@ -465,6 +465,42 @@ static uint64_t request_seed(uint64_t seed, const mock_request *rq)
     return h;
 }
 
+/* State, then the body: the tail of mock_handle, under the store's lock. */
+static int respond(answer *w, const spec_media *media, int status, bool has_body)
+{
+    const mock_request *rq = w->rq;
+    core_arena *a = w->a;
+    mock_response *out = w->out;
+    int rc = 0;
+    bool creates = !strcmp(rq->method, "POST") && !w->m->item &&
+                   json_object_is_type(w->body, json_type_object);
+    if (creates)
+        rc = create(w);
+    else if (w->m->item)
+        rc = item(w);
+    else
+        other(w);
+    if (rc == 404 || rc == APIDEX_ELIMIT) {
+        mock_problem p =
+            rc == 404 ? (mock_problem){404,  core_arena_printf(a, "%s was deleted", rq->path),
+                                       NULL, NULL,
+                                       NULL, "deleted"}
+                      : (mock_problem){507, "the mock's store is full", NULL, NULL, NULL, "state"};
+        return answer_problem(a, out, &p);
+    }
+    if (rc) return rc;
+    if (!has_body || status == 204) return 0;
+    const char *type =
+        media && media->type && strcmp(media->type, "*/*") ? media->type : "application/json";
+    if (!json_media(type) && json_object_is_type(w->val, json_type_string)) {
+        out->body = core_arena_strdup(a, json_object_get_string(w->val));
+        out->body_len = out->body ? strlen(out->body) : 0;
+        out->content_type = type;
+        return out->body ? 0 : APIDEX_ENOMEM;
+    }
+    return finish_json(a, out, w->val, json_media(type) ? type : "application/json");
+}
+
 int mock_handle(mock *mk, const mock_request *rq, core_arena *a, mock_response *out)
 {
     *out = (mock_response){0};
@@ -520,43 +556,12 @@ int mock_handle(mock *mk, const mock_request *rq, core_arena *a, mock_response *
     bool has_body = resp && mock_gen_media(m.api, resp, media, w.seed, &w.val) == 0;
     out->status = status;
 
+    /* The answer may share values with the store (json-c reference counts are not
+       atomic): everything from here to the serialised body runs under the store's lock. */
     mock_state_lock(mk->state);
-    bool creates =
-        !strcmp(rq->method, "POST") && !m.item && json_object_is_type(body, json_type_object);
-    if (creates)
-        rc = create(&w);
-    else if (m.item)
-        rc = item(&w);
-    else
-        other(&w);
+    rc = respond(&w, media, status, has_body);
     mock_state_unlock(mk->state);
     json_object_put(body);
-    if (rc == 404 || rc == APIDEX_ELIMIT) {
-        json_object_put(w.val);
-        p = rc == 404 ? (mock_problem){404,  core_arena_printf(a, "%s was deleted", rq->path),
-                                       NULL, NULL,
-                                       NULL, "deleted"}
-                      : (mock_problem){507, "the mock's store is full", NULL, NULL, NULL, "state"};
-        return answer_problem(a, out, &p);
-    }
-    if (rc) {
-        json_object_put(w.val);
-        return rc;
-    }
-    if (!has_body || status == 204) {
-        json_object_put(w.val);
-        return 0;
-    }
-    const char *type =
-        media && media->type && strcmp(media->type, "*/*") ? media->type : "application/json";
-    if (!json_media(type) && json_object_is_type(w.val, json_type_string)) {
-        out->body = core_arena_strdup(a, json_object_get_string(w.val));
-        out->body_len = out->body ? strlen(out->body) : 0;
-        out->content_type = type;
-        json_object_put(w.val);
-        return out->body ? 0 : APIDEX_ENOMEM;
-    }
-    rc = finish_json(a, out, w.val, json_media(type) ? type : "application/json");
     json_object_put(w.val);
     return rc;
 }

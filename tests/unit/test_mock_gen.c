@@ -64,7 +64,8 @@ static const char *SPEC =
     "\"Uniq\":{\"type\":\"array\",\"uniqueItems\":true,\"minItems\":3,\"items\":{\"type\":"
     "\"string\",\"enum\":[\"a\",\"b\",\"c\"]}},"
     "\"Addl\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\"}},"
-    "\"T31\":{\"type\":[\"null\",\"integer\"],\"minimum\":3}"
+    "\"T31\":{\"type\":[\"null\",\"integer\"],\"minimum\":3},"
+    "\"StrBound\":{\"type\":\"integer\",\"minimum\":\"3\",\"maximum\":\"5\"}"
     "}}}";
 
 static spec_loc schema_of(const spec_api *api, const char *name)
@@ -122,6 +123,24 @@ static void test_keywords(void **state)
         json_object_put(gen_valid(api, "Addl", seed));
         json_object_put(gen_valid(api, "T31", seed));
     }
+    /* bounds written as strings (Spotify's "maximum": "100") bound both sides */
+    for (uint64_t seed = 0; seed < 20; seed++) {
+        json_object *b = gen_valid(api, "StrBound", seed);
+        assert_true(json_object_get_int(b) >= 3 && json_object_get_int(b) <= 5);
+        json_object_put(b);
+    }
+    core_arena *ar = core_arena_new(0);
+    const char *problem = NULL;
+    json_object *ten = json_object_new_int(10), *four = json_object_new_int(4);
+    assert_int_equal(spec_validate_json(api, schema_of(api, "StrBound"), ten, true, ar, &problem),
+                     0);
+    assert_non_null(strstr(problem, "above the maximum"));
+    assert_int_equal(spec_validate_json(api, schema_of(api, "StrBound"), four, true, ar, &problem),
+                     0);
+    assert_null(problem);
+    json_object_put(ten);
+    json_object_put(four);
+    core_arena_free(ar);
     /* a request body leaves readOnly properties out and keeps writeOnly ones */
     json_object *rq = mock_gen_schema(api, schema_of(api, "Str"), 1, true);
     assert_false(json_object_object_get_ex(rq, "ro", NULL));
