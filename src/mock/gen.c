@@ -507,18 +507,31 @@ static json_object *gen_inner(gctx *g, spec_loc s, const char *hint, bool lean)
     return json_object_new_string(hint_word(g, hint));
 }
 
+/* The smallest value of a schema's type, made without looking into any other schema, so
+   that no input (deep, cyclic or exponentially wide) can make generation go on. */
+static json_object *smallest(gctx *g, const jt_node *s, const char *hint)
+{
+    g->nodes++;
+    const jt_node *en = jt_get(s, "enum");
+    if (jt_is(en, JT_ARRAY) && en->len) return literal_json(en->u.items[0], 0);
+    if (jt_get(s, "const")) return literal_json(jt_get(s, "const"), 0);
+    const char *t = type_of(s);
+    if (nullable(s) || !t || !strcmp(t, "null")) return NULL;
+    if (!strcmp(t, "object")) return json_object_new_object();
+    if (!strcmp(t, "array")) return json_object_new_array();
+    if (!strcmp(t, "string")) return gen_string(g, s, hint);
+    if (!strcmp(t, "integer")) return gen_number(g, s, true, hint);
+    if (!strcmp(t, "number")) return gen_number(g, s, false, hint);
+    if (!strcmp(t, "boolean")) return json_object_new_boolean(0);
+    return NULL;
+}
+
 static json_object *gen(gctx *g, spec_loc s, const char *hint, bool lean)
 {
     if (spec_deref(g->api, s, &s) || !jt_is(s.node, JT_OBJECT))
         return json_object_new_string(hint_word(g, hint)); /* `true`, {} or unresolved */
-    if (g->depth >= MOCK_GEN_MAX_DEPTH) {
-        /* the smallest value of the type: a required chain this deep never ends */
-        const char *t = type_of(s.node);
-        if (nullable(s.node) || (t && !strcmp(t, "null"))) return NULL;
-        if (t && !strcmp(t, "object")) return json_object_new_object();
-        if (t && !strcmp(t, "array")) return json_object_new_array();
-        return gen_inner(g, s, hint, true);
-    }
+    if (g->depth >= MOCK_GEN_MAX_DEPTH || g->nodes > 10 * MOCK_GEN_MAX_NODES)
+        return smallest(g, s.node, hint); /* a required chain this deep never ends */
     if (++g->nodes > MOCK_GEN_MAX_NODES || g->depth >= MOCK_GEN_LEAN_DEPTH ||
         on_stack(g, s.node) >= 2)
         lean = true;

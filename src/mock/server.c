@@ -133,8 +133,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (!rq) return MHD_NO;
         core_buf_init(&rq->body, max_body + 1);
         *con_cls = rq;
+        /* a declared length over the cap is refused before any of it is read */
         const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
-        if (cl && strtoull(cl, NULL, 10) > max_body) rq->too_large = true;
+        if (cl && strtoull(cl, NULL, 10) > max_body) {
+            rq->too_large = true;
+            return simple_error(conn, 413, "request body over the limit");
+        }
         return MHD_YES;
     }
     if (*upload_data_size) {
