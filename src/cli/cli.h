@@ -41,6 +41,7 @@ int cli_cmd_agent(int argc, char **argv);
 int cli_cmd_ask(int argc, char **argv);
 int cli_cmd_add(int argc, char **argv);
 int cli_cmd_remove(int argc, char **argv);
+int cli_cmd_mock(int argc, char **argv);
 
 /* ---- the command table and what is generated from its help text (help.c) */
 typedef void (*cli_usage_fn)(FILE *out);
@@ -78,6 +79,7 @@ void cli_usage_show(FILE *out);
 void cli_usage_list(FILE *out);
 void cli_usage_eval(FILE *out);
 void cli_usage_serve(FILE *out);
+void cli_usage_mock(FILE *out);
 void cli_usage_mcp(FILE *out);
 void cli_usage_tools(FILE *out);
 void cli_usage_agent(FILE *out);

@@ -39,6 +39,8 @@ static const cli_command commands[] = {
     {"serve", cli_cmd_serve, cli_usage_serve,
      "HTTP JSON API and MCP (Streamable HTTP) over the index"},
     {"mcp", cli_cmd_mcp, cli_usage_mcp, "MCP server on stdio, for Claude Desktop, Cursor, VS Code"},
+    {"mock", cli_cmd_mock, cli_usage_mock,
+     "a mock server for specs: examples, schema-valid answers, checked requests"},
     {"tools", cli_cmd_tools, cli_usage_tools,
      "OpenAI / Anthropic function definitions for endpoints"},
     {"completion", cli_cmd_completion, cli_usage_completion,

@@ -106,6 +106,24 @@ static bool same_value(json_object *x, const jt_node *n)
     }
 }
 
+/* A keyword's number, written as a number or, as some specs do ("maximum": "100"), as a
+   numeric string; NAN when it is neither (then it constrains nothing). */
+static double keyword_num(const jt_node *n)
+{
+    if (jt_is(n, JT_INT) || jt_is(n, JT_REAL)) return jt_num(n, NAN);
+    if (!jt_is(n, JT_STRING) || !n->len) return NAN;
+    char *end;
+    double v = strtod(jt_str(n), &end);
+    return *end ? NAN : v;
+}
+
+/* keyword_num, dflt when absent or not a number. */
+static double keyword_or(const jt_node *n, double dflt)
+{
+    double v = keyword_num(n);
+    return isnan(v) ? dflt : v;
+}
+
 static size_t utf8_chars(const char *s, size_t n)
 {
     size_t c = 0;
@@ -225,8 +243,8 @@ static int check_object(vctx *v, spec_loc s, json_object *x, unsigned depth)
 static int check_array(vctx *v, spec_loc s, json_object *x, unsigned depth)
 {
     size_t n = json_object_array_length(x);
-    double min = jt_num(jt_get(s.node, "minItems"), 0),
-           max = jt_num(jt_get(s.node, "maxItems"), -1);
+    double min = keyword_or(jt_get(s.node, "minItems"), 0),
+           max = keyword_or(jt_get(s.node, "maxItems"), -1);
     char num[32];
     snprintf(num, sizeof num, "%zu", n);
     if ((double)n < min) return fail(v, "has %s items, fewer than minItems%s", num, "");
@@ -250,8 +268,8 @@ static int check_scalar(vctx *v, spec_loc s, json_object *x)
         const char *str = json_object_get_string(x);
         size_t bytes = (size_t)json_object_get_string_len(x), chars = utf8_chars(str, bytes);
         snprintf(num, sizeof num, "%zu", chars);
-        double mn = jt_num(jt_get(s.node, "minLength"), 0);
-        double mx = jt_num(jt_get(s.node, "maxLength"), -1);
+        double mn = keyword_or(jt_get(s.node, "minLength"), 0);
+        double mx = keyword_or(jt_get(s.node, "maxLength"), -1);
         if ((double)chars < mn)
             return fail(v, "is %s characters, shorter than minLength%s", num, "");
         if (mx >= 0 && (double)chars > mx)
@@ -271,14 +289,14 @@ static int check_scalar(vctx *v, spec_loc s, json_object *x)
     const jt_node *emn = jt_get(s.node, "exclusiveMinimum"),
                   *emx = jt_get(s.node, "exclusiveMaximum");
     bool ex_min = jt_is(emn, JT_BOOL) && emn->boolean, ex_max = jt_is(emx, JT_BOOL) && emx->boolean;
-    if (mn && (ex_min ? d <= jt_num(mn, 0) : d < jt_num(mn, 0)))
+    double lo = keyword_num(mn), hi = keyword_num(mx);
+    double elo = keyword_num(emn), ehi = keyword_num(emx); /* 3.1: numbers */
+    if (!isnan(lo) && (ex_min ? d <= lo : d < lo))
         return fail(v, "%s is below the minimum%s", num, "");
-    if (mx && (ex_max ? d >= jt_num(mx, 0) : d > jt_num(mx, 0)))
+    if (!isnan(hi) && (ex_max ? d >= hi : d > hi))
         return fail(v, "%s is above the maximum%s", num, "");
-    if (emn && !jt_is(emn, JT_BOOL) && d <= jt_num(emn, 0)) /* 3.1: a number */
-        return fail(v, "%s is not above exclusiveMinimum%s", num, "");
-    if (emx && !jt_is(emx, JT_BOOL) && d >= jt_num(emx, 0))
-        return fail(v, "%s is not below exclusiveMaximum%s", num, "");
+    if (!isnan(elo) && d <= elo) return fail(v, "%s is not above exclusiveMinimum%s", num, "");
+    if (!isnan(ehi) && d >= ehi) return fail(v, "%s is not below exclusiveMaximum%s", num, "");
     return 0;
 }
 

@@ -1,0 +1,587 @@
+/*
+ * Values for schemas: an example when it validates, else one generated from the schema's
+ * keywords. Deterministic in (schema, seed); bounded in depth and size (mock.h).
+ */
+#include "mock/mock.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct gctx {
+    const spec_api *api;
+    uint64_t rng;
+    bool request;
+    size_t nodes;
+    core_arena *arena; /* allOf merges */
+    const jt_node *stack[MOCK_GEN_MAX_DEPTH + 2];
+    unsigned depth;
+} gctx;
+
+uint64_t mock_rng_next(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+uint64_t mock_seed_mix(uint64_t seed, const void *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ seed;
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return mock_rng_next(&h);
+}
+
+static uint64_t rnd(gctx *g, uint64_t n)
+{
+    return n ? mock_rng_next(&g->rng) % n : 0;
+}
+
+/* A literal of the spec (example, enum member, default) as a json-c value. */
+static json_object *literal_json(const jt_node *n, unsigned depth)
+{
+    if (!n || depth > 64) return NULL;
+    switch (n->type) {
+    case JT_BOOL:
+        return json_object_new_boolean(n->boolean);
+    case JT_INT:
+        return json_object_new_int64(n->u.i);
+    case JT_REAL:
+        return json_object_new_double(n->u.d);
+    case JT_STRING:
+        return json_object_new_string_len(n->u.s, (int)n->len);
+    case JT_ARRAY: {
+        json_object *a = json_object_new_array();
+        for (uint32_t i = 0; a && i < n->len; i++)
+            json_object_array_add(a, literal_json(n->u.items[i], depth + 1));
+        return a;
+    }
+    case JT_OBJECT: {
+        json_object *o = json_object_new_object();
+        for (uint32_t i = 0; o && i < n->len; i++)
+            json_object_object_add(o, n->u.members[i].key,
+                                   literal_json(n->u.members[i].value, depth + 1));
+        return o;
+    }
+    default:
+        return NULL;
+    }
+}
+
+/* The example value as JSON when it validates against schema; NULL otherwise (*ok tells
+   a valid JSON null from no example). */
+static json_object *valid_example(gctx *g, spec_loc schema, const jt_node *ex, bool *ok)
+{
+    *ok = false;
+    if (!ex) return NULL;
+    json_object *x = literal_json(ex, 0);
+    if (schema.node) {
+        const char *problem = NULL;
+        core_arena *a = core_arena_new(0);
+        if (!a || spec_validate_json(g->api, schema, x, g->request, a, &problem) || problem) {
+            core_arena_free(a);
+            json_object_put(x);
+            return NULL;
+        }
+        core_arena_free(a);
+    }
+    *ok = true;
+    return x;
+}
+
+/* A keyword's number, written as a number or, as some specs do ("maximum": "100"), as a
+   numeric string; NAN when it is neither (then it constrains nothing). */
+static double keyword_num(const jt_node *n)
+{
+    if (jt_is(n, JT_INT) || jt_is(n, JT_REAL)) return jt_num(n, NAN);
+    if (!jt_is(n, JT_STRING) || !n->len) return NAN;
+    char *end;
+    double v = strtod(jt_str(n), &end);
+    return *end ? NAN : v;
+}
+
+/* keyword_num, dflt when absent or not a number. */
+static double keyword_or(const jt_node *n, double dflt)
+{
+    double v = keyword_num(n);
+    return isnan(v) ? dflt : v;
+}
+
+static json_object *gen(gctx *g, spec_loc s, const char *hint, bool lean);
+
+static bool has(const jt_node *s, const char *key)
+{
+    return jt_get(s, key) != NULL;
+}
+
+/* The type to make: the first non-null one of a 3.1 list, else the declared one, else
+   guessed from the keywords present. */
+static const char *type_of(const jt_node *s)
+{
+    const jt_node *t = jt_get(s, "type");
+    if (jt_is(t, JT_STRING)) return jt_str(t);
+    if (jt_is(t, JT_ARRAY)) {
+        for (uint32_t i = 0; i < t->len; i++) {
+            const char *x = jt_str(t->u.items[i]);
+            if (x && strcmp(x, "null")) return x;
+        }
+        if (t->len) return "null";
+    }
+    if (has(s, "properties") || has(s, "additionalProperties") || has(s, "required"))
+        return "object";
+    if (has(s, "items")) return "array";
+    if (has(s, "minimum") || has(s, "maximum")) return "number";
+    if (has(s, "format") || has(s, "pattern") || has(s, "minLength") || has(s, "maxLength"))
+        return "string";
+    return NULL;
+}
+
+static bool nullable(const jt_node *s)
+{
+    if (jt_get_bool(s, "nullable", false)) return true;
+    const jt_node *t = jt_get(s, "type");
+    for (uint32_t i = 0; jt_is(t, JT_ARRAY) && i < t->len; i++) {
+        const char *x = jt_str(t->u.items[i]);
+        if (x && !strcmp(x, "null")) return true;
+    }
+    return false;
+}
+
+/* ---------------------------------------------------------------- strings */
+
+static const char *const words[] = {"alpha", "bravo",  "delta",  "echo",   "gamma", "lima",
+                                    "nova",  "orbit",  "pixel",  "quartz", "river", "sierra",
+                                    "tango", "violet", "willow", "zephyr"};
+enum { N_WORDS = sizeof words / sizeof words[0] };
+
+static void fmt_date(gctx *g, char *out, size_t cap, bool time)
+{
+    unsigned y = 2000 + (unsigned)rnd(g, 25), m = 1 + (unsigned)rnd(g, 12),
+             d = 1 + (unsigned)rnd(g, 28);
+    if (time)
+        snprintf(out, cap, "%04u-%02u-%02uT%02u:%02u:%02uZ", y, m, d, (unsigned)rnd(g, 24),
+                 (unsigned)rnd(g, 60), (unsigned)rnd(g, 60));
+    else
+        snprintf(out, cap, "%04u-%02u-%02u", y, m, d);
+}
+
+/* A value for a string format; false when the format is not one we know. */
+static bool format_string(gctx *g, const char *fmt, const char *word, char *out, size_t cap)
+{
+    if (!strcmp(fmt, "date")) {
+        fmt_date(g, out, cap, false);
+    } else if (!strcmp(fmt, "date-time")) {
+        fmt_date(g, out, cap, true);
+    } else if (!strcmp(fmt, "time")) {
+        snprintf(out, cap, "%02u:%02u:%02uZ", (unsigned)rnd(g, 24), (unsigned)rnd(g, 60),
+                 (unsigned)rnd(g, 60));
+    } else if (!strcmp(fmt, "uuid")) {
+        uint64_t a = mock_rng_next(&g->rng), b = mock_rng_next(&g->rng);
+        snprintf(out, cap, "%08x-%04x-4%03x-%04x-%012llx", (unsigned)(a >> 32),
+                 (unsigned)(a >> 16) & 0xffff, (unsigned)a & 0xfff,
+                 0x8000 | ((unsigned)(b >> 48) & 0x3fff),
+                 (unsigned long long)(b & 0xffffffffffffull));
+    } else if (!strcmp(fmt, "email") || !strcmp(fmt, "idn-email")) {
+        snprintf(out, cap, "%s%u@example.com", word, (unsigned)rnd(g, 1000));
+    } else if (!strcmp(fmt, "uri") || !strcmp(fmt, "url") || !strcmp(fmt, "iri") ||
+               !strcmp(fmt, "uri-reference")) {
+        snprintf(out, cap, "https://example.com/%s/%u", word, (unsigned)rnd(g, 1000));
+    } else if (!strcmp(fmt, "hostname") || !strcmp(fmt, "idn-hostname")) {
+        snprintf(out, cap, "%s.example.com", word);
+    } else if (!strcmp(fmt, "ipv4")) {
+        snprintf(out, cap, "192.0.2.%u", 1 + (unsigned)rnd(g, 254));
+    } else if (!strcmp(fmt, "ipv6")) {
+        snprintf(out, cap, "2001:db8::%x", 1 + (unsigned)rnd(g, 0xfffe));
+    } else if (!strcmp(fmt, "byte")) {
+        snprintf(out, cap, "bW9jayBkYXRh"); /* base64 of "mock data" */
+    } else if (!strcmp(fmt, "password")) {
+        snprintf(out, cap, "secret-%u", (unsigned)rnd(g, 10000));
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* The word a string is made of: the property name when it is a plain one. */
+static const char *hint_word(gctx *g, const char *hint)
+{
+    if (hint && *hint && strlen(hint) < 40) {
+        for (const char *p = hint; *p; p++)
+            if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_'))
+                return words[rnd(g, N_WORDS)];
+        return hint;
+    }
+    return words[rnd(g, N_WORDS)];
+}
+
+static json_object *gen_string(gctx *g, const jt_node *s, const char *hint)
+{
+    char buf[256];
+    const char *word = hint_word(g, hint);
+    const char *fmt = jt_get_str(s, "format");
+    const char *pat = jt_get_str(s, "pattern");
+    double mn = keyword_or(jt_get(s, "minLength"), 0), mx = keyword_or(jt_get(s, "maxLength"), -1);
+    if (pat) {
+        uint64_t r = g->rng;
+        char *p = mock_pattern_string(pat, &r);
+        g->rng = r;
+        if (p) {
+            size_t n = strlen(p);
+            if ((double)n >= mn && (mx < 0 || (double)n <= mx)) {
+                json_object *x = json_object_new_string(p);
+                free(p);
+                return x;
+            }
+            free(p);
+        }
+    }
+    if (!(fmt && format_string(g, fmt, word, buf, sizeof buf)))
+        snprintf(buf, sizeof buf, "%s %u", word, (unsigned)rnd(g, 1000));
+    size_t n = strlen(buf);
+    size_t want_min = mn > MOCK_GEN_MAX_STRING ? MOCK_GEN_MAX_STRING : (size_t)(mn > 0 ? mn : 0);
+    if (mx >= 0 && (double)n > mx) n = (size_t)mx; /* ASCII only: bytes are characters */
+    if (n >= want_min) return json_object_new_string_len(buf, (int)n);
+    char *long_buf = malloc(want_min + 1);
+    if (!long_buf) return json_object_new_string_len(buf, (int)n);
+    memcpy(long_buf, buf, n);
+    for (size_t i = n; i < want_min; i++) long_buf[i] = 'x';
+    long_buf[want_min] = '\0';
+    json_object *x = json_object_new_string_len(long_buf, (int)want_min);
+    free(long_buf);
+    return x;
+}
+
+/* ---------------------------------------------------------------- numbers */
+
+/* The bounds of a number schema: [lo, hi] with exclusive forms applied for integers by
+   the caller. */
+static void bounds(const jt_node *s, bool integer, double *lo, double *hi)
+{
+    const jt_node *mn = jt_get(s, "minimum"), *mx = jt_get(s, "maximum");
+    const jt_node *emn = jt_get(s, "exclusiveMinimum"), *emx = jt_get(s, "exclusiveMaximum");
+    double step = integer ? 1 : 0.01;
+    bool has_lo = false, has_hi = false;
+    if (!isnan(keyword_num(mn))) {
+        *lo = keyword_num(mn);
+        has_lo = true;
+        if (jt_is(emn, JT_BOOL) && emn->boolean) *lo += step;
+    }
+    if (!isnan(keyword_num(mx))) {
+        *hi = keyword_num(mx);
+        has_hi = true;
+        if (jt_is(emx, JT_BOOL) && emx->boolean) *hi -= step;
+    }
+    if (!isnan(keyword_num(emn))) { /* 3.1: a number */
+        double v = keyword_num(emn) + step;
+        if (!has_lo || v > *lo) *lo = v;
+        has_lo = true;
+    }
+    if (!isnan(keyword_num(emx))) {
+        double v = keyword_num(emx) - step;
+        if (!has_hi || v < *hi) *hi = v;
+        has_hi = true;
+    }
+    const char *fmt = jt_get_str(s, "format");
+    if (!has_lo && !has_hi) {
+        *lo = 1;
+        *hi = 1000;
+    } else if (!has_hi) {
+        *hi = *lo + 1000;
+    } else if (!has_lo) {
+        *lo = *hi >= 1 ? 1 : *hi - 1000;
+    }
+    if (integer) {
+        double cap = fmt && !strcmp(fmt, "int32") ? 2147483647.0 : 9007199254740991.0;
+        if (*hi > cap) *hi = cap;
+        if (*lo < -cap - 1) *lo = -cap - 1;
+        *lo = ceil(*lo);
+        *hi = floor(*hi);
+    }
+}
+
+static json_object *gen_number(gctx *g, const jt_node *s, bool integer, const char *hint)
+{
+    double lo = 1, hi = 1000;
+    bounds(s, integer, &lo, &hi);
+    if (hi < lo) hi = lo;
+    double m = keyword_or(jt_get(s, "multipleOf"), 0);
+    double v;
+    if (m > 0) {
+        double k = ceil(lo / m) + (double)rnd(g, 5);
+        v = k * m;
+        if (v > hi) v = ceil(lo / m) * m;
+    } else if (integer) {
+        double span = hi - lo + 1;
+        if (span > 1e6) span = 1e6;
+        (void)hint;
+        v = lo + (double)rnd(g, (uint64_t)span);
+    } else {
+        double frac = (double)rnd(g, 10000) / 10000.0;
+        double span = hi - lo;
+        if (span > 1e6) span = 1e6;
+        v = round((lo + span * frac) * 100) / 100;
+        if (v < lo) v = lo;
+        if (v > hi) v = hi;
+    }
+    if (integer) return json_object_new_int64((int64_t)v);
+    return json_object_new_double(v);
+}
+
+/* ---------------------------------------------------------------- structures */
+
+static bool skip_property(gctx *g, const spec_api *api, spec_loc p)
+{
+    spec_loc d;
+    if (spec_deref(api, p, &d) || !jt_is(d.node, JT_OBJECT)) return false;
+    return jt_get_bool(d.node, g->request ? "readOnly" : "writeOnly", false);
+}
+
+static bool is_required(const jt_node *req, const char *key)
+{
+    for (uint32_t i = 0; jt_is(req, JT_ARRAY) && i < req->len; i++) {
+        const char *r = jt_str(req->u.items[i]);
+        if (r && !strcmp(r, key)) return true;
+    }
+    return false;
+}
+
+static json_object *gen_object(gctx *g, spec_loc s, bool lean)
+{
+    json_object *o = json_object_new_object();
+    if (!o) return NULL;
+    const jt_node *props = jt_get(s.node, "properties");
+    const jt_node *req = jt_get(s.node, "required");
+    for (uint32_t i = 0; jt_is(props, JT_OBJECT) && i < props->len; i++) {
+        const jt_member *mb = &props->u.members[i];
+        bool required = is_required(req, mb->key);
+        if (lean && !required) continue;
+        spec_loc p = {mb->value, s.doc};
+        if (!required && skip_property(g, g->api, p)) continue;
+        json_object_object_add(o, mb->key, gen(g, p, mb->key, lean));
+    }
+    for (uint32_t i = 0; jt_is(req, JT_ARRAY) && i < req->len; i++) {
+        const char *r = jt_str(req->u.items[i]);
+        if (r && !json_object_object_get_ex(o, r, NULL))
+            json_object_object_add(o, r, json_object_new_string(r));
+    }
+    const jt_node *addl = jt_get(s.node, "additionalProperties");
+    if (!lean && jt_is(addl, JT_OBJECT) && !(jt_is(props, JT_OBJECT) && props->len))
+        json_object_object_add(o, "key1", gen(g, (spec_loc){addl, s.doc}, "value", lean));
+    return o;
+}
+
+static json_object *gen_array(gctx *g, spec_loc s, bool lean, const char *hint)
+{
+    json_object *a = json_object_new_array();
+    if (!a) return NULL;
+    double mn = keyword_or(jt_get(s.node, "minItems"), 0),
+           mx = keyword_or(jt_get(s.node, "maxItems"), -1);
+    size_t n = lean ? 0 : MOCK_GEN_DEFAULT_ITEMS;
+    if ((double)n < mn) n = mn > 1000 ? 1000 : (size_t)mn;
+    if (mx >= 0 && (double)n > mx) n = (size_t)mx;
+    const jt_node *items = jt_get(s.node, "items");
+    if (!jt_is(items, JT_OBJECT)) {
+        for (size_t i = 0; i < n; i++) json_object_array_add(a, json_object_new_string("item"));
+        return a;
+    }
+    spec_loc is = {items, s.doc};
+    bool unique = jt_get_bool(s.node, "uniqueItems", false);
+    spec_loc d;
+    if (unique && !spec_deref(g->api, is, &d)) {
+        const jt_node *en = jt_get(d.node, "enum");
+        if (jt_is(en, JT_ARRAY) && n > en->len) n = en->len;
+        if (jt_is(en, JT_ARRAY)) { /* distinct members, in order */
+            for (size_t i = 0; i < n; i++)
+                json_object_array_add(a, literal_json(en->u.items[i], 0));
+            return a;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_object *x = gen(g, is, hint, lean);
+        if (unique && i) { /* equal scalars happen with small ranges: try a few times */
+            for (int t = 0; t < 8; t++) {
+                bool dup = false;
+                for (size_t j = 0; j < i && !dup; j++)
+                    dup = json_object_equal(x, json_object_array_get_idx(a, j));
+                if (!dup) break;
+                json_object_put(x);
+                x = gen(g, is, hint, lean);
+            }
+        }
+        json_object_array_add(a, x);
+    }
+    return a;
+}
+
+/* Picks one of oneOf/anyOf's alternatives, not a null-only one when there is another. */
+static const jt_node *pick_alternative(gctx *g, spec_loc s, const jt_node *list, bool lean)
+{
+    uint32_t n = list->len, start = (uint32_t)rnd(g, n);
+    for (uint32_t k = 0; lean && k < n; k++) { /* lean: a scalar one keeps it small */
+        spec_loc d;
+        if (spec_deref(g->api, (spec_loc){list->u.items[k], s.doc}, &d)) continue;
+        const char *t = jt_get_str(d.node, "type");
+        if (t && strcmp(t, "null") && strcmp(t, "object") && strcmp(t, "array"))
+            return list->u.items[k];
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        const jt_node *alt = list->u.items[(start + k) % n];
+        spec_loc d;
+        if (spec_deref(g->api, (spec_loc){alt, s.doc}, &d) || !jt_is(d.node, JT_OBJECT)) continue;
+        const char *t = jt_get_str(d.node, "type");
+        if (t && !strcmp(t, "null")) continue;
+        return alt;
+    }
+    return list->u.items[start];
+}
+
+static unsigned on_stack(const gctx *g, const jt_node *n)
+{
+    unsigned c = 0;
+    for (unsigned i = 0; i < g->depth; i++) c += g->stack[i] == n;
+    return c;
+}
+
+static json_object *gen_inner(gctx *g, spec_loc s, const char *hint, bool lean)
+{
+    /* examples (3.0 example, 3.1 examples), then the default */
+    bool ok;
+    json_object *x = valid_example(g, s, jt_get(s.node, "example"), &ok);
+    if (ok) return x;
+    const jt_node *exs = jt_get(s.node, "examples");
+    if (jt_is(exs, JT_ARRAY) && exs->len) {
+        x = valid_example(g, s, exs->u.items[0], &ok);
+        if (ok) return x;
+    }
+    x = valid_example(g, s, jt_get(s.node, "default"), &ok);
+    if (ok) return x;
+    /* null is the smallest value; the validator reads alternatives before nullable */
+    if (lean && nullable(s.node) && !has(s.node, "anyOf") && !has(s.node, "oneOf") &&
+        !has(s.node, "allOf"))
+        return NULL;
+
+    spec_loc m = s;
+    if (jt_is(jt_get(s.node, "allOf"), JT_ARRAY) &&
+        spec_schema_merge_allof(g->api, s, g->arena, &m) == 0)
+        s = m;
+    const jt_node *en = jt_get(s.node, "enum");
+    if (jt_is(en, JT_ARRAY) && en->len) {
+        uint32_t start = (uint32_t)rnd(g, en->len);
+        for (uint32_t k = 0; k < en->len; k++) { /* a non-null member first */
+            const jt_node *v = en->u.items[(start + k) % en->len];
+            if (v->type != JT_NULL) return literal_json(v, 0);
+        }
+        return NULL;
+    }
+    const jt_node *cn = jt_get(s.node, "const");
+    if (cn) return literal_json(cn, 0);
+    const jt_node *alts = jt_get(s.node, "oneOf");
+    if (!jt_is(alts, JT_ARRAY) || !alts->len) alts = jt_get(s.node, "anyOf");
+    if (jt_is(alts, JT_ARRAY) && alts->len) {
+        x = gen(g, (spec_loc){pick_alternative(g, s, alts, lean), s.doc}, hint, lean);
+        /* properties written beside the alternatives belong to every one of them */
+        if (json_object_is_type(x, json_type_object) && jt_get(s.node, "properties")) {
+            json_object *outer = gen_object(g, s, lean);
+            json_object_object_foreach(outer, k, v)
+            {
+                if (!json_object_object_get_ex(x, k, NULL))
+                    json_object_object_add(x, k, json_object_get(v));
+            }
+            json_object_put(outer);
+        }
+        return x;
+    }
+    const char *type = type_of(s.node);
+    if (!type) return json_object_new_string(hint_word(g, hint));
+    if (!strcmp(type, "object")) return gen_object(g, s, lean);
+    if (!strcmp(type, "array")) return gen_array(g, s, lean, hint);
+    if (!strcmp(type, "string")) return gen_string(g, s.node, hint);
+    if (!strcmp(type, "integer")) return gen_number(g, s.node, true, hint);
+    if (!strcmp(type, "number")) return gen_number(g, s.node, false, hint);
+    if (!strcmp(type, "boolean")) return json_object_new_boolean(rnd(g, 2));
+    if (!strcmp(type, "null")) return NULL;
+    return json_object_new_string(hint_word(g, hint));
+}
+
+/* The smallest value of a schema's type, made without looking into any other schema, so
+   that no input (deep, cyclic or exponentially wide) can make generation go on. */
+static json_object *smallest(gctx *g, const jt_node *s, const char *hint)
+{
+    g->nodes++;
+    const jt_node *en = jt_get(s, "enum");
+    if (jt_is(en, JT_ARRAY) && en->len) return literal_json(en->u.items[0], 0);
+    if (jt_get(s, "const")) return literal_json(jt_get(s, "const"), 0);
+    const char *t = type_of(s);
+    if (nullable(s) || !t || !strcmp(t, "null")) return NULL;
+    if (!strcmp(t, "object")) return json_object_new_object();
+    if (!strcmp(t, "array")) return json_object_new_array();
+    if (!strcmp(t, "string")) return gen_string(g, s, hint);
+    if (!strcmp(t, "integer")) return gen_number(g, s, true, hint);
+    if (!strcmp(t, "number")) return gen_number(g, s, false, hint);
+    if (!strcmp(t, "boolean")) return json_object_new_boolean(0);
+    return NULL;
+}
+
+static json_object *gen(gctx *g, spec_loc s, const char *hint, bool lean)
+{
+    if (spec_deref(g->api, s, &s) || !jt_is(s.node, JT_OBJECT))
+        return json_object_new_string(hint_word(g, hint)); /* `true`, {} or unresolved */
+    if (g->depth >= MOCK_GEN_MAX_DEPTH || g->nodes > 10 * MOCK_GEN_MAX_NODES)
+        return smallest(g, s.node, hint); /* a required chain this deep never ends */
+    if (++g->nodes > MOCK_GEN_MAX_NODES || g->depth >= MOCK_GEN_LEAN_DEPTH ||
+        on_stack(g, s.node) >= 2)
+        lean = true;
+    g->stack[g->depth++] = s.node;
+    json_object *x = gen_inner(g, s, hint, lean);
+    g->depth--;
+    return x;
+}
+
+json_object *mock_gen_schema(const spec_api *api, spec_loc schema, uint64_t seed, bool request)
+{
+    gctx g = {.api = api, .rng = seed, .request = request, .arena = core_arena_new(0)};
+    if (!g.arena) return NULL;
+    json_object *x = gen(&g, schema, NULL, false);
+    core_arena_free(g.arena);
+    return x;
+}
+
+/* The value of an OAS 3 Example Object (its $ref followed). */
+static const jt_node *example_value(const spec_api *api, spec_loc ex)
+{
+    if (spec_deref(api, ex, &ex) || !jt_is(ex.node, JT_OBJECT)) return NULL;
+    return jt_get(ex.node, "value");
+}
+
+int mock_gen_media(const spec_api *api, const spec_response *resp, const spec_media *media,
+                   uint64_t seed, struct json_object **out)
+{
+    *out = NULL;
+    gctx g = {.api = api, .rng = seed, .arena = NULL};
+    spec_loc schema = media ? media->schema : (spec_loc){0};
+    const jt_node *cands[3] = {0};
+    size_t n = 0;
+    if (media && media->node.node) {
+        cands[n++] = jt_get(media->node.node, "example");
+        const jt_node *exs = jt_get(media->node.node, "examples");
+        if (jt_is(exs, JT_OBJECT) && exs->len)
+            cands[n++] = example_value(api, (spec_loc){exs->u.members[0].value, media->node.doc});
+    }
+    if (resp && media && media->type) /* Swagger 2.0: examples by media type */
+        cands[n++] = jt_get(jt_get(resp->node.node, "examples"), media->type);
+    for (size_t i = 0; i < n; i++) {
+        bool ok;
+        json_object *x = valid_example(&g, schema, cands[i], &ok);
+        if (ok) {
+            *out = x;
+            return 0;
+        }
+    }
+    if (!schema.node) return 1;
+    *out = mock_gen_schema(api, schema, seed, false);
+    return 0;
+}

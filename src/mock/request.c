@@ -1,0 +1,384 @@
+/*
+ * Is an incoming request what its operation accepts? Parameters are found where the spec
+ * puts them (path, query, header, cookie), coerced from text to their schema's type and
+ * checked with spec_validate_json; the body is checked by content type (JSON with a depth
+ * limit, form-urlencoded by field). The first problem is reported with where and which rule.
+ */
+#include "mock/mock.h"
+
+#include <ctype.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum { BODY_MAX_DEPTH = 64, MAX_ARRAY_PARTS = 1000 };
+
+const char *mock_problem_rule(const char *problem)
+{
+    static const struct {
+        const char *needle, *rule;
+    } rules[] = {
+        {"expected ", "type"},
+        {"has the wrong type", "type"},
+        {"enum values", "enum"},
+        {"is missing", "required"},
+        {"not allowed (additionalProperties", "additionalProperties"},
+        {"fewer than minItems", "minItems"},
+        {"more than maxItems", "maxItems"},
+        {"shorter than minLength", "minLength"},
+        {"longer than maxLength", "maxLength"},
+        {"does not match the pattern", "pattern"},
+        {"is not a valid ", "format"},
+        {"below the minimum", "minimum"},
+        {"above the maximum", "maximum"},
+        {"exclusiveMinimum", "exclusiveMinimum"},
+        {"exclusiveMaximum", "exclusiveMaximum"},
+        {"const value", "const"},
+        {"oneOf alternatives", "oneOf"},
+        {"anyOf alternatives", "anyOf"},
+    };
+    for (size_t i = 0; problem && i < sizeof rules / sizeof rules[0]; i++)
+        if (strstr(problem, rules[i].needle)) return rules[i].rule;
+    return "schema";
+}
+
+static int problem(mock_problem *p, int status, const char *message, const char *in,
+                   const char *name, const char *pointer, const char *rule)
+{
+    *p = (mock_problem){status, message, in, name, pointer ? pointer : "", rule};
+    return 1;
+}
+
+/* A validator problem "pointer: text" as a problem of parameter `name` in `in`. */
+static int schema_problem(core_arena *a, mock_problem *p, const char *in, const char *name,
+                          const char *text)
+{
+    const char *sep = strstr(text, ": ");
+    const char *what = sep ? sep + 2 : text;
+    const char *ptr = "";
+    if (sep && text[0] == '/') ptr = core_arena_strndup(a, text, (size_t)(sep - text));
+    const char *msg;
+    if (name)
+        msg = core_arena_printf(a, "%s parameter \"%s\"%s%s: %s", in, name, *ptr ? " at " : "", ptr,
+                                what);
+    else
+        msg = core_arena_printf(a, "request body%s%s: %s", *ptr ? " at " : "", ptr, what);
+    return problem(p, 400, msg ? msg : text, in, name, ptr, mock_problem_rule(text));
+}
+
+/* The schema a text value is read by: $ref followed and allOf merged. */
+static spec_loc value_schema(const spec_api *api, spec_loc s, core_arena *a)
+{
+    spec_loc m = s;
+    if (spec_deref(api, s, &m)) return (spec_loc){0};
+    spec_loc merged = m;
+    if (jt_is(jt_get(m.node, "allOf"), JT_ARRAY) && !spec_schema_merge_allof(api, m, a, &merged))
+        return merged;
+    return m;
+}
+
+static const char *schema_type(const jt_node *s)
+{
+    const jt_node *t = jt_get(s, "type");
+    if (jt_is(t, JT_STRING)) return jt_str(t);
+    for (uint32_t i = 0; jt_is(t, JT_ARRAY) && i < t->len; i++) {
+        const char *x = jt_str(t->u.items[i]);
+        if (x && strcmp(x, "null")) return x;
+    }
+    if (jt_get(s, "items")) return "array";
+    return NULL;
+}
+
+/* Text read as the JSON value its schema wants; left a string when it is not one (the
+   validator then names the type problem). */
+static json_object *coerce(const spec_api *api, spec_loc schema, const char *text, core_arena *a,
+                           unsigned depth)
+{
+    spec_loc s = value_schema(api, schema, a);
+    const char *type = schema_type(s.node);
+    if (!type || depth > 4) return json_object_new_string(text);
+    char *end;
+    if (!strcmp(type, "integer") && *text && !isspace((unsigned char)*text)) {
+        long long v = strtoll(text, &end, 10);
+        if (!*end) return json_object_new_int64(v);
+    } else if (!strcmp(type, "number") && *text && !isspace((unsigned char)*text)) {
+        double v = strtod(text, &end);
+        if (!*end && isfinite(v)) return json_object_new_double(v);
+    } else if (!strcmp(type, "boolean")) {
+        if (!strcmp(text, "true")) return json_object_new_boolean(1);
+        if (!strcmp(text, "false")) return json_object_new_boolean(0);
+    } else if (!strcmp(type, "null") && !strcmp(text, "null")) {
+        return NULL;
+    } else if (!strcmp(type, "array")) {
+        json_object *arr = json_object_new_array();
+        spec_loc items = {jt_get(s.node, "items"), s.doc};
+        const char *p = text;
+        for (size_t i = 0; arr && *text && i < MAX_ARRAY_PARTS; i++) {
+            const char *comma = strchr(p, ',');
+            char *part = core_arena_strndup(a, p, comma ? (size_t)(comma - p) : strlen(p));
+            if (!part) break;
+            json_object_array_add(arr, items.node ? coerce(api, items, part, a, depth + 1)
+                                                  : json_object_new_string(part));
+            if (!comma) break;
+            p = comma + 1;
+        }
+        return arr;
+    }
+    return json_object_new_string(text);
+}
+
+static const char *find_pair(const mock_pair *pairs, size_t n, const char *name, bool nocase)
+{
+    for (size_t i = 0; i < n; i++)
+        if (pairs[i].name &&
+            (nocase ? !strcasecmp(pairs[i].name, name) : !strcmp(pairs[i].name, name)))
+            return pairs[i].value ? pairs[i].value : "";
+    return NULL;
+}
+
+/* A query parameter's value: one occurrence as text, several (or name[]) as an array. */
+static json_object *query_value(const spec_api *api, const spec_param *prm, const mock_request *rq,
+                                core_arena *a, bool *present)
+{
+    const char *alt = core_arena_printf(a, "%s[]", prm->name);
+    size_t count = 0;
+    const char *one = NULL;
+    for (size_t i = 0; i < rq->n_query; i++)
+        if (rq->query[i].name &&
+            (!strcmp(rq->query[i].name, prm->name) || (alt && !strcmp(rq->query[i].name, alt)))) {
+            count++;
+            one = rq->query[i].value ? rq->query[i].value : "";
+        }
+    *present = count > 0;
+    if (!count) return NULL;
+    spec_loc s = value_schema(api, prm->schema, a);
+    const char *type = schema_type(s.node);
+    if (count == 1 || !type || strcmp(type, "array")) return coerce(api, prm->schema, one, a, 0);
+    json_object *arr = json_object_new_array();
+    spec_loc items = {jt_get(s.node, "items"), s.doc};
+    for (size_t i = 0; arr && i < rq->n_query; i++)
+        if (rq->query[i].name &&
+            (!strcmp(rq->query[i].name, prm->name) || (alt && !strcmp(rq->query[i].name, alt)))) {
+            const char *v = rq->query[i].value ? rq->query[i].value : "";
+            json_object_array_add(arr, items.node ? coerce(api, items, v, a, 1)
+                                                  : json_object_new_string(v));
+        }
+    return arr;
+}
+
+static bool ignored_header(const char *name)
+{
+    return !strcasecmp(name, "Accept") || !strcasecmp(name, "Content-Type") ||
+           !strcasecmp(name, "Authorization");
+}
+
+static int check_params(const mock_match *m, const mock_request *rq, core_arena *a, mock_problem *p)
+{
+    const spec_operation *op = m->op;
+    for (size_t i = 0; i < op->n_params; i++) {
+        const spec_param *prm = &op->params[i];
+        if (!prm->name || !prm->in) continue;
+        json_object *val = NULL;
+        bool present = false;
+        if (!strcmp(prm->in, "path")) {
+            for (size_t k = 0; k < m->n_params && !present; k++)
+                if (!strcmp(m->param_names[k], prm->name)) {
+                    present = true;
+                    val = coerce(m->api, prm->schema, m->param_values[k], a, 0);
+                }
+            if (!present) continue; /* the template does not name it: nothing to check */
+        } else if (!strcmp(prm->in, "query")) {
+            val = query_value(m->api, prm, rq, a, &present);
+        } else if (!strcmp(prm->in, "header")) {
+            if (ignored_header(prm->name)) continue;
+            const char *v = find_pair(rq->headers, rq->n_headers, prm->name, true);
+            present = v != NULL;
+            if (v) val = coerce(m->api, prm->schema, v, a, 0);
+        } else if (!strcmp(prm->in, "cookie")) {
+            const char *v = find_pair(rq->cookies, rq->n_cookies, prm->name, false);
+            present = v != NULL;
+            if (v) val = coerce(m->api, prm->schema, v, a, 0);
+        } else {
+            continue;
+        }
+        if (!present) {
+            if (!prm->required) continue;
+            const char *msg =
+                core_arena_printf(a, "%s parameter \"%s\" is required", prm->in, prm->name);
+            return problem(p, 400, msg, prm->in, prm->name, "", "required");
+        }
+        spec_loc s = value_schema(m->api, prm->schema, a);
+        const char *type = schema_type(s.node);
+        const char *text = NULL;
+        int rc = 0;
+        if (prm->schema.node && !(type && !strcmp(type, "object")))
+            rc = spec_validate_json(m->api, prm->schema, val, true, a, &text);
+        json_object_put(val);
+        if (rc) return rc;
+        if (text) return schema_problem(a, p, prm->in, prm->name, text);
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- bodies */
+
+static bool is_json_type(const char *t)
+{
+    size_t n = strlen(t);
+    return !strcasecmp(t, "application/json") || (n >= 5 && !strcasecmp(t + n - 5, "+json")) ||
+           (n >= 5 && !strcasecmp(t + n - 5, "/json")) || strstr(t, "json") != NULL;
+}
+
+/* The media type of op's body that content_type selects (parameters ignored). */
+static const spec_media *pick_media(const spec_body *b, const char *content_type, core_arena *a)
+{
+    if (!b->n_media) return NULL;
+    if (!content_type) { /* none sent: a JSON one, else the first */
+        for (size_t i = 0; i < b->n_media; i++)
+            if (b->media[i].type && is_json_type(b->media[i].type)) return &b->media[i];
+        return &b->media[0];
+    }
+    size_t n = strcspn(content_type, ";");
+    while (n && content_type[n - 1] == ' ') n--;
+    char *ct = core_arena_strndup(a, content_type, n);
+    if (!ct) return NULL;
+    for (size_t i = 0; i < b->n_media; i++)
+        if (b->media[i].type && !strcasecmp(b->media[i].type, ct)) return &b->media[i];
+    const char *slash = strchr(ct, '/');
+    for (size_t i = 0; i < b->n_media; i++) {
+        const char *t = b->media[i].type;
+        if (!t) continue;
+        size_t tl = strlen(t);
+        if (!strcmp(t, "*/*")) return &b->media[i];
+        if (slash && tl >= 2 && !strcmp(t + tl - 2, "/*") &&
+            !strncasecmp(t, ct, (size_t)(slash - ct)))
+            return &b->media[i];
+    }
+    return NULL;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static char *form_decode(core_arena *a, const char *s, size_t n)
+{
+    char *out = core_arena_alloc(a, n + 1);
+    if (!out) return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        int h, l;
+        if (s[i] == '+') {
+            out[k++] = ' ';
+        } else if (s[i] == '%' && i + 2 < n && (h = hexval(s[i + 1])) >= 0 &&
+                   (l = hexval(s[i + 2])) >= 0) {
+            out[k++] = (char)(h * 16 + l);
+            i += 2;
+        } else {
+            out[k++] = s[i];
+        }
+    }
+    out[k] = '\0';
+    return out;
+}
+
+/* An urlencoded form as an object, each field coerced by its property's schema. */
+static json_object *parse_form(const spec_api *api, spec_loc schema, const char *body, size_t len,
+                               core_arena *a)
+{
+    spec_loc s = value_schema(api, schema, a);
+    const jt_node *props = jt_get(s.node, "properties");
+    json_object *o = json_object_new_object();
+    const char *p = body, *end = body + len;
+    while (o && p < end) {
+        const char *amp = memchr(p, '&', (size_t)(end - p));
+        const char *stop = amp ? amp : end;
+        const char *eq = memchr(p, '=', (size_t)(stop - p));
+        char *key = form_decode(a, p, (size_t)((eq ? eq : stop) - p));
+        char *val = eq ? form_decode(a, eq + 1, (size_t)(stop - eq - 1)) : core_arena_strdup(a, "");
+        if (key && val && *key) {
+            const jt_node *ps = jt_get(props, key);
+            json_object_object_add(o, key,
+                                   ps ? coerce(api, (spec_loc){ps, s.doc}, val, a, 0)
+                                      : json_object_new_string(val));
+        }
+        p = stop + 1;
+    }
+    return o;
+}
+
+static int check_body(const mock_match *m, const mock_request *rq, core_arena *a,
+                      json_object **body, mock_problem *p)
+{
+    const spec_body *b = m->op->body;
+    if (!b) return 0;
+    if (!rq->body || !rq->body_len) {
+        if (!b->required) return 0;
+        return problem(p, 400, "a request body is required", "body", NULL, "", "required");
+    }
+    const spec_media *media = pick_media(b, rq->content_type, a);
+    if (!media && b->n_media) {
+        core_buf types;
+        core_buf_init(&types, 4096);
+        for (size_t i = 0; i < b->n_media; i++)
+            core_buf_printf(&types, "%s%s", i ? ", " : "",
+                            b->media[i].type ? b->media[i].type : "");
+        const char *msg = core_arena_printf(a, "content type %s is not accepted (expected %s)",
+                                            rq->content_type ? rq->content_type : "(none)",
+                                            types.data ? types.data : "");
+        core_buf_free(&types);
+        return problem(p, 415, msg, "body", NULL, "", "content-type");
+    }
+    if (!media || !media->type) return 0;
+    json_object *x = NULL;
+    if (is_json_type(media->type)) {
+        json_tokener *tok = json_tokener_new_ex(BODY_MAX_DEPTH);
+        if (!tok) return APIDEX_ENOMEM;
+        x = json_tokener_parse_ex(tok, rq->body, (int)rq->body_len);
+        enum json_tokener_error jerr = json_tokener_get_error(tok);
+        size_t used = json_tokener_get_parse_end(tok);
+        json_tokener_free(tok);
+        bool trailing = false;
+        for (size_t i = used; jerr == json_tokener_success && i < rq->body_len; i++)
+            if (!isspace((unsigned char)rq->body[i])) trailing = true;
+        if (jerr != json_tokener_success || trailing) {
+            json_object_put(x);
+            const char *msg =
+                core_arena_printf(a, "request body is not valid JSON: %s (at byte %zu)",
+                                  jerr == json_tokener_success    ? "data after the value"
+                                  : jerr == json_tokener_continue ? "unexpected end"
+                                                                  : json_tokener_error_desc(jerr),
+                                  used);
+            return problem(p, 400, msg, "body", NULL, "", "json");
+        }
+    } else if (!strncasecmp(media->type, "application/x-www-form-urlencoded", 33)) {
+        x = parse_form(m->api, media->schema, rq->body, rq->body_len, a);
+    } else {
+        return 0; /* multipart, text, binary: accepted as they are */
+    }
+    if (media->schema.node) {
+        const char *text = NULL;
+        int rc = spec_validate_json(m->api, media->schema, x, true, a, &text);
+        if (rc || text) {
+            json_object_put(x);
+            return rc ? rc : schema_problem(a, p, "body", NULL, text);
+        }
+    }
+    *body = x;
+    return 0;
+}
+
+int mock_request_check(const mock_match *m, const mock_request *rq, core_arena *arena,
+                       struct json_object **body, mock_problem *p)
+{
+    *body = NULL;
+    int rc = check_params(m, rq, arena, p);
+    if (rc) return rc;
+    return check_body(m, rq, arena, body, p);
+}
