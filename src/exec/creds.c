@@ -347,10 +347,12 @@ static const char *wanted(creds_ctx *c, const char *name, const jt_node *s, cons
         return core_arena_printf(a, "%s (user:password) or %s and %s", k->var,
                                  exec_creds_env_name(id, name, "USERNAME", a),
                                  exec_creds_env_name(id, name, "PASSWORD", a));
-    if (type && !strcmp(type, "oauth2"))
+    if (type && !strcmp(type, "oauth2") && token_url(s))
         return core_arena_printf(a, "%s (an access token) or %s and %s", k->var,
                                  exec_creds_env_name(id, name, "CLIENT_ID", a),
                                  exec_creds_env_name(id, name, "CLIENT_SECRET", a));
+    if (type && !strcmp(type, "oauth2"))
+        return core_arena_printf(a, "%s (an access token)", k->var);
     return k->var;
 }
 
