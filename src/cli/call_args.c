@@ -18,8 +18,7 @@ struct cli_call_target {
     exec_request request;
 };
 
-int cli_call_parse(const char *cmd, int argc, char **argv, void (*usage)(FILE *),
-                   cli_call_args *a)
+int cli_call_parse(const char *cmd, int argc, char **argv, void (*usage)(FILE *), cli_call_args *a)
 {
     memset(a, 0, sizeof *a);
     bool snippet = !strcmp(cmd, "snippet");
@@ -148,19 +147,20 @@ int cli_call_build(const char *cmd, const cli_call_args *a, bool placeholders,
     if (spec_registry_new(NULL, &t->reg, &err) ||
         spec_registry_add_input(t->reg, sapi->document, &io, &err) ||
         !spec_registry_count(t->reg) || spec_registry_api(t->reg, 0)->failed) {
-        fprintf(stderr, "apidex %s: cannot read the document of %s again (%s)%s%s\n", cmd,
-                sapi->id, sapi->document, err.message[0] ? ": " : "", err.message);
+        fprintf(stderr, "apidex %s: cannot read the document of %s again (%s)%s%s\n", cmd, sapi->id,
+                sapi->document, err.message[0] ? ": " : "", err.message);
         return CLI_FAILURE;
     }
     const spec_api *api = spec_registry_api(t->reg, 0);
     if (api->content_hash != sapi->content_hash)
-        fprintf(stderr, "apidex %s: note: %s changed since it was indexed; the request follows "
-                        "the document as it is now\n",
+        fprintf(stderr,
+                "apidex %s: note: %s changed since it was indexed; the request follows "
+                "the document as it is now\n",
                 cmd, sapi->document);
     const spec_operation *op = loaded_op(api, sop);
     if (!op) {
-        fprintf(stderr, "apidex %s: %s %s is no longer in %s: index it again\n", cmd,
-                sop->method, sop->path, sapi->document);
+        fprintf(stderr, "apidex %s: %s %s is no longer in %s: index it again\n", cmd, sop->method,
+                sop->path, sapi->document);
         return CLI_FAILURE;
     }
     exec_build_options o = {.params = a->params,

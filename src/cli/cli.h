@@ -277,8 +277,7 @@ typedef struct cli_call_args {
 } cli_call_args;
 /** Parses call/snippet flags (snippet: --lang; call: --dry-run, --json). Returns CLI_OK, a
     usage error, or -1 after printing --help (exit 0). a->params: free() it. */
-int cli_call_parse(const char *cmd, int argc, char **argv, void (*usage)(FILE *),
-                   cli_call_args *a);
+int cli_call_parse(const char *cmd, int argc, char **argv, void (*usage)(FILE *), cli_call_args *a);
 struct exec_request;
 struct exec_build_options;
 typedef struct cli_call_target cli_call_target;

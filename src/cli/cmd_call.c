@@ -54,8 +54,8 @@ static json_object *request_json(const exec_request *r, const char *curl)
     json_object_object_add(o, "headers", h);
     json_object_object_add(o, "content_type",
                            r->content_type ? json_object_new_string(r->content_type) : NULL);
-    json_object_object_add(o, "body", r->body ? json_object_new_string(exec_mask(r, r->body, a))
-                                              : NULL);
+    json_object_object_add(o, "body",
+                           r->body ? json_object_new_string(exec_mask(r, r->body, a)) : NULL);
     json_object *notes = json_object_new_array();
     for (size_t i = 0; i < r->n_notes; i++)
         json_object_array_add(notes, json_object_new_string(exec_mask(r, r->notes[i], a)));

@@ -49,8 +49,7 @@ static bool path_equal(const char *a, const char *b)
 }
 
 size_t cli_find_operations(const store_operation *ops, size_t n_ops, const char *what,
-                           const char *api,
-                       long *found, size_t cap)
+                           const char *api, long *found, size_t cap)
 {
     size_t n = 0;
     for (size_t i = 0; i < n_ops; i++)

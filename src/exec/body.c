@@ -29,8 +29,7 @@ static const jt_node *field_encoding(const spec_media *media, const char *name)
     return jt_get(jt_get(media->node.node, "encoding"), name);
 }
 
-static int form_encode(const spec_media *media, json_object *v, exec_request *r,
-                       apidex_error *err)
+static int form_encode(const spec_media *media, json_object *v, exec_request *r, apidex_error *err)
 {
     core_buf b;
     core_buf_init(&b, 0);
@@ -72,8 +71,8 @@ static int part(core_buf *b, const char *boundary, const char *name, const char 
                 const char *type, const char *data, size_t len)
 {
     if (memmem(data, len, boundary, strlen(boundary))) return BODY_EBOUNDARY;
-    int rc = core_buf_printf(b, "--%s\r\nContent-Disposition: form-data; name=\"%s\"", boundary,
-                             name);
+    int rc =
+        core_buf_printf(b, "--%s\r\nContent-Disposition: form-data; name=\"%s\"", boundary, name);
     if (filename) rc |= core_buf_printf(b, "; filename=\"%s\"", filename);
     rc |= core_buf_puts(b, "\r\n");
     if (type) rc |= core_buf_printf(b, "Content-Type: %s\r\n", type);
@@ -103,10 +102,13 @@ static int multipart_value(const spec_api *api, const spec_media *media, const c
         free(data);
         return rc;
     }
-    bool structured = json_object_is_type(x, json_type_object) ||
-                      json_object_is_type(x, json_type_array);
+    bool structured =
+        json_object_is_type(x, json_type_object) || json_object_is_type(x, json_type_array);
     const char *text = exec_value_text(x);
-    return part(b, boundary, k, NULL, ctype ? ctype : structured ? "application/json" : NULL,
+    return part(b, boundary, k, NULL,
+                ctype        ? ctype
+                : structured ? "application/json"
+                             : NULL,
                 text, strlen(text));
 }
 

@@ -86,8 +86,8 @@ static int load_file(creds_ctx *c)
     if (c->file_read) return 0;
     c->file_read = true;
     const char *path = file_path(c);
-    bool named = c->opt->credentials_file || (getenv("APIDEX_CREDENTIALS") &&
-                                              *getenv("APIDEX_CREDENTIALS"));
+    bool named =
+        c->opt->credentials_file || (getenv("APIDEX_CREDENTIALS") && *getenv("APIDEX_CREDENTIALS"));
     struct stat st;
     if (!path || stat(path, &st) != 0) {
         if (named)
@@ -258,14 +258,14 @@ static int apply_one(creds_ctx *c, const char *name, const jt_node *s, const cre
         if (!strcmp(where, "cookie")) return add_cookie(c, key, value);
         return 1;
     }
-    bool basic = !strcmp(type, "basic") || (!strcmp(type, "http") && http &&
-                                            !strcasecmp(http, "basic"));
+    bool basic =
+        !strcmp(type, "basic") || (!strcmp(type, "http") && http && !strcasecmp(http, "basic"));
     if (basic) {
         const char *v;
         if (ph) {
             v = k->var_user && k->var_pass
-                    ? placeholder(c, "b:", core_arena_printf(r->arena, "%s:%s", k->var_user,
-                                                             k->var_pass))
+                    ? placeholder(
+                          c, "b:", core_arena_printf(r->arena, "%s:%s", k->var_user, k->var_pass))
                     : placeholder(c, "b:", k->var);
         } else {
             const char *up = k->user && k->pass
@@ -289,8 +289,9 @@ static int apply_one(creds_ctx *c, const char *name, const jt_node *s, const cre
     bool bearer = !strcmp(type, "http") && http && !strcasecmp(http, "bearer");
     bool oauth = !strcmp(type, "oauth2") || !strcmp(type, "openIdConnect");
     if (!bearer && !oauth) {
-        exec_request_note(r, "security scheme '%s' (%s%s%s) is not supported: send its "
-                             "credential yourself with -p",
+        exec_request_note(r,
+                          "security scheme '%s' (%s%s%s) is not supported: send its "
+                          "credential yourself with -p",
                           name, type, http ? " " : "", http ? http : "");
         return 1;
     }
@@ -298,15 +299,17 @@ static int apply_one(creds_ctx *c, const char *name, const jt_node *s, const cre
     if (!token && oauth && k->client_id && k->secret) {
         const char *url = token_url(s);
         if (!url) {
-            exec_request_note(r, "security scheme '%s' has no client-credentials flow: set %s "
-                                 "to an access token",
+            exec_request_note(r,
+                              "security scheme '%s' has no client-credentials flow: set %s "
+                              "to an access token",
                               name, k->var);
             return 1;
         }
         if (exec_request_add_secret(r, k->secret)) return APIDEX_ENOMEM;
         if (!c->opt->token_fn) {
-            exec_request_note(r, "security scheme '%s': fetching an OAuth2 token needs the "
-                                 "transport; set %s to an access token",
+            exec_request_note(r,
+                              "security scheme '%s': fetching an OAuth2 token needs the "
+                              "transport; set %s to an access token",
                               name, k->var);
             return 1;
         }
@@ -385,8 +388,8 @@ int exec_creds_apply(const spec_api *api, const spec_operation *op, const exec_b
         core_buf_init(&need, 4096);
         bool ok = true;
         for (size_t j = 0; j < alt->len && ok && !rc; j++) {
-            const char *name = core_arena_strndup(r->arena, alt->u.members[j].key,
-                                                  alt->u.members[j].key_len);
+            const char *name =
+                core_arena_strndup(r->arena, alt->u.members[j].key, alt->u.members[j].key_len);
             spec_loc s = {jt_get(schemes, name), api->root.doc};
             spec_deref(api, s, &s);
             if (!s.node) {
@@ -410,7 +413,8 @@ int exec_creds_apply(const spec_api *api, const spec_operation *op, const exec_b
             if (one < 0) rc = one;
             if (one == 1) {
                 ok = false;
-                core_buf_printf(&need, "%s%s", need.len ? " and " : "", wanted(&c, name, s.node, &k));
+                core_buf_printf(&need, "%s%s", need.len ? " and " : "",
+                                wanted(&c, name, s.node, &k));
             }
         }
         if (!rc && ok) done = true;
@@ -426,8 +430,8 @@ int exec_creds_apply(const spec_api *api, const spec_operation *op, const exec_b
         core_buf_free(&need);
     }
     if (!rc && !done)
-        exec_request_note(r, "no credential for %s: set %s (docs/EXECUTE.md, Credentials)",
-                          op->id, missing ? missing : "the scheme's variables");
+        exec_request_note(r, "no credential for %s: set %s (docs/EXECUTE.md, Credentials)", op->id,
+                          missing ? missing : "the scheme's variables");
     json_object_put(c.overrides);
     jt_doc_free(c.file);
     if (rc == APIDEX_ENOMEM) core_error_set(err, rc, "out of memory");

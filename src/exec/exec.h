@@ -87,15 +87,15 @@ typedef struct exec_build_options {
     const char *const *params; /* "name=value" inputs (-p): parameters, server variables, or
                                   fields of an object body; a value starting with [ or { is JSON */
     size_t n_params;
-    const char *body;         /* --body: JSON text (or raw text for a non-JSON media type) */
-    const char *server;       /* --server URL: replaces the spec's servers */
-    const char *content_type; /* pick this media type of the body; NULL: JSON, else form,
-                                 else multipart, else the first */
-    const char *overrides;    /* store_api.overrides: {"server": URL, "auth": {...}} or NULL */
+    const char *body;             /* --body: JSON text (or raw text for a non-JSON media type) */
+    const char *server;           /* --server URL: replaces the spec's servers */
+    const char *content_type;     /* pick this media type of the body; NULL: JSON, else form,
+                                     else multipart, else the first */
+    const char *overrides;        /* store_api.overrides: {"server": URL, "auth": {...}} or NULL */
     const char *credentials_file; /* NULL: $APIDEX_CREDENTIALS, else
                                      $XDG_CONFIG_HOME/apidex/credentials.yaml (~/.config) */
-    bool placeholders; /* snippets: credentials become references to the variables that hold
-                          them (EXEC_PLACEHOLDER marks, see snippet.c); no secret is read */
+    bool placeholders;      /* snippets: credentials become references to the variables that hold
+                               them (EXEC_PLACEHOLDER marks, see snippet.c); no secret is read */
     exec_token_fn token_fn; /* OAuth2 client credentials; NULL: only a token from the env */
     void *token_ctx;
     const char *operation_id; /* copied into exec_request.operation_id; NULL: op->id */

@@ -45,7 +45,8 @@ const char *exec_value_text(struct json_object *v);
 int exec_body_encode(const spec_api *api, const spec_media *media, struct json_object *v,
                      exec_request *r, apidex_error *err);
 
-/** Whether a media type is JSON (application/json, the +json types, any type ending in json; also the wildcard type). */
+/** Whether a media type is JSON (application/json, the +json types, any type ending in json; also
+ * the wildcard type). */
 bool exec_media_is_json(const char *type);
 
 /** The Levenshtein distance between a and b, capped at 99. */

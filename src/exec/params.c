@@ -96,7 +96,8 @@ static int split(json_object *v, parts *p, const char *name, apidex_error *err)
         if (n > sizeof p->text / sizeof p->text[0])
             return core_error_set(err, APIDEX_EINVAL, "parameter '%s' has %zu items, at most %zu",
                                   name, n, sizeof p->text / sizeof p->text[0]);
-        for (size_t i = 0; i < n; i++) p->text[p->n++] = exec_value_text(json_object_array_get_idx(v, i));
+        for (size_t i = 0; i < n; i++)
+            p->text[p->n++] = exec_value_text(json_object_array_get_idx(v, i));
     } else if (json_object_is_type(v, json_type_object)) {
         p->kind = 2;
         json_object_object_foreach(v, k, x)
@@ -228,8 +229,8 @@ static int write_form(const char *name, const char *in, exec_style st, const par
     return rc;
 }
 
-int exec_param_write(const char *name, const char *in, exec_style st, json_object *v,
-                     core_buf *out, apidex_error *err)
+int exec_param_write(const char *name, const char *in, exec_style st, json_object *v, core_buf *out,
+                     apidex_error *err)
 {
     parts *p = calloc(1, sizeof *p);
     if (!p) return core_error_set(err, APIDEX_ENOMEM, "out of memory");

@@ -216,8 +216,7 @@ static int parse_inputs(build *b)
         const char *eq = strchr(o->params[i], '=');
         if (!eq || eq == o->params[i])
             return core_error_set(b->err, APIDEX_EINVAL,
-                                  "input '%s' is not name=value (e.g. -p limit=10)",
-                                  o->params[i]);
+                                  "input '%s' is not name=value (e.g. -p limit=10)", o->params[i]);
         if (b->n_in == MAX_INPUTS)
             return core_error_set(b->err, APIDEX_EINVAL, "more than %d inputs", MAX_INPUTS);
         input *x = &b->in[b->n_in++];
@@ -231,8 +230,8 @@ static int parse_inputs(build *b)
 /* The value given for name (header names compare without case); several values of an
    array input (-p tag=a -p tag=b) come back as one JSON array of their texts. NULL when
    none was given. Marks the inputs used. */
-static json_object *take_input(build *b, const char *name, bool header, spec_loc schema,
-                               int *rc, const char *what)
+static json_object *take_input(build *b, const char *name, bool header, spec_loc schema, int *rc,
+                               const char *what)
 {
     input *first = NULL;
     size_t count = 0;
@@ -353,8 +352,8 @@ static int server_url(build *b, core_buf *url)
                 core_buf e;
                 core_buf_init(&e, 2048);
                 for (size_t i = 0; i < en->len; i++)
-                    core_buf_printf(&e, "%s%s", i ? "|" : "", jt_str(en->u.items[i]) ?
-                                    jt_str(en->u.items[i]) : "?");
+                    core_buf_printf(&e, "%s%s", i ? "|" : "",
+                                    jt_str(en->u.items[i]) ? jt_str(en->u.items[i]) : "?");
                 core_error_set(b->err, APIDEX_EINVAL,
                                "server variable '%s': \"%s\" is not one of the enum values "
                                "(one of: %s)",
@@ -410,8 +409,8 @@ static int write_params(build *b, core_buf *path, core_buf *query, core_buf *coo
         if (rc) break;
         if (!values[i]) {
             if (p->required || !strcmp(p->in, "path"))
-                rc = core_error_set(b->err, APIDEX_EINVAL,
-                                    "missing required %s: give -p %s=VALUE", what, p->name);
+                rc = core_error_set(b->err, APIDEX_EINVAL, "missing required %s: give -p %s=VALUE",
+                                    what, p->name);
             continue;
         }
         rc = check_value(b, p->schema, values[i], what);
@@ -486,13 +485,13 @@ static int write_body(build *b)
 {
     const spec_media *m = pick_media(b);
     if (b->opt->content_type && b->op->body && !m)
-        return core_error_set(b->err, APIDEX_EINVAL,
-                              "the request body of %s has no media type %s", b->op->id,
-                              b->opt->content_type);
+        return core_error_set(b->err, APIDEX_EINVAL, "the request body of %s has no media type %s",
+                              b->op->id, b->opt->content_type);
     spec_loc obj = body_object(b, m);
     bool fields = false;
     for (size_t i = 0; i < b->n_in && !fields; i++)
-        fields = !b->in[i].used && obj.node && jt_get(jt_get(obj.node, "properties"), b->in[i].name);
+        fields =
+            !b->in[i].used && obj.node && jt_get(jt_get(obj.node, "properties"), b->in[i].name);
     if (!b->opt->body && !fields) {
         if (b->op->body && b->op->body->required)
             return core_error_set(b->err, APIDEX_EINVAL,
@@ -502,8 +501,8 @@ static int write_body(build *b)
         return 0;
     }
     if (!m)
-        return core_error_set(b->err, APIDEX_EINVAL, "%s %s takes no request body",
-                              b->op->method, b->op->path);
+        return core_error_set(b->err, APIDEX_EINVAL, "%s %s takes no request body", b->op->method,
+                              b->op->path);
     const char *type = m->type ? m->type : "application/json";
     bool structured = exec_media_is_json(type) ||
                       !strncasecmp(type, "application/x-www-form-urlencoded", 33) ||
@@ -517,7 +516,7 @@ static int write_body(build *b)
         enum json_tokener_error je = json_tokener_get_error(tok);
         at = json_tokener_get_parse_end(tok);
         json_tokener_free(tok);
-        const char *why = je == json_tokener_continue ? "unexpected end of data"
+        const char *why = je == json_tokener_continue  ? "unexpected end of data"
                           : je != json_tokener_success ? json_tokener_error_desc(je)
                                                        : NULL;
         while (!why && at < len && strchr(" \t\r\n", b->opt->body[at])) at++;
@@ -551,7 +550,8 @@ static int write_body(build *b)
     if (!rc && structured) rc = check_value(b, m->schema, v, "the request body");
     if (!rc) rc = exec_body_encode(b->api, m, v, b->r, b->err);
     json_object_put(v);
-    if (!rc && b->r->content_type) rc = exec_request_add_header(b->r, "Content-Type", b->r->content_type, false);
+    if (!rc && b->r->content_type)
+        rc = exec_request_add_header(b->r, "Content-Type", b->r->content_type, false);
     return rc;
 }
 
@@ -583,8 +583,8 @@ static int unknown_input(build *b, const input *x)
         core_buf_printf(&known, "%s%s", known.len ? ", " : "", op->params[i].name);
     for (size_t i = 0; jt_is(props, JT_OBJECT) && i < props->len; i++)
         core_buf_printf(&known, "%s%s", known.len ? ", " : "", props->u.members[i].key);
-    core_error_set(b->err, APIDEX_EINVAL, "unknown parameter '%s' for %s %s; it takes: %s",
-                   x->name, op->method, op->path, known.len ? known.data : "no parameters");
+    core_error_set(b->err, APIDEX_EINVAL, "unknown parameter '%s' for %s %s; it takes: %s", x->name,
+                   op->method, op->path, known.len ? known.data : "no parameters");
     core_buf_free(&known);
     return APIDEX_EINVAL;
 }
@@ -599,8 +599,7 @@ static int accept_header(build *b)
         const spec_response *resp = &b->op->responses[i];
         if (resp->status[0] != '2') continue;
         for (size_t j = 0; j < resp->n_media; j++)
-            if (exec_media_is_json(resp->media[j].type) &&
-                strncmp(resp->media[j].type, "*/*", 3))
+            if (exec_media_is_json(resp->media[j].type) && strncmp(resp->media[j].type, "*/*", 3))
                 return exec_request_add_header(b->r, "Accept", resp->media[j].type, false);
     }
     return 0;
@@ -622,8 +621,8 @@ int exec_build(const spec_api *api, const spec_operation *op, const exec_build_o
     }
     *b = (build){.api = api, .op = op, .opt = opt, .r = out, .err = err};
     out->method = op->method;
-    out->operation_id = core_arena_strdup(out->arena, opt->operation_id ? opt->operation_id
-                                                                         : op->id);
+    out->operation_id =
+        core_arena_strdup(out->arena, opt->operation_id ? opt->operation_id : op->id);
     core_buf url, path, query, cookie;
     core_buf_init(&url, 1 << 20);
     core_buf_init(&path, 1 << 20);

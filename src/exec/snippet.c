@@ -34,11 +34,11 @@ typedef void (*lit_fn)(core_buf *b, const char *s, size_t n);
 
 typedef struct lang_ops {
     lit_fn literal;
-    const char *env_fmt;    /* one variable, %s = its name */
-    const char *b64_open;   /* before the text to encode */
-    const char *b64_close;  /* after it */
-    const char *join;       /* between pieces ("" for the shell) */
-    const char *colon;      /* a literal ":" piece between user and password */
+    const char *env_fmt;   /* one variable, %s = its name */
+    const char *b64_open;  /* before the text to encode */
+    const char *b64_close; /* after it */
+    const char *join;      /* between pieces ("" for the shell) */
+    const char *colon;     /* a literal ":" piece between user and password */
 } lang_ops;
 
 static void expr(core_buf *b, const exec_request *r, const char *s, const lang_ops *ops,
@@ -129,14 +129,15 @@ static void sh_literal(core_buf *b, const char *s, size_t n)
     core_buf_putc(b, '\'');
 }
 
-static const lang_ops sh_ops = {sh_literal, "\"$%s\"", "\"$(printf %s ", " | base64 | tr -d '\\n')\"",
-                                "", "':'"};
-static const lang_ops py_ops = {c_literal, "os.environ[\"%s\"]", "base64.b64encode((",
-                                ").encode()).decode()", " + ", "\":\""};
-static const lang_ops js_ops = {c_literal, "process.env[\"%s\"]", "Buffer.from(",
-                                ").toString(\"base64\")", " + ", "\":\""};
-static const lang_ops go_ops = {c_literal, "os.Getenv(\"%s\")",
-                                "base64.StdEncoding.EncodeToString([]byte(", "))", " + ", "\":\""};
+static const lang_ops sh_ops = {
+    sh_literal, "\"$%s\"", "\"$(printf %s ", " | base64 | tr -d '\\n')\"", "", "':'"};
+static const lang_ops py_ops = {
+    c_literal, "os.environ[\"%s\"]", "base64.b64encode((", ").encode()).decode()", " + ", "\":\""};
+static const lang_ops js_ops = {
+    c_literal, "process.env[\"%s\"]", "Buffer.from(", ").toString(\"base64\")", " + ", "\":\""};
+static const lang_ops go_ops = {
+    c_literal, "os.Getenv(\"%s\")", "base64.StdEncoding.EncodeToString([]byte(", "))", " + ",
+    "\":\""};
 
 /* ---------------------------------------------------------------- languages */
 
@@ -179,11 +180,12 @@ static void python_snippet(const exec_request *r, core_buf *b, core_arena *a)
     } else {
         core_buf_puts(b, "body = None\n");
     }
-    core_buf_printf(b, "request = urllib.request.Request(url, data=body, headers=headers, "
-                       "method=\"%s\")\n"
-                       "with urllib.request.urlopen(request) as response:\n"
-                       "    print(response.status)\n"
-                       "    print(response.read().decode())\n",
+    core_buf_printf(b,
+                    "request = urllib.request.Request(url, data=body, headers=headers, "
+                    "method=\"%s\")\n"
+                    "with urllib.request.urlopen(request) as response:\n"
+                    "    print(response.status)\n"
+                    "    print(response.read().decode())\n",
                     r->method);
 }
 
@@ -191,8 +193,9 @@ static void js_snippet(const exec_request *r, core_buf *b, core_arena *a)
 {
     core_buf_puts(b, "async function main() {\n  const url = ");
     expr(b, r, r->url, &js_ops, a);
-    core_buf_printf(b, ";\n  const response = await fetch(url, {\n    method: \"%s\",\n"
-                       "    headers: {\n",
+    core_buf_printf(b,
+                    ";\n  const response = await fetch(url, {\n    method: \"%s\",\n"
+                    "    headers: {\n",
                     r->method);
     for (size_t i = 0; i < r->n_headers; i++) {
         core_buf_puts(b, "      ");

@@ -113,7 +113,8 @@ static void test_api_key_header_query_cookie(void **state)
     setenv("APIDEX_AUTH_PETS_KEYQUERY", "q s3cret/+", 1);
     const char *const lim[] = {"limit=5"};
     assert_int_equal(build("listPets", lim, 1, NULL, &r, &err), 0);
-    assert_string_equal(r.url, "https://eu.api.example.com/v1/pets?limit=5&api_key=q%20s3cret%2F%2B");
+    assert_string_equal(r.url,
+                        "https://eu.api.example.com/v1/pets?limit=5&api_key=q%20s3cret%2F%2B");
     assert_hidden(&r, "s3cret");
     exec_build_free(&r);
     unsetenv("APIDEX_AUTH_PETS_KEYQUERY");
@@ -180,9 +181,8 @@ static void test_alternatives_and_and(void **state)
     assert_int_equal(build("needsBoth", NULL, 0, NULL, &r, &err), 0);
     assert_null(header(&r, "X-Api-Key"));
     assert_int_equal(r.n_notes, 1);
-    assert_string_equal(r.notes[0],
-                        "no credential for pets:needsBoth: set APIDEX_AUTH_PETS_BEARER "
-                        "(docs/EXECUTE.md, Credentials)");
+    assert_string_equal(r.notes[0], "no credential for pets:needsBoth: set APIDEX_AUTH_PETS_BEARER "
+                                    "(docs/EXECUTE.md, Credentials)");
     exec_build_free(&r);
     setenv("APIDEX_AUTH_PETS_BEARER", "b-s3cret", 1);
     assert_int_equal(build("needsBoth", NULL, 0, NULL, &r, &err), 0);
@@ -201,8 +201,7 @@ static void test_registry_override(void **state)
     apidex_error err;
     const char *const pet[] = {"petId=1"};
     setenv("MY_PET_KEY", "ov-s3cret", 1);
-    assert_int_equal(build("getPet", pet, 1, "{\"auth\":{\"keyHeader\":\"MY_PET_KEY\"}}", &r,
-                           &err),
+    assert_int_equal(build("getPet", pet, 1, "{\"auth\":{\"keyHeader\":\"MY_PET_KEY\"}}", &r, &err),
                      0);
     assert_string_equal(header(&r, "X-Api-Key"), "ov-s3cret");
     exec_build_free(&r);
@@ -243,8 +242,8 @@ static void test_oauth2_client_credentials(void **state)
     const char *const pet[] = {"petId=1", "caption=x"};
     setenv("APIDEX_AUTH_PETS_OAUTH_CLIENT_ID", "cid", 1);
     setenv("APIDEX_AUTH_PETS_OAUTH_CLIENT_SECRET", "csecret-s3cret", 1);
-    exec_build_options o = {.params = pet, .n_params = 2, .token_fn = fake_token,
-                            .token_ctx = "ctx"};
+    exec_build_options o = {
+        .params = pet, .n_params = 2, .token_fn = fake_token, .token_ctx = "ctx"};
     fake_token_calls = 0;
     assert_int_equal(exec_build(api, op_of("uploadPhoto"), &o, &r, &err), 0);
     assert_int_equal(fake_token_calls, 1);

@@ -66,16 +66,17 @@ static void test_parameter_styles(void **state)
 {
     (void)state;
     TU_REQUIRE_SHARED();
-    char *p = tu_path(tu_shared_dir(),
-                      "corpus/specs/readme_examples__3.0_json_parameters-style/parameters-style.json");
+    char *p =
+        tu_path(tu_shared_dir(),
+                "corpus/specs/readme_examples__3.0_json_parameters-style/parameters-style.json");
     spec_registry *reg = load(p);
     free(p);
     const spec_api *api = spec_registry_api(reg, 0);
     const char *const in[] = {"primitive=5", "array=[\"blue\",\"black\"]",
                               "object={\"R\":\"100\",\"G\":\"200\"}", NULL};
     const char *const obj_only[] = {"object={\"R\":\"100\",\"G\":\"200\"}", NULL};
-    const char *const arr_obj[] = {"array=[\"blue\",\"black\"]", "object={\"R\":\"100\",\"G\":\"200\"}",
-                                   NULL};
+    const char *const arr_obj[] = {"array=[\"blue\",\"black\"]",
+                                   "object={\"R\":\"100\",\"G\":\"200\"}", NULL};
     static const style_case cases[] = {
         /* path: simple (default), label, matrix; exploded or not (OAS 3.0.3 style table) */
         {"paths_standard", "url", "https://httpbin.org/anything/path/5/blue,black/R,100,G,200"},
@@ -107,8 +108,7 @@ static void test_parameter_styles(void **state)
         {"headers_simple_exploded", "primitive", "5"},
         /* cookie: form */
         {"cookies_form_nonExploded", "Cookie", "primitive=5; array=blue,black; object=R,100,G,200"},
-        {"cookies_form_exploded", "Cookie",
-         "primitive=5; array=blue; array=black; R=100; G=200"},
+        {"cookies_form_exploded", "Cookie", "primitive=5; array=blue; array=black; R=100; G=200"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         exec_request r;
@@ -133,8 +133,8 @@ static void test_parameter_styles(void **state)
                                "?array=blue%7Cblack&object=R%7C100%7CG%7C200");
     exec_build_free(&r);
     assert_int_equal(build(api, "query_deepObject_nonExploded", obj_only, NULL, &r, &err), 0);
-    assert_string_equal(r.url,
-                        "https://httpbin.org/anything/query/deepObject?object%5BR%5D=100&object%5BG%5D=200");
+    assert_string_equal(
+        r.url, "https://httpbin.org/anything/query/deepObject?object%5BR%5D=100&object%5BG%5D=200");
     exec_build_free(&r);
     spec_registry_free(reg);
 }
@@ -167,8 +167,14 @@ static void test_swagger2_collection_formats(void **state)
     const spec_api *api = spec_registry_api(reg, 0);
     exec_request r;
     apidex_error err;
-    const char *const in[] = {"ids=1,2", "csv=a,b", "ssv=a,b", "tsv=a,b", "pipes=a,b",
-                              "multi=a,b", "X-Trace=[\"x\",\"y\"]", NULL};
+    const char *const in[] = {"ids=1,2",
+                              "csv=a,b",
+                              "ssv=a,b",
+                              "tsv=a,b",
+                              "pipes=a,b",
+                              "multi=a,b",
+                              "X-Trace=[\"x\",\"y\"]",
+                              NULL};
     assert_int_equal(build(api, "getItems", in, NULL, &r, &err), 0);
     assert_string_equal(r.url, "https://api.example.com/v2/items/1,2?csv=a,b&ssv=a%20b&tsv=a%09b"
                                "&pipes=a%7Cb&multi=a&multi=b");
@@ -211,8 +217,8 @@ static void test_server_variables(void **state)
     assert_int_equal(exec_build(api, op_of(api, "getPet"), &o, &r, &err), 0);
     assert_string_equal(r.url, "http://127.0.0.1:8080/api/pets/7");
     exec_build_free(&r);
-    o = (exec_build_options){.params = id, .n_params = 1,
-                             .overrides = "{\"server\":\"https://mirror.example.org\"}"};
+    o = (exec_build_options){
+        .params = id, .n_params = 1, .overrides = "{\"server\":\"https://mirror.example.org\"}"};
     assert_int_equal(exec_build(api, op_of(api, "getPet"), &o, &r, &err), 0);
     assert_string_equal(r.url, "https://mirror.example.org/pets/7");
     exec_build_free(&r);
@@ -251,7 +257,8 @@ static void test_bodies(void **state)
     char *file = tu_write(dir, "rex.png", "PNGDATA");
     char *photo = malloc(strlen(file) + 16);
     snprintf(photo, strlen(file) + 16, "photo=@%s", file);
-    const char *const multi[] = {"petId=1", "caption=hi", photo, "meta={\"k\":1}", "labels=x,y", NULL};
+    const char *const multi[] = {"petId=1",        "caption=hi", photo,
+                                 "meta={\"k\":1}", "labels=x,y", NULL};
     assert_int_equal(build(api, "uploadPhoto", multi, NULL, &r, &err), 0);
     assert_string_equal(r.content_type,
                         "multipart/form-data; boundary=apidex-form-boundary-7MA4YWxkTrZu0gW");
@@ -303,30 +310,57 @@ static void test_validation_errors(void **state)
         {"getPet", {"petId=abc"}, NULL, "parameter 'petId' (path): expected integer, got string"},
         {"getPet", {"petId=0"}, NULL, "parameter 'petId' (path): 0 is below the minimum"},
         {"listPets", {"limit=101"}, NULL, "parameter 'limit' (query): 101 is above the maximum"},
-        {"listPets", {"status=lost"}, NULL,
+        {"listPets",
+         {"status=lost"},
+         NULL,
          "parameter 'status' (query): \"lost\" is not one of the enum values (one of: "
          "available|sold)"},
-        {"listPets", {"name=Rex1"}, NULL,
+        {"listPets",
+         {"name=Rex1"},
+         NULL,
          "parameter 'name' (query): does not match the pattern ^[a-z]+$"},
-        {"listPets", {"flag=maybe"}, NULL, "parameter 'flag' (query): expected boolean, got string"},
-        {"listPets", {"limt=5"}, NULL, "unknown parameter 'limt' for GET /pets (did you mean 'limit'?)"},
-        {"listPets", {"zzzzzz=1"}, NULL,
+        {"listPets",
+         {"flag=maybe"},
+         NULL,
+         "parameter 'flag' (query): expected boolean, got string"},
+        {"listPets",
+         {"limt=5"},
+         NULL,
+         "unknown parameter 'limt' for GET /pets (did you mean 'limit'?)"},
+        {"listPets",
+         {"zzzzzz=1"},
+         NULL,
          "unknown parameter 'zzzzzz' for GET /pets; it takes: limit, status, tags, name, "
          "X-Request-Id, flag"},
-        {"listPets", {"limit=1", "limit=2"}, NULL,
+        {"listPets",
+         {"limit=1", "limit=2"},
+         NULL,
          "parameter 'limit' (query) is given 2 times; it takes one value"},
         {"listPets", {"limit"}, NULL, "input 'limit' is not name=value (e.g. -p limit=10)"},
-        {"createPet", {NULL}, NULL,
+        {"createPet",
+         {NULL},
+         NULL,
          "missing required request body (application/json): give --body JSON or -p FIELD=VALUE "
          "for its fields"},
-        {"createPet", {NULL}, "{\"tag\": \"x\"}",
+        {"createPet",
+         {NULL},
+         "{\"tag\": \"x\"}",
          "the request body: required property \"name\" is missing"},
-        {"createPet", {NULL}, "{\"name\": \"\"}",
+        {"createPet",
+         {NULL},
+         "{\"name\": \"\"}",
          "the request body: /name: is 0 characters, shorter than minLength"},
-        {"createPet", {"age=-1"}, "{\"name\": \"a\"}",
+        {"createPet",
+         {"age=-1"},
+         "{\"name\": \"a\"}",
          "the request body: /age: -1 is below the minimum"},
-        {"createPet", {NULL}, "{\"name\": ", "the request body is not valid JSON: unexpected end of data at byte 9"},
-        {"createPet", {NULL}, "{\"name\": \"a\"} x",
+        {"createPet",
+         {NULL},
+         "{\"name\": ",
+         "the request body is not valid JSON: unexpected end of data at byte 9"},
+        {"createPet",
+         {NULL},
+         "{\"name\": \"a\"} x",
          "the request body is not valid JSON: unexpected text after the value at byte 14"},
         {"getPet", {"petId=1"}, "{}", "GET /pets/{petId} takes no request body"},
     };
@@ -336,8 +370,8 @@ static void test_validation_errors(void **state)
         apidex_error err;
         int rc = build(api, cases[i].op, cases[i].params, cases[i].body, &r, &err);
         if (rc != APIDEX_EINVAL || strcmp(err.message, cases[i].message))
-            fail_msg("case %zu (%s): rc %d\n  got  %s\n  want %s", i, cases[i].op, rc,
-                     err.message, cases[i].message);
+            fail_msg("case %zu (%s): rc %d\n  got  %s\n  want %s", i, cases[i].op, rc, err.message,
+                     cases[i].message);
         assert_null(r.arena);
     }
     unsetenv("APIDEX_AUTH_PETS_KEYHEADER");

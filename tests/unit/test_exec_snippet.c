@@ -47,8 +47,8 @@ static char *snippet(const char *operation_id, const char *const *params, size_t
 {
     exec_request r;
     apidex_error err;
-    exec_build_options o = {.params = params, .n_params = n, .body = body,
-                            .placeholders = placeholders};
+    exec_build_options o = {
+        .params = params, .n_params = n, .body = body, .placeholders = placeholders};
     if (exec_build(api, op_of(operation_id), &o, &r, &err)) fail_msg("%s", err.message);
     core_buf b;
     core_buf_init(&b, 0);
@@ -120,12 +120,15 @@ static void test_python(void **state)
     free(s);
     s = snippet("updatePetForm", in, 1, NULL, true, EXEC_SNIPPET_PYTHON);
     assert_non_null(strstr(s, "import base64\n"));
-    assert_non_null(strstr(s, "\"Basic \" + base64.b64encode((os.environ[\"APIDEX_AUTH_PETS_BASIC\"]).encode()).decode()"));
+    assert_non_null(
+        strstr(s, "\"Basic \" + "
+                  "base64.b64encode((os.environ[\"APIDEX_AUTH_PETS_BASIC\"]).encode()).decode()"));
     if (have("python3")) assert_int_equal(check_with("python3 -m py_compile", "s.py", s), 0);
     free(s);
     /* a JSON body with quotes and a newline stays one valid literal */
     s = snippet("createPet", NULL, 0, "{\"name\":\"a \\\"b\\\"\\n\"}", true, EXEC_SNIPPET_PYTHON);
-    assert_non_null(strstr(s, "body = \"{\\\"name\\\":\\\"a \\\\\\\"b\\\\\\\"\\\\n\\\"}\".encode()"));
+    assert_non_null(
+        strstr(s, "body = \"{\\\"name\\\":\\\"a \\\\\\\"b\\\\\\\"\\\\n\\\"}\".encode()"));
     if (have("python3")) assert_int_equal(check_with("python3 -m py_compile", "s.py", s), 0);
     free(s);
 }
@@ -135,13 +138,15 @@ static void test_javascript(void **state)
     (void)state;
     const char *const in[] = {"theme=dark"};
     char *s = snippet("getSession", in, 1, NULL, true, EXEC_SNIPPET_JAVASCRIPT);
-    assert_non_null(strstr(s, "\"Cookie\": \"theme=dark; session=\" + process.env[\"APIDEX_AUTH_PETS_KEYCOOKIE\"],"));
+    assert_non_null(strstr(
+        s, "\"Cookie\": \"theme=dark; session=\" + process.env[\"APIDEX_AUTH_PETS_KEYCOOKIE\"],"));
     if (have("node")) assert_int_equal(check_with("node --check", "s.js", s), 0);
     free(s);
     s = snippet("createPet", NULL, 0, "{\"name\":\"rex\"}", true, EXEC_SNIPPET_JAVASCRIPT);
     assert_non_null(strstr(s, "method: \"POST\""));
     assert_non_null(strstr(s, "body: \"{\\\"name\\\":\\\"rex\\\"}\","));
-    assert_non_null(strstr(s, "\"Authorization\": \"Bearer \" + process.env[\"APIDEX_AUTH_PETS_BEARER\"],"));
+    assert_non_null(
+        strstr(s, "\"Authorization\": \"Bearer \" + process.env[\"APIDEX_AUTH_PETS_BEARER\"],"));
     if (have("node")) assert_int_equal(check_with("node --check", "s.js", s), 0);
     free(s);
 }
@@ -154,17 +159,20 @@ static void test_go(void **state)
     assert_non_null(strstr(s, "package main\n"));
     /* every import is used (Go refuses unused ones) */
     assert_non_null(strstr(s, "\t\"encoding/base64\"\n"));
-    assert_non_null(strstr(s, "base64.StdEncoding.EncodeToString([]byte(os.Getenv(\"APIDEX_AUTH_PETS_BASIC\")))"));
+    assert_non_null(strstr(
+        s, "base64.StdEncoding.EncodeToString([]byte(os.Getenv(\"APIDEX_AUTH_PETS_BASIC\")))"));
     assert_non_null(strstr(s, "\t\"strings\"\n"));
     assert_non_null(strstr(s, "body := strings.NewReader(\"name=rex\")\n"));
-    assert_non_null(strstr(s, "http.NewRequest(\"POST\", \"https://eu.api.example.com/v1/pets/1/form\", body)"));
+    assert_non_null(strstr(
+        s, "http.NewRequest(\"POST\", \"https://eu.api.example.com/v1/pets/1/form\", body)"));
     if (have("gofmt")) assert_int_equal(check_with("gofmt -e", "s.go", s), 0);
     free(s);
     const char *const lim[] = {"limit=2"};
     s = snippet("listPets", lim, 1, NULL, false, EXEC_SNIPPET_GO);
     assert_null(strstr(s, "\"os\""));
     assert_null(strstr(s, "\"strings\""));
-    assert_non_null(strstr(s, "http.NewRequest(\"GET\", \"https://eu.api.example.com/v1/pets?limit=2\", nil)"));
+    assert_non_null(
+        strstr(s, "http.NewRequest(\"GET\", \"https://eu.api.example.com/v1/pets?limit=2\", nil)"));
     free(s);
 }
 
@@ -186,9 +194,9 @@ static void test_real_secret_masked(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lang_parse),  cmocka_unit_test(test_curl),
-        cmocka_unit_test(test_python),      cmocka_unit_test(test_javascript),
-        cmocka_unit_test(test_go),          cmocka_unit_test(test_real_secret_masked),
+        cmocka_unit_test(test_lang_parse), cmocka_unit_test(test_curl),
+        cmocka_unit_test(test_python),     cmocka_unit_test(test_javascript),
+        cmocka_unit_test(test_go),         cmocka_unit_test(test_real_secret_masked),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
