@@ -121,6 +121,16 @@ static const char *copy(creds_ctx *c, const char *s)
     return s && *s ? core_arena_strdup(c->r->arena, s) : NULL;
 }
 
+/* A variable name the registry may give ([A-Za-z_][A-Za-z0-9_]*, as regfile.c checks): it is
+   written into snippets, so anything else is ignored. */
+static bool var_name_ok(const char *s)
+{
+    if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_') return false;
+    return true;
+}
+
 static const char *env(creds_ctx *c, const char *scheme, const char *suffix)
 {
     return copy(c, getenv(exec_creds_env_name(c->api->id, scheme, suffix, c->r->arena)));
@@ -136,10 +146,12 @@ static int find_cred(creds_ctx *c, const char *scheme, bool basic, cred *k)
     json_object *o = NULL;
     if (c->overrides && json_object_object_get_ex(c->overrides, scheme, &o)) {
         json_object *u = NULL, *p = NULL;
-        if (json_object_is_type(o, json_type_string)) {
+        if (json_object_is_type(o, json_type_string) && var_name_ok(json_object_get_string(o))) {
             k->var = copy(c, json_object_get_string(o));
         } else if (json_object_object_get_ex(o, "username", &u) &&
-                   json_object_object_get_ex(o, "password", &p)) {
+                   json_object_object_get_ex(o, "password", &p) &&
+                   var_name_ok(json_object_get_string(u)) &&
+                   var_name_ok(json_object_get_string(p))) {
             k->var_user = copy(c, json_object_get_string(u));
             k->var_pass = copy(c, json_object_get_string(p));
         }
@@ -156,7 +168,8 @@ static int find_cred(creds_ctx *c, const char *scheme, bool basic, cred *k)
     k->scope = env(c, scheme, "SCOPE");
     if (k->value || (k->user && k->pass) || (k->client_id && k->secret)) return 0;
     /* 2. the registry's override */
-    if (k->var && o && json_object_is_type(o, json_type_string)) k->value = copy(c, getenv(k->var));
+    if (o && json_object_is_type(o, json_type_string) && var_name_ok(json_object_get_string(o)))
+        k->value = copy(c, getenv(k->var));
     if (k->var_user) k->user = copy(c, getenv(k->var_user));
     if (k->var_pass) k->pass = copy(c, getenv(k->var_pass));
     if (k->value || (k->user && k->pass)) return 0;

@@ -230,14 +230,26 @@ static int parse_inputs(build *b)
 /* The value given for name (header names compare without case); several values of an
    array input (-p tag=a -p tag=b) come back as one JSON array of their texts. NULL when
    none was given. Marks the inputs used. */
-static json_object *take_input(build *b, const char *name, bool header, spec_loc schema, int *rc,
+/* Whether input x names parameter `name` at location `in` (NULL: a body field): by its name
+   (a header's without case), or qualified by its location ("query:id") when two locations
+   have a parameter of one name. */
+static bool names(const input *x, const char *name, const char *in)
+{
+    bool header = in && !strcmp(in, "header");
+    if (!(header ? strcasecmp(x->name, name) : strcmp(x->name, name))) return true;
+    size_t il = in ? strlen(in) : 0;
+    return il && !strncmp(x->name, in, il) && x->name[il] == ':' &&
+           !(header ? strcasecmp(x->name + il + 1, name) : strcmp(x->name + il + 1, name));
+}
+
+static json_object *take_input(build *b, const char *name, const char *in, spec_loc schema, int *rc,
                                const char *what)
 {
     input *first = NULL;
     size_t count = 0;
     for (size_t i = 0; i < b->n_in; i++) {
         input *x = &b->in[i];
-        if (x->used || (header ? strcasecmp(x->name, name) : strcmp(x->name, name))) continue;
+        if (x->used || !names(x, name, in)) continue;
         if (!first) first = x;
         count++;
     }
@@ -260,7 +272,7 @@ static json_object *take_input(build *b, const char *name, bool header, spec_loc
         v = json_object_new_array();
         for (size_t i = 0; v && i < b->n_in && !bad; i++) {
             input *x = &b->in[i];
-            if (x->used || (header ? strcasecmp(x->name, name) : strcmp(x->name, name))) continue;
+            if (x->used || !names(x, name, in)) continue;
             x->used = true;
             json_object *one = items.node ? value_of(b->api, items, x->value, &bad)
                                           : json_object_new_string(x->value);
@@ -393,6 +405,31 @@ static int server_url(build *b, core_buf *url)
 
 /* ---------------------------------------------------------------- parameters */
 
+/* Whether a parameter's name says it carries a credential. */
+static bool secret_name(const char *name)
+{
+    /* not "token" alone: page_token, next_token are cursors */
+    static const char *const words[] = {"authorization", "auth-token", "auth_token", "access_token",
+                                        "access-token",  "secret",     "password",   "passwd",
+                                        "apikey",        "api_key",    "api-key"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strcasestr(name, words[i])) return true;
+    return false;
+}
+
+/* Lists the value of a secret parameter (as given, and as written) in r->secrets. */
+static int secret_value(exec_request *r, const char *in, json_object *v, const core_buf *written)
+{
+    const char *raw = exec_value_text(v);
+    int rc = exec_request_add_secret(r, raw);
+    if (!rc && written->len && strcmp(in, "header")) {
+        /* the written, percent-encoded form after its "name=" (path, query, cookie) */
+        const char *w = written->data, *eq = strchr(w, '=');
+        rc = exec_request_add_secret(r, eq ? eq + 1 : w);
+    }
+    return rc;
+}
+
 /* Writes every parameter: path into *path (the template filled), query into query,
    headers into r, cookies into cookie. */
 static int write_params(build *b, core_buf *path, core_buf *query, core_buf *cookie)
@@ -404,8 +441,7 @@ static int write_params(build *b, core_buf *path, core_buf *query, core_buf *coo
     for (size_t i = 0; i < n && !rc; i++) {
         const spec_param *p = &op->params[i];
         const char *what = core_arena_printf(b->r->arena, "parameter '%s' (%s)", p->name, p->in);
-        bool header = !strcmp(p->in, "header");
-        values[i] = take_input(b, p->name, header, p->schema, &rc, what);
+        values[i] = take_input(b, p->name, p->in, p->schema, &rc, what);
         if (rc) break;
         if (!values[i]) {
             if (p->required || !strcmp(p->in, "path"))
@@ -422,6 +458,9 @@ static int write_params(build *b, core_buf *path, core_buf *query, core_buf *coo
         core_buf text;
         core_buf_init(&text, 0);
         rc = exec_param_write(p->name, p->in, st, values[i], &text, b->err);
+        /* a credential given as a plain parameter (Swagger 2.0 specs often declare an
+           Authorization header) is masked like one from the credential sources */
+        if (!rc && secret_name(p->name)) rc = secret_value(b->r, p->in, values[i], &text);
         const char *t = text.data ? text.data : "";
         if (!rc && !strcmp(p->in, "path")) {
             char *ph = core_arena_printf(b->r->arena, "{%s}", p->name);
@@ -439,7 +478,7 @@ static int write_params(build *b, core_buf *path, core_buf *query, core_buf *coo
             if (text.len && query->len) rc = core_buf_putc(query, '&') ? APIDEX_ENOMEM : 0;
             if (!rc) rc = core_buf_append(query, t, text.len) ? APIDEX_ENOMEM : 0;
         } else if (!rc && !strcmp(p->in, "header")) {
-            rc = exec_request_add_header(b->r, p->name, t, false);
+            rc = exec_request_add_header(b->r, p->name, t, secret_name(p->name));
         } else if (!rc && !strcmp(p->in, "cookie")) {
             if (text.len && cookie->len) rc = core_buf_puts(cookie, "; ") ? APIDEX_ENOMEM : 0;
             if (!rc) rc = core_buf_append(cookie, t, text.len) ? APIDEX_ENOMEM : 0;
@@ -481,6 +520,12 @@ static spec_loc body_object(build *b, const spec_media *m)
     return jt_is(jt_get(s.node, "properties"), JT_OBJECT) ? s : (spec_loc){0};
 }
 
+/* The body field an input names: "body:name" or "name". */
+static const char *field_name(const input *x)
+{
+    return strncmp(x->name, "body:", 5) ? x->name : x->name + 5;
+}
+
 static int write_body(build *b)
 {
     const spec_media *m = pick_media(b);
@@ -490,8 +535,8 @@ static int write_body(build *b)
     spec_loc obj = body_object(b, m);
     bool fields = false;
     for (size_t i = 0; i < b->n_in && !fields; i++)
-        fields =
-            !b->in[i].used && obj.node && jt_get(jt_get(obj.node, "properties"), b->in[i].name);
+        fields = !b->in[i].used && obj.node &&
+                 jt_get(jt_get(obj.node, "properties"), field_name(&b->in[i]));
     if (!b->opt->body && !fields) {
         if (b->op->body && b->op->body->required)
             return core_error_set(b->err, APIDEX_EINVAL,
@@ -535,7 +580,8 @@ static int write_body(build *b)
     /* -p FIELD=VALUE inputs that name a body field */
     for (size_t i = 0; !rc && obj.node && i < b->n_in; i++) {
         input *x = &b->in[i];
-        spec_loc ps = {jt_get(jt_get(obj.node, "properties"), x->name), obj.doc};
+        const char *fname = field_name(x);
+        spec_loc ps = {jt_get(jt_get(obj.node, "properties"), fname), obj.doc};
         if (x->used || !ps.node) continue;
         if (!json_object_is_type(v, json_type_object)) {
             rc = core_error_set(b->err, APIDEX_EINVAL,
@@ -543,9 +589,9 @@ static int write_body(build *b)
                                 x->name);
             break;
         }
-        const char *what = core_arena_printf(b->r->arena, "body field '%s'", x->name);
-        json_object *fv = take_input(b, x->name, false, ps, &rc, what);
-        if (fv) json_object_object_add(v, x->name, fv);
+        const char *what = core_arena_printf(b->r->arena, "body field '%s'", fname);
+        json_object *fv = take_input(b, fname, "body", ps, &rc, what);
+        if (fv) json_object_object_add(v, fname, fv);
     }
     if (!rc && structured) rc = check_value(b, m->schema, v, "the request body");
     if (!rc) rc = exec_body_encode(b->api, m, v, b->r, b->err);

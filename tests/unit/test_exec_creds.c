@@ -130,6 +130,13 @@ static void test_api_key_header_query_cookie(void **state)
     assert_string_equal(header(&r, "Cookie"), "theme=dark; session=cookie-s3cret");
     assert_hidden(&r, "cookie-s3cret");
     exec_build_free(&r);
+    /* a credential given as a parameter (a header named for one) is masked too */
+    const char *const tok[] = {"theme=dark", "X-Auth-Token=param s3cret"};
+    assert_int_equal(build("getSession", tok, 2, NULL, &r, &err), 0);
+    assert_string_equal(header(&r, "X-Auth-Token"), "param s3cret");
+    assert_true(r.headers[0].secret);
+    assert_hidden(&r, "s3cret");
+    exec_build_free(&r);
     unsetenv("APIDEX_AUTH_PETS_KEYCOOKIE");
 }
 

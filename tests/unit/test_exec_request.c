@@ -291,6 +291,25 @@ static void test_bodies(void **state)
     spec_registry_free(reg);
 }
 
+/* One name at several locations: "query:id", "body:id" say which. */
+static void test_qualified_names(void **state)
+{
+    (void)state;
+    spec_registry *reg = fixture("tests/data/exec/pets.yaml");
+    const spec_api *api = spec_registry_api(reg, 0);
+    exec_request r;
+    apidex_error err;
+    const char *const in[] = {"id=a b", "query:id=7", "body:id=x", "label=y", NULL};
+    assert_int_equal(build(api, "putThing", in, NULL, &r, &err), 0);
+    assert_string_equal(r.url, "https://eu.api.example.com/v1/things/a%20b?id=7");
+    assert_string_equal(r.body, "{\"id\":\"x\",\"label\":\"y\"}");
+    exec_build_free(&r);
+    const char *const bad[] = {"id=a", "query:id=seven", NULL};
+    assert_int_equal(build(api, "putThing", bad, NULL, &r, &err), APIDEX_EINVAL);
+    assert_string_equal(err.message, "parameter 'id' (query): expected integer, got string");
+    spec_registry_free(reg);
+}
+
 /* ---------------------------------------------------------------- validation */
 
 typedef struct bad_case {
@@ -389,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_swagger2_collection_formats),
         cmocka_unit_test(test_server_variables),
         cmocka_unit_test(test_bodies),
+        cmocka_unit_test(test_qualified_names),
         cmocka_unit_test(test_validation_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

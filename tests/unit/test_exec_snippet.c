@@ -176,6 +176,31 @@ static void test_go(void **state)
     free(s);
 }
 
+/* The registry's variable names go into snippets; one that is no variable name is ignored. */
+static void test_override_variable_names(void **state)
+{
+    (void)state;
+    const char *const in[] = {"petId=7"};
+    const char *ov[] = {"{\"auth\":{\"keyHeader\":\"PET_KEY\"}}",
+                        "{\"auth\":{\"keyHeader\":\"x$(touch /tmp/pwned)\"}}"};
+    const char *want[] = {"'X-Api-Key: '\"$PET_KEY\"",
+                          "'X-Api-Key: '\"$APIDEX_AUTH_PETS_KEYHEADER\""};
+    for (size_t i = 0; i < 2; i++) {
+        exec_request r;
+        apidex_error err;
+        exec_build_options o = {
+            .params = in, .n_params = 1, .overrides = ov[i], .placeholders = true};
+        assert_int_equal(exec_build(api, op_of("getPet"), &o, &r, &err), 0);
+        core_buf b;
+        core_buf_init(&b, 0);
+        assert_int_equal(exec_snippet(&r, EXEC_SNIPPET_CURL, &b), 0);
+        if (!strstr(b.data, want[i])) fail_msg("no %s in\n%s", want[i], b.data);
+        assert_null(strstr(b.data, "pwned"));
+        core_buf_free(&b);
+        exec_build_free(&r);
+    }
+}
+
 /* Built with real credentials (not placeholders), a snippet still shows none. */
 static void test_real_secret_masked(void **state)
 {
@@ -194,9 +219,13 @@ static void test_real_secret_masked(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lang_parse), cmocka_unit_test(test_curl),
-        cmocka_unit_test(test_python),     cmocka_unit_test(test_javascript),
-        cmocka_unit_test(test_go),         cmocka_unit_test(test_real_secret_masked),
+        cmocka_unit_test(test_lang_parse),
+        cmocka_unit_test(test_curl),
+        cmocka_unit_test(test_python),
+        cmocka_unit_test(test_javascript),
+        cmocka_unit_test(test_go),
+        cmocka_unit_test(test_override_variable_names),
+        cmocka_unit_test(test_real_secret_masked),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
