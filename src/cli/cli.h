@@ -42,6 +42,8 @@ int cli_cmd_ask(int argc, char **argv);
 int cli_cmd_add(int argc, char **argv);
 int cli_cmd_remove(int argc, char **argv);
 int cli_cmd_mock(int argc, char **argv);
+int cli_cmd_call(int argc, char **argv);
+int cli_cmd_snippet(int argc, char **argv);
 
 /* ---- the command table and what is generated from its help text (help.c) */
 typedef void (*cli_usage_fn)(FILE *out);
@@ -86,6 +88,8 @@ void cli_usage_agent(FILE *out);
 void cli_usage_ask(FILE *out);
 void cli_usage_add(FILE *out);
 void cli_usage_remove(FILE *out);
+void cli_usage_call(FILE *out);
+void cli_usage_snippet(FILE *out);
 void cli_usage_completion(FILE *out);
 void cli_usage_man(FILE *out);
 
@@ -258,6 +262,33 @@ int cli_eval_agent(const char *db, const struct eval_set *set, const cli_eval_ag
 
 /** Prints "apidex: <message>" and the location of err to stderr. */
 void cli_print_error(const apidex_error *err);
+
+/* ---- call and snippet (call_args.c): the operation named on the command line, reloaded
+   from its document, and the request built for it */
+struct store_operation;
+/** The operations of ops that `what` names: an id, "METHOD /path" (exact path first, then
+    placeholders by position) or an operationId, optionally only API api. Returns how many;
+    their indexes go to found[0..min(n, cap)) (cmd_show.c). */
+size_t cli_find_operations(const struct store_operation *ops, size_t n_ops, const char *what,
+                           const char *api, long *found, size_t cap);
+typedef struct cli_call_args {
+    const char *what, *api, *db, *body, *server, *content_type, *lang;
+    const char **params; /* -p name=value, argv strings */
+    size_t n_params;
+    bool dry_run, json;
+} cli_call_args;
+/** Parses call/snippet flags (snippet: --lang; call: --dry-run, --json). Returns CLI_OK, a
+    usage error, or -1 after printing --help (exit 0). a->params: free() it. */
+int cli_call_parse(const char *cmd, int argc, char **argv, void (*usage)(FILE *), cli_call_args *a);
+struct exec_request;
+struct exec_build_options;
+typedef struct cli_call_target cli_call_target;
+/** Opens the index, finds the one operation a names, reloads its API's document and builds
+    the request (placeholders: credentials as variable references, for snippets). Prints
+    what is wrong ("apidex CMD: ..."); returns a CLI_* code. *out: cli_call_target_free. */
+int cli_call_build(const char *cmd, const cli_call_args *a, bool placeholders,
+                   cli_call_target **out, struct exec_request **request);
+void cli_call_target_free(cli_call_target *t);
 /** True when stderr is a terminal (progress bars). */
 int cli_stderr_is_tty(void);
 

@@ -49,11 +49,8 @@ static bool path_equal(const char *a, const char *b)
     return *a == *b;
 }
 
-/* Finds the operation named by `what`: an id, "METHOD /path" (exact path first, then
-   placeholders by position) or an operationId. Returns the number of candidates;
-   their indexes go to found[0..min(n, cap)). */
-static size_t find_ops(const store_operation *ops, size_t n_ops, const char *what, const char *api,
-                       long *found, size_t cap)
+size_t cli_find_operations(const store_operation *ops, size_t n_ops, const char *what,
+                           const char *api, long *found, size_t cap)
 {
     size_t n = 0;
     for (size_t i = 0; i < n_ops; i++)
@@ -184,7 +181,7 @@ int cli_cmd_show(int argc, char **argv)
         return rc;
     }
     long found[16];
-    size_t n = find_ops(ops, n_ops, what, api, found, 16);
+    size_t n = cli_find_operations(ops, n_ops, what, api, found, 16);
     if (n == 0) {
         fprintf(stderr, "apidex show: no operation '%s'%s%s in %s\n", what, api ? " in API " : "",
                 api ? api : "", db);

@@ -41,6 +41,9 @@ typedef struct exec_request {
     size_t n_secrets;
     const char *operation_id; /* the index's id of the operation called ("api:opId") */
     core_arena *arena;
+    const char **notes; /* what the caller should know (a credential not found, ...); never
+                           holds a secret (request.c, creds.c) */
+    size_t n_notes;
 } exec_request;
 
 /** What the transport may do (zero = the safe default for every field). */
@@ -114,8 +117,9 @@ const char *exec_response_header(const exec_response *resp, const char *name);
 
 /* ---------------------------------------------------------------- OAuth2 (oauth.c) */
 
-/** How the request helper asks for an OAuth2 client-credentials access token. *token
-    lives as long as the token source (ctx). Returns 0 or an error (err filled). */
+/** How the request side fetches an OAuth2 client-credentials access token (exec_oauth_token
+    below is one; tests pass a fake). *token lives as long as the token source (ctx); it is
+    a secret. Returns 0 or an error (err filled). */
 typedef int (*exec_token_fn)(void *ctx, const char *token_url, const char *client_id,
                              const char *client_secret, const char *scope, const char **token,
                              apidex_error *err);
@@ -273,4 +277,84 @@ void exec_run_free(exec_run *r);
 int exec_run_write_json(const exec_run *r, core_buf *out);
 /** The transcript as text for a person. */
 int exec_run_write_text(const exec_run *r, core_buf *out);
+
+/* ---------------------------------------------------------------- request side
+   (request.c, params.c, body.c, creds.c, snippet.c) */
+
+/** What exec_build needs besides the operation; zero = defaults. Strings are borrowed. */
+typedef struct exec_build_options {
+    const char *const *params; /* "name=value" inputs (-p): parameters, server variables, or
+                                  fields of an object body; a value starting with [ or { is JSON */
+    size_t n_params;
+    const char *body;             /* --body: JSON text (or raw text for a non-JSON media type) */
+    const char *server;           /* --server URL: replaces the spec's servers */
+    const char *content_type;     /* pick this media type of the body; NULL: JSON, else form,
+                                     else multipart, else the first */
+    const char *overrides;        /* store_api.overrides: {"server": URL, "auth": {...}} or NULL */
+    const char *credentials_file; /* NULL: $APIDEX_CREDENTIALS, else
+                                     $XDG_CONFIG_HOME/apidex/credentials.yaml (~/.config) */
+    bool placeholders;      /* snippets: credentials become references to the variables that hold
+                               them (EXEC_PLACEHOLDER marks, see snippet.c); no secret is read */
+    exec_token_fn token_fn; /* OAuth2 client credentials; NULL: only a token from the env */
+    void *token_ctx;
+    const char *operation_id; /* copied into exec_request.operation_id; NULL: op->id */
+} exec_build_options;
+
+/* In placeholder mode a credential is written into the URL or a header as
+   EXEC_PLACEHOLDER "VAR" EXEC_PLACEHOLDER (the value of environment variable VAR), or
+   EXEC_PLACEHOLDER "b:VAR" EXEC_PLACEHOLDER (base64 of VAR's "user:password"). */
+#define EXEC_PLACEHOLDER "\x01"
+
+/**
+ * Builds the request for op of api from opt's inputs: the server URL (--server, the
+ * registry's override, else the operation's or the API's servers, with their variables),
+ * path/query/header/cookie parameters in their styles, the body in its media type, and the
+ * credentials the operation's security asks for (creds.c). Every input is validated first:
+ * a missing required parameter or body, an unknown parameter (naming the nearest known
+ * one), a value its schema refuses (type, enum, pattern, min/max...) is APIDEX_EINVAL with
+ * a message naming the parameter and the rule. *out is the caller's: exec_build_free.
+ * On error *out is empty. Messages never hold a secret.
+ */
+int exec_build(const spec_api *api, const spec_operation *op, const exec_build_options *opt,
+               exec_request *out, apidex_error *err);
+/** Frees what exec_build made (its arena). NULL and an empty request are no-ops. */
+void exec_build_free(exec_request *r);
+
+/** Adds a note to r (copied into its arena); text must hold no secret. */
+void exec_request_note(exec_request *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/**
+ * The credentials step of exec_build: for the operation's effective security, finds each
+ * scheme's credential (environment APIDEX_AUTH_<API>_<SCHEME>[_...], the registry's auth
+ * override, the credentials file) and puts it into r (header, query or cookie), listing
+ * every value in r->secrets. A requirement no credential satisfies adds a note naming the
+ * variables to set. A credentials file readable by others is refused (APIDEX_EINVAL).
+ */
+int exec_creds_apply(const spec_api *api, const spec_operation *op, const exec_build_options *opt,
+                     exec_request *r, apidex_error *err);
+/** The environment variable named for api_id and scheme (upper case, every other character
+    '_'), suffix appended when not NULL ("APIDEX_AUTH_TMDB_API_KEY"), in arena. */
+const char *exec_creds_env_name(const char *api_id, const char *scheme, const char *suffix,
+                                core_arena *arena);
+
+/** Appends header name: value to r (copied), marked secret or not. */
+int exec_request_add_header(exec_request *r, const char *name, const char *value, bool secret);
+/** Lists value (copied) in r->secrets. */
+int exec_request_add_secret(exec_request *r, const char *value);
+
+typedef enum {
+    EXEC_SNIPPET_CURL,
+    EXEC_SNIPPET_PYTHON,
+    EXEC_SNIPPET_JAVASCRIPT,
+    EXEC_SNIPPET_GO
+} exec_snippet_lang;
+/** "curl", "python", "javascript" (or "js", "node"), "go" into *lang; -1 when unknown. */
+int exec_snippet_lang_parse(const char *name, exec_snippet_lang *lang);
+/**
+ * A ready-to-run program (or curl command) sending r, into out. Placeholder credentials
+ * (exec_build_options.placeholders) become reads of their environment variables; any
+ * other secret of r is masked. Returns 0 or APIDEX_ENOMEM.
+ */
+int exec_snippet(const exec_request *r, exec_snippet_lang lang, core_buf *out);
+
 #endif

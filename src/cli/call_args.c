@@ -1,0 +1,195 @@
+/* What `call` and `snippet` share: their flags, the operation named on the command line
+   (resolved as `show` does), its API's document read again, and the request built from it
+   by exec_build. */
+#include "cli/cli.h"
+
+#include "exec/exec.h"
+#include "store/store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { CALL_MAX_BODY = 64 << 20 };
+
+struct cli_call_target {
+    store_index *idx;
+    spec_registry *reg;
+    char *body; /* --body @file's content */
+    exec_request request;
+};
+
+int cli_call_parse(const char *cmd, int argc, char **argv, void (*usage)(FILE *), cli_call_args *a)
+{
+    memset(a, 0, sizeof *a);
+    bool snippet = !strcmp(cmd, "snippet");
+    a->params = calloc((size_t)argc + 1, sizeof *a->params);
+    if (!a->params) return CLI_FAILURE;
+    for (int i = 1; i < argc; i++) {
+        const char *f = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(f, "--help") || !strcmp(f, "-h")) {
+            usage(stdout);
+            return -1;
+        } else if ((!strcmp(f, "-p") || !strcmp(f, "--param")) && v) {
+            a->params[a->n_params++] = v;
+            i++;
+        } else if (!strcmp(f, "--body") && v) {
+            a->body = v;
+            i++;
+        } else if (!strcmp(f, "--server") && v) {
+            a->server = v;
+            i++;
+        } else if (!strcmp(f, "--content-type") && v) {
+            a->content_type = v;
+            i++;
+        } else if (!strcmp(f, "--api") && v) {
+            a->api = v;
+            i++;
+        } else if (!strcmp(f, "--db") && v) {
+            a->db = v;
+            i++;
+        } else if (snippet && !strcmp(f, "--lang") && v) {
+            static const char *const langs[] = {"curl", "python", "javascript", "go", NULL};
+            exec_snippet_lang l;
+            if (exec_snippet_lang_parse(v, &l) && cli_arg_choice(cmd, "--lang", v, langs) < 0)
+                return CLI_USAGE;
+            a->lang = v;
+            i++;
+        } else if (!snippet && !strcmp(f, "--dry-run")) {
+            a->dry_run = true;
+        } else if (!snippet && !strcmp(f, "--json")) {
+            a->json = true;
+        } else if ((f[0] == '-' && f[1]) || a->what) {
+            return cli_arg_unknown(cmd, f);
+        } else {
+            a->what = f;
+        }
+    }
+    if (!a->what)
+        return cli_usage_error(cmd, "name an endpoint: an id, \"METHOD /path\" or an operationId");
+    return CLI_OK;
+}
+
+/* The operation of the loaded API that is sop (same method and path). */
+static const spec_operation *loaded_op(const spec_api *api, const store_operation *sop)
+{
+    for (size_t i = 0; i < api->n_ops; i++)
+        if (!strcmp(api->ops[i].method, sop->method) && !strcmp(api->ops[i].path, sop->path))
+            return &api->ops[i];
+    return NULL;
+}
+
+/* The one operation a names, as an index into ops; -1 after saying why not (*code). */
+static long find_one(const char *cmd, const cli_call_args *a, const char *db,
+                     const store_operation *ops, size_t n_ops, int *code)
+{
+    long found[16];
+    size_t n = cli_find_operations(ops, n_ops, a->what, a->api, found, 16);
+    if (n == 1) return found[0];
+    if (n == 0) {
+        fprintf(stderr, "apidex %s: no operation '%s'%s%s in %s\n", cmd, a->what,
+                a->api ? " in API " : "", a->api ? a->api : "", db);
+        *code = CLI_PROBLEMS;
+        return -1;
+    }
+    fprintf(stderr, "apidex %s: '%s' names %zu operations; pick one with --api or an id:\n", cmd,
+            a->what, n);
+    for (size_t i = 0; i < n && i < 16; i++)
+        fprintf(stderr, "  %s  (%s %s)\n", ops[found[i]].id, ops[found[i]].method,
+                ops[found[i]].path);
+    *code = CLI_USAGE;
+    return -1;
+}
+
+int cli_call_build(const char *cmd, const cli_call_args *a, bool placeholders,
+                   cli_call_target **out, exec_request **request)
+{
+    *out = NULL;
+    *request = NULL;
+    cli_call_target *t = calloc(1, sizeof *t);
+    if (!t) return CLI_FAILURE;
+    *out = t;
+    apidex_error err;
+    core_error_clear(&err);
+    const char *body = a->body;
+    if (body && body[0] == '@') {
+        size_t len = 0;
+        if (core_file_read(body + 1, CALL_MAX_BODY, &t->body, &len, &err)) {
+            fprintf(stderr, "apidex %s: --body %s: %s\n", cmd, body, err.message);
+            return CLI_USAGE;
+        }
+        body = t->body;
+    }
+    const char *db = cli_db_path(a->db);
+    const store_operation *ops = NULL;
+    const store_api *apis = NULL;
+    size_t n_ops = 0, n_apis = 0;
+    int rc = store_open(db, true, &t->idx, &err);
+    if (!rc) rc = store_operations(t->idx, &ops, &n_ops, &err);
+    if (!rc) rc = store_apis(t->idx, &apis, &n_apis, &err);
+    if (rc) {
+        cli_print_error(&err);
+        return CLI_FAILURE;
+    }
+    if (a->api && (rc = cli_check_apis(cmd, t->idx, &a->api, 1)) != CLI_OK) return rc;
+    int code = CLI_OK;
+    long oi = find_one(cmd, a, db, ops, n_ops, &code);
+    if (oi < 0) return code;
+    const store_operation *sop = &ops[oi];
+    long ai = store_find_api(t->idx, sop->api);
+    if (ai < 0) {
+        fprintf(stderr, "apidex %s: the index has no API %s\n", cmd, sop->api);
+        return CLI_FAILURE;
+    }
+    const store_api *sapi = &apis[ai];
+    /* the document as indexed, under the index's API id (the variables are named by it) */
+    spec_input_options io = {.name = sapi->id};
+    if (spec_registry_new(NULL, &t->reg, &err) ||
+        spec_registry_add_input(t->reg, sapi->document, &io, &err) ||
+        !spec_registry_count(t->reg) || spec_registry_api(t->reg, 0)->failed) {
+        fprintf(stderr, "apidex %s: cannot read the document of %s again (%s)%s%s\n", cmd, sapi->id,
+                sapi->document, err.message[0] ? ": " : "", err.message);
+        return CLI_FAILURE;
+    }
+    const spec_api *api = spec_registry_api(t->reg, 0);
+    if (api->content_hash != sapi->content_hash)
+        fprintf(stderr,
+                "apidex %s: note: %s changed since it was indexed; the request follows "
+                "the document as it is now\n",
+                cmd, sapi->document);
+    const spec_operation *op = loaded_op(api, sop);
+    if (!op) {
+        fprintf(stderr, "apidex %s: %s %s is no longer in %s: index it again\n", cmd, sop->method,
+                sop->path, sapi->document);
+        return CLI_FAILURE;
+    }
+    exec_build_options o = {.params = a->params,
+                            .n_params = a->n_params,
+                            .body = body,
+                            .server = a->server,
+                            .content_type = a->content_type,
+                            .overrides = sapi->overrides,
+                            .placeholders = placeholders,
+                            .operation_id = sop->id};
+    rc = exec_build(api, op, &o, &t->request, &err);
+    if (rc) {
+        fprintf(stderr, "apidex %s: %s\n", cmd, err.message);
+        return rc == APIDEX_EINVAL ? CLI_USAGE : CLI_FAILURE;
+    }
+    /* call --dry-run builds twice (the request, then its curl with placeholders): one set of
+       notes */
+    for (size_t i = 0; (!placeholders || !strcmp(cmd, "snippet")) && i < t->request.n_notes; i++)
+        fprintf(stderr, "apidex %s: note: %s\n", cmd, t->request.notes[i]);
+    *request = &t->request;
+    return CLI_OK;
+}
+
+void cli_call_target_free(cli_call_target *t)
+{
+    if (!t) return;
+    exec_build_free(&t->request);
+    spec_registry_free(t->reg);
+    store_close(t->idx);
+    free(t->body);
+    free(t);
+}

@@ -1,0 +1,55 @@
+/* Private to the request side of exec (request.c, params.c, body.c, creds.c): parameter
+   serialisation, body encoding, and the small helpers they share. */
+#ifndef APIDEX_EXEC_INT_H
+#define APIDEX_EXEC_INT_H
+
+#include "exec/exec.h"
+
+struct json_object;
+
+/** How one parameter is written (OAS 3 style/explode; Swagger 2.0 collectionFormat mapped). */
+typedef struct exec_style {
+    const char *style; /* simple, label, matrix, form, spaceDelimited, pipeDelimited,
+                          deepObject, or tabDelimited (Swagger 2.0 tsv) */
+    bool explode;
+    bool allow_reserved; /* query: reserved characters are not percent-encoded */
+} exec_style;
+
+/** The style of parameter p (its location's default when it names none). */
+exec_style exec_param_style(const spec_api *api, const spec_param *p);
+
+/**
+ * Writes value v of parameter `name` at location `in` in style st, appending to out:
+ * path: the text that replaces {name}; query: "name=v&..." pairs, percent-encoded;
+ * header: the header value; cookie: "name=v; ..." pairs. Returns 0, APIDEX_EINVAL (with err)
+ * when the style cannot write this value, or APIDEX_ENOMEM.
+ */
+int exec_param_write(const char *name, const char *in, exec_style st, struct json_object *v,
+                     core_buf *out, apidex_error *err);
+
+/** Percent-encodes s[0..n) into b: everything but unreserved characters (RFC 3986), and
+    also the reserved ones when keep_reserved. */
+int exec_pct_encode(core_buf *b, const char *s, size_t n, bool keep_reserved);
+
+/** A primitive as text (string as is, numbers, true/false, "" for null); anything else as
+    compact JSON. Valid while v lives. */
+const char *exec_value_text(struct json_object *v);
+
+/**
+ * Encodes body value v for media type `type` (whose media object is media, for multipart
+ * and form `encoding`) into r (body, body_len, content_type). JSON media: compact JSON;
+ * application/x-www-form-urlencoded and multipart/form-data: an object's fields (multipart
+ * file fields from "@path" strings); any other type: a string body sent as it is. Returns 0
+ * or APIDEX_EINVAL/APIDEX_EIO/APIDEX_ENOMEM with err.
+ */
+int exec_body_encode(const spec_api *api, const spec_media *media, struct json_object *v,
+                     exec_request *r, apidex_error *err);
+
+/** Whether a media type is JSON (application/json, the +json types, any type ending in json; also
+ * the wildcard type). */
+bool exec_media_is_json(const char *type);
+
+/** The Levenshtein distance between a and b, capped at 99. */
+size_t exec_edit_distance(const char *a, const char *b);
+
+#endif
