@@ -36,16 +36,16 @@ keys = {"file", "api", "title", "version", "spec_version", "operations", "schema
 ok = json.load(open(sys.argv[1]))
 assert set(ok) == {"documents"}, ok.keys()
 docs = {d["api"]: d for d in ok["documents"]}
-assert set(docs) == {"petstore30", "swagger20", "root"}, docs.keys()
+assert set(docs) == {"pet-store", "uploads", "root"}, docs.keys()
 for d in docs.values():
     assert keys <= set(d), d.keys()
     assert d["errors"] == [], d["errors"]
     for w in d["warnings"]:
         assert {"message", "file", "line", "pointer"} <= set(w), w
-p = docs["petstore30"]
+p = docs["pet-store"]
 assert (p["title"], p["version"], p["spec_version"]) == ("Pet Store", "1.2", "3.0.3"), p
 assert (p["operations"], p["schemas"], p["cycles"]) == (4, 8, 2), p
-s = docs["swagger20"]
+s = docs["uploads"]
 assert (s["spec_version"], s["operations"], s["schemas"], s["cycles"]) == ("2.0", 3, 2, 1), s
 r = docs["root"]
 assert (r["operations"], r["files"], len(r["warnings"])) == (7, 7, 3), r

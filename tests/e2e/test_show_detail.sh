@@ -16,7 +16,7 @@ cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$tmp
 trap cleanup EXIT
 db="$tmp/d.db"
 "$bin" index "$src/tests/data/detail" --db "$db" --quiet || exit 1
-id="detail:sendMessage"
+id="detail-levels-fixture:sendMessage"
 fail=0
 has() { # name, file, fixed string
   if grep -qF -- "$3" "$2"; then echo "ok $1"; else echo "FAIL $1: no '$3' in"; cat "$2"; fail=1; fi
