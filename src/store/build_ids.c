@@ -10,9 +10,12 @@
  * - else, for a new path whose content hash is that of an old document that is
  *   gone (a rename or a move), that document's id;
  * - else the id the parsed document proposes (apiid.c), made unique ("-2",
- *   "-3") against every id settled before it, the ids kept by other documents,
- *   the ids of documents that are gone (a rename later in the registry order
- *   may claim them) and the aliases still in use.
+ *   "-3") against every id settled before it, the ids kept by other documents
+ *   and the aliases still in use.
+ * The id of a document that is gone is free: an edited document moved to a new
+ * path proposes it again. So a rename keeps its id unless a document before it
+ * in the order proposed the same one (it then gets a suffix, like any other
+ * collision).
  * Everything is decided in registry order from what is known before the loop
  * plus the APIs already settled, so the ids are the same for every --jobs N and
  * for an eager registry. An id that changes (a given name, or an index of an
@@ -221,14 +224,14 @@ int store_ids_begin(store_writer *w, spec_registry *reg, const char *const *doc_
         else if (ids->prev[i] && !ids->legacy && !set_get(&givens, ids->prev[i]))
             ids->fixed[i] = ids->prev[i];
     }
-    /* taken: the fixed ids, the ids of kept and of gone documents (not in a legacy index:
-       those were file names), and the aliases of every old API that is not dropped */
+    /* taken: the fixed ids, the ids of kept documents, and the aliases of every old API
+       that is not dropped */
     for (size_t i = 0; i < n && !rc; i++)
         if (ids->fixed[i]) rc = set_put(&ids->taken, ids->fixed[i], ids->fixed[i]);
     for (size_t j = 0; j < n_old && !rc; j++) {
         const char *api = NULL;
         store_writer_old_doc(w, j, &api, NULL);
-        if (ids->kept[j] || (ids->gone[j] && !ids->legacy)) rc = set_put(&ids->taken, api, api);
+        if (ids->kept[j]) rc = set_put(&ids->taken, api, api);
     }
     for (size_t k = 0; k < store_writer_old_alias_count(w) && !rc; k++) {
         const char *alias, *api;
@@ -258,7 +261,8 @@ int store_ids_settle(store_ids *ids, spec_registry *reg, size_t i, apidex_error 
         store_writer_old_doc(ids->w, j, &old_api, NULL);
         ids->claimed[j] = true;
         ids->prev[i] = old_api;
-        if (!ids->legacy) id = old_api;
+        /* unless a document before it in the order took the id (it proposed the same) */
+        if (!ids->legacy && !set_has(&ids->taken, old_api)) id = old_api;
     }
     char buf[SPEC_ID_MAX + 1];
     if (!id) {

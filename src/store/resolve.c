@@ -70,7 +70,29 @@ static void name_hits(core_buf *b, const store_api *apis, const long *hits, size
         core_buf_printf(b, "%s'%s'", k ? ", " : "", apis[hits[k]].id);
 }
 
-/* The ids nearest to name: sharing its start, or within a few edits. */
+/* How far name is from one id or alias: edits, less for a shared start of three or more
+   characters, or for one word of it within a few edits ("weathr" → "open-weather-station"). */
+static size_t distance(const char *name, const char *cand, size_t cap)
+{
+    size_t len = strlen(name);
+    size_t d = edit_distance(name, cand, cap);
+    size_t common = 0;
+    while (name[common] && cand[common] && (name[common] | 32) == (cand[common] | 32)) common++;
+    if (common >= 3 && common >= len / 2 && d > 1) d = 1 + (d > 1);
+    for (const char *w = cand; *w && d > 1;) {
+        size_t wl = strcspn(w, "-._");
+        char word[SPEC_ID_MAX + 1];
+        snprintf(word, sizeof word, "%.*s", (int)wl, w);
+        if (wl >= 3 && edit_distance(name, word, cap) + 1 < d)
+            d = edit_distance(name, word, cap) + 1;
+        w += wl;
+        if (*w) w++;
+    }
+    return d;
+}
+
+/* The ids nearest to name (by their ids and aliases): sharing its start, or within a few
+   edits. */
 static void nearest(core_buf *b, const store_api *apis, size_t n, const char *name)
 {
     size_t len = strlen(name), cap = len / 3 + 2;
@@ -78,12 +100,11 @@ static void nearest(core_buf *b, const store_api *apis, size_t n, const char *na
     size_t dist[RESOLVE_MAX_NAMED], nb = 0;
     for (size_t i = 0; i < n; i++) {
         const store_api *a = &apis[i];
-        size_t d = edit_distance(name, a->id, cap);
-        /* a shared start of three or more characters counts as close */
-        size_t common = 0;
-        while (name[common] && a->id[common] && (name[common] | 32) == (a->id[common] | 32))
-            common++;
-        if (common >= 3 && common >= len / 2 && d > 1) d = 1 + (d > 1);
+        size_t d = distance(name, a->id, cap);
+        for (size_t k = 0; k < a->n_aliases; k++) {
+            size_t dk = distance(name, a->aliases[k], cap);
+            if (dk < d) d = dk;
+        }
         if (d >= cap) continue;
         size_t pos = nb < RESOLVE_MAX_NAMED ? nb++ : RESOLVE_MAX_NAMED;
         if (pos == RESOLVE_MAX_NAMED) {
@@ -102,7 +123,12 @@ static void nearest(core_buf *b, const store_api *apis, size_t n, const char *na
         core_buf_puts(b, "; did you mean ");
         name_hits(b, apis, best, nb);
         core_buf_putc(b, '?');
+        return;
     }
+    /* nothing close: the first ids, and how many there are */
+    core_buf_printf(b, "; the index has %zu: ", n);
+    for (size_t i = 0; i < n && i < 12; i++) core_buf_printf(b, "%s%s", i ? ", " : "", apis[i].id);
+    if (n > 12) core_buf_printf(b, " and %zu more", n - 12);
 }
 
 int store_resolve_api(store_index *idx, const char *name, long *out, apidex_error *err)

@@ -66,7 +66,7 @@ if grep -qE '<p>|</p>|<a href|<code>' "$tmp/ec2.txt"; then bad "search context h
 # Endpoint details and tool definitions are plain text too (the specs' descriptions hold
 # <p>, <a href>, <code> and entities: Stripe, EC2, DigitalOcean).
 html='<p>|</p>|<a href|</a>|<code>|<note>|&quot;|&lt;'
-for op in stripe:PostCustomers "apisguru2020__amazonaws.com_ec2_2016-11-15/openapi:POST_RunInstances" \
+for op in stripe:PostCustomers amazonaws-ec2:POST_RunInstances \
   digitalocean:dropletActions_post; do
   for level in call full; do
     "$bin" show "$op" --detail $level --json --db "$db" > "$tmp/show.json"

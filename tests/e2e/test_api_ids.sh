@@ -84,4 +84,55 @@ set +e
 set -e
 [ $rc1 = 2 ] || fail "--name with two PATHs: exit $rc1"
 [ $rc2 = 2 ] || fail "--name with an invalid id: exit $rc2"
+# add --name, and remove by id, alias, prefix and title (the same resolution as --api).
+DB=$T/reg.db
+cp "$SRC/examples/recipes.yaml" "$SRC/examples/library.yaml" "$T/"
+cp "$SRC/tests/data/store/petstore.yaml" "$T/"
+"$BIN" index "$T/recipes.yaml" --db "$DB" --quiet || fail "index one"
+"$BIN" add "$T/library.yaml" --name books --db "$DB" --quiet || fail "add --name"
+"$BIN" add "$T/petstore.yaml" --db "$DB" --quiet || fail "add"
+[ "$(ids)" = "books pet-store recipe-box" ] || fail "add --name / derived: $(ids)"
+set +e
+"$BIN" add "$T/petstore.yaml" --name "Bad Id" --db "$DB" >/dev/null 2>&1; rc=$?
+set -e
+[ $rc = 2 ] || fail "add --name with an invalid id: exit $rc"
+# a new --name for an indexed document: the old id stays an alias
+"$BIN" add "$T/library.yaml" --name lib --db "$DB" --quiet || fail "add --name again"
+[ "$(ids)" = "lib:books pet-store recipe-box" ] || fail "renamed by add: $(ids)"
+"$BIN" remove "Recipe Box" --db "$DB" --quiet || fail "remove by title"
+[ "$(ids)" = "lib:books pet-store" ] || fail "remove by title: $(ids)"
+"$BIN" remove pet-s --db "$DB" --quiet || fail "remove by prefix"
+[ "$(ids)" = "lib:books" ] || fail "remove by prefix: $(ids)"
+set +e
+out=$("$BIN" remove bookz --db "$DB" 2>&1); rc=$?
+set -e
+[ $rc = 2 ] && echo "$out" | grep -q "did you mean 'lib'" || fail "remove unknown (near an alias): $rc $out"
+[ "$(ids)" = "lib:books" ] || fail "a failed remove changed the index: $(ids)"
+"$BIN" remove BOOKS --db "$DB" --quiet || fail "remove by alias"
+[ "$("$BIN" list --db "$DB" --json | "$PY" -c 'import json,sys; print(len(json.load(sys.stdin)["apis"]))')" = 0 ] \
+  || fail "remove by alias left: $(ids)"
+
+# The registry file's id wins over the derived one and stays across rebuilds; a document
+# that proposes a given id yields ("-2").
+mkdir -p "$T/reg"
+cp "$SRC/examples/recipes.yaml" "$T/reg/"
+cp "$SRC/tests/data/store/petstore.yaml" "$T/reg/a.yaml"
+cp "$SRC/tests/data/store/petstore.yaml" "$T/reg/b.yaml"
+sed -i 's/List all pets/List the pets/' "$T/reg/b.yaml"
+cat >"$T/reg/apidex.yaml" <<YAML
+db: reg.db
+sources:
+  - path: recipes.yaml
+    id: cookbook
+  - path: b.yaml
+    id: pet-store
+  - a.yaml
+YAML
+DB=$T/reg/reg.db
+"$BIN" index --registry "$T/reg/apidex.yaml" --quiet || fail "registry build"
+[ "$(ids)" = "cookbook pet-store pet-store-2" ] || fail "registry ids: $(ids)"
+"$BIN" show pet-store:listPets --db "$DB" --json | grep -q "List the pets" \
+  || fail "the given id goes to b.yaml"
+"$BIN" index --registry "$T/reg/apidex.yaml" --quiet || fail "registry rebuild"
+[ "$(ids)" = "cookbook pet-store pet-store-2" ] || fail "registry ids after a rebuild: $(ids)"
 echo ok

@@ -72,7 +72,11 @@ expect_json "[r['id'] for r in d['results']] == [r['id'] for r in json.load(open
 req 200 GET "/v1/search?q=forecast&adaptive=true" && expect_json "d['adaptive'] is True and d['results'][-1]['id'] == 'open-weather-station:getForecast'"
 req 200 GET "/v1/search?q=books&api=city-library&api=recipe-box&method=GET&tag=catalogue" && expect_json "all(r['api'] == 'city-library' and r['method'] == 'GET' for r in d['results'])"
 req 200 GET "/v1/search?q=weather&api=recipe-box" && expect_json "all(r['api'] == 'recipe-box' for r in d['results'])"
-req 200 GET "/v1/endpoints/weather%3AgetForecast" && {
+# an API by a unique prefix or its title, any case, as everywhere (store_resolve_api)
+req 200 GET "/v1/search?q=books&api=City%20Library%20API" && expect_json "d['results'] and all(r['api'] == 'city-library' for r in d['results'])"
+req 200 GET "/v1/search?q=weather&api=RECIPE" && expect_json "d['results'] and all(r['api'] == 'recipe-box' for r in d['results'])"
+req 400 GET "/v1/search?q=x&api=recipie-box" && expect_json "'did you mean' in d['error']['message'] and 'recipe-box' in d['error']['message']"
+req 200 GET "/v1/endpoints/open-weather-station%3AgetForecast" && {
   expect_json "d['id'] == 'open-weather-station:getForecast' and d['path'] == '/stations/{station_id}/forecast'"
   expect_json "d['servers'][0]['url'] == 'https://weather.example.org/api' and d['inputs'][0]['name'] == 'station_id'"
   expect_json "any(p['producer'] == 'open-weather-station:findStations' for p in d['producers'])"
@@ -82,7 +86,7 @@ expect_json "d == json.load(open('$tmp/show.json'))"
 req 200 GET "/v1/endpoints?method=get&path=/stations/%7Bid%7D/forecast" && expect_json "d['id'] == 'open-weather-station:getForecast'"
 req 404 GET "/v1/endpoints/weather%3Anope" && expect_json "d['error']['status'] == 404"
 req 200 GET "/v1/apis" && {
-  expect_json "d['count'] == 3 and sorted(a['id'] for a in d['apis']) == ['city-library', 'recipe-box', 'open-weather-station']"
+  expect_json "d['count'] == 3 and sorted(a['id'] for a in d['apis']) == ['city-library', 'open-weather-station', 'recipe-box']"
   expect_json "sum(a['n_operations'] for a in d['apis']) == d['n_operations']"
 }
 req 200 POST "/v1/ask" -H 'Content-Type: application/json' --data '{"task":"weather forecast for a city","budget":1500}' && {
@@ -181,7 +185,7 @@ stop_server
 
 echo "== auth on"
 start_server --token "t0ken-$$" --cors https://app.example
-for path in /v1/search?q=x /v1/endpoints/weather%3AgetForecast /v1/apis /metrics /openapi.json; do
+for path in /v1/search?q=x /v1/endpoints/open-weather-station%3AgetForecast /v1/apis /metrics /openapi.json; do
   req 401 GET "$path" && grep -qi '^WWW-Authenticate: Bearer' "$tmp/headers"
   req 401 GET "$path" -H "Authorization: Bearer t0ken-$$x"
   req 401 GET "$path" -H "Authorization: Basic dDBrZW4="

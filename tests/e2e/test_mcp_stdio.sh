@@ -49,7 +49,7 @@ inspect --method resources/list > "$tmp/i_res.json"
 check "resources/list" "$tmp/i_res.json" '"uri": "apidex://apis/open-weather-station"'
 inspect --method resources/templates/list > "$tmp/i_tpl.json"
 check "resources/templates/list" "$tmp/i_tpl.json" '"uriTemplate": "apidex://endpoints/{id}"'
-inspect --method resources/read --uri apidex://apis/library > "$tmp/i_read.json"
+inspect --method resources/read --uri apidex://apis/city-library > "$tmp/i_read.json"
 check "resources/read" "$tmp/i_read.json" 'city-library:searchBooks'
 if inspect --method tools/call --tool-name no_such_tool > "$tmp/i_bad.json" 2>&1; then
   echo "FAIL inspector: an unknown tool succeeded"; fail=1
