@@ -72,6 +72,16 @@ sed 's/List all pets/List the pets/' "$SRC/tests/data/store/petstore.yaml" >"$T/
 "$BIN" list --db "$T/dup.db" --json | grep -q '"id":"pet-store-2"' || fail "collision suffix"
 "$BIN" show pet-store:listPets --db "$T/dup.db" --json | grep -q "List the pets" \
   || fail "the first path (a/) gets the bare id"
+# An indexed document keeps its id when a new one that sorts before it proposes the same,
+# with one thread or several.
+for j in 1 3; do
+  "$BIN" index "$T/dup/b" --db "$T/keep$j.db" --quiet --jobs $j
+  "$BIN" index "$T/dup/a" "$T/dup/b" --db "$T/keep$j.db" --quiet --jobs $j
+  "$BIN" show pet-store:listPets --db "$T/keep$j.db" --json | grep -q "List all pets" \
+    || fail "b/x.yaml lost its id to a new document (--jobs $j)"
+  "$BIN" show pet-store-2:listPets --db "$T/keep$j.db" --json | grep -q "List the pets" \
+    || fail "the new document did not get -2 (--jobs $j)"
+done
 set +e
 out=$("$BIN" search "x" --api pet --db "$T/dup.db" 2>&1); rc=$?
 set -e
@@ -135,4 +145,20 @@ DB=$T/reg/reg.db
   || fail "the given id goes to b.yaml"
 "$BIN" index --registry "$T/reg/apidex.yaml" --quiet || fail "registry rebuild"
 [ "$(ids)" = "cookbook pet-store pet-store-2" ] || fail "registry ids after a rebuild: $(ids)"
+# An index of an older schema (ids were file names) is rebuilt, and its ids stay as aliases.
+DB=$T/old.db
+"$BIN" index "$SRC/examples/recipes.yaml" --db "$DB" --quiet
+"$PY" - "$DB" <<'PYEOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE documents SET api = 'recipes'")
+db.execute("PRAGMA user_version = 3")
+db.commit()
+PYEOF
+set +e
+out=$("$BIN" list --db "$DB" 2>&1); rc=$?
+set -e
+[ $rc != 0 ] && echo "$out" | grep -q "rebuild it with 'apidex index'" || fail "old schema: $rc $out"
+"$BIN" index "$SRC/examples/recipes.yaml" --db "$DB" --quiet || fail "rebuild of an old index"
+[ "$(ids)" = "recipe-box:recipes" ] || fail "the old file-name id is an alias: $(ids)"
 echo ok
