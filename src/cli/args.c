@@ -210,41 +210,25 @@ bool cli_color_enabled(cli_color when, FILE *out)
 
 /* ---------------------------------------------------------------- --api ids */
 
-int cli_check_apis(const char *cmd, store_index *idx, const char *const *apis, size_t n_apis)
+int cli_check_apis(const char *cmd, store_index *idx, const char **apis, size_t n_apis)
 {
+    const store_api *all = NULL;
+    size_t n = 0;
     for (size_t i = 0; i < n_apis; i++) {
-        if (store_find_api(idx, apis[i]) >= 0) continue;
-        const store_api *all = NULL;
-        size_t n = 0;
+        long at = -1;
         apidex_error err;
         core_error_clear(&err);
-        if (store_apis(idx, &all, &n, &err)) {
+        int rc = store_resolve_api(idx, apis[i], &at, &err);
+        if (rc == APIDEX_ENOTFOUND || rc == APIDEX_EINVAL) {
+            cli_usage_error(cmd, "%s ('apidex list' shows the APIs)", err.message);
+            return CLI_USAGE;
+        }
+        if (!rc) rc = store_apis(idx, &all, &n, &err);
+        if (rc) {
             cli_print_error(&err);
             return CLI_FAILURE;
         }
-        const char **ids = calloc(n ? n : 1, sizeof *ids);
-        if (!ids) return CLI_FAILURE;
-        core_buf known;
-        core_buf_init(&known, 0);
-        for (size_t a = 0; a < n; a++) {
-            ids[a] = all[a].id;
-            /* Name them all up to a screenful; past that, the count and where to look. */
-            if (a < 24) core_buf_printf(&known, "%s%s", a ? ", " : "", all[a].id);
-        }
-        if (n > 24) core_buf_printf(&known, " and %zu more", n - 24);
-        const char *near = cli_nearest(apis[i], ids, n);
-        char guess[300] = "";
-        if (near) snprintf(guess, sizeof guess, "; did you mean '%s'?", near);
-        if (!n)
-            cli_usage_error(cmd, "unknown API '%s': the index has no API yet (apidex index)",
-                            apis[i]);
-        else
-            cli_usage_error(cmd,
-                            "unknown API '%s'%s\nThe index has %zu: %s ('apidex list' shows them)",
-                            apis[i], guess, n, known.failed ? "" : known.data);
-        core_buf_free(&known);
-        free(ids);
-        return CLI_USAGE;
+        apis[i] = all[at].id; /* the id from here on: filters compare ids */
     }
     return CLI_OK;
 }

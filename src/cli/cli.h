@@ -119,10 +119,10 @@ int cli_check_task(const char *cmd, const char *task);
 /** value is a chunking strategy's name (hybrid, endpoint, ...); else says which are. */
 bool cli_arg_strategy(const char *cmd, const char *flag, const char *value);
 struct store_index;
-/** Each of apis[0..n_apis) must be an API id of the index: else "unknown API" naming the
-    nearest and the known ids; a CLI_* code. */
-int cli_check_apis(const char *cmd, struct store_index *idx, const char *const *apis,
-                   size_t n_apis);
+/** Each of apis[0..n_apis) must name an API of the index (an id, alias, unique prefix or
+    title: store_resolve_api) and is replaced by its id (owned by idx); else a usage error
+    naming the closest ids. A CLI_* code. */
+int cli_check_apis(const char *cmd, struct store_index *idx, const char **apis, size_t n_apis);
 /** --color WHEN for human output. */
 typedef enum { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER } cli_color;
 /** Parses a --color value; CLI_OK or CLI_USAGE (said). */

@@ -367,6 +367,8 @@ int cli_cmd_agent(int argc, char **argv)
     if (rc) {
         cli_print_error(&err);
         code = CLI_FAILURE;
+    } else if (n_apis && (code = cli_check_apis("agent", idx, apis, n_apis)) != CLI_OK) {
+        /* cli_check_apis said why */
     } else if ((rc = agent_discover(llm, idx, eng, task, &o, &d, &err)) != 0) {
         cli_print_error(&err);
         code = llm_exit_code(rc);

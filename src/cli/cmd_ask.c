@@ -166,6 +166,8 @@ int cli_cmd_ask(int argc, char **argv)
     if (rc) {
         cli_print_error(&err);
         code = CLI_FAILURE;
+    } else if (n_apis && (code = cli_check_apis("ask", idx, apis, n_apis)) != CLI_OK) {
+        /* cli_check_apis said why */
     } else if ((rc = agent_ask(idx, NULL, llm, question, &o, &ans, &err)) != 0) {
         if (streamed) fputc('\n', stdout);
         cli_print_error(&err);

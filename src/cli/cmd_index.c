@@ -19,10 +19,12 @@ static void index_usage(FILE *out)
     fprintf(out,
             "usage: apidex index [PATH...] [--registry FILE] [--watch] [--db FILE]\n"
             "                    [--strategy NAME] [--filters LIST] [--full] [--prune]\n"
-            "                    [--jobs N] [--wait SECONDS] [--no-wait] [--json] [--quiet]\n"
-            "                    [--verbose]\n"
+            "                    [--jobs N] [--name ID] [--wait SECONDS] [--no-wait] [--json]\n"
+            "                    [--quiet] [--verbose]\n"
             "  PATH              spec files, directories (searched recursively) or URLs;\n"
             "                    none: the sources of the registry file\n"
+            "  --name ID         the API id of the one document PATH holds (else the id comes\n"
+            "                    from the document; docs/INDEX.md, \"API ids\")\n"
             "  --registry FILE   the registry file (default $APIDEX_REGISTRY or ./%s;\n"
             "                    docs/REGISTRY.md): sources, ids, tag filters, overrides\n"
             "  --watch           keep running: re-index when the sources or the registry\n"
@@ -471,7 +473,7 @@ void cli_print_build(const char *verb, const char *db, const store_build_report 
 
 int cli_cmd_index(int argc, char **argv)
 {
-    const char *db = NULL, *registry_flag = NULL;
+    const char *db = NULL, *registry_flag = NULL, *api_name = NULL;
     store_build_options opt = {0};
     bool json = false, quiet = false, verbose = false, no_llm = false, prune = false;
     bool watch = false;
@@ -545,6 +547,16 @@ int cli_cmd_index(int argc, char **argv)
         } else if (!strcmp(a, "--filters") && v) {
             opt.filters = v;
             i++;
+        } else if (!strcmp(a, "--name") && v) {
+            if (!spec_id_valid(v)) {
+                free(paths);
+                return cli_usage_error("index",
+                                       "--name '%s': an id is 1-%d of a-z 0-9 . _ - and starts "
+                                       "and ends with a letter or digit",
+                                       v, SPEC_ID_MAX);
+            }
+            api_name = v;
+            i++;
         } else if (a[0] == '-' && a[1]) {
             free(paths);
             return cli_arg_unknown("index", a);
@@ -555,6 +567,11 @@ int cli_cmd_index(int argc, char **argv)
     if (n_paths && registry_flag) {
         free(paths);
         return cli_usage_error("index", "give PATH... or --registry FILE, not both");
+    }
+    if (api_name && !n_paths) {
+        free(paths);
+        return cli_usage_error("index", "--name gives the id of the one document PATH holds "
+                                        "(a registry file gives ids with 'id:')");
     }
     /* No PATH: the registry file (--registry, $APIDEX_REGISTRY or ./apidex.yaml). */
     registry_file *rf = NULL;
@@ -593,7 +610,8 @@ int cli_cmd_index(int argc, char **argv)
                      .embedded = embed_flags.given,
                      .flags = {.progress = !json && !quiet && !watch && cli_stderr_is_tty(),
                                .quiet = quiet,
-                               .verbose = verbose}};
+                               .verbose = verbose,
+                               .api_name = api_name}};
     cli_llm_refine *llm_texts = NULL;
     embed_provider *embedder = NULL;
     int code = CLI_OK;

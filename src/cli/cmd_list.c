@@ -129,6 +129,9 @@ static void print_catalog(const store_api *apis, size_t n_apis, const store_oper
         if (f->n_apis && !in_list(f->apis, f->n_apis, api->id)) continue;
         printf("\n%s: %s%s%s (%zu operations)\n", api->id, api->title ? api->title : "",
                api->version ? " " : "", api->version ? api->version : "", api->n_ops);
+        for (size_t k = 0; k < api->n_aliases; k++)
+            printf("%s%s%s", k ? ", " : "  also answers to: ", api->aliases[k],
+                   k + 1 == api->n_aliases ? "\n" : "");
         size_t lo, hi;
         api_range(ops, n_ops, a, &lo, &hi);
         size_t ng = api_groups(api, ops, lo, hi, groups, n_ops + 8);
@@ -211,7 +214,12 @@ static void print_json(const store_api *apis, size_t n_apis, const store_operati
             core_buf_puts(&b, ",\"overrides\":");
             core_buf_puts(&b, api->overrides);
         }
-        core_buf_printf(&b, ",\"operations\":%zu,\"tags\":[", api->n_ops);
+        core_buf_puts(&b, ",\"aliases\":[");
+        for (size_t k = 0; k < api->n_aliases; k++) {
+            if (k) core_buf_putc(&b, ',');
+            core_buf_json_str(&b, api->aliases[k], strlen(api->aliases[k]));
+        }
+        core_buf_printf(&b, "],\"operations\":%zu,\"tags\":[", api->n_ops);
         size_t lo, hi;
         api_range(ops, n_ops, a, &lo, &hi);
         size_t ng = api_groups(api, ops, lo, hi, groups, n_ops + 8);

@@ -46,19 +46,6 @@ static void remove_usage(FILE *out)
             STORE_DEFAULT_DB, cli_write_flags_help());
 }
 
-/* An id a person can type and every place can quote: [a-z0-9._-], starting with a letter or
-   digit, at most 64 characters. */
-static bool valid_name(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n > 64 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
-        return false;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || strchr("._-", *s)))
-            return false;
-    return true;
-}
-
 /* The two commands share everything after their arguments. */
 typedef struct write_args {
     const char *db;
@@ -68,7 +55,10 @@ typedef struct write_args {
     const char *name;
     char **words; /* paths (add) or ids (remove) */
     size_t n_words;
+    char **copies; /* remove: the ids the words resolved to, where they differ (owned) */
 } write_args;
+
+static void free_words(write_args *w);
 
 /* Parses argv; CLI_OK, or the exit code (help printed, or a usage error said). */
 static int parse_args(int argc, char **argv, bool add, write_args *w)
@@ -98,11 +88,11 @@ static int parse_args(int argc, char **argv, bool add, write_args *w)
             w->db = v;
             i++;
         } else if (add && !strcmp(a, "--name") && v) {
-            if (!valid_name(v))
+            if (!spec_id_valid(v))
                 return cli_usage_error("add",
-                                       "--name '%s': an id is 1-64 of a-z 0-9 . _ - and starts "
-                                       "with a letter or digit",
-                                       v);
+                                       "--name '%s': an id is 1-%d of a-z 0-9 . _ - and starts "
+                                       "and ends with a letter or digit",
+                                       v, SPEC_ID_MAX);
             w->name = v;
             i++;
         } else if (a[0] == '-' && a[1]) {
@@ -126,7 +116,7 @@ static int parse_args(int argc, char **argv, bool add, write_args *w)
 
 /* remove: every id must name an API of the index (else exit 2 naming the nearest), checked
    before waiting for the lock; the build checks again under it. */
-static int check_ids(const write_args *w)
+static int check_ids(write_args *w)
 {
     store_index *idx = NULL;
     apidex_error err;
@@ -136,7 +126,20 @@ static int check_ids(const write_args *w)
         cli_print_error(&err);
         return rc == APIDEX_ENOTFOUND ? CLI_USAGE : CLI_FAILURE;
     }
-    int code = cli_check_apis("remove", idx, (const char *const *)w->words, w->n_words);
+    /* ids, aliases, prefixes and titles all name an API: remove takes its id (copied: the
+       index closes here) */
+    const char **ids = calloc(w->n_words ? w->n_words : 1, sizeof *ids);
+    if (!ids) {
+        store_close(idx);
+        return CLI_FAILURE;
+    }
+    for (size_t i = 0; i < w->n_words; i++) ids[i] = w->words[i];
+    int code = cli_check_apis("remove", idx, ids, w->n_words);
+    if (code == CLI_OK && !(w->copies = calloc(w->n_words, sizeof *w->copies))) code = CLI_FAILURE;
+    for (size_t i = 0; code == CLI_OK && i < w->n_words; i++)
+        if (strcmp(ids[i], w->words[i]) && !(w->words[i] = w->copies[i] = strdup(ids[i])))
+            code = CLI_FAILURE;
+    free(ids);
     store_close(idx);
     return code;
 }
@@ -146,7 +149,7 @@ static int run(int argc, char **argv, bool add)
     write_args w = {0};
     int code = parse_args(argc, argv, add, &w);
     if (code != CLI_OK) {
-        free(w.words);
+        free_words(&w);
         return code < 0 ? CLI_OK : code;
     }
     if (!add) {
@@ -160,7 +163,7 @@ static int run(int argc, char **argv, bool add)
         w.opt.embedder = embedder;
     }
     if (code != CLI_OK) {
-        free(w.words);
+        free_words(&w);
         return code;
     }
     core_buf errors;
@@ -185,8 +188,15 @@ static int run(int argc, char **argv, bool add)
                         w.quiet, w.embed.given);
     core_buf_free(&errors);
     cli_changes_free(&changes);
-    free(w.words);
+    free_words(&w);
     return code;
+}
+
+static void free_words(write_args *w)
+{
+    for (size_t i = 0; w->copies && i < w->n_words; i++) free(w->copies[i]);
+    free(w->copies);
+    free(w->words);
 }
 
 int cli_cmd_add(int argc, char **argv)

@@ -191,16 +191,10 @@ static bool valid_env(const char *s)
     return true;
 }
 
+/* The rule every API id follows (spec apiid.c). */
 static bool valid_id(const char *s)
 {
-    size_t n = strlen(s);
-    if (!n || n > REGISTRY_MAX_ID) return false;
-    if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9'))) return false;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' ||
-              *s == '-'))
-            return false;
-    return true;
+    return spec_id_valid(s);
 }
 
 /* A string or a list of strings, as a NULL-terminated list. */
@@ -346,7 +340,7 @@ static int parse_source(parser *p, const jt_node *v, registry_source *s)
             if (!rc && !valid_id(s->id))
                 return FAIL(p, m->value,
                             "'id' must be 1 to %d characters of a-z, 0-9, '.', '_' or '-' "
-                            "starting with a letter or digit, got '%s'",
+                            "starting and ending with a letter or digit, got '%s'",
                             REGISTRY_MAX_ID, s->id);
         } else if (key_is(m, "tags")) {
             rc = parse_tags(p, m->value, s);

@@ -275,13 +275,16 @@ int mcp_prompts_get(mcp_server *srv, const mcp_rev_info *rev, struct json_object
                         "Invalid params: prompt " PLAN_PROMPT " needs the argument 'task'");
     serve_snapshot *snap = serve_db_acquire(srv->db);
     int rc = 0;
-    if (api && store_find_api(snap->idx, api) < 0) {
+    long at = -1;
+    apidex_error rerr;
+    core_error_clear(&rerr);
+    if (api && store_resolve_api(snap->idx, api, &at, &rerr) != 0) {
         rc = mcp_fail(e, JRPC_INVALID_PARAMS,
-                      "Invalid params: unknown API '%.200s' (completion/complete or list_apis "
-                      "gives the ids)",
-                      api);
+                      "Invalid params: %s (completion/complete or list_apis gives the ids)",
+                      rerr.message);
         goto out;
     }
+    if (api) api = snap->apis[at].id;
     if (tag) {
         bool known = false;
         for (size_t i = 0; i < snap->n_apis && !known; i++)
@@ -374,15 +377,24 @@ static void match_add(matches *m, const char *value, bool dedupe)
     if (m->n < COMPLETE_MAX_MATCHES) m->items[m->n++] = value;
 }
 
+/* API ids whose id, an alias or the title starts with the value (store_resolve_api takes
+   all three). */
 static void complete_apis(serve_snapshot *snap, matches *m)
 {
-    for (size_t i = 0; i < snap->n_apis; i++)
-        if (starts_with_ci(snap->apis[i].id, m->prefix, m->prefix_len))
-            match_add(m, snap->apis[i].id, false);
+    for (size_t i = 0; i < snap->n_apis; i++) {
+        const store_api *a = &snap->apis[i];
+        bool hit = starts_with_ci(a->id, m->prefix, m->prefix_len) ||
+                   (a->title && starts_with_ci(a->title, m->prefix, m->prefix_len));
+        for (size_t k = 0; k < a->n_aliases && !hit; k++)
+            hit = starts_with_ci(a->aliases[k], m->prefix, m->prefix_len);
+        if (hit) match_add(m, a->id, false);
+    }
 }
 
 static void complete_tags(serve_snapshot *snap, const char *api, matches *m)
 {
+    long at = -1;
+    if (api && store_resolve_api(snap->idx, api, &at, NULL) == 0) api = snap->apis[at].id;
     for (size_t i = 0; i < snap->n_apis; i++) {
         const store_api *a = &snap->apis[i];
         if (api && strcmp(a->id, api)) continue;

@@ -160,15 +160,27 @@ static int check_task(const char *task, apidex_error *err)
                           "task is empty: describe what you want to do in plain words");
 }
 
-static int check_apis(serve_snapshot *snap, const char *const *apis, apidex_error *err)
+/* Each name in apis (an id, alias, unique prefix or title: store_resolve_api) into its id
+   in resolved (NULL-terminated, SERVE_MAX_FILTERS + 1 slots). */
+static int check_apis(serve_snapshot *snap, const char *const *apis, const char **resolved,
+                      apidex_error *err)
 {
     if (list_len(apis) > SERVE_MAX_FILTERS)
         return core_error_set(err, APIDEX_EINVAL, "too many APIs (at most %d)", SERVE_MAX_FILTERS);
-    for (size_t i = 0; apis && apis[i]; i++)
-        if (store_find_api(snap->idx, apis[i]) < 0)
-            return core_error_set(err, APIDEX_EINVAL,
-                                  "unknown API '%.200s': list_apis (GET /v1/apis) gives the ids",
-                                  apis[i]);
+    size_t n = 0;
+    for (size_t i = 0; apis && apis[i]; i++) {
+        long at = -1;
+        int rc = store_resolve_api(snap->idx, apis[i], &at, err);
+        if (rc == APIDEX_ENOTFOUND || rc == APIDEX_EINVAL) {
+            char msg[sizeof err->message];
+            snprintf(msg, sizeof msg, "%s", err->message);
+            return core_error_set(err, APIDEX_EINVAL, "%s (list_apis, GET /v1/apis, gives the ids)",
+                                  msg);
+        }
+        if (rc) return rc;
+        resolved[n++] = snap->apis[at].id;
+    }
+    resolved[n] = NULL;
     return 0;
 }
 
@@ -261,7 +273,8 @@ int serve_query_search(serve_snapshot *snap, const serve_search_args *a, struct 
     if (rc) return rc;
     if (a->k > SERVE_MAX_K)
         return core_error_set(err, APIDEX_EINVAL, "k must be between 1 and %d", SERVE_MAX_K);
-    if ((rc = check_apis(snap, a->apis, err)) != 0) return rc;
+    const char *apis[SERVE_MAX_FILTERS + 1];
+    if ((rc = check_apis(snap, a->apis, apis, err)) != 0) return rc;
     if (list_len(a->tags) > SERVE_MAX_FILTERS || list_len(a->methods) > SERVE_MAX_FILTERS)
         return core_error_set(err, APIDEX_EINVAL, "too many filter values (at most %d)",
                               SERVE_MAX_FILTERS);
@@ -274,7 +287,7 @@ int serve_query_search(serve_snapshot *snap, const serve_search_args *a, struct 
     search_query q = {.text = a->task,
                       .k = a->k ? a->k : 10,
                       .adaptive = a->adaptive,
-                      .apis = a->apis,
+                      .apis = a->apis ? apis : NULL,
                       .tags = a->tags,
                       .methods = a->methods,
                       .include_deprecated = a->include_deprecated,
@@ -441,8 +454,14 @@ int serve_query_endpoint(serve_snapshot *snap, const char *id, const char *metho
         if (!serve_text_ok(path, strlen(path)) || path[0] != '/' || strlen(path) > 2048)
             return core_error_set(err, APIDEX_EINVAL,
                                   "path must be the path template, starting with '/'");
-        if ((rc = find_by_route(snap, method, path, api && *api ? api : NULL, &found, err)) != 0)
-            return rc;
+        const char *api_id = NULL;
+        if (api && *api) {
+            const char *one[] = {api, NULL};
+            const char *ids[SERVE_MAX_FILTERS + 1];
+            if ((rc = check_apis(snap, one, ids, err)) != 0) return rc;
+            api_id = ids[0];
+        }
+        if ((rc = find_by_route(snap, method, path, api_id, &found, err)) != 0) return rc;
     } else {
         return core_error_set(err, APIDEX_EINVAL,
                               "give the endpoint id (from search_endpoints), or method and path");
@@ -525,10 +544,10 @@ int serve_query_api(serve_snapshot *snap, const char *api_id, struct json_object
                     apidex_error *err)
 {
     *out = NULL;
-    long ai = api_id ? store_find_api(snap->idx, api_id) : -1;
-    if (ai < 0)
-        return core_error_set(err, APIDEX_ENOTFOUND, "no API '%.200s' in the index",
-                              api_id ? api_id : "");
+    long ai = -1;
+    if (!api_id) return core_error_set(err, APIDEX_ENOTFOUND, "no API given");
+    int rc = store_resolve_api(snap->idx, api_id, &ai, err);
+    if (rc) return rc;
     const store_api *api = &snap->apis[ai];
     struct json_object *o = json_object_new_object();
     if (!o) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
@@ -613,14 +632,15 @@ int serve_query_ask(serve_snapshot *snap, const serve_ask_args *a, struct json_o
     *out = NULL;
     int rc = check_task(a->task, err);
     if (rc) return rc;
-    if ((rc = check_apis(snap, a->apis, err)) != 0) return rc;
+    const char *apis[SERVE_MAX_FILTERS + 1];
+    if ((rc = check_apis(snap, a->apis, apis, err)) != 0) return rc;
     size_t budget = a->budget ? a->budget : SERVE_DEFAULT_BUDGET;
     if (budget < SERVE_MIN_BUDGET || budget > SERVE_MAX_BUDGET)
         return core_error_set(err, APIDEX_EINVAL, "budget must be between %d and %d tokens",
                               SERVE_MIN_BUDGET, SERVE_MAX_BUDGET);
     /* The same askAPI as `apidex ask`: retrieval, expansion, assembly, and the LLM's
        answer when the server has one (cached on disk per index build and question). */
-    agent_ask_options opt = {.apis = a->apis,
+    agent_ask_options opt = {.apis = a->apis ? apis : NULL,
                              .budget = budget,
                              .context_only = a->llm == NULL,
                              .mode = serve_db_search(snap->db)->mode,

@@ -49,11 +49,13 @@
  * - Speed: realpath costs a readlink per path component, so directory
  *   realpaths are cached and each new file is then one lstat (DigitalOcean:
  *   ~300 directory realpaths for ~8,000 file $refs to 2,850 files).
- * - API ids are file stems, as seed 001 wants. When several roots share a stem,
- *   each of them is qualified with as many parent directory names as it takes
- *   ("specs/a/openapi.yaml" → "a/openapi"), in the registry's sorted order, so
- *   the ids depend only on the set of files, not on the order they were added;
- *   what still collides (documents from memory) is numbered "~2", "~3".
+ * - API ids are proposed by each document from what it says about itself
+ *   (apiid.c: "amazonaws-s3", "stripe") and made unique with "-2", "-3" in the
+ *   registry's sorted order, so they depend only on the set of files, not on the
+ *   order they were added; a given id (spec_input_options.name, --name) is
+ *   taken as it is, first. A deferred document proposes once it is parsed
+ *   (spec_registry_load). The index keeps ids stable across rebuilds and
+ *   renames (store: build_ids.c), renaming through spec_registry_set_id.
  *   Operation ids: "api:operationId"; without one, or for the second use of a
  *   duplicate one (a warning), "api:METHOD /path".
  */
@@ -581,155 +583,89 @@ static int cmp_api(const void *a, const void *b)
     return strcmp(x->sort_key, y->sort_key);
 }
 
-/* The stem qualified with `level` parent directory names of the real path ("a/b/stem"). */
-static char *qualified_id(const spec_api_int *ai, unsigned level, bool *exhausted)
+static bool id_taken(void *ctx, const char *id)
 {
-    const char *real = ai->real;
-    const char *end = strrchr(real, '/');
-    *exhausted = true;
-    if (!end) return strdup(ai->stem);
-    /* directory names, innermost first; empty names and URL schemes skipped */
-    const char *first = end; /* the start of the outermost name taken */
-    unsigned got = 0;
-    const char *p = end;
-    while (got < level && p > real) {
-        const char *name_end = p;
-        const char *q = p - 1;
-        while (q > real && *q != '/') q--;
-        const char *name = *q == '/' ? q + 1 : q;
-        p = q;
-        if (name == name_end || name_end[-1] == ':') continue;
-        first = name;
-        got++;
-    }
-    /* more names left above? */
-    for (const char *q = p; q > real; q--)
-        if (*q != '/' && q[-1] != ':') {
-            *exhausted = false;
-            break;
-        }
-    if (got < level) *exhausted = true;
-    size_t dl = (size_t)(end - first), sl = strlen(ai->stem);
-    char *id = malloc(dl + sl + 2);
-    if (!id) return NULL;
-    memcpy(id, first, dl);
-    for (size_t i = 0; i < dl; i++)
-        if (id[i] == ':' || (unsigned char)id[i] < 0x20) id[i] = '_';
-    id[dl] = '/';
-    memcpy(id + dl + 1, ai->stem, sl + 1);
-    if (dl == 0) memmove(id, id + 1, sl + 1);
-    return id;
+    size_t j;
+    return spec_strmap_get(ctx, id, strlen(id), &j);
 }
 
+/* Gives API i the id `id` (and its operations and schemas theirs). */
+static int set_api_id(spec_api_int *ai, const char *id)
+{
+    if (ai->pub.id && strcmp(ai->pub.id, id) == 0) return 0;
+    const char *copy = core_arena_strdup(ai->arena, id);
+    if (!copy) return APIDEX_ENOMEM;
+    ai->pub.id = copy;
+    return spec_model_set_ids(ai);
+}
+
+static int rebuild_by_id(spec_registry *reg)
+{
+    spec_strmap_free(&reg->by_id);
+    int rc = 0;
+    for (size_t i = 0; i < reg->n && !rc; i++)
+        rc = spec_strmap_put(&reg->by_id, reg->apis[i]->pub.id, strlen(reg->apis[i]->pub.id), i);
+    return rc;
+}
+
+/* The id given to API ai, or NULL: its input's name (a registry file's `id:`), --name when
+   the registry holds one document, or the name of a document from memory when that is a
+   valid id. */
+static const char *given_id(const spec_registry *reg, const spec_api_int *ai)
+{
+    if (ai->name) return ai->name;
+    if (reg->n == 1 && reg->set.opt.api_id) return reg->set.opt.api_id;
+    return ai->named ? ai->stem : NULL;
+}
+
+const char *spec_registry_given_id(const spec_registry *reg, size_t i)
+{
+    return reg && i < reg->n ? given_id(reg, reg->apis[i]) : NULL;
+}
+
+/* Given ids first, as they are; then every other document proposes one (apiid.c; a
+   document not parsed yet proposes from its file name) and a taken id gets "-2", "-3", in
+   the registry's sorted order, so the ids depend only on the set of documents. */
 static int assign_ids(spec_registry *reg)
 {
     size_t n = reg->n;
-    char **ids = calloc(n ? n : 1, sizeof *ids);
+    char(*ids)[SPEC_ID_MAX + 1] = calloc(n ? n : 1, sizeof *ids);
     if (!ids) return APIDEX_ENOMEM;
+    spec_strmap taken = {0};
     int rc = 0;
-    /* A given name (spec_input_options.name, or --name when one document is given) is the
-       id as it is; derived ids yield to it. */
-    for (size_t i = 0; i < n && !rc; i++) {
-        const spec_api_int *ai = reg->apis[i];
-        const char *given = ai->name                        ? ai->name
-                            : n == 1 && reg->set.opt.api_id ? reg->set.opt.api_id
-                                                            : NULL;
-        if (!(ids[i] = strdup(given ? given : ai->stem))) rc = APIDEX_ENOMEM;
-    }
-    /* Qualify each group of equal stems, one more directory level at a time. */
-    spec_strmap seen = {0};
-    for (unsigned level = 1; !rc && level <= 64; level++) {
-        spec_strmap_free(&seen);
-        bool dup = false;
-        size_t *count = calloc(n ? n : 1, sizeof *count);
-        if (!count) {
-            rc = APIDEX_ENOMEM;
-            break;
-        }
+    for (int pass = 0; pass < 2 && !rc; pass++)
         for (size_t i = 0; i < n && !rc; i++) {
-            size_t j;
-            if (spec_strmap_get(&seen, ids[i], strlen(ids[i]), &j)) {
-                count[j]++;
-                count[i] = count[j];
-                dup = true;
-            } else {
-                rc = spec_strmap_put(&seen, ids[i], strlen(ids[i]), i);
-                count[i] = 1;
-            }
+            spec_api_int *ai = reg->apis[i];
+            const char *given = given_id(reg, ai);
+            if ((given != NULL) != (pass == 0)) continue;
+            char proposed[SPEC_ID_MAX + 1];
+            if (given)
+                snprintf(proposed, sizeof proposed, "%s", given);
+            else
+                spec_id_propose(&ai->pub, proposed);
+            rc = spec_id_unique(proposed, id_taken, &taken, ids[i]);
+            if (!rc) rc = spec_strmap_put(&taken, ids[i], strlen(ids[i]), i);
         }
-        if (!dup || rc) {
-            free(count);
-            break;
-        }
-        /* every member of a colliding group gets the next level */
-        bool progress = false;
-        for (size_t i = 0; i < n && !rc; i++) {
-            size_t first;
-            spec_strmap_get(&seen, ids[i], strlen(ids[i]), &first);
-            if (count[first] < 2 || reg->apis[i]->name) continue;
-            bool exhausted = false;
-            char *q = qualified_id(reg->apis[i], level, &exhausted);
-            if (!q) {
-                rc = APIDEX_ENOMEM;
-                break;
-            }
-            if (strcmp(q, ids[i]) != 0) progress = true;
-            free(ids[i]);
-            ids[i] = q;
-        }
-        free(count);
-        if (!progress) break;
-    }
-    /* Whatever still collides (same path names all the way up, or URLs): "~2", "~3", ... */
-    spec_strmap_free(&seen);
-    for (size_t i = 0; i < n && !rc; i++) /* names first: they keep their id */
-        if (reg->apis[i]->name && !spec_strmap_get(&seen, ids[i], strlen(ids[i]), NULL))
-            rc = spec_strmap_put(&seen, ids[i], strlen(ids[i]), i);
-    for (size_t i = 0; i < n && !rc; i++) {
-        size_t j;
-        if (!spec_strmap_get(&seen, ids[i], strlen(ids[i]), &j)) {
-            rc = spec_strmap_put(&seen, ids[i], strlen(ids[i]), i);
-            continue;
-        }
-        if (j == i) continue;
-        for (unsigned k = 2;; k++) {
-            char buf[32];
-            snprintf(buf, sizeof buf, "~%u", k);
-            size_t l = strlen(ids[i]);
-            char *c = malloc(l + strlen(buf) + 1);
-            if (!c) {
-                rc = APIDEX_ENOMEM;
-                break;
-            }
-            memcpy(c, ids[i], l);
-            memcpy(c + l, buf, strlen(buf) + 1);
-            if (!spec_strmap_get(&seen, c, strlen(c), &j)) {
-                free(ids[i]);
-                ids[i] = c;
-                rc = spec_strmap_put(&seen, c, strlen(c), i);
-                break;
-            }
-            free(c);
-        }
-    }
-    spec_strmap_free(&seen);
-    for (size_t i = 0; i < n && !rc; i++) {
-        spec_api_int *ai = reg->apis[i];
-        if (ai->pub.id && strcmp(ai->pub.id, ids[i]) == 0) continue;
-        const char *id = core_arena_strdup(ai->arena, ids[i]);
-        if (!id) {
-            rc = APIDEX_ENOMEM;
-            break;
-        }
-        ai->pub.id = id;
-        rc = spec_model_set_ids(ai);
-    }
-    spec_strmap_free(&reg->by_id);
-    for (size_t i = 0; i < n && !rc; i++)
-        rc = spec_strmap_put(&reg->by_id, reg->apis[i]->pub.id, strlen(reg->apis[i]->pub.id), i);
-    for (size_t i = 0; i < n; i++) free(ids[i]);
+    for (size_t i = 0; i < n && !rc; i++) rc = set_api_id(reg->apis[i], ids[i]);
+    spec_strmap_free(&taken);
     free(ids);
-    return rc;
+    return rc ? rc : rebuild_by_id(reg);
+}
+
+int spec_registry_set_id(spec_registry *reg, size_t i, const char *id, apidex_error *err)
+{
+    if (!reg || i >= reg->n) return core_error_set(err, APIDEX_EINVAL, "no API %zu", i);
+    if (!spec_id_valid(id))
+        return core_error_set(err, APIDEX_EINVAL,
+                              "'%.100s' is not a valid API id: 1-%d characters of a-z, 0-9, "
+                              "'.', '_' and '-', starting and ending with a letter or digit",
+                              id ? id : "", SPEC_ID_MAX);
+    return set_api_id(reg->apis[i], id) ? core_error_set(err, APIDEX_ENOMEM, "out of memory") : 0;
+}
+
+int spec_registry_reindex_ids(spec_registry *reg)
+{
+    return reg ? rebuild_by_id(reg) : 0;
 }
 
 static int registry_insert(spec_registry *reg, spec_api_int *ai)
@@ -1090,6 +1026,7 @@ int spec_registry_add_text(spec_registry *reg, const char *name, const char *tex
         jt_doc_free(tree);
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
+    ai->named = spec_id_valid(ai->stem);
     int brc = api_build(ai, rc ? NULL : tree, &perr);
     if (brc == APIDEX_ENOMEM || registry_insert(reg, ai)) {
         api_free(ai);
@@ -1130,6 +1067,20 @@ int spec_registry_load(spec_registry *reg, size_t i)
     }
     int brc = api_build(ai, rc ? NULL : tree, &perr);
     if (brc == APIDEX_ENOMEM) return brc;
+    /* The id it proposes now that it is parsed (a given id as it is); the build makes it
+       unique in registry order (store build_ids.c). Only this API is touched: thread-safe
+       with loads of other APIs. */
+    const char *given = given_id(reg, ai);
+    char proposed[SPEC_ID_MAX + 1];
+    if (given)
+        snprintf(proposed, sizeof proposed, "%s", given);
+    else
+        spec_id_propose(&ai->pub, proposed);
+    if (!ai->pub.id || strcmp(ai->pub.id, proposed) != 0) {
+        const char *copy = core_arena_strdup(ai->arena, proposed);
+        if (!copy) return APIDEX_ENOMEM;
+        ai->pub.id = copy;
+    }
     return spec_model_set_ids(ai);
 }
 

@@ -101,6 +101,7 @@ static int build_info(spec_api_int *ai)
     api->version = spec_get_str(ai, info, "version");
     api->description = spec_get_str(ai, info, "description");
     api->provider = spec_get_str(ai, info, "x-providerName");
+    api->service = spec_get_str(ai, info, "x-serviceName");
     if (!info.node)
         spec_diag(ai, CORE_DIAG_WARNING, APIDEX_ESPEC, api->root.doc, api->root.node, "",
                   "the document has no 'info' object");

@@ -124,11 +124,12 @@ typedef struct spec_schema {
 
 /** One API: a root document and everything it references. */
 typedef struct spec_api {
-    const char *id;   /* the root file's stem; roots sharing a stem get parent directory
-                         names ("a/openapi"), deterministically (load.c) */
+    const char *id;   /* proposed from the document (apiid.c: "amazonaws-s3", "stripe"),
+                         unique in the registry ("-2" in sorted path order), or given */
     const char *file; /* the root file or URL, as given */
     const char *title, *version, *description; /* info.*; NULL when absent */
     const char *provider;     /* info.x-providerName (APIs.guru: "stripe.com"); NULL when absent */
+    const char *service;      /* info.x-serviceName (APIs.guru: "s3"); NULL when absent */
     const char *spec_version; /* "2.0", "3.0.3", "3.1.0", ... (NULL if unknown) */
     int major;                /* 2 or 3; 0 when the document failed */
     spec_server *servers;
@@ -191,8 +192,43 @@ const spec_api *spec_registry_api(const spec_registry *reg, size_t i);
 const spec_api *spec_registry_find(const spec_registry *reg, const char *id);
 
 /**
- * Adds one root document held in memory (copied), named `name` (its stem is the
- * API id). Relative file $refs resolve against base_dir and may not leave it;
+ * Renames API i (its operation and schema ids follow: "id:operationId").
+ * APIDEX_EINVAL when id is not valid (spec_id_valid); uniqueness is the
+ * caller's (store_build settles ids in registry order). Touches API i only:
+ * safe while other APIs load; the id look-up of spec_registry_find is stale
+ * until spec_registry_reindex_ids.
+ */
+int spec_registry_set_id(spec_registry *reg, size_t i, const char *id, apidex_error *err);
+/** Rebuilds the id look-up of spec_registry_find after renames. APIDEX_ENOMEM. */
+int spec_registry_reindex_ids(spec_registry *reg);
+/** The id given to API i (spec_input_options.name, spec_options.api_id for a registry
+    of one document, a valid name of spec_registry_add_text), or NULL: derived. */
+const char *spec_registry_given_id(const spec_registry *reg, size_t i);
+
+/* ---------------------------------------------------------------- API ids (apiid.c) */
+
+enum { SPEC_ID_MAX = 64 };
+/** True when id is 1-64 characters of [a-z0-9._-], starting and ending with [a-z0-9]. */
+bool spec_id_valid(const char *id);
+/**
+ * The id one document proposes for itself: APIs.guru's info.x-providerName +
+ * info.x-serviceName ("amazonaws-s3"), else a slug of info.title without filler
+ * words ("stripe"), else the first server's host, else the file name; "api" at
+ * worst. Always valid. Thread-safe (reads api only).
+ */
+void spec_id_propose(const spec_api *api, char out[SPEC_ID_MAX + 1]);
+/**
+ * proposed itself when taken(ctx, proposed) is false, else the first of
+ * "proposed-2", "proposed-3", ... that is free (cut to fit 64 characters).
+ * Deterministic when called in a deterministic order (sorted paths).
+ */
+int spec_id_unique(const char *proposed, bool (*taken)(void *ctx, const char *id), void *ctx,
+                   char out[SPEC_ID_MAX + 1]);
+
+/**
+ * Adds one root document held in memory (copied), named `name` (a valid id is
+ * the API id, as if given; else the document proposes one). Relative file
+ * $refs resolve against base_dir and may not leave it;
  * with base_dir NULL they are refused. Same return rules as spec_registry_add.
  */
 int spec_registry_add_text(spec_registry *reg, const char *name, const char *text, size_t len,

@@ -86,6 +86,7 @@ struct spec_api_int {
     bool no_files;         /* loaded from memory without a directory: no file refs */
     bool deferred;         /* found but not parsed yet (spec_registry_load) */
     bool explicit_root;    /* named by the user, not found by a directory scan */
+    bool named;            /* from memory with a valid id for a name: stem is the id */
     spec_doc **docs;
     size_t n_docs, cap_docs;
     spec_strmap doc_by_path; /* realpath / URL / normalised path → doc index */

@@ -530,17 +530,20 @@ static int check_plan(store_writer *w, const char *db_path, const spec_registry 
     if (opt->keep_unlisted && !opt->n_drop_apis && n == 0)
         return core_error_set(err, APIDEX_EINVAL,
                               "no OpenAPI documents in the given paths: nothing to add");
+    /* A given id (--name, the registry file's id) another document of the index keeps is
+       refused; a derived one would get a suffix (build_ids.c). */
     for (size_t r = 0; opt->keep_unlisted && r < n; r++) {
         const spec_api *api = spec_registry_api(reg, r);
-        for (size_t i = 0; api->id && i < n_old; i++) {
+        const char *given = spec_registry_given_id(reg, r);
+        for (size_t i = 0; given && i < n_old; i++) {
             const char *old_api = NULL;
             const char *path = store_writer_old_doc(w, i, &old_api, NULL);
-            if (old_api && !strcmp(old_api, api->id) && !path_set_has(listed, path) &&
+            if (old_api && !strcmp(old_api, given) && !path_set_has(listed, path) &&
                 !is_dropped(opt, old_api))
                 return core_error_set(err, APIDEX_EINVAL,
-                                      "%s: its API id '%s' is taken by %s in the index: give it "
+                                      "%s: the API id '%s' is taken by %s in the index: give it "
                                       "another with --name ID",
-                                      api->file, api->id, path);
+                                      api->file, given, path);
         }
     }
     if (!opt->guard) return 0;
@@ -671,6 +674,8 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
         path_set_add(&listed, doc_keys[i]);
     }
     if (!rc) rc = check_plan(w, db_path, reg, &listed, opt, err);
+    store_ids *ids = NULL;
+    if (!rc) rc = store_ids_begin(w, reg, doc_keys, opt, &ids, err);
     store_prefetch *ahead = NULL;
     /* A deferred registry streams: parsed ahead on worker threads, written here in order. */
     if (!rc && spec_registry_deferred(reg) && store_prefetch_start(reg, build_jobs(opt), &ahead))
@@ -680,9 +685,6 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
             rc = oom(err);
             break;
         }
-        /* API ids are assigned before this point (spec load.c, from the file paths, over the
-           whole registry in sorted order); an id step that needs the parsed document runs
-           here, on this thread, in registry order: sequential and deterministic. */
         const spec_api *api = spec_registry_api(reg, i);
         const char *doc = doc_keys[i];
         if (opt->progress) opt->progress(opt->progress_ctx, i, n, api->file);
@@ -690,12 +692,16 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
             if (ahead) store_prefetch_done(ahead, i);
             continue;
         }
+        /* The API's id, now that it is parsed, before any row of it: on this thread, in
+           registry order, so the same for every number of jobs (build_ids.c). */
+        if ((rc = store_ids_settle(ids, reg, i, err)) != 0) break;
         if (api->failed) {
             rep->failed++;
             /* Keep the last good version, unless its id now belongs to another API. */
             const char *old = store_writer_old_api(w, doc);
-            const spec_api *holder = old ? spec_registry_find(reg, old) : NULL;
-            if (old && (!holder || holder == api)) {
+            bool keep = old && !strcmp(old, store_ids_final(ids, i));
+            if (!keep) store_ids_unwritten(ids, i);
+            if (keep) {
                 rc = store_writer_keep(w, doc, err);
                 if (!rc && opt->overrides)
                     rc = store_writer_set_overrides(w, old, opt->overrides(opt->overrides_ctx, api),
@@ -720,6 +726,9 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
     }
     store_prefetch_stop(ahead);
     if (!rc && opt->keep_unlisted) rc = keep_unlisted(w, &listed, opt, err);
+    if (!rc && ids) rc = store_ids_finish(ids, err);
+    store_ids_free(ids);
+    if (reg && spec_registry_reindex_ids(reg) && !rc) rc = oom(err);
     if (opt->progress && !rc) opt->progress(opt->progress_ctx, n, n, NULL);
     free(seen.slots);
     free(listed.slots);

@@ -437,6 +437,43 @@ static int api_row(store_index *idx, sqlite3_stmt *st, size_t i)
     return fail ? -1 : 0;
 }
 
+/* The aliases table onto each API's aliases (sorted; two passes: count, then fill). */
+static int load_aliases(store_index *idx, apidex_error *err)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        sqlite3_stmt *st = NULL;
+        if (prepare(idx, "SELECT alias, api FROM aliases ORDER BY alias", &st, err))
+            return APIDEX_EDB;
+        int rc;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            long a = map_find(&idx->api_map, api_key, idx->apis,
+                              (const char *)sqlite3_column_text(st, 1));
+            if (a < 0) continue;
+            store_api *api = &idx->apis[a];
+            if (pass == 0) {
+                api->n_aliases++;
+                continue;
+            }
+            bool fail = false;
+            api->aliases[api->n_aliases++] = col_str0(idx, st, 0, &fail);
+            if (fail) {
+                sqlite3_finalize(st);
+                return oom(err);
+            }
+        }
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE) return store_damaged_error(idx->path, rc, err);
+        for (size_t i = 0; i < idx->n_apis; i++) {
+            store_api *api = &idx->apis[i];
+            if (pass == 1 || !api->n_aliases) continue;
+            api->aliases = core_arena_calloc(idx->arena, api->n_aliases, sizeof *api->aliases);
+            if (!api->aliases) return oom(err);
+            api->n_aliases = 0;
+        }
+    }
+    return 0;
+}
+
 static int load_apis(store_index *idx, apidex_error *err)
 {
     if (idx->apis_loaded) return 0;
@@ -453,6 +490,8 @@ static int load_apis(store_index *idx, apidex_error *err)
     if (!rc) rc = rows_run(idx, st, cap, "apis", api_row, &idx->n_apis, err);
     if (rc) return rc;
     if (map_build(idx, &idx->api_map, idx->n_apis, api_key, idx->apis)) return oom(err);
+    rc = load_aliases(idx, err);
+    if (rc) return rc;
     idx->apis_loaded = true;
     return 0;
 }

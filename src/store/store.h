@@ -43,7 +43,7 @@
 #include <stdint.h>
 
 /** The index schema version (PRAGMA user_version). Bumped on every incompatible change. */
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 /** The default index file when neither --db nor APIDEX_DB is given. */
 #define STORE_DEFAULT_DB "apidex.db"
 
@@ -107,6 +107,8 @@ typedef struct store_api {
     const char *overrides;   /* the registry file's settings for the API, a JSON object
                                 ({"server": URL, "auth": {scheme: ENV}}, docs/REGISTRY.md),
                                 or NULL */
+    const char **aliases;    /* other names it answers to (reader output only), sorted */
+    size_t n_aliases;
 } store_api;
 
 /** An input an operation needs to be called. */
@@ -258,6 +260,14 @@ long store_find_operation(store_index *idx, const char *id);
 long store_find_schema(store_index *idx, const char *id);
 /** Index into store_apis() of the API with this id, or -1. */
 long store_find_api(store_index *idx, const char *id);
+/**
+ * The API a person means by `name` (resolve.c): its id, an alias, a unique
+ * prefix of an id or alias, or its title (case-insensitive throughout, in that
+ * order of preference). *out: index into store_apis(). An unknown name is
+ * APIDEX_ENOTFOUND, an ambiguous one APIDEX_EINVAL; the message names the
+ * closest ids (edit distance, prefix). Thread-safe like store_apis.
+ */
+int store_resolve_api(store_index *idx, const char *name, long *out, apidex_error *err);
 
 /*
  * Text read when it is shown, not when the index is opened: the loaders above leave
@@ -509,7 +519,11 @@ typedef struct store_build_options {
  * unloaded once written; reg's ids, diagnostics and failed flags stay): unchanged documents are
  * copied from the current index, changed and new ones are chunked, documents no longer in reg are
  * dropped. A failed document is counted in rep->failed (its errors are in its api->diags) and its
- * previous version, if any, is kept. Atomic: on any error, or if the process
+ * previous version, if any, is kept. Each API's id is settled right before its rows
+ * are written, in registry order (build_ids.c): a given name, else the id the
+ * old index had for the path (or, for a rename, the content), else the one the
+ * document proposes, made unique; reg's APIs are renamed to it and old ids stay
+ * as aliases. Atomic: on any error, or if the process
  * dies, the current index stays as it was. opt and rep may be NULL.
  * Takes the writer lock (store_lock_acquire with opt->lock) before it reads the
  * current index: APIDEX_EBUSY when another build held it too long. APIDEX_EREFUSED:

@@ -84,4 +84,36 @@ void store_prefetch_done(store_prefetch *p, size_t i);
 /** Stops and joins the workers, frees p. NULL is a no-op. */
 void store_prefetch_stop(store_prefetch *p);
 
+/* ---------------------------------------------------------------- API ids (build_ids.c) */
+
+/** Old document i's content hash (writer.c; 0 when out of range). */
+uint64_t store_writer_old_hash(const store_writer *w, size_t i);
+/** True when the old index is of an older schema, whose ids were file names. */
+bool store_writer_old_ids_legacy(const store_writer *w);
+/** The aliases of the old index (none in an index of an older schema); strings owned by w. */
+size_t store_writer_old_alias_count(const store_writer *w);
+void store_writer_old_alias(const store_writer *w, size_t i, const char **alias, const char **api);
+/** Records that `alias` names API `api` in the new index (the first one given wins). */
+int store_writer_add_alias(store_writer *w, const char *alias, const char *api, apidex_error *err);
+
+/** The ids of one build, settled API by API in registry order (build_ids.c). */
+typedef struct store_ids store_ids;
+/**
+ * Before any API is written: the given ids (APIDEX_EINVAL when one is not valid or two
+ * documents have the same), the ids the old index keeps, and the ids proposals may not
+ * take. doc_keys[i]: the documents-table key of API i.
+ */
+int store_ids_begin(store_writer *w, spec_registry *reg, const char *const *doc_keys,
+                    const store_build_options *opt, store_ids **out, apidex_error *err);
+/** API i is loaded: gives it its id (renaming it in reg) before any row of it is written.
+    Call in ascending i, on one thread. */
+int store_ids_settle(store_ids *ids, spec_registry *reg, size_t i, apidex_error *err);
+/** The id API i was settled with, or NULL. */
+const char *store_ids_final(const store_ids *ids, size_t i);
+/** API i was settled but is not in the new index (it failed, with no version to keep). */
+void store_ids_unwritten(store_ids *ids, size_t i);
+/** After the last API: writes the aliases of the new index. */
+int store_ids_finish(store_ids *ids, apidex_error *err);
+void store_ids_free(store_ids *ids);
+
 #endif /* APIDEX_STORE_INT_H */

@@ -45,6 +45,11 @@ typedef struct ord_map {
 
 enum { ST_DOC, ST_API, ST_OP, ST_INPUT, ST_SCHEMA, ST_CHUNK, ST_EDGE, ST_VECTOR, ST_COUNT };
 
+/* An alias of the old index. */
+typedef struct old_alias {
+    char *alias, *api;
+} old_alias;
+
 struct store_writer {
     sqlite3 *db;
     char *target;
@@ -55,6 +60,9 @@ struct store_writer {
     char reason[256];
     old_doc *old;
     size_t n_old;
+    old_alias *aliases;
+    size_t n_aliases;
+    bool legacy_ids; /* the old index is of an older schema: its ids were file stems */
     sqlite3_stmt *st[ST_COUNT];
     /* The API being written: its row is inserted when the next one starts (or at
        commit), once its operation and schema counts and tag counts are known. */
@@ -357,6 +365,81 @@ static int damaged(store_writer *w, const store_writer_options *opt, int rc, api
     return 0;
 }
 
+/* The old documents, sorted by path, for reuse, for counting removals and for keeping
+   API ids. 0, APIDEX_ENOMEM, or an SQLite code. */
+static int read_old_docs(store_writer *w)
+{
+    sqlite3_stmt *q = NULL;
+    int rc;
+    if ((rc = sqlite3_prepare_v2(w->db, "SELECT path, api, content_hash FROM old.documents", -1, &q,
+                                 NULL)) != SQLITE_OK)
+        return rc;
+    size_t cap = 0;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        if (w->n_old == cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            old_doc *p = realloc(w->old, ncap * sizeof *p);
+            if (!p) {
+                sqlite3_finalize(q);
+                return APIDEX_ENOMEM;
+            }
+            w->old = p;
+            cap = ncap;
+        }
+        old_doc *d = &w->old[w->n_old];
+        d->path = xstrdup((const char *)sqlite3_column_text(q, 0));
+        d->api = xstrdup((const char *)sqlite3_column_text(q, 1));
+        d->hash = parse_hex64((const char *)sqlite3_column_text(q, 2));
+        d->used = false;
+        if (!d->path || !d->api) {
+            free(d->path);
+            free(d->api);
+            sqlite3_finalize(q);
+            return APIDEX_ENOMEM;
+        }
+        w->n_old++;
+    }
+    sqlite3_finalize(q);
+    if (rc != SQLITE_DONE) return rc;
+    qsort(w->old, w->n_old, sizeof *w->old, cmp_old);
+    return 0;
+}
+
+/* The old aliases (none in an index of an older schema). 0 or APIDEX_ENOMEM. */
+static int read_old_aliases(store_writer *w)
+{
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(w->db, "SELECT alias, api FROM old.aliases ORDER BY alias", -1, &q,
+                           NULL) != SQLITE_OK)
+        return 0;
+    size_t cap = 0;
+    int rc = 0;
+    while (!rc && sqlite3_step(q) == SQLITE_ROW) {
+        if (w->n_aliases == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            old_alias *p = realloc(w->aliases, ncap * sizeof *p);
+            if (!p) {
+                rc = APIDEX_ENOMEM;
+                break;
+            }
+            w->aliases = p;
+            cap = ncap;
+        }
+        old_alias *a = &w->aliases[w->n_aliases];
+        a->alias = xstrdup((const char *)sqlite3_column_text(q, 0));
+        a->api = xstrdup((const char *)sqlite3_column_text(q, 1));
+        if (!a->alias || !a->api) {
+            free(a->alias);
+            free(a->api);
+            rc = APIDEX_ENOMEM;
+        } else {
+            w->n_aliases++;
+        }
+    }
+    sqlite3_finalize(q);
+    return rc;
+}
+
 /* Attaches the current index for reuse when it is compatible. A file that is not
    an apidex index at all is never replaced: that is somebody else's data. */
 static int attach_old(store_writer *w, const store_writer_options *opt, apidex_error *err)
@@ -389,6 +472,9 @@ static int attach_old(store_writer *w, const store_writer_options *opt, apidex_e
         snprintf(w->reason, sizeof w->reason, "the index has schema version %d (now %d)", version,
                  STORE_SCHEMA_VERSION);
         w->full_rebuild = true;
+        /* Its documents still say which ids users know: best effort. */
+        w->legacy_ids = version < STORE_SCHEMA_VERSION;
+        if (read_old_docs(w) == APIDEX_ENOMEM) return oom(err);
         store_exec(w->db, "DETACH old", NULL);
         return 0;
     }
@@ -419,38 +505,14 @@ static int attach_old(store_writer *w, const store_writer_options *opt, apidex_e
         w->full_rebuild = true;
     }
 
-    /* The old documents, sorted by path, for reuse and for counting removals. */
-    if (sqlite3_prepare_v2(w->db, "SELECT path, api, content_hash FROM old.documents", -1, &q,
-                           NULL) != SQLITE_OK)
-        return damaged(w, opt, sqlite3_extended_errcode(w->db), err);
-    size_t cap = 0;
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        if (w->n_old == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
-            old_doc *p = realloc(w->old, ncap * sizeof *p);
-            if (!p) {
-                sqlite3_finalize(q);
-                return oom(err);
-            }
-            w->old = p;
-            cap = ncap;
-        }
-        old_doc *d = &w->old[w->n_old];
-        d->path = xstrdup((const char *)sqlite3_column_text(q, 0));
-        d->api = xstrdup((const char *)sqlite3_column_text(q, 1));
-        d->hash = parse_hex64((const char *)sqlite3_column_text(q, 2));
-        d->used = false;
-        if (!d->path || !d->api) {
-            free(d->path);
-            free(d->api);
-            sqlite3_finalize(q);
-            return oom(err);
-        }
-        w->n_old++;
-    }
-    sqlite3_finalize(q);
-    if (rc != SQLITE_DONE) return damaged(w, opt, rc, err);
-    qsort(w->old, w->n_old, sizeof *w->old, cmp_old);
+    /* The old documents, sorted by path, for reuse, for counting removals and for keeping
+       API ids; and the names the APIs had before. */
+    rc = read_old_docs(w);
+    if (rc == APIDEX_ENOMEM) return oom(err);
+    if (rc) return damaged(w, opt, rc, err);
+    rc = read_old_aliases(w);
+    if (rc == APIDEX_ENOMEM) return oom(err);
+    if (rc) return damaged(w, opt, rc, err);
     w->has_old = !w->full_rebuild;
     if (w->full_rebuild) store_exec(w->db, "DETACH old", NULL);
     return 0;
@@ -1056,6 +1118,42 @@ int store_writer_set_overrides(store_writer *w, const char *api_id, const char *
     return rc;
 }
 
+/* ---------------------------------------------------------------- ids */
+
+uint64_t store_writer_old_hash(const store_writer *w, size_t i)
+{
+    return w && i < w->n_old ? w->old[i].hash : 0;
+}
+
+bool store_writer_old_ids_legacy(const store_writer *w)
+{
+    return w && w->legacy_ids;
+}
+
+size_t store_writer_old_alias_count(const store_writer *w)
+{
+    return w ? w->n_aliases : 0;
+}
+
+void store_writer_old_alias(const store_writer *w, size_t i, const char **alias, const char **api)
+{
+    *alias = w->aliases[i].alias;
+    *api = w->aliases[i].api;
+}
+
+int store_writer_add_alias(store_writer *w, const char *alias, const char *api, apidex_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(w->db, "INSERT OR IGNORE INTO aliases(alias, api) VALUES(?, ?)", -1, &st,
+                           NULL) != SQLITE_OK)
+        return store_db_error(w->db, "writing an alias", err);
+    sqlite3_bind_text(st, 1, alias, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, api, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : store_db_error(w->db, "writing an alias", err);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- commit */
 
 static uint64_t new_build_id(void)
@@ -1193,6 +1291,11 @@ void store_writer_abort(store_writer *w)
     }
     free_old(w);
     core_buf_free(&w->changes);
+    for (size_t i = 0; i < w->n_aliases; i++) {
+        free(w->aliases[i].alias);
+        free(w->aliases[i].api);
+    }
+    free(w->aliases);
     free(w->tags);
     free(w->edges);
     free(w->op_content);

@@ -42,8 +42,8 @@ if "$bin" list --manifest --budget 20 --db "$db" > /dev/null 2> "$tmp/err"; then
   [ $? -eq 2 ] && grep -q 'too small' "$tmp/err" && ok "tiny budget: exit 2" || bad "tiny budget: $(cat "$tmp/err")"
 fi
 "$bin" list --manifest --budget abc --db "$db" > /dev/null 2>&1 && bad "--budget abc accepted" || ok "--budget abc refused"
-"$bin" list --manifest --api spec3 --budget 400 --db "$db" > "$tmp/stripe.txt"
-[ "$("$bin" tokens "$tmp/stripe.txt")" -le 400 ] && grep -q '(api spec3' "$tmp/stripe.txt" && ok "--api with --budget" || bad "--api spec3 --budget 400"
+"$bin" list --manifest --api stripe --budget 400 --db "$db" > "$tmp/stripe.txt"
+[ "$("$bin" tokens "$tmp/stripe.txt")" -le 400 ] && grep -q '(api stripe' "$tmp/stripe.txt" && ok "--api with --budget" || bad "--api stripe --budget 400"
 
 # search --budget counts everything it prints, text and JSON.
 for task in "create a customer" "Accept a VPC peering connection request"; do
@@ -66,8 +66,8 @@ if grep -qE '<p>|</p>|<a href|<code>' "$tmp/ec2.txt"; then bad "search context h
 # Endpoint details and tool definitions are plain text too (the specs' descriptions hold
 # <p>, <a href>, <code> and entities: Stripe, EC2, DigitalOcean).
 html='<p>|</p>|<a href|</a>|<code>|<note>|&quot;|&lt;'
-for op in spec3:PostCustomers "apisguru2020__amazonaws.com_ec2_2016-11-15/openapi:POST_RunInstances" \
-  DigitalOcean-public.v2:dropletActions_post; do
+for op in stripe:PostCustomers amazonaws-ec2:POST_RunInstances \
+  digitalocean:dropletActions_post; do
   for level in call full; do
     "$bin" show "$op" --detail $level --json --db "$db" > "$tmp/show.json"
     if grep -qE "$html" "$tmp/show.json"; then bad "show $op --detail $level has HTML"; fi

@@ -78,7 +78,7 @@ ok
 # ---- apidex agent: a multi-step tool loop, an invented endpoint dropped
 cat >"$tmp/agent.json" <<'EOF'
 {"steps": [
- {"expect": "What do readers say", "tool_calls": [{"name": "search_endpoints", "arguments": {"query": "top rated books"}}],
+ {"expect": "What do readers say", "tool_calls": [{"name": "search_endpoints", "arguments": {"query": "top rated library"}}],
   "usage": {"prompt_tokens": 1000, "completion_tokens": 50}},
  {"expect": "GET /books/top_rated", "tool_calls": [{"name": "get_endpoint", "arguments": {"method": "GET", "path": "/books/{id}/reviews"}}],
   "usage": {"prompt_tokens": 1500, "completion_tokens": 40}},
@@ -103,11 +103,11 @@ ok
 # text output and the query tool set
 cat >"$tmp/agent2.json" <<'EOF'
 {"steps": [
- {"expect": "query_endpoints", "tool_calls": [{"name": "query_endpoints", "arguments": {"query": "order books"}}]},
+ {"expect": "query_endpoints", "tool_calls": [{"name": "query_endpoints", "arguments": {"query": "order library"}}]},
  {"expect": "Request body", "content": "Call POST /orders - places the order."}]}
 EOF
 start_mock "$tmp/agent2.json"
-"$bin" agent "Order two books" --db "$db" --tools query -k 3 >"$tmp/agent2.out"
+"$bin" agent "Order two library" --db "$db" --tools query -k 3 >"$tmp/agent2.out"
 grep -q "POST    /orders  \[bookshop\]" "$tmp/agent2.out" || fail "agent text: $(cat "$tmp/agent2.out")"
 grep -q "why: places the order." "$tmp/agent2.out" || fail "agent text rationale"
 grep -q "^Tokens: prompt" "$tmp/agent2.out" || fail "agent text tokens"
@@ -178,7 +178,7 @@ ok
 # ---- eval --agent: Table 4 layout, JSON numbers
 cat >"$tmp/eval.json" <<'EOF'
 {"steps": [
- {"tool_calls": [{"name": "search_endpoints", "arguments": {"query": "top rated books"}}], "usage": {"prompt_tokens": 300, "completion_tokens": 20}},
+ {"tool_calls": [{"name": "search_endpoints", "arguments": {"query": "top rated library"}}], "usage": {"prompt_tokens": 300, "completion_tokens": 20}},
  {"tool_calls": [{"name": "submit_endpoints", "arguments": {"endpoints": [
    {"method": "GET", "path": "/books/top_rated", "rationale": "a"}, {"method": "GET", "path": "/books/{id}/reviews", "rationale": "b"}]}}],
   "usage": {"prompt_tokens": 500, "completion_tokens": 30}},

@@ -24,7 +24,7 @@ expect 2 stats "$tmp/does-not-exist.yaml"
 expect 0 chunk --help
 printf 'openapi: 3.0.0\ninfo: [broken\n' > "$tmp/bad.yaml"
 expect 1 chunk "$tmp/bad.yaml" "$pet" --strategy endpoint-rf --json
-grep -q '"petstore:listPets"' "$tmp/out" || { echo "FAIL: the good document was not chunked"; fail=1; }
+grep -q '"pet-store:listPets"' "$tmp/out" || { echo "FAIL: the good document was not chunked"; fail=1; }
 # Every strategy: valid JSON, chunk count equal in both output forms.
 for s in nosplit endpoint endpoint-re endpoint-rf json summary query hybrid; do
   "$bin" chunk "$pet" --strategy "$s" --size 64 --overlap 8 --json > "$tmp/$s.json" || fail=1

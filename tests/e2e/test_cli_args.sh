@@ -68,7 +68,7 @@ usage_error "--jsn" "apidex search: unknown option '--jsn'; did you mean '--json
   "$bin" search pets --jsn --db "$db"
 usage_error "--adapt" "did you mean '--adaptive'?" "$bin" search pets --adapt --db "$db"
 usage_error "show --jsno" "apidex show: unknown option '--jsno'; did you mean '--json'?" \
-  "$bin" show weather:listAlerts --jsno --db "$db"
+  "$bin" show open-weather-station:listAlerts --jsno --db "$db"
 usage_error "list --manfest" "apidex list: unknown option '--manfest'; did you mean '--manifest'?" \
   "$bin" list --manfest --db "$db"
 usage_error "tools --fromat" "apidex tools: unknown option '--fromat'; did you mean '--format'?" \
@@ -89,9 +89,9 @@ usage_error "--method FETCH" \
 usage_error "--mode" "apidex search: --mode takes lexical, dense or hybrid, got 'lex'" \
   "$bin" search pets --mode lex --db "$db"
 usage_error "--format" "apidex tools: --format takes openai, anthropic or mcp, got 'xml'" \
-  "$bin" tools --format xml weather:listAlerts --db "$db"
+  "$bin" tools --format xml open-weather-station:listAlerts --db "$db"
 usage_error "--color" "apidex show: --color takes auto, always or never, got 'yes'" \
-  "$bin" show weather:listAlerts --color yes --db "$db"
+  "$bin" show open-weather-station:listAlerts --color yes --db "$db"
 usage_error "agent --tools" "apidex agent: --tools takes summary or query, got 'all'" \
   "$bin" agent "find pets" --tools all
 usage_error "--precision" "--precision takes f32 or bf16, got 'f16'; did you mean 'bf16'?" \
@@ -107,14 +107,14 @@ echo "== --api with an unknown id names the known ones"
 for cmd in search list show; do
   args=(--api nosuchapi --db "$db")
   [ "$cmd" = search ] && args=(pets "${args[@]}")
-  [ "$cmd" = show ] && args=(weather:listAlerts "${args[@]}")
+  [ "$cmd" = show ] && args=(open-weather-station:listAlerts "${args[@]}")
   usage_error "$cmd --api" "apidex $cmd: unknown API 'nosuchapi'" "$bin" "$cmd" "${args[@]}"
-  grep -q "The index has 3: library, recipes, weather" "$tmp/err" ||
+  grep -q "the index has 3: city-library, open-weather-station, recipe-box" "$tmp/err" ||
     fail "$cmd --api: known ids not named: $(cat "$tmp/err")"
 done
-usage_error "--api weathr" "unknown API 'weathr'; did you mean 'weather'?" \
+usage_error "--api weathr" "unknown API 'weathr'; did you mean 'open-weather-station'?" \
   "$bin" search storms --api weathr --db "$db"
-"$bin" search storms --api weather --db "$db" | grep -q "/alerts" || fail "--api weather refused"
+"$bin" search storms --api open-weather-station --db "$db" | grep -q "/alerts" || fail "--api open-weather-station refused"
 
 echo "== tools takes any number of ids"
 "$bin" search "list everything" -k 1000 --json --db "$db" |

@@ -18,7 +18,7 @@ has_color() { grep -qF "$esc" "$1"; }
 unset NO_COLOR
 export TERM=xterm
 
-for cmd in "search storm-alerts --db $db" "show weather:listAlerts --db $db"; do
+for cmd in "search storm-alerts --db $db" "show open-weather-station:listAlerts --db $db"; do
   # shellcheck disable=SC2086
   "$bin" $cmd --color always >"$tmp/always"
   has_color "$tmp/always" || fail "$cmd --color always: no colour"

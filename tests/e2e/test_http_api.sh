@@ -69,27 +69,31 @@ req 200 GET "/v1/search?q=weather%20forecast%20for%20a%20city&k=3" && {
 }
 "$bin" search "weather forecast for a city" -k 3 --db "$db" --json > "$tmp/cli.json"
 expect_json "[r['id'] for r in d['results']] == [r['id'] for r in json.load(open('$tmp/cli.json'))['results']]"
-req 200 GET "/v1/search?q=forecast&adaptive=true" && expect_json "d['adaptive'] is True and d['results'][-1]['id'] == 'weather:getForecast'"
-req 200 GET "/v1/search?q=books&api=library&api=recipes&method=GET&tag=catalogue" && expect_json "all(r['api'] == 'library' and r['method'] == 'GET' for r in d['results'])"
-req 200 GET "/v1/search?q=weather&api=recipes" && expect_json "all(r['api'] == 'recipes' for r in d['results'])"
-req 200 GET "/v1/endpoints/weather%3AgetForecast" && {
-  expect_json "d['id'] == 'weather:getForecast' and d['path'] == '/stations/{station_id}/forecast'"
+req 200 GET "/v1/search?q=forecast&adaptive=true" && expect_json "d['adaptive'] is True and d['results'][-1]['id'] == 'open-weather-station:getForecast'"
+req 200 GET "/v1/search?q=books&api=city-library&api=recipe-box&method=GET&tag=catalogue" && expect_json "all(r['api'] == 'city-library' and r['method'] == 'GET' for r in d['results'])"
+req 200 GET "/v1/search?q=weather&api=recipe-box" && expect_json "all(r['api'] == 'recipe-box' for r in d['results'])"
+# an API by a unique prefix or its title, any case, as everywhere (store_resolve_api)
+req 200 GET "/v1/search?q=books&api=City%20Library%20API" && expect_json "d['results'] and all(r['api'] == 'city-library' for r in d['results'])"
+req 200 GET "/v1/search?q=weather&api=RECIPE" && expect_json "d['results'] and all(r['api'] == 'recipe-box' for r in d['results'])"
+req 400 GET "/v1/search?q=x&api=recipie-box" && expect_json "'did you mean' in d['error']['message'] and 'recipe-box' in d['error']['message']"
+req 200 GET "/v1/endpoints/open-weather-station%3AgetForecast" && {
+  expect_json "d['id'] == 'open-weather-station:getForecast' and d['path'] == '/stations/{station_id}/forecast'"
   expect_json "d['servers'][0]['url'] == 'https://weather.example.org/api' and d['inputs'][0]['name'] == 'station_id'"
-  expect_json "any(p['producer'] == 'weather:findStations' for p in d['producers'])"
+  expect_json "any(p['producer'] == 'open-weather-station:findStations' for p in d['producers'])"
 }
-"$bin" show weather:getForecast --db "$db" --json > "$tmp/show.json"
+"$bin" show open-weather-station:getForecast --db "$db" --json > "$tmp/show.json"
 expect_json "d == json.load(open('$tmp/show.json'))"
-req 200 GET "/v1/endpoints?method=get&path=/stations/%7Bid%7D/forecast" && expect_json "d['id'] == 'weather:getForecast'"
+req 200 GET "/v1/endpoints?method=get&path=/stations/%7Bid%7D/forecast" && expect_json "d['id'] == 'open-weather-station:getForecast'"
 req 404 GET "/v1/endpoints/weather%3Anope" && expect_json "d['error']['status'] == 404"
 req 200 GET "/v1/apis" && {
-  expect_json "d['count'] == 3 and sorted(a['id'] for a in d['apis']) == ['library', 'recipes', 'weather']"
+  expect_json "d['count'] == 3 and sorted(a['id'] for a in d['apis']) == ['city-library', 'open-weather-station', 'recipe-box']"
   expect_json "sum(a['n_operations'] for a in d['apis']) == d['n_operations']"
 }
 req 200 POST "/v1/ask" -H 'Content-Type: application/json' --data '{"task":"weather forecast for a city","budget":1500}' && {
   expect_json "d['context_tokens'] <= 1500 and d['budget'] == 1500 and '/stations/{station_id}/forecast' in d['context']"
-  expect_json "[e['id'] for e in d['endpoints']][-1] == 'weather:getForecast'"
+  expect_json "[e['id'] for e in d['endpoints']][-1] == 'open-weather-station:getForecast'"
 }
-req 200 POST "/v1/ask" -H 'Content-Type: application/json; charset=utf-8' --data '{"task":"books","apis":["library"]}' && expect_json "all(e['api'] == 'library' for e in d['endpoints'])"
+req 200 POST "/v1/ask" -H 'Content-Type: application/json; charset=utf-8' --data '{"task":"city-library","apis":["city-library"]}' && expect_json "all(e['api'] == 'city-library' for e in d['endpoints'])"
 req 200 GET "/healthz" && expect_json "d['status'] == 'ok' and d['index']['operations'] > 0 and len(d['index']['build_id']) == 16"
 req 200 GET "/openapi.json" && expect_json "d['openapi'] == '3.1.0' and '/v1/search' in d['paths'] and d['info']['version'] == '$("$bin" version | awk '{print $2}')'"
 cp "$tmp/body" "$tmp/self.json"
@@ -181,14 +185,14 @@ stop_server
 
 echo "== auth on"
 start_server --token "t0ken-$$" --cors https://app.example
-for path in /v1/search?q=x /v1/endpoints/weather%3AgetForecast /v1/apis /metrics /openapi.json; do
+for path in /v1/search?q=x /v1/endpoints/open-weather-station%3AgetForecast /v1/apis /metrics /openapi.json; do
   req 401 GET "$path" && grep -qi '^WWW-Authenticate: Bearer' "$tmp/headers"
   req 401 GET "$path" -H "Authorization: Bearer t0ken-$$x"
   req 401 GET "$path" -H "Authorization: Basic dDBrZW4="
   req 200 GET "$path" -H "Authorization: Bearer t0ken-$$"
 done
 req 401 POST "/v1/ask" -H 'Content-Type: application/json' --data '{"task":"x"}'
-req 200 POST "/v1/ask" -H "Authorization: Bearer t0ken-$$" -H 'Content-Type: application/json' --data '{"task":"weather"}'
+req 200 POST "/v1/ask" -H "Authorization: Bearer t0ken-$$" -H 'Content-Type: application/json' --data '{"task":"open-weather-station"}'
 req 200 GET "/healthz"
 req 200 GET "/v1/apis" -H "Authorization: Bearer t0ken-$$" -H 'Origin: https://app.example'
 grep -qi '^Access-Control-Allow-Origin: https://app.example' "$tmp/headers" || { echo "FAIL CORS allow"; fail=1; }
@@ -198,7 +202,7 @@ stop_server
 
 echo "== ask with an LLM (the scripted OpenAI mock of the agent tests)"
 cat > "$tmp/llm_script.json" <<'JSON'
-{"default": {"content": "First call [weather:findStations] to get a station_id, then [weather:getForecast].", "usage": {"prompt_tokens": 900, "completion_tokens": 30}}}
+{"default": {"content": "First call [open-weather-station:findStations] to get a station_id, then [open-weather-station:getForecast].", "usage": {"prompt_tokens": 900, "completion_tokens": 30}}}
 JSON
 $py "$src/tests/agent/mock_openai.py" --script "$tmp/llm_script.json" --port-file "$tmp/llm_port" \
   --log "$tmp/llm_log.jsonl" --lifetime 120 >"$tmp/mock.out" 2>&1 &
@@ -207,7 +211,7 @@ for _ in $(seq 250); do [ -s "$tmp/llm_port" ] && break; sleep 0.02; done
 start_server --llm-url "http://127.0.0.1:$(cat "$tmp/llm_port")/v1" --llm-model mock-model
 req 200 POST "/v1/ask" -H 'Content-Type: application/json' --data '{"task":"weather forecast for a city"}' && {
   expect_json "d['llm_used'] is True and d['model'] == 'mock-model' and 'findStations' in d['answer']"
-  expect_json "d['cited'] == ['weather:findStations', 'weather:getForecast'] and '/stations/{station_id}/forecast' in d['context']"
+  expect_json "d['cited'] == ['open-weather-station:findStations', 'open-weather-station:getForecast'] and '/stations/{station_id}/forecast' in d['context']"
 }
 grep -q 'weather forecast for a city' "$tmp/llm_log.jsonl" || { echo "FAIL: the LLM was not asked"; fail=1; }
 stop_server

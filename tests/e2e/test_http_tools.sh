@@ -25,12 +25,12 @@ get() { # STATUS URL OUTFILE
   [ "$code" = "$1" ] || bad "GET $2: $code, expected $1: $(head -c 300 "$3")"
 }
 # ids: the same JSON as the CLI, in each format
-"$bin" tools --db "$db" --compact weather:getForecast weather:findStations > "$tmp/cli_openai.json"
-"$bin" tools --db "$db" --compact --format anthropic weather:getForecast > "$tmp/cli_anthropic.json"
+"$bin" tools --db "$db" --compact open-weather-station:getForecast open-weather-station:findStations > "$tmp/cli_openai.json"
+"$bin" tools --db "$db" --compact --format anthropic open-weather-station:getForecast > "$tmp/cli_anthropic.json"
 "$bin" tools --db "$db" --compact --format mcp --search "Get the weather forecast for a city" -k 2 \
   > "$tmp/cli_mcp.json"
-get 200 "/v1/tools?id=weather%3AgetForecast&id=weather%3AfindStations" "$tmp/http_openai.json"
-get 200 "/v1/tools?id=weather:getForecast&format=anthropic" "$tmp/http_anthropic.json"
+get 200 "/v1/tools?id=open-weather-station%3AgetForecast&id=open-weather-station%3AfindStations" "$tmp/http_openai.json"
+get 200 "/v1/tools?id=open-weather-station:getForecast&format=anthropic" "$tmp/http_anthropic.json"
 get 200 "/v1/tools?q=Get+the+weather+forecast+for+a+city&k=2&format=mcp" "$tmp/http_mcp.json"
 for f in openai anthropic mcp; do
   /usr/bin/python3 -c "
@@ -42,13 +42,13 @@ assert b['tools'] and set(b['calls']) == {t.get('name') or t['function']['name']
 done
 # errors: neither ids nor a task, both, an unknown id, a bad format, a bad k, an unknown key
 get 400 "/v1/tools" "$tmp/e1.json"
-get 400 "/v1/tools?id=weather:getForecast&q=forecast" "$tmp/e2.json"
+get 400 "/v1/tools?id=open-weather-station:getForecast&q=forecast" "$tmp/e2.json"
 get 404 "/v1/tools?id=nope:nothing" "$tmp/e3.json"
 grep -q "nope:nothing" "$tmp/e3.json" || bad "the 404 does not name the id"
-get 400 "/v1/tools?id=weather:getForecast&format=xml" "$tmp/e4.json"
+get 400 "/v1/tools?id=open-weather-station:getForecast&format=xml" "$tmp/e4.json"
 grep -q "openai, anthropic or mcp" "$tmp/e4.json" || bad "the bad format is not explained"
 get 400 "/v1/tools?q=forecast&k=0" "$tmp/e5.json"
-get 400 "/v1/tools?ids=weather:getForecast" "$tmp/e6.json"
+get 400 "/v1/tools?ids=open-weather-station:getForecast" "$tmp/e6.json"
 get 400 "/v1/tools?q=%20%20" "$tmp/e7.json"
 code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$base/v1/tools")
 [ "$code" = 405 ] || bad "POST /v1/tools: $code"

@@ -17,7 +17,7 @@ export APIDEX_NO_REEXEC=1
 
 "$BIN" index "$T/specs" --db "$DB" --quiet || fail "first build"
 cp "$DB" "$T/before.db"
-"$BIN" show petstore:listPets --db "$DB" --json | grep -q '"summary":"List all pets"' \
+"$BIN" show pet-store:listPets --db "$DB" --json | grep -q '"summary":"List all pets"' \
   || fail "first index does not answer"
 
 # Work for the next build: one changed document and six new ones.
@@ -38,11 +38,11 @@ wait "$PID" 2>/dev/null || true
 
 # The previous index: byte for byte the same file, and it still opens and answers.
 cmp -s "$DB" "$T/before.db" || fail "the index changed under a killed build"
-"$BIN" show petstore:listPets --db "$DB" --json | grep -q '"summary":"List all pets"' \
+"$BIN" show pet-store:listPets --db "$DB" --json | grep -q '"summary":"List all pets"' \
   || fail "old index does not answer after the kill"
-"$BIN" list --db "$DB" --json | grep -q '"id":"petstore"' || fail "list after the kill"
+"$BIN" list --db "$DB" --json | grep -q '"id":"pet-store"' || fail "list after the kill"
 "$BIN" search "list all pets" --db "$DB" --json > "$T/search.json" || fail "search after the kill"
-grep -q '"id":"petstore:listPets"' "$T/search.json" || fail "search after the kill: $(cat "$T/search.json")"
+grep -q '"id":"pet-store:listPets"' "$T/search.json" || fail "search after the kill: $(cat "$T/search.json")"
 [ -e "$DB.tmp-$PID" ] || fail "expected the killed build's temp file to be left behind"
 
 # A reader holding the old index keeps reading it while a build replaces the file;
@@ -52,7 +52,7 @@ import sqlite3, subprocess, sys
 bin_, db, specs, rep = sys.argv[1:]
 uri = "file:" + db + "?mode=ro&immutable=1"
 old = sqlite3.connect(uri, uri=True)
-q = "SELECT summary FROM operations WHERE id = 'petstore:listPets'"
+q = "SELECT summary FROM operations WHERE id = 'pet-store:listPets'"
 assert old.execute(q).fetchone()[0] == "List all pets"
 with open(rep, "w") as out:
     subprocess.run([bin_, "index", specs, "--db", db, "--json"], stdout=out, check=True)
@@ -66,7 +66,7 @@ EOF
 for want in '"added":6' '"updated":1' '"unchanged":2' '"removed":0' '"failed":0'; do
   grep -q "$want" "$T/rep.json" || fail "report lacks $want: $(cat "$T/rep.json")"
 done
-"$BIN" show "GET /pets" --api petstore --db "$DB" | grep -q 'List every pet' \
+"$BIN" show "GET /pets" --api pet-store --db "$DB" | grep -q 'List every pet' \
   || fail "new index does not answer"
 
 # An index of another schema version is refused with a clear message.

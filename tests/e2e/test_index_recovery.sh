@@ -30,7 +30,7 @@ head -c 20000 "$DB" >"$T/cut.db"
 cp "$DB" "$T/holed.db"
 dd if=/dev/urandom of="$T/holed.db" bs=1 seek=200 count=6000 conv=notrunc 2>/dev/null
 for f in cut holed; do
-  for run in "list" "search pets" "show petstore:listPets"; do
+  for run in "list" "search pets" "show pet-store:listPets"; do
     st=0
     # shellcheck disable=SC2086
     "$BIN" $run --db "$T/$f.db" >/dev/null 2>"$T/err" || st=$?
@@ -50,7 +50,7 @@ for f in cut holed; do
   done
   "$BIN" index "$T/specs" --db "$T/$f.db" --full --json >"$T/out" 2>"$T/err" || fail "$f.db --full: $(cat "$T/err")"
   grep -q '"full_rebuild":true' "$T/out" && grep -q 'damaged' "$T/out" || fail "$f.db --full report: $(cat "$T/out")"
-  "$BIN" search "list all pets" --db "$T/$f.db" --json | grep -q '"id":"petstore:listPets"' \
+  "$BIN" search "list all pets" --db "$T/$f.db" --json | grep -q '"id":"pet-store:listPets"' \
     || fail "$f.db after --full does not answer"
 done
 
@@ -87,8 +87,8 @@ for i in $(seq 1 18); do
   kill -9 "$pid" 2>/dev/null && n=$((n + 1))
   wait "$pid" 2>/dev/null || true
   "$BIN" list --db "$DB" --json >"$T/list.json" 2>"$T/err" || fail "round $i (${args[*]}): list: $(cat "$T/err")"
-  grep -q '"id":"petstore"' "$T/list.json" || fail "round $i: petstore is gone"
-  "$BIN" search "list all pets" --db "$DB" --json | grep -q '"id":"petstore:listPets"' \
+  grep -q '"id":"pet-store"' "$T/list.json" || fail "round $i: petstore is gone"
+  "$BIN" search "list all pets" --db "$DB" --json | grep -q '"id":"pet-store:listPets"' \
     || fail "round $i (${args[*]}): search does not answer"
 done
 echo "   killed $n of 18 writers mid-way"

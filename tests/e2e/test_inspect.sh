@@ -36,18 +36,18 @@ keys = {"file", "api", "title", "version", "spec_version", "operations", "schema
 ok = json.load(open(sys.argv[1]))
 assert set(ok) == {"documents"}, ok.keys()
 docs = {d["api"]: d for d in ok["documents"]}
-assert set(docs) == {"petstore30", "swagger20", "root"}, docs.keys()
+assert set(docs) == {"pet-store", "uploads", "multi"}, docs.keys()  # ids from the titles
 for d in docs.values():
     assert keys <= set(d), d.keys()
     assert d["errors"] == [], d["errors"]
     for w in d["warnings"]:
         assert {"message", "file", "line", "pointer"} <= set(w), w
-p = docs["petstore30"]
+p = docs["pet-store"]
 assert (p["title"], p["version"], p["spec_version"]) == ("Pet Store", "1.2", "3.0.3"), p
 assert (p["operations"], p["schemas"], p["cycles"]) == (4, 8, 2), p
-s = docs["swagger20"]
+s = docs["uploads"]
 assert (s["spec_version"], s["operations"], s["schemas"], s["cycles"]) == ("2.0", 3, 2, 1), s
-r = docs["root"]
+r = docs["multi"]
 assert (r["operations"], r["files"], len(r["warnings"])) == (7, 7, 3), r
 w = [w for w in r["warnings"] if "outside.yaml" in w["message"]][0]
 assert w["line"] == 18 and w["pointer"].startswith("/paths/~1escape/get"), w
@@ -69,8 +69,8 @@ if [ -d "$shared/benchmarks/restbench/specs" ]; then
   /usr/bin/python3 - "$tmp/rb.json" <<'PY'
 import json, sys
 docs = {d["api"]: d for d in json.load(open(sys.argv[1]))["documents"]}
-assert docs["tmdb_oas"]["operations"] == 54, docs["tmdb_oas"]
-assert docs["spotify_oas"]["operations"] == 40, docs["spotify_oas"]
+assert docs["themoviedb"]["operations"] == 54, docs["themoviedb"]
+assert docs["spotify"]["operations"] == 40, docs["spotify"]
 assert all(not d["errors"] for d in docs.values())
 PY
 fi

@@ -38,19 +38,19 @@ check() { # name, file, expected substring
 inspect --method tools/list > "$tmp/i_tools.json"
 for t in search_endpoints get_endpoint list_apis ask_api get_tool_definitions; do check "tools/list $t" "$tmp/i_tools.json" "\"name\": \"$t\""; done
 inspect --method tools/call --tool-name search_endpoints --tool-arg "task=$task" adaptive=true > "$tmp/i_search.json"
-check "search_endpoints" "$tmp/i_search.json" '"id": "weather:getForecast"'
-inspect --method tools/call --tool-name get_endpoint --tool-arg id=weather:getForecast > "$tmp/i_endpoint.json"
+check "search_endpoints" "$tmp/i_search.json" '"id": "open-weather-station:getForecast"'
+inspect --method tools/call --tool-name get_endpoint --tool-arg id=open-weather-station:getForecast > "$tmp/i_endpoint.json"
 check "get_endpoint" "$tmp/i_endpoint.json" '"path": "/stations/{station_id}/forecast"'
 inspect --method tools/call --tool-name list_apis > "$tmp/i_apis.json"
-check "list_apis" "$tmp/i_apis.json" '"id": "recipes"'
+check "list_apis" "$tmp/i_apis.json" '"id": "recipe-box"'
 inspect --method tools/call --tool-name ask_api --tool-arg "task=$task" budget=2000 > "$tmp/i_ask.json"
 check "ask_api" "$tmp/i_ask.json" '"context_tokens"'
 inspect --method resources/list > "$tmp/i_res.json"
-check "resources/list" "$tmp/i_res.json" '"uri": "apidex://apis/weather"'
+check "resources/list" "$tmp/i_res.json" '"uri": "apidex://apis/open-weather-station"'
 inspect --method resources/templates/list > "$tmp/i_tpl.json"
 check "resources/templates/list" "$tmp/i_tpl.json" '"uriTemplate": "apidex://endpoints/{id}"'
-inspect --method resources/read --uri apidex://apis/library > "$tmp/i_read.json"
-check "resources/read" "$tmp/i_read.json" 'library:searchBooks'
+inspect --method resources/read --uri apidex://apis/city-library > "$tmp/i_read.json"
+check "resources/read" "$tmp/i_read.json" 'city-library:searchBooks'
 if inspect --method tools/call --tool-name no_such_tool > "$tmp/i_bad.json" 2>&1; then
   echo "FAIL inspector: an unknown tool succeeded"; fail=1
 else

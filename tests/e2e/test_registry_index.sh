@@ -47,13 +47,13 @@ YAML
 "$PY" - "$T/list.json" <<'PYEOF' || fail "list after the registry build: $(cat "$T/list.json")"
 import json, sys
 apis = {a["id"]: a for a in json.load(open(sys.argv[1]))["apis"]}
-assert set(apis) == {"pets", "hotel", "notes"}, sorted(apis)
+assert set(apis) == {"pets", "pet-hotel", "notes"}, sorted(apis)
 assert apis["pets"]["overrides"] == {"server": "https://pets.example.com/v2",
                                      "auth": {"api_key": "PETS_API_KEY"}}, apis["pets"]
-assert "overrides" not in apis["hotel"]
+assert "overrides" not in apis["pet-hotel"]
 assert apis["pets"]["operations"] == 3          # every operation is tagged pets
 assert apis["notes"]["operations"] == 0, apis["notes"]  # every one excluded
-assert apis["hotel"]["operations"] == 3
+assert apis["pet-hotel"]["operations"] == 3
 PYEOF
 
 # Other commands find the registry's db too (no --db, no $APIDEX_DB).
@@ -86,13 +86,13 @@ sources:
 YAML
 sed -i '/url:/d' "$T/elsewhere/reg.yaml"
 "$BIN" index --registry "$T/elsewhere/reg.yaml" --db "$T/two.db" --quiet || fail "--registry"
-"$BIN" list --db "$T/two.db" --json | grep -q '"id":"hotel"' || fail "--registry list"
+"$BIN" list --db "$T/two.db" --json | grep -q '"id":"pet-hotel"' || fail "--registry list"
 # A registry named by --registry that names no db: the default index, never the db of
 # another registry file (./apidex.yaml here names out/reg.db).
 cp out/reg.db "$T/reg-before.db"
 "$BIN" index --registry "$T/elsewhere/reg.yaml" --quiet || fail "--registry without db"
 cmp -s out/reg.db "$T/reg-before.db" || fail "--registry FILE wrote ./apidex.yaml's db"
-"$BIN" list --db apidex.db --json | grep -q '"id":"hotel"' || fail "--registry: not ./apidex.db"
+"$BIN" list --db apidex.db --json | grep -q '"id":"pet-hotel"' || fail "--registry: not ./apidex.db"
 rm -f apidex.db
 (cd "$T" && APIDEX_REGISTRY="$T/elsewhere/reg.yaml" "$BIN" index --db "$T/three.db" --quiet) \
   || fail "\$APIDEX_REGISTRY"

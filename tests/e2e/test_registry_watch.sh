@@ -47,29 +47,29 @@ printf 'db: out/w.db\nsources:\n  - specs\n' > apidex.yaml
 "$BIN" index --watch > "$T/watch.log" 2>&1 &
 W=$!
 PIDS+=("$W")
-wait_for "the first build" has_ids out/w.db "notes petstore "
+wait_for "the first build" has_ids out/w.db "notes pet-store "
 
 # a new spec in a new subfolder
 mkdir -p specs/new/deeper
 pet specs/new/deeper/zoo.yaml "Zoo"
-wait_for "a spec in a new subfolder" has_ids out/w.db "notes petstore zoo "
+wait_for "a spec in a new subfolder" has_ids out/w.db "notes pet-store zoo "
 # a change to a spec
 sed -i 's/List all pets/List every pet/' specs/petstore.yaml
-wait_for "a changed spec" sh -c "'$BIN' show petstore:listPets --db out/w.db --json 2>/dev/null \
+wait_for "a changed spec" sh -c "'$BIN' show pet-store:listPets --db out/w.db --json 2>/dev/null \
   | grep -q 'List every pet'"
 # a deletion
 rm specs/notes.json
-wait_for "a deleted spec" has_ids out/w.db "petstore zoo "
+wait_for "a deleted spec" has_ids out/w.db "pet-store zoo "
 # the registry file: a new source with an id
 mkdir -p other
 pet other/b.yaml "Bee"
 printf 'db: out/w.db\nsources:\n  - specs\n  - {path: other/b.yaml, id: bee}\n' > apidex.yaml
-wait_for "a new source in the registry file" has_ids out/w.db "bee petstore zoo "
+wait_for "a new source in the registry file" has_ids out/w.db "bee pet-store zoo "
 # a bad registry file is reported and the last good one stays in use
 printf 'db: out/w.db\nsources:\n  - specs\n  - {path: other/b.yaml, idd: bee}\n' > apidex.yaml
 wait_for "the error for a bad registry" grep -q "apidex.yaml:4:.*unknown key 'idd'" "$T/watch.log"
 pet specs/late.yaml "Late"
-wait_for "a spec after a bad registry" has_ids out/w.db "bee late petstore zoo "
+wait_for "a spec after a bad registry" has_ids out/w.db "bee late pet-store zoo "
 kill -TERM "$W"
 wait_for "the watcher to stop on SIGTERM" sh -c "! kill -0 $W 2>/dev/null"
 wait "$W" && rc=0 || rc=$?
@@ -84,11 +84,11 @@ printf 'db: slow.db\nsources: [specs]\n' > apidex.yaml
 APIDEX_TEST_INDEX_DELAY_MS=1500 "$BIN" index --watch > "$T/slow.log" 2>&1 &
 S=$!
 PIDS+=("$S")
-wait_for "the first slow build" has_ids slow.db "petstore "
+wait_for "the first slow build" has_ids slow.db "pet-store "
 pet specs/one.yaml "One"
 wait_for "the second build to start" sh -c "ls slow.db.tmp-* >/dev/null 2>&1"
 pet specs/two.yaml "Two" # during that build
-wait_for "the change made during a build" has_ids slow.db "one petstore two "
+wait_for "the change made during a build" has_ids slow.db "one pet-store two "
 kill -TERM "$S"
 wait "$S" || fail "slow watcher exit"
 
@@ -104,7 +104,7 @@ PIDS+=("$V")
 wait_for "serve to listen" test -s port
 PORT=$(cat port)
 apis() { curl -s "http://127.0.0.1:$PORT/v1/apis" | grep -q "\"id\":\"$1\""; }
-wait_for "serve answers" apis petstore
+wait_for "serve answers" apis pet-store
 pet specs/giraffe.yaml "Giraffe"
 wait_for "serve answers for a new spec" apis giraffe
 curl -s "http://127.0.0.1:$PORT/v1/search?q=list+pets&api=giraffe" | grep -q '"giraffe:listPets"' \

@@ -16,7 +16,7 @@ cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$tmp
 trap cleanup EXIT
 db="$tmp/d.db"
 "$bin" index "$src/tests/data/detail" --db "$db" --quiet || exit 1
-id="detail:sendMessage"
+id="detail-levels-fixture:sendMessage"
 fail=0
 has() { # name, file, fixed string
   if grep -qF -- "$3" "$2"; then echo "ok $1"; else echo "FAIL $1: no '$3' in"; cat "$2"; fail=1; fi
@@ -62,14 +62,14 @@ server_pid=$!
 for _ in $(seq 200); do [ -s "$tmp/port" ] && break; sleep 0.05; done
 base="http://127.0.0.1:$(cat "$tmp/port")"
 for l in summary call full; do
-  curl -sS -o "$tmp/h_$l.json" "$base/v1/endpoints/detail%3AsendMessage?detail=$l"
+  curl -sS -o "$tmp/h_$l.json" "$base/v1/endpoints/detail-levels-fixture%3AsendMessage?detail=$l"
   py "import json; assert json.load(open('$tmp/h_$l.json')) == json.load(open('$tmp/$l.json'))" "HTTP detail=$l differs from show --json"
 done
-curl -sS -o "$tmp/h_default.json" "$base/v1/endpoints/detail%3AsendMessage"
+curl -sS -o "$tmp/h_default.json" "$base/v1/endpoints/detail-levels-fixture%3AsendMessage"
 py "import json; assert json.load(open('$tmp/h_default.json')) == json.load(open('$tmp/call.json'))" "HTTP default is not call"
 curl -sS -o "$tmp/h_route.json" "$base/v1/endpoints?method=POST&path=/accounts/%7Baccount_id%7D/messages&detail=summary"
 py "import json; assert json.load(open('$tmp/h_route.json')) == json.load(open('$tmp/summary.json'))" "HTTP by route"
-code=$(curl -sS -o "$tmp/h_bad.json" -w '%{http_code}' "$base/v1/endpoints/detail%3AsendMessage?detail=everything")
+code=$(curl -sS -o "$tmp/h_bad.json" -w '%{http_code}' "$base/v1/endpoints/detail-levels-fixture%3AsendMessage?detail=everything")
 [ "$code" = 400 ] && grep -q "summary, call or full" "$tmp/h_bad.json" && echo "ok HTTP bad level: 400" || { echo "FAIL HTTP bad level: $code"; cat "$tmp/h_bad.json"; fail=1; }
 echo "ok HTTP levels = show --json"
 kill "$server_pid"; wait "$server_pid" 2>/dev/null; server_pid=""

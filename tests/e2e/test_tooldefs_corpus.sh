@@ -35,7 +35,7 @@ while IFS=$'\t' read -r -a ids; do
 done < "$tmp/batches.txt"
 # the same endpoints asked for another way: a search's top 5, one id alone, ids in another order
 "$bin" tools --db "$db" --search "send an SMS message" -k 5 > "$tmp/search.json"
-"$bin" tools --db "$db" twilio_api_v2010:CreateMessage > "$tmp/single.json"
-"$bin" tools --db "$db" --format anthropic tmdb_oas:GET_movie-movie_id spec3:PostCustomers \
-  twilio_api_v2010:CreateMessage spec3:PostCustomers > "$tmp/mixed.json"
+"$bin" tools --db "$db" twilio:CreateMessage > "$tmp/single.json"
+"$bin" tools --db "$db" --format anthropic themoviedb:GET_movie-movie_id stripe:PostCustomers \
+  twilio:CreateMessage stripe:PostCustomers > "$tmp/mixed.json"
 "$node" "$src/tests/e2e/tooldefs/check.mjs" "$node_dir" "$tmp"

@@ -86,7 +86,7 @@ typedef struct fake_provider {
 static inline int fake_embed(embed_provider *p, const char *const *texts, size_t n, bool is_query,
                              float *out, apidex_error *err)
 {
-    static const char *const topics[FAKE_DIM] = {"recipe", "book", "weather", "user"};
+    static const char *const topics[FAKE_DIM] = {"recipe", "book", "open-weather-station", "user"};
     (void)err;
     fake_provider *f = (fake_provider *)p;
     f->calls++;

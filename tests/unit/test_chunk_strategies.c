@@ -82,7 +82,7 @@ static void test_hybrid(void **state)
 {
     (void)state;
     chunk_list *l = run(CHUNK_HYBRID, 0, 0, 0);
-    const chunk *show = find(l, "petstore:showPetById");
+    const chunk *show = find(l, "pet-store:showPetById");
     assert_non_null(show);
     const char *c = show->content;
     assert_non_null(strstr(c, "GET /pets/{petId} - Info for a specific pet"));
@@ -98,26 +98,26 @@ static void test_hybrid(void **state)
     assert_non_null(strstr(c, "- address: object"));
     assert_null(strstr(c, "- lat:"));
     /* Pet is used by three operations: it gets a schema chunk, named by ref_ids. */
-    const chunk *pet = find(l, "petstore:Pet");
+    const chunk *pet = find(l, "pet-store:Pet");
     assert_non_null(pet);
     assert_int_equal(pet->type, CHUNK_TYPE_SCHEMA);
     assert_true(pet->meta.n_used_by >= 2);
     bool listed = false;
     for (size_t i = 0; i < show->meta.n_ref_ids; i++)
-        if (!strcmp(show->meta.ref_ids[i], "petstore:Pet")) listed = true;
+        if (!strcmp(show->meta.ref_ids[i], "pet-store:Pet")) listed = true;
     assert_true(listed);
     /* Every ref id names a chunk of the list. */
     for (size_t i = 0; i < l->n; i++)
         for (size_t k = 0; k < l->items[i].meta.n_ref_ids; k++)
             assert_non_null(find(l, l->items[i].meta.ref_ids[k]));
     /* Deprecated, operation-level security [] and the 4xx line. */
-    const chunk *del = find(l, "petstore:deletePet");
+    const chunk *del = find(l, "pet-store:deletePet");
     assert_true(del->meta.deprecated);
     assert_non_null(strstr(del->content, "Auth: none"));
     /* No operationId: the model's "api:METHOD /path" id. */
-    assert_non_null(find(l, "petstore:GET /pets/{petId}/photos"));
+    assert_non_null(find(l, "pet-store:GET /pets/{petId}/photos"));
     /* Fields for BM25. */
-    const chunk *list = find(l, "petstore:listPets");
+    const chunk *list = find(l, "pet-store:listPets");
     assert_non_null(list->fields.params);
     assert_non_null(strstr(list->fields.params, "limit: How many items"));
     assert_string_equal(list->fields.operation_id, "listPets");
@@ -129,10 +129,10 @@ static void test_filters_in_renderings(void **state)
 {
     (void)state;
     chunk_list *l = run(CHUNK_HYBRID, 0, 0, PREP_ERRORS | PREP_REQUEST_BODY | PREP_HTML);
-    const chunk *create = find(l, "petstore:createPet");
+    const chunk *create = find(l, "pet-store:createPet");
     assert_null(strstr(create->content, "Request body"));
     assert_null(strstr(create->content, "500"));
-    const chunk *show = find(l, "petstore:showPetById");
+    const chunk *show = find(l, "pet-store:showPetById");
     assert_null(strstr(show->content, "<p>"));
     chunk_list_free(l);
 }
@@ -140,10 +140,10 @@ static void test_filters_in_renderings(void **state)
 static void test_descriptions(void **state)
 {
     (void)state;
-    const spec_operation *show = spec_api_find_operation(api, "petstore:showPetById");
+    const spec_operation *show = spec_api_find_operation(api, "pet-store:showPetById");
     const spec_operation *photos =
-        spec_api_find_operation(api, "petstore:GET /pets/{petId}/photos");
-    const spec_operation *list = spec_api_find_operation(api, "petstore:listPets");
+        spec_api_find_operation(api, "pet-store:GET /pets/{petId}/photos");
+    const spec_operation *list = spec_api_find_operation(api, "pet-store:listPets");
     assert_non_null(show);
     assert_non_null(photos);
     core_buf b;

@@ -29,20 +29,20 @@ static void test_routing_is_counted(void **state)
     /* the third task's gold is in no API: not counted */
     assert_int_equal(r->routing_tasks, 2);
     assert_int_equal(r->routing_correct, 1);
-    assert_string_equal(r->per_query[0].gold_api, "films");
-    assert_string_equal(r->per_query[0].routed_api, "films");
-    assert_string_equal(r->per_query[1].gold_api, "music");
-    assert_string_equal(r->per_query[1].routed_api, "films");
+    assert_string_equal(r->per_query[0].gold_api, "reel-index");
+    assert_string_equal(r->per_query[0].routed_api, "reel-index");
+    assert_string_equal(r->per_query[1].gold_api, "tune-cloud");
+    assert_string_equal(r->per_query[1].routed_api, "reel-index");
     assert_null(r->per_query[2].gold_api);
     core_buf b;
     core_buf_init(&b, 1 << 20);
     assert_int_equal(eval_report_text(r, true, &b), 0);
     assert_non_null(strstr(b.data, "routing      1 of 2 tasks"));
-    assert_non_null(strstr(b.data, "routed to films, gold in music"));
+    assert_non_null(strstr(b.data, "routed to reel-index, gold in tune-cloud"));
     core_buf_reset(&b);
     assert_int_equal(eval_report_json(r, true, &b), 0);
     assert_non_null(strstr(b.data, "\"routing\":{\"tasks\":2,\"correct\":1}"));
-    assert_non_null(strstr(b.data, "\"gold_api\":\"music\",\"routed_api\":\"films\""));
+    assert_non_null(strstr(b.data, "\"gold_api\":\"tune-cloud\",\"routed_api\":\"reel-index\""));
     core_buf_free(&b);
     eval_report_free(r);
     eval_set_free(set);

@@ -244,7 +244,7 @@ static void test_sources_ids_tags_overrides(void **state)
                         "{\"server\":\"https://zoo.example.com\"}");
     const spec_api *pers = api_by_title(reg, "Pers");
     assert_non_null(pers);
-    assert_string_equal(pers->id, "other");
+    assert_string_equal(pers->id, "pers"); /* from its title */
     assert_int_equal(pers->n_ops, 4);
     assert_null(registry_overrides(loaded, pers));
     /* the same document without a filter has another content hash (the filter is in it) */
@@ -283,7 +283,7 @@ static void test_sources_ids_tags_overrides(void **state)
     assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
     assert_int_equal(registry_file_add_specs(rf, reg, NULL, &err), 0);
     assert_int_equal(spec_registry_count(reg), 1);
-    assert_string_equal(spec_registry_api(reg, 0)->id, "a1");
+    assert_string_equal(spec_registry_api(reg, 0)->id, "pets"); /* from its title */
     spec_registry_free(reg);
     registry_file_free(rf);
 
@@ -299,15 +299,17 @@ static void test_sources_ids_tags_overrides(void **state)
 
     /* a derived id that equals a given one yields to it */
     free(tu_write(dir, "apidex.yaml",
-                  "sources:\n  - glob/a1.yaml\n  - {path: specs/pets.yaml, id: a1}\n"));
+                  "sources:\n  - glob/a1.yaml\n  - {path: specs/pets.yaml, id: pets}\n"));
     assert_int_equal(registry_file_load(p, &rf, &err), 0);
     assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
     assert_int_equal(registry_file_add_specs(rf, reg, NULL, &err), 0);
-    const spec_api *named = spec_registry_find(reg, "a1");
+    const spec_api *named = spec_registry_find(reg, "pets");
     assert_non_null(named);
     assert_non_null(strstr(named->file, "specs/pets.yaml"));
     assert_int_equal(spec_registry_count(reg), 2);
-    assert_string_not_equal(spec_registry_api(reg, 0)->id, spec_registry_api(reg, 1)->id);
+    const spec_api *derived = spec_registry_find(reg, "pets-2");
+    assert_non_null(derived);
+    assert_non_null(strstr(derived->file, "glob/a1.yaml"));
     spec_registry_free(reg);
     registry_file_free(rf);
 

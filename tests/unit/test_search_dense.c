@@ -66,14 +66,14 @@ static void test_dense_and_hybrid(void **state)
     /* The query points where the recipe chunks do. */
     search_query q = {.text = "recipe kitchen", .k = 5, .mode = SEARCH_DENSE};
     assert_int_equal(run(db, &fa.base, &q, top, sizeof top, &err), 0);
-    assert_true(!strncmp(top, "recipes:", 8));
+    assert_true(!strncmp(top, "recipe-box:", 11));
     assert_true(fa.query_calls >= 1);
     q.mode = SEARCH_HYBRID;
     assert_int_equal(run(db, &fa.base, &q, top, sizeof top, &err), 0);
-    assert_true(!strncmp(top, "recipes:", 8));
+    assert_true(!strncmp(top, "recipe-box:", 11));
     q.hybrid_weight = 0.5;
     assert_int_equal(run(db, &fa.base, &q, top, sizeof top, &err), 0);
-    assert_true(!strncmp(top, "recipes:", 8));
+    assert_true(!strncmp(top, "recipe-box:", 11));
     q.hybrid_weight = 1.5;
     assert_int_equal(run(db, &fa.base, &q, top, sizeof top, &err), APIDEX_EINVAL);
     q.hybrid_weight = 0;

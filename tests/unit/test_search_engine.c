@@ -37,7 +37,7 @@ static void test_generic_id_is_produced_by_search(void **state)
     /* "/albums/{id}": the album comes from the catalog search, since the task names it */
     search_result *r =
         run(f, (search_query){.text = "list the tracks of the album Abbey Road", .adaptive = true});
-    assert_produced(r, "music:searchCatalog", "music:getAlbumTracks", "id");
+    assert_produced(r, "tune-cloud:searchCatalog", "tune-cloud:getAlbumTracks", "id");
     search_result_free(r);
 }
 
@@ -46,11 +46,11 @@ static void test_current_user_pattern(void **state)
     fixture *f = *state;
     search_result *r =
         run(f, (search_query){.text = "create a playlist called Road Trip", .adaptive = true});
-    assert_produced(r, "music:getCurrentUser", "music:createPlaylist", "user_id");
+    assert_produced(r, "tune-cloud:getCurrentUser", "tune-cloud:createPlaylist", "user_id");
     search_result_free(r);
     /* Swagger 2.0 fixture: /members/{member_id}/loans <- /members/me */
     r = run(f, (search_query){.text = "which books have I borrowed? list my loans", .k = 5});
-    assert_produced(r, "library:getCurrentMember", "library:listLoans", "member_id");
+    assert_produced(r, "city-library:getCurrentMember", "city-library:listLoans", "member_id");
     search_result_free(r);
 }
 
@@ -60,13 +60,14 @@ static void test_chains_and_body_ids(void **state)
     /* cookbook_id <- createCookbook <- user_id <- getMe: a chain of two producers */
     search_result *r =
         run(f, (search_query){.text = "add a recipe to a new cookbook", .adaptive = true, .k = 0});
-    assert_produced(r, "recipes:createCookbook", "recipes:addRecipeToCookbook", "cookbook_id");
-    assert_produced(r, "recipes:getMe", "recipes:createCookbook", "user_id");
+    assert_produced(r, "recipe-box:createCookbook", "recipe-box:addRecipeToCookbook",
+                    "cookbook_id");
+    assert_produced(r, "recipe-box:getMe", "recipe-box:createCookbook", "user_id");
     search_result_free(r);
     /* a required id in the request body ({"book_id"} of a Swagger 2.0 formData body)
        comes from the book search when the task names the book */
     r = run(f, (search_query){.text = "borrow the book Dune", .adaptive = true});
-    assert_produced(r, "library:searchBooks", "library:borrowBook", "book_id");
+    assert_produced(r, "city-library:searchBooks", "city-library:borrowBook", "book_id");
     search_result_free(r);
 }
 
@@ -78,12 +79,12 @@ static void test_listed_producer_is_linked(void **state)
     search_result *r = run(
         f, (search_query){.text = "Create a new cookbook for me and add the lasagna recipe to it",
                           .adaptive = true});
-    long c = hit_index(r, "recipes:createCookbook"),
-         a = hit_index(r, "recipes:addRecipeToCookbook");
+    long c = hit_index(r, "recipe-box:createCookbook"),
+         a = hit_index(r, "recipe-box:addRecipeToCookbook");
     assert_true(c >= 0 && a > c);
     bool linked = false;
     for (size_t l = 0; l < r->hits[a].n_links; l++)
-        linked |= !strcmp(r->hits[a].links[l].producer_id, "recipes:createCookbook") &&
+        linked |= !strcmp(r->hits[a].links[l].producer_id, "recipe-box:createCookbook") &&
                   !strcmp(r->hits[a].links[l].param, "cookbook_id");
     assert_true(linked);
     /* "recipe" names the Recipe API but is also what its paths are about: it still counts */
@@ -97,7 +98,7 @@ static void test_literal_id_needs_no_producer(void **state)
     search_result *r =
         run(f, (search_query){.text = "list the tracks of album 4aawyAB9vmqN3uQ7FjRGTy",
                               .adaptive = true});
-    long t = hit_index(r, "music:getAlbumTracks");
+    long t = hit_index(r, "tune-cloud:getAlbumTracks");
     assert_true(t >= 0);
     /* the id is in the task: no producer is put before the consumer */
     assert_int_equal(r->hits[t].n_links, 0);
@@ -112,18 +113,19 @@ static void test_routing_keeps_one_api(void **state)
         run(f, (search_query){.text = "current temperature and wind at a weather station",
                               .adaptive = true});
     assert_true(r->n_hits >= 1);
-    for (size_t i = 0; i < r->n_hits; i++) assert_string_equal(r->hits[i].api, "weather");
-    assert_true(hit_index(r, "weather:getLatestObservation") >= 0);
+    for (size_t i = 0; i < r->n_hits; i++)
+        assert_string_equal(r->hits[i].api, "open-weather-station");
+    assert_true(hit_index(r, "open-weather-station:getLatestObservation") >= 0);
     search_result_free(r);
 }
 
 static void test_filters_and_deprecated(void **state)
 {
     fixture *f = *state;
-    const char *apis[] = {"library", NULL};
+    const char *apis[] = {"city-library", NULL};
     search_result *r = run(f, (search_query){.text = "search", .k = 20, .apis = apis});
     assert_true(r->n_hits > 0);
-    for (size_t i = 0; i < r->n_hits; i++) assert_string_equal(r->hits[i].api, "library");
+    for (size_t i = 0; i < r->n_hits; i++) assert_string_equal(r->hits[i].api, "city-library");
     search_result_free(r);
 
     const char *methods[] = {"POST", NULL};
@@ -134,18 +136,19 @@ static void test_filters_and_deprecated(void **state)
     search_result_free(r);
 
     const char *tags[] = {"alerts", NULL};
-    r = run(f, (search_query){.text = "weather", .k = 20, .tags = tags});
+    r = run(f, (search_query){.text = "open-weather-station", .k = 20, .tags = tags});
     for (size_t i = 0; i < r->n_hits; i++)
-        if (r->hits[i].role == SEARCH_ROLE_PRIMARY) assert_string_equal(r->hits[i].api, "weather");
-    assert_true(hit_index(r, "weather:getForecast") < 0);
+        if (r->hits[i].role == SEARCH_ROLE_PRIMARY)
+            assert_string_equal(r->hits[i].api, "open-weather-station");
+    assert_true(hit_index(r, "open-weather-station:getForecast") < 0);
     search_result_free(r);
 
     /* deprecated operations are indexed but only returned on request */
     r = run(f, (search_query){.text = "renew loan due date", .k = 20});
-    assert_int_equal(hit_index(r, "library:renewLoan"), -1);
+    assert_int_equal(hit_index(r, "city-library:renewLoan"), -1);
     search_result_free(r);
     r = run(f, (search_query){.text = "renew loan due date", .k = 20, .include_deprecated = true});
-    assert_true(hit_index(r, "library:renewLoan") >= 0);
+    assert_true(hit_index(r, "city-library:renewLoan") >= 0);
     search_result_free(r);
 }
 
@@ -163,7 +166,7 @@ static void test_fixed_k_and_nothing_found(void **state)
     search_result_free(r);
     search_result *out = NULL;
     apidex_error err;
-    search_query dense = {.text = "weather", .mode = SEARCH_DENSE};
+    search_query dense = {.text = "open-weather-station", .mode = SEARCH_DENSE};
     assert_int_not_equal(search_engine_run(f->eng, &dense, &out, &err), 0);
     assert_null(out);
 }

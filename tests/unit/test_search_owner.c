@@ -48,22 +48,22 @@ static void expect_owned(fixture *f, const char *task, const char *owned, const 
 
 static void test_preposition_ties_a_name_to_its_resources(void **state)
 {
-    expect_owned(*state, "Show me the invoices of Fabrikam", "crm:listCompanyBills",
-                 "crm:listInvoices");
-    expect_owned(*state, "show the deals from Jane Roe", "crm:listContactPipeline",
-                 "crm:listDeals");
+    expect_owned(*state, "Show me the invoices of Fabrikam", "ledgerly-crm:listCompanyBills",
+                 "ledgerly-crm:listInvoices");
+    expect_owned(*state, "show the deals from Jane Roe", "ledgerly-crm:listContactPipeline",
+                 "ledgerly-crm:listDeals");
 }
 
 static void test_possessive_ties_a_name_to_its_resources(void **state)
 {
-    expect_owned(*state, "What are Fabrikam's invoices?", "crm:listCompanyBills",
-                 "crm:listInvoices");
-    expect_owned(*state, "List Jane Roe\xe2\x80\x99s deals", "crm:listContactPipeline",
-                 "crm:listDeals");
+    expect_owned(*state, "What are Fabrikam's invoices?", "ledgerly-crm:listCompanyBills",
+                 "ledgerly-crm:listInvoices");
+    expect_owned(*state, "List Jane Roe\xe2\x80\x99s deals", "ledgerly-crm:listContactPipeline",
+                 "ledgerly-crm:listDeals");
     /* the owner's id comes from the search by name */
     search_result *r = search_fixture_run(
         *state, (search_query){.text = "What are Fabrikam's invoices?", .adaptive = true});
-    assert_true(linked(r, "crm:searchCompanies", "crm:listCompanyBills"));
+    assert_true(linked(r, "ledgerly-crm:searchCompanies", "ledgerly-crm:listCompanyBills"));
     search_result_free(r);
 }
 
@@ -72,14 +72,14 @@ static void test_no_tie_no_owner(void **state)
     fixture *f = *state;
     /* a name after the resource word is that resource, not its owner */
     char *id = first_primary(f, "Open the invoice Fabrikam", "1");
-    assert_string_not_equal(id, "crm:listCompanyBills");
+    assert_string_not_equal(id, "ledgerly-crm:listCompanyBills");
     free(id);
     /* "my" starts no name; no name, no owner */
     id = first_primary(f, "List the invoices of My Company", "1");
-    assert_string_equal(id, "crm:listInvoices");
+    assert_string_equal(id, "ledgerly-crm:listInvoices");
     free(id);
     id = first_primary(f, "List the open invoices", "1");
-    assert_string_equal(id, "crm:listInvoices");
+    assert_string_equal(id, "ledgerly-crm:listInvoices");
     free(id);
 }
 
@@ -89,8 +89,8 @@ static void test_action_segments_are_not_resources(void **state)
        invoices it has: the company's invoices come first, the reminder not at all */
     search_result *r = search_fixture_run(
         *state, (search_query){.text = "the invoices of Fabrikam", .adaptive = true});
-    assert_true(search_hit_index(r, "crm:listCompanyBills") >= 0);
-    assert_int_equal(search_hit_index(r, "crm:remindCompany"), -1);
+    assert_true(search_hit_index(r, "ledgerly-crm:listCompanyBills") >= 0);
+    assert_int_equal(search_hit_index(r, "ledgerly-crm:remindCompany"), -1);
     search_result_free(r);
 }
 

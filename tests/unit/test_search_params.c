@@ -58,7 +58,7 @@ static void test_a_parameter_changes_the_answer(void **state)
         search_fixture_run(f, (search_query){.text = "Create a new cookbook for me and add the "
                                                      "lasagna recipe to it",
                                              .adaptive = true});
-    long with = search_hit_index(r, "recipes:createCookbook");
+    long with = search_hit_index(r, "recipe-box:createCookbook");
     assert_true(with >= 0);
     assert_int_equal(r->hits[with].role, SEARCH_ROLE_PRIMARY);
     search_result_free(r);
@@ -71,7 +71,7 @@ static void test_a_parameter_changes_the_answer(void **state)
                                                      "lasagna recipe to it",
                                              .adaptive = true,
                                              .params = &p});
-    long without = search_hit_index(r, "recipes:createCookbook");
+    long without = search_hit_index(r, "recipe-box:createCookbook");
     assert_true(without >= 0);
     assert_int_equal(r->hits[without].role, SEARCH_ROLE_PRODUCER);
     search_result_free(r);

@@ -52,11 +52,11 @@ static void test_producers_typed_by_shape(void **state)
     fixture *f = *state;
     /* Neither the cast items nor the people search results are named after people; their
        property names are mostly those of what GET /people/{person_id} returns. */
-    assert_true(has_edge(f, "films:getPerson", "person_id", "films:searchPeople"));
-    assert_true(has_edge(f, "films:getPersonPhotos", "person_id", "films:getFilmCast"));
+    assert_true(has_edge(f, "reel-index:getPerson", "person_id", "reel-index:searchPeople"));
+    assert_true(has_edge(f, "reel-index:getPersonPhotos", "person_id", "reel-index:getFilmCast"));
     /* a bare "ids" whose path says no entity ("/me/following?ids=") takes it from the
        summary ("Follow artists or users"): artists come from the catalog search */
-    assert_true(has_edge(f, "music:followArtists", "ids", "music:searchCatalog"));
+    assert_true(has_edge(f, "tune-cloud:followArtists", "ids", "tune-cloud:searchCatalog"));
     /* the caller's own object is the natural producer of the caller's id */
     const store_edge *edges = NULL;
     size_t n_edges = 0;
@@ -64,22 +64,24 @@ static void test_producers_typed_by_shape(void **state)
     assert_int_equal(store_edges(f->idx, &edges, &n_edges, &err), 0);
     double self = -1, other = -1;
     for (size_t i = 0; i < n_edges; i++) {
-        if (edges[i].kind != STORE_EDGE_PRODUCER || strcmp(edges[i].src, "music:createPlaylist"))
+        if (edges[i].kind != STORE_EDGE_PRODUCER ||
+            strcmp(edges[i].src, "tune-cloud:createPlaylist"))
             continue;
-        if (!strcmp(edges[i].dst, "music:getCurrentUser")) self = edges[i].score;
-        if (!strcmp(edges[i].dst, "music:getMyPlaylists")) other = edges[i].score;
+        if (!strcmp(edges[i].dst, "tune-cloud:getCurrentUser")) self = edges[i].score;
+        if (!strcmp(edges[i].dst, "tune-cloud:getMyPlaylists")) other = edges[i].score;
     }
     /* the playlists' owners are users too, but only inside playlists: an entity that some
        operation returns takes its producers from those */
     assert_true(self > 0 && other < 0);
     /* a film summary is no person: too few of its names are a person's */
-    assert_false(has_edge(f, "films:getPerson", "person_id", "films:searchFilms"));
-    assert_false(has_edge(f, "films:getPerson", "person_id", "films:getPopularFilms"));
+    assert_false(has_edge(f, "reel-index:getPerson", "person_id", "reel-index:searchFilms"));
+    assert_false(has_edge(f, "reel-index:getPerson", "person_id", "reel-index:getPopularFilms"));
     /* and the task gets the search before the photos */
     search_result *r =
         run(f, (search_query){.text = "photos of the actor Jane Doe", .adaptive = true});
-    assert_true(linked(r, "films:searchPeople", "films:getPersonPhotos"));
-    assert_true(hit_index(r, "films:searchPeople") < hit_index(r, "films:getPersonPhotos"));
+    assert_true(linked(r, "reel-index:searchPeople", "reel-index:getPersonPhotos"));
+    assert_true(hit_index(r, "reel-index:searchPeople") <
+                hit_index(r, "reel-index:getPersonPhotos"));
     search_result_free(r);
 }
 
@@ -90,13 +92,13 @@ static void test_ranked_list_filled_to_k(void **state)
        comes from the graph: the endpoints linked to those two first, in the routed API */
     search_result *r = run(f, (search_query){.text = "how long is the runtime", .k = 5});
     assert_int_equal(r->n_hits, 5);
-    assert_true(hit_index(r, "films:getFilm") >= 0);
+    assert_true(hit_index(r, "reel-index:getFilm") >= 0);
     for (size_t i = 0; i < r->n_hits; i++) {
-        assert_string_equal(r->hits[i].api, "films");
+        assert_string_equal(r->hits[i].api, "reel-index");
         for (size_t j = i + 1; j < r->n_hits; j++)
             assert_string_not_equal(r->hits[i].id, r->hits[j].id);
     }
-    assert_true(hit_index(r, "films:getPopularFilms") >= 0); /* the other film_id producer */
+    assert_true(hit_index(r, "reel-index:getPopularFilms") >= 0); /* the other film_id producer */
     search_result_free(r);
     /* the adaptive answer is not padded */
     r = run(f, (search_query){.text = "how long is the runtime", .adaptive = true});
@@ -110,10 +112,10 @@ static void test_alternative_producers_in_ranked_lists(void **state)
     const char *text = "details and cast of a film";
     /* a ranked list is read for recall: the second consumer brings the next producer */
     search_result *r = run(f, (search_query){.text = text, .k = 10});
-    assert_true(hit_index(r, "films:searchFilms") >= 0);
-    assert_true(hit_index(r, "films:getPopularFilms") >= 0);
-    assert_true(linked(r, "films:getPopularFilms", "films:getFilm") ||
-                linked(r, "films:getPopularFilms", "films:getFilmCast"));
+    assert_true(hit_index(r, "reel-index:searchFilms") >= 0);
+    assert_true(hit_index(r, "reel-index:getPopularFilms") >= 0);
+    assert_true(linked(r, "reel-index:getPopularFilms", "reel-index:getFilm") ||
+                linked(r, "reel-index:getPopularFilms", "reel-index:getFilmCast"));
     search_result_free(r);
     /* the adaptive answer is minimal: the producer already there serves both */
     r = run(f, (search_query){.text = text, .adaptive = true});
@@ -128,7 +130,7 @@ static void test_typos_in_lower_case_words(void **state)
     fixture *f = *state;
     search_result *r = run(f, (search_query){.text = "birthdya", .adaptive = true});
     assert_true(r->n_hits > 0);
-    assert_true(hit_index(r, "films:getPerson") >= 0);
+    assert_true(hit_index(r, "reel-index:getPerson") >= 0);
     search_result_free(r);
     /* a capitalised word is a name: it is not corrected */
     r = run(f, (search_query){.text = "Birthdya", .adaptive = true});
@@ -162,17 +164,17 @@ static void test_routing_weighs_coverage(void **state)
     search_result *r = search_fixture_run(
         g, (search_query){.text = "the zebra yak xylophone", .adaptive = true, .params = &p});
     assert_true(r->n_hits > 0);
-    assert_string_equal(r->hits[0].api, "words_a");
+    assert_string_equal(r->hits[0].api, "alpha-service");
     search_result_free(r);
     assert_int_equal(search_params_parse(&p, "route.coverage=2", &err), 0);
     r = search_fixture_run(
         g, (search_query){.text = "the zebra yak xylophone", .adaptive = true, .params = &p});
     assert_true(r->n_hits > 0);
-    assert_string_equal(r->hits[0].api, "words_b");
+    assert_string_equal(r->hits[0].api, "beta-service");
     search_result_free(r);
     /* a task of zebras alone stays with Alpha */
     r = search_fixture_run(g, (search_query){.text = "the stripes of a zebra", .adaptive = true});
-    assert_string_equal(r->hits[0].api, "words_a");
+    assert_string_equal(r->hits[0].api, "alpha-service");
     search_result_free(r);
     void *gs = g;
     search_fixture_teardown(&gs);
@@ -185,17 +187,17 @@ static void test_names_count_little(void **state)
     search_result *r = run(f, (search_query){.text = "Show the cast of the film Playlists Tracks "
                                                      "Albums",
                                              .adaptive = true});
-    assert_true(is_primary(r, "films:getFilmCast"));
-    for (size_t i = 0; i < r->n_hits; i++) assert_string_equal(r->hits[i].api, "films");
+    assert_true(is_primary(r, "reel-index:getFilmCast"));
+    for (size_t i = 0; i < r->n_hits; i++) assert_string_equal(r->hits[i].api, "reel-index");
     search_result_free(r);
     /* the same words written as a request are the task */
     r = run(f, (search_query){.text = "Show the tracks of the albums", .adaptive = true});
-    assert_true(is_primary(r, "music:getAlbumTracks"));
+    assert_true(is_primary(r, "tune-cloud:getAlbumTracks"));
     search_result_free(r);
     /* a capital at the start of a sentence is no name */
     r = run(f, (search_query){.text = "Playlists: add tracks. Tracks come from albums.",
                               .adaptive = true});
-    assert_string_equal(r->hits[0].api, "music");
+    assert_string_equal(r->hits[0].api, "tune-cloud");
     search_result_free(r);
 }
 
@@ -205,22 +207,22 @@ static void test_task_naming_an_api_routes_to_it(void **state)
     /* "search by name" fits both APIs; naming one decides */
     search_result *r = run(f, (search_query){.text = "search by name on Reel", .adaptive = true});
     assert_true(r->n_hits > 0);
-    assert_string_equal(r->hits[0].api, "films");
+    assert_string_equal(r->hits[0].api, "reel-index");
     search_result_free(r);
     r = run(f, (search_query){.text = "search by name on Tune Cloud", .adaptive = true});
     assert_true(r->n_hits > 0);
-    assert_string_equal(r->hits[0].api, "music");
+    assert_string_equal(r->hits[0].api, "tune-cloud");
     search_result_free(r);
     /* once it has routed, the name counts for nothing inside the API: the popular list,
        whose description happens to say "Reel", does not join the film's details */
     r = run(f, (search_query){.text = "film details on Reel", .adaptive = true});
-    assert_true(hit_index(r, "films:getFilm") >= 0);
-    assert_int_equal(hit_index(r, "films:getPopularFilms"), -1);
+    assert_true(hit_index(r, "reel-index:getFilm") >= 0);
+    assert_int_equal(hit_index(r, "reel-index:getPopularFilms"), -1);
     search_result_free(r);
     /* a task that is only the name still finds something */
     r = run(f, (search_query){.text = "Reel", .adaptive = true});
     assert_true(r->n_hits > 0);
-    assert_string_equal(r->hits[0].api, "films");
+    assert_string_equal(r->hits[0].api, "reel-index");
     search_result_free(r);
 }
 
@@ -231,11 +233,11 @@ static void test_my_things_come_from_the_callers_lists(void **state)
        catalog search, although the task names it */
     search_result *r =
         run(f, (search_query){.text = "add tracks to my playlist 'Road Trip'", .adaptive = true});
-    assert_true(linked(r, "music:getMyPlaylists", "music:addTracksToPlaylist"));
+    assert_true(linked(r, "tune-cloud:getMyPlaylists", "tune-cloud:addTracksToPlaylist"));
     search_result_free(r);
     /* without "my", a playlist named in the task is searched for */
     r = run(f, (search_query){.text = "add tracks to the playlist 'Road Trip'", .adaptive = true});
-    assert_true(linked(r, "music:searchCatalog", "music:addTracksToPlaylist"));
+    assert_true(linked(r, "tune-cloud:searchCatalog", "tune-cloud:addTracksToPlaylist"));
     search_result_free(r);
 }
 
@@ -249,25 +251,25 @@ static void test_quoted_values_are_not_intent(void **state)
                             "make a playlist named \xE2\x80\x9CSearch the catalog\xE2\x80\x9D"};
     for (size_t i = 0; i < 3; i++) {
         search_result *r = run(f, (search_query){.text = quoted[i], .adaptive = true});
-        long c = hit_index(r, "music:createPlaylist");
+        long c = hit_index(r, "tune-cloud:createPlaylist");
         assert_true(c >= 0);
         assert_int_equal(r->hits[c].role, SEARCH_ROLE_PRIMARY);
-        assert_false(is_primary(r, "music:searchCatalog")); /* a producer at most */
+        assert_false(is_primary(r, "tune-cloud:searchCatalog")); /* a producer at most */
         search_result_free(r);
     }
     search_result *r = run(
         f, (search_query){.text = "make a playlist named Search the catalog", .adaptive = true});
-    assert_string_equal(r->hits[0].id, "music:searchCatalog");
+    assert_string_equal(r->hits[0].id, "tune-cloud:searchCatalog");
     search_result_free(r);
     /* #channels, @handles, e-mail addresses and URLs are values too; an apostrophe
        inside a word opens no quote */
     r = run(f, (search_query){.text = "create a playlist #search-catalog for tom@catalog.io "
                                       "from https://example.com/search",
                               .adaptive = true});
-    assert_false(is_primary(r, "music:searchCatalog"));
+    assert_false(is_primary(r, "tune-cloud:searchCatalog"));
     search_result_free(r);
     r = run(f, (search_query){.text = "list Abbey Road's tracks", .adaptive = true});
-    assert_true(hit_index(r, "music:getAlbumTracks") >= 0);
+    assert_true(hit_index(r, "tune-cloud:getAlbumTracks") >= 0);
     search_result_free(r);
 }
 

@@ -98,14 +98,14 @@ static void test_a_name_other_apis_mention_still_routes(void **state)
     /* one API in sixty uses the word besides the named ones: still a name */
     char *id = search_fixture_first_primary(&x->f, task, NULL);
     assert_non_null(id);
-    assert_true(!strcmp(id, "quokka:listFolderEntries") ||
-                !strcmp(id, "quokka2:listFolderEntries"));
+    assert_true(!strcmp(id, "quokka-drive:listFolderEntries") ||
+                !strcmp(id, "quokka-drive-2:listFolderEntries"));
     free(id);
     /* by the chunk share alone (most chunks that say it are the integration's) it is no
        name, and the integration's listing wins on the words */
     id = search_fixture_first_primary(&x->f, task, "route.name_spread=0");
     assert_non_null(id);
-    assert_string_equal(id, "bridge:listImportFiles");
+    assert_string_equal(id, "harbor-sync:listImportFiles");
     free(id);
 }
 
@@ -116,7 +116,7 @@ static void test_a_word_many_apis_use_is_no_name(void **state)
        whatever the spread */
     char *id = search_fixture_first_primary(&x->f, "list the files in a folder on Gauge", NULL);
     assert_non_null(id);
-    assert_string_equal(id, "bridge:listImportFiles");
+    assert_string_equal(id, "harbor-sync:listImportFiles");
     free(id);
 }
 
@@ -157,9 +157,9 @@ static void test_api_cap_limits_one_api(void **state)
     fixture *x = *state;
     size_t n_api = 0, n_op = 0;
     const char *task = "list the files and folders imported from a linked account";
-    ranked_counts(x, task, 3, NULL, "bridge", &n_api, NULL, &n_op);
+    ranked_counts(x, task, 3, NULL, "harbor-sync", &n_api, NULL, &n_op);
     assert_true(n_api >= 2);
-    ranked_counts(x, task, 3, "answer.api_cap=1", "bridge", &n_api, NULL, &n_op);
+    ranked_counts(x, task, 3, "answer.api_cap=1", "harbor-sync", &n_api, NULL, &n_op);
     assert_int_equal(n_api, 1);
 }
 

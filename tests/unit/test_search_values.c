@@ -57,30 +57,31 @@ static void test_sense_lexicon(void **state)
 static void test_phone_number_takes_the_sms(void **state)
 {
     expect_rule(*state, "Text Jane Roe at +1 415 555 0134 that dinner is ready",
-                "notify:createMessage", "query.value_weight=1", "query.value_weight=0");
+                "relay-notify:createMessage", "query.value_weight=1", "query.value_weight=0");
     expect_rule(*state, "Text Jane Roe at (415) 555-0134 that dinner is ready",
-                "notify:createMessage", "query.value_weight=1", "query.value_weight=0");
+                "relay-notify:createMessage", "query.value_weight=1", "query.value_weight=0");
 }
 
 static void test_email_takes_the_invitation(void **state)
 {
-    expect_rule(*state, "Add jane@example.com to the Design team", "notify:inviteToTeam",
+    expect_rule(*state, "Add jane@example.com to the Design team", "relay-notify:inviteToTeam",
                 "query.value_weight=1", "query.value_weight=0");
 }
 
 static void test_not_values(void **state)
 {
     /* a handle is no e-mail address, ten digits in one run are no phone number */
-    expect_first(*state, "Add @jane to the Design team", "notify:addTeamMember");
-    expect_first(*state, "Add the user 4155550134 to the Design team", "notify:addTeamMember");
+    expect_first(*state, "Add @jane to the Design team", "relay-notify:addTeamMember");
+    expect_first(*state, "Add the user 4155550134 to the Design team",
+                 "relay-notify:addTeamMember");
 }
 
 static void test_verb_sense(void **state)
 {
-    expect_rule(*state, "Wire 300 dollars to my landlord", "notify:createTransfer",
+    expect_rule(*state, "Wire 300 dollars to my landlord", "relay-notify:createTransfer",
                 "query.verb_noun_weight=0.6", "query.verb_noun_weight=0");
     /* "text" as a noun is the document's text, not a message */
-    expect_first(*state, "Get the text of document D-17", "notify:getDocumentText");
+    expect_first(*state, "Get the text of document D-17", "relay-notify:getDocumentText");
 }
 
 int main(void)

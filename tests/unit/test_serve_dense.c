@@ -65,7 +65,7 @@ static void test_served_modes_and_reload(void **state)
     double max_score;
     size_t q0 = fa.query_calls;
     served_search(db, "recipe kitchen", top, sizeof top, &max_score);
-    assert_true(!strncmp(top, "recipes:", 8));
+    assert_true(!strncmp(top, "recipe-box:", 11));
     assert_true(max_score > 0 && max_score <= 2.0 / 61 + 1e-9);
     assert_true(fa.query_calls > q0);
 

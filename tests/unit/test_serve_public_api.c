@@ -29,12 +29,12 @@ static void test_open_search_close(void **state)
     assert_int_equal(apidex_search(idx, "create a cookbook", &o, &res, &err), 0);
     assert_true(apidex_results_count(res) >= 2);
     const apidex_hit *first = apidex_results_hit(res, 0);
-    assert_string_equal(first->id, "recipes:getMe");
+    assert_string_equal(first->id, "recipe-box:getMe");
     assert_true(first->producer);
     const apidex_hit *second = apidex_results_hit(res, 1);
     assert_string_equal(second->method, "POST");
     assert_string_equal(second->path, "/users/{user_id}/cookbooks");
-    assert_string_equal(second->needs, "user_id <- recipes:getMe");
+    assert_string_equal(second->needs, "user_id <- recipe-box:getMe");
     assert_null(apidex_results_hit(res, 99));
     assert_non_null(strstr(apidex_results_context(res), "createCookbook"));
     apidex_results_free(res);

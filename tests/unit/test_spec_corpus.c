@@ -100,7 +100,7 @@ static void test_restbench_specs(void **state)
     static const struct {
         const char *file, *id;
         size_t ops;
-    } specs[] = {{"tmdb_oas.json", "tmdb_oas", 54}, {"spotify_oas.json", "spotify_oas", 40}};
+    } specs[] = {{"tmdb_oas.json", "themoviedb", 54}, {"spotify_oas.json", "spotify", 40}};
     char *dir = tu_path(tu_shared_dir(), "benchmarks/restbench/specs");
     spec_registry *reg;
     apidex_error err;

@@ -50,12 +50,12 @@ static void test_operations_and_ids(void **state)
     const spec_api *api = spec_registry_api(reg, 0);
     assert_int_equal(api->n_ops, 4);
     /* document order; x- members of paths and path items are not operations */
-    assert_string_equal(api->ops[0].id, "petstore30:getPet");
-    assert_string_equal(api->ops[1].id, "petstore30:DELETE /pets/{petId}"); /* duplicate id */
+    assert_string_equal(api->ops[0].id, "pet-store:getPet");
+    assert_string_equal(api->ops[1].id, "pet-store:DELETE /pets/{petId}"); /* duplicate id */
     assert_string_equal(api->ops[1].operation_id, "getPet");
-    assert_string_equal(api->ops[2].id, "petstore30:POST /pets"); /* no operationId */
+    assert_string_equal(api->ops[2].id, "pet-store:POST /pets"); /* no operationId */
     assert_null(api->ops[2].operation_id);
-    assert_string_equal(api->ops[3].id, "petstore30:listTrees");
+    assert_string_equal(api->ops[3].id, "pet-store:listTrees");
     const spec_operation *get = &api->ops[0];
     assert_string_equal(get->method, "GET");
     assert_string_equal(get->path, "/pets/{petId}");
@@ -63,10 +63,10 @@ static void test_operations_and_ids(void **state)
     assert_null(get->description);
     assert_string_equal(get->pointer, "/paths/~1pets~1{petId}/get");
     /* both id forms find operations */
-    assert_ptr_equal(spec_api_find_operation(api, "petstore30:getPet"), get);
-    assert_ptr_equal(spec_api_find_operation(api, "petstore30:GET /pets/{petId}"), get);
-    assert_ptr_equal(spec_api_find_operation(api, "petstore30:DELETE /pets/{petId}"), &api->ops[1]);
-    assert_null(spec_api_find_operation(api, "petstore30:nothing"));
+    assert_ptr_equal(spec_api_find_operation(api, "pet-store:getPet"), get);
+    assert_ptr_equal(spec_api_find_operation(api, "pet-store:GET /pets/{petId}"), get);
+    assert_ptr_equal(spec_api_find_operation(api, "pet-store:DELETE /pets/{petId}"), &api->ops[1]);
+    assert_null(spec_api_find_operation(api, "pet-store:nothing"));
     assert_null(spec_api_find_operation(api, "other:getPet"));
     /* the duplicate is a warning at the second operationId */
     const core_diag *d = &api->diags.items[0];
@@ -233,7 +233,7 @@ static void test_schema_graph(void **state)
         assert_string_equal(api->schemas[i].name, names[i]);
         assert_true(api->schemas[i].component);
     }
-    assert_string_equal(api->schemas[1].id, "petstore30:Pet");
+    assert_string_equal(api->schemas[1].id, "pet-store:Pet");
     assert_string_equal(api->schemas[1].pointer, "/components/schemas/Pet");
     /* edges: Pet → NewPet (allOf); Animal → Pet, Owner (oneOf and the mapping) */
     assert_int_equal(api->schemas[1].n_refs, 1);
@@ -396,7 +396,7 @@ static void test_oas31(void **state)
     assert_int_equal(api->diags.n, 0);
     /* webhooks are not paths */
     assert_int_equal(api->n_ops, 1);
-    assert_string_equal(api->ops[0].id, "oas31:GET /things");
+    assert_string_equal(api->ops[0].id, "three-one:GET /things");
     /* a $ref into $defs is a schema of its own; Thing ↔ Part is a cycle */
     assert_int_equal(api->n_schemas, 2);
     assert_string_equal(api->schemas[1].name, "Thing.$defs.Part");

@@ -103,7 +103,7 @@ static void test_url_input_refs_off(void **state)
     assert_int_equal(rc, 0);
     const spec_api *api = spec_registry_api(reg, 0);
     assert_false(api->failed);
-    assert_string_equal(api->id, "root");
+    assert_string_equal(api->id, "remote");
     assert_string_equal(api->title, "Remote");
     /* an explicit URL is fetched; the refs it makes are remote refs: off by default */
     assert_int_equal(api->n_ops, 0);
@@ -124,7 +124,7 @@ static void test_url_input_refs_on(void **state)
     const spec_api *api = spec_registry_api(reg, 0);
     /* relative refs on the root's own host are followed, relative to the referring URL */
     assert_int_equal(api->n_ops, 1);
-    assert_string_equal(api->ops[0].id, "root:listThings");
+    assert_string_equal(api->ops[0].id, "remote:listThings");
     assert_int_equal(api->n_files, 3);
     long s = spec_schema_index(api, api->ops[0].responses[0].media[0].schema);
     assert_true(s >= 0);

@@ -182,7 +182,7 @@ static void test_multi_file(void **state)
     long name = schema_named(api, "common.Name");
     assert_false(api->schemas[name].component);
     assert_string_equal(api->schemas[name].pointer, "/Name");
-    assert_string_equal(api->schemas[name].id, "root:common.Name");
+    assert_string_equal(api->schemas[name].id, "multi:common.Name");
     schema_named(api, "common.Error");
     long spaced = schema_named(api, "my file.Spaced");
     assert_int_equal(api->schemas[spaced].used_by, 1);

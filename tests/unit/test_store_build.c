@@ -212,14 +212,14 @@ static void test_first_build(void **state)
     size_t n;
     assert_int_equal(store_apis(idx, &apis, &n, &err), 0);
     assert_int_equal(n, 3);
-    assert_string_equal(apis[0].id, "books");
+    assert_string_equal(apis[0].id, "library");
     assert_int_equal(apis[0].n_files, 2); /* the $ref'd schemas.yaml counts */
     assert_non_null(strstr(apis[0].document, "/specs/books/books.yaml"));
     assert_int_equal(apis[2].n_servers, 1);
 
     const store_operation *ops;
     assert_int_equal(store_operations(idx, &ops, &n, &err), 0);
-    long show = store_find_operation(idx, "petstore:showPetById");
+    long show = store_find_operation(idx, "pet-store:showPetById");
     assert_true(show >= 0);
     const store_operation *op = &ops[show];
     assert_string_equal(op->method, "GET");
@@ -236,12 +236,12 @@ static void test_first_build(void **state)
     bool producer = false, op_schema = false, schema_schema = false;
     for (size_t i = 0; i < n; i++) {
         const store_edge *e = &edges[i];
-        if (e->kind == STORE_EDGE_PRODUCER && !strcmp(e->src, "books:getBookReviews") &&
-            !strcmp(e->dst, "books:searchBooks") && !strcmp(e->param, "book_id"))
+        if (e->kind == STORE_EDGE_PRODUCER && !strcmp(e->src, "library:getBookReviews") &&
+            !strcmp(e->dst, "library:searchBooks") && !strcmp(e->param, "book_id"))
             producer = true;
         if (e->kind == STORE_EDGE_OP_SCHEMA && e->src_index == show) op_schema = true;
-        if (e->kind == STORE_EDGE_SCHEMA_SCHEMA && !strcmp(e->src, "petstore:Pet") &&
-            !strcmp(e->dst, "petstore:Owner"))
+        if (e->kind == STORE_EDGE_SCHEMA_SCHEMA && !strcmp(e->src, "pet-store:Pet") &&
+            !strcmp(e->dst, "pet-store:Owner"))
             schema_schema = true;
         assert_true(e->src_index >= 0 && e->dst_index >= 0);
     }
@@ -258,7 +258,7 @@ static void test_first_build(void **state)
             assert_true(chunks[i].endpoint_ops[k] >= 0);
     bool reviews = false;
     for (size_t i = 0; i < n; i++)
-        if (!strcmp(chunks[i].id, "books:getBookReviews")) {
+        if (!strcmp(chunks[i].id, "library:getBookReviews")) {
             char *t = chunk_terms(idx, i, STORE_FIELD_PATH);
             reviews = strstr(t, "review") != NULL;
             free(t);
@@ -323,7 +323,7 @@ static void test_incremental(void **state)
     assert_counts(&rep, 1, 2, 1, 0, 0);
     assert_int_equal(rep.n_apis, 3);
     assert_int_equal(rep.n_operations, 6);
-    char *s = summary_of(db, "petstore:listPets");
+    char *s = summary_of(db, "pet-store:listPets");
     assert_string_equal(s, "List every pet");
     free(s);
     s = summary_of(db, "notes:listNotes");

@@ -241,7 +241,7 @@ function hasAuth(call, pred) {
 }
 for (const fmt of ["openai", "anthropic"]) {
   // Twilio: form-urlencoded POST, AccountSid in the path, To/Body in the body, HTTP basic
-  const tw = find(fmt, "twilio_api_v2010:CreateMessage");
+  const tw = find(fmt, "twilio:CreateMessage");
   expect(tw.call.method === "POST" && tw.call.path === "/2010-04-01/Accounts/{AccountSid}/Messages.json",
     `${fmt} twilio: method/path ${tw.call.method} ${tw.call.path}`);
   expect(tw.call.content_type === "application/x-www-form-urlencoded", `${fmt} twilio: content_type ${tw.call.content_type}`);
@@ -262,14 +262,14 @@ for (const fmt of ["openai", "anthropic"]) {
     expect(twBody?.properties?.To?.type === "string", "openai twilio: required To nullable");
   }
   // Stripe: form-urlencoded POST with basic or bearer auth
-  const st = find(fmt, "spec3:PostCustomers");
+  const st = find(fmt, "stripe:PostCustomers");
   expect(st.call.content_type === "application/x-www-form-urlencoded", `${fmt} stripe: content_type ${st.call.content_type}`);
   expect(st.call.server === "https://api.stripe.com/", `${fmt} stripe: server ${st.call.server}`);
   expect(hasAuth(st.call, (a) => a.scheme === "bearer" && a.in === "header") &&
     hasAuth(st.call, (a) => a.scheme === "basic"), `${fmt} stripe: auth ${JSON.stringify(st.call.auth)}`);
   expect(nonNull(st.schema.properties?.body)?.properties?.email, `${fmt} stripe: email not under body`);
   // TMDB: GET with a path parameter, a query parameter and an API key in the query
-  const tm = find(fmt, "tmdb_oas:GET_movie-movie_id");
+  const tm = find(fmt, "themoviedb:GET_movie-movie_id");
   expect(tm.call.method === "GET" && tm.call.path === "/movie/{movie_id}", `${fmt} tmdb: ${tm.call.path}`);
   expect(tm.call.server === "https://api.themoviedb.org/3", `${fmt} tmdb: server ${tm.call.server}`);
   expect(tm.call.content_type === undefined, `${fmt} tmdb: content type on a GET`);
