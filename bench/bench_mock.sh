@@ -24,7 +24,7 @@ echo "start: $(echo "($t1 - $t0) * 1000" | bc | cut -d. -f1) ms (load 2 specs, l
 import http.client, json, re, sys, threading, time, urllib.parse
 sys.argv = [sys.argv[0]] + sys.argv[1:]
 out, n, paths = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-mounts = dict(re.findall(r"^  (\S+) (http\S+) \(", open(out).read(), re.M))
+mounts = re.findall(r"^  \S+ (http\S+) \(", open(out).read(), re.M)  # in the order given
 def deref(doc, node):
     while isinstance(node, dict) and "$ref" in node:
         cur = doc
@@ -37,8 +37,8 @@ def val(doc, s):
     if s.get("type") == "array": return val(doc, s.get("items"))
     return {"integer": "7", "number": "1.5", "boolean": "true"}.get(s.get("type"), "abc")
 urls = []
-for path in paths:
-    doc = json.load(open(path)); base = mounts[path.rsplit("/", 1)[-1][:-5]]
+for i, path in enumerate(paths):
+    doc = json.load(open(path)); base = mounts[i]
     for p, item in doc["paths"].items():
         op = item.get("get")
         if not op: continue

@@ -131,9 +131,10 @@ int cli_call_build(const char *cmd, const cli_call_args *a, bool placeholders,
         cli_print_error(&err);
         return CLI_FAILURE;
     }
-    if (a->api && (rc = cli_check_apis(cmd, t->idx, &a->api, 1)) != CLI_OK) return rc;
+    cli_call_args resolved = *a; /* --api by id, alias, prefix or title: the id */
+    if (a->api && (rc = cli_check_apis(cmd, t->idx, &resolved.api, 1)) != CLI_OK) return rc;
     int code = CLI_OK;
-    long oi = find_one(cmd, a, db, ops, n_ops, &code);
+    long oi = find_one(cmd, &resolved, db, ops, n_ops, &code);
     if (oi < 0) return code;
     const store_operation *sop = &ops[oi];
     long ai = store_find_api(t->idx, sop->api);

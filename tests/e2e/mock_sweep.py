@@ -1,6 +1,7 @@
 """Calls every GET operation of the specs a running `apidex mock` serves, with each required
 parameter filled from its schema, and checks the answers are 2xx and (for JSON) parse.
-usage: mock_sweep.py MOCK_OUTPUT SPEC...  (MOCK_OUTPUT: what the mock printed at start)"""
+usage: mock_sweep.py MOCK_OUTPUT SPEC...  (MOCK_OUTPUT: what the mock printed at start; the
+SPECs in the order the mock was given them)"""
 import json
 import re
 import sys
@@ -43,12 +44,12 @@ def value(doc, schema):
 
 
 def main():
-    mounts = dict(re.findall(r"^  (\S+) (http\S+) \(", open(sys.argv[1]).read(), re.M))
+    # the mock mounts its specs in the order they were given: the same order as here
+    mounts = re.findall(r"^  \S+ (http\S+) \(", open(sys.argv[1]).read(), re.M)
     calls = bad = 0
-    for path in sys.argv[2:]:
+    for i, path in enumerate(sys.argv[2:]):
         doc = load(path)
-        api = re.sub(r"\.(json|ya?ml)$", "", path.rsplit("/", 1)[-1])
-        base = mounts[api]
+        base = mounts[i]
         for p, item in doc.get("paths", {}).items():
             op = item.get("get")
             if not op:

@@ -50,11 +50,11 @@ req() {
 jq_py() { "$py" -c "import json,sys; b=json.load(open('$tmp/body')); $1" || { echo "FAIL: check: $1"; head -c 400 "$tmp/body"; echo; fail=1; }; }
 
 start "$specs/tmdb_oas.json" "$specs/spotify_oas.json" "$src/tests/data/mock/store.yaml" "$src"/examples/* --seed 3
-grep -q "tmdb_oas $url/3 " "$tmp/out" || { echo "FAIL: no TMDB mount line"; cat "$tmp/out"; fail=1; }
-grep -q "spotify_oas $url/v1 " "$tmp/out" || { echo "FAIL: no Spotify mount line"; cat "$tmp/out"; fail=1; }
+grep -q "themoviedb $url/3 " "$tmp/out" || { echo "FAIL: no TMDB mount line"; cat "$tmp/out"; fail=1; }
+grep -q "spotify $url/v1 " "$tmp/out" || { echo "FAIL: no Spotify mount line"; cat "$tmp/out"; fail=1; }
 
 # every GET operation of every spec, required parameters filled from their schemas: 2xx
-"$py" "$src/tests/e2e/mock_sweep.py" "$tmp/out" "$specs/tmdb_oas.json" "$specs/spotify_oas.json" \
+"$py" "$src/tests/e2e/mock_sweep.py" "$tmp/out" "$specs/tmdb_oas.json" "$specs/spotify_oas.json" "$src/tests/data/mock/store.yaml" \
   "$src"/examples/* || fail=1
 
 # top rated, then credits of every id it returned: both 200 and with the same id
