@@ -40,7 +40,7 @@ def value(doc, schema):
         return "true"
     if t == "array":
         return value(doc, s.get("items", {}))
-    return "abc"
+    return "abc" + "c" * max(0, int(s.get("minLength", 0)) - 3)
 
 
 def main():
