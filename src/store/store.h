@@ -43,7 +43,7 @@
 #include <stdint.h>
 
 /** The index schema version (PRAGMA user_version). Bumped on every incompatible change. */
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 /** The default index file when neither --db nor APIDEX_DB is given. */
 #define STORE_DEFAULT_DB "apidex.db"
 

@@ -297,8 +297,8 @@ static const char *const insert_sql[ST_COUNT] = {
                  "VALUES(?,?,?,?,?,?,?)",
     [ST_SCHEMA] = "INSERT INTO schemas(id, api, name, pointer, content, tokens, used_by, "
                   "in_cycle) VALUES(?,?,?,?,?,?,?,?)",
-    [ST_EDGE] = "INSERT INTO edges(api, kind, src, dst, param, field, score, hint, features) "
-                "VALUES(?,?,?,?,?,?,?,?,?)",
+    [ST_EDGE] = "INSERT INTO edges(api, kind, src, dst, param, field, score, hint, features, "
+                "seq) VALUES(?,?,?,?,?,?,?,?,?,?)",
     [ST_VECTOR] = "INSERT OR REPLACE INTO vectors(api, chunk, model, dim, data) "
                   "VALUES(?,?,?,?,?)",
 };
@@ -602,6 +602,7 @@ static int flush_edges(store_writer *w, apidex_error *err)
         sqlite3_bind_double(st, 7, e->kind == STORE_EDGE_PRODUCER ? e->score : 1.0);
         sqlite3_bind_int(st, 8, e->kind == STORE_EDGE_PRODUCER && e->explicit_hint ? 1 : 0);
         sqlite3_bind_int64(st, 9, e->kind == STORE_EDGE_PRODUCER ? (sqlite3_int64)e->features : 0);
+        sqlite3_bind_int64(st, 10, (sqlite3_int64)i);
         rc = step_done(w->db, st, "writing an edge", err);
     }
     w->n_edges = 0;
@@ -1050,11 +1051,10 @@ static int reuse_rows(store_writer *w, const char *path, apidex_error *err)
                              "WHERE path = ?1");
         else if (t == 1)
             core_buf_puts(b, "INSERT INTO main.apis SELECT * FROM old.apis WHERE id = ?2");
-        else
-            core_buf_printf(b,
-                            "INSERT INTO main.%s SELECT * FROM old.%s WHERE api = ?2 "
-                            "ORDER BY rowid",
-                            store_table_names[t - 2], store_table_names[t - 2]);
+        else /* edges have no rowid: they are kept in (api, seq) order */
+            core_buf_printf(b, "INSERT INTO main.%s SELECT * FROM old.%s WHERE api = ?2%s",
+                            store_table_names[t - 2], store_table_names[t - 2],
+                            strcmp(store_table_names[t - 2], "edges") ? " ORDER BY rowid" : "");
         if (b->failed) return oom(err);
         if (sqlite3_prepare_v2(w->db, b->data, -1, &st, NULL) != SQLITE_OK)
             return store_db_error(w->db, "copying from the current index", err);
