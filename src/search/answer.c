@@ -13,6 +13,7 @@
  */
 #include "search/search_int.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -136,7 +137,7 @@ static int fill_from_graph(query_state *st, size_t k)
                    (listed_api[e->info[i].api] ? 10.0 : 0.0);
         cand[m++] = (uint32_t)i;
     }
-    if (!rc) qsort_r(cand, m, sizeof *cand, search_cmp_score_desc, near);
+    if (!rc) search_order_by_score(cand, m, near);
     for (size_t i = 0; i < m && st->n_out < k && !rc; i++)
         if (!compose_out_has(st, cand[i])) rc = compose_out_push(st, cand[i], SEARCH_ROLE_PRIMARY);
     free(near);
@@ -153,6 +154,57 @@ int search_cmp_score_desc(const void *a, const void *b, void *ctx)
     if (s[x] > s[y]) return -1;
     if (s[x] < s[y]) return 1;
     return x < y ? -1 : x > y;
+}
+
+/* A score's bits as an unsigned key in the same order (negative scores below positive ones,
+   -0 as +0); complemented for a descending sort. */
+static uint64_t desc_key(double s)
+{
+    if (s == 0) s = 0; /* -0 compares equal to +0 */
+    uint64_t u;
+    memcpy(&u, &s, sizeof u);
+    u = u >> 63 ? ~u : u | (1ull << 63);
+    return ~u;
+}
+
+typedef struct keyed_op {
+    uint64_t key;
+    uint32_t op;
+} keyed_op;
+
+void search_order_by_score(uint32_t *order, size_t m, const double *score)
+{
+    enum { BITS = 11, BUCKETS = 1 << BITS };
+    bool radix = m >= 256;
+    for (size_t i = 0; radix && i < m; i++)
+        radix = !isnan(score[order[i]]) && (i == 0 || order[i - 1] < order[i]);
+    keyed_op *a = radix ? malloc(m * sizeof *a) : NULL;
+    keyed_op *b = radix ? malloc(m * sizeof *b) : NULL;
+    size_t *count = radix ? malloc((BUCKETS + 1) * sizeof *count) : NULL;
+    if (!a || !b || !count) {
+        free(a);
+        free(b);
+        free(count);
+        qsort_r(order, m, sizeof *order, search_cmp_score_desc, (void *)score);
+        return;
+    }
+    for (size_t i = 0; i < m; i++) a[i] = (keyed_op){desc_key(score[order[i]]), order[i]};
+    /* least significant digit first; each pass is stable, so equal keys keep the
+       ascending indexes they came in */
+    for (unsigned shift = 0; shift < 64; shift += BITS) {
+        memset(count, 0, (BUCKETS + 1) * sizeof *count);
+        for (size_t i = 0; i < m; i++) count[((a[i].key >> shift) & (BUCKETS - 1)) + 1]++;
+        if (count[((a[0].key >> shift) & (BUCKETS - 1)) + 1] == m) continue; /* one digit */
+        for (size_t d = 0; d < BUCKETS; d++) count[d + 1] += count[d];
+        for (size_t i = 0; i < m; i++) b[count[(a[i].key >> shift) & (BUCKETS - 1)]++] = a[i];
+        keyed_op *t = a;
+        a = b;
+        b = t;
+    }
+    for (size_t i = 0; i < m; i++) order[i] = a[i].op;
+    free(a);
+    free(b);
+    free(count);
 }
 
 static bool same_text(const char *a, const char *b)
@@ -220,7 +272,7 @@ static int add_name_searches(query_state *st, size_t k)
         if (st->allowed[i] && api[e->info[i].api] && (e->info[i].flags & STORE_OP_TEXT_QUERY) &&
             !compose_out_has(st, (uint32_t)i))
             cand[m++] = (uint32_t)i;
-    if (!rc) qsort_r(cand, m, sizeof *cand, search_cmp_score_desc, st->whole.raw);
+    if (!rc) search_order_by_score(cand, m, st->whole.raw);
     for (size_t i = 0; i < m && added < max && st->n_out < k && !rc; i++, added++)
         rc = compose_out_push(st, cand[i], SEARCH_ROLE_PRODUCER);
     free(api);

@@ -14,6 +14,24 @@ const char *context_explain(query_state *st, uint32_t op, core_arena *a)
     const ranking *r = &st->whole;
     if (r->raw[op] <= 0) return core_arena_strdup(a, "");
     uint32_t doc = r->best_doc[op];
+    /* each term's postings of doc: postings come in doc order (lexical.c), so a binary
+       search finds them; a frequent term has one per chunk of the index */
+    size_t *at = malloc((r->n_terms ? r->n_terms : 1) * 2 * sizeof *at);
+    if (!at) return NULL;
+    for (size_t qi = 0; qi < r->n_terms; qi++) {
+        const term_entry *t = &e->terms[r->terms[qi].term];
+        size_t lo = 0, hi = t->n_post;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (t->post[mid].doc < doc)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (hi = lo; hi < t->n_post && t->post[hi].doc == doc;) hi++;
+        at[2 * qi] = lo;
+        at[2 * qi + 1] = hi;
+    }
     core_buf b;
     core_buf_init(&b, 4096);
     for (int f = 0; f < STORE_FIELD_COUNT; f++) {
@@ -21,8 +39,8 @@ const char *context_explain(query_state *st, uint32_t op, core_arena *a)
         for (size_t qi = 0; qi < r->n_terms; qi++) {
             const term_entry *t = &e->terms[r->terms[qi].term];
             bool hit = false;
-            for (size_t p = 0; p < t->n_post && !hit; p++)
-                hit = t->post[p].doc == doc && t->post[p].field == f;
+            for (size_t p = at[2 * qi]; p < at[2 * qi + 1] && !hit; p++)
+                hit = t->post[p].field == f;
             if (!hit) continue;
             if (hits++ == 0)
                 core_buf_printf(&b, "%s%s(", b.len ? " " : "", store_field_names[f]);
@@ -34,6 +52,7 @@ const char *context_explain(query_state *st, uint32_t op, core_arena *a)
     }
     if (st->dense && st->dense[op] > SEARCH_NO_DENSE)
         core_buf_printf(&b, "%sdense(%.3f)", b.len ? " " : "", st->dense[op]);
+    free(at);
     const char *s = core_arena_strdup(a, b.data ? b.data : "");
     core_buf_free(&b);
     return s;

@@ -124,7 +124,7 @@ int rank_run(query_state *st, ranking *r, bool fuse_dense)
     r->m = 0;
     for (size_t i = 0; i < e->n_ops; i++)
         if (r->score[i] > 0) r->order[r->m++] = (uint32_t)i;
-    qsort_r(r->order, r->m, sizeof *r->order, search_cmp_score_desc, r->score);
+    search_order_by_score(r->order, r->m, r->score);
     return 0;
 }
 

@@ -281,6 +281,13 @@ double compose_edge_score(const search_params *p, unsigned features);
 int answer_adaptive(query_state *st);
 int answer_ranked(query_state *st, size_t k);
 int search_cmp_score_desc(const void *a, const void *b, void *ctx);
+/**
+ * Sorts order[0..m) (operation indexes) as qsort_r with search_cmp_score_desc and score
+ * does: score descending, ties by index. When the indexes come ascending and no score is
+ * NaN, by a stable radix sort of the scores' bits, in linear time (the sort was a quarter
+ * of a query's time on 125 k operations); else by qsort_r.
+ */
+void search_order_by_score(uint32_t *order, size_t m, const double *score);
 
 /* context.c */
 const char *context_explain(query_state *st, uint32_t op, core_arena *a);

@@ -654,6 +654,7 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
     store_writer_options wopt = {.strategy = strategy.data,
                                  .filters = filters.len ? filters.data : "",
                                  .full = opt->full,
+                                 .patch = opt->keep_unlisted,
                                  .on_change = opt->on_change,
                                  .on_change_ctx = opt->on_change_ctx};
     store_writer *w = NULL;

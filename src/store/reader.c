@@ -775,7 +775,7 @@ static int load_edges(store_index *idx, apidex_error *err)
     if (api_starts_build(idx)) return oom(err);
     rc = rows_begin(idx,
                     "SELECT kind, src, dst, param, field, score, hint, features, api FROM edges "
-                    "ORDER BY api, rowid",
+                    "ORDER BY api, seq",
                     "edges", sizeof *idx->edges, &arr, &cap, &st, err);
     idx->edges = arr;
     if (!rc) rc = rows_run(idx, st, cap, "edges", edge_row, &idx->n_edges, err);

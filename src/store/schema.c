@@ -63,12 +63,15 @@ static int schema_sql(core_buf *b)
     core_buf_puts(b, ");\nCREATE INDEX chunks_api ON chunks(api);\n");
     /* kind: store_edge_kind. src/dst are ordinals within the API: the position of the
        operation (or schema, by kind) among the API's rows in rowid order, which copies of
-       reused APIs keep; param/field/score/hint: producer edges only. */
+       reused APIs keep; param/field/score/hint: producer edges only. seq: the edge's
+       position among its API's edges. Clustered by (api, seq), so an API's edges are
+       found, copied and deleted without an index of their own (a quarter of the table's
+       size at scale). */
     core_buf_puts(
         b, "CREATE TABLE edges(api TEXT NOT NULL, kind INTEGER NOT NULL, src INTEGER NOT NULL,\n"
            "  dst INTEGER NOT NULL, param TEXT, field TEXT, score REAL NOT NULL DEFAULT 1,\n"
-           "  hint INTEGER NOT NULL DEFAULT 0, features INTEGER NOT NULL DEFAULT 0);\n"
-           "CREATE INDEX edges_api ON edges(api);\n"
+           "  hint INTEGER NOT NULL DEFAULT 0, features INTEGER NOT NULL DEFAULT 0,\n"
+           "  seq INTEGER NOT NULL, PRIMARY KEY(api, seq)) WITHOUT ROWID;\n"
            /* data: dim little-endian float32 values. */
            "CREATE TABLE vectors(api TEXT NOT NULL, chunk TEXT NOT NULL,\n"
            "  model TEXT NOT NULL, dim INTEGER NOT NULL, data BLOB NOT NULL,\n"

@@ -43,7 +43,7 @@
 #include <stdint.h>
 
 /** The index schema version (PRAGMA user_version). Bumped on every incompatible change. */
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 /** The default index file when neither --db nor APIDEX_DB is given. */
 #define STORE_DEFAULT_DB "apidex.db"
 
@@ -378,6 +378,10 @@ typedef struct store_writer_options {
     const char *filters;  /* preprocessing filters (NULL = default): part of the signature */
     bool full;            /* ignore the old index (force a full rebuild); a damaged apidex
                              index is then replaced instead of refused */
+    bool patch;           /* few APIs change (add, remove): start from a copy of the current
+                             index file and change only their rows, instead of copying every
+                             kept API row by row. The same rows and guarantees; the kept
+                             APIs keep their row order and the written ones come last. */
     /** Called after the new index is in place, once per API added, updated or removed
         (in that order), with its id. Never called for a build that did not commit. */
     void (*on_change)(void *ctx, store_change kind, const char *api);

@@ -70,6 +70,30 @@ int store_bind_packed(sqlite3_stmt *st, int i, store_pack *pk, const char *s);
 const char *store_unpack_column(sqlite3_stmt *st, int i, core_arena *arena, size_t *len,
                                 bool *fail);
 
+/* ---------------------------------------------------------------- patching (patch.c) */
+
+/** The row counts a build reports (store_build_report), kept in meta key "rows" so a patched
+    build need not count every table again. */
+typedef struct store_rows {
+    int64_t apis, operations, schemas, chunks, edges;
+} store_rows;
+/** Counts the rows of database `schema` ("main", "old"), of API `api` only when not NULL. */
+void store_rows_count(sqlite3 *db, const char *schema, const char *api, store_rows *out);
+/** The counts in `schema`.meta "rows": 0, or -1 when it has none. */
+int store_rows_read(sqlite3 *db, const char *schema, store_rows *out);
+/** "apis operations schemas chunks edges" into out (the meta value). */
+void store_rows_format(const store_rows *r, char *out, size_t cap);
+
+/** Whether the index at path can be patched by a build of this signature: a whole apidex
+    index of the current schema built with the same signature. */
+bool store_patch_eligible(const char *path, const char *signature);
+/** Copies the file `from` to `to` (created or truncated): a reflink where possible. */
+int store_patch_copy(const char *from, const char *to, apidex_error *err);
+/** Deletes document `path` and every row of API `api` from db's main schema; adds the rows
+    deleted to *removed. */
+int store_patch_drop(sqlite3 *db, const char *path, const char *api, store_rows *removed,
+                     apidex_error *err);
+
 /* ---------------------------------------------------------------- load-ahead (prefetch.c) */
 
 /** Load-ahead of a deferred registry's APIs, in registry order (see prefetch.c). */

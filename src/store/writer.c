@@ -1,7 +1,9 @@
 /*
  * store_writer: builds a new index into `<db>.tmp-<pid>` and renames it over the
  * target at commit, so readers only ever see a complete index. Rows of unchanged
- * documents are copied from the old index, attached read-only and immutable.
+ * documents are copied from the old index, attached read-only and immutable; or, when
+ * patching (add, remove), the temp file starts as a copy of the old index and only the
+ * rows of the documents that change or go are deleted (patch.c).
  */
 #include "store/store_int.h"
 
@@ -22,7 +24,8 @@ typedef struct old_doc {
     char *path;
     char *api;
     uint64_t hash;
-    bool used; /* reused (or kept) in the new index */
+    bool used;    /* reused (or kept) in the new index */
+    bool in_file; /* patching: its rows are still in the temp file */
 } old_doc;
 
 /* A tag of the API being written, with its operation count. */
@@ -57,6 +60,8 @@ struct store_writer {
     char *strategy, *filters;
     bool has_old;
     bool full_rebuild;
+    bool patched;               /* the temp file started as a copy of the old index (patch.c) */
+    store_rows removed, copied; /* patching: rows deleted, rows copied from the old index */
     char reason[256];
     old_doc *old;
     size_t n_old;
@@ -300,8 +305,8 @@ static const char *const insert_sql[ST_COUNT] = {
                  "VALUES(?,?,?,?,?,?,?)",
     [ST_SCHEMA] = "INSERT INTO schemas(id, api, name, pointer, content, tokens, used_by, "
                   "in_cycle) VALUES(?,?,?,?,?,?,?,?)",
-    [ST_EDGE] = "INSERT INTO edges(api, kind, src, dst, param, field, score, hint, features) "
-                "VALUES(?,?,?,?,?,?,?,?,?)",
+    [ST_EDGE] = "INSERT INTO edges(api, kind, src, dst, param, field, score, hint, features, "
+                "seq) VALUES(?,?,?,?,?,?,?,?,?,?)",
     [ST_VECTOR] = "INSERT OR REPLACE INTO vectors(api, chunk, model, dim, data) "
                   "VALUES(?,?,?,?,?)",
 };
@@ -391,6 +396,7 @@ static int read_old_docs(store_writer *w)
         d->api = xstrdup((const char *)sqlite3_column_text(q, 1));
         d->hash = parse_hex64((const char *)sqlite3_column_text(q, 2));
         d->used = false;
+        d->in_file = w->patched;
         if (!d->path || !d->api) {
             free(d->path);
             free(d->api);
@@ -473,7 +479,7 @@ static int attach_old(store_writer *w, const store_writer_options *opt, apidex_e
                  STORE_SCHEMA_VERSION);
         w->full_rebuild = true;
         /* Its documents still say which ids users know: best effort. */
-        w->legacy_ids = version < STORE_SCHEMA_VERSION;
+        w->legacy_ids = version < 4; /* ids were file names before schema 4 */
         if (read_old_docs(w) == APIDEX_ENOMEM) return oom(err);
         store_exec(w->db, "DETACH old", NULL);
         return 0;
@@ -561,7 +567,24 @@ int store_writer_begin(const char *db_path, const store_writer_options *opt, sto
     snprintf(journal, sizeof journal, "%s-journal", w->tmp);
     unlink(journal);
 
-    int rc = sqlite3_open_v2(
+    int rc = 0;
+    if (opt && opt->patch && !opt->full) {
+        core_buf sig;
+        core_buf_init(&sig, 0);
+        if (store_signature(opt->strategy, opt->filters, &sig)) {
+            core_buf_free(&sig);
+            store_writer_abort(w);
+            return oom(err);
+        }
+        bool eligible = store_patch_eligible(db_path, sig.data);
+        core_buf_free(&sig);
+        if (eligible && (rc = store_patch_copy(db_path, w->tmp, err)) != 0) {
+            store_writer_abort(w);
+            return rc;
+        }
+        w->patched = eligible;
+    }
+    rc = sqlite3_open_v2(
         w->tmp, &w->db,
         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc != SQLITE_OK) {
@@ -577,8 +600,10 @@ int store_writer_begin(const char *db_path, const store_writer_options *opt, sto
                     "PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY;"
                     "PRAGMA cache_size = -65536;",
                     err);
-    if (!rc) rc = store_schema_create(w->db, err);
+    if (!rc && !w->patched) rc = store_schema_create(w->db, err);
     if (!rc) rc = attach_old(w, opt, err);
+    if (!rc && w->patched && !w->has_old) /* cannot happen under the lock: start over */
+        rc = core_error_set(err, APIDEX_EDB, "%s changed while it was copied", db_path);
     if (!rc) rc = prepare_all(w, err);
     if (!rc) rc = store_exec(w->db, "BEGIN", err);
     if (rc) {
@@ -639,6 +664,7 @@ static int flush_edges(store_writer *w, apidex_error *err)
         sqlite3_bind_double(st, 7, e->kind == STORE_EDGE_PRODUCER ? e->score : 1.0);
         sqlite3_bind_int(st, 8, e->kind == STORE_EDGE_PRODUCER && e->explicit_hint ? 1 : 0);
         sqlite3_bind_int64(st, 9, e->kind == STORE_EDGE_PRODUCER ? (sqlite3_int64)e->features : 0);
+        sqlite3_bind_int64(st, 10, (sqlite3_int64)i);
         rc = step_done(w->db, st, "writing an edge", err);
     }
     w->n_edges = 0;
@@ -702,6 +728,14 @@ static int flush_api(store_writer *w, apidex_error *err)
     return rc;
 }
 
+/* Patching: the rows of old document d leave the temp file (it changes or goes). */
+static int drop_old(store_writer *w, old_doc *d, apidex_error *err)
+{
+    if (!w->patched || !d || d->used || !d->in_file) return 0;
+    d->in_file = false;
+    return store_patch_drop(w->db, d->path, d->api, &w->removed, err);
+}
+
 int store_writer_add_api(store_writer *w, const store_api *api, apidex_error *err)
 {
     if (!w || !api || !api->id || !api->document)
@@ -711,6 +745,12 @@ int store_writer_add_api(store_writer *w, const store_api *api, apidex_error *er
     core_arena_free(w->api_arena);
     w->api_arena = core_arena_new(0);
     if (!w->api_arena) return oom(err);
+
+    /* Patching: the old rows of this document, and of another one with this id, go. */
+    rc = drop_old(w, find_old(w, api->document), err);
+    for (size_t i = 0; w->patched && !rc && i < w->n_old; i++)
+        if (!strcmp(w->old[i].api, api->id)) rc = drop_old(w, &w->old[i], err);
+    if (rc) return rc;
 
     char hash[17];
     hex64(api->content_hash, hash);
@@ -1059,6 +1099,10 @@ static int reuse_rows(store_writer *w, const char *path, apidex_error *err)
     if (d->used) return core_error_set(err, APIDEX_EINVAL, "%s is already in the new index", path);
     int rc = flush_api(w, err);
     if (rc) return rc;
+    if (d->in_file) { /* patching: the rows are there already */
+        d->used = true;
+        return 0;
+    }
     core_buf *b = &w->buf;
     sqlite3_stmt *st = NULL;
     /* documents and apis by key, then every per-API table in rowid (spec) order. */
@@ -1069,11 +1113,10 @@ static int reuse_rows(store_writer *w, const char *path, apidex_error *err)
                              "WHERE path = ?1");
         else if (t == 1)
             core_buf_puts(b, "INSERT INTO main.apis SELECT * FROM old.apis WHERE id = ?2");
-        else
-            core_buf_printf(b,
-                            "INSERT INTO main.%s SELECT * FROM old.%s WHERE api = ?2 "
-                            "ORDER BY rowid",
-                            store_table_names[t - 2], store_table_names[t - 2]);
+        else /* edges have no rowid: they are kept in (api, seq) order */
+            core_buf_printf(b, "INSERT INTO main.%s SELECT * FROM old.%s WHERE api = ?2%s",
+                            store_table_names[t - 2], store_table_names[t - 2],
+                            strcmp(store_table_names[t - 2], "edges") ? " ORDER BY rowid" : "");
         if (b->failed) return oom(err);
         if (sqlite3_prepare_v2(w->db, b->data, -1, &st, NULL) != SQLITE_OK)
             return store_db_error(w->db, "copying from the current index", err);
@@ -1084,6 +1127,15 @@ static int reuse_rows(store_writer *w, const char *path, apidex_error *err)
         sqlite3_finalize(st);
     }
     if (!rc) d->used = true;
+    if (!rc && w->patched) { /* counted at commit: the rows of the old file are known */
+        store_rows n;
+        store_rows_count(w->db, "main", d->api, &n);
+        w->copied.apis += n.apis;
+        w->copied.operations += n.operations;
+        w->copied.schemas += n.schemas;
+        w->copied.chunks += n.chunks;
+        w->copied.edges += n.edges;
+    }
     return rc;
 }
 
@@ -1182,22 +1234,40 @@ static int put_meta(store_writer *w, const char *key, const char *value, apidex_
     return rc;
 }
 
-static size_t count_rows(sqlite3 *db, const char *table)
+/* The rows of the new index. Counting a big index reads every index page, so a patched
+   build takes the old file's counts and adds what changed: the rows removed, copied and
+   written (those of the APIs added or updated, counted by API). */
+static void new_rows(store_writer *w, store_rows *r)
 {
-    char sql[128];
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM main.%s", table);
-    sqlite3_stmt *st = NULL;
-    size_t n = 0;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-        n = (size_t)sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return n;
+    if (!w->patched) {
+        store_rows_count(w->db, "main", NULL, r);
+        return;
+    }
+    if (store_rows_read(w->db, "old", r) != 0) store_rows_count(w->db, "old", NULL, r);
+    store_rows d = w->copied;
+    for (size_t i = 0; i < w->changes.len;) {
+        const char *id = w->changes.data + i + 1;
+        store_rows n;
+        store_rows_count(w->db, "main", id, &n);
+        d.apis += n.apis;
+        d.operations += n.operations;
+        d.schemas += n.schemas;
+        d.chunks += n.chunks;
+        d.edges += n.edges;
+        i += 2 + strlen(id);
+    }
+    r->apis += d.apis - w->removed.apis;
+    r->operations += d.operations - w->removed.operations;
+    r->schemas += d.schemas - w->removed.schemas;
+    r->chunks += d.chunks - w->removed.chunks;
+    r->edges += d.edges - w->removed.edges;
 }
 
 int store_writer_commit(store_writer *w, store_build_report *rep, apidex_error *err)
 {
     if (!w) return core_error_set(err, APIDEX_EINVAL, "no index build in progress");
     int rc = flush_api(w, err);
+    for (size_t i = 0; i < w->n_old && !rc; i++) rc = drop_old(w, &w->old[i], err);
     uint64_t build_id = new_build_id();
     char idhex[17];
     hex64(build_id, idhex);
@@ -1216,6 +1286,13 @@ int store_writer_commit(store_writer *w, store_build_report *rep, apidex_error *
     if (!rc) rc = put_meta(w, "filters", w->filters, err);
     if (!rc) rc = put_meta(w, "signature", sig.data, err);
     core_buf_free(&sig);
+    store_rows rows = {0};
+    char rows_text[128];
+    if (!rc) {
+        new_rows(w, &rows);
+        store_rows_format(&rows, rows_text, sizeof rows_text);
+        rc = put_meta(w, "rows", rows_text, err);
+    }
     if (!rc) rc = store_exec(w->db, "COMMIT", err);
     if (rc) {
         store_writer_abort(w);
@@ -1229,11 +1306,11 @@ int store_writer_commit(store_writer *w, store_build_report *rep, apidex_error *
         rep->updated = w->updated;
         rep->unchanged = w->unchanged;
         rep->kept = w->kept;
-        rep->n_apis = count_rows(w->db, "apis");
-        rep->n_operations = count_rows(w->db, "operations");
-        rep->n_schemas = count_rows(w->db, "schemas");
-        rep->n_chunks = count_rows(w->db, "chunks");
-        rep->n_edges = count_rows(w->db, "edges");
+        rep->n_apis = (size_t)rows.apis;
+        rep->n_operations = (size_t)rows.operations;
+        rep->n_schemas = (size_t)rows.schemas;
+        rep->n_chunks = (size_t)rows.chunks;
+        rep->n_edges = (size_t)rows.edges;
         rep->full_rebuild = w->full_rebuild;
         snprintf(rep->reason, sizeof rep->reason, "%s", w->reason);
         rep->build_id = build_id;

@@ -24,7 +24,8 @@ db = sqlite3.connect(sys.argv[1])
 tables = [r[0] for r in db.execute(
     "select name from sqlite_master where type='table' and name <> 'meta' order by name")]
 for t in tables:
-    for row in db.execute(f"select * from {t} order by rowid"):
+    order = "api, seq" if t == "edges" else "rowid"  # edges: WITHOUT ROWID
+    for row in db.execute(f"select * from {t} order by {order}"):
         print(t, hashlib.sha256(repr(row).encode()).hexdigest())
 PYEOF
 }

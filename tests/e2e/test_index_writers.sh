@@ -30,7 +30,8 @@ c = sqlite3.connect("file:" + db + "?mode=ro&immutable=1", uri=True)
 h = hashlib.sha256()
 for t in ["apis", "operations", "inputs", "schemas", "chunks", "edges", "documents"]:
     col = "id" if t == "apis" else "api"
-    for r in c.execute(f"SELECT * FROM {t} WHERE {col} = ? ORDER BY rowid", (api,)):
+    order = "seq" if t == "edges" else "rowid"  # edges: WITHOUT ROWID
+    for r in c.execute(f"SELECT * FROM {t} WHERE {col} = ? ORDER BY {order}", (api,)):
         h.update(repr(r).encode())
 print(h.hexdigest())
 PYEOF
