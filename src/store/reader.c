@@ -618,10 +618,9 @@ static int chunk_row(store_index *idx, sqlite3_stmt *st, size_t i)
     c->id = col_str0(idx, st, 1, &fail);
     c->api = col_str0(idx, st, 2, &fail);
     c->type = col_str0(idx, st, 3, &fail);
-    c->metadata = col_str(idx, st, 4, &fail);
-    if (json_strings(idx, (const char *)sqlite3_column_text(st, 5), &c->endpoints, &c->n_endpoints))
+    if (json_strings(idx, (const char *)sqlite3_column_text(st, 4), &c->endpoints, &c->n_endpoints))
         fail = true;
-    c->tokens = col_size(st, 6);
+    c->tokens = col_size(st, 5);
     if (c->n_endpoints && !fail) {
         c->endpoint_ops = core_arena_calloc(idx->arena, c->n_endpoints, sizeof(long));
         if (!c->endpoint_ops) fail = true;
@@ -640,10 +639,11 @@ static int load_chunks(store_index *idx, apidex_error *err)
     if (rc) return rc;
     core_buf sql;
     core_buf_init(&sql, 0);
-    /* Not the content, text or terms: store_chunk_content / store_chunk_text read them
-       when shown, store_chunk_terms_scan streams the terms to the lexical ranker.
+    /* Not the content, text, metadata or terms: store_chunk_content / store_chunk_text
+       read them when shown, store_chunk_terms_scan streams the terms to the lexical ranker;
+       nothing reads the metadata back (decoding it cost a zstd frame per chunk).
        rowid order: store_vectors_load maps rowids back by binary search. */
-    core_buf_puts(&sql, "SELECT rowid, id, api, type, metadata, endpoints, tokens FROM chunks "
+    core_buf_puts(&sql, "SELECT rowid, id, api, type, endpoints, tokens FROM chunks "
                         "ORDER BY rowid");
     if (sql.failed) {
         core_buf_free(&sql);
@@ -697,14 +697,12 @@ static long ord_index(const size_t *starts, long ai, sqlite3_int64 ord)
     return i < starts[ai + 1] ? (long)i : -1;
 }
 
-static int edge_row(store_index *idx, sqlite3_stmt *st, size_t i)
+/* One edge row into idx->edges[i]; ai: its API. */
+static int edge_row(store_index *idx, sqlite3_stmt *st, size_t i, int kind, long ai)
 {
-    int kind = sqlite3_column_int(st, 0);
-    if (kind < STORE_EDGE_OP_SCHEMA || kind > STORE_EDGE_PRODUCER) return 1;
     bool fail = false;
     store_edge *e = &idx->edges[i];
     e->kind = (store_edge_kind)kind;
-    long ai = api_index_of(idx, (const char *)sqlite3_column_text(st, 8));
     sqlite3_int64 src = sqlite3_column_int64(st, 1), dst = sqlite3_column_int64(st, 2);
     const size_t *ss = kind == STORE_EDGE_SCHEMA_SCHEMA ? idx->schema_starts : idx->op_starts;
     const size_t *ds = kind == STORE_EDGE_PRODUCER ? idx->op_starts : idx->schema_starts;
@@ -724,23 +722,77 @@ static int edge_row(store_index *idx, sqlite3_stmt *st, size_t i)
     return fail ? -1 : 0;
 }
 
+/* Where each API's edges go (ordered by API, then rowid): at[a] for API a, at[n_apis] for
+   rows of an API the index does not have; from the counts per API, read from the api index
+   alone. Returns the number of edges, or -1 when unreadable. */
+static long edge_slots(store_index *idx, size_t *at)
+{
+    sqlite3_stmt *st = NULL;
+    if (prepare(idx, "SELECT api, count(*) FROM edges WHERE kind BETWEEN 0 AND 2 GROUP BY api",
+                &st, NULL))
+        return -1;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        long ai = api_index_of(idx, (const char *)sqlite3_column_text(st, 0));
+        at[ai >= 0 ? (size_t)ai : idx->n_apis] += col_size(st, 1);
+    }
+    sqlite3_finalize(st);
+    size_t total = 0;
+    for (size_t a = 0; a <= idx->n_apis; a++) {
+        size_t n = at[a];
+        at[a] = total;
+        total += n;
+    }
+    return step == SQLITE_DONE ? (long)total : -1;
+}
+
+/* The edges in API order, from one scan in rowid order: ORDER BY api walks the api index
+   and fetches every row at random, which cost more than the rows themselves. */
 static int load_edges(store_index *idx, apidex_error *err)
 {
     if (idx->edges_loaded) return 0;
     int rc = load_ops(idx, err);
     if (!rc) rc = load_schemas(idx, err);
     if (rc) return rc;
-    sqlite3_stmt *st = NULL;
-    size_t cap = 0;
-    void *arr = NULL;
     if (api_starts_build(idx)) return oom(err);
-    rc = rows_begin(idx,
-                    "SELECT kind, src, dst, param, field, score, hint, features, api FROM edges "
-                    "ORDER BY api, rowid",
-                    "edges", sizeof *idx->edges, &arr, &cap, &st, err);
-    idx->edges = arr;
-    if (!rc) rc = rows_run(idx, st, cap, "edges", edge_row, &idx->n_edges, err);
+    size_t *at = calloc(idx->n_apis + 2, sizeof *at), *end = calloc(idx->n_apis + 2, sizeof *at);
+    long total = at && end ? edge_slots(idx, at) : -1;
+    sqlite3_stmt *st = NULL;
+    if (total >= 0)
+        idx->edges = core_arena_calloc(idx->arena, total ? (size_t)total : 1, sizeof *idx->edges);
+    rc = total < 0 ? store_damaged_error(idx->path, sqlite3_extended_errcode(idx->db), err)
+         : !idx->edges ? oom(err)
+                       : prepare(idx,
+                                 "SELECT kind, src, dst, param, field, score, hint, features, "
+                                 "api FROM edges ORDER BY rowid",
+                                 &st, err);
+    for (size_t a = 0; !rc && a <= idx->n_apis; a++) end[a] = a < idx->n_apis ? at[a + 1] : total;
+    const unsigned char *last = NULL; /* the previous row's API: rows come API by API */
+    long ai = -1;
+    int step = SQLITE_DONE;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int kind = sqlite3_column_int(st, 0);
+        if (kind < STORE_EDGE_OP_SCHEMA || kind > STORE_EDGE_PRODUCER) continue;
+        const unsigned char *api = sqlite3_column_text(st, 8);
+        if (!api || !last || strcmp((const char *)api, (const char *)last)) {
+            ai = api_index_of(idx, (const char *)api);
+            last = ai >= 0 ? (const unsigned char *)idx->apis[ai].id : NULL;
+        }
+        size_t a = ai >= 0 ? (size_t)ai : idx->n_apis;
+        if (at[a] >= end[a]) continue; /* more rows than counted: a damaged file */
+        if (edge_row(idx, st, at[a]++, kind, ai)) rc = oom(err);
+    }
+    sqlite3_finalize(st);
+    if (!rc && step != SQLITE_DONE)
+        rc = (step & 0xff) == SQLITE_CORRUPT || (step & 0xff) == SQLITE_NOTADB
+                 ? store_damaged_error(idx->path, step, err)
+                 : store_db_error(idx->db, "edges", err);
+    for (size_t a = 0; !rc && a <= idx->n_apis; a++)
+        if (at[a] != end[a]) rc = store_damaged_error(idx->path, SQLITE_CORRUPT, err);
+    free(at);
+    free(end);
     if (rc) return rc;
+    idx->n_edges = (size_t)total;
     idx->edges_loaded = true;
     return 0;
 }

@@ -175,7 +175,7 @@ typedef struct store_chunk {
     const char *text;       /* what was embedded/indexed (may equal content; output:
                                NULL, read it with store_chunk_text: NULL when it is the
                                content) */
-    const char *metadata;   /* a JSON object, or NULL */
+    const char *metadata;   /* a JSON object, or NULL (input only: a reader leaves it NULL) */
     const char **endpoints; /* operation ids the chunk belongs to */
     size_t n_endpoints;
     size_t tokens; /* cl100k tokens of content */
