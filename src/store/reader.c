@@ -5,7 +5,6 @@
  */
 #include "store/store_int.h"
 
-#include <json-c/json.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,43 +78,6 @@ static size_t col_size(sqlite3_stmt *st, int i)
 {
     sqlite3_int64 v = sqlite3_column_int64(st, i);
     return v > 0 ? (size_t)v : 0;
-}
-
-/* A JSON array of strings into an arena array. */
-static int json_strings(store_index *idx, const char *text, const char ***out, size_t *n)
-{
-    *out = NULL;
-    *n = 0;
-    if (!text || !*text) return 0;
-    json_object *arr = json_tokener_parse(text);
-    if (!arr) return 0; /* not written by us: treat as empty */
-    int rc = 0;
-    if (json_object_is_type(arr, json_type_array)) {
-        size_t len = json_object_array_length(arr);
-        const char **items = len ? core_arena_calloc(idx->arena, len, sizeof *items) : NULL;
-        if (len && !items) rc = APIDEX_ENOMEM;
-        for (size_t i = 0; i < len && !rc; i++) {
-            const char *s = json_object_get_string(json_object_array_get_idx(arr, i));
-            items[*n] = core_arena_strdup(idx->arena, s ? s : "");
-            if (!items[*n])
-                rc = APIDEX_ENOMEM;
-            else
-                (*n)++;
-        }
-        *out = items;
-    }
-    json_object_put(arr);
-    return rc;
-}
-
-static const char *json_member_str(store_index *idx, json_object *o, const char *key, bool *fail)
-{
-    json_object *v = NULL;
-    if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-        return NULL;
-    char *s = core_arena_strdup(idx->arena, json_object_get_string(v));
-    if (!s) *fail = true;
-    return s;
 }
 
 static int map_build(store_index *idx, id_map *m, size_t n,
@@ -306,6 +268,10 @@ bool store_index_changed(const char *path, const store_index *idx)
 
 int store_index_info(store_index *idx, store_info *out, apidex_error *err)
 {
+    if (__atomic_load_n(&idx->have_info, __ATOMIC_ACQUIRE)) {
+        *out = idx->info;
+        return 0;
+    }
     pthread_mutex_lock(&idx->lock);
     int rc = 0;
     if (!idx->have_info) {
@@ -323,7 +289,7 @@ int store_index_info(store_index *idx, store_info *out, apidex_error *err)
         i->n_chunks = count_rows(idx, "chunks");
         i->n_edges = count_rows(idx, "edges");
         i->n_documents = count_rows(idx, "documents");
-        idx->have_info = rc == 0;
+        if (!rc) __atomic_store_n(&idx->have_info, true, __ATOMIC_RELEASE);
     }
     if (!rc) *out = idx->info;
     pthread_mutex_unlock(&idx->lock);
@@ -331,42 +297,6 @@ int store_index_info(store_index *idx, store_info *out, apidex_error *err)
 }
 
 /* ---------------------------------------------------------------- APIs */
-
-static int load_api_json(store_index *idx, store_api *a, const char *servers, const char *tags)
-{
-    bool fail = false;
-    json_object *arr = servers ? json_tokener_parse(servers) : NULL;
-    if (arr && json_object_is_type(arr, json_type_array)) {
-        size_t n = json_object_array_length(arr);
-        a->servers = n ? core_arena_calloc(idx->arena, n, sizeof *a->servers) : NULL;
-        if (n && !a->servers) fail = true;
-        for (size_t i = 0; i < n && !fail; i++) {
-            json_object *o = json_object_array_get_idx(arr, i);
-            a->servers[a->n_servers].url = json_member_str(idx, o, "url", &fail);
-            a->servers[a->n_servers].description = json_member_str(idx, o, "description", &fail);
-            a->n_servers++;
-        }
-    }
-    json_object_put(arr);
-    arr = tags ? json_tokener_parse(tags) : NULL;
-    if (arr && json_object_is_type(arr, json_type_array)) {
-        size_t n = json_object_array_length(arr);
-        a->tags = n ? core_arena_calloc(idx->arena, n, sizeof *a->tags) : NULL;
-        if (n && !a->tags) fail = true;
-        for (size_t i = 0; i < n && !fail; i++) {
-            json_object *o = json_object_array_get_idx(arr, i);
-            store_tag *t = &a->tags[a->n_tags];
-            t->name = json_member_str(idx, o, "name", &fail);
-            t->description = json_member_str(idx, o, "description", &fail);
-            json_object *v = NULL;
-            if (json_object_object_get_ex(o, "n_ops", &v))
-                t->n_ops = (size_t)json_object_get_int64(v);
-            if (t->name) a->n_tags++;
-        }
-    }
-    json_object_put(arr);
-    return fail ? APIDEX_ENOMEM : 0;
-}
 
 /* ---------------------------------------------------------------- row loops */
 
@@ -424,8 +354,8 @@ static int api_row(store_index *idx, sqlite3_stmt *st, size_t i)
     a->version = col_str(idx, st, 3, &fail);
     a->description = col_str(idx, st, 4, &fail);
     a->spec_version = col_str(idx, st, 5, &fail);
-    if (load_api_json(idx, a, (const char *)sqlite3_column_text(st, 6),
-                      (const char *)sqlite3_column_text(st, 7)))
+    if (store_json_api(idx->arena, a, (const char *)sqlite3_column_text(st, 6),
+                       (const char *)sqlite3_column_text(st, 7)))
         fail = true;
     a->n_ops = col_size(st, 8);
     a->n_schemas = col_size(st, 9);
@@ -453,7 +383,7 @@ static int load_apis(store_index *idx, apidex_error *err)
     if (!rc) rc = rows_run(idx, st, cap, "apis", api_row, &idx->n_apis, err);
     if (rc) return rc;
     if (map_build(idx, &idx->api_map, idx->n_apis, api_key, idx->apis)) return oom(err);
-    idx->apis_loaded = true;
+    __atomic_store_n(&idx->apis_loaded, true, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -515,7 +445,8 @@ static int op_row(store_index *idx, sqlite3_stmt *st, size_t i)
     o->operation_id = col_str(idx, st, 4, &fail);
     o->summary = col_str(idx, st, 5, &fail);
     o->description = col_str(idx, st, 6, &fail);
-    if (json_strings(idx, (const char *)sqlite3_column_text(st, 7), &o->tags, &o->n_tags))
+    if (store_json_strings(idx->arena, (const char *)sqlite3_column_text(st, 7), &o->tags,
+                           &o->n_tags))
         fail = true;
     o->deprecated = sqlite3_column_int(st, 8) != 0;
     o->pointer = col_str(idx, st, 9, &fail);
@@ -554,7 +485,7 @@ static int load_ops(store_index *idx, apidex_error *err)
     if (map_build(idx, &idx->op_map, idx->n_ops, op_key, idx->ops)) return oom(err);
     rc = load_inputs(idx, err);
     if (rc) return rc;
-    idx->ops_loaded = true;
+    __atomic_store_n(&idx->ops_loaded, true, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -598,7 +529,7 @@ static int load_schemas(store_index *idx, apidex_error *err)
     if (!rc) rc = rows_run(idx, st, cap, "schemas", schema_row, &idx->n_schemas, err);
     if (rc) return rc;
     if (map_build(idx, &idx->schema_map, idx->n_schemas, schema_key, idx->schemas)) return oom(err);
-    idx->schemas_loaded = true;
+    __atomic_store_n(&idx->schemas_loaded, true, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -618,7 +549,8 @@ static int chunk_row(store_index *idx, sqlite3_stmt *st, size_t i)
     c->id = col_str0(idx, st, 1, &fail);
     c->api = col_str0(idx, st, 2, &fail);
     c->type = col_str0(idx, st, 3, &fail);
-    if (json_strings(idx, (const char *)sqlite3_column_text(st, 4), &c->endpoints, &c->n_endpoints))
+    if (store_json_strings(idx->arena, (const char *)sqlite3_column_text(st, 4), &c->endpoints,
+                           &c->n_endpoints))
         fail = true;
     c->tokens = col_size(st, 5);
     if (c->n_endpoints && !fail) {
@@ -663,7 +595,7 @@ static int load_chunks(store_index *idx, apidex_error *err)
     }
     rc = rows_run(idx, st, cap, "chunks", chunk_row, &idx->n_chunks, err);
     if (rc) return rc;
-    idx->chunks_loaded = true;
+    __atomic_store_n(&idx->chunks_loaded, true, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -728,8 +660,8 @@ static int edge_row(store_index *idx, sqlite3_stmt *st, size_t i, int kind, long
 static long edge_slots(store_index *idx, size_t *at)
 {
     sqlite3_stmt *st = NULL;
-    if (prepare(idx, "SELECT api, count(*) FROM edges WHERE kind BETWEEN 0 AND 2 GROUP BY api",
-                &st, NULL))
+    if (prepare(idx, "SELECT api, count(*) FROM edges WHERE kind BETWEEN 0 AND 2 GROUP BY api", &st,
+                NULL))
         return -1;
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -760,13 +692,14 @@ static int load_edges(store_index *idx, apidex_error *err)
     sqlite3_stmt *st = NULL;
     if (total >= 0)
         idx->edges = core_arena_calloc(idx->arena, total ? (size_t)total : 1, sizeof *idx->edges);
-    rc = total < 0 ? store_damaged_error(idx->path, sqlite3_extended_errcode(idx->db), err)
+    rc = total < 0     ? store_damaged_error(idx->path, sqlite3_extended_errcode(idx->db), err)
          : !idx->edges ? oom(err)
                        : prepare(idx,
                                  "SELECT kind, src, dst, param, field, score, hint, features, "
                                  "api FROM edges ORDER BY rowid",
                                  &st, err);
-    for (size_t a = 0; !rc && a <= idx->n_apis; a++) end[a] = a < idx->n_apis ? at[a + 1] : total;
+    for (size_t a = 0; !rc && a <= idx->n_apis; a++)
+        end[a] = a < idx->n_apis ? at[a + 1] : (size_t)total;
     const unsigned char *last = NULL; /* the previous row's API: rows come API by API */
     long ai = -1;
     int step = SQLITE_DONE;
@@ -793,14 +726,21 @@ static int load_edges(store_index *idx, apidex_error *err)
     free(end);
     if (rc) return rc;
     idx->n_edges = (size_t)total;
-    idx->edges_loaded = true;
+    __atomic_store_n(&idx->edges_loaded, true, __ATOMIC_RELEASE);
     return 0;
 }
 
 /* ---------------------------------------------------------------- public accessors */
 
+/* Loaded once, then read without the lock (a load finishes by setting its flag, release):
+   an engine loads the edges on one thread while another streams the chunks' terms. */
 #define LOCKED_LOAD(loader, arr, count)                                                            \
     do {                                                                                           \
+        if (__atomic_load_n(&idx->arr##_loaded, __ATOMIC_ACQUIRE)) {                               \
+            *out = idx->arr;                                                                       \
+            *n = idx->count;                                                                       \
+            return 0;                                                                              \
+        }                                                                                          \
         pthread_mutex_lock(&idx->lock);                                                            \
         int rc_ = loader(idx, err);                                                                \
         if (!rc_) {                                                                                \

@@ -84,4 +84,9 @@ void store_prefetch_done(store_prefetch *p, size_t i);
 /** Stops and joins the workers, frees p. NULL is a no-op. */
 void store_prefetch_stop(store_prefetch *p);
 
+/* json_read.c: a JSON list of strings (NULL or "" = none; text that is not one reads as
+   none) and an API's servers and tags JSON, into arena records. APIDEX_ENOMEM or 0. */
+int store_json_strings(core_arena *a, const char *text, const char ***out, size_t *n);
+int store_json_api(core_arena *arena, store_api *a, const char *servers, const char *tags);
+
 #endif /* APIDEX_STORE_INT_H */
