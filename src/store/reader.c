@@ -571,9 +571,8 @@ static int load_chunks(store_index *idx, apidex_error *err)
     if (rc) return rc;
     core_buf sql;
     core_buf_init(&sql, 0);
-    /* Not the content, text, metadata or terms: store_chunk_content / store_chunk_text
-       read them when shown, store_chunk_terms_scan streams the terms to the lexical ranker;
-       nothing reads the metadata back (decoding it cost a zstd frame per chunk).
+    /* Not the content, text, metadata or terms: store_chunk_content / _text / _metadata
+       read them when asked for, store_chunk_terms_scan streams the terms to the ranker.
        rowid order: store_vectors_load maps rowids back by binary search. */
     core_buf_puts(&sql, "SELECT rowid, id, api, type, endpoints, tokens FROM chunks "
                         "ORDER BY rowid");
@@ -871,6 +870,14 @@ const char *store_chunk_text(store_index *idx, size_t i)
     const char *t = fetch_text(idx, "SELECT text FROM chunks WHERE rowid = ?", idx->chunk_rowids[i],
                                &idx->chunks[i].text, no_text);
     return t == no_text ? NULL : t;
+}
+
+const char *store_chunk_metadata(store_index *idx, size_t i)
+{
+    if (!idx || !idx->chunks_loaded || i >= idx->n_chunks) return NULL;
+    const char *m = fetch_text(idx, "SELECT metadata FROM chunks WHERE rowid = ?",
+                               idx->chunk_rowids[i], &idx->chunks[i].metadata, no_text);
+    return m == no_text ? NULL : m;
 }
 
 int store_chunk_terms_scan(store_index *idx, store_terms_fn fn, void *ctx, apidex_error *err)
