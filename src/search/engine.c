@@ -10,7 +10,8 @@
  * - Ranking (rank.c, lexical.c, dense.c): the whole task and each intent are ranked on
  *   their own words by BM25F over the operation fields the store keeps, each field with
  *   its weight and length normalisation, postings in memory (built when the engine opens,
- *   from the chunk terms the store streams; no text is kept). Dense and hybrid modes fuse
+ *   from the chunk terms the store streams, while the producer edges load on a second
+ *   thread; no text is kept). Dense and hybrid modes fuse
  *   the whole task's ranking with the embedding scores.
  * - Routing (routing.c): an API the words name is preferred for them; otherwise each API
  *   is weighed by the share of the words it has, and a ranking that is one request
@@ -156,6 +157,23 @@ static int load_producers(search_engine *e, const store_edge *edges, size_t n_ed
     return 0;
 }
 
+/* Loading the edges, on a thread beside lex_build (the index is thread-safe). */
+typedef struct edges_load {
+    store_index *idx;
+    pthread_t thread;
+    const store_edge *edges;
+    size_t n_edges;
+    int rc;
+    apidex_error err;
+} edges_load;
+
+static void *edges_run(void *arg)
+{
+    edges_load *el = arg;
+    el->rc = store_edges(el->idx, &el->edges, &el->n_edges, &el->err);
+    return NULL;
+}
+
 int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
 {
     *out = NULL;
@@ -169,9 +187,13 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
     e->idx = idx;
     int rc = store_operations(idx, &e->ops, &e->n_ops, err);
     if (!rc) rc = store_apis(idx, &e->apis, &e->n_apis, err);
-    const store_edge *edges = NULL;
-    size_t n_edges = 0;
-    if (!rc) rc = store_edges(idx, &edges, &n_edges, err);
+    if (!rc) rc = store_chunks(idx, &e->chunks, &e->n_docs, err);
+    store_info info; /* read now: lex_build asks for it while the edges load */
+    if (!rc) rc = store_index_info(idx, &info, err);
+    /* the edges load on a thread of their own while the postings are built */
+    edges_load el = {.idx = idx};
+    bool threaded = !rc && pthread_create(&el.thread, NULL, edges_run, &el) == 0;
+    if (!rc && !threaded) edges_run(&el);
     if (!rc) rc = lex_table_grow(e);
     if (!rc) {
         e->info = calloc(e->n_ops ? e->n_ops : 1, sizeof *e->info);
@@ -184,8 +206,13 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
         e->info[i].flags = op->flags;
     }
     if (!rc) rc = lex_build(e, err);
+    if (threaded) pthread_join(el.thread, NULL);
+    if (!rc && el.rc) {
+        rc = el.rc;
+        if (err) *err = el.err;
+    }
     int mrc = 0;
-    if (!rc) mrc = load_producers(e, edges, n_edges);
+    if (!rc) mrc = load_producers(e, el.edges, el.n_edges);
     if (!rc && !mrc) mrc = lex_stop_words(e);
     if (!rc && !mrc) mrc = lex_sort_terms(e);
     if (!rc && !mrc) mrc = action_learn(e);

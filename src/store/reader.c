@@ -5,7 +5,6 @@
  */
 #include "store/store_int.h"
 
-#include <json-c/json.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,43 +78,6 @@ static size_t col_size(sqlite3_stmt *st, int i)
 {
     sqlite3_int64 v = sqlite3_column_int64(st, i);
     return v > 0 ? (size_t)v : 0;
-}
-
-/* A JSON array of strings into an arena array. */
-static int json_strings(store_index *idx, const char *text, const char ***out, size_t *n)
-{
-    *out = NULL;
-    *n = 0;
-    if (!text || !*text) return 0;
-    json_object *arr = json_tokener_parse(text);
-    if (!arr) return 0; /* not written by us: treat as empty */
-    int rc = 0;
-    if (json_object_is_type(arr, json_type_array)) {
-        size_t len = json_object_array_length(arr);
-        const char **items = len ? core_arena_calloc(idx->arena, len, sizeof *items) : NULL;
-        if (len && !items) rc = APIDEX_ENOMEM;
-        for (size_t i = 0; i < len && !rc; i++) {
-            const char *s = json_object_get_string(json_object_array_get_idx(arr, i));
-            items[*n] = core_arena_strdup(idx->arena, s ? s : "");
-            if (!items[*n])
-                rc = APIDEX_ENOMEM;
-            else
-                (*n)++;
-        }
-        *out = items;
-    }
-    json_object_put(arr);
-    return rc;
-}
-
-static const char *json_member_str(store_index *idx, json_object *o, const char *key, bool *fail)
-{
-    json_object *v = NULL;
-    if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-        return NULL;
-    char *s = core_arena_strdup(idx->arena, json_object_get_string(v));
-    if (!s) *fail = true;
-    return s;
 }
 
 static int map_build(store_index *idx, id_map *m, size_t n,
@@ -306,6 +268,10 @@ bool store_index_changed(const char *path, const store_index *idx)
 
 int store_index_info(store_index *idx, store_info *out, apidex_error *err)
 {
+    if (__atomic_load_n(&idx->have_info, __ATOMIC_ACQUIRE)) {
+        *out = idx->info;
+        return 0;
+    }
     pthread_mutex_lock(&idx->lock);
     int rc = 0;
     if (!idx->have_info) {
@@ -323,7 +289,7 @@ int store_index_info(store_index *idx, store_info *out, apidex_error *err)
         i->n_chunks = count_rows(idx, "chunks");
         i->n_edges = count_rows(idx, "edges");
         i->n_documents = count_rows(idx, "documents");
-        idx->have_info = rc == 0;
+        if (!rc) __atomic_store_n(&idx->have_info, true, __ATOMIC_RELEASE);
     }
     if (!rc) *out = idx->info;
     pthread_mutex_unlock(&idx->lock);
@@ -331,42 +297,6 @@ int store_index_info(store_index *idx, store_info *out, apidex_error *err)
 }
 
 /* ---------------------------------------------------------------- APIs */
-
-static int load_api_json(store_index *idx, store_api *a, const char *servers, const char *tags)
-{
-    bool fail = false;
-    json_object *arr = servers ? json_tokener_parse(servers) : NULL;
-    if (arr && json_object_is_type(arr, json_type_array)) {
-        size_t n = json_object_array_length(arr);
-        a->servers = n ? core_arena_calloc(idx->arena, n, sizeof *a->servers) : NULL;
-        if (n && !a->servers) fail = true;
-        for (size_t i = 0; i < n && !fail; i++) {
-            json_object *o = json_object_array_get_idx(arr, i);
-            a->servers[a->n_servers].url = json_member_str(idx, o, "url", &fail);
-            a->servers[a->n_servers].description = json_member_str(idx, o, "description", &fail);
-            a->n_servers++;
-        }
-    }
-    json_object_put(arr);
-    arr = tags ? json_tokener_parse(tags) : NULL;
-    if (arr && json_object_is_type(arr, json_type_array)) {
-        size_t n = json_object_array_length(arr);
-        a->tags = n ? core_arena_calloc(idx->arena, n, sizeof *a->tags) : NULL;
-        if (n && !a->tags) fail = true;
-        for (size_t i = 0; i < n && !fail; i++) {
-            json_object *o = json_object_array_get_idx(arr, i);
-            store_tag *t = &a->tags[a->n_tags];
-            t->name = json_member_str(idx, o, "name", &fail);
-            t->description = json_member_str(idx, o, "description", &fail);
-            json_object *v = NULL;
-            if (json_object_object_get_ex(o, "n_ops", &v))
-                t->n_ops = (size_t)json_object_get_int64(v);
-            if (t->name) a->n_tags++;
-        }
-    }
-    json_object_put(arr);
-    return fail ? APIDEX_ENOMEM : 0;
-}
 
 /* ---------------------------------------------------------------- row loops */
 
@@ -424,8 +354,8 @@ static int api_row(store_index *idx, sqlite3_stmt *st, size_t i)
     a->version = col_str(idx, st, 3, &fail);
     a->description = col_str(idx, st, 4, &fail);
     a->spec_version = col_str(idx, st, 5, &fail);
-    if (load_api_json(idx, a, (const char *)sqlite3_column_text(st, 6),
-                      (const char *)sqlite3_column_text(st, 7)))
+    if (store_json_api(idx->arena, a, (const char *)sqlite3_column_text(st, 6),
+                       (const char *)sqlite3_column_text(st, 7)))
         fail = true;
     a->n_ops = col_size(st, 8);
     a->n_schemas = col_size(st, 9);
@@ -492,7 +422,7 @@ static int load_apis(store_index *idx, apidex_error *err)
     if (map_build(idx, &idx->api_map, idx->n_apis, api_key, idx->apis)) return oom(err);
     rc = load_aliases(idx, err);
     if (rc) return rc;
-    idx->apis_loaded = true;
+    __atomic_store_n(&idx->apis_loaded, true, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -554,7 +484,8 @@ static int op_row(store_index *idx, sqlite3_stmt *st, size_t i)
     o->operation_id = col_str(idx, st, 4, &fail);
     o->summary = col_str(idx, st, 5, &fail);
     o->description = col_str(idx, st, 6, &fail);
-    if (json_strings(idx, (const char *)sqlite3_column_text(st, 7), &o->tags, &o->n_tags))
+    if (store_json_strings(idx->arena, (const char *)sqlite3_column_text(st, 7), &o->tags,
+                           &o->n_tags))
         fail = true;
     o->deprecated = sqlite3_column_int(st, 8) != 0;
     o->pointer = col_str(idx, st, 9, &fail);
@@ -593,7 +524,7 @@ static int load_ops(store_index *idx, apidex_error *err)
     if (map_build(idx, &idx->op_map, idx->n_ops, op_key, idx->ops)) return oom(err);
     rc = load_inputs(idx, err);
     if (rc) return rc;
-    idx->ops_loaded = true;
+    __atomic_store_n(&idx->ops_loaded, true, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -637,7 +568,7 @@ static int load_schemas(store_index *idx, apidex_error *err)
     if (!rc) rc = rows_run(idx, st, cap, "schemas", schema_row, &idx->n_schemas, err);
     if (rc) return rc;
     if (map_build(idx, &idx->schema_map, idx->n_schemas, schema_key, idx->schemas)) return oom(err);
-    idx->schemas_loaded = true;
+    __atomic_store_n(&idx->schemas_loaded, true, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -657,10 +588,10 @@ static int chunk_row(store_index *idx, sqlite3_stmt *st, size_t i)
     c->id = col_str0(idx, st, 1, &fail);
     c->api = col_str0(idx, st, 2, &fail);
     c->type = col_str0(idx, st, 3, &fail);
-    c->metadata = col_str(idx, st, 4, &fail);
-    if (json_strings(idx, (const char *)sqlite3_column_text(st, 5), &c->endpoints, &c->n_endpoints))
+    if (store_json_strings(idx->arena, (const char *)sqlite3_column_text(st, 4), &c->endpoints,
+                           &c->n_endpoints))
         fail = true;
-    c->tokens = col_size(st, 6);
+    c->tokens = col_size(st, 5);
     if (c->n_endpoints && !fail) {
         c->endpoint_ops = core_arena_calloc(idx->arena, c->n_endpoints, sizeof(long));
         if (!c->endpoint_ops) fail = true;
@@ -679,10 +610,10 @@ static int load_chunks(store_index *idx, apidex_error *err)
     if (rc) return rc;
     core_buf sql;
     core_buf_init(&sql, 0);
-    /* Not the content, text or terms: store_chunk_content / store_chunk_text read them
-       when shown, store_chunk_terms_scan streams the terms to the lexical ranker.
+    /* Not the content, text, metadata or terms: store_chunk_content / _text / _metadata
+       read them when asked for, store_chunk_terms_scan streams the terms to the ranker.
        rowid order: store_vectors_load maps rowids back by binary search. */
-    core_buf_puts(&sql, "SELECT rowid, id, api, type, metadata, endpoints, tokens FROM chunks "
+    core_buf_puts(&sql, "SELECT rowid, id, api, type, endpoints, tokens FROM chunks "
                         "ORDER BY rowid");
     if (sql.failed) {
         core_buf_free(&sql);
@@ -702,7 +633,7 @@ static int load_chunks(store_index *idx, apidex_error *err)
     }
     rc = rows_run(idx, st, cap, "chunks", chunk_row, &idx->n_chunks, err);
     if (rc) return rc;
-    idx->chunks_loaded = true;
+    __atomic_store_n(&idx->chunks_loaded, true, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -736,14 +667,12 @@ static long ord_index(const size_t *starts, long ai, sqlite3_int64 ord)
     return i < starts[ai + 1] ? (long)i : -1;
 }
 
-static int edge_row(store_index *idx, sqlite3_stmt *st, size_t i)
+/* One edge row into idx->edges[i]; ai: its API. */
+static int edge_row(store_index *idx, sqlite3_stmt *st, size_t i, int kind, long ai)
 {
-    int kind = sqlite3_column_int(st, 0);
-    if (kind < STORE_EDGE_OP_SCHEMA || kind > STORE_EDGE_PRODUCER) return 1;
     bool fail = false;
     store_edge *e = &idx->edges[i];
     e->kind = (store_edge_kind)kind;
-    long ai = api_index_of(idx, (const char *)sqlite3_column_text(st, 8));
     sqlite3_int64 src = sqlite3_column_int64(st, 1), dst = sqlite3_column_int64(st, 2);
     const size_t *ss = kind == STORE_EDGE_SCHEMA_SCHEMA ? idx->schema_starts : idx->op_starts;
     const size_t *ds = kind == STORE_EDGE_PRODUCER ? idx->op_starts : idx->schema_starts;
@@ -763,31 +692,93 @@ static int edge_row(store_index *idx, sqlite3_stmt *st, size_t i)
     return fail ? -1 : 0;
 }
 
+/* Where each API's edges go (ordered by API, then rowid): at[a] for API a, at[n_apis] for
+   rows of an API the index does not have; from the counts per API, read from the api index
+   alone. Returns the number of edges, or -1 when unreadable. */
+static long edge_slots(store_index *idx, size_t *at)
+{
+    sqlite3_stmt *st = NULL;
+    if (prepare(idx, "SELECT api, count(*) FROM edges WHERE kind BETWEEN 0 AND 2 GROUP BY api", &st,
+                NULL))
+        return -1;
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        long ai = api_index_of(idx, (const char *)sqlite3_column_text(st, 0));
+        at[ai >= 0 ? (size_t)ai : idx->n_apis] += col_size(st, 1);
+    }
+    sqlite3_finalize(st);
+    size_t total = 0;
+    for (size_t a = 0; a <= idx->n_apis; a++) {
+        size_t n = at[a];
+        at[a] = total;
+        total += n;
+    }
+    return step == SQLITE_DONE ? (long)total : -1;
+}
+
+/* The edges in API order (the order of the APIs' rows, not of their ids), from one scan of
+   the table in its own (api, seq) order: each row is placed by its API's count. */
 static int load_edges(store_index *idx, apidex_error *err)
 {
     if (idx->edges_loaded) return 0;
     int rc = load_ops(idx, err);
     if (!rc) rc = load_schemas(idx, err);
     if (rc) return rc;
-    sqlite3_stmt *st = NULL;
-    size_t cap = 0;
-    void *arr = NULL;
     if (api_starts_build(idx)) return oom(err);
-    rc = rows_begin(idx,
-                    "SELECT kind, src, dst, param, field, score, hint, features, api FROM edges "
-                    "ORDER BY api, seq",
-                    "edges", sizeof *idx->edges, &arr, &cap, &st, err);
-    idx->edges = arr;
-    if (!rc) rc = rows_run(idx, st, cap, "edges", edge_row, &idx->n_edges, err);
+    size_t *at = calloc(idx->n_apis + 2, sizeof *at), *end = calloc(idx->n_apis + 2, sizeof *at);
+    long total = at && end ? edge_slots(idx, at) : -1;
+    sqlite3_stmt *st = NULL;
+    if (total >= 0)
+        idx->edges = core_arena_calloc(idx->arena, total ? (size_t)total : 1, sizeof *idx->edges);
+    rc = total < 0     ? store_damaged_error(idx->path, sqlite3_extended_errcode(idx->db), err)
+         : !idx->edges ? oom(err)
+                       : prepare(idx,
+                                 "SELECT kind, src, dst, param, field, score, hint, features, "
+                                 "api FROM edges ORDER BY api, seq",
+                                 &st, err);
+    for (size_t a = 0; !rc && a <= idx->n_apis; a++)
+        end[a] = a < idx->n_apis ? at[a + 1] : (size_t)total;
+    const unsigned char *last = NULL; /* the previous row's API: rows come API by API */
+    long ai = -1;
+    int step = SQLITE_DONE;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int kind = sqlite3_column_int(st, 0);
+        if (kind < STORE_EDGE_OP_SCHEMA || kind > STORE_EDGE_PRODUCER) continue;
+        const unsigned char *api = sqlite3_column_text(st, 8);
+        if (!api || !last || strcmp((const char *)api, (const char *)last)) {
+            ai = api_index_of(idx, (const char *)api);
+            last = ai >= 0 ? (const unsigned char *)idx->apis[ai].id : NULL;
+        }
+        size_t a = ai >= 0 ? (size_t)ai : idx->n_apis;
+        if (at[a] >= end[a]) continue; /* more rows than counted: a damaged file */
+        if (edge_row(idx, st, at[a]++, kind, ai)) rc = oom(err);
+    }
+    sqlite3_finalize(st);
+    if (!rc && step != SQLITE_DONE)
+        rc = (step & 0xff) == SQLITE_CORRUPT || (step & 0xff) == SQLITE_NOTADB
+                 ? store_damaged_error(idx->path, step, err)
+                 : store_db_error(idx->db, "edges", err);
+    for (size_t a = 0; !rc && a <= idx->n_apis; a++)
+        if (at[a] != end[a]) rc = store_damaged_error(idx->path, SQLITE_CORRUPT, err);
+    free(at);
+    free(end);
     if (rc) return rc;
-    idx->edges_loaded = true;
+    idx->n_edges = (size_t)total;
+    __atomic_store_n(&idx->edges_loaded, true, __ATOMIC_RELEASE);
     return 0;
 }
 
 /* ---------------------------------------------------------------- public accessors */
 
+/* Loaded once, then read without the lock (a load finishes by setting its flag, release):
+   an engine loads the edges on one thread while another streams the chunks' terms. */
 #define LOCKED_LOAD(loader, arr, count)                                                            \
     do {                                                                                           \
+        if (__atomic_load_n(&idx->arr##_loaded, __ATOMIC_ACQUIRE)) {                               \
+            *out = idx->arr;                                                                       \
+            *n = idx->count;                                                                       \
+            return 0;                                                                              \
+        }                                                                                          \
         pthread_mutex_lock(&idx->lock);                                                            \
         int rc_ = loader(idx, err);                                                                \
         if (!rc_) {                                                                                \
@@ -918,6 +909,14 @@ const char *store_chunk_text(store_index *idx, size_t i)
     const char *t = fetch_text(idx, "SELECT text FROM chunks WHERE rowid = ?", idx->chunk_rowids[i],
                                &idx->chunks[i].text, no_text);
     return t == no_text ? NULL : t;
+}
+
+const char *store_chunk_metadata(store_index *idx, size_t i)
+{
+    if (!idx || !idx->chunks_loaded || i >= idx->n_chunks) return NULL;
+    const char *m = fetch_text(idx, "SELECT metadata FROM chunks WHERE rowid = ?",
+                               idx->chunk_rowids[i], &idx->chunks[i].metadata, no_text);
+    return m == no_text ? NULL : m;
 }
 
 int store_chunk_terms_scan(store_index *idx, store_terms_fn fn, void *ctx, apidex_error *err)

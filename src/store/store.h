@@ -177,7 +177,8 @@ typedef struct store_chunk {
     const char *text;       /* what was embedded/indexed (may equal content; output:
                                NULL, read it with store_chunk_text: NULL when it is the
                                content) */
-    const char *metadata;   /* a JSON object, or NULL */
+    const char *metadata;   /* a JSON object, or NULL (output: NULL, read it with
+                               store_chunk_metadata) */
     const char **endpoints; /* operation ids the chunk belongs to */
     size_t n_endpoints;
     size_t tokens; /* cl100k tokens of content */
@@ -283,6 +284,8 @@ const char *store_chunk_content(store_index *idx, size_t i);
 /** The text chunk i was indexed and embedded on when it has its own (summary and query
     strategies), NULL when that is its content. */
 const char *store_chunk_text(store_index *idx, size_t i);
+/** Chunk i's metadata (a JSON object), or NULL; read from the file when asked for. */
+const char *store_chunk_metadata(store_index *idx, size_t i);
 
 /** Called with chunk i of store_chunks() and its terms per field ("" when empty; valid
     during the call only). Non-zero stops the scan and is returned. */

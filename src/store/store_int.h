@@ -139,5 +139,9 @@ void store_ids_unwritten(store_ids *ids, size_t i);
 /** After the last API: writes the aliases of the new index. */
 int store_ids_finish(store_ids *ids, apidex_error *err);
 void store_ids_free(store_ids *ids);
+/* json_read.c: a JSON list of strings (NULL or "" = none; text that is not one reads as
+   none) and an API's servers and tags JSON, into arena records. APIDEX_ENOMEM or 0. */
+int store_json_strings(core_arena *a, const char *text, const char ***out, size_t *n);
+int store_json_api(core_arena *arena, store_api *a, const char *servers, const char *tags);
 
 #endif /* APIDEX_STORE_INT_H */
