@@ -108,6 +108,10 @@ static const search_param_info table[] = {
      "a word of APIs' names that other APIs' texts use too (an integration, a mention) still "
      "names them when at most this share of the registry's APIs use it; 0: only the nine in "
      "ten chunks rule"},
+    {"route.lower_names", P(route_lower_names), 0.001, 0, 0.1,
+     "a word written in lower case names APIs when it is a whole label of their host or "
+     "provider domain and at most this share of the registry's APIs (at least one) carry it "
+     "(the word is specific across the registry's names); 0: lower-case words name nothing"},
     /* answer set */
     {"answer.ratio", P(adaptive_ratio), 0.8, 0, 1,
      "adaptive answer of a one-intent task: further primaries score at least this share of "
