@@ -108,6 +108,10 @@ static const search_param_info table[] = {
      "a word of APIs' names that other APIs' texts use too (an integration, a mention) still "
      "names them when at most this share of the registry's APIs use it; 0: only the nine in "
      "ten chunks rule"},
+    {"route.label_prose", P(route_label_prose), 1, 0, 1,
+     "1: a host label the API's own description writes in lower case as a word of a "
+     "sentence ('monitors potential threats' for threats.example) is a descriptive domain, "
+     "no lower-case name"},
     {"route.lower_names", P(route_lower_names), 0.001, 0, 0.1,
      "a word written in lower case names APIs when it is a whole label of their host or "
      "provider domain and at most this share of the registry's APIs (at least one) carry it "

@@ -17,7 +17,8 @@
  * lower-case word is usually just a word. The names that are not are the ones a service
  * calls itself by in its addresses: a whole label of a server host or of the provider's
  * domain ("s3" of s3.amazonaws.com; a label's "api" suffix dropped), not a word out of a
- * descriptive title or a hyphenated host ("fleet-status-monitor.com"). Such a label names
+ * descriptive title or a hyphenated host ("fleet-status-monitor.com"), nor a label the API's
+ * own description writes as an ordinary word (route.label_prose). Such a label names
  * its APIs in lower case too when it is specific across the registry's names: few APIs
  * carry it (at most route.lower_names of the registry, at least one: an idf over the APIs'
  * names; versions and copies of one service, by title, count once), and it passes the name
@@ -36,6 +37,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+/* A whole label of a host or of the provider's domain; ... that the API's own description
+   does not write as an ordinary word */
+enum { ROUTE_LABEL = 1, ROUTE_LABEL_NOT_PROSE = 2 };
 
 /* A name's carriers hold nine in ten of the index chunks that use it ... */
 #define ROUTE_NAME_SHARE 0.9
@@ -66,7 +71,9 @@ long route_name_of(const search_engine *e, const search_params *p, const char *s
     if (!(x->share >= ROUTE_NAME_SHARE || x->spread <= p->route_name_spread)) return -1;
     if (lower) {
         double most = p->route_lower_names * (double)e->n_apis;
-        if (!x->label || p->route_lower_names <= 0 || (double)x->n_services > (most > 1 ? most : 1))
+        int need = p->route_label_prose > 0 ? ROUTE_LABEL_NOT_PROSE : ROUTE_LABEL;
+        if (!(x->label & need) || p->route_lower_names <= 0 ||
+            (double)x->n_services > (most > 1 ? most : 1))
             return -1;
     }
     return nm;
@@ -74,9 +81,9 @@ long route_name_of(const search_engine *e, const search_params *p, const char *s
 
 typedef struct cand_ctx {
     char (*stems)[32];
-    bool *label; /* per stem: a whole label of a host or the provider's domain */
+    uint8_t *label; /* per stem: ROUTE_LABEL bits */
     size_t n, cap;
-    bool labels; /* take_stem: the words now taken are labels */
+    uint8_t labels; /* take_stem: the ROUTE_LABEL bits of the words now taken */
 } cand_ctx;
 
 /* A word worth judging as a name: three characters or more, or two of letters and digits
@@ -117,11 +124,33 @@ static int keep_last(const char *w, size_t n, void *ctx)
     return 0;
 }
 
+/* Does the API's own prose (its description) write w[0..n) in lower case as a word of a
+   sentence ("monitors potential threats")? Not inside a host, a path, an e-mail address or
+   an identifier. A service writes its own brand as a name; a label it writes as an
+   ordinary word is a descriptive domain ("threats.example"), not a name. */
+static bool prose_word(const store_api *a, const char *w, size_t n)
+{
+    const char *d = a->description;
+    for (const char *p = d; p && n && *p;) {
+        const char *hit = NULL;
+        for (const char *q = p; *q && !hit; q++)
+            if (!strncmp(q, w, n)) hit = q;
+        if (!hit) return false;
+        char before = hit > d ? hit[-1] : ' ', after = hit[n];
+        bool joined_before = isalnum((unsigned char)before) || (before && strchr("./@-_:", before));
+        bool joined_after = isalnum((unsigned char)after) || (after && strchr("/@-_", after)) ||
+                            ((after == '.' || after == ':') && isalnum((unsigned char)hit[n + 1]));
+        if (!joined_before && !joined_after) return true;
+        p = hit + 1;
+    }
+    return false;
+}
+
 /* The labels of a host or domain name h[0..n) ("s3.us-east-1.amazonaws.com"): each label
    that is one identifier (no hyphen or underscore: those join descriptive words), but the
    last (the top-level domain), as its stem; a label that ends in "api" or "apis" also
    without it ("exampleapi.com": the service is "example"). */
-static void host_labels(text_words *tw, const char *h, size_t n, cand_ctx *c)
+static void host_labels(text_words *tw, const store_api *a, const char *h, size_t n, cand_ctx *c)
 {
     size_t end = n;
     while (end && h[end - 1] != '.') end--;
@@ -141,7 +170,10 @@ static void host_labels(text_words *tw, const char *h, size_t n, cand_ctx *c)
             text_words_split(tw, h + s, len, TEXT_WORDS_STEM | TEXT_WORDS_KEEP_IDENT, keep_last,
                              &l);
             /* one word, or the identifier joined from its parts ("s3": s, 3, s3) */
+            c->labels =
+                prose_word(a, h + s, len) ? ROUTE_LABEL : ROUTE_LABEL | ROUTE_LABEL_NOT_PROSE;
             if (l.n) take_stem(l.w, l.n, c);
+            c->labels = 0;
             if (len > 6 && !strncasecmp(h + s + len - 4, "apis", 4))
                 len -= 4;
             else if (len > 5 && !strncasecmp(h + s + len - 3, "api", 3))
@@ -175,15 +207,9 @@ static void api_words(text_words *tw, const store_api *a, cand_ctx *c)
         size_t n = strcspn(h, "/:?#{");
         text_words_split(tw, h, n, TEXT_WORDS_STEM, take_stem, c);
         /* a template's variable ends the host: s3{dash-or-dot}{region}.amazonaws.com */
-        c->labels = true;
-        host_labels(tw, h, strcspn(h, "/:?#"), c);
-        c->labels = false;
+        host_labels(tw, a, h, strcspn(h, "/:?#"), c);
     }
-    if (a->provider) {
-        c->labels = true;
-        host_labels(tw, a->provider, strcspn(a->provider, "/:?#"), c);
-        c->labels = false;
-    }
+    if (a->provider) host_labels(tw, a, a->provider, strcspn(a->provider, "/:?#"), c);
 }
 
 /* Share of a term's chunks that belong to the given APIs (1 when the index lacks it), and
@@ -239,7 +265,7 @@ int route_api_names(search_engine *e)
     size_t cap = 0, n = 0;
     char(*words)[32] = NULL;
     uint32_t *owner = NULL;
-    bool *label = NULL;
+    uint8_t *label = NULL;
     bool *in_group = calloc(e->n_apis, sizeof *in_group);
     uint32_t *stamp = calloc(e->n_apis, sizeof *stamp);
     int rc = tw && c.stems && c.label && in_group && stamp ? 0 : APIDEX_ENOMEM;
@@ -254,7 +280,7 @@ int route_api_names(search_engine *e)
                 if (nw) words = nw;
                 uint32_t *no = nw ? realloc(owner, nc * sizeof *no) : NULL;
                 if (no) owner = no;
-                bool *nl = no ? realloc(label, nc * sizeof *nl) : NULL;
+                uint8_t *nl = no ? realloc(label, nc * sizeof *nl) : NULL;
                 if (nl) label = nl;
                 if (!nw || !no || !nl) {
                     rc = APIDEX_ENOMEM;
@@ -280,7 +306,7 @@ int route_api_names(search_engine *e)
         if (done) continue; /* judged already (and not a name) */
         memset(in_group, 0, e->n_apis * sizeof *in_group);
         size_t group = 0;
-        bool is_label = false;
+        uint8_t is_label = 0;
         for (size_t j = i; j < n; j++)
             if (!strcmp(words[j], words[i])) {
                 is_label |= label[j];

@@ -71,8 +71,9 @@ typedef struct api_name {
     double spread;     /* APIs outside these that use it, as a share of all APIs */
     size_t n_services; /* distinct titles among the APIs (versions and copies of one service
                           count once) */
-    bool label;        /* a whole label of one of the APIs' hosts or provider domains ("s3" of
-                          s3.amazonaws.com): it may name them written in lower case too */
+    uint8_t
+        label; /* ROUTE_LABEL bits (routing.c): a whole label of one of the APIs' hosts or provider
+                  domains ("s3" of s3.amazonaws.com): it may name them written in lower case too */
 } api_name;
 
 struct search_engine {
