@@ -108,6 +108,10 @@ static const search_param_info table[] = {
      "a word of APIs' names that other APIs' texts use too (an integration, a mention) still "
      "names them when at most this share of the registry's APIs use it; 0: only the nine in "
      "ten chunks rule"},
+    {"route.label_spread", P(route_label_spread), 0.05, 0, 0.1,
+     "route.name_spread of a label name specific across the registry (route.lower_names): "
+     "other APIs' texts may use it this much (below route.name_spread: that; "
+     "route.name_spread 0: no spread rule at all)"},
     {"route.label_prose", P(route_label_prose), 1, 0, 1,
      "1: a host label the API's own description writes in lower case as a word of a "
      "sentence ('monitors potential threats' for threats.example) is a descriptive domain, "

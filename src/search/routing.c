@@ -22,7 +22,8 @@
  * its APIs in lower case too when it is specific across the registry's names: few APIs
  * carry it (at most route.lower_names of the registry, at least one: an idf over the APIs'
  * names; versions and copies of one service, by title, count once), and it passes the name
- * tests above.
+ * tests above, where other APIs may use it a little more (route.label_spread): a service's
+ * own address is stronger evidence than a word of its title.
  *
  * Coverage. Otherwise each API's operations are weighed by (the share of the ranking's
  * words, by idf, that the API has at all)^route.coverage: an API that has every word of the
@@ -68,14 +69,16 @@ long route_name_of(const search_engine *e, const search_params *p, const char *s
     long nm = name_find(e, stem);
     if (nm < 0) return -1;
     const api_name *x = &e->names[nm];
-    if (!(x->share >= ROUTE_NAME_SHARE || x->spread <= p->route_name_spread)) return -1;
-    if (lower) {
-        double most = p->route_lower_names * (double)e->n_apis;
-        int need = p->route_label_prose > 0 ? ROUTE_LABEL_NOT_PROSE : ROUTE_LABEL;
-        if (!(x->label & need) || p->route_lower_names <= 0 ||
-            (double)x->n_services > (most > 1 ? most : 1))
-            return -1;
-    }
+    int need = p->route_label_prose > 0 ? ROUTE_LABEL_NOT_PROSE : ROUTE_LABEL;
+    double most = p->route_lower_names * (double)e->n_apis;
+    bool specific_label = (x->label & need) && (double)x->n_services <= (most > 1 ? most : 1);
+    /* route.name_spread 0 turns the spread rule off for every name */
+    double spread =
+        specific_label && p->route_name_spread > 0 && p->route_label_spread > p->route_name_spread
+            ? p->route_label_spread
+            : p->route_name_spread;
+    if (!(x->share >= ROUTE_NAME_SHARE || x->spread <= spread)) return -1;
+    if (lower && (!specific_label || p->route_lower_names <= 0)) return -1;
     return nm;
 }
 
