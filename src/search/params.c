@@ -108,6 +108,18 @@ static const search_param_info table[] = {
      "a word of APIs' names that other APIs' texts use too (an integration, a mention) still "
      "names them when at most this share of the registry's APIs use it; 0: only the nine in "
      "ten chunks rule"},
+    {"route.label_spread", P(route_label_spread), 0.05, 0, 0.1,
+     "route.name_spread of a label name specific across the registry (route.lower_names): "
+     "other APIs' texts may use it this much (below route.name_spread: that; "
+     "route.name_spread 0: no spread rule at all)"},
+    {"route.label_prose", P(route_label_prose), 1, 0, 1,
+     "1: a host label the API's own description writes in lower case as a word of a "
+     "sentence ('monitors potential threats' for threats.example) is a descriptive domain, "
+     "no lower-case name"},
+    {"route.lower_names", P(route_lower_names), 0.001, 0, 0.1,
+     "a word written in lower case names APIs when it is a whole label of their host or "
+     "provider domain and at most this share of the registry's APIs (at least one) carry it "
+     "(the word is specific across the registry's names); 0: lower-case words name nothing"},
     /* answer set */
     {"answer.ratio", P(adaptive_ratio), 0.8, 0, 1,
      "adaptive answer of a one-intent task: further primaries score at least this share of "

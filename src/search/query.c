@@ -110,17 +110,17 @@ typedef struct name_ctx {
     const search_params *p;
     long name;
     bool written_as_name; /* capitalised inside a sentence, or in capitals */
+    bool lower;           /* written in lower case: only specific label names count */
 } name_ctx;
 
 static int find_name(const char *w, size_t n, void *ctx)
 {
     name_ctx *c = ctx;
     char buf[32];
-    if (n >= sizeof buf) return 0;
+    if (n >= sizeof buf || !(c->written_as_name || c->lower)) return 0;
     memcpy(buf, w, n);
     buf[n] = '\0';
-    long nm = route_name_of(c->e, c->p, buf);
-    if (nm >= 0 && c->written_as_name) c->name = nm;
+    c->name = route_name_of(c->e, c->p, buf, !c->written_as_name);
     return c->name >= 0;
 }
 
@@ -172,7 +172,7 @@ static int read_words(query_state *st, const bool *value, text_words *tw)
         if (e > s && !is_value && st->e->n_names) {
             bool caps =
                 e - s > 1 && isupper((unsigned char)text[s]) && isupper((unsigned char)text[s + 1]);
-            name_ctx nc = {st->e, st->p, -1, w->kind == QW_NAME || caps};
+            name_ctx nc = {st->e, st->p, -1, w->kind == QW_NAME || caps, w->lower};
             text_words_split(tw, text + s, e - s, TEXT_WORDS_STEM | TEXT_WORDS_KEEP_IDENT,
                              find_name, &nc);
             w->name = (int)nc.name;

@@ -13,6 +13,18 @@
  * API takes the APIs the nearest earlier request names (a name sets the context for what follows
  * it); a request that names several asks something of each (intent.c).
  *
+ * Lower-case names. People write many service names in lower case ("upload it to s3"), and a
+ * lower-case word is usually just a word. The names that are not are the ones a service
+ * calls itself by in its addresses: a whole label of a server host or of the provider's
+ * domain ("s3" of s3.amazonaws.com; a label's "api" suffix dropped), not a word out of a
+ * descriptive title or a hyphenated host ("fleet-status-monitor.com"), nor a label the API's
+ * own description writes as an ordinary word (route.label_prose). Such a label names
+ * its APIs in lower case too when it is specific across the registry's names: few APIs
+ * carry it (at most route.lower_names of the registry, at least one: an idf over the APIs'
+ * names; versions and copies of one service, by title, count once), and it passes the name
+ * tests above, where other APIs may use it a little more (route.label_spread): a service's
+ * own address is stronger evidence than a word of its title.
+ *
  * Coverage. Otherwise each API's operations are weighed by (the share of the ranking's
  * words, by idf, that the API has at all)^route.coverage: an API that has every word of the
  * request is likelier to be the one meant than one that matches a single word well. A
@@ -25,6 +37,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+/* A whole label of a host or of the provider's domain; ... that the API's own description
+   does not write as an ordinary word */
+enum { ROUTE_LABEL = 1, ROUTE_LABEL_NOT_PROSE = 2 };
 
 /* A name's carriers hold nine in ten of the index chunks that use it ... */
 #define ROUTE_NAME_SHARE 0.9
@@ -47,31 +64,128 @@ static long name_find(const search_engine *e, const char *stem)
     return -1;
 }
 
-long route_name_of(const search_engine *e, const search_params *p, const char *stem)
+long route_name_of(const search_engine *e, const search_params *p, const char *stem, bool lower)
 {
     long nm = name_find(e, stem);
     if (nm < 0) return -1;
     const api_name *x = &e->names[nm];
-    return x->share >= ROUTE_NAME_SHARE || x->spread <= p->route_name_spread ? nm : -1;
+    int need = p->route_label_prose > 0 ? ROUTE_LABEL_NOT_PROSE : ROUTE_LABEL;
+    double most = p->route_lower_names * (double)e->n_apis;
+    bool specific_label = (x->label & need) && (double)x->n_services <= (most > 1 ? most : 1);
+    /* route.name_spread 0 turns the spread rule off for every name */
+    double spread =
+        specific_label && p->route_name_spread > 0 && p->route_label_spread > p->route_name_spread
+            ? p->route_label_spread
+            : p->route_name_spread;
+    if (!(x->share >= ROUTE_NAME_SHARE || x->spread <= spread)) return -1;
+    if (lower && (!specific_label || p->route_lower_names <= 0)) return -1;
+    return nm;
 }
 
 typedef struct cand_ctx {
     char (*stems)[32];
+    uint8_t *label; /* per stem: ROUTE_LABEL bits */
     size_t n, cap;
+    uint8_t labels; /* take_stem: the ROUTE_LABEL bits of the words now taken */
 } cand_ctx;
+
+/* A word worth judging as a name: three characters or more, or two of letters and digits
+   ("s3"); not a number, not a version ("v2"). */
+static bool name_word(const char *w, size_t n)
+{
+    size_t digits = 0;
+    for (size_t i = 0; i < n; i++) digits += isdigit((unsigned char)w[i]) != 0;
+    if (digits == n || n >= 32 || n < 2 || (n == 2 && !digits)) return false;
+    return !(w[0] == 'v' && digits == n - 1);
+}
 
 static int take_stem(const char *w, size_t n, void *ctx)
 {
     cand_ctx *c = ctx;
-    if (n < 3 || n >= 32 || c->n == c->cap) return 0;
-    bool digits = true;
-    for (size_t i = 0; i < n && digits; i++) digits = isdigit((unsigned char)w[i]);
-    if (digits) return 0;
+    if (!name_word(w, n) || c->n == c->cap) return 0;
     for (size_t i = 0; i < c->n; i++)
-        if (!strncmp(c->stems[i], w, n) && !c->stems[i][n]) return 0;
+        if (!strncmp(c->stems[i], w, n) && !c->stems[i][n]) {
+            c->label[i] |= c->labels;
+            return 0;
+        }
     memcpy(c->stems[c->n], w, n);
-    c->stems[c->n++][n] = '\0';
+    c->stems[c->n][n] = '\0';
+    c->label[c->n++] = c->labels;
     return 0;
+}
+
+typedef struct last_word {
+    char w[32];
+    size_t n;
+} last_word;
+
+static int keep_last(const char *w, size_t n, void *ctx)
+{
+    last_word *l = ctx;
+    l->n = n < sizeof l->w ? n : 0;
+    if (l->n) memcpy(l->w, w, n);
+    return 0;
+}
+
+/* Does the API's own prose (its description) write w[0..n) in lower case as a word of a
+   sentence ("monitors potential threats")? Not inside a host, a path, an e-mail address or
+   an identifier. A service writes its own brand as a name; a label it writes as an
+   ordinary word is a descriptive domain ("threats.example"), not a name. */
+static bool prose_word(const store_api *a, const char *w, size_t n)
+{
+    const char *d = a->description;
+    for (const char *p = d; p && n && *p;) {
+        const char *hit = NULL;
+        for (const char *q = p; *q && !hit; q++)
+            if (!strncmp(q, w, n)) hit = q;
+        if (!hit) return false;
+        char before = hit > d ? hit[-1] : ' ', after = hit[n];
+        bool joined_before = isalnum((unsigned char)before) || (before && strchr("./@-_:", before));
+        bool joined_after = isalnum((unsigned char)after) || (after && strchr("/@-_", after)) ||
+                            ((after == '.' || after == ':') && isalnum((unsigned char)hit[n + 1]));
+        if (!joined_before && !joined_after) return true;
+        p = hit + 1;
+    }
+    return false;
+}
+
+/* The labels of a host or domain name h[0..n) ("s3.us-east-1.amazonaws.com"): each label
+   that is one identifier (no hyphen or underscore: those join descriptive words), but the
+   last (the top-level domain), as its stem; a label that ends in "api" or "apis" also
+   without it ("exampleapi.com": the service is "example"). */
+static void host_labels(text_words *tw, const store_api *a, const char *h, size_t n, cand_ctx *c)
+{
+    size_t end = n;
+    while (end && h[end - 1] != '.') end--;
+    if (!end) return; /* one label: a local name, no domain */
+    for (size_t s = 0; s < end;) {
+        size_t e = s;
+        bool word = true;
+        size_t len = 0;
+        while (e < end && h[e] != '.') {
+            if (h[e] == '{' && !len) len = e - s; /* s3{dash-or-dot}{region}: "s3" */
+            word = word && (isalnum((unsigned char)h[e]) || len);
+            e++;
+        }
+        if (!len) len = e - s;
+        for (int pass = 0; word && pass < 2 && len; pass++) {
+            last_word l = {.n = 0};
+            text_words_split(tw, h + s, len, TEXT_WORDS_STEM | TEXT_WORDS_KEEP_IDENT, keep_last,
+                             &l);
+            /* one word, or the identifier joined from its parts ("s3": s, 3, s3) */
+            c->labels =
+                prose_word(a, h + s, len) ? ROUTE_LABEL : ROUTE_LABEL | ROUTE_LABEL_NOT_PROSE;
+            if (l.n) take_stem(l.w, l.n, c);
+            c->labels = 0;
+            if (len > 6 && !strncasecmp(h + s + len - 4, "apis", 4))
+                len -= 4;
+            else if (len > 5 && !strncasecmp(h + s + len - 3, "api", 3))
+                len -= 3;
+            else
+                break;
+        }
+        s = e + 1;
+    }
 }
 
 /* The words an API may be called by: its provider, server hosts, id and title. A word
@@ -95,7 +209,10 @@ static void api_words(text_words *tw, const store_api *a, cand_ctx *c)
         h += 3;
         size_t n = strcspn(h, "/:?#{");
         text_words_split(tw, h, n, TEXT_WORDS_STEM, take_stem, c);
+        /* a template's variable ends the host: s3{dash-or-dot}{region}.amazonaws.com */
+        host_labels(tw, a, h, strcspn(h, "/:?#"), c);
     }
+    if (a->provider) host_labels(tw, a, a->provider, strcspn(a->provider, "/:?#"), c);
 }
 
 /* Share of a term's chunks that belong to the given APIs (1 when the index lacks it), and
@@ -146,13 +263,15 @@ int route_api_names(search_engine *e)
     text_words *tw = text_words_new();
     cand_ctx c = {.cap = 64};
     c.stems = calloc(c.cap, sizeof *c.stems);
+    c.label = calloc(c.cap, sizeof *c.label);
     /* every candidate word with the APIs that carry it */
     size_t cap = 0, n = 0;
     char(*words)[32] = NULL;
     uint32_t *owner = NULL;
+    uint8_t *label = NULL;
     bool *in_group = calloc(e->n_apis, sizeof *in_group);
     uint32_t *stamp = calloc(e->n_apis, sizeof *stamp);
-    int rc = tw && c.stems && in_group && stamp ? 0 : APIDEX_ENOMEM;
+    int rc = tw && c.stems && c.label && in_group && stamp ? 0 : APIDEX_ENOMEM;
     for (size_t a = 0; a < e->n_apis && !rc; a++) {
         c.n = 0;
         api_words(tw, &e->apis[a], &c);
@@ -164,13 +283,16 @@ int route_api_names(search_engine *e)
                 if (nw) words = nw;
                 uint32_t *no = nw ? realloc(owner, nc * sizeof *no) : NULL;
                 if (no) owner = no;
-                if (!nw || !no) {
+                uint8_t *nl = no ? realloc(label, nc * sizeof *nl) : NULL;
+                if (nl) label = nl;
+                if (!nw || !no || !nl) {
                     rc = APIDEX_ENOMEM;
                     break;
                 }
                 cap = nc;
             }
             memcpy(words[n], c.stems[i], 32);
+            label[n] = c.label[i];
             owner[n++] = (uint32_t)a;
         }
     }
@@ -187,10 +309,12 @@ int route_api_names(search_engine *e)
         if (done) continue; /* judged already (and not a name) */
         memset(in_group, 0, e->n_apis * sizeof *in_group);
         size_t group = 0;
+        uint8_t is_label = 0;
         for (size_t j = i; j < n; j++)
-            if (!strcmp(words[j], words[i]) && !in_group[owner[j]]) {
+            if (!strcmp(words[j], words[i])) {
+                is_label |= label[j];
+                if (!in_group[owner[j]]) group++;
                 in_group[owner[j]] = true;
-                group++;
             }
         size_t outside = 0;
         double share = group > max_group
@@ -208,20 +332,32 @@ int route_api_names(search_engine *e)
             rc = APIDEX_ENOMEM;
             break;
         }
-        for (size_t a = 0; a < e->n_apis; a++)
-            if (in_group[a]) nm->apis[nm->n_apis++] = (uint32_t)a;
+        for (size_t a = 0; a < e->n_apis; a++) {
+            if (!in_group[a]) continue;
+            nm->apis[nm->n_apis++] = (uint32_t)a;
+            bool seen = false; /* a version or copy of a service carried already */
+            const char *t = e->apis[a].title;
+            for (size_t k = 0; k + 1 < nm->n_apis && !seen && t; k++) {
+                const char *u = e->apis[nm->apis[k]].title;
+                seen = u && !strcmp(u, t);
+            }
+            nm->n_services += !seen;
+        }
         nm->vocab = in_vocab(e, nm->stem, in_group);
         nm->share = share;
         nm->spread = spread;
+        nm->label = is_label;
         size_t h = name_slot(e, nm->stem);
         while (e->name_table[h]) h = (h + 1) & (e->name_table_size - 1);
         e->name_table[h] = (uint32_t)++e->n_names;
     }
     free(words);
     free(owner);
+    free(label);
     free(in_group);
     free(stamp);
     free(c.stems);
+    free(c.label);
     text_words_free(tw);
     return rc;
 }

@@ -51,6 +51,9 @@ typedef struct search_params {
     double answer_name_searches;    /* ranked lists: text searches after the first request */
     double answer_same_api;         /* 1: a one-intent answer keeps to its best's API */
     double route_name_spread;       /* a name: other APIs using it, share of the registry */
+    double route_lower_names;       /* a lower-case label name: most APIs it names, share */
+    double route_label_prose;       /* 1: a label its API's prose uses as a word is none */
+    double route_label_spread;      /* route_name_spread of a specific label name */
     double answer_one_per_service;  /* 1: a ranked list skips copies of listed operations */
     double answer_api_cap;          /* ranked list: most primaries of one API (0: no cap) */
     double producer_relevance;      /* a producer's own relevance in the choice */

@@ -66,9 +66,14 @@ typedef struct api_name {
     const char *stem;
     uint32_t *apis;
     size_t n_apis;
-    bool vocab;    /* the APIs' own paths or operation ids use it: it also says what to do */
-    double share;  /* share of the index chunks using it that belong to the APIs */
-    double spread; /* APIs outside these that use it, as a share of all APIs */
+    bool vocab;        /* the APIs' own paths or operation ids use it: it also says what to do */
+    double share;      /* share of the index chunks using it that belong to the APIs */
+    double spread;     /* APIs outside these that use it, as a share of all APIs */
+    size_t n_services; /* distinct titles among the APIs (versions and copies of one service
+                          count once) */
+    uint8_t
+        label; /* ROUTE_LABEL bits (routing.c): a whole label of one of the APIs' hosts or provider
+                  domains ("s3" of s3.amazonaws.com): it may name them written in lower case too */
 } api_name;
 
 struct search_engine {
@@ -260,8 +265,9 @@ double action_factor(const query_state *st, const ranking *r, uint32_t op);
 int route_api_names(search_engine *e);
 /* Do two names name the same APIs? */
 bool route_same_apis(const search_engine *e, long a, long b);
-/* The api_name a stem is, or -1. */
-long route_name_of(const search_engine *e, const search_params *p, const char *stem);
+/* The api_name a stem is, or -1; lower: the task writes the word in lower case (only a
+   label name specific across the registry counts, route.lower_names). */
+long route_name_of(const search_engine *e, const search_params *p, const char *stem, bool lower);
 /* Marks the APIs the words [w0, w1) name in r->named (allocating it), and drops the name
    terms from r's terms. Returns the number of names found. */
 int route_named(query_state *st, ranking *r, size_t *found);

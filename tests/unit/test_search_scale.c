@@ -5,7 +5,11 @@
  *   it; the nine-in-ten-chunks rule alone loses such names as a registry grows.
  * - answer.one_per_service: a ranked list holds one entry for an operation that copies of
  *   one service share.
- * - answer.api_cap: at most that many primaries of one API in a ranked list. */
+ * - answer.api_cap: at most that many primaries of one API in a ranked list.
+ * - route.lower_names: a task that writes a service's name in lower case names it when the
+ *   word is a whole label of its host (copies of one service count once), never when it
+ *   is a word of a hyphenated host or of a title, or one the service's own description
+ *   uses as a word (route.label_prose). */
 #include "search_testutil.h"
 
 #include <stdio.h>
@@ -35,6 +39,36 @@ static const char bridge_spec[] =
     "\"summary\":\"Import files from Quokka\","
     "\"responses\":{\"202\":{\"description\":\"started\"}}}}}}";
 
+/* an integration with the service below */
+static const char bridge2_spec[] =
+    "{\"openapi\":\"3.0.3\",\"info\":{\"title\":\"Otter Sync\",\"version\":\"1\"},"
+    "\"paths\":{"
+    "\"/imports/badger/files\":{\"get\":{\"operationId\":\"listBadgerFiles\","
+    "\"summary\":\"List the files in a drawer of a linked Badger account\","
+    "\"responses\":{\"200\":{\"description\":\"files\"}}}},"
+    "\"/imports/heron/files\":{\"get\":{\"operationId\":\"listHeronFiles\","
+    "\"summary\":\"List the files in a crate of a linked Heron account\","
+    "\"responses\":{\"200\":{\"description\":\"files\"}}}}}}";
+
+/* a service at a one-word host whose own description uses that word as a word */
+static const char prose_spec[] =
+    "{\"openapi\":\"3.0.3\",\"info\":{\"title\":\"Sighting Log\",\"version\":\"1\","
+    "\"description\":\"Counts heron sightings by crate.\"},"
+    "\"servers\":[{\"url\":\"https://api.heron.example\"}],\"paths\":{"
+    "\"/crates/{crate_id}/entries\":{\"get\":{\"operationId\":\"listCrateEntries\","
+    "\"summary\":\"List the entries of a crate\",\"parameters\":[{\"name\":\"crate_id\","
+    "\"in\":\"path\",\"required\":true,\"schema\":{\"type\":\"string\"}}],"
+    "\"responses\":{\"200\":{\"description\":\"the entries\"}}}}}}";
+
+/* a service whose host is descriptive words joined by hyphens */
+static const char hyphen_spec[] =
+    "{\"openapi\":\"3.0.3\",\"info\":{\"title\":\"Badger Ledger\",\"version\":\"1\"},"
+    "\"servers\":[{\"url\":\"https://badger-ledger.example\"}],\"paths\":{"
+    "\"/drawers/{drawer_id}/entries\":{\"get\":{\"operationId\":\"listDrawerEntries\","
+    "\"summary\":\"List the entries of a drawer\",\"parameters\":[{\"name\":\"drawer_id\","
+    "\"in\":\"path\",\"required\":true,\"schema\":{\"type\":\"string\"}}],"
+    "\"responses\":{\"200\":{\"description\":\"the entries\"}}}}}}";
+
 typedef struct fixture {
     char *dir;
     search_fixture f;
@@ -55,6 +89,15 @@ static int setup(void **state)
     assert_int_equal(spec_registry_add(reg, p, &err), 0);
     free(p);
     p = tu_write(x->dir, "bridge.json", bridge_spec);
+    assert_int_equal(spec_registry_add(reg, p, &err), 0);
+    free(p);
+    p = tu_write(x->dir, "sightings.json", prose_spec);
+    assert_int_equal(spec_registry_add(reg, p, &err), 0);
+    free(p);
+    p = tu_write(x->dir, "otter.json", bridge2_spec);
+    assert_int_equal(spec_registry_add(reg, p, &err), 0);
+    free(p);
+    p = tu_write(x->dir, "badger.json", hyphen_spec);
     assert_int_equal(spec_registry_add(reg, p, &err), 0);
     free(p);
     for (int i = 0; i < n_fillers; i++) {
@@ -120,6 +163,52 @@ static void test_a_word_many_apis_use_is_no_name(void **state)
     free(id);
 }
 
+static void test_a_lower_case_host_label_routes(void **state)
+{
+    fixture *x = *state;
+    const char *task = "list the files in a folder on quokka";
+    /* the label of api.quokka.example, carried by one service (two copies of it) */
+    char *id = search_fixture_first_primary(&x->f, task, NULL);
+    assert_non_null(id);
+    assert_true(!strcmp(id, "quokka:listFolderEntries") ||
+                !strcmp(id, "quokka2:listFolderEntries"));
+    free(id);
+    id = search_fixture_first_primary(&x->f, task, "route.lower_names=0");
+    assert_non_null(id);
+    assert_string_equal(id, "bridge:listImportFiles");
+    free(id);
+}
+
+static void test_a_lower_case_word_of_a_hyphenated_host_is_no_name(void **state)
+{
+    fixture *x = *state;
+    /* badger-ledger.example joins words: "badger" written as a word names nothing ... */
+    char *id = search_fixture_first_primary(&x->f, "list the files in a drawer on badger", NULL);
+    assert_non_null(id);
+    assert_string_equal(id, "otter:listBadgerFiles");
+    free(id);
+    /* ... written as a name, it names the service whose title has it */
+    id = search_fixture_first_primary(&x->f, "list the files in a drawer on Badger", NULL);
+    assert_non_null(id);
+    assert_string_equal(id, "badger:listDrawerEntries");
+    free(id);
+}
+
+static void test_a_label_its_own_prose_uses_as_a_word_is_no_name(void **state)
+{
+    fixture *x = *state;
+    const char *task = "list the files in a crate on heron";
+    /* api.heron.example, but the service's description says "heron sightings" */
+    char *id = search_fixture_first_primary(&x->f, task, NULL);
+    assert_non_null(id);
+    assert_string_equal(id, "otter:listHeronFiles");
+    free(id);
+    id = search_fixture_first_primary(&x->f, task, "route.label_prose=0");
+    assert_non_null(id);
+    assert_string_equal(id, "sightings:listCrateEntries");
+    free(id);
+}
+
 /* Ranked hits (k) of task with one parameter set; how many are of api, and how many are
    the operation op of any API. */
 static void ranked_counts(fixture *x, const char *task, size_t k, const char *set, const char *api,
@@ -170,6 +259,9 @@ int main(void)
         cmocka_unit_test(test_a_word_many_apis_use_is_no_name),
         cmocka_unit_test(test_copies_of_a_service_take_one_entry),
         cmocka_unit_test(test_api_cap_limits_one_api),
+        cmocka_unit_test(test_a_lower_case_host_label_routes),
+        cmocka_unit_test(test_a_lower_case_word_of_a_hyphenated_host_is_no_name),
+        cmocka_unit_test(test_a_label_its_own_prose_uses_as_a_word_is_no_name),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
