@@ -170,12 +170,12 @@ static void test_a_lower_case_host_label_routes(void **state)
     /* the label of api.quokka.example, carried by one service (two copies of it) */
     char *id = search_fixture_first_primary(&x->f, task, NULL);
     assert_non_null(id);
-    assert_true(!strcmp(id, "quokka:listFolderEntries") ||
-                !strcmp(id, "quokka2:listFolderEntries"));
+    assert_true(!strcmp(id, "quokka-drive:listFolderEntries") ||
+                !strcmp(id, "quokka-drive-2:listFolderEntries"));
     free(id);
     id = search_fixture_first_primary(&x->f, task, "route.lower_names=0");
     assert_non_null(id);
-    assert_string_equal(id, "bridge:listImportFiles");
+    assert_string_equal(id, "harbor-sync:listImportFiles");
     free(id);
 }
 
@@ -185,12 +185,12 @@ static void test_a_lower_case_word_of_a_hyphenated_host_is_no_name(void **state)
     /* badger-ledger.example joins words: "badger" written as a word names nothing ... */
     char *id = search_fixture_first_primary(&x->f, "list the files in a drawer on badger", NULL);
     assert_non_null(id);
-    assert_string_equal(id, "otter:listBadgerFiles");
+    assert_string_equal(id, "otter-sync:listBadgerFiles");
     free(id);
     /* ... written as a name, it names the service whose title has it */
     id = search_fixture_first_primary(&x->f, "list the files in a drawer on Badger", NULL);
     assert_non_null(id);
-    assert_string_equal(id, "badger:listDrawerEntries");
+    assert_string_equal(id, "badger-ledger:listDrawerEntries");
     free(id);
 }
 
@@ -201,11 +201,11 @@ static void test_a_label_its_own_prose_uses_as_a_word_is_no_name(void **state)
     /* api.heron.example, but the service's description says "heron sightings" */
     char *id = search_fixture_first_primary(&x->f, task, NULL);
     assert_non_null(id);
-    assert_string_equal(id, "otter:listHeronFiles");
+    assert_string_equal(id, "otter-sync:listHeronFiles");
     free(id);
     id = search_fixture_first_primary(&x->f, task, "route.label_prose=0");
     assert_non_null(id);
-    assert_string_equal(id, "sightings:listCrateEntries");
+    assert_string_equal(id, "sighting-log:listCrateEntries");
     free(id);
 }
 
