@@ -233,4 +233,12 @@ void jt_object_finish(core_arena *a, jt_node *obj);
 /** Serialises n as JSON (compact when indent < 0, else pretty with that many spaces). */
 int jt_write_json(core_buf *b, const jt_node *n, int indent);
 
+/* ---------------------------------------------------------------- listen (listen.c) */
+
+struct sockaddr_storage;
+/** --listen HOST:PORT (numeric IPv4, [IPv6], localhost; empty host = 127.0.0.1) into *ss
+    (*len its size) and whether it is a loopback address. APIDEX_EINVAL names the problem. */
+int core_listen_parse(const char *listen, struct sockaddr_storage *ss, size_t *len, bool *loopback,
+                      apidex_error *err);
+
 #endif /* APIDEX_CORE_H */
