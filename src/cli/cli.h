@@ -43,6 +43,7 @@ int cli_cmd_add(int argc, char **argv);
 int cli_cmd_remove(int argc, char **argv);
 int cli_cmd_mock(int argc, char **argv);
 int cli_cmd_call(int argc, char **argv);
+int cli_cmd_run(int argc, char **argv);
 int cli_cmd_snippet(int argc, char **argv);
 
 /* ---- the command table and what is generated from its help text (help.c) */
@@ -89,6 +90,7 @@ void cli_usage_ask(FILE *out);
 void cli_usage_add(FILE *out);
 void cli_usage_remove(FILE *out);
 void cli_usage_call(FILE *out);
+void cli_usage_run(FILE *out);
 void cli_usage_snippet(FILE *out);
 void cli_usage_completion(FILE *out);
 void cli_usage_man(FILE *out);
