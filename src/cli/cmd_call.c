@@ -140,7 +140,7 @@ static void call_policy(const cli_call_args *a, const exec_request *r, const spe
     if (r && url_host(r->url, hosts[n], 256)) host_ptrs[n] = hosts[n], n++;
     for (size_t i = 0; api && i < api->n_servers && n < 32; i++)
         if (url_host(api->servers[i].url, hosts[n], 256)) host_ptrs[n] = hosts[n], n++;
-    for (size_t i = 0; i < a->n_hosts && n < 64; i++) host_ptrs[n++] = a->hosts[i];
+    for (size_t i = 0; i < a->n_hosts && n < 32 + 64; i++) host_ptrs[n++] = a->hosts[i];
     *p = (exec_policy){.allow_write = a->allow_write,
                        .allow_private = a->allow_private,
                        .allowed_hosts = host_ptrs,
