@@ -16,6 +16,8 @@ struct cli_call_target {
     spec_registry *reg;
     char *body; /* --body @file's content */
     exec_request request;
+    const spec_api *api;
+    const spec_operation *op;
 };
 
 int cli_call_parse(const char *cmd, int argc, char **argv, void (*usage)(FILE *), cli_call_args *a)
@@ -23,7 +25,9 @@ int cli_call_parse(const char *cmd, int argc, char **argv, void (*usage)(FILE *)
     memset(a, 0, sizeof *a);
     bool snippet = !strcmp(cmd, "snippet");
     a->params = calloc((size_t)argc + 1, sizeof *a->params);
-    if (!a->params) return CLI_FAILURE;
+    a->hosts = calloc((size_t)argc + 1, sizeof *a->hosts);
+    a->addresses = calloc((size_t)argc + 1, sizeof *a->addresses);
+    if (!a->params || !a->hosts || !a->addresses) return CLI_FAILURE;
     for (int i = 1; i < argc; i++) {
         const char *f = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -59,6 +63,38 @@ int cli_call_parse(const char *cmd, int argc, char **argv, void (*usage)(FILE *)
             a->dry_run = true;
         } else if (!snippet && !strcmp(f, "--json")) {
             a->json = true;
+        } else if (!snippet && !strcmp(f, "--allow-write")) {
+            a->allow_write = true;
+        } else if (!snippet && !strcmp(f, "--allow-private")) {
+            a->allow_private = true;
+        } else if (!snippet && !strcmp(f, "--allow-host") && v) {
+            a->hosts[a->n_hosts++] = v;
+            i++;
+        } else if (!snippet && !strcmp(f, "--allow-address") && v) {
+            a->addresses[a->n_addresses++] = v;
+            i++;
+        } else if (!snippet && !strcmp(f, "--select") && v) {
+            a->select = v;
+            i++;
+        } else if (!snippet &&
+                   (!strcmp(f, "--timeout") || !strcmp(f, "--max-bytes") ||
+                    !strcmp(f, "--budget") || !strcmp(f, "--max-items")) &&
+                   v) {
+            char *end = NULL;
+            double x = strtod(v, &end);
+            bool whole = strcmp(f, "--timeout") != 0;
+            if (end == v || *end || !(x > 0) || x > 1e12 || (whole && x != (double)(long long)x))
+                return cli_usage_error(cmd, "%s wants a positive %s, not '%s'", f,
+                                       whole ? "whole number" : "number of seconds", v);
+            if (!strcmp(f, "--timeout"))
+                a->timeout_ms = (long)(x * 1000 + 0.5);
+            else if (!strcmp(f, "--max-bytes"))
+                a->max_bytes = (size_t)x;
+            else if (!strcmp(f, "--budget"))
+                a->budget = (size_t)x;
+            else
+                a->max_items = (size_t)x;
+            i++;
         } else if ((f[0] == '-' && f[1]) || a->what) {
             return cli_arg_unknown(cmd, f);
         } else {
@@ -171,7 +207,11 @@ int cli_call_build(const char *cmd, const cli_call_args *a, bool placeholders,
                             .content_type = a->content_type,
                             .overrides = sapi->overrides,
                             .placeholders = placeholders,
+                            .token_fn = a->oauth ? exec_oauth_token : NULL,
+                            .token_ctx = a->oauth,
                             .operation_id = sop->id};
+    t->api = api;
+    t->op = op;
     rc = exec_build(api, op, &o, &t->request, &err);
     if (rc) {
         fprintf(stderr, "apidex %s: %s\n", cmd, err.message);
@@ -193,4 +233,14 @@ void cli_call_target_free(cli_call_target *t)
     store_close(t->idx);
     free(t->body);
     free(t);
+}
+
+const spec_api *cli_call_target_api(const cli_call_target *t)
+{
+    return t ? t->api : NULL;
+}
+
+const spec_operation *cli_call_target_op(const cli_call_target *t)
+{
+    return t ? t->op : NULL;
 }

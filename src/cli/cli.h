@@ -43,6 +43,7 @@ int cli_cmd_add(int argc, char **argv);
 int cli_cmd_remove(int argc, char **argv);
 int cli_cmd_mock(int argc, char **argv);
 int cli_cmd_call(int argc, char **argv);
+int cli_cmd_run(int argc, char **argv);
 int cli_cmd_snippet(int argc, char **argv);
 
 /* ---- the command table and what is generated from its help text (help.c) */
@@ -89,6 +90,7 @@ void cli_usage_ask(FILE *out);
 void cli_usage_add(FILE *out);
 void cli_usage_remove(FILE *out);
 void cli_usage_call(FILE *out);
+void cli_usage_run(FILE *out);
 void cli_usage_snippet(FILE *out);
 void cli_usage_completion(FILE *out);
 void cli_usage_man(FILE *out);
@@ -276,9 +278,21 @@ typedef struct cli_call_args {
     const char **params; /* -p name=value, argv strings */
     size_t n_params;
     bool dry_run, json;
+    /* call only: the transport's rules and the response's shape */
+    bool allow_write, allow_private;
+    const char **hosts; /* --allow-host, argv strings */
+    size_t n_hosts;
+    const char **addresses; /* --allow-address, argv strings */
+    size_t n_addresses;
+    long timeout_ms;  /* --timeout SECONDS; 0: the default */
+    size_t max_bytes; /* --max-bytes; 0: the default */
+    const char *select;
+    size_t budget, max_items;
+    struct exec_oauth *oauth; /* OAuth2 tokens for the request (NULL: only env tokens) */
 } cli_call_args;
 /** Parses call/snippet flags (snippet: --lang; call: --dry-run, --json). Returns CLI_OK, a
-    usage error, or -1 after printing --help (exit 0). a->params: free() it. */
+    usage error, or -1 after printing --help (exit 0). a->params, a->hosts, a->addresses: free()
+   them. */
 int cli_call_parse(const char *cmd, int argc, char **argv, void (*usage)(FILE *), cli_call_args *a);
 struct exec_request;
 struct exec_build_options;
@@ -289,6 +303,11 @@ typedef struct cli_call_target cli_call_target;
 int cli_call_build(const char *cmd, const cli_call_args *a, bool placeholders,
                    cli_call_target **out, struct exec_request **request);
 void cli_call_target_free(cli_call_target *t);
+struct spec_api;
+struct spec_operation;
+/** The loaded API and operation the request was built for. */
+const struct spec_api *cli_call_target_api(const cli_call_target *t);
+const struct spec_operation *cli_call_target_op(const cli_call_target *t);
 /** True when stderr is a terminal (progress bars). */
 int cli_stderr_is_tty(void);
 

@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The exit code when the API answered 4xx or 5xx (documented in --help and docs/EXECUTE.md). */
+enum { CALL_EXIT_HTTP = 6 };
+
 static void call_usage(FILE *out)
 {
     fprintf(out,
@@ -28,11 +31,24 @@ static void call_usage(FILE *out)
             "  --server URL      the base URL instead of the spec's servers\n"
             "  --dry-run         print the request (secrets masked) and a curl command; send\n"
             "                    nothing\n"
-            "  --json            the same as JSON\n"
+            "  --json            the same as JSON (sent: the shaped response as JSON)\n"
+            "Sending (without --dry-run) follows the safety rules of docs/EXECUTE.md:\n"
+            "  --allow-write     methods other than GET/HEAD/OPTIONS\n"
+            "  --allow-host HOST another host (the spec's servers and --server are allowed)\n"
+            "  --allow-private   private, loopback and link-local addresses\n"
+            "  --allow-address IP  this one private address only (repeatable)\n"
+            "  --timeout SECONDS the whole exchange (default 30)\n"
+            "  --max-bytes N     cut the response body at N bytes (default 8 MiB)\n"
+            "  --select EXPR     the fields of the body to show (JSONPath subset, e.g.\n"
+            "                    $.results[*].title)\n"
+            "  --budget N        cut the body to N cl100k tokens (default 2000)\n"
+            "  --max-items N     items shown of a long array (default 10)\n"
             "  --db FILE         index file (default $APIDEX_DB or ./apidex.db)\n"
             "Every input is checked against its schema before anything is sent (exit 2 names\n"
             "the parameter and the rule). Credentials come from APIDEX_AUTH_<API>_<SCHEME>,\n"
-            "the registry's auth, or ~/.config/apidex/credentials.yaml (docs/EXECUTE.md).\n");
+            "the registry's auth, or ~/.config/apidex/credentials.yaml (docs/EXECUTE.md).\n"
+            "Exit: 0 the API answered 1xx-3xx, 6 it answered 4xx/5xx, 2 refused inputs,\n"
+            "4 refused by a safety rule, 3 a network failure, 1 no such endpoint.\n");
 }
 
 /* The request as a JSON object (secrets masked), with its curl command. */
@@ -96,14 +112,130 @@ static int dry_run(const cli_call_args *a, const exec_request *r)
     return CLI_OK;
 }
 
-/* Sends r and prints the response: the one place the transport is wired in. */
-static int call_send(const cli_call_args *a, const exec_request *r)
+/* The host of an absolute URL ("https://h:8/x" -> "h:8"; a port is no part of the host rule)
+   into out; false when url has none or holds a {variable} in its host. */
+static bool url_host(const char *url, char *out, size_t cap)
 {
-    (void)a;
-    (void)r;
-    fprintf(stderr, "apidex call: sending needs the transport, which this build does not have "
-                    "yet; use --dry-run to see the request\n");
-    return CLI_USAGE;
+    const char *p = url ? strstr(url, "://") : NULL;
+    if (!p) return false;
+    p += 3;
+    size_t n = strcspn(p, "/?#");
+    const char *at = memchr(p, '@', n);
+    if (at) {
+        n -= (size_t)(at + 1 - p);
+        p = at + 1;
+    }
+    if (!n || n >= cap || memchr(p, '{', n)) return false;
+    memcpy(out, p, n);
+    out[n] = 0;
+    return true;
+}
+
+/* The policy of a's flags. Allowed hosts: the request's own (its server: --server, the
+   registry's, the operation's or the spec's), every server of the spec, and --allow-host. */
+static void call_policy(const cli_call_args *a, const exec_request *r, const spec_api *api,
+                        char (*hosts)[256], const char **host_ptrs, exec_policy *p)
+{
+    size_t n = 0;
+    if (r && url_host(r->url, hosts[n], 256)) host_ptrs[n] = hosts[n], n++;
+    for (size_t i = 0; api && i < api->n_servers && n < 32; i++)
+        if (url_host(api->servers[i].url, hosts[n], 256)) host_ptrs[n] = hosts[n], n++;
+    for (size_t i = 0; i < a->n_hosts && n < 32 + 64; i++) host_ptrs[n++] = a->hosts[i];
+    *p = (exec_policy){.allow_write = a->allow_write,
+                       .allow_private = a->allow_private,
+                       .allowed_hosts = host_ptrs,
+                       .n_allowed_hosts = n,
+                       .timeout_ms = a->timeout_ms,
+                       .max_bytes = a->max_bytes,
+                       .allowed_addresses = (const char *const *)a->addresses,
+                       .n_allowed_addresses = a->n_addresses};
+}
+
+/* The shaped response for a person: status line, headers that matter, body, notes. */
+static void print_readable(const exec_request *r, json_object *o)
+{
+    json_object *v;
+    printf("%s %s\n", r->method, exec_mask(r, r->url, r->arena));
+    printf("HTTP %s", json_object_get_string(json_object_object_get(o, "status")));
+    if (json_object_object_get_ex(o, "url", &v) && strcmp(json_object_get_string(v), r->url))
+        printf("  (after redirects: %s)", json_object_get_string(v));
+    putchar('\n');
+    json_object_object_foreach(json_object_object_get(o, "headers"), hk, hv)
+    {
+        printf("%s: %s\n", hk, json_object_get_string(hv));
+    }
+    int flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE;
+    if (json_object_object_get_ex(o, "body", &v)) {
+        putchar('\n');
+        if (json_object_is_type(v, json_type_string))
+            puts(json_object_get_string(v));
+        else
+            puts(json_object_to_json_string_ext(v, flags));
+    }
+    if (json_object_object_get_ex(o, "binary", &v)) printf("\n(binary body not shown)\n");
+    if (json_object_object_get_ex(o, "pagination", &v))
+        printf("\npagination: %s\n", json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+    if (json_object_object_get_ex(o, "schema", &v) && json_object_object_get_ex(v, "problem", &v))
+        printf("\nschema: the body does not match the response schema: %s\n",
+               json_object_get_string(v));
+    if (json_object_object_get_ex(o, "notes", &v))
+        for (size_t i = 0; i < json_object_array_length(v); i++)
+            printf("note: %s\n", json_object_get_string(json_object_array_get_idx(v, i)));
+}
+
+/* Sends r and prints the response: the one place the transport is wired in. Exit codes: 0
+   for 1xx-3xx, CALL_EXIT_HTTP for 4xx/5xx, CLI_REFUSED for a safety refusal, CLI_FAILURE
+   for a network failure. */
+static int call_send(const cli_call_args *a, const cli_call_target *t, const exec_request *r)
+{
+    char hosts[32][256];
+    const char *host_ptrs[32 + 64 + 1];
+    exec_policy p;
+    const spec_api *api = cli_call_target_api(t);
+    call_policy(a, r, api, hosts, host_ptrs, &p);
+    apidex_error err;
+    core_error_clear(&err);
+    exec_response *resp = NULL;
+    int rc = exec_send(r, &p, &resp, &err);
+    if (rc) {
+        fprintf(stderr, "apidex call: %s%s\n", rc == APIDEX_EREFUSED ? "refused: " : "",
+                exec_mask(r, err.message, r->arena));
+        if (rc == APIDEX_EREFUSED)
+            fprintf(stderr, "apidex call: the flags that widen the rules: --allow-write, "
+                            "--allow-host HOST, --allow-private, --allow-address IP\n");
+        return rc == APIDEX_EREFUSED ? CLI_REFUSED : CLI_FAILURE;
+    }
+    exec_shape_options so = {.select = a->select, .budget = a->budget, .max_items = a->max_items};
+    json_object *o = NULL;
+    rc = exec_shape(resp, api, cli_call_target_op(t), &so, &o, &err);
+    if (rc) {
+        fprintf(stderr, "apidex call: %s\n", err.message);
+        exec_response_free(resp);
+        return rc == APIDEX_EINVAL ? CLI_USAGE : CLI_FAILURE;
+    }
+    if (a->json)
+        puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+                                                   JSON_C_TO_STRING_NOSLASHESCAPE));
+    else
+        print_readable(r, o);
+    long status = resp->status;
+    json_object_put(o);
+    exec_response_free(resp);
+    return status >= 400 ? CALL_EXIT_HTTP : CLI_OK;
+}
+
+/* A --select that does not parse is a usage error before anything is sent. */
+static int check_select(const char *expr)
+{
+    if (!expr) return CLI_OK;
+    apidex_error err;
+    core_error_clear(&err);
+    json_object *probe = json_object_new_object(), *out = NULL;
+    int rc = exec_select(probe, expr, &out, &err);
+    json_object_put(out);
+    json_object_put(probe);
+    if (rc == APIDEX_EINVAL) return cli_usage_error("call", "--select: %s", err.message);
+    return rc ? CLI_FAILURE : CLI_OK;
 }
 
 int cli_cmd_call(int argc, char **argv)
@@ -113,11 +245,27 @@ int cli_cmd_call(int argc, char **argv)
     if (code == CLI_OK) {
         cli_call_target *t = NULL;
         exec_request *r = NULL;
-        code = cli_call_build("call", &a, false, &t, &r);
-        if (code == CLI_OK) code = a.dry_run ? dry_run(&a, r) : call_send(&a, r);
+        code = check_select(a.select);
+        apidex_error err;
+        core_error_clear(&err);
+        char dir[4096];
+        exec_policy op = {.allow_private = a.allow_private,
+                          .allowed_addresses = (const char *const *)a.addresses,
+                          .n_allowed_addresses = a.n_addresses,
+                          .timeout_ms = a.timeout_ms};
+        if (code == CLI_OK && !a.dry_run &&
+            exec_oauth_new(&op, exec_oauth_default_dir(dir, sizeof dir), &a.oauth, &err)) {
+            cli_print_error(&err);
+            code = CLI_FAILURE;
+        }
+        if (code == CLI_OK) code = cli_call_build("call", &a, false, &t, &r);
+        if (code == CLI_OK) code = a.dry_run ? dry_run(&a, r) : call_send(&a, t, r);
         cli_call_target_free(t);
+        exec_oauth_free(a.oauth);
     }
     free(a.params);
+    free(a.hosts);
+    free(a.addresses);
     return code < 0 ? CLI_OK : code;
 }
 

@@ -40,6 +40,8 @@ int cli_cmd_snippet(int argc, char **argv)
         cli_call_target_free(t);
     }
     free(a.params);
+    free(a.hosts);
+    free(a.addresses);
     return code < 0 ? CLI_OK : code;
 }
 

@@ -278,6 +278,40 @@ int exec_run_write_json(const exec_run *r, core_buf *out);
 /** The transcript as text for a person. */
 int exec_run_write_text(const exec_run *r, core_buf *out);
 
+/* ---------------------------------------------------------------- the loop's executor
+   (run_call.c) */
+
+struct store_index;
+/** What the loop's calls may do. Strings and arrays are borrowed for the executor's life. */
+typedef struct exec_run_executor_options {
+    exec_policy policy; /* allowed_hosts: the extra ones (--allow-host); the request's own host
+                           and the spec's servers are always added */
+    const char *const *servers; /* "API=URL": that API's base URL instead of its spec's */
+    size_t n_servers;
+    exec_shape_options shape; /* how responses are shaped for the parser */
+    exec_token_fn token_fn;   /* OAuth2 client credentials (an exec_oauth), or NULL */
+    void *token_ctx;
+} exec_run_executor_options;
+
+typedef struct exec_run_executor exec_run_executor;
+/**
+ * The executor of exec_run_task over idx: *ops gets describe (the operation's call-level
+ * details, chunk_detail_text of CHUNK_DETAIL_CALL), call (exec_build with the model's
+ * params as name=value inputs, exec_send under the policy, exec_shape) and select
+ * (exec_select on the parsed body; nothing selected is APIDEX_EINVAL). Each API's
+ * document is read once, when first needed. *out: exec_run_executor_free (after the run).
+ */
+int exec_run_executor_new(struct store_index *idx, const exec_run_executor_options *opt,
+                          exec_run_executor **out, exec_run_ops *ops, apidex_error *err);
+void exec_run_executor_free(exec_run_executor *x);
+/* The three operations themselves (ctx = an exec_run_executor). */
+int exec_run_describe(void *ctx, const char *operation_id, core_buf *out, apidex_error *err);
+int exec_run_call(void *ctx, const char *operation_id, struct json_object *params,
+                  struct json_object *body, core_arena *arena, long *status, const char **request,
+                  const char **body_out, const char **shaped, apidex_error *err);
+int exec_run_select(void *ctx, const char *body, const char *selection, core_arena *arena,
+                    const char **out, apidex_error *err);
+
 /* ---------------------------------------------------------------- request side
    (request.c, params.c, body.c, creds.c, snippet.c) */
 

@@ -3,7 +3,7 @@
 # specs: the request built from the spec (server, path, query, body), credentials from
 # APIDEX_AUTH_* and the credentials file (its 0600 check) shown masked, validation errors
 # (exit 2 naming the parameter and the rule), the JSON form, runnable snippets (bash -n,
-# py_compile, node --check), and `call` without --dry-run refusing to send for now.
+# py_compile, node --check), and a --select that does not parse refused before sending.
 set -uo pipefail # not -e: every check runs, `fail` collects the verdict
 src="${APIDEX_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 shared="${APIDEX_SHARED_DIR:-$src/../shared}"
@@ -114,7 +114,8 @@ has "go key from env" "$tmp/out" 'os.Getenv("APIDEX_AUTH_THEMOVIEDB_API_KEY")'
 hasnt "snippet never reads the file's secret" "$tmp/out" "file-s3cret"
 status "unknown language" 2 "$bin" snippet themoviedb:GET_movie-top_rated --lang cobol
 
-echo "== call without --dry-run"
-status "sending needs the transport" 2 "$bin" call themoviedb:GET_movie-top_rated
-has "says so" "$tmp/err" "sending needs the transport"
+echo "== call without --dry-run: a bad --select is refused before anything is sent"
+# (sending itself: test_call_mock.sh, against apidex mock)
+status "bad select" 2 "$bin" call themoviedb:GET_movie-top_rated --select '$.results[' --allow-private
+has "names the flag" "$tmp/err" "--select"
 exit $fail

@@ -1,0 +1,277 @@
+/*
+ * The executor behind the RestGPT loop: exec_run_ops wired to the index (which operation,
+ * which document), the request builder, the safe transport and the response shaping.
+ * Each API's document is read again once per run (the first time one of its operations is
+ * described or called), under the index's API id, as `apidex call` reads it.
+ */
+#include "exec/exec.h"
+
+#include "chunk/chunk.h"
+#include "store/store.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { RUN_MAX_HOSTS = 64 };
+
+typedef struct loaded_api {
+    const char *id; /* the index's API id */
+    spec_registry *reg;
+    const spec_api *api; /* NULL: the document could not be read (why) */
+    const char *why;
+} loaded_api;
+
+struct exec_run_executor {
+    store_index *idx;
+    exec_run_executor_options opt;
+    loaded_api *apis;
+    size_t n_apis, cap_apis;
+    core_arena *arena;
+};
+
+int exec_run_executor_new(store_index *idx, const exec_run_executor_options *opt,
+                          exec_run_executor **out, exec_run_ops *ops, apidex_error *err)
+{
+    *out = NULL;
+    exec_run_executor *x = calloc(1, sizeof *x);
+    if (!x || !(x->arena = core_arena_new(0))) {
+        free(x);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    x->idx = idx;
+    if (opt) x->opt = *opt;
+    *out = x;
+    *ops = (exec_run_ops){
+        .describe = exec_run_describe, .call = exec_run_call, .select = exec_run_select, .ctx = x};
+    return 0;
+}
+
+void exec_run_executor_free(exec_run_executor *x)
+{
+    if (!x) return;
+    for (size_t i = 0; i < x->n_apis; i++) spec_registry_free(x->apis[i].reg);
+    free(x->apis);
+    core_arena_free(x->arena);
+    free(x);
+}
+
+/* The operation of the index named id, its API loaded: 0, or APIDEX_EINVAL (err says why). */
+static int resolve(exec_run_executor *x, const char *id, const store_operation **sop_out,
+                   const store_api **sapi_out, const spec_api **api_out,
+                   const spec_operation **op_out, apidex_error *err)
+{
+    const store_operation *ops = NULL;
+    const store_api *apis = NULL;
+    size_t n_ops = 0, n_apis = 0;
+    int rc = store_operations(x->idx, &ops, &n_ops, err);
+    if (!rc) rc = store_apis(x->idx, &apis, &n_apis, err);
+    if (rc) return rc;
+    long oi = id ? store_find_operation(x->idx, id) : -1;
+    if (oi < 0) return core_error_set(err, APIDEX_EINVAL, "the index has no operation %s", id);
+    const store_operation *sop = &ops[oi];
+    long ai = store_find_api(x->idx, sop->api);
+    if (ai < 0) return core_error_set(err, APIDEX_EINVAL, "the index has no API %s", sop->api);
+    const store_api *sapi = &apis[ai];
+    loaded_api *l = NULL;
+    for (size_t i = 0; i < x->n_apis && !l; i++)
+        if (!strcmp(x->apis[i].id, sapi->id)) l = &x->apis[i];
+    if (!l) {
+        if (x->n_apis == x->cap_apis) {
+            size_t cap = x->cap_apis ? x->cap_apis * 2 : 4;
+            loaded_api *n = realloc(x->apis, cap * sizeof *n);
+            if (!n) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+            x->apis = n;
+            x->cap_apis = cap;
+        }
+        l = &x->apis[x->n_apis++];
+        memset(l, 0, sizeof *l);
+        l->id = core_arena_strdup(x->arena, sapi->id);
+        apidex_error lerr;
+        core_error_clear(&lerr);
+        spec_input_options io = {.name = sapi->id};
+        if (spec_registry_new(NULL, &l->reg, &lerr) ||
+            spec_registry_add_input(l->reg, sapi->document, &io, &lerr) ||
+            !spec_registry_count(l->reg) || spec_registry_api(l->reg, 0)->failed)
+            l->why = core_arena_printf(x->arena, "cannot read the document of %s again%s%s",
+                                       sapi->id, lerr.message[0] ? ": " : "", lerr.message);
+        else
+            l->api = spec_registry_api(l->reg, 0);
+        if (!l->id) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    if (!l->api) return core_error_set(err, APIDEX_EINVAL, "%s", l->why ? l->why : "no document");
+    const spec_operation *op = NULL;
+    for (size_t i = 0; i < l->api->n_ops && !op; i++)
+        if (!strcmp(l->api->ops[i].method, sop->method) && !strcmp(l->api->ops[i].path, sop->path))
+            op = &l->api->ops[i];
+    if (!op)
+        return core_error_set(err, APIDEX_EINVAL, "%s %s is no longer in the document of %s",
+                              sop->method, sop->path, sapi->id);
+    *sop_out = sop;
+    *sapi_out = sapi;
+    *api_out = l->api;
+    *op_out = op;
+    return 0;
+}
+
+int exec_run_describe(void *ctx, const char *operation_id, core_buf *out, apidex_error *err)
+{
+    exec_run_executor *x = ctx;
+    const store_operation *sop;
+    const store_api *sapi;
+    const spec_api *api;
+    const spec_operation *op;
+    int rc = resolve(x, operation_id, &sop, &sapi, &api, &op, err);
+    if (rc == APIDEX_EINVAL) { /* the model still sees what the index knows */
+        core_buf_printf(out, "(no details: %s)\n", err->message);
+        core_error_clear(err);
+        return 0;
+    }
+    if (rc) return rc;
+    core_buf j;
+    core_buf_init(&j, 0);
+    rc = chunk_detail_json(api, op, CHUNK_DETAIL_CALL, &j);
+    if (!rc)
+        rc = chunk_detail_text(j.data, j.len, out, err);
+    else
+        rc = core_error_set(err, rc, "%s: its details are over 4 MiB or out of memory",
+                            operation_id);
+    core_buf_free(&j);
+    return rc;
+}
+
+/* The host of an absolute URL ("https://h:8/x" -> "h:8") in arena; NULL when it has none or
+   a {variable} in its host. */
+static const char *url_host(core_arena *a, const char *url)
+{
+    const char *p = url ? strstr(url, "://") : NULL;
+    if (!p) return NULL;
+    p += 3;
+    size_t n = strcspn(p, "/?#");
+    const char *at = memchr(p, '@', n);
+    if (at) {
+        n -= (size_t)(at + 1 - p);
+        p = at + 1;
+    }
+    if (!n || memchr(p, '{', n)) return NULL;
+    return core_arena_strndup(a, p, n);
+}
+
+/* --server API=URL for api_id, or NULL. */
+static const char *server_for(const exec_run_executor *x, const char *api_id)
+{
+    size_t n = strlen(api_id);
+    for (size_t i = 0; i < x->opt.n_servers; i++) {
+        const char *s = x->opt.servers[i];
+        if (!strncmp(s, api_id, n) && s[n] == '=') return s + n + 1;
+    }
+    return NULL;
+}
+
+/* params ({name: value}) as "name=value" inputs: strings as they are, other values as
+   JSON (exec_build reads [..] and {..} as JSON and coerces the rest to the schema's type). */
+static const char **param_inputs(core_arena *a, json_object *params, size_t *n)
+{
+    *n = 0;
+    size_t cap = params ? (size_t)json_object_object_length(params) : 0;
+    const char **in = core_arena_calloc(a, cap + 1, sizeof *in);
+    if (!in) return NULL;
+    if (!params) return in;
+    json_object_object_foreach(params, k, v)
+    {
+        const char *val = json_object_is_type(v, json_type_string) ? json_object_get_string(v)
+                          : v ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN)
+                              : "";
+        if (!v) continue; /* null: left out, as an optional value the model has not got */
+        in[(*n)++] = core_arena_printf(a, "%s=%s", k, val);
+    }
+    return in;
+}
+
+int exec_run_call(void *ctx, const char *operation_id, struct json_object *params,
+                  struct json_object *body, core_arena *arena, long *status, const char **request,
+                  const char **body_out, const char **shaped, apidex_error *err)
+{
+    exec_run_executor *x = ctx;
+    *status = 0;
+    *request = *body_out = *shaped = NULL;
+    const store_operation *sop;
+    const store_api *sapi;
+    const spec_api *api;
+    const spec_operation *op;
+    int rc = resolve(x, operation_id, &sop, &sapi, &api, &op, err);
+    if (rc) return rc;
+    size_t n_in = 0;
+    const char **in = param_inputs(arena, params, &n_in);
+    if (!in) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    exec_build_options bo = {
+        .params = in,
+        .n_params = n_in,
+        .body = body ? json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN) : NULL,
+        .server = server_for(x, sapi->id),
+        .overrides = sapi->overrides,
+        .token_fn = x->opt.token_fn,
+        .token_ctx = x->opt.token_ctx,
+        .operation_id = sop->id};
+    exec_request r;
+    rc = exec_build(api, op, &bo, &r, err);
+    if (rc) return rc;
+    /* the hosts: the request's own, the spec's servers, the caller's extra ones */
+    const char *hosts[RUN_MAX_HOSTS + 1];
+    size_t nh = 0;
+    const char *h = url_host(arena, r.url);
+    if (h) hosts[nh++] = h;
+    for (size_t i = 0; i < api->n_servers && nh < RUN_MAX_HOSTS / 2; i++)
+        if ((h = url_host(arena, api->servers[i].url))) hosts[nh++] = h;
+    for (size_t i = 0; i < x->opt.policy.n_allowed_hosts && nh < RUN_MAX_HOSTS; i++)
+        hosts[nh++] = x->opt.policy.allowed_hosts[i];
+    exec_policy p = x->opt.policy;
+    p.allowed_hosts = hosts;
+    p.n_allowed_hosts = nh;
+    *request = core_arena_printf(arena, "%s %s%s%s", r.method, exec_mask(&r, r.url, r.arena),
+                                 r.body ? " " : "", r.body ? exec_mask(&r, r.body, r.arena) : "");
+    exec_response *resp = NULL;
+    rc = exec_send(&r, &p, &resp, err);
+    if (!rc) {
+        *status = resp->status;
+        *body_out = core_arena_strndup(arena, resp->body ? resp->body : "", resp->body_len);
+        json_object *o = NULL;
+        rc = exec_shape(resp, api, op, &x->opt.shape, &o, err);
+        if (!rc)
+            *shaped = core_arena_strdup(
+                arena, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+                                                             JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(o);
+        if (!rc && (!*request || !*body_out || !*shaped))
+            rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    exec_response_free(resp);
+    exec_build_free(&r);
+    return rc;
+}
+
+int exec_run_select(void *ctx, const char *body, const char *selection, core_arena *arena,
+                    const char **out, apidex_error *err)
+{
+    (void)ctx;
+    *out = NULL;
+    json_tokener *tok = json_tokener_new_ex(256);
+    json_object *v =
+        tok ? json_tokener_parse_ex(tok, body ? body : "", (int)strlen(body ? body : "")) : NULL;
+    json_tokener_free(tok);
+    if (!v) return core_error_set(err, APIDEX_EINVAL, "the response body is not JSON");
+    json_object *sel = NULL;
+    int rc = exec_select(v, selection, &sel, err);
+    if (!rc &&
+        (!sel || (json_object_is_type(sel, json_type_array) && !json_object_array_length(sel))))
+        rc = core_error_set(err, APIDEX_EINVAL, "%s selects nothing in the response", selection);
+    if (!rc) {
+        *out = core_arena_strdup(arena,
+                                 json_object_to_json_string_ext(
+                                     sel, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+        if (!*out) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    json_object_put(sel);
+    json_object_put(v);
+    return rc;
+}
