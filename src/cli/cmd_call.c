@@ -112,43 +112,20 @@ static int dry_run(const cli_call_args *a, const exec_request *r)
     return CLI_OK;
 }
 
-/* The host of an absolute URL ("https://h:8/x" -> "h:8"; a port is no part of the host rule)
-   into out; false when url has none or holds a {variable} in its host. */
-static bool url_host(const char *url, char *out, size_t cap)
+/* The policy of a's flags. Allowed hosts (exec_allowed_hosts): the request's own (its
+   server: --server, the registry's, the operation's or the spec's), every server of the
+   spec, and --allow-host. */
+static int call_policy(const cli_call_args *a, const exec_request *r, const spec_api *api,
+                       exec_policy *p)
 {
-    const char *p = url ? strstr(url, "://") : NULL;
-    if (!p) return false;
-    p += 3;
-    size_t n = strcspn(p, "/?#");
-    const char *at = memchr(p, '@', n);
-    if (at) {
-        n -= (size_t)(at + 1 - p);
-        p = at + 1;
-    }
-    if (!n || n >= cap || memchr(p, '{', n)) return false;
-    memcpy(out, p, n);
-    out[n] = 0;
-    return true;
-}
-
-/* The policy of a's flags. Allowed hosts: the request's own (its server: --server, the
-   registry's, the operation's or the spec's), every server of the spec, and --allow-host. */
-static void call_policy(const cli_call_args *a, const exec_request *r, const spec_api *api,
-                        char (*hosts)[256], const char **host_ptrs, exec_policy *p)
-{
-    size_t n = 0;
-    if (r && url_host(r->url, hosts[n], 256)) host_ptrs[n] = hosts[n], n++;
-    for (size_t i = 0; api && i < api->n_servers && n < 32; i++)
-        if (url_host(api->servers[i].url, hosts[n], 256)) host_ptrs[n] = hosts[n], n++;
-    for (size_t i = 0; i < a->n_hosts && n < 32 + 64; i++) host_ptrs[n++] = a->hosts[i];
     *p = (exec_policy){.allow_write = a->allow_write,
                        .allow_private = a->allow_private,
-                       .allowed_hosts = host_ptrs,
-                       .n_allowed_hosts = n,
                        .timeout_ms = a->timeout_ms,
                        .max_bytes = a->max_bytes,
                        .allowed_addresses = (const char *const *)a->addresses,
                        .n_allowed_addresses = a->n_addresses};
+    return exec_allowed_hosts(r, api, (const char *const *)a->hosts, a->n_hosts, r->arena,
+                              (const char ***)&p->allowed_hosts, &p->n_allowed_hosts);
 }
 
 /* The shaped response for a person: status line, headers that matter, body, notes. */
@@ -188,11 +165,12 @@ static void print_readable(const exec_request *r, json_object *o)
    for a network failure. */
 static int call_send(const cli_call_args *a, const cli_call_target *t, const exec_request *r)
 {
-    char hosts[32][256];
-    const char *host_ptrs[32 + 64 + 1];
     exec_policy p;
     const spec_api *api = cli_call_target_api(t);
-    call_policy(a, r, api, hosts, host_ptrs, &p);
+    if (call_policy(a, r, api, &p)) {
+        fprintf(stderr, "apidex call: out of memory\n");
+        return CLI_FAILURE;
+    }
     apidex_error err;
     core_error_clear(&err);
     exec_response *resp = NULL;

@@ -103,6 +103,10 @@ const char *exec_mask(const exec_request *r, const char *text, core_arena *arena
  * Thread-safe (one call per request).
  */
 int exec_send(const exec_request *r, const exec_policy *p, exec_response **out, apidex_error *err);
+/** The hosts a call of r may reach (hosts.c): r's own URL's host, the host of every server
+    of api, then extra[0..n_extra); *out in arena. 0 or APIDEX_ENOMEM. */
+int exec_allowed_hosts(const exec_request *r, const spec_api *api, const char *const *extra,
+                       size_t n_extra, core_arena *arena, const char ***out, size_t *n);
 /** Frees a response from exec_send (its arena). NULL is a no-op. */
 void exec_response_free(exec_response *resp);
 /**

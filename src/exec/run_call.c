@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { RUN_MAX_HOSTS = 64 };
-
 typedef struct loaded_api {
     const char *id; /* the index's API id */
     spec_registry *reg;
@@ -140,23 +138,6 @@ int exec_run_describe(void *ctx, const char *operation_id, core_buf *out, apidex
     return rc;
 }
 
-/* The host of an absolute URL ("https://h:8/x" -> "h:8") in arena; NULL when it has none or
-   a {variable} in its host. */
-static const char *url_host(core_arena *a, const char *url)
-{
-    const char *p = url ? strstr(url, "://") : NULL;
-    if (!p) return NULL;
-    p += 3;
-    size_t n = strcspn(p, "/?#");
-    const char *at = memchr(p, '@', n);
-    if (at) {
-        n -= (size_t)(at + 1 - p);
-        p = at + 1;
-    }
-    if (!n || memchr(p, '{', n)) return NULL;
-    return core_arena_strndup(a, p, n);
-}
-
 /* --server API=URL for api_id, or NULL. */
 static const char *server_for(const exec_run_executor *x, const char *api_id)
 {
@@ -216,18 +197,12 @@ int exec_run_call(void *ctx, const char *operation_id, struct json_object *param
     exec_request r;
     rc = exec_build(api, op, &bo, &r, err);
     if (rc) return rc;
-    /* the hosts: the request's own, the spec's servers, the caller's extra ones */
-    const char *hosts[RUN_MAX_HOSTS + 1];
-    size_t nh = 0;
-    const char *h = url_host(arena, r.url);
-    if (h) hosts[nh++] = h;
-    for (size_t i = 0; i < api->n_servers && nh < RUN_MAX_HOSTS / 2; i++)
-        if ((h = url_host(arena, api->servers[i].url))) hosts[nh++] = h;
-    for (size_t i = 0; i < x->opt.policy.n_allowed_hosts && nh < RUN_MAX_HOSTS; i++)
-        hosts[nh++] = x->opt.policy.allowed_hosts[i];
     exec_policy p = x->opt.policy;
-    p.allowed_hosts = hosts;
-    p.n_allowed_hosts = nh;
+    if (exec_allowed_hosts(&r, api, x->opt.policy.allowed_hosts, x->opt.policy.n_allowed_hosts,
+                           arena, (const char ***)&p.allowed_hosts, &p.n_allowed_hosts)) {
+        exec_build_free(&r);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
     *request = core_arena_printf(arena, "%s %s%s%s", r.method, exec_mask(&r, r.url, r.arena),
                                  r.body ? " " : "", r.body ? exec_mask(&r, r.body, r.arena) : "");
     exec_response *resp = NULL;
