@@ -110,7 +110,7 @@ void store_prefetch_stop(store_prefetch *p);
 
 /* ---------------------------------------------------------------- API ids (build_ids.c) */
 
-/** Old document i's content hash (writer.c; 0 when out of range). */
+/** Old document i's content hash (writer_old.c; 0 when out of range). */
 uint64_t store_writer_old_hash(const store_writer *w, size_t i);
 /** True when the old index is of an older schema, whose ids were file names. */
 bool store_writer_old_ids_legacy(const store_writer *w);

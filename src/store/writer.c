@@ -3,9 +3,10 @@
  * target at commit, so readers only ever see a complete index. Rows of unchanged
  * documents are copied from the old index, attached read-only and immutable; or, when
  * patching (add, remove), the temp file starts as a copy of the old index and only the
- * rows of the documents that change or go are deleted (patch.c).
+ * rows of the documents that change or go are deleted (patch.c). This file writes the new
+ * index; writer_old.c reads the old one and copies its rows.
  */
-#include "store/store_int.h"
+#include "store/writer_int.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,100 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A document of the old index. */
-typedef struct old_doc {
-    char *path;
-    char *api;
-    uint64_t hash;
-    bool used;    /* reused (or kept) in the new index */
-    bool in_file; /* patching: its rows are still in the temp file */
-} old_doc;
-
-/* A tag of the API being written, with its operation count. */
-typedef struct pending_tag {
-    const char *name;
-    const char *description;
-    size_t n_ops;
-} pending_tag;
-
-/* Ordinals of the API being written: operation or schema id -> its position among the
-   API's operations (or schemas) in write order, which is its rowid order. */
-typedef struct ord_map {
-    const char **keys;
-    size_t *ords;
-    size_t mask, n;
-} ord_map;
-
-/* An edge of the API being written, held until flush_api: an operation may name a
-   schema written after it. Strings live in the API arena. */
-
-enum { ST_DOC, ST_API, ST_OP, ST_INPUT, ST_SCHEMA, ST_CHUNK, ST_EDGE, ST_VECTOR, ST_COUNT };
-
-/* An alias of the old index. */
-typedef struct old_alias {
-    char *alias, *api;
-} old_alias;
-
-struct store_writer {
-    sqlite3 *db;
-    char *target;
-    char *tmp;
-    char *strategy, *filters;
-    bool has_old;
-    bool full_rebuild;
-    bool patched;               /* the temp file started as a copy of the old index (patch.c) */
-    store_rows removed, copied; /* patching: rows deleted, rows copied from the old index */
-    char reason[256];
-    old_doc *old;
-    size_t n_old;
-    old_alias *aliases;
-    size_t n_aliases;
-    bool legacy_ids; /* the old index is of an older schema: its ids were file stems */
-    sqlite3_stmt *st[ST_COUNT];
-    /* The API being written: its row is inserted when the next one starts (or at
-       commit), once its operation and schema counts and tag counts are known. */
-    bool has_api;
-    store_api api;
-    core_arena *api_arena;
-    pending_tag *tags;
-    size_t n_tags, cap_tags;
-    size_t api_ops, api_schemas;
-    ord_map op_ords, schema_ords;
-    /* The current API's operations' content, by ordinal (in api_arena): an endpoint chunk
-       whose content is its operation's stores none of its own (NULL; readers take the
-       operation's). */
-    const char **op_content;
-    size_t cap_op_content;
-    store_edge *edges;
-    size_t n_edges, cap_edges;
-    size_t added, updated, unchanged, kept; /* documents, for the report */
-    /* The API ids added or updated, each a kind byte (STORE_CHANGE_*) and the id with its
-       NUL, for opt.on_change once the new index is in place. */
-    core_buf changes;
-    void (*on_change)(void *ctx, store_change kind, const char *api);
-    void *on_change_ctx;
-    store_terms *terms;
-    bool by_field; /* strategy hybrid: chunks are ranked field by field (field_terms) */
-    store_pack pack;
-    core_buf buf;  /* terms of one record, NUL-separated */
-    core_buf json; /* JSON columns */
-};
-
 /* ---------------------------------------------------------------- helpers */
-
-static int oom(apidex_error *err)
-{
-    return core_error_set(err, APIDEX_ENOMEM, "out of memory while writing the index");
-}
 
 static void hex64(uint64_t h, char out[17])
 {
     core_hash_hex(h, out);
-}
-
-static uint64_t parse_hex64(const char *s)
-{
-    return s ? strtoull(s, NULL, 16) : 0;
 }
 
 static int bind_text(sqlite3_stmt *st, int i, const char *s)
@@ -150,27 +62,6 @@ static void json_member(core_buf *b, const char *key, const char *val, bool comm
         core_buf_json_str(b, val, strlen(val));
     else
         core_buf_puts(b, "null");
-}
-
-static char *xstrdup(const char *s)
-{
-    if (!s) return NULL;
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-    if (p) memcpy(p, s, n);
-    return p;
-}
-
-static int cmp_old(const void *a, const void *b)
-{
-    return strcmp(((const old_doc *)a)->path, ((const old_doc *)b)->path);
-}
-
-static old_doc *find_old(store_writer *w, const char *path)
-{
-    if (!w->n_old || !path) return NULL;
-    old_doc key = {.path = (char *)path};
-    return bsearch(&key, w->old, w->n_old, sizeof *w->old, cmp_old);
 }
 
 /* ---------------------------------------------------------------- ordinals */
@@ -337,190 +228,12 @@ static int prepare_all(store_writer *w, apidex_error *err)
     for (int i = 0; i < ST_COUNT; i++) {
         const char *sql = insert_sql[i];
         if (i == ST_OP || i == ST_CHUNK) {
-            if (build_insert_sql(i, &w->buf)) return oom(err);
+            if (build_insert_sql(i, &w->buf)) return store_w_oom(err);
             sql = w->buf.data;
         }
         if (sqlite3_prepare_v2(w->db, sql, -1, &w->st[i], NULL) != SQLITE_OK)
             return store_db_error(w->db, "preparing the index writer", err);
     }
-    return 0;
-}
-
-static void free_old(store_writer *w)
-{
-    for (size_t i = 0; i < w->n_old; i++) {
-        free(w->old[i].path);
-        free(w->old[i].api);
-    }
-    free(w->old);
-    w->old = NULL;
-    w->n_old = 0;
-}
-
-/* The current index is an apidex index SQLite cannot read (truncated, overwritten): with
-   --full the build starts from nothing and replaces it, else it says how to recover. */
-static int damaged(store_writer *w, const store_writer_options *opt, int rc, apidex_error *err)
-{
-    if (!opt || !opt->full) return store_file_error(w->target, rc, true, err);
-    store_exec(w->db, "DETACH old", NULL);
-    free_old(w);
-    snprintf(w->reason, sizeof w->reason, "the index file was damaged (%s)", sqlite3_errstr(rc));
-    w->full_rebuild = true;
-    w->has_old = false;
-    return 0;
-}
-
-/* The old documents, sorted by path, for reuse, for counting removals and for keeping
-   API ids. 0, APIDEX_ENOMEM, or an SQLite code. */
-static int read_old_docs(store_writer *w)
-{
-    sqlite3_stmt *q = NULL;
-    int rc;
-    if ((rc = sqlite3_prepare_v2(w->db, "SELECT path, api, content_hash FROM old.documents", -1, &q,
-                                 NULL)) != SQLITE_OK)
-        return rc;
-    size_t cap = 0;
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        if (w->n_old == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
-            old_doc *p = realloc(w->old, ncap * sizeof *p);
-            if (!p) {
-                sqlite3_finalize(q);
-                return APIDEX_ENOMEM;
-            }
-            w->old = p;
-            cap = ncap;
-        }
-        old_doc *d = &w->old[w->n_old];
-        d->path = xstrdup((const char *)sqlite3_column_text(q, 0));
-        d->api = xstrdup((const char *)sqlite3_column_text(q, 1));
-        d->hash = parse_hex64((const char *)sqlite3_column_text(q, 2));
-        d->used = false;
-        d->in_file = w->patched;
-        if (!d->path || !d->api) {
-            free(d->path);
-            free(d->api);
-            sqlite3_finalize(q);
-            return APIDEX_ENOMEM;
-        }
-        w->n_old++;
-    }
-    sqlite3_finalize(q);
-    if (rc != SQLITE_DONE) return rc;
-    qsort(w->old, w->n_old, sizeof *w->old, cmp_old);
-    return 0;
-}
-
-/* The old aliases (none in an index of an older schema). 0 or APIDEX_ENOMEM. */
-static int read_old_aliases(store_writer *w)
-{
-    sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(w->db, "SELECT alias, api FROM old.aliases ORDER BY alias", -1, &q,
-                           NULL) != SQLITE_OK)
-        return 0;
-    size_t cap = 0;
-    int rc = 0;
-    while (!rc && sqlite3_step(q) == SQLITE_ROW) {
-        if (w->n_aliases == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-            old_alias *p = realloc(w->aliases, ncap * sizeof *p);
-            if (!p) {
-                rc = APIDEX_ENOMEM;
-                break;
-            }
-            w->aliases = p;
-            cap = ncap;
-        }
-        old_alias *a = &w->aliases[w->n_aliases];
-        a->alias = xstrdup((const char *)sqlite3_column_text(q, 0));
-        a->api = xstrdup((const char *)sqlite3_column_text(q, 1));
-        if (!a->alias || !a->api) {
-            free(a->alias);
-            free(a->api);
-            rc = APIDEX_ENOMEM;
-        } else {
-            w->n_aliases++;
-        }
-    }
-    sqlite3_finalize(q);
-    return rc;
-}
-
-/* Attaches the current index for reuse when it is compatible. A file that is not
-   an apidex index at all is never replaced: that is somebody else's data. */
-static int attach_old(store_writer *w, const store_writer_options *opt, apidex_error *err)
-{
-    store_file_kind kind = store_probe(w->target);
-    if (kind == STORE_FILE_MISSING || kind == STORE_FILE_EMPTY) return 0; /* first build */
-    if (kind != STORE_FILE_APIDEX) return store_file_error(w->target, SQLITE_NOTADB, true, err);
-    core_buf uri;
-    core_buf_init(&uri, 0);
-    if (store_uri_immutable(w->target, &uri)) {
-        core_buf_free(&uri);
-        return oom(err);
-    }
-    sqlite3_stmt *att = NULL;
-    int rc = sqlite3_prepare_v2(w->db, "ATTACH ? AS old", -1, &att, NULL);
-    if (rc == SQLITE_OK) {
-        sqlite3_bind_text(att, 1, uri.data, -1, SQLITE_STATIC);
-        rc = sqlite3_step(att);
-        rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
-    }
-    sqlite3_finalize(att);
-    core_buf_free(&uri);
-    if (rc != SQLITE_OK) return damaged(w, opt, rc, err);
-
-    int version = -1;
-    apidex_error why;
-    core_error_clear(&why);
-    if (store_schema_check(w->db, "old", w->target, &version, &why) != 0) {
-        if (version < 0) return damaged(w, opt, sqlite3_extended_errcode(w->db), err);
-        snprintf(w->reason, sizeof w->reason, "the index has schema version %d (now %d)", version,
-                 STORE_SCHEMA_VERSION);
-        w->full_rebuild = true;
-        /* Its documents still say which ids users know: best effort. */
-        w->legacy_ids = version < 4; /* ids were file names before schema 4 */
-        if (read_old_docs(w) == APIDEX_ENOMEM) return oom(err);
-        store_exec(w->db, "DETACH old", NULL);
-        return 0;
-    }
-
-    /* Same schema: the rows are reusable when the chunking options are the same. */
-    core_buf sig;
-    core_buf_init(&sig, 0);
-    if (store_signature(opt ? opt->strategy : NULL, opt ? opt->filters : NULL, &sig)) {
-        core_buf_free(&sig);
-        return oom(err);
-    }
-    sqlite3_stmt *q = NULL;
-    bool same = false;
-    if (sqlite3_prepare_v2(w->db, "SELECT value FROM old.meta WHERE key = 'signature'", -1, &q,
-                           NULL) == SQLITE_OK &&
-        sqlite3_step(q) == SQLITE_ROW) {
-        const char *old_sig = (const char *)sqlite3_column_text(q, 0);
-        same = old_sig && !strcmp(old_sig, sig.data);
-    }
-    sqlite3_finalize(q);
-    core_buf_free(&sig);
-    if (opt && opt->full) {
-        snprintf(w->reason, sizeof w->reason, "a full rebuild was asked for");
-        w->full_rebuild = true;
-    } else if (!same) {
-        snprintf(w->reason, sizeof w->reason,
-                 "the chunking options, the embedding model or the apidex version changed");
-        w->full_rebuild = true;
-    }
-
-    /* The old documents, sorted by path, for reuse, for counting removals and for keeping
-       API ids; and the names the APIs had before. */
-    rc = read_old_docs(w);
-    if (rc == APIDEX_ENOMEM) return oom(err);
-    if (rc) return damaged(w, opt, rc, err);
-    rc = read_old_aliases(w);
-    if (rc == APIDEX_ENOMEM) return oom(err);
-    if (rc) return damaged(w, opt, rc, err);
-    w->has_old = !w->full_rebuild;
-    if (w->full_rebuild) store_exec(w->db, "DETACH old", NULL);
     return 0;
 }
 
@@ -530,12 +243,12 @@ int store_writer_begin(const char *db_path, const store_writer_options *opt, sto
     *out = NULL;
     if (!db_path || !*db_path) return core_error_set(err, APIDEX_EINVAL, "no index path given");
     store_writer *w = calloc(1, sizeof *w);
-    if (!w) return oom(err);
+    if (!w) return store_w_oom(err);
     core_buf_init(&w->buf, 0);
     core_buf_init(&w->json, 0);
-    w->target = xstrdup(db_path);
-    w->strategy = xstrdup(opt && opt->strategy ? opt->strategy : "");
-    w->filters = xstrdup(opt && opt->filters ? opt->filters : "");
+    w->target = store_w_strdup(db_path);
+    w->strategy = store_w_strdup(opt && opt->strategy ? opt->strategy : "");
+    w->filters = store_w_strdup(opt && opt->filters ? opt->filters : "");
     core_buf_init(&w->changes, 0);
     w->on_change = opt ? opt->on_change : NULL;
     w->on_change_ctx = opt ? opt->on_change_ctx : NULL;
@@ -545,7 +258,7 @@ int store_writer_begin(const char *db_path, const store_writer_options *opt, sto
     w->api_arena = core_arena_new(0);
     if (!w->target || !w->strategy || !w->filters || !w->tmp || !w->terms || !w->api_arena) {
         store_writer_abort(w);
-        return oom(err);
+        return store_w_oom(err);
     }
     snprintf(w->tmp, n, "%s.tmp-%ld", db_path, (long)getpid());
     /* The same rule as search/lexical.c: an index is ranked field by field unless its
@@ -574,7 +287,7 @@ int store_writer_begin(const char *db_path, const store_writer_options *opt, sto
         if (store_signature(opt->strategy, opt->filters, &sig)) {
             core_buf_free(&sig);
             store_writer_abort(w);
-            return oom(err);
+            return store_w_oom(err);
         }
         bool eligible = store_patch_eligible(db_path, sig.data);
         core_buf_free(&sig);
@@ -601,7 +314,7 @@ int store_writer_begin(const char *db_path, const store_writer_options *opt, sto
                     "PRAGMA cache_size = -65536;",
                     err);
     if (!rc && !w->patched) rc = store_schema_create(w->db, err);
-    if (!rc) rc = attach_old(w, opt, err);
+    if (!rc) rc = store_w_attach_old(w, opt, err);
     if (!rc && w->patched && !w->has_old) /* cannot happen under the lock: start over */
         rc = core_error_set(err, APIDEX_EDB, "%s changed while it was copied", db_path);
     if (!rc) rc = prepare_all(w, err);
@@ -674,7 +387,7 @@ static int flush_edges(store_writer *w, apidex_error *err)
 }
 
 /* Inserts the pending API row and its edges, now that its counts are known. */
-static int flush_api(store_writer *w, apidex_error *err)
+int store_w_flush_api(store_writer *w, apidex_error *err)
 {
     if (!w->has_api) return 0;
     int erc = flush_edges(w, err);
@@ -703,7 +416,7 @@ static int flush_api(store_writer *w, apidex_error *err)
         core_buf_printf(j, ",\"n_ops\":%zu}", w->tags[i].n_ops);
     }
     core_buf_putc(j, ']');
-    if (j->failed) return oom(err);
+    if (j->failed) return store_w_oom(err);
     char hash[17];
     hex64(a->content_hash, hash);
     sqlite3_stmt *st = w->st[ST_API];
@@ -740,14 +453,14 @@ int store_writer_add_api(store_writer *w, const store_api *api, apidex_error *er
 {
     if (!w || !api || !api->id || !api->document)
         return core_error_set(err, APIDEX_EINVAL, "an API needs an id and a document");
-    int rc = flush_api(w, err);
+    int rc = store_w_flush_api(w, err);
     if (rc) return rc;
     core_arena_free(w->api_arena);
     w->api_arena = core_arena_new(0);
-    if (!w->api_arena) return oom(err);
+    if (!w->api_arena) return store_w_oom(err);
 
     /* Patching: the old rows of this document, and of another one with this id, go. */
-    rc = drop_old(w, find_old(w, api->document), err);
+    rc = drop_old(w, store_w_find_old(w, api->document), err);
     for (size_t i = 0; w->patched && !rc && i < w->n_old; i++)
         if (!strcmp(w->old[i].api, api->id)) rc = drop_old(w, &w->old[i], err);
     if (rc) return rc;
@@ -761,7 +474,7 @@ int store_writer_add_api(store_writer *w, const store_api *api, apidex_error *er
     sqlite3_bind_int64(st, 4, (sqlite3_int64)(api->n_files ? api->n_files : 1));
     rc = step_done(w->db, st, "writing a document", err);
     if (rc) return rc;
-    old_doc *d = find_old(w, api->document);
+    old_doc *d = store_w_find_old(w, api->document);
     bool update = d && !d->used;
     if (update) {
         d->used = true; /* replaced, not removed */
@@ -771,9 +484,9 @@ int store_writer_add_api(store_writer *w, const store_api *api, apidex_error *er
     }
     core_buf_putc(&w->changes, (char)(update ? STORE_CHANGE_UPDATED : STORE_CHANGE_ADDED));
     core_buf_append(&w->changes, api->id, strlen(api->id) + 1);
-    if (w->changes.failed) return oom(err);
+    if (w->changes.failed) return store_w_oom(err);
 
-    /* Keep a copy of the record until flush_api. */
+    /* Keep a copy of the record until store_w_flush_api. */
     core_arena *a = w->api_arena;
     w->api = *api;
     w->api.id = core_arena_strdup(a, api->id);
@@ -787,7 +500,7 @@ int store_writer_add_api(store_writer *w, const store_api *api, apidex_error *er
     w->api.servers = NULL;
     if (api->n_servers) {
         w->api.servers = core_arena_calloc(a, api->n_servers, sizeof *w->api.servers);
-        if (!w->api.servers) return oom(err);
+        if (!w->api.servers) return store_w_oom(err);
         for (size_t i = 0; i < api->n_servers; i++) {
             const store_server *s = &api->servers[i];
             w->api.servers[i].url = s->url ? core_arena_strdup(a, s->url) : NULL;
@@ -800,8 +513,8 @@ int store_writer_add_api(store_writer *w, const store_api *api, apidex_error *er
     w->n_tags = 0;
     for (size_t i = 0; i < api->n_tags; i++)
         if (api->tags[i].name && add_tag(w, api->tags[i].name, api->tags[i].description, false))
-            return oom(err);
-    if (!w->api.id || !w->api.document) return oom(err);
+            return store_w_oom(err);
+    if (!w->api.id || !w->api.document) return store_w_oom(err);
     w->has_api = true;
     w->api_ops = w->api_schemas = 0;
     return 0;
@@ -855,7 +568,7 @@ int store_writer_add_operation(store_writer *w, const store_operation *op, apide
     if (rc) return rc;
     core_buf_reset(&w->json);
     json_str_array(&w->json, op->tags, op->n_tags);
-    if (w->json.failed) return oom(err);
+    if (w->json.failed) return store_w_oom(err);
 
     sqlite3_stmt *st = w->st[ST_OP];
     int i = 1;
@@ -870,7 +583,7 @@ int store_writer_add_operation(store_writer *w, const store_operation *op, apide
     sqlite3_bind_int(st, i++, op->deprecated ? 1 : 0);
     bind_text(st, i++, op->pointer);
     bind_text(st, i++, op->capability);
-    if (store_bind_packed(st, i++, &w->pack, op->content) != SQLITE_OK) return oom(err);
+    if (store_bind_packed(st, i++, &w->pack, op->content) != SQLITE_OK) return store_w_oom(err);
     sqlite3_bind_int64(st, i++, (sqlite3_int64)op->tokens);
     sqlite3_bind_int(st, i++, op->action);
     bind_text(st, i++, op->verb);
@@ -893,18 +606,18 @@ int store_writer_add_operation(store_writer *w, const store_operation *op, apide
         if (rc) return rc;
     }
     for (size_t k = 0; k < op->n_tags; k++)
-        if (op->tags[k] && add_tag(w, op->tags[k], NULL, true)) return oom(err);
+        if (op->tags[k] && add_tag(w, op->tags[k], NULL, true)) return store_w_oom(err);
     const char *key = core_arena_strdup(w->api_arena, op->id);
-    if (!key || ord_map_put(&w->op_ords, key, w->api_ops)) return oom(err);
+    if (!key || ord_map_put(&w->op_ords, key, w->api_ops)) return store_w_oom(err);
     if (w->api_ops == w->cap_op_content) {
         size_t ncap = w->cap_op_content ? w->cap_op_content * 2 : 64;
         const char **p = realloc(w->op_content, ncap * sizeof *p);
-        if (!p) return oom(err);
+        if (!p) return store_w_oom(err);
         w->op_content = p;
         w->cap_op_content = ncap;
     }
     w->op_content[w->api_ops] = op->content ? core_arena_strdup(w->api_arena, op->content) : NULL;
-    if (op->content && !w->op_content[w->api_ops]) return oom(err);
+    if (op->content && !w->op_content[w->api_ops]) return store_w_oom(err);
     w->api_ops++;
     return 0;
 }
@@ -920,14 +633,14 @@ int store_writer_add_schema(store_writer *w, const store_schema *s, apidex_error
     bind_text(st, 2, s->api);
     bind_text(st, 3, s->name);
     bind_text(st, 4, s->pointer);
-    if (store_bind_packed(st, 5, &w->pack, s->content) != SQLITE_OK) return oom(err);
+    if (store_bind_packed(st, 5, &w->pack, s->content) != SQLITE_OK) return store_w_oom(err);
     sqlite3_bind_int64(st, 6, (sqlite3_int64)s->tokens);
     sqlite3_bind_int64(st, 7, (sqlite3_int64)s->used_by);
     sqlite3_bind_int(st, 8, s->in_cycle ? 1 : 0);
     rc = step_done(w->db, st, "writing a schema", err);
     if (rc) return rc;
     const char *key = core_arena_strdup(w->api_arena, s->id);
-    if (!key || ord_map_put(&w->schema_ords, key, w->api_schemas)) return oom(err);
+    if (!key || ord_map_put(&w->schema_ords, key, w->api_schemas)) return store_w_oom(err);
     w->api_schemas++;
     return 0;
 }
@@ -942,10 +655,10 @@ int store_writer_add_chunk(store_writer *w, const store_chunk *c, apidex_error *
     /* A chunk of no operation (a schema's, an API overview) is never ranked (search ranks
        operations through their chunks, lexical.c), so it keeps no terms. */
     if (c->n_endpoints ? field_terms(w, c->fields, c->terms, off) : field_terms(w, NULL, NULL, off))
-        return oom(err);
+        return store_w_oom(err);
     core_buf_reset(&w->json);
     json_str_array(&w->json, c->endpoints, c->n_endpoints);
-    if (w->json.failed) return oom(err);
+    if (w->json.failed) return store_w_oom(err);
     sqlite3_stmt *st = w->st[ST_CHUNK];
     int i = 1;
     bind_text(st, i++, c->id);
@@ -956,13 +669,13 @@ int store_writer_add_chunk(store_writer *w, const store_chunk *c, apidex_error *
     bool same = op >= 0 && (size_t)op < w->api_ops && w->op_content[op] &&
                 !strcmp(w->op_content[op], c->content);
     if (store_bind_packed(st, i++, &w->pack, same ? NULL : c->content) != SQLITE_OK)
-        return oom(err);
+        return store_w_oom(err);
     /* Most strategies index what they hand out: store the text once. */
     if (store_bind_packed(st, i++, &w->pack,
                           c->text && strcmp(c->text, c->content) != 0 ? c->text : NULL) !=
         SQLITE_OK)
-        return oom(err);
-    if (store_bind_packed(st, i++, &w->pack, c->metadata) != SQLITE_OK) return oom(err);
+        return store_w_oom(err);
+    if (store_bind_packed(st, i++, &w->pack, c->metadata) != SQLITE_OK) return store_w_oom(err);
     bind_text(st, i++, w->json.data);
     sqlite3_bind_int64(st, i++, (sqlite3_int64)c->tokens);
     for (int f = 0; f < STORE_FIELD_COUNT; f++) bind_text(st, i++, w->buf.data + off[f]);
@@ -978,7 +691,7 @@ int store_writer_add_edge(store_writer *w, const char *api, const store_edge *e,
     if (w->n_edges == w->cap_edges) {
         size_t ncap = w->cap_edges ? w->cap_edges * 2 : 256;
         store_edge *p = realloc(w->edges, ncap * sizeof *p);
-        if (!p) return oom(err);
+        if (!p) return store_w_oom(err);
         w->edges = p;
         w->cap_edges = ncap;
     }
@@ -997,7 +710,7 @@ int store_writer_add_edge(store_writer *w, const char *api, const store_edge *e,
     c.field = e->field ? core_arena_strdup(a, e->field) : NULL;
     if ((c.src_index < 0 && !c.src) || (c.dst_index < 0 && !c.dst) || (e->param && !c.param) ||
         (e->field && !c.field))
-        return oom(err);
+        return store_w_oom(err);
     w->edges[w->n_edges++] = c;
     return 0;
 }
@@ -1020,144 +733,11 @@ int store_writer_add_vector(store_writer *w, const char *api, const char *chunk_
     return step_done(w->db, st, "writing a vector", err);
 }
 
-int store_writer_old_vector(store_writer *w, const char *chunk_id, const char *model,
-                            const char *text, float *out, size_t dim)
-{
-    /* Only an old index of the same signature (so the same embedding provider) is a
-       source; the chunk's text is compared whole, which is what its vector was made of. */
-    if (!w || !w->has_old || !chunk_id || !model || !text || !out || dim == 0) return 0;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(w->db,
-                           "SELECT v.data, coalesce(c.text, c.content, (SELECT o.content FROM "
-                           "old.operations o WHERE o.id = json_extract(c.endpoints, '$[0]'))) "
-                           "FROM old.vectors v "
-                           "JOIN old.chunks c ON c.id = v.chunk "
-                           "WHERE v.chunk = ?1 AND v.model = ?2 AND v.dim = ?3",
-                           -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_text(st, 1, chunk_id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, model, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, (sqlite3_int64)dim);
-    int found = 0;
-    core_arena *scratch = core_arena_new(0);
-    bool fail = false;
-    /* The old text may be packed: compare it decoded. */
-    if (scratch && sqlite3_step(st) == SQLITE_ROW &&
-        (size_t)sqlite3_column_bytes(st, 0) == dim * sizeof(float)) {
-        const char *old = store_unpack_column(st, 1, scratch, NULL, &fail);
-        if (old && !fail && !strcmp(old, text)) {
-            memcpy(out, sqlite3_column_blob(st, 0), dim * sizeof(float));
-            found = 1;
-        }
-    }
-    core_arena_free(scratch);
-    sqlite3_finalize(st);
-    return found;
-}
-
-/* ---------------------------------------------------------------- reuse */
-
-bool store_writer_can_reuse(store_writer *w, const char *path, const char *api_id,
-                            uint64_t content_hash, bool *known)
-{
-    old_doc *d = w ? find_old(w, path) : NULL;
-    if (known) *known = d != NULL;
-    if (!d || !w->has_old || d->used) return false;
-    return d->hash == content_hash && api_id && !strcmp(d->api, api_id);
-}
-
-const char *store_writer_old_api(store_writer *w, const char *path)
-{
-    old_doc *d = w ? find_old(w, path) : NULL;
-    return d && w->has_old ? d->api : NULL;
-}
-
-size_t store_writer_old_count(const store_writer *w)
-{
-    return w ? w->n_old : 0;
-}
-
-const char *store_writer_old_doc(const store_writer *w, size_t i, const char **api, bool *used)
-{
-    if (!w || i >= w->n_old) return NULL;
-    if (api) *api = w->old[i].api;
-    if (used) *used = w->old[i].used;
-    return w->old[i].path;
-}
-
-bool store_writer_reusable(const store_writer *w, char *why, size_t cap)
-{
-    if (why && cap) snprintf(why, cap, "%s", w ? w->reason : "");
-    return w && w->has_old;
-}
-
-static int reuse_rows(store_writer *w, const char *path, apidex_error *err)
-{
-    old_doc *d = find_old(w, path);
-    if (!d || !w->has_old)
-        return core_error_set(err, APIDEX_ENOTFOUND, "%s is not in the current index", path);
-    if (d->used) return core_error_set(err, APIDEX_EINVAL, "%s is already in the new index", path);
-    int rc = flush_api(w, err);
-    if (rc) return rc;
-    if (d->in_file) { /* patching: the rows are there already */
-        d->used = true;
-        return 0;
-    }
-    core_buf *b = &w->buf;
-    sqlite3_stmt *st = NULL;
-    /* documents and apis by key, then every per-API table in rowid (spec) order. */
-    for (size_t t = 0; t < store_n_tables + 2 && !rc; t++) {
-        core_buf_reset(b);
-        if (t == 0)
-            core_buf_puts(b, "INSERT INTO main.documents SELECT * FROM old.documents "
-                             "WHERE path = ?1");
-        else if (t == 1)
-            core_buf_puts(b, "INSERT INTO main.apis SELECT * FROM old.apis WHERE id = ?2");
-        else /* edges have no rowid: they are kept in (api, seq) order */
-            core_buf_printf(b, "INSERT INTO main.%s SELECT * FROM old.%s WHERE api = ?2%s",
-                            store_table_names[t - 2], store_table_names[t - 2],
-                            strcmp(store_table_names[t - 2], "edges") ? " ORDER BY rowid" : "");
-        if (b->failed) return oom(err);
-        if (sqlite3_prepare_v2(w->db, b->data, -1, &st, NULL) != SQLITE_OK)
-            return store_db_error(w->db, "copying from the current index", err);
-        sqlite3_bind_text(st, 1, d->path, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, d->api, -1, SQLITE_STATIC);
-        int src = sqlite3_step(st);
-        if (src != SQLITE_DONE) rc = store_file_error(w->target, src, true, err);
-        sqlite3_finalize(st);
-    }
-    if (!rc) d->used = true;
-    if (!rc && w->patched) { /* counted at commit: the rows of the old file are known */
-        store_rows n;
-        store_rows_count(w->db, "main", d->api, &n);
-        w->copied.apis += n.apis;
-        w->copied.operations += n.operations;
-        w->copied.schemas += n.schemas;
-        w->copied.chunks += n.chunks;
-        w->copied.edges += n.edges;
-    }
-    return rc;
-}
-
-int store_writer_reuse(store_writer *w, const char *path, apidex_error *err)
-{
-    int rc = reuse_rows(w, path, err);
-    if (!rc) w->unchanged++;
-    return rc;
-}
-
-int store_writer_keep(store_writer *w, const char *path, apidex_error *err)
-{
-    int rc = reuse_rows(w, path, err);
-    if (!rc) w->kept++;
-    return rc;
-}
-
 int store_writer_set_overrides(store_writer *w, const char *api_id, const char *json,
                                apidex_error *err)
 {
     if (!w || !api_id) return core_error_set(err, APIDEX_EINVAL, "no API given");
-    int rc = flush_api(w, err); /* the API being added may be this one */
+    int rc = store_w_flush_api(w, err); /* the API being added may be this one */
     if (rc) return rc;
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(w->db, "UPDATE main.apis SET overrides = ?1 WHERE id = ?2", -1, &st,
@@ -1170,28 +750,7 @@ int store_writer_set_overrides(store_writer *w, const char *api_id, const char *
     return rc;
 }
 
-/* ---------------------------------------------------------------- ids */
-
-uint64_t store_writer_old_hash(const store_writer *w, size_t i)
-{
-    return w && i < w->n_old ? w->old[i].hash : 0;
-}
-
-bool store_writer_old_ids_legacy(const store_writer *w)
-{
-    return w && w->legacy_ids;
-}
-
-size_t store_writer_old_alias_count(const store_writer *w)
-{
-    return w ? w->n_aliases : 0;
-}
-
-void store_writer_old_alias(const store_writer *w, size_t i, const char **alias, const char **api)
-{
-    *alias = w->aliases[i].alias;
-    *api = w->aliases[i].api;
-}
+/* ---------------------------------------------------------------- aliases */
 
 int store_writer_add_alias(store_writer *w, const char *alias, const char *api, apidex_error *err)
 {
@@ -1266,7 +825,7 @@ static void new_rows(store_writer *w, store_rows *r)
 int store_writer_commit(store_writer *w, store_build_report *rep, apidex_error *err)
 {
     if (!w) return core_error_set(err, APIDEX_EINVAL, "no index build in progress");
-    int rc = flush_api(w, err);
+    int rc = store_w_flush_api(w, err);
     for (size_t i = 0; i < w->n_old && !rc; i++) rc = drop_old(w, &w->old[i], err);
     uint64_t build_id = new_build_id();
     char idhex[17];
@@ -1278,7 +837,7 @@ int store_writer_commit(store_writer *w, store_build_report *rep, apidex_error *
     strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
     core_buf sig;
     core_buf_init(&sig, 0);
-    if (!rc && store_signature(w->strategy, w->filters, &sig)) rc = oom(err);
+    if (!rc && store_signature(w->strategy, w->filters, &sig)) rc = store_w_oom(err);
     if (!rc) rc = put_meta(w, "build_id", idhex, err);
     if (!rc) rc = put_meta(w, "created", created, err);
     if (!rc) rc = put_meta(w, "apidex_version", APIDEX_VERSION_STRING, err);
@@ -1366,7 +925,7 @@ void store_writer_abort(store_writer *w)
             free(j);
         }
     }
-    free_old(w);
+    store_w_free_old(w);
     core_buf_free(&w->changes);
     for (size_t i = 0; i < w->n_aliases; i++) {
         free(w->aliases[i].alias);
