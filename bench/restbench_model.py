@@ -10,7 +10,8 @@ each role of the loop (src/exec/run.c) from the dataset instead of from a langua
   caller   calls the gold endpoint when apidex's search offered it among the candidates, else
            the first candidate (a wrong path); every required parameter gets a value: an id
            the previous step selected when the name ends in "id", else a placeholder of the
-           parameter's type.
+           parameter's type. The log line of a caller turn says whether the gold endpoint was
+           offered ("_offered"), for bench/bench_run.sh.
   parser   selects the first item's id of the first array in the shaped response (else $).
 
 What this measures without a model: calls per task, cl100k tokens per step of apidex's
@@ -92,8 +93,10 @@ class Model:
                 params[name] = ids[-1]
             else:
                 params[name] = 1 if typ in ("integer", "number") else "a"
+        offered = bool(want) and any("%s %s" % (c[1], c[2]) == want for c in cands)
         return {"tool_calls": [{"name": "call_endpoint",
-                                "arguments": {"endpoint": pick[0], "params": params}}]}
+                                "arguments": {"endpoint": pick[0], "params": params}}],
+                "_offered": offered}
 
     @staticmethod
     def parser(user):

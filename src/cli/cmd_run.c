@@ -37,7 +37,8 @@ static void run_usage(FILE *out)
             "  -k N              candidate endpoints per step (default 5)\n"
             "  --budget N        cl100k tokens of each response the model sees (default 2000)\n"
             "  --json            the transcript as JSON\n"
-            "  --db FILE         index file (default $APIDEX_DB or ./apidex.db)\n"
+            "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
+            "                    or ./apidex.db)\n"
             "\n%s"
             "Exit status: 0 answered, 1 stopped without an answer, 2 usage or no LLM\n"
             "configured, 3 failure.\n",
