@@ -206,7 +206,8 @@ void spec_id_propose(const spec_api *api, char out[SPEC_ID_MAX + 1])
     if (!buf[0]) file_stem(api->file, buf, sizeof buf);
     id_finish(buf);
     if (!buf[0]) snprintf(buf, sizeof buf, "api");
-    snprintf(out, SPEC_ID_MAX + 1, "%s", buf);
+    size_t n = strlen(buf); /* id_finish cut it to SPEC_ID_MAX */
+    memcpy(out, buf, n + 1);
 }
 
 int spec_id_unique(const char *proposed, bool (*taken)(void *ctx, const char *id), void *ctx,

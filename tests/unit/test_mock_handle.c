@@ -209,7 +209,7 @@ static void test_request_checks(void **state)
 static void test_state_flow(void **state)
 {
     fixture *f = *state;
-    char url[256], item[256];
+    char url[256], item[512]; /* url, "/" and an id */
     json_object *j, *v;
     snprintf(url, sizeof url, "%s/pets", store_base(f));
     mock_response r = call(f, "POST", url, "{\"name\":\"Rex\",\"age\":3}", NULL, &j);

@@ -32,7 +32,7 @@ static void write_api(store_writer *w, const char *name, size_t n)
         store_edge e = {.kind = STORE_EDGE_OP_SCHEMA, .src = ids[k], .dst = schema_id};
         assert_int_equal(store_writer_add_edge(w, name, &e, &err), 0);
         if (!k) continue;
-        char param[16];
+        char param[32];
         snprintf(param, sizeof param, "p%zu", k);
         store_edge p = {.kind = STORE_EDGE_PRODUCER,
                         .src = ids[k],
