@@ -276,6 +276,21 @@ static const char *tool_call_id(const agent_reply *r)
     return r->n_tool_calls && r->tool_calls[0].id ? r->tool_calls[0].id : "call";
 }
 
+/* Shows the model why its last answer r did not work: as the result of its tool call, or as
+   a user message when it called none. *sent counts the tokens. */
+static int give_feedback(run_state *st, agent_chat *chat, const agent_reply *r,
+                         const char *feedback, size_t *sent)
+{
+    trace(st, "retry", feedback);
+    int rc = agent_chat_add_reply(chat, r);
+    if (!rc && r->n_tool_calls)
+        rc = agent_chat_add_tool_result(chat, tool_call_id(r), feedback);
+    else if (!rc)
+        rc = agent_chat_add(chat, "user", feedback);
+    *sent += agent_count_tokens(feedback);
+    return rc;
+}
+
 static const char *obj_str(json_object *o, const char *key)
 {
     json_object *v = NULL;
@@ -392,15 +407,8 @@ static int call_step(run_state *st, exec_run_step *step, const candidate *c, siz
             rc = make_call(st, step, c, n, args, body, &feedback);
         }
         json_object_put(args);
-        if (!rc && feedback && attempt + 1 < RUN_CALL_ATTEMPTS) {
-            trace(st, "retry", feedback);
-            rc = agent_chat_add_reply(chat, &r);
-            if (!rc && r.n_tool_calls)
-                rc = agent_chat_add_tool_result(chat, tool_call_id(&r), feedback);
-            else if (!rc)
-                rc = agent_chat_add(chat, "user", feedback);
-            sent += agent_count_tokens(feedback);
-        }
+        if (!rc && feedback && attempt + 1 < RUN_CALL_ATTEMPTS)
+            rc = give_feedback(st, chat, &r, feedback, &sent);
         agent_reply_free(&r);
         if (!feedback) break;
     }
@@ -456,15 +464,9 @@ static int parse_step(run_state *st, exec_run_step *step, const char *body)
             step->result = note && *note ? core_arena_printf(a, "%s: %s", note, v) : v;
         }
         json_object_put(args);
-        if (!rc && feedback && attempt + 1 < RUN_PARSE_ATTEMPTS) {
-            trace(st, "retry", feedback);
-            rc = agent_chat_add_reply(chat, &r);
-            if (!rc && r.n_tool_calls)
-                rc = agent_chat_add_tool_result(chat, tool_call_id(&r), feedback);
-            else if (!rc)
-                rc = agent_chat_add(chat, "user", feedback);
-            sent += agent_count_tokens(feedback);
-        } else if (!rc && feedback) {
+        if (!rc && feedback && attempt + 1 < RUN_PARSE_ATTEMPTS)
+            rc = give_feedback(st, chat, &r, feedback, &sent);
+        else if (!rc && feedback) {
             step->error = feedback;
         }
         agent_reply_free(&r);

@@ -105,6 +105,9 @@ int mock_router_new(const spec_registry *reg, const size_t *order, size_t n_orde
 void mock_router_free(mock_router *r);
 /** The mounts, in registry order. */
 const mock_mount *mock_router_mounts(const mock_router *r, size_t *n);
+/** s[0..n) percent-decoded into the arena (a '+' is a space when plus_is_space: form
+    bodies); a malformed escape stays as it is. NULL on OOM. */
+char *mock_percent_decode(core_arena *a, const char *s, size_t n, bool plus_is_space);
 /** Operations served. */
 size_t mock_router_count(const mock_router *r);
 /**

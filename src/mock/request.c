@@ -259,35 +259,6 @@ static const spec_media *pick_media(const spec_body *b, const char *content_type
     return NULL;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-static char *form_decode(core_arena *a, const char *s, size_t n)
-{
-    char *out = core_arena_alloc(a, n + 1);
-    if (!out) return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        int h, l;
-        if (s[i] == '+') {
-            out[k++] = ' ';
-        } else if (s[i] == '%' && i + 2 < n && (h = hexval(s[i + 1])) >= 0 &&
-                   (l = hexval(s[i + 2])) >= 0) {
-            out[k++] = (char)(h * 16 + l);
-            i += 2;
-        } else {
-            out[k++] = s[i];
-        }
-    }
-    out[k] = '\0';
-    return out;
-}
-
 /* An urlencoded form as an object, each field coerced by its property's schema. */
 static json_object *parse_form(const spec_api *api, spec_loc schema, const char *body, size_t len,
                                core_arena *a)
@@ -300,8 +271,9 @@ static json_object *parse_form(const spec_api *api, spec_loc schema, const char 
         const char *amp = memchr(p, '&', (size_t)(end - p));
         const char *stop = amp ? amp : end;
         const char *eq = memchr(p, '=', (size_t)(stop - p));
-        char *key = form_decode(a, p, (size_t)((eq ? eq : stop) - p));
-        char *val = eq ? form_decode(a, eq + 1, (size_t)(stop - eq - 1)) : core_arena_strdup(a, "");
+        char *key = mock_percent_decode(a, p, (size_t)((eq ? eq : stop) - p), true);
+        char *val = eq ? mock_percent_decode(a, eq + 1, (size_t)(stop - eq - 1), true)
+                       : core_arena_strdup(a, "");
         if (key && val && *key) {
             const jt_node *ps = jt_get(props, key);
             json_object_object_add(o, key,

@@ -164,16 +164,17 @@ static int hexval(char c)
     return -1;
 }
 
-/* Percent-decodes s[0..n) into the arena. */
-static char *decode(core_arena *a, const char *s, size_t n)
+char *mock_percent_decode(core_arena *a, const char *s, size_t n, bool plus_is_space)
 {
     char *out = core_arena_alloc(a, n + 1);
     if (!out) return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         int h, l;
-        if (s[i] == '%' && i + 2 < n && (h = hexval(s[i + 1])) >= 0 &&
-            (l = hexval(s[i + 2])) >= 0) {
+        if (plus_is_space && s[i] == '+') {
+            out[k++] = ' ';
+        } else if (s[i] == '%' && i + 2 < n && (h = hexval(s[i + 1])) >= 0 &&
+                   (l = hexval(s[i + 2])) >= 0) {
             out[k++] = (char)(h * 16 + l);
             i += 2;
         } else {
@@ -215,7 +216,7 @@ static bool match_segment(core_arena *a, const route_seg *t, const char *seg, co
         if (val_end == sp) return false; /* a parameter is never empty */
         if (*np < max) {
             names[*np] = core_arena_strndup(a, tp + 1, (size_t)(close - tp - 1));
-            values[*np] = decode(a, sp, (size_t)(val_end - sp));
+            values[*np] = mock_percent_decode(a, sp, (size_t)(val_end - sp), false);
             (*np)++;
         }
         sp = val_end;

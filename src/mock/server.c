@@ -34,34 +34,6 @@ typedef struct pairs {
     bool decode;
 } pairs;
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-static char *percent_decode(core_arena *a, const char *s)
-{
-    size_t n = strlen(s);
-    char *out = core_arena_alloc(a, n + 1);
-    if (!out) return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        int h, l;
-        if (s[i] == '%' && i + 2 < n && (h = hexval(s[i + 1])) >= 0 &&
-            (l = hexval(s[i + 2])) >= 0) {
-            out[k++] = (char)(h * 16 + l);
-            i += 2;
-        } else {
-            out[k++] = s[i];
-        }
-    }
-    out[k] = '\0';
-    return out;
-}
-
 static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *key,
                                const char *value)
 {
@@ -69,8 +41,10 @@ static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *k
     pairs *p = cls;
     if (p->n >= MAX_PAIRS || !key) return MHD_YES;
     mock_pair *x = &p->items[p->n];
-    x->name = p->decode ? percent_decode(p->arena, key) : key;
-    x->value = value ? (p->decode ? percent_decode(p->arena, value) : value) : NULL;
+    x->name = p->decode ? mock_percent_decode(p->arena, key, strlen(key), false) : key;
+    x->value =
+        value ? (p->decode ? mock_percent_decode(p->arena, value, strlen(value), false) : value)
+              : NULL;
     if (x->name) p->n++;
     return MHD_YES;
 }
