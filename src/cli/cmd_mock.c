@@ -123,7 +123,7 @@ int cli_cmd_mock(int argc, char **argv)
             const char *file = spec_registry_api(reg, j)->file;
             size_t n = i < n_specs ? strlen(specs[i]) : 0;
             bool from_arg =
-                i == n_specs || (file && !strncmp(file, specs[i], n) &&
+                i == n_specs || (file && n && !strncmp(file, specs[i], n) &&
                                  (!file[n] || file[n] == '/' || specs[i][n - 1] == '/'));
             if (!placed[j] && from_arg) {
                 placed[j] = true;
