@@ -417,7 +417,7 @@ static bool secret_name(const char *name)
     return false;
 }
 
-/* Lists the value of a secret parameter (as given, and as written) in r->secrets. */
+/* A credential-like parameter: r->secrets gets its raw and its encoded form, so both are masked. */
 static int secret_value(exec_request *r, const char *in, json_object *v, const core_buf *written)
 {
     const char *raw = exec_value_text(v);
