@@ -82,7 +82,8 @@ typedef struct req_ctx {
 
 static void add_common_headers(serve_http *h, struct MHD_Connection *conn, struct MHD_Response *r)
 {
-    MHD_add_response_header(r, "Cache-Control", "no-store");
+    if (!MHD_get_response_header(r, "Cache-Control")) /* the page's assets set their own */
+        MHD_add_response_header(r, "Cache-Control", "no-store");
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
     if (!h->cors) return;
     const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
@@ -108,9 +109,9 @@ static enum MHD_Result respond(serve_http *h, struct MHD_Connection *conn, req_c
         return MHD_NO;
     }
     if (content_type) MHD_add_response_header(r, "Content-Type", content_type);
-    add_common_headers(h, conn, r);
     for (size_t i = 0; headers && headers[i]; i += 2)
         MHD_add_response_header(r, headers[i], headers[i + 1]);
+    add_common_headers(h, conn, r);
     enum MHD_Result ret = MHD_queue_response(conn, (unsigned)status, r);
     MHD_destroy_response(r);
     if (rq) {
@@ -216,6 +217,8 @@ static bool origin_allowed(serve_http *h, const char *origin)
 
 static serve_route route_of(const char *url)
 {
+    serve_route ui = serve_ui_route(url); /* the web page (ui_page.c, ui_api.c) */
+    if (ui != ROUTE_OTHER) return ui;
     if (!strcmp(url, "/v1/search")) return ROUTE_SEARCH;
     if (!strncmp(url, "/v1/endpoints/", 14) || !strcmp(url, "/v1/endpoints")) return ROUTE_ENDPOINT;
     if (!strcmp(url, "/v1/apis")) return ROUTE_APIS;
@@ -565,6 +568,18 @@ static enum MHD_Result route_metrics(serve_http *h, struct MHD_Connection *conn,
                    text ? len : 0, NULL);
 }
 
+/* The web page and the data it reads besides the JSON API (ui_page.c, ui_api.c). */
+static enum MHD_Result route_ui(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                                const char *url)
+{
+    serve_ui_reply r = {0};
+    if (rq->route == ROUTE_PAGE)
+        serve_ui_page(conn, url, &r);
+    else
+        serve_ui_data(h->db, conn, url, &r);
+    return respond(h, conn, rq, r.status, r.content_type, r.body, r.len, r.headers);
+}
+
 static enum MHD_Result route_openapi(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
 {
     const char *doc = serve_openapi_document();
@@ -824,7 +839,7 @@ static enum MHD_Result first_call(serve_http *h, struct MHD_Connection *conn, re
         }
     }
     if (rq->route == ROUTE_OTHER) return respond_error(h, conn, rq, 404, "no such route", NULL);
-    if (rq->route != ROUTE_HEALTHZ && !authorized(h, conn)) {
+    if (rq->route != ROUTE_HEALTHZ && rq->route != ROUTE_PAGE && !authorized(h, conn)) {
         const char *headers[] = {"WWW-Authenticate", "Bearer realm=\"apidex\"", NULL};
         return respond_error(h, conn, rq, 401, "missing or wrong bearer token", headers);
     }
@@ -901,6 +916,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return route_mcp(h, conn, rq, method);
     case ROUTE_TOOLS:
         return route_tools(h, conn, rq);
+    case ROUTE_PAGE:
+    case ROUTE_UI_DATA:
+        return route_ui(h, conn, rq, url);
     default:
         return respond_error(h, conn, rq, 404, "no such route", NULL);
     }

@@ -190,6 +190,8 @@ typedef enum {
     ROUTE_OPENAPI,
     ROUTE_MCP,
     ROUTE_TOOLS,
+    ROUTE_PAGE,    /* the web page and its assets (ui_page.c): no token needed */
+    ROUTE_UI_DATA, /* what the page reads besides the JSON API (ui_api.c) */
     ROUTE_OTHER,
     ROUTE_COUNT
 } serve_route;
@@ -206,5 +208,37 @@ void serve_metrics_mcp(serve_metrics *m, const char *rpc_method);
 void serve_metrics_connection(serve_metrics *m, int delta);
 /** The Prometheus text exposition (version 0.0.4). */
 int serve_metrics_render(serve_metrics *m, serve_db *db, mcp_server *mcp, core_buf *out);
+
+/* ---------------------------------------------------------------- the web page (ui_page.c, ui_api.c) */
+
+/** One file of the page, embedded at build time (generated ui_assets.c, tools/embed_ui.cmake). */
+typedef struct serve_ui_asset {
+    const char *url;          /* "/" for index.html, else "/ui/<file>" */
+    const char *content_type; /* with charset for text */
+    const char *etag;         /* quoted: a hash of the bytes */
+    const unsigned char *data;
+    size_t len;
+} serve_ui_asset;
+extern const serve_ui_asset serve_ui_assets[];
+extern const size_t serve_ui_n_assets;
+
+/** What a web-page route answers; http.c sends it. */
+typedef struct serve_ui_reply {
+    int status;
+    const char *content_type;
+    char *body; /* malloc'd (the caller sends and frees it) or NULL */
+    size_t len;
+    const char *headers[16]; /* name, value pairs, NULL-terminated; values live in the reply */
+    char etag[80];
+} serve_ui_reply;
+
+struct MHD_Connection;
+/** The kind of route url is for the page: ROUTE_PAGE, ROUTE_UI_DATA or ROUTE_OTHER. */
+serve_route serve_ui_route(const char *url);
+/** Answers a ROUTE_PAGE url: the asset with its type, ETag (304 on If-None-Match) and CSP. */
+void serve_ui_page(struct MHD_Connection *conn, const char *url, serve_ui_reply *out);
+/** Answers a ROUTE_UI_DATA url (GET /v1/index, /v1/apis/{id}, /v1/snippet) from db. */
+void serve_ui_data(serve_db *db, struct MHD_Connection *conn, const char *url,
+                   serve_ui_reply *out);
 
 #endif /* APIDEX_SERVE_INT_H */
