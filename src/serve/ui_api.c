@@ -332,6 +332,44 @@ static void snippet(serve_db *db, struct MHD_Connection *conn, serve_ui_reply *o
     reply_query(out, rc, obj, &err);
 }
 
+/* ---------------------------------------------------------------- GET /v1/apis/{id} */
+
+/* The API's security schemes (name, type, where the credential goes), read from its
+   document; JSON null when the document cannot be read again. */
+static struct json_object *auth_schemes(const store_api *sapi)
+{
+    spec_registry *reg = NULL;
+    apidex_error err;
+    core_error_clear(&err);
+    spec_input_options io = {.name = sapi->id};
+    struct json_object *arr = NULL;
+    if (!spec_registry_new(NULL, &reg, &err) &&
+        !spec_registry_add_input(reg, sapi->document, &io, &err) && spec_registry_count(reg) &&
+        !spec_registry_api(reg, 0)->failed) {
+        const spec_api *api = spec_registry_api(reg, 0);
+        const jt_node *root = api->root.node;
+        const jt_node *all = jt_get(jt_get(root, "components"), "securitySchemes");
+        if (!all) all = jt_get(root, "securityDefinitions");
+        arr = json_object_new_array();
+        for (uint32_t i = 0; arr && jt_is(all, JT_OBJECT) && i < all->len; i++) {
+            const jt_member *m = &all->u.members[i];
+            spec_loc d = {m->value, api->root.doc};
+            const jt_node *sn = spec_deref(api, d, &d) == 0 ? d.node : m->value;
+            struct json_object *o = json_object_new_object();
+            if (!o) break;
+            serve_jadd(o, "name", json_object_new_string_len(m->key, (int)m->key_len));
+            serve_jadd(o, "type", serve_jstr(jt_get_str(sn, "type")));
+            serve_jadd(o, "in", serve_jstr(jt_get_str(sn, "in")));
+            serve_jadd(o, "param", serve_jstr(jt_get_str(sn, "name")));
+            serve_jadd(o, "scheme", serve_jstr(jt_get_str(sn, "scheme")));
+            serve_jadd(o, "description", serve_jstr(jt_get_str(sn, "description")));
+            json_object_array_add(arr, o);
+        }
+    }
+    spec_registry_free(reg);
+    return arr;
+}
+
 /* ---------------------------------------------------------------- dispatch */
 
 void serve_ui_data(serve_db *db, struct MHD_Connection *conn, const char *url,
@@ -349,6 +387,8 @@ void serve_ui_data(serve_db *db, struct MHD_Connection *conn, const char *url,
     apidex_error err;
     core_error_clear(&err);
     int rc = serve_query_api(snap, id, &obj, &err);
+    long ai = rc ? -1 : store_find_api(snap->idx, serve_jget_str(obj, "id"));
+    if (ai >= 0) serve_jadd(obj, "auth", auth_schemes(&snap->apis[ai]));
     serve_snapshot_release(snap);
     reply_query(out, rc, obj, &err);
 }
