@@ -125,7 +125,9 @@ req 405 GET "/v1/ask" && grep -qi '^Allow: POST' "$tmp/headers"
 req 405 POST "/v1/apis" --data '{}'
 req 405 DELETE "/healthz"
 req 404 GET "/v2/search?q=x"
-req 404 GET "/"
+req 200 GET "/" && grep -qi "^Content-Security-Policy: default-src" "$tmp/headers"
+req 404 GET "/ui/nope.js"
+req 405 POST "/" --data x
 
 echo "== limits"
 head -c 2000000 /dev/zero | tr '\0' 'a' > "$tmp/big.txt"
