@@ -36,7 +36,7 @@ export function callOrder(results, edges) {
   return order;
 }
 
-const NODE_W = 230, NODE_H = 44, GAP_X = 26, GAP_Y = 46;
+const NODE_W = 260, NODE_H = 44, GAP_X = 26, GAP_Y = 46;
 
 function shorten(text, max) {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;

@@ -50,7 +50,7 @@ export async function searchView(main, params) {
     box,
     h('p', { id: 'task-help', class: 'hint' }, 'Results appear as you type. ↓ moves to the results, / comes back here.'),
     h('div', { class: 'filters' },
-      select('f-mode', 'Answer', [['adaptive', 'adaptive (the calls a task needs)'], ['ranked', 'ranked (top 10)']], state.mode,
+      select('f-mode', 'Answer', [['adaptive', 'adaptive: what the task needs'], ['ranked', 'ranked: top 10']], state.mode,
         (e) => { state.mode = e.target.value; run(); }),
       select('f-api', 'API', [['', 'all APIs'], ...apis.map((a) => [a.id, `${a.title || a.id} (${a.id})`])], state.api,
         (e) => { state.api = e.target.value; renderTags(); run(); }),

@@ -2,7 +2,7 @@
 // it). $refs are followed through the endpoint's `schemas` map; a $ref already open above
 // is marked as a cycle instead of being opened again.
 
-import { h } from './dom.js';
+import { h, append } from './dom.js';
 
 const MAX_DEPTH = 14;
 
@@ -62,10 +62,25 @@ function node(label, schema, required, schemas, open, depth) {
   head.push(h('span', { class: 'type' }, refLabel ? `${refLabel}${type ? ` · ${type}` : ''}` : type || 'any'));
   const f = facts(target);
   if (f.length) head.push(h('span', { class: 'facts' }, f.join(' · ')));
-  const kids = children(target, schemas, open, depth);
   const text = target.description ? h('p', { class: 'desc' }, target.description) : null;
-  if (!kids.length || depth >= MAX_DEPTH) return h('div', { class: 'leaf' }, head, text);
-  return h('details', { open: depth < 1 }, h('summary', {}, head), text, h('div', { class: 'kids' }, kids));
+  if (!hasChildren(target) || depth >= MAX_DEPTH) return h('div', { class: 'leaf' }, head, text);
+  // Children are built when a node is first opened: a large API's schemas reach each other
+  // through many paths, and unrolling them all up front would never end.
+  const kids = h('div', { class: 'kids' });
+  const d = h('details', {}, h('summary', {}, head), text, kids);
+  const build = () => { if (!kids.firstChild) append(kids, children(target, schemas, open, depth)); };
+  if (depth < 1) {
+    build();
+    d.open = true;
+  }
+  d.addEventListener('toggle', () => { if (d.open) build(); });
+  return d;
+}
+
+function hasChildren(schema) {
+  return !!((schema.properties && Object.keys(schema.properties).length) || schema.items ||
+    ['allOf', 'oneOf', 'anyOf'].some((k) => Array.isArray(schema[k]) && schema[k].length) ||
+    (schema.additionalProperties && typeof schema.additionalProperties === 'object'));
 }
 
 function children(schema, schemas, open, depth) {

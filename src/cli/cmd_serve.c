@@ -38,7 +38,7 @@ static void serve_usage(FILE *out)
         "                    [LLM flags]\n"
         "  Routes: GET /v1/search?q=&k=&adaptive=&api=&tag=&method=, GET /v1/endpoints/{id},\n"
         "  GET /v1/apis, POST /v1/ask, GET /healthz, GET /metrics, GET /openapi.json, and\n"
-        "  MCP (Streamable HTTP) at /mcp.\n"
+        "  MCP (Streamable HTTP) at /mcp. A web page at / (search, browse, copy a call).\n"
         "  --db FILE             index file (default $APIDEX_DB, the registry file's db,\n"
         "                        or ./apidex.db)\n"
         "  --listen HOST:PORT    default 127.0.0.1:8080; port 0 picks a free port\n"

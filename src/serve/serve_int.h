@@ -209,7 +209,7 @@ void serve_metrics_connection(serve_metrics *m, int delta);
 /** The Prometheus text exposition (version 0.0.4). */
 int serve_metrics_render(serve_metrics *m, serve_db *db, mcp_server *mcp, core_buf *out);
 
-/* ---------------------------------------------------------------- the web page (ui_page.c, ui_api.c) */
+/* ---------------------------------------------------------------- web page (ui_*.c) */
 
 /** One file of the page, embedded at build time (generated ui_assets.c, tools/embed_ui.cmake). */
 typedef struct serve_ui_asset {
@@ -238,7 +238,6 @@ serve_route serve_ui_route(const char *url);
 /** Answers a ROUTE_PAGE url: the asset with its type, ETag (304 on If-None-Match) and CSP. */
 void serve_ui_page(struct MHD_Connection *conn, const char *url, serve_ui_reply *out);
 /** Answers a ROUTE_UI_DATA url (GET /v1/index, /v1/apis/{id}, /v1/snippet) from db. */
-void serve_ui_data(serve_db *db, struct MHD_Connection *conn, const char *url,
-                   serve_ui_reply *out);
+void serve_ui_data(serve_db *db, struct MHD_Connection *conn, const char *url, serve_ui_reply *out);
 
 #endif /* APIDEX_SERVE_INT_H */

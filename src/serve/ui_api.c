@@ -114,8 +114,8 @@ static struct json_object *document_json(const store_api *sapi)
         warnings = json_object_new_array();
         if (w && warnings) {
             serve_jadd(w, "level", json_object_new_string("error"));
-            serve_jadd(w, "message", json_object_new_string(err.message[0] ? err.message
-                                                                            : "cannot be read"));
+            serve_jadd(w, "message",
+                       json_object_new_string(err.message[0] ? err.message : "cannot be read"));
             serve_jadd(w, "file", serve_jstr(sapi->document));
             serve_jadd(w, "line", json_object_new_int64(0));
             serve_jadd(w, "col", json_object_new_int64(0));
@@ -163,9 +163,9 @@ static struct json_object *documents_of(serve_snapshot *snap)
             doc_cache.build_id = build;
         }
     }
-    struct json_object *out =
-        doc_cache.documents && doc_cache.build_id == build ? json_tokener_parse(doc_cache.documents)
-                                                           : NULL;
+    struct json_object *out = doc_cache.documents && doc_cache.build_id == build
+                                  ? json_tokener_parse(doc_cache.documents)
+                                  : NULL;
     pthread_mutex_unlock(&doc_cache.lock);
     return out ? out : json_object_new_array();
 }
@@ -231,8 +231,7 @@ static enum MHD_Result collect_snippet(void *cls, enum MHD_ValueKind kind, const
         a->content_type = *value ? value : NULL;
     } else if (!strcmp(key, "p")) {
         if (a->n_params >= MAX_SNIPPET_PARAMS)
-            snprintf(a->bad, sizeof a->bad, "too many 'p' values (at most %d)",
-                     MAX_SNIPPET_PARAMS);
+            snprintf(a->bad, sizeof a->bad, "too many 'p' values (at most %d)", MAX_SNIPPET_PARAMS);
         else if (!strchr(value, '='))
             snprintf(a->bad, sizeof a->bad, "p takes name=value, not '%.40s'", value);
         else
@@ -372,8 +371,7 @@ static struct json_object *auth_schemes(const store_api *sapi)
 
 /* ---------------------------------------------------------------- dispatch */
 
-void serve_ui_data(serve_db *db, struct MHD_Connection *conn, const char *url,
-                   serve_ui_reply *out)
+void serve_ui_data(serve_db *db, struct MHD_Connection *conn, const char *url, serve_ui_reply *out)
 {
     memset(out, 0, sizeof *out);
     if (!strcmp(url, "/v1/index")) return index_info(db, out);

@@ -24,8 +24,8 @@ static server *start(const char *token)
     apidex_error err;
     assert_int_equal(serve_db_open(s->db, 0, &s->sdb, &err), 0);
     assert_int_equal(mcp_server_new(s->sdb, NULL, &s->mcp, &err), 0);
-    serve_http_options o = {.listen = "127.0.0.1:0", .token = token, .threads = 2,
-                            .access_log_fd = -1};
+    serve_http_options o = {
+        .listen = "127.0.0.1:0", .token = token, .threads = 2, .access_log_fd = -1};
     if (serve_http_start(s->sdb, s->mcp, &o, &s->http, &err)) fail_msg("start: %s", err.message);
     s->port = serve_http_port(s->http);
     return s;
@@ -108,7 +108,8 @@ static void test_assets(void **state)
         assert_true(has_header(&r, line));
         assert_true(has_header(&r, "Cache-Control: no-cache"));
         assert_false(has_header(&r, "no-store")); /* the API's default is replaced, not added */
-        assert_true(has_header(&r, "Content-Security-Policy: default-src 'none'; script-src 'self'"));
+        assert_true(
+            has_header(&r, "Content-Security-Policy: default-src 'none'; script-src 'self'"));
         assert_true(has_header(&r, "X-Content-Type-Options: nosniff"));
         assert_int_equal(r.body.len, a->len);
         assert_memory_equal(r.body.data, a->data, a->len);
