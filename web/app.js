@@ -7,7 +7,7 @@ import { searchView } from './search.js';
 import { apisView, apiView } from './browse.js';
 import { endpointView } from './endpoint.js';
 import { indexView } from './indexview.js';
-import { errorBox, clear, fill } from './dom.js';
+import { errorBox, fill } from './dom.js';
 
 const main = document.getElementById('main');
 

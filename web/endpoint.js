@@ -3,7 +3,7 @@
 // Python or JavaScript built by the server (GET /v1/snippet, the `apidex snippet` builder).
 
 import { get } from './api.js';
-import { h, clear, methodBadge, errorBox, endpointHref, debounce, announce, fill } from './dom.js';
+import { h, methodBadge, errorBox, endpointHref, debounce, announce, fill } from './dom.js';
 import { schemaTree } from './tree.js';
 
 const LANGS = [['curl', 'curl'], ['python', 'Python'], ['javascript', 'JavaScript']];

@@ -2,7 +2,7 @@
 // file, line:col and JSON pointer (GET /v1/index).
 
 import { get } from './api.js';
-import { h, clear, errorBox, bytes, fill } from './dom.js';
+import { h, errorBox, bytes, fill } from './dom.js';
 
 function stat(label, value) {
   return h('div', { class: 'stat' }, h('dt', {}, label), h('dd', {}, value));
