@@ -190,6 +190,7 @@ typedef enum {
     ROUTE_OPENAPI,
     ROUTE_MCP,
     ROUTE_TOOLS,
+    ROUTE_MATCH,
     ROUTE_OTHER,
     ROUTE_COUNT
 } serve_route;
@@ -206,5 +207,20 @@ void serve_metrics_mcp(serve_metrics *m, const char *rpc_method);
 void serve_metrics_connection(serve_metrics *m, int delta);
 /** The Prometheus text exposition (version 0.0.4). */
 int serve_metrics_render(serve_metrics *m, serve_db *db, mcp_server *mcp, core_buf *out);
+
+/* ---------------------------------------------------------------- match (match_route.c) */
+
+/* The MCP tool match_spec: description and schemas. */
+extern const char serve_match_tool_description[], serve_match_tool_input[],
+    serve_match_tool_output[];
+/** Matches the OpenAPI document text[0..len) (JSON or YAML) against the snapshot's index
+    (src/search/match.c); threshold < 0 and k 0 are the defaults. A document that does not
+    load is APIDEX_EINVAL with "document:line:col: why" as the message. */
+int serve_query_match(serve_snapshot *snap, const char *text, size_t len, double threshold,
+                      size_t k, struct json_object **out, apidex_error *err);
+/** The same with threshold and k as query-string values (NULL: default), for POST /v1/match. */
+int serve_query_match_args(serve_snapshot *snap, const char *threshold_arg, const char *k_arg,
+                           const char *text, size_t len, struct json_object **out,
+                           apidex_error *err);
 
 #endif /* APIDEX_SERVE_INT_H */
