@@ -126,8 +126,7 @@ typedef struct qop {
     char *text; /* the lexical query */
 } qop;
 
-static double pair_score(const match_params *p, const match_feat *q, const match_feat *r,
-                         sims *s)
+static double pair_score(const match_params *p, const match_feat *q, const match_feat *r, sims *s)
 {
     for (int i = 0; i < 6; i++) s->v[i] = -1;
     s->v[0] = match_method_similarity(q->method, r->method);
@@ -241,8 +240,7 @@ static int lexical_candidates(search_engine *e, const match_index *mi, const uin
 }
 
 /* cover[a]: the mean over the query's operations of their best pairwise score in API a. */
-static void api_cover(const search_engine *e, const qop *qs, size_t nq, double *cover,
-                      double *best)
+static void api_cover(const search_engine *e, const qop *qs, size_t nq, double *cover, double *best)
 {
     memset(cover, 0, e->n_apis * sizeof *cover);
     for (size_t i = 0; i < nq; i++) {
@@ -311,8 +309,8 @@ static struct json_object *words_json(const search_engine *e, const match_feat *
                 for (size_t k = 0; k < n; k++) dup |= seen[k] == id;
                 if (!dup && id >= 0) {
                     seen[n++] = id;
-                    json_object_array_add(arr, json_object_new_string_len(e->terms[id].term,
-                                                                          (int)e->terms[id].len));
+                    json_object_array_add(
+                        arr, json_object_new_string_len(e->terms[id].term, (int)e->terms[id].len));
                 }
                 i++;
                 j++;
@@ -322,8 +320,8 @@ static struct json_object *words_json(const search_engine *e, const match_feat *
     return arr;
 }
 
-static struct json_object *cand_json(const search_engine *e, const match_index *mi,
-                                     const qop *q, const cand *c, double cover)
+static struct json_object *cand_json(const search_engine *e, const match_index *mi, const qop *q,
+                                     const cand *c, double cover)
 {
     const store_operation *op = &e->ops[c->op];
     struct json_object *o = json_object_new_object();
@@ -337,8 +335,7 @@ static struct json_object *cand_json(const search_engine *e, const match_index *
     json_object_object_add(o, "api_cover", num3(cover));
     struct json_object *why = json_object_new_object();
     for (int i = 0; i < 6; i++)
-        if (c->s.v[i] >= 0)
-            json_object_object_add(why, sim_names[i], num3(c->s.v[i]));
+        if (c->s.v[i] >= 0) json_object_object_add(why, sim_names[i], num3(c->s.v[i]));
     json_object_object_add(o, "why", why);
     json_object_object_add(o, "words", words_json(e, &q->f, &mi->ops[c->op]));
     return o;
@@ -391,8 +388,7 @@ static struct json_object *apis_json(const search_engine *e, const qop *qs, size
         put_str(o, "title", api->title);
         json_object_object_add(o, "covered", json_object_new_int64((int64_t)rows[i].covered));
         json_object_object_add(o, "operations", json_object_new_int64((int64_t)nq));
-        json_object_object_add(o, "coverage",
-                               num3((double)rows[i].covered / nq));
+        json_object_object_add(o, "coverage", num3((double)rows[i].covered / nq));
         json_object_object_add(o, "score", num3(rows[i].score));
         json_object_array_add(arr, o);
     }
@@ -492,8 +488,8 @@ int match_run(search_engine *e, const spec_registry *reg, const match_query *mq,
     for (size_t i = 0; !rc && i < nq; i++) {
         qop *q = &qs[i];
         for (size_t c = 0; c < q->n; c++)
-            q->c[c].final = (1 - p->api_weight) * q->c[c].pair +
-                            p->api_weight * cover[e->info[q->c[c].op].api];
+            q->c[c].final =
+                (1 - p->api_weight) * q->c[c].pair + p->api_weight * cover[e->info[q->c[c].op].api];
         qsort_r(q->c, q->n, sizeof *q->c, cmp_cand, e);
         const spec_operation *op = &api->ops[i];
         struct json_object *o = json_object_new_object();
@@ -507,8 +503,8 @@ int match_run(search_engine *e, const spec_registry *reg, const match_query *mq,
         json_object_object_add(o, "best", num3(q->n ? q->c[0].final : 0));
         struct json_object *cs = json_object_new_array();
         for (size_t c = 0; c < q->n && c < k; c++)
-            json_object_array_add(
-                cs, cand_json(e, mi, q, &q->c[c], cover[e->info[q->c[c].op].api]));
+            json_object_array_add(cs,
+                                  cand_json(e, mi, q, &q->c[c], cover[e->info[q->c[c].op].api]));
         json_object_object_add(o, "candidates", cs);
         json_object_array_add(ops, o);
     }
@@ -519,8 +515,7 @@ int match_run(search_engine *e, const spec_registry *reg, const match_query *mq,
         json_object_object_add(res, "apis", apis_json(e, qs, nq, cover, threshold, k_apis));
         /* the registry's features are built on the engine's first match (then reused) */
         json_object_object_add(res, "features_ms", num3(t_features - t0));
-        json_object_object_add(res, "elapsed_ms",
-                               num3(now_ms() - t_features));
+        json_object_object_add(res, "elapsed_ms", num3(now_ms() - t_features));
         *out = res;
     }
     for (size_t i = 0; qs && i < nq; i++) {

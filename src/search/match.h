@@ -22,13 +22,13 @@ struct json_object;
 
 /** Every weight and threshold of matching (match_params.c holds the table). */
 typedef struct match_params {
-    double w_method;    /* weight of the method agreeing */
-    double w_path;      /* weight of the path shape (segments, parameters, literals) */
-    double w_name;      /* weight of the names: path words, operationId, summary */
-    double w_desc;      /* weight of the descriptions (only when the query has one) */
-    double w_params;    /* weight of parameter and request-body field names */
-    double w_response;  /* weight of response field names */
-    double path_kind;   /* share of the path score from the segment kinds (the rest: literal words) */
+    double w_method;   /* weight of the method agreeing */
+    double w_path;     /* weight of the path shape (segments, parameters, literals) */
+    double w_name;     /* weight of the names: path words, operationId, summary */
+    double w_desc;     /* weight of the descriptions (only when the query has one) */
+    double w_params;   /* weight of parameter and request-body field names */
+    double w_response; /* weight of response field names */
+    double path_kind; /* share of the path score from the segment kinds (the rest: literal words) */
     double api_weight;  /* share of the final score from the API's coverage of the document */
     double threshold;   /* below it an operation has no match */
     double cand_k;      /* candidates per operation from the lexical search */

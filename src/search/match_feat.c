@@ -103,8 +103,7 @@ static int add_text(const search_engine *e, store_terms *st, match_unknown *u, c
 }
 
 /* l sorted, unique, weighted, into the arena. */
-static int finish(const search_engine *e, term_list *l, core_arena *a, match_term **out,
-                  size_t *n)
+static int finish(const search_engine *e, term_list *l, core_arena *a, match_term **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
@@ -175,8 +174,8 @@ int match_feat_query(const search_engine *e, const spec_api *api, const spec_ope
     core_buf_init(&tmp, 0);
     core_buf_init(&lit, 0);
     term_list l = {0};
-    int rc = common_groups(e, op->method, op->path, op->operation_id, op->summary,
-                           op->description, st, u, &tmp, &lit, &l, a, out);
+    int rc = common_groups(e, op->method, op->path, op->operation_id, op->summary, op->description,
+                           st, u, &tmp, &lit, &l, a, out);
     /* The query's parameter, body and response words without the descriptions it may have
        written: the registry side is compared by the share of the query's words it has, and
        an agent's prose is not the registry's (field and schema descriptions stay). */
@@ -301,8 +300,8 @@ static int build_index(search_engine *e, match_index **out, apidex_error *err)
     }
     for (size_t i = 0; !rc && i < e->n_ops; i++) {
         const store_operation *op = &e->ops[i];
-        rc = common_groups(e, op->method, op->path, op->operation_id, op->summary,
-                           op->description, st, NULL, &tmp, &lit, &l, mi->arena, &mi->ops[i]);
+        rc = common_groups(e, op->method, op->path, op->operation_id, op->summary, op->description,
+                           st, NULL, &tmp, &lit, &l, mi->arena, &mi->ops[i]);
     }
     if (!rc) rc = posting_groups(e, mi);
     free(l.v);

@@ -72,8 +72,8 @@ int match_params_set(match_params *p, const char *name, double value, apidex_err
         *(double *)((char *)p + table[i].offset) = value;
         return 0;
     }
-    return core_error_set(err, APIDEX_EINVAL,
-                          "no match parameter '%s' (docs/MATCH.md lists them)", name);
+    return core_error_set(err, APIDEX_EINVAL, "no match parameter '%s' (docs/MATCH.md lists them)",
+                          name);
 }
 
 int match_params_parse(match_params *p, const char *assignment, apidex_error *err)

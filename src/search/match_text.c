@@ -31,7 +31,8 @@ static void why_text(struct json_object *c, core_buf *out)
     if (json_object_object_get_ex(c, "words", &words) && json_object_array_length(words)) {
         core_buf_puts(out, "; words:");
         for (size_t i = 0; i < json_object_array_length(words); i++)
-            core_buf_printf(out, " %s", json_object_get_string(json_object_array_get_idx(words, i)));
+            core_buf_printf(out, " %s",
+                            json_object_get_string(json_object_array_get_idx(words, i)));
     }
 }
 

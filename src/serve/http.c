@@ -537,8 +537,8 @@ static enum MHD_Result route_match(serve_http *h, struct MHD_Connection *conn, r
     core_error_clear(&err);
     int rc = serve_query_match_args(
         snap, MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "threshold"),
-        MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "k"), rq->body.data,
-        rq->body.len, &obj, &err);
+        MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "k"), rq->body.data, rq->body.len,
+        &obj, &err);
     serve_snapshot_release(snap);
     return respond_query(h, conn, rq, rc, obj, &err);
 }

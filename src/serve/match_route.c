@@ -54,9 +54,9 @@ static int document_error(apidex_error *err)
 {
     char msg[sizeof err->message];
     if (err->line)
-        snprintf(msg, sizeof msg, "%.60s:%u:%u: %.300s%s%.100s%s", err->file[0] ? err->file : "document",
-                 err->line, err->col, err->message, err->pointer[0] ? " (at " : "",
-                 err->pointer, err->pointer[0] ? ")" : "");
+        snprintf(msg, sizeof msg, "%.60s:%u:%u: %.300s%s%.100s%s",
+                 err->file[0] ? err->file : "document", err->line, err->col, err->message,
+                 err->pointer[0] ? " (at " : "", err->pointer, err->pointer[0] ? ")" : "");
     else
         snprintf(msg, sizeof msg, "document: %.360s%s%.100s%s", err->message,
                  err->pointer[0] ? " (at " : "", err->pointer, err->pointer[0] ? ")" : "");

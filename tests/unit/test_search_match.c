@@ -231,10 +231,8 @@ static void test_bad_document(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_path_shape),
-        cmocka_unit_test(test_method),
-        cmocka_unit_test(test_overlap),
-        cmocka_unit_test(test_params),
+        cmocka_unit_test(test_path_shape),   cmocka_unit_test(test_method),
+        cmocka_unit_test(test_overlap),      cmocka_unit_test(test_params),
         cmocka_unit_test(test_bad_document),
     };
     const struct CMUnitTest runs[] = {

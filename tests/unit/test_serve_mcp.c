@@ -122,8 +122,8 @@ static void test_tool_shapes_per_revision(void **state)
             io(f, &st, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
         struct json_object *tools = sv_at(o, "result.tools");
         assert_int_equal(json_object_array_length(tools), 6);
-        const char *names[] = {"search_endpoints", "get_endpoint", "list_apis", "ask_api",
-                               "get_tool_definitions", "match_spec"};
+        const char *names[] = {"search_endpoints", "get_endpoint",         "list_apis",
+                               "ask_api",          "get_tool_definitions", "match_spec"};
         for (size_t i = 0; i < 6; i++) {
             struct json_object *t = json_object_array_get_idx(tools, i);
             assert_string_equal(sv_str(t, "name"), names[i]);
