@@ -53,8 +53,9 @@ static int print_one(search_engine *eng, const char *file, const match_query *q,
     rc = match_run(eng, reg, q, &res, &err);
     spec_registry_free(reg);
     if (rc) {
+        if (rc == APIDEX_EINVAL && !err.file[0]) snprintf(err.file, sizeof err.file, "%s", file);
         cli_print_error(&err);
-        return CLI_FAILURE;
+        return rc == APIDEX_EINVAL ? CLI_USAGE : CLI_FAILURE;
     }
     if (all) {
         json_object_object_add(res, "file", json_object_new_string(file));

@@ -458,6 +458,11 @@ int match_run(search_engine *e, const spec_registry *reg, const match_query *mq,
     if (!api || api->failed || !api->n_ops)
         return core_error_set(err, APIDEX_EINVAL, "the document has no operations to match");
     size_t nq = api->n_ops;
+    if (nq > MATCH_MAX_OPS)
+        return core_error_set(err, APIDEX_EINVAL,
+                              "the document has %zu operations; match takes at most %d at once "
+                              "(split it)",
+                              nq, MATCH_MAX_OPS);
     qop *qs = calloc(nq, sizeof *qs);
     uint32_t *mark = calloc(e->n_ops ? e->n_ops : 1, sizeof *mark);
     uint32_t *by_id = malloc((e->n_ops ? e->n_ops : 1) * sizeof *by_id);

@@ -79,6 +79,8 @@ int match_format_text(struct json_object *res, core_buf *out);
 /* ---------------------------------------------------------------- scorer pieces (match_score.c) */
 
 enum { MATCH_MAX_SEGS = 24 };
+/** Most operations one document may have (a server must not be made to score without end). */
+enum { MATCH_MAX_OPS = 1000 };
 
 /** A path reduced to its shape: version-like leading segments ("v2", "3", "api") dropped. */
 typedef struct match_path {

@@ -209,6 +209,28 @@ static void test_unrelated(void **state)
     json_object_put(res);
 }
 
+/* A document with more operations than MATCH_MAX_OPS is refused, not scored for minutes. */
+static void test_too_many(void **state)
+{
+    search_fixture *f = *state;
+    core_buf b;
+    core_buf_init(&b, 0);
+    core_buf_puts(&b, "openapi: 3.0.0\ninfo: {title: x, version: '1'}\npaths:\n");
+    for (int i = 0; i <= MATCH_MAX_OPS; i++)
+        core_buf_printf(&b, "  /p%d:\n    get:\n      responses: {'200': {description: ok}}\n", i);
+    core_buf_putc(&b, '\0');
+    apidex_error err;
+    core_error_clear(&err);
+    spec_registry *reg = NULL;
+    assert_int_equal(match_load_text(b.data, strlen(b.data), &reg, &err), 0);
+    struct json_object *res = NULL;
+    assert_int_equal(match_run(f->eng, reg, NULL, &res, &err), APIDEX_EINVAL);
+    assert_null(res);
+    assert_non_null(strstr(err.message, "at most"));
+    spec_registry_free(reg);
+    core_buf_free(&b);
+}
+
 static void test_bad_document(void **state)
 {
     (void)state;
@@ -238,6 +260,7 @@ int main(void)
     const struct CMUnitTest runs[] = {
         cmocka_unit_test(test_renamed),
         cmocka_unit_test(test_unrelated),
+        cmocka_unit_test(test_too_many),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     return rc + cmocka_run_group_tests(runs, setup, search_fixture_teardown);

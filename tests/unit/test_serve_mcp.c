@@ -171,7 +171,7 @@ static void test_modern_requests(void **state)
     o = io(f, &st,
            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{" MODERN "}}");
     assert_string_equal(sv_str(o, "result.resultType"), "complete");
-    assert_int_equal(json_object_array_length(sv_at(o, "result.tools")), 5);
+    assert_int_equal(json_object_array_length(sv_at(o, "result.tools")), 6);
     assert_non_null(sv_at(o, "result.tools.0.outputSchema"));
     assert_non_null(sv_at(o, "result.ttlMs"));
     json_object_put(o);
