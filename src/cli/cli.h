@@ -45,6 +45,7 @@ int cli_cmd_mock(int argc, char **argv);
 int cli_cmd_call(int argc, char **argv);
 int cli_cmd_run(int argc, char **argv);
 int cli_cmd_snippet(int argc, char **argv);
+int cli_cmd_match(int argc, char **argv);
 
 /* ---- the command table and what is generated from its help text (help.c) */
 typedef void (*cli_usage_fn)(FILE *out);
@@ -92,6 +93,7 @@ void cli_usage_remove(FILE *out);
 void cli_usage_call(FILE *out);
 void cli_usage_run(FILE *out);
 void cli_usage_snippet(FILE *out);
+void cli_usage_match(FILE *out);
 void cli_usage_completion(FILE *out);
 void cli_usage_man(FILE *out);
 

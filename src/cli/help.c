@@ -26,6 +26,8 @@ static const cli_command commands[] = {
      "solve a task by calling the APIs: plan, select, call, parse (RestGPT)"},
     {"snippet", cli_cmd_snippet, cli_usage_snippet,
      "a ready-to-run call in curl, Python, JavaScript or Go"},
+    {"match", cli_cmd_match, cli_usage_match,
+     "the registry operations an OpenAPI document describes, or no match"},
     {"list", cli_cmd_list, cli_usage_list, "the catalog by API and tag, or a capability manifest"},
     {"agent", cli_cmd_agent, cli_usage_agent,
      "the Discovery Agent: an LLM picks the endpoints a task needs"},

@@ -47,6 +47,8 @@ void search_engine_close(search_engine *e)
     free(e->verb_counts);
     core_arena_free(e->arena);
     pthread_mutex_destroy(&e->embed_lock);
+    match_index_free(e->match);
+    pthread_mutex_destroy(&e->match_lock);
     free(e->last_text);
     free(e->last_vec);
     free(e);
@@ -183,6 +185,7 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
     pthread_mutex_init(&e->embed_lock, NULL);
+    pthread_mutex_init(&e->match_lock, NULL);
     e->embed_held = &e->embed_lock;
     e->idx = idx;
     int rc = store_operations(idx, &e->ops, &e->n_ops, err);

@@ -113,7 +113,13 @@ struct search_engine {
     char *last_text;
     float *last_vec;
     size_t last_dim;
+    /* apidex match: the operations' match features, built on first use (match_feat.c) */
+    struct match_index *match;
+    pthread_mutex_t match_lock;
 };
+
+struct match_index;
+void match_index_free(struct match_index *mi);
 
 /* ---------------------------------------------------------------- one query */
 

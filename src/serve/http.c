@@ -224,6 +224,7 @@ static serve_route route_of(const char *url)
     if (!strcmp(url, "/v1/apis")) return ROUTE_APIS;
     if (!strcmp(url, "/v1/ask")) return ROUTE_ASK;
     if (!strcmp(url, "/v1/tools")) return ROUTE_TOOLS;
+    if (!strcmp(url, "/v1/match")) return ROUTE_MATCH;
     if (!strcmp(url, "/healthz")) return ROUTE_HEALTHZ;
     if (!strcmp(url, "/metrics")) return ROUTE_METRICS;
     if (!strcmp(url, "/openapi.json")) return ROUTE_OPENAPI;
@@ -235,6 +236,7 @@ static const char *allowed_methods(serve_route r)
 {
     switch (r) {
     case ROUTE_ASK:
+    case ROUTE_MATCH:
         return "POST";
     case ROUTE_MCP:
         return "POST, DELETE";
@@ -250,7 +252,7 @@ static bool method_allowed(serve_route r, const char *m)
     const char *allow = allowed_methods(r);
     if (!allow) return true;         /* unknown route: 404 comes first */
     if (r == ROUTE_MCP) return true; /* the MCP transport answers 405 itself (GET included) */
-    if (r == ROUTE_ASK) return !strcmp(m, "POST");
+    if (r == ROUTE_ASK || r == ROUTE_MATCH) return !strcmp(m, "POST");
     return !strcmp(m, "GET") || !strcmp(m, "HEAD");
 }
 
@@ -526,6 +528,21 @@ static enum MHD_Result route_ask(serve_http *h, struct MHD_Connection *conn, req
     int rc = serve_query_ask(snap, &a, &obj, &err);
     serve_snapshot_release(snap);
     json_object_put(body);
+    return respond_query(h, conn, rq, rc, obj, &err);
+}
+
+/* POST /v1/match[?threshold=T&k=K]: the body is an OpenAPI document (JSON or YAML) */
+static enum MHD_Result route_match(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
+{
+    serve_snapshot *snap = serve_db_acquire(h->db);
+    struct json_object *obj = NULL;
+    apidex_error err;
+    core_error_clear(&err);
+    int rc = serve_query_match_args(
+        snap, MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "threshold"),
+        MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "k"), rq->body.data, rq->body.len,
+        &obj, &err);
+    serve_snapshot_release(snap);
     return respond_query(h, conn, rq, rc, obj, &err);
 }
 
@@ -919,6 +936,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     case ROUTE_PAGE:
     case ROUTE_UI_DATA:
         return route_ui(h, conn, rq, url);
+    case ROUTE_MATCH:
+        return route_match(h, conn, rq);
     default:
         return respond_error(h, conn, rq, 404, "no such route", NULL);
     }

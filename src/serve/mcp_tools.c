@@ -1,6 +1,6 @@
 /*
  * The MCP tools (search_endpoints, get_endpoint, list_apis, ask_api,
- * get_tool_definitions) and resources (apidex://apis/{api},
+ * get_tool_definitions, match_spec) and resources (apidex://apis/{api},
  * apidex://endpoints/{id}): their schemas,
  * argument checks, and results shaped for each protocol revision.
  */
@@ -193,6 +193,8 @@ static const tool_def tool_defs[] = {
      "\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"method\":{"
      "\"type\":\"string\"},\"path\":{\"type\":\"string\"}},\"required\":[\"id\","
      "\"method\",\"path\"]}}},\"required\":[\"tools\",\"calls\"]}"},
+    {"match_spec", "Match an OpenAPI document", serve_match_tool_description,
+     serve_match_tool_input, serve_match_tool_output},
 };
 
 enum { N_TOOLS = sizeof tool_defs / sizeof tool_defs[0] };
@@ -534,6 +536,41 @@ static int call_tooldefs(mcp_server *srv, serve_snapshot *snap, const mcp_rev_in
     return query_outcome(rev, rc, obj, &qerr, result, e);
 }
 
+static const char *const match_keys[] = {"document", "threshold", "k", NULL};
+
+static int call_match(mcp_server *srv, serve_snapshot *snap, const mcp_rev_info *rev,
+                      struct json_object *args, struct json_object **result, mcp_error *e)
+{
+    (void)srv;
+    arg_error ae = {{0}};
+    size_t k = 0;
+    struct json_object *doc = NULL, *th = NULL;
+    if (!check_keys(args, match_keys, &ae) || !arg_int(args, "k", 1, 20, &k, &ae))
+        return tool_error(ae.message, result, e);
+    double threshold = -1;
+    if (json_object_object_get_ex(args, "threshold", &th)) {
+        if (!json_object_is_type(th, json_type_double) && !json_object_is_type(th, json_type_int))
+            return tool_error("threshold must be a number in [0, 1]", result, e);
+        threshold = json_object_get_double(th);
+        if (!(threshold >= 0 && threshold <= 1))
+            return tool_error("threshold must be a number in [0, 1]", result, e);
+    }
+    if (!json_object_object_get_ex(args, "document", &doc) ||
+        !(json_object_is_type(doc, json_type_object) || json_object_is_type(doc, json_type_string)))
+        return tool_error("document is required: the OpenAPI document as an object or as text",
+                          result, e);
+    size_t len = 0;
+    const char *text = json_object_is_type(doc, json_type_string)
+                           ? json_object_get_string(doc)
+                           : json_object_to_json_string_length(doc, JSON_C_TO_STRING_PLAIN, &len);
+    if (json_object_is_type(doc, json_type_string)) len = (size_t)json_object_get_string_len(doc);
+    struct json_object *obj = NULL;
+    apidex_error qerr;
+    core_error_clear(&qerr);
+    int rc = serve_query_match(snap, text, len, threshold, k, &obj, &qerr);
+    return query_outcome(rev, rc, obj, &qerr, result, e);
+}
+
 int mcp_tools_call(mcp_server *srv, const mcp_rev_info *rev, struct json_object *params,
                    struct json_object **result, mcp_error *e)
 {
@@ -552,7 +589,8 @@ int mcp_tools_call(mcp_server *srv, const mcp_rev_info *rev, struct json_object 
                  {"get_endpoint", call_endpoint},
                  {"list_apis", call_apis},
                  {"ask_api", call_ask},
-                 {"get_tool_definitions", call_tooldefs}};
+                 {"get_tool_definitions", call_tooldefs},
+                 {"match_spec", call_match}};
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (strcmp(name, table[i].name)) continue;
         struct json_object *empty = NULL;

@@ -9,14 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "/v1/ui" stands for what the web page reads besides the JSON API: /v1/index,
-   /v1/apis/{id} and /v1/snippet (ui_api.c). */
-const char *const serve_route_names[ROUTE_COUNT] = {"/v1/search",    "/v1/endpoints/{id}",
-                                                    "/v1/apis",      "/v1/ask",
-                                                    "/healthz",      "/metrics",
-                                                    "/openapi.json", "/mcp",
-                                                    "/v1/tools",     "/",
-                                                    "/v1/ui",        "other"};
+const char *const serve_route_names[ROUTE_COUNT] = {
+    "/v1/search", "/v1/endpoints/{id}", "/v1/apis",      "/v1/ask",
+    "/healthz",   "/metrics",           "/openapi.json", "/mcp",
+    "/v1/tools",  "/",                  "/v1/ui",        "/v1/match",
+    "other"};
 
 /* Latency bucket upper bounds, seconds. */
 static const double buckets[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,

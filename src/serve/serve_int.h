@@ -192,6 +192,7 @@ typedef enum {
     ROUTE_TOOLS,
     ROUTE_PAGE,    /* the web page and its assets (ui_page.c): no token needed */
     ROUTE_UI_DATA, /* what the page reads besides the JSON API (ui_api.c) */
+    ROUTE_MATCH,
     ROUTE_OTHER,
     ROUTE_COUNT
 } serve_route;
@@ -239,5 +240,19 @@ serve_route serve_ui_route(const char *url);
 void serve_ui_page(struct MHD_Connection *conn, const char *url, serve_ui_reply *out);
 /** Answers a ROUTE_UI_DATA url (GET /v1/index, /v1/apis/{id}, /v1/snippet) from db. */
 void serve_ui_data(serve_db *db, struct MHD_Connection *conn, const char *url, serve_ui_reply *out);
+/* ---------------------------------------------------------------- match (match_route.c) */
+
+/* The MCP tool match_spec: description and schemas. */
+extern const char serve_match_tool_description[], serve_match_tool_input[],
+    serve_match_tool_output[];
+/** Matches the OpenAPI document text[0..len) (JSON or YAML) against the snapshot's index
+    (src/search/match.c); threshold < 0 and k 0 are the defaults. A document that does not
+    load is APIDEX_EINVAL with "document:line:col: why" as the message. */
+int serve_query_match(serve_snapshot *snap, const char *text, size_t len, double threshold,
+                      size_t k, struct json_object **out, apidex_error *err);
+/** The same with threshold and k as query-string values (NULL: default), for POST /v1/match. */
+int serve_query_match_args(serve_snapshot *snap, const char *threshold_arg, const char *k_arg,
+                           const char *text, size_t len, struct json_object **out,
+                           apidex_error *err);
 
 #endif /* APIDEX_SERVE_INT_H */

@@ -74,7 +74,7 @@ async function check(v) {
 
   // Tools: the five, with schemas, annotations and output schemas.
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((x) => x.name), ['search_endpoints', 'get_endpoint', 'list_apis', 'ask_api', 'get_tool_definitions']);
+  assert.deepEqual(tools.map((x) => x.name), ['search_endpoints', 'get_endpoint', 'list_apis', 'ask_api', 'get_tool_definitions', 'match_spec']);
   for (const tool of tools) {
     assert.equal(tool.inputSchema.type, 'object');
     assert.ok(tool.outputSchema, `${tool.name} has an output schema`);
