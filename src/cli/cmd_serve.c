@@ -64,6 +64,8 @@ static void serve_usage(FILE *out)
         "                        tools rank (needs the index's vectors: apidex index ... --model;\n"
         "                        checked at start and at every reload)\n"
         "  --hybrid-weight W     weighted sum instead of rank fusion (0 < W <= 1)\n"
+        "  --usage-prior W       searches weigh the uses reported to POST /v1/feedback, MCP\n"
+        "                        report_usage and apidex feedback (W in [0, 0.2]; 0: off)\n"
         "Embedding (with --mode dense|hybrid: the model the index was built with):\n%s%s",
         cli_embed_flags_help(), cli_llm_flags_help());
 }
@@ -95,7 +97,7 @@ int cli_cmd_serve(int argc, char **argv)
                *port_file = NULL;
     const char *cors[MAX_CORS + 1] = {0};
     size_t n_cors = 0, v_size = 0;
-    double interval = 2.0;
+    double interval = 2.0, usage_prior = 0;
     cli_llm_flags llm_flags = {0};
     cli_embed_flags embed_flags = {0};
     bool no_llm = false, watch = false;
@@ -153,6 +155,8 @@ int cli_cmd_serve(int argc, char **argv)
             port_file = v;
         } else if (!strcmp(a, "--reload-interval")) {
             if (!cli_arg_double("serve", a, v, 0, 86400, false, &interval)) return CLI_USAGE;
+        } else if (!strcmp(a, "--usage-prior")) {
+            if (!cli_arg_double("serve", a, v, 0, 0.2, false, &usage_prior)) return CLI_USAGE;
         } else {
             return cli_arg_unknown("serve", a);
         }
@@ -180,6 +184,7 @@ int cli_cmd_serve(int argc, char **argv)
     serve_search_config search;
     {
         int code = cli_search_config(&embed_flags, &search);
+        search.usage_prior = usage_prior;
         if (code) {
             free(token_buf);
             if (log_fd >= 0) close(log_fd);

@@ -311,6 +311,8 @@ static void query_free(query_state *st)
     free(st->allowed);
     free(st->bonus);
     free(st->bonus_word);
+    free(st->usage);
+    free(st->usage_bonus);
     free(st->dense);
     free(st->dense_doc);
     free(st->planned);
@@ -351,6 +353,7 @@ int search_engine_run(search_engine *e, const search_query *q, search_result **o
     }
     if (!rc) rc = owner_read(&st);
     if (!rc) rc = values_read(&st);
+    if (!rc) rc = usage_read(&st);
     if (!rc) rc = intent_split(&st);
     if (!rc) rc = intent_by_names(&st);
     if (!rc) rc = rank_all(&st);

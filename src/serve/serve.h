@@ -59,6 +59,7 @@ typedef struct serve_search_config {
     double hybrid_weight;            /* search_query.hybrid_weight (0 = rank fusion) */
     struct embed_provider *embedder; /* dense and hybrid: the provider the index's vectors
                                         were built with; not owned, outlives the db */
+    double usage_prior;              /* usage.weight of the searches (0: uses not weighed) */
 } serve_search_config;
 /**
  * serve_db_open, searching as cfg says (NULL: lexical). A dense or hybrid mode is tried
