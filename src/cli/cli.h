@@ -33,6 +33,11 @@ int cli_cmd_stats(int argc, char **argv);
 int cli_cmd_index(int argc, char **argv);
 int cli_cmd_show(int argc, char **argv);
 int cli_cmd_feedback(int argc, char **argv);
+struct store_api;
+struct store_operation;
+/** apidex list --duplicates (list_dupes.c): the groups, as text or JSON; a CLI_* code. */
+int cli_list_duplicates(const struct store_api *apis, size_t n_apis,
+                        const struct store_operation *ops, size_t n_ops, bool json);
 int cli_cmd_list(int argc, char **argv);
 int cli_cmd_eval(int argc, char **argv);
 int cli_cmd_serve(int argc, char **argv);

@@ -33,6 +33,8 @@ static void search_usage(FILE *out)
         "  --usage-prior W      weigh the uses reported with apidex feedback (FILE.usage):\n"
         "                       a used endpoint adds up to W times the best score (W in\n"
         "                       [0, 0.2]; 0, the default: off; docs/SEARCH.md)\n"
+        "  --duplicates prefer-newest|all  of APIs that are one service (apidex list\n"
+        "                       --duplicates), answer from the newest (default) or all\n"
         "%s",
         cli_embed_flags_help());
 }
@@ -211,6 +213,7 @@ int cli_cmd_search(int argc, char **argv)
                                                "PATCH", "OPTIONS", "TRACE", NULL};
     cli_color color = CLI_COLOR_AUTO;
     double usage_prior = 0;
+    int all_versions = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -232,6 +235,11 @@ int cli_cmd_search(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--color") && v) {
             if (cli_color_parse("search", v, &color)) return CLI_USAGE;
+            i++;
+        } else if (!strcmp(a, "--duplicates") && v) {
+            static const char *const modes[] = {"prefer-newest", "all", NULL};
+            if ((all_versions = cli_arg_choice("search", "--duplicates", v, modes)) < 0)
+                return CLI_USAGE;
             i++;
         } else if (!strcmp(a, "--usage-prior") && v) {
             if (!cli_arg_double("search", "--usage-prior", v, 0, 0.2, false, &usage_prior))
@@ -292,9 +300,13 @@ int cli_cmd_search(int argc, char **argv)
     }
     search_params params;
     store_usage *usage = NULL;
-    if (!rc && usage_prior > 0) {
+    if (usage_prior > 0 || all_versions) {
         search_params_default(&params);
         params.usage_weight = usage_prior;
+        params.answer_duplicates = all_versions ? 0 : 1;
+        q.params = &params;
+    }
+    if (!rc && usage_prior > 0) {
         rc = store_usage_load(db, params.usage_half_life * 86400.0, (double)time(NULL), &usage,
                               &err);
         q.params = &params;

@@ -75,6 +75,7 @@ typedef struct search_params {
     double rrf_k;                   /* reciprocal-rank fusion constant */
     double usage_weight;            /* the usage prior: share of the best score (0: off) */
     double usage_half_life;         /* days after which a reported use counts half */
+    double answer_duplicates;       /* 1: an older version's copy of the newest's is left out */
 } search_params;
 
 /** One entry of the parameter table. */

@@ -78,6 +78,7 @@ typedef struct api_name {
 
 struct search_engine {
     store_index *idx;
+    bool *superseded; /* per op: an older version's copy of the newest's (dupes.c); NULL: none */
     const store_operation *ops;
     size_t n_ops;
     const store_api *apis;
@@ -224,6 +225,9 @@ double lex_idf(const search_engine *e, long term);
    the idf of the terms API a has at all; r->idf_total their sum. */
 int lex_score(query_state *st, ranking *r, double *cover);
 void lex_free(search_engine *e);
+
+/* dupes.c: e->superseded from the groups of duplicate APIs. */
+int dupes_mark(search_engine *e);
 
 /* usage.c: the usage prior. usage_read: st->usage per op (nothing when the prior is off);
    usage_weigh: after routing, adds the prior to r's scores. */

@@ -164,8 +164,8 @@ int serve_db_open_search(const char *path, double check_interval_s, const serve_
     atomic_init(&db->reloads, 0);
     atomic_init(&db->reload_failures, 0);
     int rc = snapshot_open(db, &db->current, err);
-    if (!rc && cfg && cfg->usage_prior > 0 &&
-        !(db->usage = serve_usage_cache_new(path, cfg->usage_prior)))
+    if (!rc && cfg && cfg->params && cfg->params->usage_weight > 0 &&
+        !(db->usage = serve_usage_cache_new(path, cfg->params)))
         rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
     if (rc) {
         serve_db_close(db);

@@ -295,10 +295,8 @@ int serve_query_search(serve_snapshot *snap, const serve_search_args *a, struct 
                       .hybrid_weight = serve_db_search(snap->db)->hybrid_weight};
     serve_usage_cache *uc = serve_db_usage(snap->db);
     serve_usage_set *us = uc ? serve_usage_acquire(uc) : NULL;
-    if (us) {
-        q.params = serve_usage_params(uc);
-        q.usage = serve_usage_of(us);
-    }
+    q.params = uc ? serve_usage_params(uc) : serve_db_search(snap->db)->params;
+    q.usage = serve_usage_of(us);
     search_result *res = NULL;
     rc = search_engine_run(snap->eng, &q, &res, err);
     serve_usage_release(us);

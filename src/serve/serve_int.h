@@ -35,11 +35,11 @@ struct serve_snapshot {
 typedef struct serve_usage_cache serve_usage_cache;
 /** One read of them, shared by the searches that hold a reference. */
 typedef struct serve_usage_set serve_usage_set;
-/** For the index at db_path, the prior at weight (usage.weight); NULL on OOM. */
-serve_usage_cache *serve_usage_cache_new(const char *db_path, double weight);
+/** For the index at db_path, searching with params (copied; usage_weight > 0); NULL on OOM. */
+serve_usage_cache *serve_usage_cache_new(const char *db_path, const search_params *params);
 /** NULL is a no-op. */
 void serve_usage_cache_free(serve_usage_cache *c);
-/** The search parameters of the prior (the defaults with usage.weight). */
+/** The search parameters it was made with. */
 const search_params *serve_usage_params(const serve_usage_cache *c);
 /** The current set, read again first when the sidecar changed; NULL when none could be
     read. Release it with serve_usage_release. Thread-safe. */

@@ -25,7 +25,7 @@ struct serve_usage_set {
 
 struct serve_usage_cache {
     char *db_path;
-    search_params params; /* the defaults with usage.weight set */
+    search_params params; /* the server's, usage.weight > 0 */
     pthread_mutex_t lock; /* guards current, stamp and read_at */
     serve_usage_set *current;
     char stamp[160]; /* what the sidecar's files looked like when read */
@@ -63,15 +63,14 @@ static void set_release(serve_usage_set *s)
     }
 }
 
-serve_usage_cache *serve_usage_cache_new(const char *db_path, double weight)
+serve_usage_cache *serve_usage_cache_new(const char *db_path, const search_params *params)
 {
     serve_usage_cache *c = calloc(1, sizeof *c);
     if (!c || !(c->db_path = strdup(db_path))) {
         free(c);
         return NULL;
     }
-    search_params_default(&c->params);
-    c->params.usage_weight = weight;
+    c->params = *params;
     pthread_mutex_init(&c->lock, NULL);
     return c;
 }

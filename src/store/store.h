@@ -593,6 +593,42 @@ const store_usage_entry *store_usage_find(const store_usage *u, const char *api,
                                           const char *shape);
 /** NULL is a no-op. */
 void store_usage_free(store_usage *u);
+
+/* ---------------------------------------------------------------- duplicate services (dupes.c) */
+
+/** APIs that are one service: indexes into the API array, newest first. */
+typedef struct store_dup_group {
+    size_t *apis;
+    size_t n; /* at least 2 */
+} store_dup_group;
+
+typedef struct store_dups {
+    store_dup_group *groups;
+    size_t n;
+    size_t *group_of; /* per API: its group, or SIZE_MAX */
+} store_dups;
+
+/**
+ * The groups of APIs that are the same service: the same normalised title
+ * (store_title_norm), or the same host of the first server (store_server_host) with shared
+ * endpoints (method and path shape: at least one and a fifth of the smaller API's; ops:
+ * every API's operations), closed transitively; newest first by store_version_cmp of
+ * info.version, then the document's modification time, then the later index.
+ * *out: store_dups_free.
+ */
+int store_duplicates(const store_api *apis, size_t n, const store_operation *ops, size_t n_ops,
+                     store_dups **out);
+/** NULL is a no-op. */
+void store_dups_free(store_dups *d);
+/** Semver-ish: numbers compare as numbers, a leading v is ignored, a pre-release tail is
+    older (1.0.0-beta < 1.0.0 < 1.0.1), an empty version is the oldest. <0, 0, >0. */
+int store_version_cmp(const char *a, const char *b);
+/** A title's words, lower case, without punctuation and version words ("Petstore API v2"
+    -> "petstore api"), into out (reset first). */
+void store_title_norm(const char *title, core_buf *out);
+/** The host of a server URL, lower case, without "www." (empty for a templated or local
+    host), into out (reset first). */
+void store_server_host(const char *url, core_buf *out);
 /**
  * The operation an endpoint names (usage_feedback.c): an operation id, or "METHOD /path"
  * (placeholders by position) in api (NULL: any API; exactly one may have it). *out: its
