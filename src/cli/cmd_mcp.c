@@ -24,10 +24,12 @@ static void mcp_usage(FILE *out)
     fprintf(
         out,
         "usage: apidex mcp [--db FILE] [--reload-interval SECONDS] [--no-llm] [--mode M]\n"
+        "                  [--usage-prior W] [--duplicates prefer-newest|all]\n"
         "                  [embedding flags] [LLM flags]\n"
         "  Speaks the Model Context Protocol on stdin/stdout (revisions %s,\n"
         "  %s, %s, %s and %s) with the tools search_endpoints,\n"
-        "  get_endpoint, list_apis and ask_api and the resources apidex://apis/{api} and\n"
+        "  get_endpoint, list_apis, ask_api, get_tool_definitions and report_usage and\n"
+        "  the resources apidex://apis/{api} and\n"
         "  apidex://endpoints/{id}. Logs go to stderr.\n"
         "  --db FILE               index file (default $APIDEX_DB, the registry file's db,\n"
         "                          or ./apidex.db)\n"
