@@ -32,6 +32,12 @@ int cli_cmd_chunk(int argc, char **argv);
 int cli_cmd_stats(int argc, char **argv);
 int cli_cmd_index(int argc, char **argv);
 int cli_cmd_show(int argc, char **argv);
+int cli_cmd_feedback(int argc, char **argv);
+struct store_api;
+struct store_operation;
+/** apidex list --duplicates (list_dupes.c): the groups, as text or JSON; a CLI_* code. */
+int cli_list_duplicates(const struct store_api *apis, size_t n_apis,
+                        const struct store_operation *ops, size_t n_ops, bool json);
 int cli_cmd_list(int argc, char **argv);
 int cli_cmd_eval(int argc, char **argv);
 int cli_cmd_serve(int argc, char **argv);
@@ -80,6 +86,7 @@ void cli_usage_chunk(FILE *out);
 void cli_usage_stats(FILE *out);
 void cli_usage_index(FILE *out);
 void cli_usage_show(FILE *out);
+void cli_usage_feedback(FILE *out);
 void cli_usage_list(FILE *out);
 void cli_usage_eval(FILE *out);
 void cli_usage_serve(FILE *out);

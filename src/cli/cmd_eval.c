@@ -34,6 +34,9 @@ static void eval_usage(FILE *out)
             "  --sweep-param NAME=V1,V2,...  the same set once per value of one parameter, on\n"
             "                     one index: a table with a row per value\n"
             "  --list-params      the search parameters with their defaults and ranges\n"
+            "  --usage-check W1,W2,...  the usage prior's check at each weight: adversarial\n"
+            "                     uses on every non-gold top-20 endpoint (pairs inverted),\n"
+            "                     honest uses of the gold ones (recall); JSON lines\n"
             "  --agent MODE       the Discovery Agent (an LLM) with tools summary or query, next\n"
             "                     to the search at k: the paper's Table 4 (--limit N: the first N\n"
             "                     queries per file; --max-steps N); needs an LLM (docs/LLM.md)\n"
@@ -56,6 +59,7 @@ typedef struct eval_args {
     bool json, per_query, sweep;
     search_params params;      /* --param */
     const char *sweep_param;   /* --sweep-param NAME=V1,V2,... */
+    const char *usage_check;   /* --usage-check W1,W2,... */
     bool agent_on, no_llm;     /* --agent, --no-llm */
     cli_eval_agent_args agent; /* its options and the LLM flags */
     cli_embed_flags embed;     /* --model, --embed-url, --embed-key, --hybrid-weight */
@@ -233,6 +237,39 @@ static void list_params(void)
     }
 }
 
+/* --usage-check W1,W2,...: eval_usage_check at each weight, one JSON line each. */
+static int run_usage_check(const eval_args *a, const char *db, const eval_set *set)
+{
+    apidex_error err;
+    core_error_clear(&err);
+    store_index *idx = NULL;
+    search_engine *eng = NULL;
+    int rc = store_open(db, true, &idx, &err);
+    if (!rc) rc = search_engine_open(idx, &eng, &err);
+    core_buf b;
+    core_buf_init(&b, 0);
+    for (const char *w = a->usage_check; !rc && *w;) {
+        char *end = NULL;
+        double weight = strtod(w, &end);
+        if (end == w || (*end && *end != ',') || !(weight > 0 && weight <= 0.2)) {
+            rc = core_error_set(&err, APIDEX_EINVAL,
+                                "--usage-check takes weights in (0, 0.2], comma-separated");
+            break;
+        }
+        eval_usage_report r;
+        rc = eval_usage_check(eng, idx, set, &a->params, weight, &r, &err);
+        core_buf_reset(&b);
+        if (!rc) rc = eval_usage_json(&r, &b);
+        if (!rc && b.data) fputs(b.data, stdout);
+        w = *end ? end + 1 : end;
+    }
+    core_buf_free(&b);
+    search_engine_close(eng);
+    store_close(idx);
+    if (rc) cli_print_error(&err);
+    return rc == APIDEX_EINVAL ? CLI_USAGE : rc ? CLI_FAILURE : CLI_OK;
+}
+
 static int run_single(const eval_args *a, const eval_set *set, bool *problems)
 {
     char *dir = NULL, *db = NULL;
@@ -260,6 +297,8 @@ static int run_single(const eval_args *a, const eval_set *set, bool *problems)
         code = cli_eval_agent(use, set, &ag);
     } else if (code == CLI_OK && a->sweep_param) {
         code = run_param_sweep(a, use, set);
+    } else if (code == CLI_OK && a->usage_check) {
+        code = run_usage_check(a, use, set);
     } else {
         if (code == CLI_OK) code = run_on(use, set, &a->opt, a->embedder, &r);
         if (code == CLI_OK) code = print_report(a, r);
@@ -421,6 +460,9 @@ int cli_cmd_eval(int argc, char **argv)
             i++;
         } else if (!strcmp(o, "--sweep-param") && v) {
             a.sweep_param = v;
+            i++;
+        } else if (!strcmp(o, "--usage-check") && v) {
+            a.usage_check = v;
             i++;
         } else if (!strcmp(o, "--list-params")) {
             list_params();

@@ -14,18 +14,20 @@ static const char untagged[] = "untagged";
 
 static void list_usage(FILE *out)
 {
-    fprintf(
-        out,
-        "usage: apidex list [--api A] [--tag T] [--manifest [--budget N]] [--db FILE] [--json]\n"
-        "  --api A       only this API (repeatable)\n"
-        "  --tag T       only operations with this tag (repeatable)\n"
-        "  --manifest    a capability manifest for a system prompt instead of the catalog:\n"
-        "                plain text by API and tag, most useful first\n"
-        "  --budget N    the manifest within N cl100k tokens (1 to 10000000), ending with\n"
-        "                what was left out\n"
-        "  --db FILE     index file (default $APIDEX_DB, the registry file's db,\n"
-        "                or ./%s)\n",
-        STORE_DEFAULT_DB);
+    fprintf(out,
+            "usage: apidex list [--api A] [--tag T] [--manifest [--budget N]] [--duplicates]\n"
+            "                   [--db FILE] [--json]\n"
+            "  --api A       only this API (repeatable)\n"
+            "  --tag T       only operations with this tag (repeatable)\n"
+            "  --manifest    a capability manifest for a system prompt instead of the catalog:\n"
+            "                plain text by API and tag, most useful first\n"
+            "  --budget N    the manifest within N cl100k tokens (1 to 10000000), ending with\n"
+            "                what was left out\n"
+            "  --duplicates  the APIs that are one service (same title or server host), newest\n"
+            "                first: search prefers the newest (docs/REGISTRY.md)\n"
+            "  --db FILE     index file (default $APIDEX_DB, the registry file's db,\n"
+            "                or ./%s)\n",
+            STORE_DEFAULT_DB);
 }
 
 enum { MAX_FILTERS = 64 };
@@ -270,7 +272,7 @@ int cli_cmd_list(int argc, char **argv)
 {
     list_filter f = {0};
     const char *db = NULL;
-    bool json = false, manifest = false;
+    bool json = false, manifest = false, dupes = false;
     size_t budget = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -283,6 +285,8 @@ int cli_cmd_list(int argc, char **argv)
             json = true;
         } else if (!strcmp(a, "--manifest")) {
             manifest = true;
+        } else if (!strcmp(a, "--duplicates")) {
+            dupes = true;
         } else if (!strcmp(a, "--budget") && v) {
             char *end;
             long long n = strtoll(v, &end, 10);
@@ -335,7 +339,9 @@ int cli_cmd_list(int argc, char **argv)
         return rc;
     }
     int code = CLI_OK;
-    if (json)
+    if (dupes)
+        code = cli_list_duplicates(apis, n_apis, ops, n_ops, json);
+    else if (json)
         print_json(apis, n_apis, ops, n_ops, &f);
     else if (manifest)
         code = print_manifest(idx, &f, budget);

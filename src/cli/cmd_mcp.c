@@ -24,10 +24,12 @@ static void mcp_usage(FILE *out)
     fprintf(
         out,
         "usage: apidex mcp [--db FILE] [--reload-interval SECONDS] [--no-llm] [--mode M]\n"
+        "                  [--usage-prior W] [--duplicates prefer-newest|all]\n"
         "                  [embedding flags] [LLM flags]\n"
         "  Speaks the Model Context Protocol on stdin/stdout (revisions %s,\n"
         "  %s, %s, %s and %s) with the tools search_endpoints,\n"
-        "  get_endpoint, list_apis and ask_api and the resources apidex://apis/{api} and\n"
+        "  get_endpoint, list_apis, ask_api, get_tool_definitions and report_usage and\n"
+        "  the resources apidex://apis/{api} and\n"
         "  apidex://endpoints/{id}. Logs go to stderr.\n"
         "  --db FILE               index file (default $APIDEX_DB, the registry file's db,\n"
         "                          or ./apidex.db)\n"
@@ -37,6 +39,10 @@ static void mcp_usage(FILE *out)
         "  --mode M                lexical (default), dense or hybrid ranking (needs the\n"
         "                          index's vectors: apidex index ... --model; checked at start)\n"
         "  --hybrid-weight W       weighted sum instead of rank fusion (0 < W <= 1)\n"
+        "  --usage-prior W         searches weigh the uses reported with report_usage and\n"
+        "                          apidex feedback (W in [0, 0.2]; 0: off)\n"
+        "  --duplicates prefer-newest|all  of APIs that are one service, answer from the\n"
+        "                          newest (default) or from all (apidex list --duplicates)\n"
         "See docs/CLIENTS.md for Claude Desktop, Cursor and VS Code configuration.\n\n"
         "Embedding (with --mode dense|hybrid: the model the index was built with):\n%s%s",
         mcp_supported_revisions[0], mcp_supported_revisions[1], mcp_supported_revisions[2],
@@ -47,7 +53,8 @@ static void mcp_usage(FILE *out)
 int cli_cmd_mcp(int argc, char **argv)
 {
     const char *db_flag = NULL;
-    double interval = 2.0;
+    double interval = 2.0, usage_prior = 0;
+    int all_versions = 0;
     cli_llm_flags llm_flags = {0};
     cli_embed_flags embed_flags = {0};
     bool no_llm = false;
@@ -68,6 +75,13 @@ int cli_cmd_mcp(int argc, char **argv)
         } else if (!strcmp(a, "--reload-interval") && v) {
             if (!cli_arg_double("mcp", a, v, 0, 86400, false, &interval)) return CLI_USAGE;
             i++;
+        } else if (!strcmp(a, "--duplicates") && v) {
+            static const char *const modes[] = {"prefer-newest", "all", NULL};
+            if ((all_versions = cli_arg_choice("mcp", a, v, modes)) < 0) return CLI_USAGE;
+            i++;
+        } else if (!strcmp(a, "--usage-prior") && v) {
+            if (!cli_arg_double("mcp", a, v, 0, 0.2, false, &usage_prior)) return CLI_USAGE;
+            i++;
         } else {
             return cli_arg_unknown("mcp", a);
         }
@@ -76,6 +90,11 @@ int cli_cmd_mcp(int argc, char **argv)
     serve_search_config search;
     int code = cli_search_config(&embed_flags, &search);
     if (code) return code;
+    static search_params params; /* lives as long as the server */
+    search_params_default(&params);
+    params.usage_weight = usage_prior;
+    params.answer_duplicates = all_versions ? 0 : 1;
+    search.params = &params;
     agent_llm *llm = NULL;
     if (!no_llm && (code = cli_llm_open(&llm_flags, false, &llm)) != 0) {
         embed_provider_close(search.embedder);

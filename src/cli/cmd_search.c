@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { MAX_FILTERS = 32 };
 
@@ -29,6 +30,11 @@ static void search_usage(FILE *out)
         "  --mode lexical|dense|hybrid  lexical is the default; dense and hybrid need the\n"
         "                       index's vectors (apidex index ... --model M; docs/SEARCH.md)\n"
         "  --hybrid-weight W    hybrid: W * lexical + (1 - W) * cosine instead of rank fusion\n"
+        "  --usage-prior W      weigh the uses reported with apidex feedback (FILE.usage):\n"
+        "                       a used endpoint adds up to W times the best score (W in\n"
+        "                       [0, 0.2]; 0, the default: off; docs/SEARCH.md)\n"
+        "  --duplicates prefer-newest|all  of APIs that are one service (apidex list\n"
+        "                       --duplicates), answer from the newest (default) or all\n"
         "%s",
         cli_embed_flags_help());
 }
@@ -206,6 +212,8 @@ int cli_cmd_search(int argc, char **argv)
     static const char *const http_methods[] = {"GET",   "PUT",     "POST",  "DELETE", "HEAD",
                                                "PATCH", "OPTIONS", "TRACE", NULL};
     cli_color color = CLI_COLOR_AUTO;
+    double usage_prior = 0;
+    int all_versions = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -227,6 +235,15 @@ int cli_cmd_search(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--color") && v) {
             if (cli_color_parse("search", v, &color)) return CLI_USAGE;
+            i++;
+        } else if (!strcmp(a, "--duplicates") && v) {
+            static const char *const modes[] = {"prefer-newest", "all", NULL};
+            if ((all_versions = cli_arg_choice("search", "--duplicates", v, modes)) < 0)
+                return CLI_USAGE;
+            i++;
+        } else if (!strcmp(a, "--usage-prior") && v) {
+            if (!cli_arg_double("search", "--usage-prior", v, 0, 0.2, false, &usage_prior))
+                return CLI_USAGE;
             i++;
         } else if (!strcmp(a, "--db") && v) {
             db = v;
@@ -281,6 +298,20 @@ int cli_cmd_search(int argc, char **argv)
             return ec;
         }
     }
+    search_params params;
+    store_usage *usage = NULL;
+    if (usage_prior > 0 || all_versions) {
+        search_params_default(&params);
+        params.usage_weight = usage_prior;
+        params.answer_duplicates = all_versions ? 0 : 1;
+        q.params = &params;
+    }
+    if (!rc && usage_prior > 0) {
+        rc = store_usage_load(db, params.usage_half_life * 86400.0, (double)time(NULL), &usage,
+                              &err);
+        q.params = &params;
+        q.usage = usage;
+    }
     if (!rc) rc = search_engine_open(idx, &eng, &err);
     if (!rc) search_engine_set_embedder(eng, embedder);
     core_buf out;
@@ -291,6 +322,7 @@ int cli_cmd_search(int argc, char **argv)
         core_buf_free(&out);
         search_engine_close(eng);
         store_close(idx);
+        store_usage_free(usage);
         embed_provider_close(embedder);
         return CLI_USAGE;
     }
@@ -299,6 +331,7 @@ int cli_cmd_search(int argc, char **argv)
         cli_print_error(&err);
         search_engine_close(eng);
         store_close(idx);
+        store_usage_free(usage);
         embed_provider_close(embedder);
         return rc == APIDEX_EUNSUPPORTED ? CLI_USAGE : CLI_FAILURE;
     }
@@ -312,6 +345,7 @@ int cli_cmd_search(int argc, char **argv)
     search_result_free(res);
     search_engine_close(eng);
     store_close(idx);
+    store_usage_free(usage);
     embed_provider_close(embedder);
     return CLI_OK;
 }

@@ -65,6 +65,10 @@ static void serve_usage(FILE *out)
         "                        tools rank (needs the index's vectors: apidex index ... --model;\n"
         "                        checked at start and at every reload)\n"
         "  --hybrid-weight W     weighted sum instead of rank fusion (0 < W <= 1)\n"
+        "  --usage-prior W       searches weigh the uses reported to POST /v1/feedback, MCP\n"
+        "                        report_usage and apidex feedback (W in [0, 0.2]; 0: off)\n"
+        "  --duplicates prefer-newest|all  of APIs that are one service, answer from the\n"
+        "                        newest (default) or from all (apidex list --duplicates)\n"
         "Embedding (with --mode dense|hybrid: the model the index was built with):\n%s%s",
         cli_embed_flags_help(), cli_llm_flags_help());
 }
@@ -96,7 +100,8 @@ int cli_cmd_serve(int argc, char **argv)
                *port_file = NULL;
     const char *cors[MAX_CORS + 1] = {0};
     size_t n_cors = 0, v_size = 0;
-    double interval = 2.0;
+    double interval = 2.0, usage_prior = 0;
+    int all_versions = 0;
     cli_llm_flags llm_flags = {0};
     cli_embed_flags embed_flags = {0};
     bool no_llm = false, watch = false;
@@ -154,6 +159,11 @@ int cli_cmd_serve(int argc, char **argv)
             port_file = v;
         } else if (!strcmp(a, "--reload-interval")) {
             if (!cli_arg_double("serve", a, v, 0, 86400, false, &interval)) return CLI_USAGE;
+        } else if (!strcmp(a, "--duplicates")) {
+            static const char *const modes[] = {"prefer-newest", "all", NULL};
+            if ((all_versions = cli_arg_choice("serve", a, v, modes)) < 0) return CLI_USAGE;
+        } else if (!strcmp(a, "--usage-prior")) {
+            if (!cli_arg_double("serve", a, v, 0, 0.2, false, &usage_prior)) return CLI_USAGE;
         } else {
             return cli_arg_unknown("serve", a);
         }
@@ -181,6 +191,11 @@ int cli_cmd_serve(int argc, char **argv)
     serve_search_config search;
     {
         int code = cli_search_config(&embed_flags, &search);
+        static search_params params; /* lives as long as the server */
+        search_params_default(&params);
+        params.usage_weight = usage_prior;
+        params.answer_duplicates = all_versions ? 0 : 1;
+        search.params = &params;
         if (code) {
             free(token_buf);
             if (log_fd >= 0) close(log_fd);

@@ -20,6 +20,8 @@ static const cli_command commands[] = {
     {"add", cli_cmd_add, cli_usage_add, "add or update APIs, keeping the rest of the index"},
     {"remove", cli_cmd_remove, cli_usage_remove, "remove APIs from the index by id"},
     {"show", cli_cmd_show, cli_usage_show, "one operation, resolved, with the schemas it needs"},
+    {"feedback", cli_cmd_feedback, cli_usage_feedback,
+     "report the endpoints used for a task (the usage prior of search)"},
     {"call", cli_cmd_call, cli_usage_call,
      "call an endpoint (validated, safe by default) or show the call (--dry-run)"},
     {"run", cli_cmd_run, cli_usage_run,

@@ -228,4 +228,30 @@ int eval_agent_report_text(const eval_agent_report *r, bool per_query, core_buf 
 /** {"agent", "k", "model", "queries", "all", "datasets": [...], "per_query"?}. */
 int eval_agent_report_json(const eval_agent_report *r, bool per_query, core_buf *out);
 
+/* ---------------------------------------------------------------- usage prior check
+ * (usage_check.c) */
+
+/** What eval_usage_check measured (recalls are means over the queries). */
+typedef struct eval_usage_report {
+    double weight; /* usage.weight of the prior */
+    size_t queries;
+    size_t pairs;             /* (gold above non-gold) pairs in the baselines' top 20 */
+    size_t inversions;        /* of those, the non-gold one first under the adversarial uses */
+    size_t gold_dropped;      /* gold endpoints of a baseline top 20 that left it */
+    double r5_base, r10_base; /* without the prior */
+    double r5_adversarial, r10_adversarial; /* every non-gold top-20 endpoint used 1000 times */
+    double r5_honest, r10_honest;           /* the gold endpoints used once */
+} eval_usage_report;
+
+/**
+ * Runs every query of set three times (top 20, ranked): without the prior, with the
+ * adversarial uses and with the honest ones, at usage.weight = weight (base: the other
+ * parameters). See usage_check.c for the protocol.
+ */
+int eval_usage_check(search_engine *eng, store_index *idx, const eval_set *set,
+                     const search_params *base, double weight, eval_usage_report *out,
+                     apidex_error *err);
+/** One JSON line of the report. */
+int eval_usage_json(const eval_usage_report *r, core_buf *out);
+
 #endif /* APIDEX_EVAL_H */

@@ -52,6 +52,9 @@ const char *context_explain(query_state *st, uint32_t op, core_arena *a)
     }
     if (st->dense && st->dense[op] > SEARCH_NO_DENSE)
         core_buf_printf(&b, "%sdense(%.3f)", b.len ? " " : "", st->dense[op]);
+    if (st->usage_bonus && st->usage_bonus[op] > 0)
+        core_buf_printf(&b, "%susage(+%.3f, %.2f uses)", b.len ? " " : "", st->usage_bonus[op],
+                        st->usage[op]);
     free(at);
     const char *s = core_arena_strdup(a, b.data ? b.data : "");
     core_buf_free(&b);

@@ -45,6 +45,7 @@ void search_engine_close(search_engine *e)
         for (size_t i = 0; i < e->n_ops; i++) free(e->info[i].producers);
     free(e->info);
     free(e->verb_counts);
+    free(e->superseded);
     core_arena_free(e->arena);
     pthread_mutex_destroy(&e->embed_lock);
     match_index_free(e->match);
@@ -221,6 +222,7 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
     if (!rc && !mrc) mrc = action_learn(e);
     if (!rc && !mrc) mrc = route_api_names(e);
     if (!rc && !mrc) mrc = owner_learn(e);
+    if (!rc && !mrc) mrc = dupes_mark(e);
     if (!rc && mrc) rc = core_error_set(err, mrc, "out of memory");
     if (rc) {
         search_engine_close(e);
@@ -242,6 +244,8 @@ static bool op_allowed(const search_engine *e, const search_query *q, size_t i)
 {
     const store_operation *op = &e->ops[i];
     if (op->deprecated && !q->include_deprecated) return false;
+    const search_params *p = q->params ? q->params : search_params_defaults();
+    if (e->superseded && e->superseded[i] && p->answer_duplicates > 0) return false;
     if (!in_list(q->apis, op->api)) return false;
     if (!in_list(q->methods, op->method)) return false;
     if (q->tags) {
@@ -314,6 +318,8 @@ static void query_free(query_state *st)
     free(st->allowed);
     free(st->bonus);
     free(st->bonus_word);
+    free(st->usage);
+    free(st->usage_bonus);
     free(st->dense);
     free(st->dense_doc);
     free(st->planned);
@@ -354,6 +360,7 @@ int search_engine_run(search_engine *e, const search_query *q, search_result **o
     }
     if (!rc) rc = owner_read(&st);
     if (!rc) rc = values_read(&st);
+    if (!rc) rc = usage_read(&st);
     if (!rc) rc = intent_split(&st);
     if (!rc) rc = intent_by_names(&st);
     if (!rc) rc = rank_all(&st);

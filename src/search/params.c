@@ -182,6 +182,17 @@ static const search_param_info table[] = {
      "graph fill: weight of how many inputs an endpoint can feed"},
     /* dense */
     {"dense.rrf_k", P(rrf_k), 60, 1, 1000, "reciprocal-rank fusion constant (Cormack et al.)"},
+    {"answer.duplicates", P(answer_duplicates), 1, 0, 1,
+     "1 (prefer-newest): of APIs that are one service (same normalised title or server "
+     "host), an older version's operation the newest also has (method and path shape) is "
+     "left out; 0 (all): every version answers"},
+    /* usage prior */
+    {"usage.weight", P(usage_weight), 0, 0, 0.2,
+     "the usage prior (off at 0; --usage-prior W): an endpoint the ranking scores adds this "
+     "share of the ranking's best score times u / (u + 1), u its decayed reported uses; "
+     "it orders near-ties, it never makes a candidate"},
+    {"usage.half_life", P(usage_half_life), 30, 0, 3650,
+     "days after which a reported use counts half (0: uses never decay)"},
 };
 
 enum { n_table = sizeof table / sizeof table[0] };

@@ -119,6 +119,7 @@ int rank_run(query_state *st, ranking *r, bool fuse_dense)
     if (!rc && r != &st->whole && st->p->intent_context > 0)
         for (size_t i = 0; i < e->n_ops; i++) r->raw[i] += st->p->intent_context * st->whole.raw[i];
     if (!rc) route_weigh(st, r, cover);
+    if (!rc) usage_weigh(st, r);
     free(cover);
     if (rc) return rc;
     r->m = 0;

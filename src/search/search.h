@@ -73,6 +73,9 @@ typedef struct search_params {
     double producer_given_specific; /* 1: "a specific X" gives X */
     double fill_fan_weight;         /* graph fill: inputs an endpoint can feed */
     double rrf_k;                   /* reciprocal-rank fusion constant */
+    double usage_weight;            /* the usage prior: share of the best score (0: off) */
+    double usage_half_life;         /* days after which a reported use counts half */
+    double answer_duplicates;       /* 1: an older version's copy of the newest's is left out */
 } search_params;
 
 /** One entry of the parameter table. */
@@ -111,6 +114,9 @@ typedef struct search_query {
        endpoint rankings; in (0, 1]: w * lexical / best lexical + (1 - w) * cosine. */
     double hybrid_weight;
     const search_params *params; /* NULL: search_params_defaults() */
+    /* the usage prior (params usage.weight > 0): decayed uses per endpoint, read with
+       store_usage_load; NULL: none. Borrowed for the run. */
+    const store_usage *usage;
 } search_query;
 
 typedef enum {

@@ -78,6 +78,7 @@ typedef struct api_name {
 
 struct search_engine {
     store_index *idx;
+    bool *superseded; /* per op: an older version's copy of the newest's (dupes.c); NULL: none */
     const store_operation *ops;
     size_t n_ops;
     const store_api *apis;
@@ -198,6 +199,8 @@ typedef struct query_state {
                              (owner.c, values.c); NULL: none */
     uint32_t *bonus_word; /* per op, the word that earned it */
     double max_raw;       /* best score of the whole ranking */
+    double *usage;        /* per op, its decayed reported uses (usage prior on); NULL: off */
+    double *usage_bonus;  /* per op, what the prior added to the whole ranking's score */
     double *dense;        /* per op, best chunk cosine (SEARCH_NO_DENSE when none); NULL: lexical */
     uint32_t *dense_doc;
     uint32_t *planned; /* primaries of the answer, chosen before composition */
@@ -228,6 +231,14 @@ double lex_idf(const search_engine *e, long term);
    the idf of the terms API a has at all; r->idf_total their sum. */
 int lex_score(query_state *st, ranking *r, double *cover);
 void lex_free(search_engine *e);
+
+/* dupes.c: e->superseded from the groups of duplicate APIs. */
+int dupes_mark(search_engine *e);
+
+/* usage.c: the usage prior. usage_read: st->usage per op (nothing when the prior is off);
+   usage_weigh: after routing, adds the prior to r's scores. */
+int usage_read(query_state *st);
+void usage_weigh(query_state *st, ranking *r);
 
 /* query.c: reading the task into words, term occurrences and signals */
 int query_read(query_state *st);

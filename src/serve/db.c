@@ -20,6 +20,7 @@ struct serve_db {
     bool failing;               /* the last reload failed: say so once, not at every check */
     serve_search_config search; /* every snapshot's engine queries this way */
     pthread_mutex_t embed_lock; /* one provider, shared by the engines of all snapshots */
+    serve_usage_cache *usage;   /* the usage prior's uses (usage.c); NULL: off */
 };
 
 static void snapshot_free(serve_snapshot *s)
@@ -163,6 +164,9 @@ int serve_db_open_search(const char *path, double check_interval_s, const serve_
     atomic_init(&db->reloads, 0);
     atomic_init(&db->reload_failures, 0);
     int rc = snapshot_open(db, &db->current, err);
+    if (!rc && cfg && cfg->params && cfg->params->usage_weight > 0 &&
+        !(db->usage = serve_usage_cache_new(path, cfg->params)))
+        rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
     if (rc) {
         serve_db_close(db);
         return rc;
@@ -176,6 +180,7 @@ void serve_db_close(serve_db *db)
 {
     if (!db) return;
     serve_snapshot_release(db->current);
+    serve_usage_cache_free(db->usage);
     pthread_mutex_destroy(&db->lock);
     pthread_mutex_destroy(&db->reload_lock);
     pthread_mutex_destroy(&db->embed_lock);
@@ -275,4 +280,9 @@ search_engine *serve_snapshot_engine(const serve_snapshot *snap)
 const store_info *serve_snapshot_info(const serve_snapshot *snap)
 {
     return &snap->info;
+}
+
+serve_usage_cache *serve_db_usage(serve_db *db)
+{
+    return db->usage;
 }

@@ -225,6 +225,7 @@ static serve_route route_of(const char *url)
     if (!strcmp(url, "/v1/ask")) return ROUTE_ASK;
     if (!strcmp(url, "/v1/tools")) return ROUTE_TOOLS;
     if (!strcmp(url, "/v1/match")) return ROUTE_MATCH;
+    if (!strcmp(url, "/v1/feedback")) return ROUTE_FEEDBACK;
     if (!strcmp(url, "/healthz")) return ROUTE_HEALTHZ;
     if (!strcmp(url, "/metrics")) return ROUTE_METRICS;
     if (!strcmp(url, "/openapi.json")) return ROUTE_OPENAPI;
@@ -237,6 +238,7 @@ static const char *allowed_methods(serve_route r)
     switch (r) {
     case ROUTE_ASK:
     case ROUTE_MATCH:
+    case ROUTE_FEEDBACK:
         return "POST";
     case ROUTE_MCP:
         return "POST, DELETE";
@@ -252,7 +254,8 @@ static bool method_allowed(serve_route r, const char *m)
     const char *allow = allowed_methods(r);
     if (!allow) return true;         /* unknown route: 404 comes first */
     if (r == ROUTE_MCP) return true; /* the MCP transport answers 405 itself (GET included) */
-    if (r == ROUTE_ASK || r == ROUTE_MATCH) return !strcmp(m, "POST");
+    if (r == ROUTE_ASK || r == ROUTE_MATCH || r == ROUTE_FEEDBACK) return !strcmp(m, "POST");
+    if (r == ROUTE_ASK || r == ROUTE_FEEDBACK) return !strcmp(m, "POST");
     return !strcmp(m, "GET") || !strcmp(m, "HEAD");
 }
 
@@ -450,6 +453,23 @@ static bool is_json_type(const char *ct)
     if (!ct) return false;
     size_t n = strcspn(ct, "; \t");
     return n == 16 && !strncasecmp(ct, "application/json", 16);
+}
+
+/* POST /v1/feedback: the endpoints a caller used for a task (usage.c does the work) */
+static enum MHD_Result route_feedback(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
+{
+    if (!is_json_type(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type")))
+        return respond_error(h, conn, rq, 415, "the body must be application/json", NULL);
+    struct json_object *body = serve_json_object_parse(rq->body.data, rq->body.len);
+    if (!body) return respond_error(h, conn, rq, 400, "the body must be a JSON object", NULL);
+    apidex_error err;
+    core_error_clear(&err);
+    struct json_object *obj = NULL;
+    serve_snapshot *snap = serve_db_acquire(h->db);
+    int rc = serve_query_feedback(snap, body, &obj, &err);
+    serve_snapshot_release(snap);
+    json_object_put(body);
+    return respond_query(h, conn, rq, rc, obj, &err);
 }
 
 static enum MHD_Result route_ask(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
@@ -938,6 +958,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return route_ui(h, conn, rq, url);
     case ROUTE_MATCH:
         return route_match(h, conn, rq);
+    case ROUTE_FEEDBACK:
+        return route_feedback(h, conn, rq);
     default:
         return respond_error(h, conn, rq, 404, "no such route", NULL);
     }

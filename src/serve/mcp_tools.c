@@ -1,6 +1,6 @@
 /*
  * The MCP tools (search_endpoints, get_endpoint, list_apis, ask_api,
- * get_tool_definitions, match_spec) and resources (apidex://apis/{api},
+ * get_tool_definitions, match_spec, report_usage) and resources (apidex://apis/{api},
  * apidex://endpoints/{id}): their schemas,
  * argument checks, and results shaped for each protocol revision.
  */
@@ -195,6 +195,25 @@ static const tool_def tool_defs[] = {
      "\"method\",\"path\"]}}},\"required\":[\"tools\",\"calls\"]}"},
     {"match_spec", "Match an OpenAPI document", serve_match_tool_description,
      serve_match_tool_input, serve_match_tool_output},
+    /* a tool of its own, not a search parameter: a use is known after the calls, and
+       search stays read-only */
+    {"report_usage", "Report the endpoints used",
+     "Tell apidex which endpoints you actually called to accomplish a task (after the "
+     "calls, the ones that did the job). apidex keeps the counts beside its index; searches "
+     "of a server started with --usage-prior weigh them a little, so endpoints that work "
+     "for tasks like yours come first among near-equal matches. Give endpoint ids from "
+     "search_endpoints, or `METHOD /path` with api.",
+     "{\"type\":\"object\",\"properties\":{"
+     "\"endpoints\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"minItems\":1,"
+     "\"maxItems\":256,\"description\":\"Endpoint ids (or METHOD /path with api) you "
+     "used\"},"
+     "\"api\":{\"type\":\"string\",\"description\":\"The API of METHOD /path "
+     "endpoints\"},"
+     "\"task\":{\"type\":\"string\",\"maxLength\":4000,\"description\":\"The task they "
+     "were used for\"}},"
+     "\"required\":[\"endpoints\"],\"additionalProperties\":false}",
+     "{\"type\":\"object\",\"properties\":{\"recorded\":{\"type\":\"integer\"}},"
+     "\"required\":[\"recorded\"]}"},
 };
 
 enum { N_TOOLS = sizeof tool_defs / sizeof tool_defs[0] };
@@ -216,13 +235,14 @@ struct json_object *mcp_tools_list(const mcp_rev_info *rev)
         serve_jadd(o, "description", json_object_new_string(t->description));
         serve_jadd(o, "inputSchema", parse_static(t->input_schema));
         if (rev->structured) serve_jadd(o, "outputSchema", parse_static(t->output_schema));
+        bool writes = !strcmp(t->name, "report_usage"); /* records: not read-only */
         if (rev->tool_annotations) {
             struct json_object *an = json_object_new_object();
             if (an) {
                 serve_jadd(an, "title", json_object_new_string(t->title));
-                serve_jadd(an, "readOnlyHint", json_object_new_boolean(1));
+                serve_jadd(an, "readOnlyHint", json_object_new_boolean(!writes));
                 serve_jadd(an, "destructiveHint", json_object_new_boolean(0));
-                serve_jadd(an, "idempotentHint", json_object_new_boolean(1));
+                serve_jadd(an, "idempotentHint", json_object_new_boolean(!writes));
                 serve_jadd(an, "openWorldHint", json_object_new_boolean(0));
             }
             serve_jadd(o, "annotations", an);
@@ -571,6 +591,17 @@ static int call_match(mcp_server *srv, serve_snapshot *snap, const mcp_rev_info 
     return query_outcome(rev, rc, obj, &qerr, result, e);
 }
 
+static int call_feedback(mcp_server *srv, serve_snapshot *snap, const mcp_rev_info *rev,
+                         struct json_object *args, struct json_object **result, mcp_error *e)
+{
+    (void)srv;
+    struct json_object *obj = NULL;
+    apidex_error qerr;
+    core_error_clear(&qerr);
+    int rc = serve_query_feedback(snap, args, &obj, &qerr);
+    return query_outcome(rev, rc, obj, &qerr, result, e);
+}
+
 int mcp_tools_call(mcp_server *srv, const mcp_rev_info *rev, struct json_object *params,
                    struct json_object **result, mcp_error *e)
 {
@@ -590,7 +621,9 @@ int mcp_tools_call(mcp_server *srv, const mcp_rev_info *rev, struct json_object 
                  {"list_apis", call_apis},
                  {"ask_api", call_ask},
                  {"get_tool_definitions", call_tooldefs},
-                 {"match_spec", call_match}};
+                 {"match_spec", call_match},
+
+                 {"report_usage", call_feedback}};
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (strcmp(name, table[i].name)) continue;
         struct json_object *empty = NULL;

@@ -293,8 +293,14 @@ int serve_query_search(serve_snapshot *snap, const serve_search_args *a, struct 
                       .include_deprecated = a->include_deprecated,
                       .mode = serve_db_search(snap->db)->mode,
                       .hybrid_weight = serve_db_search(snap->db)->hybrid_weight};
+    serve_usage_cache *uc = serve_db_usage(snap->db);
+    serve_usage_set *us = uc ? serve_usage_acquire(uc) : NULL;
+    q.params = uc ? serve_usage_params(uc) : serve_db_search(snap->db)->params;
+    q.usage = serve_usage_of(us);
     search_result *res = NULL;
-    if ((rc = search_engine_run(snap->eng, &q, &res, err)) != 0) return rc;
+    rc = search_engine_run(snap->eng, &q, &res, err);
+    serve_usage_release(us);
+    if (rc) return rc;
     struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
     bool ok = o && arr;
     for (size_t i = 0; ok && i < res->n_hits; i++) {

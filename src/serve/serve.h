@@ -59,6 +59,9 @@ typedef struct serve_search_config {
     double hybrid_weight;            /* search_query.hybrid_weight (0 = rank fusion) */
     struct embed_provider *embedder; /* dense and hybrid: the provider the index's vectors
                                         were built with; not owned, outlives the db */
+    const search_params *params;     /* every search's parameters (NULL: the defaults);
+                                        usage_weight > 0: reported uses are weighed; not
+                                        owned, outlives the db */
 } serve_search_config;
 /**
  * serve_db_open, searching as cfg says (NULL: lexical). A dense or hybrid mode is tried

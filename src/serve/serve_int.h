@@ -29,6 +29,35 @@ struct serve_snapshot {
     size_t *op_prod_off, *op_prod; /* indexes into edges */
 };
 
+/* ---------------------------------------------------------------- usage prior (usage.c) */
+
+/** The reported uses a server's searches weigh, read again when the sidecar changes. */
+typedef struct serve_usage_cache serve_usage_cache;
+/** One read of them, shared by the searches that hold a reference. */
+typedef struct serve_usage_set serve_usage_set;
+/** For the index at db_path, searching with params (copied; usage_weight > 0); NULL on OOM. */
+serve_usage_cache *serve_usage_cache_new(const char *db_path, const search_params *params);
+/** NULL is a no-op. */
+void serve_usage_cache_free(serve_usage_cache *c);
+/** The search parameters it was made with. */
+const search_params *serve_usage_params(const serve_usage_cache *c);
+/** The current set, read again first when the sidecar changed; NULL when none could be
+    read. Release it with serve_usage_release. Thread-safe. */
+serve_usage_set *serve_usage_acquire(serve_usage_cache *c);
+const store_usage *serve_usage_of(const serve_usage_set *s);
+void serve_usage_release(serve_usage_set *s);
+/** A JSON object from text (strict, UTF-8, nothing after it), or NULL. */
+struct json_object *serve_json_object_parse(const char *text, size_t len);
+/** The cache of the db (NULL when the server weighs no uses: db.c). */
+serve_usage_cache *serve_db_usage(serve_db *db);
+/**
+ * Feedback (POST /v1/feedback, MCP report_usage): args {"endpoints": [id or "METHOD
+ * /path", ...], "api": A, "task": T} resolved and recorded (store_usage_feedback);
+ * *out {"recorded": n}. APIDEX_EINVAL bad arguments, APIDEX_ENOTFOUND an unknown endpoint.
+ */
+int serve_query_feedback(serve_snapshot *snap, struct json_object *args, struct json_object **out,
+                         apidex_error *err);
+
 /* ---------------------------------------------------------------- JSON helpers (query.c) */
 
 /** A JSON string of s, or JSON null (NULL) when s is NULL. */
@@ -193,6 +222,7 @@ typedef enum {
     ROUTE_PAGE,    /* the web page and its assets (ui_page.c): no token needed */
     ROUTE_UI_DATA, /* what the page reads besides the JSON API (ui_api.c) */
     ROUTE_MATCH,
+    ROUTE_FEEDBACK,
     ROUTE_OTHER,
     ROUTE_COUNT
 } serve_route;

@@ -546,4 +546,103 @@ int store_build(const char *db_path, spec_registry *reg, const store_build_optio
 int store_strategy_parse(const char *spec, struct chunk_options *out, core_buf *canon,
                          apidex_error *err);
 
+/* ---------------------------------------------------------------- usage sidecar (usage.c) */
+
+/** One reported use of an endpoint. Borrowed strings. */
+typedef struct store_usage_use {
+    const char *api, *method, *path;
+} store_usage_use;
+
+/** The uses of one endpoint, decayed to the time the set was read. */
+typedef struct store_usage_entry {
+    const char *api, *method;
+    const char *shape; /* the path with every {parameter} as {}: store_path_shape */
+    double count;      /* sum over the uses of 2^(-age / half-life) */
+    size_t uses;       /* uses recorded (undecayed) */
+} store_usage_entry;
+
+/** Decayed uses per endpoint, sorted by (api, method, shape). */
+typedef struct store_usage {
+    store_usage_entry *entries;
+    size_t n;
+    core_arena *arena;
+} store_usage;
+
+/** path with every "{...}" as "{}" ("/pets/{petId}" -> "/pets/{}"), into out (reset first). */
+void store_path_shape(const char *path, core_buf *out);
+/** The usage sidecar of an index: db_path + ".usage", into out (reset first). */
+int store_usage_path(const char *db_path, core_buf *out);
+/**
+ * Records one use of each endpoint (at time now, seconds since the epoch; task may be
+ * NULL) in the sidecar of db_path, made when absent. One transaction; safe beside other
+ * writers (WAL, a busy timeout). APIDEX_EIO when the file cannot be written.
+ */
+int store_usage_record(const char *db_path, const store_usage_use *uses, size_t n, const char *task,
+                       double now, apidex_error *err);
+/**
+ * Reads the sidecar of db_path, each use decayed by its age at now (half_life_s <= 0: no
+ * decay). No sidecar: an empty set. *out: store_usage_free.
+ */
+int store_usage_load(const char *db_path, double half_life_s, double now, store_usage **out,
+                     apidex_error *err);
+/** A set made in memory (counts[i] for uses[i]; NULL: 1 each; a repeated key adds up). */
+int store_usage_from(const store_usage_use *uses, const double *counts, size_t n,
+                     store_usage **out);
+/** The entry of an endpoint (shape: store_path_shape of its path), or NULL. */
+const store_usage_entry *store_usage_find(const store_usage *u, const char *api, const char *method,
+                                          const char *shape);
+/** NULL is a no-op. */
+void store_usage_free(store_usage *u);
+
+/* ---------------------------------------------------------------- duplicate services (dupes.c) */
+
+/** APIs that are one service: indexes into the API array, newest first. */
+typedef struct store_dup_group {
+    size_t *apis;
+    size_t n; /* at least 2 */
+} store_dup_group;
+
+typedef struct store_dups {
+    store_dup_group *groups;
+    size_t n;
+    size_t *group_of; /* per API: its group, or SIZE_MAX */
+} store_dups;
+
+/**
+ * The groups of APIs that are the same service: the same normalised title
+ * (store_title_norm), or the same host of the first server (store_server_host) with shared
+ * endpoints (method and path shape: at least one and a fifth of the smaller API's; ops:
+ * every API's operations), closed transitively; newest first by store_version_cmp of
+ * info.version, then the document's modification time, then the later index.
+ * *out: store_dups_free.
+ */
+int store_duplicates(const store_api *apis, size_t n, const store_operation *ops, size_t n_ops,
+                     store_dups **out);
+/** NULL is a no-op. */
+void store_dups_free(store_dups *d);
+/** Semver-ish: numbers compare as numbers, a leading v is ignored, a pre-release tail is
+    older (1.0.0-beta < 1.0.0 < 1.0.1), an empty version is the oldest. <0, 0, >0. */
+int store_version_cmp(const char *a, const char *b);
+/** A title's words, lower case, without punctuation and version words ("Petstore API v2"
+    -> "petstore api"), into out (reset first). */
+void store_title_norm(const char *title, core_buf *out);
+/** The host of a server URL, lower case, without "www." (empty for a templated or local
+    host), into out (reset first). */
+void store_server_host(const char *url, core_buf *out);
+/**
+ * The operation an endpoint names (usage_feedback.c): an operation id, or "METHOD /path"
+ * (placeholders by position) in api (NULL: any API; exactly one may have it). *out: its
+ * index into ops. APIDEX_ENOTFOUND naming the closest endpoints; APIDEX_EINVAL when several
+ * APIs have it.
+ */
+int store_usage_resolve(const store_operation *ops, size_t n, const char *what, const char *api,
+                        long *out, apidex_error *err);
+/**
+ * Resolves every endpoint (store_usage_resolve; api: an id, alias or title, or NULL) and,
+ * when all resolve, records one use of each in the sidecar of db_path (store_usage_record,
+ * now). Nothing is recorded when one fails.
+ */
+int store_usage_feedback(const char *db_path, store_index *idx, const char *const *endpoints,
+                         size_t n, const char *api, const char *task, apidex_error *err);
+
 #endif /* APIDEX_STORE_H */

@@ -36,7 +36,7 @@ check() { # name, file, expected substring
   else echo "ok inspector $1"; fi
 }
 inspect --method tools/list > "$tmp/i_tools.json"
-for t in search_endpoints get_endpoint list_apis ask_api get_tool_definitions; do check "tools/list $t" "$tmp/i_tools.json" "\"name\": \"$t\""; done
+for t in search_endpoints get_endpoint list_apis ask_api get_tool_definitions report_usage; do check "tools/list $t" "$tmp/i_tools.json" "\"name\": \"$t\""; done
 inspect --method tools/call --tool-name search_endpoints --tool-arg "task=$task" adaptive=true > "$tmp/i_search.json"
 check "search_endpoints" "$tmp/i_search.json" '"id": "open-weather-station:getForecast"'
 inspect --method tools/call --tool-name get_endpoint --tool-arg id=open-weather-station:getForecast > "$tmp/i_endpoint.json"

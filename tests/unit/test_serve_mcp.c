@@ -121,9 +121,9 @@ static void test_tool_shapes_per_revision(void **state)
         struct json_object *o =
             io(f, &st, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
         struct json_object *tools = sv_at(o, "result.tools");
-        assert_int_equal(json_object_array_length(tools), 6);
-        const char *names[] = {"search_endpoints", "get_endpoint",         "list_apis",
-                               "ask_api",          "get_tool_definitions", "match_spec"};
+        assert_int_equal(json_object_array_length(tools), 7);
+        const char *names[] = {"search_endpoints",     "get_endpoint", "list_apis",   "ask_api",
+                               "get_tool_definitions", "match_spec",   "report_usage"};
         for (size_t i = 0; i < 6; i++) {
             struct json_object *t = json_object_array_get_idx(tools, i);
             assert_string_equal(sv_str(t, "name"), names[i]);
@@ -171,7 +171,7 @@ static void test_modern_requests(void **state)
     o = io(f, &st,
            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{" MODERN "}}");
     assert_string_equal(sv_str(o, "result.resultType"), "complete");
-    assert_int_equal(json_object_array_length(sv_at(o, "result.tools")), 6);
+    assert_int_equal(json_object_array_length(sv_at(o, "result.tools")), 7);
     assert_non_null(sv_at(o, "result.tools.0.outputSchema"));
     assert_non_null(sv_at(o, "result.ttlMs"));
     json_object_put(o);

@@ -72,13 +72,13 @@ async function check(v) {
   assert.match(client.getInstructions() ?? '', /search_endpoints/);
   if (transport === 'http') assert.equal(Boolean(t.sessionId), v.revision < '2026-07-28', 'sessions only in the 2025 era');
 
-  // Tools: the five, with schemas, annotations and output schemas.
+  // Tools: the six, with schemas, annotations and output schemas (report_usage records).
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((x) => x.name), ['search_endpoints', 'get_endpoint', 'list_apis', 'ask_api', 'get_tool_definitions', 'match_spec']);
+  assert.deepEqual(tools.map((x) => x.name), ['search_endpoints', 'get_endpoint', 'list_apis', 'ask_api', 'get_tool_definitions', 'match_spec', 'report_usage']);
   for (const tool of tools) {
     assert.equal(tool.inputSchema.type, 'object');
     assert.ok(tool.outputSchema, `${tool.name} has an output schema`);
-    assert.equal(tool.annotations.readOnlyHint, true);
+    assert.equal(tool.annotations.readOnlyHint, tool.name !== 'report_usage');
     assert.ok(tool.description.length > 80);
   }
   assert.deepEqual(tools[0].inputSchema.required, ['task']);

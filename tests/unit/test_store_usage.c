@@ -1,0 +1,174 @@
+/* The usage sidecar (src/store/usage.c, usage_feedback.c): path shapes, recording and
+ * reading with decay, a rebuild of the index keeps it, writers at once lose nothing, and
+ * endpoints resolve (or name the closest). */
+#include "testutil.h"
+
+#include "spec/spec.h"
+#include "store/store.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char *build_index(const char *dir, const char *spec)
+{
+    char *db = tu_path(dir, "index.db");
+    apidex_error err;
+    core_error_clear(&err);
+    spec_registry *reg = NULL;
+    assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
+    char *p = tu_path(tu_source_dir(), spec);
+    assert_int_equal(spec_registry_add(reg, p, &err), 0);
+    free(p);
+    store_build_options bo = {.full = true};
+    if (store_build(db, reg, &bo, NULL, &err)) fail_msg("store_build: %s", err.message);
+    spec_registry_free(reg);
+    return db;
+}
+
+static void test_path_shape(void **state)
+{
+    (void)state;
+    core_buf b;
+    core_buf_init(&b, 0);
+    store_path_shape("/pets/{petId}/toys/{toy}", &b);
+    assert_string_equal(b.data, "/pets/{}/toys/{}");
+    store_path_shape("/a/{unclosed", &b);
+    assert_string_equal(b.data, "/a/{unclosed");
+    store_path_shape("", &b);
+    assert_string_equal(b.data, "");
+    core_buf_free(&b);
+}
+
+static void test_record_and_decay(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir();
+    char *db = tu_path(dir, "x.db"); /* no index needed to record */
+    apidex_error err;
+    store_usage_use u[] = {{"api", "GET", "/pets/{petId}"}, {"api", "POST", "/pets"}};
+    double day = 86400;
+    assert_int_equal(store_usage_record(db, u, 2, "task one", 1000 * day, &err), 0);
+    assert_int_equal(store_usage_record(db, u, 1, NULL, 1030 * day, &err), 0);
+    store_usage *s = NULL;
+    assert_int_equal(store_usage_load(db, 30 * day, 1030 * day, &s, &err), 0);
+    assert_int_equal(s->n, 2);
+    /* another parameter name: the same endpoint */
+    const store_usage_entry *e = store_usage_find(s, "api", "GET", "/pets/{}");
+    assert_non_null(e);
+    assert_int_equal(e->uses, 2);
+    assert_true(fabs(e->count - 1.5) < 1e-9); /* one now, one a half-life ago */
+    e = store_usage_find(s, "api", "POST", "/pets");
+    assert_true(fabs(e->count - 0.5) < 1e-9);
+    assert_null(store_usage_find(s, "api", "DELETE", "/pets"));
+    store_usage_free(s);
+    /* no decay */
+    assert_int_equal(store_usage_load(db, 0, 1030 * day, &s, &err), 0);
+    assert_true(fabs(store_usage_find(s, "api", "GET", "/pets/{}")->count - 2) < 1e-9);
+    store_usage_free(s);
+    /* no sidecar: an empty set */
+    char *other = tu_path(dir, "none.db");
+    assert_int_equal(store_usage_load(other, 1, 0, &s, &err), 0);
+    assert_int_equal(s->n, 0);
+    store_usage_free(s);
+    free(other);
+    tu_rmtree(dir);
+    free(db);
+    free(dir);
+}
+
+static void test_concurrent_writers_lose_nothing(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir();
+    char *db = tu_path(dir, "x.db");
+    enum { WRITERS = 4, EACH = 25 };
+    pid_t kids[WRITERS];
+    for (int w = 0; w < WRITERS; w++) {
+        kids[w] = fork();
+        assert_true(kids[w] >= 0);
+        if (kids[w] == 0) {
+            apidex_error err;
+            store_usage_use u = {"api", "GET", "/things"};
+            for (int i = 0; i < EACH; i++)
+                if (store_usage_record(db, &u, 1, "t", 100.0, &err)) _exit(1);
+            _exit(0);
+        }
+    }
+    for (int w = 0; w < WRITERS; w++) {
+        int status = 0;
+        waitpid(kids[w], &status, 0);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    store_usage *s = NULL;
+    apidex_error err;
+    assert_int_equal(store_usage_load(db, 0, 100.0, &s, &err), 0);
+    assert_int_equal(store_usage_find(s, "api", "GET", "/things")->uses, WRITERS * EACH);
+    store_usage_free(s);
+    tu_rmtree(dir);
+    free(db);
+    free(dir);
+}
+
+static void test_feedback_resolves_and_survives_rebuild(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir();
+    char *db = build_index(dir, "tests/data/store/petstore.yaml");
+    apidex_error err;
+    store_index *idx = NULL;
+    assert_int_equal(store_open(db, true, &idx, &err), 0);
+    const char *ok[] = {"pet-store:showPetById", "post /pets", "GET /pets/{other}"};
+    assert_int_equal(store_usage_feedback(db, idx, ok, 3, NULL, "a task", &err), 0);
+    /* an unknown endpoint: nothing recorded, the closest named */
+    const char *bad[] = {"pet-store:listPets", "GET /pet/{id}"};
+    assert_int_equal(store_usage_feedback(db, idx, bad, 2, NULL, NULL, &err), APIDEX_ENOTFOUND);
+    assert_non_null(strstr(err.message, "no endpoint 'GET /pet/{id}'"));
+    assert_non_null(strstr(err.message, "closest: 'pet-store:showPetById'"));
+    const char *unknown_api[] = {"GET /pets"};
+    assert_int_equal(store_usage_feedback(db, idx, unknown_api, 1, "nope", NULL, &err),
+                     APIDEX_ENOTFOUND);
+    store_close(idx);
+    /* the index is rebuilt (a new file renamed over it): the uses stay */
+    free(build_index(dir, "tests/data/store/petstore.yaml"));
+    store_usage *s = NULL;
+    assert_int_equal(store_usage_load(db, 0, 0, &s, &err), 0);
+    assert_int_equal(s->n, 2);
+    assert_int_equal(store_usage_find(s, "pet-store", "GET", "/pets/{}")->uses, 2);
+    assert_int_equal(store_usage_find(s, "pet-store", "POST", "/pets")->uses, 1);
+    assert_null(store_usage_find(s, "pet-store", "GET", "/pets"));
+    store_usage_free(s);
+    tu_rmtree(dir);
+    free(db);
+    free(dir);
+}
+
+static void test_resolve_ambiguous_method_path(void **state)
+{
+    (void)state;
+    store_operation ops[2] = {{.id = "a:getX", .api = "a", .method = "GET", .path = "/x"},
+                              {.id = "b:getX", .api = "b", .method = "GET", .path = "/x"}};
+    long oi = -1;
+    apidex_error err;
+    assert_int_equal(store_usage_resolve(ops, 2, "GET /x", NULL, &oi, &err), APIDEX_EINVAL);
+    assert_non_null(strstr(err.message, "'GET /x' is in 2 APIs"));
+    assert_int_equal(store_usage_resolve(ops, 2, "GET /x", "b", &oi, &err), 0);
+    assert_int_equal(oi, 1);
+    assert_int_equal(store_usage_resolve(ops, 2, "a:getX", NULL, &oi, &err), 0);
+    assert_int_equal(oi, 0);
+    assert_int_equal(store_usage_resolve(ops, 2, "", NULL, &oi, &err), APIDEX_EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_path_shape),
+        cmocka_unit_test(test_record_and_decay),
+        cmocka_unit_test(test_concurrent_writers_lose_nothing),
+        cmocka_unit_test(test_feedback_resolves_and_survives_rebuild),
+        cmocka_unit_test(test_resolve_ambiguous_method_path),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
