@@ -202,7 +202,7 @@ static struct json_object *parse_static(const char *text)
     return json_tokener_parse(text);
 }
 
-struct json_object *mcp_tools_list(const mcp_rev_info *rev)
+struct json_object *mcp_tools_list(const mcp_server *srv, const mcp_rev_info *rev)
 {
     struct json_object *arr = json_object_new_array();
     for (size_t i = 0; arr && i < N_TOOLS; i++) {
@@ -227,6 +227,7 @@ struct json_object *mcp_tools_list(const mcp_rev_info *rev)
         }
         json_object_array_add(arr, o);
     }
+    if (arr && srv && srv->calls) json_object_array_add(arr, mcp_call_tool(rev, srv->calls));
     return arr;
 }
 
@@ -534,6 +535,17 @@ static int call_tooldefs(mcp_server *srv, serve_snapshot *snap, const mcp_rev_in
     return query_outcome(rev, rc, obj, &qerr, result, e);
 }
 
+/* call_endpoint (call.c): listed and callable only when the server allows calls. */
+static int call_call(mcp_server *srv, serve_snapshot *snap, const mcp_rev_info *rev,
+                     struct json_object *args, struct json_object **result, mcp_error *e)
+{
+    struct json_object *obj = NULL;
+    apidex_error qerr;
+    core_error_clear(&qerr);
+    int rc = serve_query_call(snap, srv->calls, args, &obj, &qerr);
+    return query_outcome(rev, rc, obj, &qerr, result, e);
+}
+
 int mcp_tools_call(mcp_server *srv, const mcp_rev_info *rev, struct json_object *params,
                    struct json_object **result, mcp_error *e)
 {
@@ -552,9 +564,14 @@ int mcp_tools_call(mcp_server *srv, const mcp_rev_info *rev, struct json_object 
                  {"get_endpoint", call_endpoint},
                  {"list_apis", call_apis},
                  {"ask_api", call_ask},
-                 {"get_tool_definitions", call_tooldefs}};
+                 {"get_tool_definitions", call_tooldefs},
+                 {"call_endpoint", call_call}};
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (strcmp(name, table[i].name)) continue;
+        if (table[i].fn == call_call && !srv->calls)
+            return mcp_fail(e, JRPC_INVALID_PARAMS,
+                            "Unknown tool: call_endpoint (calls are off: start the server "
+                            "with --allow-calls)");
         struct json_object *empty = NULL;
         if (!args) args = empty = json_object_new_object();
         if (!args) return mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");
