@@ -272,8 +272,8 @@ int cli_serve_calls_open(cli_serve_calls *c, serve_call_config *cfg, apidex_erro
 {
     memset(cfg, 0, sizeof *cfg);
     c->oauth = NULL;
-    bool rules = c->allow_write || c->allow_private || c->n_hosts || c->n_addresses ||
-                 c->timeout_ms;
+    bool rules =
+        c->allow_write || c->allow_private || c->n_hosts || c->n_addresses || c->timeout_ms;
     if (!c->allow_calls)
         return rules ? core_error_set(err, APIDEX_EINVAL,
                                       "--allow-write, --allow-private, --allow-host, "

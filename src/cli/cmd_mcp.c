@@ -41,8 +41,7 @@ static void mcp_usage(FILE *out)
         "%s\nEmbedding (with --mode dense|hybrid: the model the index was built with):\n%s%s",
         mcp_supported_revisions[0], mcp_supported_revisions[1], mcp_supported_revisions[2],
         mcp_supported_revisions[3], mcp_supported_revisions[4], cli_serve_calls_help(),
-        cli_embed_flags_help(),
-        cli_llm_flags_help());
+        cli_embed_flags_help(), cli_llm_flags_help());
 }
 
 int cli_cmd_mcp(int argc, char **argv)
@@ -112,12 +111,11 @@ int cli_cmd_mcp(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     static const char *const modes[] = {"lexical", "dense", "hybrid"};
     fprintf(stderr, "apidex mcp: serving %s on stdio; search: %s%s%s; ask_api: %s%s; calls: %s\n",
-            db_path,
-            modes[search.mode % 3], search.embedder ? " with " : "",
+            db_path, modes[search.mode % 3], search.embedder ? " with " : "",
             search.embedder ? embed_provider_model_id(search.embedder) : "",
             llm ? "answers with " : "context only (no LLM configured)",
             llm ? agent_llm_get_config(llm)->model : "",
-            !calls.allow_calls ? "off"
+            !calls.allow_calls  ? "off"
             : calls.allow_write ? "on, every method"
                                 : "on, read-only");
     rc = mcp_serve_stdio(srv, STDIN_FILENO, STDOUT_FILENO, 4u << 20, &mcp_stop);

@@ -266,7 +266,7 @@ int cli_cmd_serve(int argc, char **argv)
             search.embedder ? embed_provider_model_id(search.embedder) : "",
             llm ? "answers with " : "context only (no LLM configured)",
             llm ? agent_llm_get_config(llm)->model : "",
-            !calls.allow_calls ? "off"
+            !calls.allow_calls  ? "off"
             : calls.allow_write ? "on, every method"
                                 : "on, read-only");
     if (port_file) {

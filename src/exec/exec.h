@@ -202,8 +202,7 @@ int exec_select(struct json_object *v, const char *expr, struct json_object **ou
 int exec_api_reload(const char *api_id, const char *document, spec_registry **reg,
                     const spec_api **api, apidex_error *err);
 /** The operation of api with this method and path template, or NULL (the document changed). */
-const spec_operation *exec_api_operation(const spec_api *api, const char *method,
-                                         const char *path);
+const spec_operation *exec_api_operation(const spec_api *api, const char *method, const char *path);
 /** params ({name: value}) as exec_build's "name=value" inputs (array and strings in a; *n of
     them): strings as they are, other values as JSON, null left out. NULL on OOM. */
 const char **exec_params_from_json(core_arena *a, struct json_object *params, size_t *n);

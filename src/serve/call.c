@@ -174,8 +174,7 @@ static int parse_args(struct json_object *args, call_args *a, apidex_error *err)
 }
 
 /* The operation endpoint names: "METHOD /path" (with api), else an id. */
-static int find_operation(serve_snapshot *snap, const call_args *a, long *found,
-                          apidex_error *err)
+static int find_operation(serve_snapshot *snap, const call_args *a, long *found, apidex_error *err)
 {
     const char *e = a->endpoint;
     size_t m = 0;

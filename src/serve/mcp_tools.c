@@ -2,7 +2,8 @@
  * The MCP tools (search_endpoints, get_endpoint, list_apis, ask_api,
  * get_tool_definitions) and resources (apidex://apis/{api},
  * apidex://endpoints/{id}): their schemas,
- * argument checks, and results shaped for each protocol revision.
+ * argument checks, and results shaped for each protocol revision; call_endpoint's
+ * definition and query live in call.c (listed only when the server allows calls).
  */
 #include "serve/serve_int.h"
 

@@ -251,10 +251,10 @@ char *serve_json_dump(struct json_object *obj, size_t *len);
 typedef struct mcp_server mcp_server;
 
 typedef struct mcp_server_options {
-    bool private_cache;    /* cacheScope "private" (set when requests are authenticated) */
-    struct agent_llm *llm; /* ask_api answers with it (borrowed); NULL = context only */
-    size_t max_sessions;   /* HTTP 2025-era sessions kept at once (0 = 1024) */
-    double session_idle_s; /* an idle session expires after this (0 = 3600 s) */
+    bool private_cache;             /* cacheScope "private" (set when requests are authenticated) */
+    struct agent_llm *llm;          /* ask_api answers with it (borrowed); NULL = context only */
+    size_t max_sessions;            /* HTTP 2025-era sessions kept at once (0 = 1024) */
+    double session_idle_s;          /* an idle session expires after this (0 = 3600 s) */
     const serve_call_config *calls; /* call_endpoint (borrowed); NULL or not enabled: no tool */
 } mcp_server_options;
 
