@@ -279,22 +279,18 @@ int cli_serve_calls_open(cli_serve_calls *c, serve_call_config *cfg, apidex_erro
                                       "--allow-write, --allow-private, --allow-host, "
                                       "--allow-address and --call-timeout go with --allow-calls")
                      : 0;
-    /* OAuth2 token requests follow the calls' address rules; tokens stay in memory */
-    exec_policy op = {.allow_private = c->allow_private,
-                      .allowed_addresses = c->addresses,
-                      .n_allowed_addresses = c->n_addresses,
-                      .timeout_ms = c->timeout_ms};
-    int rc = exec_oauth_new(&op, NULL, &c->oauth, err);
+    exec_policy p = {.allow_write = c->allow_write,
+                     .allow_private = c->allow_private,
+                     .allowed_hosts = c->hosts,
+                     .n_allowed_hosts = c->n_hosts,
+                     .allowed_addresses = c->addresses,
+                     .n_allowed_addresses = c->n_addresses,
+                     .timeout_ms = c->timeout_ms};
+    /* OAuth2 token requests follow the calls' address rules (exec_oauth_new adds POST and
+       the token host); tokens stay in memory */
+    int rc = exec_oauth_new(&p, NULL, &c->oauth, err);
     if (rc) return rc;
-    *cfg = (serve_call_config){.enabled = true,
-                               .allow_write = c->allow_write,
-                               .allow_private = c->allow_private,
-                               .hosts = c->hosts,
-                               .n_hosts = c->n_hosts,
-                               .addresses = c->addresses,
-                               .n_addresses = c->n_addresses,
-                               .timeout_ms = c->timeout_ms,
-                               .oauth = c->oauth};
+    *cfg = (serve_call_config){.enabled = true, .policy = p, .oauth = c->oauth};
     return 0;
 }
 

@@ -77,7 +77,7 @@ struct json_object *mcp_call_tool(const mcp_rev_info *rev, const serve_call_conf
         struct json_object *an = json_object_new_object();
         if (an) {
             /* what the server allows decides: read-only unless started with --allow-write */
-            bool write = cfg && cfg->allow_write;
+            bool write = cfg && cfg->policy.allow_write;
             serve_jadd(an, "title", json_object_new_string("Call an API endpoint"));
             serve_jadd(an, "readOnlyHint", json_object_new_boolean(!write));
             serve_jadd(an, "destructiveHint", json_object_new_boolean(write));
@@ -273,14 +273,7 @@ int serve_query_call(serve_snapshot *snap, const serve_call_config *cfg, struct 
         rc = dry_run(api, op, bo, &r, out, err);
     } else if (!rc) {
         exec_call_options co = {
-            .policy = {.allow_write = cfg->allow_write,
-                       .allow_private = cfg->allow_private,
-                       .allowed_hosts = cfg->hosts,
-                       .n_allowed_hosts = cfg->n_hosts,
-                       .allowed_addresses = cfg->addresses,
-                       .n_allowed_addresses = cfg->n_addresses,
-                       .timeout_ms = cfg->timeout_ms,
-                       .max_bytes = cfg->max_bytes},
+            .policy = cfg->policy,
             .shape = {.select = a.select, .budget = a.budget, .max_items = a.max_items},
             .foreign_server = a.server != NULL};
         rc = exec_call(&r, api, op, &co, NULL, out, err);

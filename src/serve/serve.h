@@ -30,6 +30,7 @@
 #ifndef APIDEX_SERVE_H
 #define APIDEX_SERVE_H
 
+#include "exec/exec.h"
 #include "search/search.h"
 #include "store/store.h"
 
@@ -158,22 +159,16 @@ int serve_query_ask(serve_snapshot *snap, const serve_ask_args *args, struct jso
 
 /* ---------------------------------------------------------------- calls (call.c) */
 
-struct exec_oauth;
 /**
  * What call_endpoint and POST /v1/call may do: nothing unless enabled (apidex serve|mcp
- * --allow-calls); then the rules of `apidex call` (docs/EXECUTE.md): GET/HEAD/OPTIONS only
- * unless allow_write, the hosts of the spec's servers plus hosts, no private address unless
- * allow_private or listed in addresses. Strings and arrays are borrowed for the server's life.
+ * --allow-calls); then the rules of `apidex call` (docs/EXECUTE.md) in policy: GET/HEAD/OPTIONS
+ * only unless allow_write, the hosts of the spec's servers plus policy.allowed_hosts, no
+ * private address unless allow_private or listed in allowed_addresses, its timeouts and size
+ * cap. Strings and arrays are borrowed for the server's life.
  */
 typedef struct serve_call_config {
     bool enabled;
-    bool allow_write, allow_private;
-    const char *const *hosts; /* --allow-host */
-    size_t n_hosts;
-    const char *const *addresses; /* --allow-address */
-    size_t n_addresses;
-    long timeout_ms;          /* 0: exec's default */
-    size_t max_bytes;         /* 0: exec's default */
+    exec_policy policy;       /* allowed_hosts: the extra ones (--allow-host) */
     struct exec_oauth *oauth; /* OAuth2 client-credentials tokens (thread-safe), or NULL */
 } serve_call_config;
 

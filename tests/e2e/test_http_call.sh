@@ -5,48 +5,17 @@
 # the rule named) without --allow-address; a POST refused without --allow-write; 400/404/405
 # for bad requests; the route in /openapi.json; rule flags without --allow-calls exit 2.
 set -uo pipefail # not -e: every check runs, `fail` collects the verdict
-src="${APIDEX_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
-shared="${APIDEX_SHARED_DIR:-$src/../shared}"
-bin="${APIDEX_BIN:?APIDEX_BIN must name the apidex binary}"
-specs="$shared/benchmarks/restbench/specs"
-if [ ! -f "$specs/tmdb_oas.json" ]; then
-  echo "skipped: $specs not found"
-  exit 0
-fi
-tmp="$(mktemp -d)"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"; }
-trap cleanup EXIT
-unset APIDEX_CREDENTIALS XDG_CONFIG_HOME XDG_CACHE_HOME
-for v in $(env | grep -o '^APIDEX_AUTH_[A-Z0-9_]*'); do unset "$v"; done
-export HOME="$tmp/home" APIDEX_DB="$tmp/rb.db" APIDEX_AUTH_THEMOVIEDB_API_KEY="tmdb-s3cret-http"
-mkdir -p "$HOME"
-py=/usr/bin/python3
+. "$(dirname "$0")/restbench_mock.sh"
+export APIDEX_DB="$tmp/rb.db" APIDEX_AUTH_THEMOVIEDB_API_KEY="tmdb-s3cret-http"
 fail=0
 ok() { echo "ok $1"; }
 bad() { echo "FAIL $1"; fail=1; }
-"$bin" index "$specs" --quiet || exit 1
-"$bin" list --json >"$tmp/list.json" || exit 1
-api_of() {
-  "$py" -c "import json,sys; print(next(a['id'] for a in json.load(open('$tmp/list.json'))['apis'] if any(o['path'] == sys.argv[1] for t in a['tags'] for o in t['operations'])))" "$1"
-}
-tmdb=$(api_of "/movie/top_rated")
-spotify=$(api_of "/users/{user_id}/playlists")
-server_asan=${ASAN_OPTIONS:-}
-[ "${APIDEX_SANITIZED:-}" = 1 ] && server_asan="${server_asan:+$server_asan:}detect_leaks=0"
-start() { # name, port file, command... -> waits for the port
-  local name=$1 port=$2
-  shift 2
-  ASAN_OPTIONS="$server_asan" timeout 300 "$@" --listen 127.0.0.1:0 --port-file "$port" >"$tmp/$name.out" 2>"$tmp/$name.err" &
-  pids+=($!)
-  for _ in $(seq 200); do [ -s "$port" ] && return 0; sleep 0.05; done
-  echo "FAIL: $name did not start"; cat "$tmp/$name.err"; exit 1
-}
-start mock "$tmp/mock.port" "$bin" mock "$specs/tmdb_oas.json" "$specs/spotify_oas.json"
+rb_index
+rb_start mock "$tmp/mock.port" "$bin" mock "$specs/tmdb_oas.json" "$specs/spotify_oas.json"
 mock="127.0.0.1:$(cat "$tmp/mock.port")"
-start off "$tmp/off.port" "$bin" serve --access-log none
-start noaddr "$tmp/noaddr.port" "$bin" serve --access-log none --allow-calls --allow-host "$mock"
-start on "$tmp/on.port" "$bin" serve --access-log none --allow-calls --allow-host "$mock" --allow-address 127.0.0.1
+rb_start off "$tmp/off.port" "$bin" serve --access-log none
+rb_start noaddr "$tmp/noaddr.port" "$bin" serve --access-log none --allow-calls --allow-host "$mock"
+rb_start on "$tmp/on.port" "$bin" serve --access-log none --allow-calls --allow-host "$mock" --allow-address 127.0.0.1
 post() { # name, port file, want status, JSON body -> $tmp/out
   local got
   got=$(curl -s -o "$tmp/out" -w '%{http_code}' -H 'Content-Type: application/json' -d "$4" "http://127.0.0.1:$(cat "$2")/v1/call")

@@ -11,29 +11,17 @@
     "\"io.modelcontextprotocol/clientCapabilities\":{},"                                           \
     "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}"
 
-typedef struct fixture {
-    char *dir, *db;
-    serve_db *sdb;
-} fixture;
+typedef sv_served fixture;
 
 static int setup(void **state)
 {
-    fixture *f = calloc(1, sizeof *f);
-    f->db = sv_fixture(&f->dir);
-    apidex_error err;
-    assert_int_equal(serve_db_open(f->db, 0, &f->sdb, &err), 0);
-    *state = f;
+    *state = sv_serve();
     return 0;
 }
 
 static int teardown(void **state)
 {
-    fixture *f = *state;
-    serve_db_close(f->sdb);
-    tu_rmtree(f->dir);
-    free(f->dir);
-    free(f->db);
-    free(f);
+    sv_served_free(*state);
     return 0;
 }
 
@@ -82,7 +70,7 @@ static void test_listed_only_when_allowed(void **state)
     const char *list =
         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{" MODERN "}}";
     serve_call_config off = {0}, ro = {.enabled = true},
-                      rw = {.enabled = true, .allow_write = true};
+                      rw = {.enabled = true, .policy = {.allow_write = true}};
     const serve_call_config *none = NULL;
     struct json_object *r = exchange(f, none, list);
     assert_null(listed(r));
