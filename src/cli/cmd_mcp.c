@@ -24,7 +24,7 @@ static void mcp_usage(FILE *out)
     fprintf(
         out,
         "usage: apidex mcp [--db FILE] [--reload-interval SECONDS] [--no-llm] [--mode M]\n"
-        "                  [embedding flags] [LLM flags]\n"
+        "                  [--allow-calls [rules]] [embedding flags] [LLM flags]\n"
         "  Speaks the Model Context Protocol on stdin/stdout (revisions %s,\n"
         "  %s, %s, %s and %s) with the tools search_endpoints,\n"
         "  get_endpoint, list_apis and ask_api and the resources apidex://apis/{api} and\n"
