@@ -1,9 +1,10 @@
 /* What `call` and `snippet` share: their flags, the operation named on the command line
    (resolved as `show` does), its API's document read again, and the request built from it
-   by exec_build. */
+   by exec_build; and the call flags of `serve` and `mcp` (--allow-calls and its rules). */
 #include "cli/cli.h"
 
 #include "exec/exec.h"
+#include "serve/serve.h"
 #include "store/store.h"
 
 #include <stdlib.h>
@@ -106,15 +107,6 @@ int cli_call_parse(const char *cmd, int argc, char **argv, void (*usage)(FILE *)
     return CLI_OK;
 }
 
-/* The operation of the loaded API that is sop (same method and path). */
-static const spec_operation *loaded_op(const spec_api *api, const store_operation *sop)
-{
-    for (size_t i = 0; i < api->n_ops; i++)
-        if (!strcmp(api->ops[i].method, sop->method) && !strcmp(api->ops[i].path, sop->path))
-            return &api->ops[i];
-    return NULL;
-}
-
 /* The one operation a names, as an index into ops; -1 after saying why not (*code). */
 static long find_one(const char *cmd, const cli_call_args *a, const char *db,
                      const store_operation *ops, size_t n_ops, int *code)
@@ -180,21 +172,17 @@ int cli_call_build(const char *cmd, const cli_call_args *a, bool placeholders,
     }
     const store_api *sapi = &apis[ai];
     /* the document as indexed, under the index's API id (the variables are named by it) */
-    spec_input_options io = {.name = sapi->id};
-    if (spec_registry_new(NULL, &t->reg, &err) ||
-        spec_registry_add_input(t->reg, sapi->document, &io, &err) ||
-        !spec_registry_count(t->reg) || spec_registry_api(t->reg, 0)->failed) {
-        fprintf(stderr, "apidex %s: cannot read the document of %s again (%s)%s%s\n", cmd, sapi->id,
-                sapi->document, err.message[0] ? ": " : "", err.message);
+    const spec_api *api = NULL;
+    if (exec_api_reload(sapi->id, sapi->document, &t->reg, &api, &err)) {
+        fprintf(stderr, "apidex %s: %s\n", cmd, err.message);
         return CLI_FAILURE;
     }
-    const spec_api *api = spec_registry_api(t->reg, 0);
     if (api->content_hash != sapi->content_hash)
         fprintf(stderr,
                 "apidex %s: note: %s changed since it was indexed; the request follows "
                 "the document as it is now\n",
                 cmd, sapi->document);
-    const spec_operation *op = loaded_op(api, sop);
+    const spec_operation *op = exec_api_operation(api, sop->method, sop->path);
     if (!op) {
         fprintf(stderr, "apidex %s: %s %s is no longer in %s: index it again\n", cmd, sop->method,
                 sop->path, sapi->document);
@@ -243,4 +231,87 @@ const spec_api *cli_call_target_api(const cli_call_target *t)
 const spec_operation *cli_call_target_op(const cli_call_target *t)
 {
     return t ? t->op : NULL;
+}
+
+/* ---------------------------------------------------------------- serve and mcp --allow-calls */
+
+int cli_serve_calls_flag(const char *cmd, int argc, char **argv, int *i, cli_serve_calls *c)
+{
+    const char *f = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    if (!strcmp(f, "--allow-calls")) {
+        c->allow_calls = true;
+    } else if (!strcmp(f, "--allow-write")) {
+        c->allow_write = true;
+    } else if (!strcmp(f, "--allow-private")) {
+        c->allow_private = true;
+    } else if (!strcmp(f, "--allow-host") || !strcmp(f, "--allow-address")) {
+        bool host = !strcmp(f, "--allow-host");
+        size_t *n = host ? &c->n_hosts : &c->n_addresses;
+        if (!v) {
+            cli_usage_error(cmd, "%s wants a value", f);
+            return -1;
+        }
+        if (*n >= CLI_MAX_ALLOW) {
+            cli_usage_error(cmd, "at most %d %s flags", CLI_MAX_ALLOW, f);
+            return -1;
+        }
+        (host ? c->hosts : c->addresses)[(*n)++] = v;
+        ++*i;
+    } else if (!strcmp(f, "--call-timeout")) {
+        double s = 0;
+        if (!v || !cli_arg_double(cmd, f, v, 0.001, 3600, false, &s)) return -1;
+        c->timeout_ms = (long)(s * 1000 + 0.5);
+        ++*i;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+int cli_serve_calls_open(cli_serve_calls *c, serve_call_config *cfg, apidex_error *err)
+{
+    memset(cfg, 0, sizeof *cfg);
+    c->oauth = NULL;
+    bool rules =
+        c->allow_write || c->allow_private || c->n_hosts || c->n_addresses || c->timeout_ms;
+    if (!c->allow_calls)
+        return rules ? core_error_set(err, APIDEX_EINVAL,
+                                      "--allow-write, --allow-private, --allow-host, "
+                                      "--allow-address and --call-timeout go with --allow-calls")
+                     : 0;
+    exec_policy p = {.allow_write = c->allow_write,
+                     .allow_private = c->allow_private,
+                     .allowed_hosts = c->hosts,
+                     .n_allowed_hosts = c->n_hosts,
+                     .allowed_addresses = c->addresses,
+                     .n_allowed_addresses = c->n_addresses,
+                     .timeout_ms = c->timeout_ms};
+    /* OAuth2 token requests follow the calls' address rules (exec_oauth_new adds POST and
+       the token host); tokens stay in memory */
+    int rc = exec_oauth_new(&p, NULL, &c->oauth, err);
+    if (rc) return rc;
+    *cfg = (serve_call_config){.enabled = true, .policy = p, .oauth = c->oauth};
+    return 0;
+}
+
+void cli_serve_calls_close(cli_serve_calls *c)
+{
+    if (!c) return;
+    exec_oauth_free(c->oauth);
+    c->oauth = NULL;
+}
+
+const char *cli_serve_calls_help(void)
+{
+    return "Calling endpoints (the MCP tool call_endpoint, POST /v1/call; off by default;\n"
+           "the safety rules of `apidex call`, docs/EXECUTE.md):\n"
+           "  --allow-calls         let clients call the indexed endpoints (GET, HEAD and\n"
+           "                        OPTIONS only; the hosts of the spec's servers only)\n"
+           "  --allow-write         other methods too (POST, PUT, PATCH, DELETE)\n"
+           "  --allow-host HOST     another host (repeatable)\n"
+           "  --allow-private       private, loopback and link-local addresses\n"
+           "  --allow-address IP    this one private address only (repeatable)\n"
+           "  --call-timeout S      each call's whole exchange (default 30)\n"
+           "Credentials: APIDEX_AUTH_<API>_<SCHEME>, the registry's auth, or the credentials\n"
+           "file, as for `apidex call`.\n";
 }

@@ -271,6 +271,9 @@ typedef struct cli_eval_agent_args {
 } cli_eval_agent_args;
 int cli_eval_agent(const char *db, const struct eval_set *set, const cli_eval_agent_args *a);
 
+/** A progress trace of the agents (agent, run): "apidex CMD: EVENT: detail" on stderr, the
+    detail's first line cut to 200 bytes. cmd: the command's name (a const char *). */
+void cli_trace_stderr(void *cmd, const char *event, const char *detail);
 /** Prints "apidex: <message>" and the location of err to stderr. */
 void cli_print_error(const apidex_error *err);
 
@@ -317,6 +320,28 @@ struct spec_operation;
 /** The loaded API and operation the request was built for. */
 const struct spec_api *cli_call_target_api(const cli_call_target *t);
 const struct spec_operation *cli_call_target_op(const cli_call_target *t);
+/* ---- the servers' calls (call_args.c): serve and mcp's --allow-calls and the rules with it */
+enum { CLI_MAX_ALLOW = 32 };
+typedef struct cli_serve_calls {
+    bool allow_calls, allow_write, allow_private;
+    const char *hosts[CLI_MAX_ALLOW + 1]; /* --allow-host, argv strings */
+    size_t n_hosts;
+    const char *addresses[CLI_MAX_ALLOW + 1]; /* --allow-address, argv strings */
+    size_t n_addresses;
+    long timeout_ms;          /* --call-timeout SECONDS; 0: the default */
+    struct exec_oauth *oauth; /* made by cli_serve_calls_open */
+} cli_serve_calls;
+/** Takes argv[*i] (and its value) when it is one of the call flags: 1 taken, 0 not one, -1
+    after a usage error. */
+int cli_serve_calls_flag(const char *cmd, int argc, char **argv, int *i, cli_serve_calls *c);
+struct serve_call_config;
+/** After parsing: a rule flag without --allow-calls is APIDEX_EINVAL (err says so); else cfg
+    is filled (enabled with --allow-calls, an OAuth2 token cache made) and 0 returned.
+    cli_serve_calls_close after. */
+int cli_serve_calls_open(cli_serve_calls *c, struct serve_call_config *cfg, apidex_error *err);
+void cli_serve_calls_close(cli_serve_calls *c);
+/** The flags' --help lines. */
+const char *cli_serve_calls_help(void);
 /** True when stderr is a terminal (progress bars). */
 int cli_stderr_is_tty(void);
 

@@ -262,14 +262,6 @@ static void agent_usage_text(FILE *out)
             cli_llm_flags_help());
 }
 
-static void trace_stderr(void *ctx, const char *event, const char *detail)
-{
-    (void)ctx;
-    size_t n = strcspn(detail, "\n");
-    fprintf(stderr, "[%s] %.*s%s\n", event, (int)(n > 300 ? 300 : n), detail,
-            n > 300 || detail[n] ? " ..." : "");
-}
-
 static void print_discovery(const agent_discovery *d)
 {
     if (!d->n_endpoints) printf("The agent returned no endpoint.\n");
@@ -352,7 +344,10 @@ int cli_cmd_agent(int argc, char **argv)
     if (!task) return cli_usage_error("agent", "name the task: apidex agent \"TASK\"");
     if (cli_check_task("agent", task)) return CLI_USAGE;
     if (n_apis) o.apis = apis;
-    if (verbose) o.trace = trace_stderr;
+    if (verbose) {
+        o.trace = cli_trace_stderr;
+        o.trace_ctx = (void *)"agent";
+    }
     agent_llm *llm = NULL;
     int code = cli_llm_open(&lf, true, &llm);
     if (code != CLI_OK) return code;

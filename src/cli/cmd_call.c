@@ -52,36 +52,6 @@ static void call_usage(FILE *out)
             "4 refused by a safety rule, 3 a network failure, 1 no such endpoint.\n");
 }
 
-/* The request as a JSON object (secrets masked), with its curl command. */
-static json_object *request_json(const exec_request *r, const char *curl)
-{
-    core_arena *a = r->arena;
-    json_object *o = json_object_new_object(), *h = json_object_new_array();
-    json_object_object_add(o, "dry_run", json_object_new_boolean(1));
-    json_object_object_add(o, "operation", json_object_new_string(r->operation_id));
-    json_object_object_add(o, "method", json_object_new_string(r->method));
-    json_object_object_add(o, "url", json_object_new_string(exec_mask(r, r->url, a)));
-    for (size_t i = 0; i < r->n_headers; i++) {
-        json_object *x = json_object_new_object();
-        json_object_object_add(x, "name", json_object_new_string(r->headers[i].name));
-        json_object_object_add(x, "value",
-                               json_object_new_string(exec_mask(r, r->headers[i].value, a)));
-        if (r->headers[i].secret) json_object_object_add(x, "secret", json_object_new_boolean(1));
-        json_object_array_add(h, x);
-    }
-    json_object_object_add(o, "headers", h);
-    json_object_object_add(o, "content_type",
-                           r->content_type ? json_object_new_string(r->content_type) : NULL);
-    json_object_object_add(o, "body",
-                           r->body ? json_object_new_string(exec_mask(r, r->body, a)) : NULL);
-    json_object *notes = json_object_new_array();
-    for (size_t i = 0; i < r->n_notes; i++)
-        json_object_array_add(notes, json_object_new_string(exec_mask(r, r->notes[i], a)));
-    json_object_object_add(o, "notes", notes);
-    json_object_object_add(o, "curl", json_object_new_string(curl));
-    return o;
-}
-
 static int dry_run(const cli_call_args *a, const exec_request *r)
 {
     /* the curl command reads credentials from their variables: runnable, and secret-free */
@@ -98,7 +68,7 @@ static int dry_run(const cli_call_args *a, const exec_request *r)
     }
     const char *c = curl.data ? curl.data : "";
     if (a->json) {
-        json_object *o = request_json(r, c);
+        json_object *o = exec_request_json(r, c);
         puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
                                                    JSON_C_TO_STRING_NOSLASHESCAPE));
         json_object_put(o);
@@ -111,22 +81,6 @@ static int dry_run(const cli_call_args *a, const exec_request *r)
     }
     core_buf_free(&curl);
     return CLI_OK;
-}
-
-/* The policy of a's flags. Allowed hosts (exec_allowed_hosts): the request's own (its
-   server: --server, the registry's, the operation's or the spec's), every server of the
-   spec, and --allow-host. */
-static int call_policy(const cli_call_args *a, const exec_request *r, const spec_api *api,
-                       exec_policy *p)
-{
-    *p = (exec_policy){.allow_write = a->allow_write,
-                       .allow_private = a->allow_private,
-                       .timeout_ms = a->timeout_ms,
-                       .max_bytes = a->max_bytes,
-                       .allowed_addresses = (const char *const *)a->addresses,
-                       .n_allowed_addresses = a->n_addresses};
-    return exec_allowed_hosts(r, api, (const char *const *)a->hosts, a->n_hosts, r->arena,
-                              (const char ***)&p->allowed_hosts, &p->n_allowed_hosts);
 }
 
 /* The shaped response for a person: status line, headers that matter, body, notes. */
@@ -161,44 +115,43 @@ static void print_readable(const exec_request *r, json_object *o)
             printf("note: %s\n", json_object_get_string(json_object_array_get_idx(v, i)));
 }
 
-/* Sends r and prints the response: the one place the transport is wired in. Exit codes: 0
+/* Sends r (exec_call: the transport, then the shaping) and prints the response. Exit codes: 0
    for 1xx-3xx, CALL_EXIT_HTTP for 4xx/5xx, CLI_REFUSED for a safety refusal, CLI_FAILURE
    for a network failure. */
 static int call_send(const cli_call_args *a, const cli_call_target *t, const exec_request *r)
 {
-    exec_policy p;
-    const spec_api *api = cli_call_target_api(t);
-    if (call_policy(a, r, api, &p)) {
-        fprintf(stderr, "apidex call: out of memory\n");
-        return CLI_FAILURE;
-    }
+    /* allowed hosts: the request's own (--server, the registry's, the operation's or the
+       spec's), every server of the spec, and --allow-host */
+    exec_call_options o = {
+        .policy = {.allow_write = a->allow_write,
+                   .allow_private = a->allow_private,
+                   .allowed_hosts = (const char *const *)a->hosts,
+                   .n_allowed_hosts = a->n_hosts,
+                   .timeout_ms = a->timeout_ms,
+                   .max_bytes = a->max_bytes,
+                   .allowed_addresses = (const char *const *)a->addresses,
+                   .n_allowed_addresses = a->n_addresses},
+        .shape = {.select = a->select, .budget = a->budget, .max_items = a->max_items}};
     apidex_error err;
     core_error_clear(&err);
     exec_response *resp = NULL;
-    int rc = exec_send(r, &p, &resp, &err);
+    json_object *shaped = NULL;
+    int rc = exec_call(r, cli_call_target_api(t), cli_call_target_op(t), &o, &resp, &shaped, &err);
     if (rc) {
         fprintf(stderr, "apidex call: %s%s\n", rc == APIDEX_EREFUSED ? "refused: " : "",
-                exec_mask(r, err.message, r->arena));
+                err.message);
         if (rc == APIDEX_EREFUSED)
             fprintf(stderr, "apidex call: the flags that widen the rules: --allow-write, "
                             "--allow-host HOST, --allow-private, --allow-address IP\n");
-        return rc == APIDEX_EREFUSED ? CLI_REFUSED : CLI_FAILURE;
-    }
-    exec_shape_options so = {.select = a->select, .budget = a->budget, .max_items = a->max_items};
-    json_object *o = NULL;
-    rc = exec_shape(resp, api, cli_call_target_op(t), &so, &o, &err);
-    if (rc) {
-        fprintf(stderr, "apidex call: %s\n", err.message);
-        exec_response_free(resp);
-        return rc == APIDEX_EINVAL ? CLI_USAGE : CLI_FAILURE;
+        return rc == APIDEX_EREFUSED ? CLI_REFUSED : rc == APIDEX_EINVAL ? CLI_USAGE : CLI_FAILURE;
     }
     if (a->json)
-        puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-                                                   JSON_C_TO_STRING_NOSLASHESCAPE));
+        puts(json_object_to_json_string_ext(shaped, JSON_C_TO_STRING_PRETTY |
+                                                        JSON_C_TO_STRING_NOSLASHESCAPE));
     else
-        print_readable(r, o);
+        print_readable(r, shaped);
     long status = resp->status;
-    json_object_put(o);
+    json_object_put(shaped);
     exec_response_free(resp);
     return status >= 400 ? CALL_EXIT_HTTP : CLI_OK;
 }

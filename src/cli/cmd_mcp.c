@@ -25,12 +25,12 @@ static void mcp_usage(FILE *out)
         out,
         "usage: apidex mcp [--db FILE] [--reload-interval SECONDS] [--no-llm] [--mode M]\n"
         "                  [--usage-prior W] [--duplicates prefer-newest|all]\n"
-        "                  [embedding flags] [LLM flags]\n"
+        "                  [--allow-calls [rules]] [embedding flags] [LLM flags]\n"
         "  Speaks the Model Context Protocol on stdin/stdout (revisions %s,\n"
         "  %s, %s, %s and %s) with the tools search_endpoints,\n"
-        "  get_endpoint, list_apis, ask_api, get_tool_definitions and report_usage and\n"
-        "  the resources apidex://apis/{api} and\n"
-        "  apidex://endpoints/{id}. Logs go to stderr.\n"
+        "  get_endpoint, list_apis, ask_api, get_tool_definitions, match_spec and\n"
+        "  report_usage and the resources apidex://apis/{api} and\n"
+        "  apidex://endpoints/{id}; with --allow-calls also call_endpoint. Logs go to stderr.\n"
         "  --db FILE               index file (default $APIDEX_DB, the registry file's db,\n"
         "                          or ./apidex.db)\n"
         "  --reload-interval S     look for a rebuilt index at most every S seconds\n"
@@ -44,10 +44,10 @@ static void mcp_usage(FILE *out)
         "  --duplicates prefer-newest|all  of APIs that are one service, answer from the\n"
         "                          newest (default) or from all (apidex list --duplicates)\n"
         "See docs/CLIENTS.md for Claude Desktop, Cursor and VS Code configuration.\n\n"
-        "Embedding (with --mode dense|hybrid: the model the index was built with):\n%s%s",
+        "%s\nEmbedding (with --mode dense|hybrid: the model the index was built with):\n%s%s",
         mcp_supported_revisions[0], mcp_supported_revisions[1], mcp_supported_revisions[2],
-        mcp_supported_revisions[3], mcp_supported_revisions[4], cli_embed_flags_help(),
-        cli_llm_flags_help());
+        mcp_supported_revisions[3], mcp_supported_revisions[4], cli_serve_calls_help(),
+        cli_embed_flags_help(), cli_llm_flags_help());
 }
 
 int cli_cmd_mcp(int argc, char **argv)
@@ -58,10 +58,12 @@ int cli_cmd_mcp(int argc, char **argv)
     cli_llm_flags llm_flags = {0};
     cli_embed_flags embed_flags = {0};
     bool no_llm = false;
+    cli_serve_calls calls = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int taken = cli_llm_parse_flag(argc, argv, &i, &llm_flags);
         if (!taken) taken = cli_embed_parse_flag(argc, argv, &i, &embed_flags);
+        if (!taken) taken = cli_serve_calls_flag("mcp", argc, argv, &i, &calls);
         if (taken < 0) return CLI_USAGE;
         if (taken) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -104,8 +106,10 @@ int cli_cmd_mcp(int argc, char **argv)
     core_error_clear(&err);
     serve_db *db = NULL;
     mcp_server *srv = NULL;
-    mcp_server_options mo = {.llm = llm};
-    int rc = serve_db_open_search(db_path, interval, &search, &db, &err);
+    serve_call_config call_cfg;
+    mcp_server_options mo = {.llm = llm, .calls = &call_cfg};
+    int rc = cli_serve_calls_open(&calls, &call_cfg, &err);
+    if (!rc) rc = serve_db_open_search(db_path, interval, &search, &db, &err);
     if (!rc) rc = mcp_server_new(db, &mo, &srv, &err);
     if (rc) {
         cli_print_error(&err);
@@ -113,6 +117,7 @@ int cli_cmd_mcp(int argc, char **argv)
             fprintf(stderr, "apidex mcp: build the index first: apidex index SPECS... --db %s\n",
                     db_path);
         serve_db_close(db);
+        cli_serve_calls_close(&calls);
         agent_llm_close(llm);
         embed_provider_close(search.embedder);
         return rc == APIDEX_EINVAL || rc == APIDEX_EUNSUPPORTED ? CLI_USAGE : CLI_FAILURE;
@@ -124,14 +129,18 @@ int cli_cmd_mcp(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     static const char *const modes[] = {"lexical", "dense", "hybrid"};
-    fprintf(stderr, "apidex mcp: serving %s on stdio; search: %s%s%s; ask_api: %s%s\n", db_path,
-            modes[search.mode % 3], search.embedder ? " with " : "",
+    fprintf(stderr, "apidex mcp: serving %s on stdio; search: %s%s%s; ask_api: %s%s; calls: %s\n",
+            db_path, modes[search.mode % 3], search.embedder ? " with " : "",
             search.embedder ? embed_provider_model_id(search.embedder) : "",
             llm ? "answers with " : "context only (no LLM configured)",
-            llm ? agent_llm_get_config(llm)->model : "");
+            llm ? agent_llm_get_config(llm)->model : "",
+            !calls.allow_calls  ? "off"
+            : calls.allow_write ? "on, every method"
+                                : "on, read-only");
     rc = mcp_serve_stdio(srv, STDIN_FILENO, STDOUT_FILENO, 4u << 20, &mcp_stop);
     mcp_server_free(srv);
     serve_db_close(db);
+    cli_serve_calls_close(&calls);
     agent_llm_close(llm);
     embed_provider_close(search.embedder);
     if (rc) {

@@ -45,14 +45,6 @@ static void run_usage(FILE *out)
             cli_llm_flags_help());
 }
 
-static void on_trace(void *ctx, const char *event, const char *detail)
-{
-    (void)ctx;
-    size_t n = strcspn(detail, "\n");
-    fprintf(stderr, "apidex run: %s: %.*s%s\n", event, (int)(n > 200 ? 200 : n), detail,
-            n > 200 || detail[n] ? " ..." : "");
-}
-
 int cli_cmd_run(int argc, char **argv)
 {
     const char *task = NULL, *db = NULL;
@@ -128,7 +120,8 @@ int cli_cmd_run(int argc, char **argv)
     xo.policy.allowed_addresses = addresses;
     xo.policy.n_allowed_addresses = n_addresses;
     if (n_apis) ro.apis = apis;
-    ro.trace = json ? NULL : on_trace;
+    ro.trace = json ? NULL : cli_trace_stderr;
+    ro.trace_ctx = (void *)"run";
 
     agent_llm *llm = NULL;
     int code = cli_llm_open(&lf, true, &llm);

@@ -34,12 +34,12 @@ static void serve_usage(FILE *out)
         "                    [--max-body BYTES] [--max-header BYTES] [--max-connections N]\n"
         "                    [--timeout SECONDS] [--cors ORIGIN]... [--access-log FILE|none]\n"
         "                    [--reload-interval SECONDS] [--port-file FILE] [--allow-remote]\n"
-        "                    [--mode M] [--watch [--registry FILE]] [embedding flags]\n"
-        "                    [LLM flags]\n"
+        "                    [--mode M] [--watch [--registry FILE]] [--allow-calls [rules]]\n"
+        "                    [embedding flags] [LLM flags]\n"
         "  Routes: GET /v1/search?q=&k=&adaptive=&api=&tag=&method=, GET /v1/endpoints/{id},\n"
-        "  GET /v1/apis, POST /v1/ask, POST /v1/match, GET /healthz, GET /metrics,\n"
-        "  GET /openapi.json, and MCP (Streamable HTTP) at /mcp. A web page at / (search,\n"
-        "  browse, copy a call).\n"
+        "  GET /v1/apis, POST /v1/ask, POST /v1/match, POST /v1/feedback, POST /v1/call\n"
+        "  (with --allow-calls), GET /healthz, GET /metrics, GET /openapi.json, and MCP\n"
+        "  (Streamable HTTP) at /mcp. A web page at / (search, browse, copy a call).\n"
         "  --db FILE             index file (default $APIDEX_DB, the registry file's db,\n"
         "                        or ./apidex.db)\n"
         "  --listen HOST:PORT    default 127.0.0.1:8080; port 0 picks a free port\n"
@@ -69,8 +69,8 @@ static void serve_usage(FILE *out)
         "                        report_usage and apidex feedback (W in [0, 0.2]; 0: off)\n"
         "  --duplicates prefer-newest|all  of APIs that are one service, answer from the\n"
         "                        newest (default) or from all (apidex list --duplicates)\n"
-        "Embedding (with --mode dense|hybrid: the model the index was built with):\n%s%s",
-        cli_embed_flags_help(), cli_llm_flags_help());
+        "%s\nEmbedding (with --mode dense|hybrid: the model the index was built with):\n%s%s",
+        cli_serve_calls_help(), cli_embed_flags_help(), cli_llm_flags_help());
 }
 
 static char *read_token_file(const char *path)
@@ -105,10 +105,12 @@ int cli_cmd_serve(int argc, char **argv)
     cli_llm_flags llm_flags = {0};
     cli_embed_flags embed_flags = {0};
     bool no_llm = false, watch = false;
+    cli_serve_calls calls = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int taken = cli_llm_parse_flag(argc, argv, &i, &llm_flags);
         if (!taken) taken = cli_embed_parse_flag(argc, argv, &i, &embed_flags);
+        if (!taken) taken = cli_serve_calls_flag("serve", argc, argv, &i, &calls);
         if (taken < 0) return CLI_USAGE;
         if (taken) continue;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -246,8 +248,11 @@ int cli_cmd_serve(int argc, char **argv)
     serve_db *db = NULL;
     mcp_server *mcp = NULL;
     serve_http *http = NULL;
-    mcp_server_options mo = {.private_cache = o.token != NULL, .llm = llm};
-    int rc = serve_db_open_search(db_path, interval, &search, &db, &err);
+    serve_call_config call_cfg;
+    mcp_server_options mo = {.private_cache = o.token != NULL, .llm = llm, .calls = &call_cfg};
+    o.calls = &call_cfg;
+    int rc = cli_serve_calls_open(&calls, &call_cfg, &err);
+    if (!rc) rc = serve_db_open_search(db_path, interval, &search, &db, &err);
     if (!rc) rc = mcp_server_new(db, &mo, &mcp, &err);
     if (!rc) rc = serve_http_start(db, mcp, &o, &http, &err);
     if (rc) {
@@ -258,6 +263,7 @@ int cli_cmd_serve(int argc, char **argv)
         cli_serve_watch_stop(watcher);
         mcp_server_free(mcp);
         serve_db_close(db);
+        cli_serve_calls_close(&calls);
         agent_llm_close(llm);
         embed_provider_close(search.embedder);
         if (log_fd >= 0) close(log_fd);
@@ -268,13 +274,17 @@ int cli_cmd_serve(int argc, char **argv)
     const char *colon = strrchr(listen, ':');
     static const char *const modes[] = {"lexical", "dense", "hybrid"};
     fprintf(stderr,
-            "apidex serve: %s on http://%.*s:%u (MCP at /mcp)%s; search: %s%s%s; ask: %s%s\n",
+            "apidex serve: %s on http://%.*s:%u (MCP at /mcp)%s; search: %s%s%s; ask: %s%s; "
+            "calls: %s\n",
             db_path, (int)(colon ? colon - listen : 0), listen, serve_http_port(http),
             o.token ? ", bearer token required" : "", modes[search.mode % 3],
             search.embedder ? " with " : "",
             search.embedder ? embed_provider_model_id(search.embedder) : "",
             llm ? "answers with " : "context only (no LLM configured)",
-            llm ? agent_llm_get_config(llm)->model : "");
+            llm ? agent_llm_get_config(llm)->model : "",
+            !calls.allow_calls  ? "off"
+            : calls.allow_write ? "on, every method"
+                                : "on, read-only");
     if (port_file) {
         FILE *f = fopen(port_file, "w");
         if (f) {
@@ -290,6 +300,7 @@ int cli_cmd_serve(int argc, char **argv)
     serve_http_stop(http);
     mcp_server_free(mcp);
     serve_db_close(db);
+    cli_serve_calls_close(&calls);
     agent_llm_close(llm);
     embed_provider_close(search.embedder);
     if (log_fd >= 0) close(log_fd);

@@ -25,6 +25,13 @@ void cli_print_error(const apidex_error *err)
     fputc('\n', stderr);
 }
 
+void cli_trace_stderr(void *cmd, const char *event, const char *detail)
+{
+    size_t n = strcspn(detail, "\n");
+    fprintf(stderr, "apidex %s: %s: %.*s%s\n", cmd ? (const char *)cmd : "", event,
+            (int)(n > 200 ? 200 : n), detail, n > 200 || detail[n] ? " ..." : "");
+}
+
 int cli_stderr_is_tty(void)
 {
     return isatty(STDERR_FILENO);

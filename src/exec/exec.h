@@ -191,6 +191,45 @@ int exec_shape(const exec_response *resp, const spec_api *api, const spec_operat
 int exec_select(struct json_object *v, const char *expr, struct json_object **out,
                 apidex_error *err);
 
+/* ---------------------------------------------------------------- one call (call.c) */
+
+/**
+ * Reads the document of the indexed API api_id (at document, as the index recorded it) again,
+ * under the index's API id (the credential variables are named by it). *reg:
+ * spec_registry_free; *api lives as long. APIDEX_EINVAL when it cannot be read (the message
+ * names the API, the document and why), APIDEX_ENOMEM.
+ */
+int exec_api_reload(const char *api_id, const char *document, spec_registry **reg,
+                    const spec_api **api, apidex_error *err);
+/** The operation of api with this method and path template, or NULL (the document changed). */
+const spec_operation *exec_api_operation(const spec_api *api, const char *method, const char *path);
+/** params ({name: value}) as exec_build's "name=value" inputs (array and strings in a; *n of
+    them): strings as they are, other values as JSON, null left out. NULL on OOM. */
+const char **exec_params_from_json(core_arena *a, struct json_object *params, size_t *n);
+
+/** How exec_call sends and shapes (zero = defaults). */
+typedef struct exec_call_options {
+    exec_policy policy; /* allowed_hosts: only the extra ones (--allow-host); the spec's servers
+                           are always added, and the request's own host unless foreign_server */
+    exec_shape_options shape;
+    bool foreign_server; /* the request's server came from an untrusted caller (a model's
+                            "server" argument): its host is allowed only when the spec or
+                            policy names it */
+} exec_call_options;
+
+/**
+ * Sends r (built for op of api) under o's policy and shapes the response (exec_send, then
+ * exec_shape): *shaped is the object `apidex call --json` prints (json_object_put). resp_out
+ * (may be NULL) gets the response as received (exec_response_free). Errors as exec_send's
+ * (APIDEX_EREFUSED naming the rule, APIDEX_ENET) and exec_shape's; messages hold no secret.
+ */
+int exec_call(const exec_request *r, const spec_api *api, const spec_operation *op,
+              const exec_call_options *o, exec_response **resp_out, struct json_object **shaped,
+              apidex_error *err);
+/** A dry run's answer: r as JSON (dry_run, operation, method, url, headers, content_type, body,
+    notes; secrets masked) with the curl command curl. New object (json_object_put). */
+struct json_object *exec_request_json(const exec_request *r, const char *curl);
+
 /* ---------------------------------------------------------------- the RestGPT loop (run.c) */
 
 /**

@@ -85,23 +85,15 @@ static int resolve(exec_run_executor *x, const char *id, const store_operation *
         l = &x->apis[x->n_apis++];
         memset(l, 0, sizeof *l);
         l->id = core_arena_strdup(x->arena, sapi->id);
+        if (!l->id) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
         apidex_error lerr;
         core_error_clear(&lerr);
-        spec_input_options io = {.name = sapi->id};
-        if (spec_registry_new(NULL, &l->reg, &lerr) ||
-            spec_registry_add_input(l->reg, sapi->document, &io, &lerr) ||
-            !spec_registry_count(l->reg) || spec_registry_api(l->reg, 0)->failed)
-            l->why = core_arena_printf(x->arena, "cannot read the document of %s again%s%s",
-                                       sapi->id, lerr.message[0] ? ": " : "", lerr.message);
-        else
-            l->api = spec_registry_api(l->reg, 0);
-        if (!l->id) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+        int lrc = exec_api_reload(sapi->id, sapi->document, &l->reg, &l->api, &lerr);
+        if (lrc == APIDEX_ENOMEM) return core_error_set(err, lrc, "out of memory");
+        if (lrc) l->why = core_arena_strdup(x->arena, lerr.message);
     }
     if (!l->api) return core_error_set(err, APIDEX_EINVAL, "%s", l->why ? l->why : "no document");
-    const spec_operation *op = NULL;
-    for (size_t i = 0; i < l->api->n_ops && !op; i++)
-        if (!strcmp(l->api->ops[i].method, sop->method) && !strcmp(l->api->ops[i].path, sop->path))
-            op = &l->api->ops[i];
+    const spec_operation *op = exec_api_operation(l->api, sop->method, sop->path);
     if (!op)
         return core_error_set(err, APIDEX_EINVAL, "%s %s is no longer in the document of %s",
                               sop->method, sop->path, sapi->id);
@@ -149,26 +141,6 @@ static const char *server_for(const exec_run_executor *x, const char *api_id)
     return NULL;
 }
 
-/* params ({name: value}) as "name=value" inputs: strings as they are, other values as
-   JSON (exec_build reads [..] and {..} as JSON and coerces the rest to the schema's type). */
-static const char **param_inputs(core_arena *a, json_object *params, size_t *n)
-{
-    *n = 0;
-    size_t cap = params ? (size_t)json_object_object_length(params) : 0;
-    const char **in = core_arena_calloc(a, cap + 1, sizeof *in);
-    if (!in) return NULL;
-    if (!params) return in;
-    json_object_object_foreach(params, k, v)
-    {
-        const char *val = json_object_is_type(v, json_type_string) ? json_object_get_string(v)
-                          : v ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN)
-                              : "";
-        if (!v) continue; /* null: left out, as an optional value the model has not got */
-        in[(*n)++] = core_arena_printf(a, "%s=%s", k, val);
-    }
-    return in;
-}
-
 int exec_run_call(void *ctx, const char *operation_id, struct json_object *params,
                   struct json_object *body, core_arena *arena, long *status, const char **request,
                   const char **body_out, const char **shaped, apidex_error *err)
@@ -183,7 +155,7 @@ int exec_run_call(void *ctx, const char *operation_id, struct json_object *param
     int rc = resolve(x, operation_id, &sop, &sapi, &api, &op, err);
     if (rc) return rc;
     size_t n_in = 0;
-    const char **in = param_inputs(arena, params, &n_in);
+    const char **in = exec_params_from_json(arena, params, &n_in);
     if (!in) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     exec_build_options bo = {
         .params = in,
@@ -197,29 +169,22 @@ int exec_run_call(void *ctx, const char *operation_id, struct json_object *param
     exec_request r;
     rc = exec_build(api, op, &bo, &r, err);
     if (rc) return rc;
-    exec_policy p = x->opt.policy;
-    if (exec_allowed_hosts(&r, api, x->opt.policy.allowed_hosts, x->opt.policy.n_allowed_hosts,
-                           arena, (const char ***)&p.allowed_hosts, &p.n_allowed_hosts)) {
-        exec_build_free(&r);
-        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
-    }
     *request = core_arena_printf(arena, "%s %s%s%s", r.method, exec_mask(&r, r.url, r.arena),
                                  r.body ? " " : "", r.body ? exec_mask(&r, r.body, r.arena) : "");
+    exec_call_options co = {.policy = x->opt.policy, .shape = x->opt.shape};
     exec_response *resp = NULL;
-    rc = exec_send(&r, &p, &resp, err);
+    json_object *o = NULL;
+    rc = exec_call(&r, api, op, &co, &resp, &o, err);
     if (!rc) {
         *status = resp->status;
         *body_out = core_arena_strndup(arena, resp->body ? resp->body : "", resp->body_len);
-        json_object *o = NULL;
-        rc = exec_shape(resp, api, op, &x->opt.shape, &o, err);
-        if (!rc)
-            *shaped = core_arena_strdup(
-                arena, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-                                                             JSON_C_TO_STRING_NOSLASHESCAPE));
-        json_object_put(o);
-        if (!rc && (!*request || !*body_out || !*shaped))
+        *shaped = core_arena_strdup(
+            arena, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
+        if (!*request || !*body_out || !*shaped)
             rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
+    json_object_put(o);
     exec_response_free(resp);
     exec_build_free(&r);
     return rc;

@@ -10,7 +10,7 @@
  * changes. Proxies from the environment are ignored: a proxy would connect for us and
  * make the address check meaningless.
  */
-#include "exec/exec.h"
+#include "exec/exec_int.h"
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
@@ -416,10 +416,11 @@ done:
     return rc;
 }
 
-/* Resolves the host and builds the CURLOPT_RESOLVE entry pinning its allowed addresses.
-   IP literals need no entry (curl does not resolve them; the socket check sees them). */
-static int pin_addresses(send_state *s, const url_parts *up, struct curl_slist **pins,
-                         apidex_error *err)
+/* Resolves the host (by the deadline) and builds the CURLOPT_RESOLVE entry pinning its
+   allowed addresses. IP literals need no entry (curl does not resolve them; the socket check
+   sees them). */
+static int pin_addresses(send_state *s, const url_parts *up, double deadline,
+                         struct curl_slist **pins, apidex_error *err)
 {
     char bare[256];
     host_bare(up->host, bare, sizeof bare);
@@ -427,7 +428,11 @@ static int pin_addresses(send_state *s, const url_parts *up, struct curl_slist *
     snprintf(port, sizeof port, "%ld", up->port);
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
     struct addrinfo *res = NULL;
-    int gai = getaddrinfo(bare, port, &hints, &res);
+    long left = (long)((deadline - core_now()) * 1000.0);
+    int gai = exec_resolve(bare, port, &hints, left > 0 ? left : 0, &res);
+    if (gai == EXEC_RESOLVE_TIMEOUT)
+        return fail(s, APIDEX_ENET, err, "resolving %s timed out after %ld ms (rule: timeout)",
+                    bare, s->p.timeout_ms);
     if (gai) return fail(s, APIDEX_ENET, err, "cannot resolve %s: %s", bare, gai_strerror(gai));
     core_buf entry;
     core_buf_init(&entry, 4096);
@@ -530,7 +535,7 @@ static int send_hop(send_state *s, hop *h, double deadline, CURL *c, long *statu
     int rc = check_url(s, &up, err);
     if (rc) return rc;
     struct curl_slist *pins = NULL;
-    rc = pin_addresses(s, &up, &pins, err);
+    rc = pin_addresses(s, &up, deadline, &pins, err);
     if (rc) return rc;
     bool ok;
     struct curl_slist *headers = build_headers(s, &ok);

@@ -1,8 +1,10 @@
 /*
  * Is an incoming request what its operation accepts? Parameters are found where the spec
- * puts them (path, query, header, cookie), coerced from text to their schema's type and
- * checked with spec_validate_json; the body is checked by content type (JSON with a depth
- * limit, form-urlencoded by field). The first problem is reported with where and which rule.
+ * puts them (path, query, header, cookie), coerced from text to their schema's type (query
+ * arrays comma-, space- or pipe-separated by their style, deepObject objects from
+ * name[key]=value) and checked with spec_validate_json; the body is checked by content type (JSON
+ * with a depth limit, form-urlencoded by field). The first problem is reported with where and which
+ * rule.
  */
 #include "mock/mock.h"
 
@@ -93,8 +95,8 @@ static const char *schema_type(const jt_node *s)
 
 /* Text read as the JSON value its schema wants; left a string when it is not one (the
    validator then names the type problem). */
-static json_object *coerce(const spec_api *api, spec_loc schema, const char *text, core_arena *a,
-                           unsigned depth)
+static json_object *coerce_sep(const spec_api *api, spec_loc schema, const char *text,
+                               core_arena *a, unsigned depth, char sep)
 {
     spec_loc s = value_schema(api, schema, a);
     const char *type = schema_type(s.node);
@@ -116,10 +118,10 @@ static json_object *coerce(const spec_api *api, spec_loc schema, const char *tex
         spec_loc items = {jt_get(s.node, "items"), s.doc};
         const char *p = text;
         for (size_t i = 0; arr && *text && i < MAX_ARRAY_PARTS; i++) {
-            const char *comma = strchr(p, ',');
+            const char *comma = strchr(p, sep);
             char *part = core_arena_strndup(a, p, comma ? (size_t)(comma - p) : strlen(p));
             if (!part) break;
-            json_object_array_add(arr, items.node ? coerce(api, items, part, a, depth + 1)
+            json_object_array_add(arr, items.node ? coerce_sep(api, items, part, a, depth + 1, ',')
                                                   : json_object_new_string(part));
             if (!comma) break;
             p = comma + 1;
@@ -127,6 +129,52 @@ static json_object *coerce(const spec_api *api, spec_loc schema, const char *tex
         return arr;
     }
     return json_object_new_string(text);
+}
+
+/* coerce_sep with arrays written comma-separated (form, simple). */
+static json_object *coerce(const spec_api *api, spec_loc schema, const char *text, core_arena *a,
+                           unsigned depth)
+{
+    return coerce_sep(api, schema, text, a, depth, ',');
+}
+
+/* The separator of a query array: spaceDelimited ' ', pipeDelimited '|' (OpenAPI 3); ssv,
+   tsv, pipes (Swagger 2.0 collectionFormat); else ','. */
+static char query_separator(const spec_param *prm)
+{
+    const char *style = jt_str(jt_get(prm->node.node, "style"));
+    const char *format = jt_str(jt_get(prm->node.node, "collectionFormat"));
+    if ((style && !strcmp(style, "spaceDelimited")) || (format && !strcmp(format, "ssv")))
+        return ' ';
+    if ((style && !strcmp(style, "pipeDelimited")) || (format && !strcmp(format, "pipes")))
+        return '|';
+    if (format && !strcmp(format, "tsv")) return '\t';
+    return ',';
+}
+
+/* A deepObject query parameter: name[key]=value pairs as an object, each value coerced by its
+   property's schema; NULL (and *present false) when there is none. */
+static json_object *deep_object(const spec_api *api, const spec_param *prm, const mock_request *rq,
+                                core_arena *a, bool *present)
+{
+    spec_loc s = value_schema(api, prm->schema, a);
+    const jt_node *props = jt_get(s.node, "properties");
+    size_t n = strlen(prm->name);
+    json_object *obj = NULL;
+    for (size_t i = 0; i < rq->n_query; i++) {
+        const char *q = rq->query[i].name;
+        size_t len = q ? strlen(q) : 0;
+        if (!q || len < n + 3 || strncmp(q, prm->name, n) || q[n] != '[' || q[len - 1] != ']')
+            continue;
+        const char *key = core_arena_strndup(a, q + n + 1, len - n - 2);
+        if (!key || (!obj && !(obj = json_object_new_object()))) break;
+        spec_loc ps = {jt_get(props, key), s.doc};
+        const char *v = rq->query[i].value ? rq->query[i].value : "";
+        json_object_object_add(obj, key,
+                               ps.node ? coerce(api, ps, v, a, 1) : json_object_new_string(v));
+    }
+    *present = obj != NULL;
+    return obj;
 }
 
 static const char *find_pair(const mock_pair *pairs, size_t n, const char *name, bool nocase)
@@ -138,10 +186,13 @@ static const char *find_pair(const mock_pair *pairs, size_t n, const char *name,
     return NULL;
 }
 
-/* A query parameter's value: one occurrence as text, several (or name[]) as an array. */
+/* A query parameter's value: one occurrence as text (an array split at its style's
+   separator), several (or name[]) as an array; a deepObject as an object. */
 static json_object *query_value(const spec_api *api, const spec_param *prm, const mock_request *rq,
                                 core_arena *a, bool *present)
 {
+    const char *style = jt_str(jt_get(prm->node.node, "style"));
+    if (style && !strcmp(style, "deepObject")) return deep_object(api, prm, rq, a, present);
     const char *alt = core_arena_printf(a, "%s[]", prm->name);
     size_t count = 0;
     const char *one = NULL;
@@ -155,7 +206,8 @@ static json_object *query_value(const spec_api *api, const spec_param *prm, cons
     if (!count) return NULL;
     spec_loc s = value_schema(api, prm->schema, a);
     const char *type = schema_type(s.node);
-    if (count == 1 || !type || strcmp(type, "array")) return coerce(api, prm->schema, one, a, 0);
+    if (count == 1 || !type || strcmp(type, "array"))
+        return coerce_sep(api, prm->schema, one, a, 0, query_separator(prm));
     json_object *arr = json_object_new_array();
     spec_loc items = {jt_get(s.node, "items"), s.doc};
     for (size_t i = 0; arr && i < rq->n_query; i++)
@@ -213,7 +265,10 @@ static int check_params(const mock_match *m, const mock_request *rq, core_arena 
         const char *type = schema_type(s.node);
         const char *text = NULL;
         int rc = 0;
-        if (prm->schema.node && !(type && !strcmp(type, "object")))
+        /* an object is checked when its style says how it is written (deepObject) */
+        const char *style = jt_str(jt_get(prm->node.node, "style"));
+        bool deep = style && !strcmp(style, "deepObject") && !strcmp(prm->in, "query");
+        if (prm->schema.node && (deep || !(type && !strcmp(type, "object"))))
             rc = spec_validate_json(m->api, prm->schema, val, true, a, &text);
         json_object_put(val);
         if (rc) return rc;

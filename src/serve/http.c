@@ -34,6 +34,7 @@ struct serve_http {
     mcp_server *mcp;
     serve_metrics *metrics;
     struct agent_llm *llm;
+    const serve_call_config *calls; /* POST /v1/call; NULL: off */
     char *token;
     size_t token_len;
     size_t max_body, max_header;
@@ -226,6 +227,7 @@ static serve_route route_of(const char *url)
     if (!strcmp(url, "/v1/tools")) return ROUTE_TOOLS;
     if (!strcmp(url, "/v1/match")) return ROUTE_MATCH;
     if (!strcmp(url, "/v1/feedback")) return ROUTE_FEEDBACK;
+    if (!strcmp(url, "/v1/call")) return ROUTE_CALL;
     if (!strcmp(url, "/healthz")) return ROUTE_HEALTHZ;
     if (!strcmp(url, "/metrics")) return ROUTE_METRICS;
     if (!strcmp(url, "/openapi.json")) return ROUTE_OPENAPI;
@@ -239,6 +241,7 @@ static const char *allowed_methods(serve_route r)
     case ROUTE_ASK:
     case ROUTE_MATCH:
     case ROUTE_FEEDBACK:
+    case ROUTE_CALL:
         return "POST";
     case ROUTE_MCP:
         return "POST, DELETE";
@@ -254,8 +257,8 @@ static bool method_allowed(serve_route r, const char *m)
     const char *allow = allowed_methods(r);
     if (!allow) return true;         /* unknown route: 404 comes first */
     if (r == ROUTE_MCP) return true; /* the MCP transport answers 405 itself (GET included) */
-    if (r == ROUTE_ASK || r == ROUTE_MATCH || r == ROUTE_FEEDBACK) return !strcmp(m, "POST");
-    if (r == ROUTE_ASK || r == ROUTE_FEEDBACK) return !strcmp(m, "POST");
+    if (r == ROUTE_ASK || r == ROUTE_MATCH || r == ROUTE_FEEDBACK || r == ROUTE_CALL)
+        return !strcmp(m, "POST");
     return !strcmp(m, "GET") || !strcmp(m, "HEAD");
 }
 
@@ -455,13 +458,26 @@ static bool is_json_type(const char *ct)
     return n == 16 && !strncasecmp(ct, "application/json", 16);
 }
 
+/* The request body as a JSON object, or NULL after answering 415/400 (*ret: how the answer
+   was queued). */
+static struct json_object *json_body(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                                     enum MHD_Result *ret)
+{
+    if (!is_json_type(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type"))) {
+        *ret = respond_error(h, conn, rq, 415, "the body must be application/json", NULL);
+        return NULL;
+    }
+    struct json_object *body = serve_json_object_parse(rq->body.data, rq->body.len);
+    if (!body) *ret = respond_error(h, conn, rq, 400, "the body must be a JSON object", NULL);
+    return body;
+}
+
 /* POST /v1/feedback: the endpoints a caller used for a task (usage.c does the work) */
 static enum MHD_Result route_feedback(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
 {
-    if (!is_json_type(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type")))
-        return respond_error(h, conn, rq, 415, "the body must be application/json", NULL);
-    struct json_object *body = serve_json_object_parse(rq->body.data, rq->body.len);
-    if (!body) return respond_error(h, conn, rq, 400, "the body must be a JSON object", NULL);
+    enum MHD_Result ret = MHD_NO;
+    struct json_object *body = json_body(h, conn, rq, &ret);
+    if (!body) return ret;
     apidex_error err;
     core_error_clear(&err);
     struct json_object *obj = NULL;
@@ -472,24 +488,33 @@ static enum MHD_Result route_feedback(serve_http *h, struct MHD_Connection *conn
     return respond_query(h, conn, rq, rc, obj, &err);
 }
 
+/* POST /v1/call: serve_query_call (call.c); 403 while calls are off. */
+static enum MHD_Result route_call(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
+{
+    if (!h->calls)
+        return respond_error(h, conn, rq, 403,
+                             "calls are off: start the server with apidex serve --allow-calls",
+                             NULL);
+    enum MHD_Result ret = MHD_YES;
+    struct json_object *body = json_body(h, conn, rq, &ret);
+    if (!body) return ret;
+    serve_snapshot *snap = serve_db_acquire(h->db);
+    struct json_object *obj = NULL;
+    apidex_error err;
+    core_error_clear(&err);
+    int rc = serve_query_call(snap, h->calls, body, &obj, &err);
+    serve_snapshot_release(snap);
+    json_object_put(body);
+    if (!rc) return respond_json(h, conn, rq, 200, obj);
+    return respond_error(h, conn, rq, serve_call_http_status(rc),
+                         err.message[0] ? err.message : apidex_strerror(rc), NULL);
+}
+
 static enum MHD_Result route_ask(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
 {
-    if (!is_json_type(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type")))
-        return respond_error(h, conn, rq, 415, "the body must be application/json", NULL);
-    struct json_tokener *tok = json_tokener_new_ex(JRPC_MAX_DEPTH);
-    if (!tok) return respond_error(h, conn, rq, 500, "out of memory", NULL);
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-    struct json_object *body =
-        json_tokener_parse_ex(tok, rq->body.data ? rq->body.data : "", (int)rq->body.len);
-    bool parsed = json_tokener_get_error(tok) == json_tokener_success;
-    size_t end = (size_t)json_tokener_get_parse_end(tok);
-    json_tokener_free(tok);
-    for (size_t i = end; parsed && i < rq->body.len; i++)
-        if (!strchr(" \t\r\n", rq->body.data[i])) parsed = false;
-    if (!parsed || !json_object_is_type(body, json_type_object)) {
-        json_object_put(body);
-        return respond_error(h, conn, rq, 400, "the body must be a JSON object", NULL);
-    }
+    enum MHD_Result ret = MHD_YES;
+    struct json_object *body = json_body(h, conn, rq, &ret);
+    if (!body) return ret;
     serve_ask_args a = {0};
     const char *apis[SERVE_MAX_FILTERS + 1] = {0};
     size_t n_apis = 0, task_len = 0;
@@ -960,6 +985,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return route_match(h, conn, rq);
     case ROUTE_FEEDBACK:
         return route_feedback(h, conn, rq);
+    case ROUTE_CALL:
+        return route_call(h, conn, rq);
     default:
         return respond_error(h, conn, rq, 404, "no such route", NULL);
     }
@@ -1096,6 +1123,7 @@ int serve_http_start(serve_db *db, mcp_server *mcp, const serve_http_options *op
     h->db = db;
     h->mcp = mcp;
     h->llm = o.llm;
+    h->calls = o.calls && o.calls->enabled ? o.calls : NULL;
     h->loopback = loopback;
     h->log_fd = o.access_log_fd;
     h->max_body = o.max_body ? o.max_body : 1 << 20;

@@ -304,7 +304,7 @@ static int h_tools_list(call *c, struct json_object **r, mcp_error *e)
     if (static_list_cursor(c, e)) return -1;
     struct json_object *o = json_object_new_object();
     if (!o) return mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");
-    serve_jadd(o, "tools", mcp_tools_list(&mcp_revs[c->rev]));
+    serve_jadd(o, "tools", mcp_tools_list(c->srv, &mcp_revs[c->rev]));
     if (mcp_revs[c->rev].modern) add_cache(c->srv, o, TTL_STATIC_MS);
     *r = o;
     return 0;

@@ -2,7 +2,8 @@
  * The MCP tools (search_endpoints, get_endpoint, list_apis, ask_api,
  * get_tool_definitions, match_spec, report_usage) and resources (apidex://apis/{api},
  * apidex://endpoints/{id}): their schemas,
- * argument checks, and results shaped for each protocol revision.
+ * argument checks, and results shaped for each protocol revision; call_endpoint's
+ * definition and query live in call.c (listed only when the server allows calls).
  */
 #include "serve/serve_int.h"
 
@@ -223,7 +224,7 @@ static struct json_object *parse_static(const char *text)
     return json_tokener_parse(text);
 }
 
-struct json_object *mcp_tools_list(const mcp_rev_info *rev)
+struct json_object *mcp_tools_list(const mcp_server *srv, const mcp_rev_info *rev)
 {
     struct json_object *arr = json_object_new_array();
     for (size_t i = 0; arr && i < N_TOOLS; i++) {
@@ -249,6 +250,7 @@ struct json_object *mcp_tools_list(const mcp_rev_info *rev)
         }
         json_object_array_add(arr, o);
     }
+    if (arr && srv && srv->calls) json_object_array_add(arr, mcp_call_tool(rev, srv->calls));
     return arr;
 }
 
@@ -602,6 +604,17 @@ static int call_feedback(mcp_server *srv, serve_snapshot *snap, const mcp_rev_in
     return query_outcome(rev, rc, obj, &qerr, result, e);
 }
 
+/* call_endpoint (call.c): listed and callable only when the server allows calls. */
+static int call_call(mcp_server *srv, serve_snapshot *snap, const mcp_rev_info *rev,
+                     struct json_object *args, struct json_object **result, mcp_error *e)
+{
+    struct json_object *obj = NULL;
+    apidex_error qerr;
+    core_error_clear(&qerr);
+    int rc = serve_query_call(snap, srv->calls, args, &obj, &qerr);
+    return query_outcome(rev, rc, obj, &qerr, result, e);
+}
+
 int mcp_tools_call(mcp_server *srv, const mcp_rev_info *rev, struct json_object *params,
                    struct json_object **result, mcp_error *e)
 {
@@ -622,10 +635,14 @@ int mcp_tools_call(mcp_server *srv, const mcp_rev_info *rev, struct json_object 
                  {"ask_api", call_ask},
                  {"get_tool_definitions", call_tooldefs},
                  {"match_spec", call_match},
-
-                 {"report_usage", call_feedback}};
+                 {"report_usage", call_feedback},
+                 {"call_endpoint", call_call}};
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (strcmp(name, table[i].name)) continue;
+        if (table[i].fn == call_call && !srv->calls)
+            return mcp_fail(e, JRPC_INVALID_PARAMS,
+                            "Unknown tool: call_endpoint (calls are off: start the server "
+                            "with --allow-calls)");
         struct json_object *empty = NULL;
         if (!args) args = empty = json_object_new_object();
         if (!args) return mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");

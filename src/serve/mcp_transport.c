@@ -156,6 +156,7 @@ int mcp_server_new(serve_db *db, const mcp_server_options *opt, mcp_server **out
     double idle = opt && opt->session_idle_s > 0 ? opt->session_idle_s : 3600;
     srv->private_cache = opt && opt->private_cache;
     srv->llm = opt ? opt->llm : NULL;
+    srv->calls = opt && opt->calls && opt->calls->enabled ? opt->calls : NULL;
     if (sessions_new(cap, idle, &srv->sessions)) {
         free(srv);
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");

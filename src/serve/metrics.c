@@ -12,7 +12,7 @@
 const char *const serve_route_names[ROUTE_COUNT] = {
     "/v1/search", "/v1/endpoints/{id}", "/v1/apis",     "/v1/ask",   "/healthz",
     "/metrics",   "/openapi.json",      "/mcp",         "/v1/tools", "/",
-    "/v1/ui",     "/v1/match",          "/v1/feedback", "other"};
+    "/v1/ui",     "/v1/match",          "/v1/feedback", "/v1/call",  "other"};
 
 /* Latency bucket upper bounds, seconds. */
 static const double buckets[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,

@@ -426,15 +426,12 @@ static struct json_object *servers_json(const store_api *api)
     return arr;
 }
 
-int serve_query_endpoint(serve_snapshot *snap, const char *id, const char *method, const char *path,
-                         const char *api, const char *detail, struct json_object **out,
-                         apidex_error *err)
+int serve_find_endpoint(serve_snapshot *snap, const char *id, const char *method, const char *path,
+                        const char *api, long *out, apidex_error *err)
 {
-    *out = NULL;
     long found = -1;
-    chunk_detail level = CHUNK_DETAIL_CALL;
-    int rc = detail ? chunk_detail_parse(detail, &level, err) : 0;
-    if (rc) return rc;
+    int rc;
+    *out = -1;
     if (id && *id) {
         if (!serve_text_ok(id, strlen(id)) || strlen(id) > 2048)
             return core_error_set(err, APIDEX_EINVAL, "id is not a valid endpoint id");
@@ -472,6 +469,20 @@ int serve_query_endpoint(serve_snapshot *snap, const char *id, const char *metho
         return core_error_set(err, APIDEX_EINVAL,
                               "give the endpoint id (from search_endpoints), or method and path");
     }
+    *out = found;
+    return 0;
+}
+
+int serve_query_endpoint(serve_snapshot *snap, const char *id, const char *method, const char *path,
+                         const char *api, const char *detail, struct json_object **out,
+                         apidex_error *err)
+{
+    *out = NULL;
+    long found = -1;
+    chunk_detail level = CHUNK_DETAIL_CALL;
+    int rc = detail ? chunk_detail_parse(detail, &level, err) : 0;
+    if (!rc) rc = serve_find_endpoint(snap, id, method, path, api, &found, err);
+    if (rc) return rc;
     return serve_endpoint_detail(snap->idx, found, level, out, err);
 }
 

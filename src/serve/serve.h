@@ -30,6 +30,7 @@
 #ifndef APIDEX_SERVE_H
 #define APIDEX_SERVE_H
 
+#include "exec/exec.h"
 #include "search/search.h"
 #include "store/store.h"
 
@@ -159,6 +160,34 @@ int serve_query_api(serve_snapshot *snap, const char *api, struct json_object **
 int serve_query_ask(serve_snapshot *snap, const serve_ask_args *args, struct json_object **out,
                     apidex_error *err);
 
+/* ---------------------------------------------------------------- calls (call.c) */
+
+/**
+ * What call_endpoint and POST /v1/call may do: nothing unless enabled (apidex serve|mcp
+ * --allow-calls); then the rules of `apidex call` (docs/EXECUTE.md) in policy: GET/HEAD/OPTIONS
+ * only unless allow_write, the hosts of the spec's servers plus policy.allowed_hosts, no
+ * private address unless allow_private or listed in allowed_addresses, its timeouts and size
+ * cap. Strings and arrays are borrowed for the server's life.
+ */
+typedef struct serve_call_config {
+    bool enabled;
+    exec_policy policy;       /* allowed_hosts: the extra ones (--allow-host) */
+    struct exec_oauth *oauth; /* OAuth2 client-credentials tokens (thread-safe), or NULL */
+} serve_call_config;
+
+/**
+ * Calls an endpoint of the index as `apidex call --json` does, for the MCP tool
+ * call_endpoint and POST /v1/call. args: {endpoint: id or "METHOD /path", api, params:
+ * {name: value}, body, server, select, budget, max_items, dry_run}. *out: the shaped response
+ * (status, url, headers, body, schema, pagination, notes) or, with dry_run, the request
+ * (secrets masked) and its curl command. Errors: APIDEX_EREFUSED (calls off, or a safety rule:
+ * the message names it), APIDEX_EINVAL (bad arguments, inputs the spec refuses),
+ * APIDEX_ENOTFOUND (no such endpoint), APIDEX_ENET (the network). Messages hold no secret.
+ * Thread-safe.
+ */
+int serve_query_call(serve_snapshot *snap, const serve_call_config *cfg, struct json_object *args,
+                     struct json_object **out, apidex_error *err);
+
 /* ---------------------------------------------------------------- JSON-RPC (jsonrpc.c) */
 
 /* JSON-RPC 2.0 error codes, and those MCP defines. */
@@ -220,10 +249,11 @@ char *serve_json_dump(struct json_object *obj, size_t *len);
 typedef struct mcp_server mcp_server;
 
 typedef struct mcp_server_options {
-    bool private_cache;    /* cacheScope "private" (set when requests are authenticated) */
-    struct agent_llm *llm; /* ask_api answers with it (borrowed); NULL = context only */
-    size_t max_sessions;   /* HTTP 2025-era sessions kept at once (0 = 1024) */
-    double session_idle_s; /* an idle session expires after this (0 = 3600 s) */
+    bool private_cache;             /* cacheScope "private" (set when requests are authenticated) */
+    struct agent_llm *llm;          /* ask_api answers with it (borrowed); NULL = context only */
+    size_t max_sessions;            /* HTTP 2025-era sessions kept at once (0 = 1024) */
+    double session_idle_s;          /* an idle session expires after this (0 = 3600 s) */
+    const serve_call_config *calls; /* call_endpoint (borrowed); NULL or not enabled: no tool */
 } mcp_server_options;
 
 /** opt may be NULL. The server borrows db. *out: mcp_server_free. */
@@ -316,6 +346,7 @@ typedef struct serve_http_options {
     int access_log_fd;               /* structured access log (JSON lines); -1 = none */
     struct agent_llm *llm;           /* POST /v1/ask answers with it (borrowed); NULL = none */
     bool allow_remote;               /* listen on a non-loopback address */
+    const serve_call_config *calls;  /* POST /v1/call (borrowed); NULL or not enabled: 403 */
 } serve_http_options;
 
 typedef struct serve_http serve_http;

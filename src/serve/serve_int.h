@@ -69,6 +69,15 @@ const char *serve_jget_str(struct json_object *obj, const char *key);
 /** Adds key: value to obj; returns false on OOM (value is put). */
 bool serve_jadd(struct json_object *obj, const char *key, struct json_object *value);
 
+/**
+ * The index of the operation (into snap->ops) named by id (exact, else the loose forms
+ * get_endpoint takes), or by method + path (+ api when several APIs have it; placeholder
+ * names may differ): serve_query_endpoint's lookup (query.c). 0, APIDEX_EINVAL (a bad
+ * argument) or APIDEX_ENOTFOUND (err says what to do).
+ */
+int serve_find_endpoint(serve_snapshot *snap, const char *id, const char *method, const char *path,
+                        const char *api, long *out, apidex_error *err);
+
 /** Rejects strings with NUL bytes or invalid UTF-8 (what a C string query can take). */
 bool serve_text_ok(const char *s, size_t len);
 
@@ -102,8 +111,16 @@ typedef struct mcp_error {
 /** Fills e and returns -1 (so handlers can `return mcp_fail(...)`). */
 int mcp_fail(mcp_error *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/** tools/list: the tools array for a revision. */
-struct json_object *mcp_tools_list(const mcp_rev_info *rev);
+/** tools/list: the tools array for a revision (call_endpoint only when srv allows calls). */
+struct json_object *mcp_tools_list(const mcp_server *srv, const mcp_rev_info *rev);
+
+/* ---------------------------------------------------------------- calls (call.c) */
+
+/** The call_endpoint tool definition for a revision; its annotations follow cfg (read-only
+    unless allow_write). New object, NULL on OOM. */
+struct json_object *mcp_call_tool(const mcp_rev_info *rev, const serve_call_config *cfg);
+/** The HTTP status of a serve_query_call outcome: 200, 403 refused, 400, 404, 502 network. */
+int serve_call_http_status(int rc);
 /**
  * tools/call: name and arguments as given. 0 with *result a CallToolResult
  * (tool failures are results with isError), or -1 with e filled for
@@ -185,6 +202,7 @@ struct mcp_server {
     struct agent_llm *llm;
     bool private_cache;
     mcp_sessions *sessions;
+    const serve_call_config *calls; /* call_endpoint; NULL or not enabled: no such tool */
 };
 
 /**
@@ -223,6 +241,7 @@ typedef enum {
     ROUTE_UI_DATA, /* what the page reads besides the JSON API (ui_api.c) */
     ROUTE_MATCH,
     ROUTE_FEEDBACK,
+    ROUTE_CALL,
     ROUTE_OTHER,
     ROUTE_COUNT
 } serve_route;

@@ -177,6 +177,31 @@ static inline char *sv_fixture(char **dir_out)
     return db;
 }
 
+/* sv_fixture's index served: a serve_db over it (reload checks on every acquire). */
+typedef struct sv_served {
+    char *dir, *db;
+    serve_db *sdb;
+} sv_served;
+
+static inline sv_served *sv_serve(void)
+{
+    sv_served *s = calloc(1, sizeof *s);
+    assert_non_null(s);
+    s->db = sv_fixture(&s->dir);
+    apidex_error err;
+    assert_int_equal(serve_db_open(s->db, 0, &s->sdb, &err), 0);
+    return s;
+}
+
+static inline void sv_served_free(sv_served *s)
+{
+    serve_db_close(s->sdb);
+    tu_rmtree(s->dir);
+    free(s->dir);
+    free(s->db);
+    free(s);
+}
+
 /* Parses JSON text (fails the test when it is not JSON). */
 static inline struct json_object *sv_parse(const char *text)
 {

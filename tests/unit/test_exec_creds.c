@@ -2,9 +2,7 @@
    cookie; HTTP bearer and basic; OAuth2 client credentials through the token callback),
    the three sources (environment, registry override, credentials file and its 0600 check),
    alternatives and AND-requirements, and masking: no secret in anything shown. */
-#include "testutil.h"
-
-#include "exec/exec.h"
+#include "exec_testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,10 +17,7 @@ static char *home;
 static int setup(void **state)
 {
     (void)state;
-    char *p = tu_path(tu_source_dir(), "tests/data/exec/pets.yaml");
-    apidex_error err;
-    assert_int_equal(spec_load_file(p, NULL, &reg, &err), 0);
-    free(p);
+    reg = ex_fixture("tests/data/exec/pets.yaml");
     api = spec_registry_api(reg, 0);
     home = tu_tempdir();
     setenv("HOME", home, 1);
@@ -38,22 +33,6 @@ static int teardown(void **state)
     tu_rmtree(home);
     free(home);
     return 0;
-}
-
-static const spec_operation *op_of(const char *operation_id)
-{
-    for (size_t i = 0; i < api->n_ops; i++)
-        if (api->ops[i].operation_id && !strcmp(api->ops[i].operation_id, operation_id))
-            return &api->ops[i];
-    fail_msg("no operation %s", operation_id);
-    return NULL;
-}
-
-static const char *header(const exec_request *r, const char *name)
-{
-    for (size_t i = 0; i < r->n_headers; i++)
-        if (!strcmp(r->headers[i].name, name)) return r->headers[i].value;
-    return NULL;
 }
 
 /* Everything a request shows (URL, headers, body, notes) through exec_mask, one text. */
@@ -82,7 +61,7 @@ static int build(const char *operation_id, const char *const *params, size_t n,
 {
     exec_build_options o = {.params = params, .n_params = n, .overrides = overrides};
     core_error_clear(err);
-    return exec_build(api, op_of(operation_id), &o, r, err);
+    return exec_build(api, ex_op(api, operation_id), &o, r, err);
 }
 
 static void test_env_name(void **state)
@@ -104,7 +83,7 @@ static void test_api_key_header_query_cookie(void **state)
     const char *const pet[] = {"petId=7"};
     setenv("APIDEX_AUTH_PETS_KEYHEADER", "hdr-s3cret", 1);
     assert_int_equal(build("getPet", pet, 1, NULL, &r, &err), 0);
-    assert_string_equal(header(&r, "X-Api-Key"), "hdr-s3cret");
+    assert_string_equal(ex_header(&r, "X-Api-Key"), "hdr-s3cret");
     assert_true(r.headers[r.n_headers - 1].secret);
     assert_hidden(&r, "hdr-s3cret");
     exec_build_free(&r);
@@ -127,13 +106,13 @@ static void test_api_key_header_query_cookie(void **state)
     setenv("APIDEX_AUTH_PETS_KEYCOOKIE", "cookie-s3cret", 1);
     const char *const theme[] = {"theme=dark"};
     assert_int_equal(build("getSession", theme, 1, NULL, &r, &err), 0);
-    assert_string_equal(header(&r, "Cookie"), "theme=dark; session=cookie-s3cret");
+    assert_string_equal(ex_header(&r, "Cookie"), "theme=dark; session=cookie-s3cret");
     assert_hidden(&r, "cookie-s3cret");
     exec_build_free(&r);
     /* a credential given as a parameter (a header named for one) is masked too */
     const char *const tok[] = {"theme=dark", "X-Auth-Token=param s3cret"};
     assert_int_equal(build("getSession", tok, 2, NULL, &r, &err), 0);
-    assert_string_equal(header(&r, "X-Auth-Token"), "param s3cret");
+    assert_string_equal(ex_header(&r, "X-Auth-Token"), "param s3cret");
     assert_true(r.headers[0].secret);
     assert_hidden(&r, "s3cret");
     exec_build_free(&r);
@@ -148,8 +127,8 @@ static void test_bearer_and_basic(void **state)
     setenv("APIDEX_AUTH_PETS_BEARER", "tok-s3cret", 1);
     assert_int_equal(build("createPet", NULL, 0, NULL, &r, &err), APIDEX_EINVAL); /* no body */
     exec_build_options o = {.body = "{\"name\":\"a\"}"};
-    assert_int_equal(exec_build(api, op_of("createPet"), &o, &r, &err), 0);
-    assert_string_equal(header(&r, "Authorization"), "Bearer tok-s3cret");
+    assert_int_equal(exec_build(api, ex_op(api, "createPet"), &o, &r, &err), 0);
+    assert_string_equal(ex_header(&r, "Authorization"), "Bearer tok-s3cret");
     assert_hidden(&r, "tok-s3cret");
     exec_build_free(&r);
     unsetenv("APIDEX_AUTH_PETS_BEARER");
@@ -158,7 +137,7 @@ static void test_bearer_and_basic(void **state)
     const char *const pet[] = {"petId=1"};
     setenv("APIDEX_AUTH_PETS_BASIC", "ann:pw-s3cret", 1);
     assert_int_equal(build("updatePetForm", pet, 1, NULL, &r, &err), 0);
-    assert_string_equal(header(&r, "Authorization"), "Basic YW5uOnB3LXMzY3JldA==");
+    assert_string_equal(ex_header(&r, "Authorization"), "Basic YW5uOnB3LXMzY3JldA==");
     assert_hidden(&r, "pw-s3cret");
     assert_hidden(&r, "YW5uOnB3LXMzY3JldA==");
     exec_build_free(&r);
@@ -166,7 +145,7 @@ static void test_bearer_and_basic(void **state)
     setenv("APIDEX_AUTH_PETS_BASIC_USERNAME", "bob", 1);
     setenv("APIDEX_AUTH_PETS_BASIC_PASSWORD", "x", 1);
     assert_int_equal(build("updatePetForm", pet, 1, NULL, &r, &err), 0);
-    assert_string_equal(header(&r, "Authorization"), "Basic Ym9iOng=");
+    assert_string_equal(ex_header(&r, "Authorization"), "Basic Ym9iOng=");
     exec_build_free(&r);
     unsetenv("APIDEX_AUTH_PETS_BASIC_USERNAME");
     unsetenv("APIDEX_AUTH_PETS_BASIC_PASSWORD");
@@ -180,21 +159,21 @@ static void test_alternatives_and_and(void **state)
     /* [{bearer}, {basic}]: the first alternative with credentials wins */
     setenv("APIDEX_AUTH_PETS_BASIC", "u:p", 1);
     assert_int_equal(build("either", NULL, 0, NULL, &r, &err), 0);
-    assert_string_equal(header(&r, "Authorization"), "Basic dTpw");
+    assert_string_equal(ex_header(&r, "Authorization"), "Basic dTpw");
     exec_build_free(&r);
     unsetenv("APIDEX_AUTH_PETS_BASIC");
     /* [{keyHeader, bearer}]: both or nothing (no half-applied requirement), and a note */
     setenv("APIDEX_AUTH_PETS_KEYHEADER", "k-s3cret", 1);
     assert_int_equal(build("needsBoth", NULL, 0, NULL, &r, &err), 0);
-    assert_null(header(&r, "X-Api-Key"));
+    assert_null(ex_header(&r, "X-Api-Key"));
     assert_int_equal(r.n_notes, 1);
     assert_string_equal(r.notes[0], "no credential for pets:needsBoth: set APIDEX_AUTH_PETS_BEARER "
                                     "(docs/EXECUTE.md, Credentials)");
     exec_build_free(&r);
     setenv("APIDEX_AUTH_PETS_BEARER", "b-s3cret", 1);
     assert_int_equal(build("needsBoth", NULL, 0, NULL, &r, &err), 0);
-    assert_string_equal(header(&r, "X-Api-Key"), "k-s3cret");
-    assert_string_equal(header(&r, "Authorization"), "Bearer b-s3cret");
+    assert_string_equal(ex_header(&r, "X-Api-Key"), "k-s3cret");
+    assert_string_equal(ex_header(&r, "Authorization"), "Bearer b-s3cret");
     assert_hidden(&r, "s3cret");
     exec_build_free(&r);
     unsetenv("APIDEX_AUTH_PETS_KEYHEADER");
@@ -210,7 +189,7 @@ static void test_registry_override(void **state)
     setenv("MY_PET_KEY", "ov-s3cret", 1);
     assert_int_equal(build("getPet", pet, 1, "{\"auth\":{\"keyHeader\":\"MY_PET_KEY\"}}", &r, &err),
                      0);
-    assert_string_equal(header(&r, "X-Api-Key"), "ov-s3cret");
+    assert_string_equal(ex_header(&r, "X-Api-Key"), "ov-s3cret");
     exec_build_free(&r);
     unsetenv("MY_PET_KEY");
     setenv("PU", "ann", 1);
@@ -219,7 +198,7 @@ static void test_registry_override(void **state)
                            "{\"auth\":{\"basic\":{\"username\":\"PU\",\"password\":\"PP\"}}}", &r,
                            &err),
                      0);
-    assert_string_equal(header(&r, "Authorization"), "Basic YW5uOnB3");
+    assert_string_equal(ex_header(&r, "Authorization"), "Basic YW5uOnB3");
     exec_build_free(&r);
     unsetenv("PU");
     unsetenv("PP");
@@ -252,15 +231,15 @@ static void test_oauth2_client_credentials(void **state)
     exec_build_options o = {
         .params = pet, .n_params = 2, .token_fn = fake_token, .token_ctx = "ctx"};
     fake_token_calls = 0;
-    assert_int_equal(exec_build(api, op_of("uploadPhoto"), &o, &r, &err), 0);
+    assert_int_equal(exec_build(api, ex_op(api, "uploadPhoto"), &o, &r, &err), 0);
     assert_int_equal(fake_token_calls, 1);
-    assert_string_equal(header(&r, "Authorization"), "Bearer oauth-tok-s3cret");
+    assert_string_equal(ex_header(&r, "Authorization"), "Bearer oauth-tok-s3cret");
     assert_hidden(&r, "s3cret");
     exec_build_free(&r);
     /* without a token function: a note, no header */
     o.token_fn = NULL;
-    assert_int_equal(exec_build(api, op_of("uploadPhoto"), &o, &r, &err), 0);
-    assert_null(header(&r, "Authorization"));
+    assert_int_equal(exec_build(api, ex_op(api, "uploadPhoto"), &o, &r, &err), 0);
+    assert_null(ex_header(&r, "Authorization"));
     assert_true(r.n_notes >= 1);
     assert_non_null(strstr(r.notes[0], "needs the transport"));
     assert_hidden(&r, "s3cret");
@@ -269,8 +248,8 @@ static void test_oauth2_client_credentials(void **state)
     unsetenv("APIDEX_AUTH_PETS_OAUTH_CLIENT_SECRET");
     /* a token in the environment is used as it is */
     setenv("APIDEX_AUTH_PETS_OAUTH", "direct-s3cret", 1);
-    assert_int_equal(exec_build(api, op_of("uploadPhoto"), &o, &r, &err), 0);
-    assert_string_equal(header(&r, "Authorization"), "Bearer direct-s3cret");
+    assert_int_equal(exec_build(api, ex_op(api, "uploadPhoto"), &o, &r, &err), 0);
+    assert_string_equal(ex_header(&r, "Authorization"), "Bearer direct-s3cret");
     exec_build_free(&r);
     unsetenv("APIDEX_AUTH_PETS_OAUTH");
 }
@@ -295,16 +274,16 @@ static void test_credentials_file(void **state)
     assert_null(strstr(err.message, "s3cret"));
     chmod(path, 0600);
     assert_int_equal(build("getPet", pet, 1, NULL, &r, &err), 0);
-    assert_string_equal(header(&r, "X-Api-Key"), "file-s3cret");
+    assert_string_equal(ex_header(&r, "X-Api-Key"), "file-s3cret");
     exec_build_free(&r);
     assert_int_equal(build("updatePetForm", pet, 1, NULL, &r, &err), 0);
-    assert_string_equal(header(&r, "Authorization"), "Basic ZnU6ZnAtczNjcmV0");
+    assert_string_equal(ex_header(&r, "Authorization"), "Basic ZnU6ZnAtczNjcmV0");
     assert_hidden(&r, "fp-s3cret");
     exec_build_free(&r);
     /* the environment wins over the file */
     setenv("APIDEX_AUTH_PETS_KEYHEADER", "env-key", 1);
     assert_int_equal(build("getPet", pet, 1, NULL, &r, &err), 0);
-    assert_string_equal(header(&r, "X-Api-Key"), "env-key");
+    assert_string_equal(ex_header(&r, "X-Api-Key"), "env-key");
     exec_build_free(&r);
     unsetenv("APIDEX_AUTH_PETS_KEYHEADER");
     /* $APIDEX_CREDENTIALS names another file, which must exist */

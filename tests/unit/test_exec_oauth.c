@@ -3,10 +3,8 @@
 #include "testutil.h"
 
 #include "exec/exec.h"
+#include "exec_testserver.h"
 
-#include <arpa/inet.h>
-#include <microhttpd.h>
-#include <netinet/in.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static struct MHD_Daemon *server;
-static int port;
 static atomic_int issued; /* tokens the endpoint handed out */
 static atomic_int requests;
 
@@ -23,11 +19,6 @@ static atomic_int requests;
 #define CLIENT_SECRET "s3cret/1+x"
 /* base64("client-1:s3cret%2F1%2Bx"): RFC 6749 form-encodes id and secret before Basic */
 #define BASIC "Basic Y2xpZW50LTE6czNjcmV0JTJGMSUyQng="
-
-typedef struct upload {
-    char data[4096];
-    size_t len;
-} upload;
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *body)
 {
@@ -39,24 +30,9 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
     return ret;
 }
 
-static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url,
-                              const char *method, const char *version, const char *data,
-                              size_t *data_size, void **con_cls)
+static enum MHD_Result answer(struct MHD_Connection *c, const char *url, const char *method,
+                              const char *form)
 {
-    (void)cls;
-    (void)version;
-    if (!*con_cls) {
-        *con_cls = calloc(1, sizeof(upload));
-        return MHD_YES;
-    }
-    upload *u = *con_cls;
-    if (*data_size) {
-        size_t n = *data_size < sizeof u->data - 1 - u->len ? *data_size : 0;
-        memcpy(u->data + u->len, data, n);
-        u->len += n;
-        *data_size = 0;
-        return MHD_YES;
-    }
     atomic_fetch_add(&requests, 1);
     if (strcmp(url, "/token") || strcmp(method, "POST"))
         return reply(c, 404, "{\"error\":\"not found\"}");
@@ -65,12 +41,12 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
     const char *mode = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "mode");
     const char *ttl = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "ttl");
     if (!type || strcmp(type, "application/x-www-form-urlencoded") ||
-        !strstr(u->data, "grant_type=client_credentials"))
+        !strstr(form, "grant_type=client_credentials"))
         return reply(c, 400, "{\"error\":\"invalid_request\"}");
     bool ok;
     if (mode && !strcmp(mode, "post")) /* this server reads only the form body */
-        ok = !auth && strstr(u->data, "client_id=" CLIENT_ID) &&
-             strstr(u->data, "client_secret=s3cret%2F1%2Bx");
+        ok = !auth && strstr(form, "client_id=" CLIENT_ID) &&
+             strstr(form, "client_secret=s3cret%2F1%2Bx");
     else
         ok = auth && !strcmp(auth, BASIC);
     if (!ok) {
@@ -78,10 +54,10 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
         /* a careless server echoing what it got: the client must mask it */
         snprintf(body, sizeof body,
                  "{\"error\":\"invalid_client\",\"error_description\":\"bad credentials %.200s\"}",
-                 u->data);
+                 form);
         return reply(c, 401, body);
     }
-    const char *scope = strstr(u->data, "scope=");
+    const char *scope = strstr(form, "scope=");
     int n = atomic_fetch_add(&issued, 1) + 1;
     char body[256];
     snprintf(body, sizeof body,
@@ -91,34 +67,16 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
     return reply(c, 200, body);
 }
 
-static void done(void *cls, struct MHD_Connection *c, void **con_cls,
-                 enum MHD_RequestTerminationCode toe)
-{
-    (void)cls;
-    (void)c;
-    (void)toe;
-    free(*con_cls);
-    *con_cls = NULL;
-}
-
 static int start_server(void **state)
 {
     (void)state;
-    struct sockaddr_in addr = {.sin_family = AF_INET};
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    server = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, 0,
-                              NULL, NULL, answer, NULL, MHD_OPTION_SOCK_ADDR, &addr,
-                              MHD_OPTION_NOTIFY_COMPLETED, done, NULL, MHD_OPTION_END);
-    if (!server) return -1;
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(server, MHD_DAEMON_INFO_BIND_PORT);
-    port = info ? info->port : 0;
-    return port ? 0 : -1;
+    return et_start(answer);
 }
 
 static int stop_server(void **state)
 {
     (void)state;
-    MHD_stop_daemon(server);
+    et_stop();
     return 0;
 }
 
@@ -144,7 +102,7 @@ static const char *token_url(const char *query)
     static char buf[4][256];
     static int next;
     char *b = buf[next++ % 4];
-    snprintf(b, sizeof buf[0], "http://127.0.0.1:%d/token%s", port, query);
+    snprintf(b, sizeof buf[0], "http://127.0.0.1:%d/token%s", et_port, query);
     return b;
 }
 

@@ -1,40 +1,11 @@
 /* Tests for exec_build's request side: every parameter style (the corpus's
    parameters-style spec), Swagger 2.0 collection formats, server variables, bodies by media
    type, and validation errors naming the input and the rule. */
-#include "testutil.h"
-
-#include "exec/exec.h"
+#include "exec_testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static spec_registry *load(const char *path)
-{
-    spec_registry *reg = NULL;
-    apidex_error err;
-    assert_int_equal(spec_load_file(path, NULL, &reg, &err), 0);
-    assert_int_equal(spec_registry_count(reg), 1);
-    assert_false(spec_registry_api(reg, 0)->failed);
-    return reg;
-}
-
-static spec_registry *fixture(const char *name)
-{
-    char *p = tu_path(tu_source_dir(), name);
-    spec_registry *reg = load(p);
-    free(p);
-    return reg;
-}
-
-static const spec_operation *op_of(const spec_api *api, const char *operation_id)
-{
-    for (size_t i = 0; i < api->n_ops; i++)
-        if (api->ops[i].operation_id && !strcmp(api->ops[i].operation_id, operation_id))
-            return &api->ops[i];
-    fail_msg("no operation %s", operation_id);
-    return NULL;
-}
 
 /* Builds operation_id with params (NULL-terminated) and body; returns the rc; *r filled. */
 static int build(const spec_api *api, const char *operation_id, const char *const *params,
@@ -44,14 +15,7 @@ static int build(const spec_api *api, const char *operation_id, const char *cons
     while (params && params[n]) n++;
     exec_build_options o = {.params = params, .n_params = n, .body = body};
     core_error_clear(err);
-    return exec_build(api, op_of(api, operation_id), &o, r, err);
-}
-
-static const char *header(const exec_request *r, const char *name)
-{
-    for (size_t i = 0; i < r->n_headers; i++)
-        if (!strcmp(r->headers[i].name, name)) return r->headers[i].value;
-    return NULL;
+    return exec_build(api, ex_op(api, operation_id), &o, r, err);
 }
 
 /* ---------------------------------------------------------------- styles */
@@ -69,7 +33,7 @@ static void test_parameter_styles(void **state)
     char *p =
         tu_path(tu_shared_dir(),
                 "corpus/specs/readme_examples__3.0_json_parameters-style/parameters-style.json");
-    spec_registry *reg = load(p);
+    spec_registry *reg = ex_load(p);
     free(p);
     const spec_api *api = spec_registry_api(reg, 0);
     const char *const in[] = {"primitive=5", "array=[\"blue\",\"black\"]",
@@ -115,7 +79,7 @@ static void test_parameter_styles(void **state)
         apidex_error err;
         int rc = build(api, cases[i].op, in, NULL, &r, &err);
         if (rc) fail_msg("%s: %s", cases[i].op, err.message);
-        const char *got = !strcmp(cases[i].where, "url") ? r.url : header(&r, cases[i].where);
+        const char *got = !strcmp(cases[i].where, "url") ? r.url : ex_header(&r, cases[i].where);
         if (!got || strcmp(got, cases[i].want))
             fail_msg("%s %s:\n  got  %s\n  want %s", cases[i].op, cases[i].where,
                      got ? got : "(none)", cases[i].want);
@@ -142,15 +106,15 @@ static void test_parameter_styles(void **state)
 static void test_percent_encoding(void **state)
 {
     (void)state;
-    spec_registry *reg = fixture("tests/data/exec/pets.yaml");
+    spec_registry *reg = ex_fixture("tests/data/exec/pets.yaml");
     const spec_api *api = spec_registry_api(reg, 0);
     exec_request r;
     apidex_error err;
     const char *const in[] = {"tags=a b,c&d,ü", "X-Request-Id=r 1", NULL};
     assert_int_equal(build(api, "listPets", in, NULL, &r, &err), 0);
     assert_string_equal(r.url, "https://eu.api.example.com/v1/pets?tags=a%20b,c%26d,%C3%BC");
-    assert_string_equal(header(&r, "X-Request-Id"), "r 1");
-    assert_string_equal(header(&r, "Accept"), "application/json");
+    assert_string_equal(ex_header(&r, "X-Request-Id"), "r 1");
+    assert_string_equal(ex_header(&r, "Accept"), "application/json");
     exec_build_free(&r);
     /* a header value cannot carry a line break (header injection) */
     const char *const crlf[] = {"X-Request-Id=a\r\nHost: evil", NULL};
@@ -163,7 +127,7 @@ static void test_swagger2_collection_formats(void **state)
 {
     (void)state;
     setenv("APIDEX_AUTH_SWAGGER2_BASICAUTH", "u:p", 1);
-    spec_registry *reg = fixture("tests/data/exec/swagger2.yaml");
+    spec_registry *reg = ex_fixture("tests/data/exec/swagger2.yaml");
     const spec_api *api = spec_registry_api(reg, 0);
     exec_request r;
     apidex_error err;
@@ -178,7 +142,7 @@ static void test_swagger2_collection_formats(void **state)
     assert_int_equal(build(api, "getItems", in, NULL, &r, &err), 0);
     assert_string_equal(r.url, "https://api.example.com/v2/items/1,2?csv=a,b&ssv=a%20b&tsv=a%09b"
                                "&pipes=a%7Cb&multi=a&multi=b");
-    assert_string_equal(header(&r, "X-Trace"), "x,y");
+    assert_string_equal(ex_header(&r, "X-Trace"), "x,y");
     exec_build_free(&r);
     /* formData becomes a form body; -p fields fill it */
     const char *const form[] = {"user=ann", "remember=true", NULL};
@@ -198,7 +162,7 @@ static void test_swagger2_collection_formats(void **state)
 static void test_server_variables(void **state)
 {
     (void)state;
-    spec_registry *reg = fixture("tests/data/exec/pets.yaml");
+    spec_registry *reg = ex_fixture("tests/data/exec/pets.yaml");
     const spec_api *api = spec_registry_api(reg, 0);
     exec_request r;
     apidex_error err;
@@ -214,16 +178,16 @@ static void test_server_variables(void **state)
     /* --server replaces the spec's servers; the registry's override too */
     const char *const id[] = {"petId=7", NULL};
     exec_build_options o = {.params = id, .n_params = 1, .server = "http://127.0.0.1:8080/api/"};
-    assert_int_equal(exec_build(api, op_of(api, "getPet"), &o, &r, &err), 0);
+    assert_int_equal(exec_build(api, ex_op(api, "getPet"), &o, &r, &err), 0);
     assert_string_equal(r.url, "http://127.0.0.1:8080/api/pets/7");
     exec_build_free(&r);
     o = (exec_build_options){
         .params = id, .n_params = 1, .overrides = "{\"server\":\"https://mirror.example.org\"}"};
-    assert_int_equal(exec_build(api, op_of(api, "getPet"), &o, &r, &err), 0);
+    assert_int_equal(exec_build(api, ex_op(api, "getPet"), &o, &r, &err), 0);
     assert_string_equal(r.url, "https://mirror.example.org/pets/7");
     exec_build_free(&r);
     o.server = "ftp://x";
-    assert_int_equal(exec_build(api, op_of(api, "getPet"), &o, &r, &err), APIDEX_EINVAL);
+    assert_int_equal(exec_build(api, ex_op(api, "getPet"), &o, &r, &err), APIDEX_EINVAL);
     assert_non_null(strstr(err.message, "not http(s)"));
     unsetenv("APIDEX_AUTH_PETS_KEYHEADER");
     spec_registry_free(reg);
@@ -234,7 +198,7 @@ static void test_server_variables(void **state)
 static void test_bodies(void **state)
 {
     (void)state;
-    spec_registry *reg = fixture("tests/data/exec/pets.yaml");
+    spec_registry *reg = ex_fixture("tests/data/exec/pets.yaml");
     const spec_api *api = spec_registry_api(reg, 0);
     exec_request r;
     apidex_error err;
@@ -244,7 +208,7 @@ static void test_bodies(void **state)
     assert_string_equal(r.method, "POST");
     assert_string_equal(r.body, "{\"name\":\"Rex\",\"age\":3}");
     assert_int_equal(r.body_len, strlen(r.body));
-    assert_string_equal(header(&r, "Content-Type"), "application/json");
+    assert_string_equal(ex_header(&r, "Content-Type"), "application/json");
     exec_build_free(&r);
     /* form-urlencoded from -p fields; arrays exploded */
     const char *const form[] = {"petId=1", "name=Rex the 2nd", "tags=a,b", NULL};
@@ -295,7 +259,7 @@ static void test_bodies(void **state)
 static void test_qualified_names(void **state)
 {
     (void)state;
-    spec_registry *reg = fixture("tests/data/exec/pets.yaml");
+    spec_registry *reg = ex_fixture("tests/data/exec/pets.yaml");
     const spec_api *api = spec_registry_api(reg, 0);
     exec_request r;
     apidex_error err;
@@ -322,7 +286,7 @@ typedef struct bad_case {
 static void test_validation_errors(void **state)
 {
     (void)state;
-    spec_registry *reg = fixture("tests/data/exec/pets.yaml");
+    spec_registry *reg = ex_fixture("tests/data/exec/pets.yaml");
     const spec_api *api = spec_registry_api(reg, 0);
     static const bad_case cases[] = {
         {"getPet", {NULL}, NULL, "missing required parameter 'petId' (path): give -p petId=VALUE"},

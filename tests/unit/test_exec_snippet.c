@@ -1,9 +1,7 @@
 /* Tests for snippets (snippet.c): curl, Python, JavaScript and Go from the same request
    builder, credentials as environment references, never a secret; the Python and JavaScript
    ones are checked by their own parsers (py_compile, node --check), the curl one by bash -n. */
-#include "testutil.h"
-
-#include "exec/exec.h"
+#include "exec_testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,10 +13,7 @@ static const spec_api *api;
 static int setup(void **state)
 {
     (void)state;
-    char *p = tu_path(tu_source_dir(), "tests/data/exec/pets.yaml");
-    apidex_error err;
-    assert_int_equal(spec_load_file(p, NULL, &reg, &err), 0);
-    free(p);
+    reg = ex_fixture("tests/data/exec/pets.yaml");
     api = spec_registry_api(reg, 0);
     setenv("HOME", "/nonexistent-apidex-test-home", 1);
     unsetenv("APIDEX_CREDENTIALS");
@@ -33,15 +28,6 @@ static int teardown(void **state)
     return 0;
 }
 
-static const spec_operation *op_of(const char *operation_id)
-{
-    for (size_t i = 0; i < api->n_ops; i++)
-        if (api->ops[i].operation_id && !strcmp(api->ops[i].operation_id, operation_id))
-            return &api->ops[i];
-    fail_msg("no operation %s", operation_id);
-    return NULL;
-}
-
 static char *snippet(const char *operation_id, const char *const *params, size_t n,
                      const char *body, bool placeholders, exec_snippet_lang lang)
 {
@@ -49,7 +35,7 @@ static char *snippet(const char *operation_id, const char *const *params, size_t
     apidex_error err;
     exec_build_options o = {
         .params = params, .n_params = n, .body = body, .placeholders = placeholders};
-    if (exec_build(api, op_of(operation_id), &o, &r, &err)) fail_msg("%s", err.message);
+    if (exec_build(api, ex_op(api, operation_id), &o, &r, &err)) fail_msg("%s", err.message);
     core_buf b;
     core_buf_init(&b, 0);
     assert_int_equal(exec_snippet(&r, lang, &b), 0);
@@ -190,7 +176,7 @@ static void test_override_variable_names(void **state)
         apidex_error err;
         exec_build_options o = {
             .params = in, .n_params = 1, .overrides = ov[i], .placeholders = true};
-        assert_int_equal(exec_build(api, op_of("getPet"), &o, &r, &err), 0);
+        assert_int_equal(exec_build(api, ex_op(api, "getPet"), &o, &r, &err), 0);
         core_buf b;
         core_buf_init(&b, 0);
         assert_int_equal(exec_snippet(&r, EXEC_SNIPPET_CURL, &b), 0);

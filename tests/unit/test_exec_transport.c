@@ -3,20 +3,16 @@
 #include "testutil.h"
 
 #include "exec/exec.h"
+#include "exec_testserver.h"
 
-#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <json-c/json.h>
-#include <microhttpd.h>
-#include <netinet/in.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static struct MHD_Daemon *server;
-static int port;
 static atomic_int hits; /* requests the server answered */
 
 #define SECRET "s3cr3t-key-123"
@@ -52,32 +48,12 @@ static enum MHD_Result echo(struct MHD_Connection *c, const char *method, const 
     return ret;
 }
 
-typedef struct upload {
-    char data[4096];
-    size_t len;
-} upload;
-
-static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url,
-                              const char *method, const char *version, const char *data,
-                              size_t *data_size, void **con_cls)
+static enum MHD_Result answer(struct MHD_Connection *c, const char *url, const char *method,
+                              const char *body)
 {
-    (void)cls;
-    (void)version;
-    if (!*con_cls) { /* first call: headers only */
-        *con_cls = calloc(1, sizeof(upload));
-        return MHD_YES;
-    }
-    upload *u = *con_cls;
-    if (*data_size) {
-        size_t n = *data_size < sizeof u->data - 1 - u->len ? *data_size : 0;
-        memcpy(u->data + u->len, data, n);
-        u->len += n;
-        *data_size = 0;
-        return MHD_YES;
-    }
     atomic_fetch_add(&hits, 1);
     if (!strcmp(url, "/hello")) return reply(c, 200, "application/json", "{\"hello\":1}", NULL);
-    if (!strcmp(url, "/echo")) return echo(c, method, u->data);
+    if (!strcmp(url, "/echo")) return echo(c, method, body);
     if (!strcmp(url, "/redirect")) {
         const char *to = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "to");
         const char *code = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "code");
@@ -102,34 +78,16 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
     return reply(c, 404, "text/plain", "not found", NULL);
 }
 
-static void done(void *cls, struct MHD_Connection *c, void **con_cls,
-                 enum MHD_RequestTerminationCode toe)
-{
-    (void)cls;
-    (void)c;
-    (void)toe;
-    free(*con_cls);
-    *con_cls = NULL;
-}
-
 static int start_server(void **state)
 {
     (void)state;
-    struct sockaddr_in addr = {.sin_family = AF_INET};
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    server = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, 0,
-                              NULL, NULL, answer, NULL, MHD_OPTION_SOCK_ADDR, &addr,
-                              MHD_OPTION_NOTIFY_COMPLETED, done, NULL, MHD_OPTION_END);
-    if (!server) return -1;
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(server, MHD_DAEMON_INFO_BIND_PORT);
-    port = info ? info->port : 0;
-    return port ? 0 : -1;
+    return et_start(answer);
 }
 
 static int stop_server(void **state)
 {
     (void)state;
-    MHD_stop_daemon(server);
+    et_stop();
     return 0;
 }
 
@@ -154,7 +112,7 @@ static char *url_of(const char *host, const char *path)
     static char buf[8][640];
     static int next;
     char *b = buf[next++ % 8];
-    snprintf(b, sizeof buf[0], "http://%s:%d%s", host, port, path);
+    snprintf(b, sizeof buf[0], "http://%s:%d%s", host, et_port, path);
     return b;
 }
 
@@ -316,7 +274,7 @@ static void test_redirect_to_private_refused(void **state)
     (void)state;
     exec_policy p = test_policy(); /* 127.0.0.1 allowed, no other private address */
     char other[64];
-    snprintf(other, sizeof other, "127.0.0.2:%d", port);
+    snprintf(other, sizeof other, "127.0.0.2:%d", et_port);
     const struct {
         const char *to, *why;
     } cases[] = {
@@ -410,7 +368,7 @@ static void test_credentials_not_forwarded(void **state)
     json_object_put(o);
     exec_response_free(resp);
     /* another host: none of it, not even the key the server put into the Location */
-    snprintf(to, sizeof to, "http://localhost:%d/echo?api_key=%s&page=2", port, SECRET);
+    snprintf(to, sizeof to, "http://localhost:%d/echo?api_key=%s&page=2", et_port, SECRET);
     esc = curl_easy_escape(NULL, to, 0);
     snprintf(path, sizeof path, "/redirect?to=%s", esc);
     curl_free(esc);
@@ -456,7 +414,7 @@ static void test_redirect_methods(void **state)
     /* without allow_write, a 307 from a read-only call can never become a write */
     const char *secrets[] = {SECRET};
     char to[128], path[256];
-    snprintf(to, sizeof to, "http://localhost:%d/echo", port);
+    snprintf(to, sizeof to, "http://localhost:%d/echo", et_port);
     char *esc = curl_easy_escape(NULL, to, 0);
     snprintf(path, sizeof path, "/redirect?to=%s&code=307", esc);
     curl_free(esc);

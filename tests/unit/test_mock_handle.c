@@ -15,21 +15,28 @@ typedef struct fixture {
     core_arena *arena;
 } fixture;
 
-static int setup(void **state)
+/* A mock over the specs of tests/data/mock named (NULL-terminated). */
+static fixture *fixture_new(const char *const *specs)
 {
     fixture *f = calloc(1, sizeof *f);
     apidex_error err;
     assert_int_equal(spec_registry_new(NULL, &f->reg, &err), 0);
-    char *a = tu_path(tu_source_dir(), "tests/data/mock/store.yaml");
-    char *b = tu_path(tu_source_dir(), "tests/data/mock/other.json");
-    assert_int_equal(spec_registry_add(f->reg, a, &err), 0);
-    assert_int_equal(spec_registry_add(f->reg, b, &err), 0);
-    free(a);
-    free(b);
+    for (size_t i = 0; specs[i]; i++) {
+        char *p = tu_path(tu_source_dir(), specs[i]);
+        assert_int_equal(spec_registry_add(f->reg, p, &err), 0);
+        free(p);
+    }
     mock_options o = {.seed = 7};
     assert_int_equal(mock_new(f->reg, &o, &f->mk, &err), 0);
     f->arena = core_arena_new(0);
-    *state = f;
+    return f;
+}
+
+static int setup(void **state)
+{
+    static const char *const specs[] = {"tests/data/mock/store.yaml", "tests/data/mock/other.json",
+                                        NULL};
+    *state = fixture_new(specs);
     return 0;
 }
 
@@ -338,11 +345,57 @@ static void test_tmdb_flow(void **state)
     core_arena_free(f.arena);
 }
 
+/* Query styles: spaceDelimited and pipeDelimited arrays split at their separator, deepObject
+   objects read from name[key]=value and checked against the object schema. */
+static void test_query_styles(void **state)
+{
+    (void)state;
+    static const char *const specs[] = {"tests/data/mock/styles.yaml", NULL};
+    fixture *f = fixture_new(specs);
+    size_t n;
+    const char *base = mock_router_mounts(mock_get_router(f->mk), &n)[0].base;
+    char url[512];
+    static const char *const good[] = {"ids=1 2 3",
+                                       "tags=a|b|c",
+                                       "filter[color]=red&filter[min]=2",
+                                       "ids=7&tags=x",
+                                       "plain=1,2&filter[color]=blue",
+                                       ""};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        snprintf(url, sizeof url, "%s/search?%s", base, good[i]);
+        mock_response r = call(f, "GET", url, NULL, NULL, NULL);
+        if (r.status != 200) fail_msg("%s: %d %s", good[i], r.status, r.body ? r.body : "");
+    }
+    static const struct {
+        const char *query, *param, *rule, *pointer;
+    } bad[] = {
+        {"ids=1 x 3", "ids", "type", "/1"},       /* split at spaces: the second is no integer */
+        {"ids=1,2", "ids", "type", "/0"},         /* commas are not its separator */
+        {"tags=a|b|c|d", "tags", "maxItems", ""}, /* split at pipes: four items */
+        {"filter[color]=green", "filter", "enum", "/color"},
+        {"filter[color]=red&filter[min]=-1", "filter", "minimum", "/min"},
+        {"filter[min]=3", "filter", "required", ""}, /* an object checked as a whole */
+        {"plain=1 2", "plain", "type", "/0"},        /* form style splits at commas only */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(url, sizeof url, "%s/search?%s", base, bad[i].query);
+        json_object *j = NULL;
+        mock_response r = call(f, "GET", url, NULL, NULL, &j);
+        if (r.status != 400 || strcmp(jstr(j, "parameter"), bad[i].param) ||
+            strcmp(jstr(j, "rule"), bad[i].rule) || strcmp(jstr(j, "pointer"), bad[i].pointer))
+            fail_msg("%s: %d %s", bad[i].query, r.status, r.body ? r.body : "");
+        assert_string_equal(jstr(j, "in"), "query");
+        json_object_put(j);
+    }
+    teardown((void **)&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_routing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_request_checks, setup, teardown),
+        cmocka_unit_test(test_query_styles),
         cmocka_unit_test_setup_teardown(test_state_flow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deterministic, setup, teardown),
         cmocka_unit_test(test_tmdb_flow),

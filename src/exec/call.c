@@ -1,0 +1,115 @@
+/*
+ * One call, from the index to the shaped answer, as `apidex call`, the RestGPT loop's executor
+ * and the servers' call_endpoint / POST /v1/call all make it: the indexed API's document read
+ * again, the caller's JSON inputs turned into exec_build's name=value inputs, the request sent
+ * under the policy (with the hosts it may reach) and the response shaped; a dry run's request
+ * as JSON.
+ */
+#include "exec/exec.h"
+
+#include <json-c/json.h>
+#include <string.h>
+
+int exec_api_reload(const char *api_id, const char *document, spec_registry **reg,
+                    const spec_api **api, apidex_error *err)
+{
+    *reg = NULL;
+    *api = NULL;
+    apidex_error lerr;
+    core_error_clear(&lerr);
+    spec_input_options io = {.name = api_id};
+    if (spec_registry_new(NULL, reg, &lerr) ||
+        spec_registry_add_input(*reg, document, &io, &lerr) || !spec_registry_count(*reg) ||
+        spec_registry_api(*reg, 0)->failed) {
+        spec_registry_free(*reg);
+        *reg = NULL;
+        if (lerr.code == APIDEX_ENOMEM) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+        return core_error_set(err, APIDEX_EINVAL, "cannot read the document of %s again (%s)%s%s",
+                              api_id, document, lerr.message[0] ? ": " : "", lerr.message);
+    }
+    *api = spec_registry_api(*reg, 0);
+    return 0;
+}
+
+const spec_operation *exec_api_operation(const spec_api *api, const char *method, const char *path)
+{
+    for (size_t i = 0; api && i < api->n_ops; i++)
+        if (!strcmp(api->ops[i].method, method) && !strcmp(api->ops[i].path, path))
+            return &api->ops[i];
+    return NULL;
+}
+
+const char **exec_params_from_json(core_arena *a, struct json_object *params, size_t *n)
+{
+    *n = 0;
+    size_t cap = params ? (size_t)json_object_object_length(params) : 0;
+    const char **in = core_arena_calloc(a, cap + 1, sizeof *in);
+    if (!in) return NULL;
+    if (!params) return in;
+    json_object_object_foreach(params, k, v)
+    {
+        if (!v) continue; /* null: left out, as an optional value the caller has not got */
+        const char *val = json_object_is_type(v, json_type_string)
+                              ? json_object_get_string(v)
+                              : json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
+        if (!(in[(*n)++] = core_arena_printf(a, "%s=%s", k, val))) return NULL;
+    }
+    return in;
+}
+
+int exec_call(const exec_request *r, const spec_api *api, const spec_operation *op,
+              const exec_call_options *o, exec_response **resp_out, struct json_object **shaped,
+              apidex_error *err)
+{
+    *shaped = NULL;
+    if (resp_out) *resp_out = NULL;
+    exec_call_options d = o ? *o : (exec_call_options){0};
+    exec_policy p = d.policy;
+    if (exec_allowed_hosts(d.foreign_server ? NULL : r, api, d.policy.allowed_hosts,
+                           d.policy.n_allowed_hosts, r->arena, (const char ***)&p.allowed_hosts,
+                           &p.n_allowed_hosts))
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    exec_response *resp = NULL;
+    int rc = exec_send(r, &p, &resp, err);
+    if (rc) {
+        /* exec_send keeps secrets out of its messages; masked again all the same */
+        const char *m = exec_mask(r, err->message, r->arena);
+        if (m && m != err->message) core_error_set(err, rc, "%s", m);
+        return rc;
+    }
+    rc = exec_shape(resp, api, op, &d.shape, shaped, err);
+    if (!rc && resp_out)
+        *resp_out = resp;
+    else
+        exec_response_free(resp);
+    return rc;
+}
+
+struct json_object *exec_request_json(const exec_request *r, const char *curl)
+{
+    core_arena *a = r->arena;
+    json_object *o = json_object_new_object(), *h = json_object_new_array();
+    json_object_object_add(o, "dry_run", json_object_new_boolean(1));
+    json_object_object_add(o, "operation", json_object_new_string(r->operation_id));
+    json_object_object_add(o, "method", json_object_new_string(r->method));
+    json_object_object_add(o, "url", json_object_new_string(exec_mask(r, r->url, a)));
+    for (size_t i = 0; i < r->n_headers; i++) {
+        json_object *x = json_object_new_object();
+        json_object_object_add(x, "name", json_object_new_string(r->headers[i].name));
+        json_object_object_add(x, "value",
+                               json_object_new_string(exec_mask(r, r->headers[i].value, a)));
+        if (r->headers[i].secret) json_object_object_add(x, "secret", json_object_new_boolean(1));
+        json_object_array_add(h, x);
+    }
+    json_object_object_add(o, "headers", h);
+    json_object_object_add(o, "content_type",
+                           r->content_type ? json_object_new_string(r->content_type) : NULL);
+    json_object_object_add(o, "body",
+                           r->body ? json_object_new_string(exec_mask(r, r->body, a)) : NULL);
+    json_object *notes = json_object_new_array();
+    for (size_t i = 0; i < r->n_notes; i++)
+        json_object_array_add(notes, json_object_new_string(exec_mask(r, r->notes[i], a)));
+    json_object_object_add(o, "notes", notes);
+    json_object_object_add(o, "curl", json_object_new_string(curl));
+    return o;
+}
