@@ -47,7 +47,9 @@ typedef struct pm_op {
     const char *method; /* lower case */
     const char *path;
     const char *pointer;
-    size_t origin; /* index in the walk's origins, or SIZE_MAX */
+    const char *hash; /* the URL's fragment, or NULL: tells apart two requests that differ
+                         only there (a spec's "/cookies#form" comes back so) */
+    size_t origin;    /* index in the walk's origins, or SIZE_MAX */
 } pm_op;
 
 typedef struct pm_walk {
@@ -76,7 +78,7 @@ int spec_postman_detect(const jt_node *root)
         if (strstr(schema, "/v2.1")) return 21;
         return -1;
     }
-    if (jt_get(info, "_postman_id") && jt_is(jt_get(root, "item"), JT_ARRAY)) return 21;
+    if (jt_get(info, "_postman_id") && jt_get(root, "item")) return 21;
     return 0;
 }
 
@@ -159,6 +161,7 @@ typedef struct pm_url {
     size_t n_segs;
     const jt_node *query;     /* the URL object's query list, or NULL */
     const char *raw_query;    /* the query string of a URL given as a string, or NULL */
+    const char *hash;         /* the fragment, or NULL */
     const jt_node *variables; /* the URL object's variable list, or NULL */
 } pm_url;
 
@@ -205,6 +208,8 @@ static void parse_raw(pm_ctx *c, const char *raw, pm_url *u, bool want_path)
         size_t qn = strcspn(q, "#");
         u->raw_query = core_arena_strndup(c->a, q, qn);
     }
+    const char *h = strchr(raw, '#');
+    if (h && h[1] && !u->hash) u->hash = core_arena_strdup(c->a, h + 1);
 }
 
 static bool read_url(pm_ctx *c, const jt_node *url, pm_url *u)
@@ -219,6 +224,8 @@ static bool read_url(pm_ctx *c, const jt_node *url, pm_url *u)
     const char *proto = jt_get_str(url, "protocol"), *port = pm_value_str(c, jt_get(url, "port"));
     u->query = jt_is(jt_get(url, "query"), JT_ARRAY) ? jt_get(url, "query") : NULL;
     u->variables = jt_is(jt_get(url, "variable"), JT_ARRAY) ? jt_get(url, "variable") : NULL;
+    const char *hash = jt_get_str(url, "hash");
+    if (hash && *hash) u->hash = hash;
     if (host) {
         core_buf b;
         core_buf_init(&b, 1 << 16);
@@ -733,7 +740,7 @@ static int add_request(pm_walk *w, const jt_node *item, const char *ptr, const c
         w->cap_ops = cap;
     }
     pm_op *op = &w->ops[w->n_ops++];
-    *op = (pm_op){.method = method, .path = path, .pointer = ptr};
+    *op = (pm_op){.method = method, .path = path, .pointer = ptr, .hash = u.hash};
     op->origin = origin_index(w, u.origin);
     pm_obj *o = &op->o;
     if (tag) {
@@ -873,6 +880,13 @@ static void finish_paths(pm_walk *w, pm_obj *root)
             pm_put(c, &op->o, "servers", pm_arr_done(c, &servers));
         }
         size_t at;
+        if (op->hash && spec_strmap_get(&by_path, op->path, strlen(op->path), &at)) {
+            bool taken = false;
+            for (uint32_t k = 0; k < items[at].n && !taken; k++)
+                taken = !strcmp(items[at].m[k].key, op->method);
+            const char *with = core_arena_printf(c->a, "%s#%s", op->path, op->hash);
+            if (taken && with) op->path = with;
+        }
         if (!spec_strmap_get(&by_path, op->path, strlen(op->path), &at)) {
             at = n_items++;
             keys[at] = op->path;
@@ -882,8 +896,13 @@ static void finish_paths(pm_walk *w, pm_obj *root)
         for (uint32_t k = 0; k < items[at].n && !dup; k++)
             dup = !strcmp(items[at].m[k].key, op->method);
         if (dup) {
-            pm_warn(c, op->pointer, "%s %s is already a request of this collection; skipped",
-                    op->method, op->path);
+            char upper[16];
+            size_t k = 0;
+            for (; op->method[k] && k + 1 < sizeof upper; k++)
+                upper[k] = (char)(op->method[k] - ('a' - 'A'));
+            upper[k] = '\0';
+            pm_warn(c, op->pointer, "%s %s is already a request of this collection; skipped", upper,
+                    op->path);
             continue;
         }
         pm_put(c, &items[at], op->method, pm_obj_done(c, &op->o));

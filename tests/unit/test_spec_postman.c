@@ -358,7 +358,7 @@ static void test_bad_requests_are_skipped(void **state)
     const spec_api *api = spec_registry_api(reg, 0);
     assert_false(api->failed);
     assert_int_equal(api->n_ops, 3);
-    const core_diag *d = find_diag(api, CORE_DIAG_WARNING, "already a request");
+    const core_diag *d = find_diag(api, CORE_DIAG_WARNING, "GET /a is already a request");
     assert_non_null(d);
     assert_string_equal(d->pointer, "/item/1");
     assert_string_equal(find_diag(api, CORE_DIAG_WARNING, "has no URL")->pointer,
@@ -371,6 +371,30 @@ static void test_bad_requests_are_skipped(void **state)
     const spec_operation *c = find_op(api, "POST", "/c");
     assert_string_equal(str_at(c->body->media[0].schema.node, "/type"), "string");
     assert_string_equal(str_at(c->body->media[0].node.node, "/example"), "{not json");
+    spec_registry_free(reg);
+}
+
+static void test_fragment_tells_requests_apart(void **state)
+{
+    (void)state;
+    /* Postman's converter writes a spec's "/cookies#form" as path + hash: the second
+       request on the same path keeps its fragment in the path instead of being dropped */
+    spec_registry *reg = load_text(
+        "{\"info\": {\"_postman_id\": \"x\", \"name\": \"Frag\"}, \"item\": ["
+        "{\"name\": \"plain\", \"request\": {\"url\": {\"host\": [\"h\"], \"path\": "
+        "[\"cookies\"]}}},"
+        "{\"name\": \"form\", \"request\": {\"url\": {\"host\": [\"h\"], \"path\": [\"cookies\"],"
+        " \"hash\": \"form\"}}},"
+        "{\"name\": \"raw\", \"request\": \"http://h/cookies#deep\"},"
+        "{\"name\": \"alone\", \"request\": \"http://h/page#top\"}]}");
+    const spec_api *api = spec_registry_api(reg, 0);
+    assert_int_equal(api->n_ops, 4);
+    find_op(api, "GET", "/cookies");
+    find_op(api, "GET", "/cookies#form");
+    find_op(api, "GET", "/cookies#deep");
+    /* a fragment that does not collide is not part of the path */
+    find_op(api, "GET", "/page");
+    assert_int_equal(api->diags.n, 0);
     spec_registry_free(reg);
 }
 
@@ -453,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_detection_by_content),
         cmocka_unit_test(test_bad_collections_fail_with_location),
         cmocka_unit_test(test_bad_requests_are_skipped),
+        cmocka_unit_test(test_fragment_tells_requests_apart),
         cmocka_unit_test(test_deep_folders),
         cmocka_unit_test(test_directory_with_a_bad_collection),
     };
