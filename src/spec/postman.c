@@ -114,15 +114,23 @@ void pm_warn(pm_ctx *c, const char *pointer, const char *fmt, ...)
 /* The value of collection variable `name` (n bytes), or NULL. */
 static const char *var_value(pm_ctx *c, const char *name, size_t n)
 {
-    const jt_node *vars = c->vars;
-    for (uint32_t i = 0; vars && i < vars->len; i++) {
-        const jt_node *v = vars->u.items[i];
+    size_t i;
+    if (!c->vars || !spec_strmap_get(&c->var_idx, name, n, &i) || i >= c->vars->len) return NULL;
+    return pm_value_str(c, jt_get(c->vars->u.items[i], "value"));
+}
+
+/* The look-up of var_value: each enabled variable's first definition. */
+static void index_vars(pm_ctx *c)
+{
+    for (uint32_t i = 0; c->vars && i < c->vars->len; i++) {
+        const jt_node *v = c->vars->u.items[i];
         const char *k = jt_get_str(v, "key");
         if (!k) k = jt_get_str(v, "id");
-        if (k && strlen(k) == n && !memcmp(k, name, n) && !jt_get_bool(v, "disabled", false))
-            return pm_value_str(c, jt_get(v, "value"));
+        if (!k || jt_get_bool(v, "disabled", false) ||
+            spec_strmap_get(&c->var_idx, k, strlen(k), NULL))
+            continue;
+        if (spec_strmap_put(&c->var_idx, k, strlen(k), i)) c->oom = true;
     }
-    return NULL;
 }
 
 static bool is_method(const char *m)
@@ -457,10 +465,12 @@ static jt_node *text_media(pm_ctx *c, const char *ctype, const char *text, jt_no
 static jt_node *form_media(pm_ctx *c, const jt_node *fields)
 {
     pm_obj props = {0}, ex = {0};
+    spec_strmap seen = {0};
     for (uint32_t i = 0; jt_is(fields, JT_ARRAY) && i < fields->len; i++) {
         const jt_node *f = fields->u.items[i];
         const char *k = jt_get_str(f, "key");
-        if (!k || !*k || jt_get(props.n ? pm_obj_done(c, &props) : NULL, k)) continue;
+        if (!k || !*k || spec_strmap_get(&seen, k, strlen(k), NULL)) continue;
+        if (spec_strmap_put(&seen, k, strlen(k), 1)) c->oom = true;
         const char *type = jt_get_str(f, "type");
         bool file = type && !strcmp(type, "file");
         jt_node *s = pm_type_schema(c, "string", file ? "binary" : NULL);
@@ -474,6 +484,7 @@ static jt_node *form_media(pm_ctx *c, const jt_node *fields)
         const char *v = pm_value_str(c, jt_get(f, "value"));
         if (!file && v) pm_put_str(c, &ex, k, v);
     }
+    spec_strmap_free(&seen);
     pm_obj schema = {0}, m = {0};
     pm_put_str(c, &schema, "type", "object");
     pm_put(c, &schema, "properties", pm_obj_done(c, &props));
@@ -553,6 +564,13 @@ typedef struct pm_resp_acc {
     size_t n_media;
 } pm_resp_acc;
 
+static bool obj_has(const pm_obj *o, const char *key)
+{
+    for (uint32_t i = 0; i < o->n; i++)
+        if (!strcmp(o->m[i].key, key)) return true;
+    return false;
+}
+
 /* responses from the saved examples (item.response), or NULL when there are none. */
 static jt_node *responses(pm_ctx *c, const jt_node *list, const char *ptr)
 {
@@ -616,7 +634,7 @@ static jt_node *responses(pm_ctx *c, const jt_node *list, const char *ptr)
         const char *name = jt_get_str(r, "name");
         char key[128];
         snprintf(key, sizeof key, "%s", name && *name ? name : "example");
-        for (unsigned k = 2; jt_get(pm_obj_done(c, &ra->media[mi].examples), key); k++)
+        for (unsigned k = 2; obj_has(&ra->media[mi].examples, key); k++)
             snprintf(key, sizeof key, "%.100s (%u)", name && *name ? name : "example", k);
         pm_obj ex = {0};
         if (name) pm_put_str(c, &ex, "summary", name);
@@ -665,14 +683,7 @@ static const char *operation_id(pm_walk *w, const char *name, const char *method
     while (n && slug[n - 1] == '-') n--;
     if (!n) n = (size_t)snprintf(slug, sizeof slug, "request");
     slug[n] = '\0';
-    char id[100];
-    snprintf(id, sizeof id, "%s", slug);
-    for (unsigned k = 2; spec_strmap_get(&w->op_ids, id, strlen(id), NULL); k++)
-        snprintf(id, sizeof id, "%s-%u", slug, k);
-    if (spec_strmap_put(&w->op_ids, id, strlen(id), 1)) c->oom = true;
-    const char *out = core_arena_strdup(c->a, id);
-    if (!out) c->oom = true;
-    return out;
+    return pm_unique(c, &w->op_ids, slug, "-");
 }
 
 static size_t origin_index(pm_walk *w, const char *origin)
@@ -934,6 +945,7 @@ int spec_postman_translate(spec_api_int *ai, const spec_doc *doc, int version, j
         return APIDEX_ESPEC;
     }
     c.vars = jt_is(jt_get(root, "variable"), JT_ARRAY) ? jt_get(root, "variable") : NULL;
+    index_vars(&c);
     pm_walk w = {.c = &c};
     w.root_auth = pm_auth_decides(jt_get(root, "auth")) ? jt_get(root, "auth") : NULL;
     if (w.root_auth) w.root_security = pm_auth_requirement(&c, w.root_auth, "/auth");
@@ -972,6 +984,8 @@ int spec_postman_translate(spec_api_int *ai, const spec_doc *doc, int version, j
     spec_strmap_free(&w.tag_idx);
     spec_strmap_free(&w.op_ids);
     spec_strmap_free(&c.scheme_by_sig);
+    spec_strmap_free(&c.scheme_names);
+    spec_strmap_free(&c.var_idx);
     if (c.oom || (!rc && !*out)) return APIDEX_ENOMEM;
     return rc;
 }

@@ -34,16 +34,8 @@ static const char *scheme_name(pm_ctx *c, const char *base, const char *sig, jt_
     size_t idx;
     if (spec_strmap_get(&c->scheme_by_sig, sig, strlen(sig), &idx) && idx < c->schemes.n)
         return c->schemes.m[idx].key;
-    char name[96];
-    snprintf(name, sizeof name, "%s", base);
-    for (unsigned k = 2; k < 10000; k++) {
-        bool taken = false;
-        for (uint32_t i = 0; i < c->schemes.n && !taken; i++)
-            taken = !strcmp(c->schemes.m[i].key, name);
-        if (!taken) break;
-        snprintf(name, sizeof name, "%s%u", base, k);
-    }
-    if (spec_strmap_put(&c->scheme_by_sig, sig, strlen(sig), c->schemes.n) ||
+    const char *name = pm_unique(c, &c->scheme_names, base, "");
+    if (!name || spec_strmap_put(&c->scheme_by_sig, sig, strlen(sig), c->schemes.n) ||
         pm_put(c, &c->schemes, name, scheme)) {
         c->oom = true;
         return NULL;
@@ -66,6 +58,7 @@ static jt_node *oauth2_scheme(pm_ctx *c, const jt_node *auth, char *sig, size_t 
     else if (grant && !strcmp(grant, "client_credentials"))
         flow = "clientCredentials";
     pm_obj f = {0}, sc = {0};
+    spec_strmap seen = {0};
     if (strcmp(flow, "password") && strcmp(flow, "clientCredentials"))
         pm_put_str(c, &f, "authorizationUrl", auth_url ? auth_url : "");
     if (strcmp(flow, "implicit")) pm_put_str(c, &f, "tokenUrl", token_url ? token_url : "");
@@ -75,11 +68,15 @@ static jt_node *oauth2_scheme(pm_ctx *c, const jt_node *auth, char *sig, size_t 
         if (n) {
             char *s = core_arena_strndup(c->a, p, n);
             if (!s) c->oom = true;
-            if (s && !jt_get(pm_obj_done(c, &sc), s)) pm_put(c, &sc, s, pm_str(c, ""));
-            pm_push(c, scopes, pm_strn(c, p, n));
+            if (s && !spec_strmap_get(&seen, s, n, NULL)) {
+                if (spec_strmap_put(&seen, s, n, 1)) c->oom = true;
+                pm_put(c, &sc, s, pm_str(c, ""));
+                pm_push(c, scopes, pm_strn(c, p, n));
+            }
         }
         p += n;
     }
+    spec_strmap_free(&seen);
     pm_put(c, &f, "scopes", pm_obj_done(c, &sc));
     pm_obj flows = {0}, s = {0};
     pm_put(c, &flows, flow, pm_obj_done(c, &f));

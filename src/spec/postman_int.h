@@ -29,6 +29,8 @@ typedef struct pm_ctx {
     const jt_node *vars;       /* the collection's `variable` list, or NULL */
     pm_obj schemes;            /* components.securitySchemes */
     spec_strmap scheme_by_sig; /* a scheme's content → its index in schemes */
+    spec_strmap scheme_names;  /* names given to schemes (pm_unique) */
+    spec_strmap var_idx;       /* collection variable → its index in vars (first enabled) */
 } pm_ctx;
 
 /* postman_json.c: builders (every one sets ctx->oom on failure and returns NULL / -1) */
@@ -41,6 +43,12 @@ int pm_put_str(pm_ctx *c, pm_obj *o, const char *key, const char *s);
 int pm_push(pm_ctx *c, pm_arr *a, jt_node *v);
 jt_node *pm_obj_done(pm_ctx *c, pm_obj *o);
 jt_node *pm_arr_done(pm_ctx *c, pm_arr *a);
+/**
+ * name itself when `used` does not hold it yet, else name + sep + the first free number
+ * from 2 on (counting on where the last call for name stopped: linear in the names);
+ * the result (in c's arena) is added to used.
+ */
+const char *pm_unique(pm_ctx *c, spec_strmap *used, const char *name, const char *sep);
 /** {"type": type} (and "format": format when not NULL). */
 jt_node *pm_type_schema(pm_ctx *c, const char *type, const char *format);
 

@@ -4,6 +4,7 @@
  */
 #include "spec/postman_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,6 +105,30 @@ jt_node *pm_arr_done(pm_ctx *c, pm_arr *a)
     n->u.items = a->v;
     n->len = a->n;
     return n;
+}
+
+const char *pm_unique(pm_ctx *c, spec_strmap *used, const char *name, const char *sep)
+{
+    size_t len = strlen(name), next;
+    char buf[160];
+    if (!spec_strmap_get(used, name, len, &next)) {
+        snprintf(buf, sizeof buf, "%s", name);
+        next = 2;
+    } else {
+        for (;; next++) {
+            snprintf(buf, sizeof buf, "%.100s%s%zu", name, sep, next);
+            if (!spec_strmap_get(used, buf, strlen(buf), NULL)) break;
+        }
+        next++;
+    }
+    if (spec_strmap_put(used, name, len, next) ||
+        (strcmp(buf, name) && spec_strmap_put(used, buf, strlen(buf), 2))) {
+        c->oom = true;
+        return NULL;
+    }
+    char *out = core_arena_strdup(c->a, buf);
+    if (!out) c->oom = true;
+    return out;
 }
 
 jt_node *pm_type_schema(pm_ctx *c, const char *type, const char *format)
