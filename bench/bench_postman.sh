@@ -5,7 +5,8 @@
 # its operations (METHOD + path, parameter names ignored: /pets/{}) are compared with the
 # original spec's. Prints per spec and overall (micro) precision and recall.
 #
-#   bash bench/bench_postman.sh [BUILD_DIR] [OUT_DIR]
+#   bash bench/bench_postman.sh [BUILD_DIR] [OUT_DIR]       (about 15 min on 2 cores)
+#   REUSE=1 bash bench/bench_postman.sh BUILD_DIR OUT_DIR   (compare again, no conversion)
 #
 # OUT_DIR (default a temporary folder) keeps the collections and the operation lists.
 set -euo pipefail
@@ -23,9 +24,12 @@ cut -f1 "$out/orig.tsv" | sort -u >"$out/roots.txt"
 mapfile -t roots <"$out/roots.txt"
 echo "== Postman round trip: ${#roots[@]} specs -> openapi-to-postmanv2 -> apidex"
 
-# convert one spec per node process (a huge spec cannot take the others down)
-: >"$out/convert.tsv"
+# convert one spec per node process (a huge spec cannot take the others down);
+# REUSE=1 with the OUT_DIR of an earlier run keeps its collections (the importer changed)
+[ "${REUSE:-0}" = 1 ] && [ -s "$out/convert.tsv" ] && reuse=1 || reuse=0
+[ $reuse = 1 ] || : >"$out/convert.tsv"
 for i in "${!roots[@]}"; do
+  [ $reuse = 0 ] || continue
   rm -rf "$out/one" && mkdir -p "$out/one"
   line=$(timeout 600 nice node --max-old-space-size=4096 \
     "$here/bench/postman_convert.mjs" "$out/one" "${roots[$i]}" 2>/dev/null | head -1 || true)

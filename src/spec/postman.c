@@ -49,6 +49,7 @@ typedef struct pm_op {
     const char *pointer;
     const char *hash; /* the URL's fragment, or NULL: tells apart two requests that differ
                          only there (a spec's "/cookies#form" comes back so) */
+    const char *key;  /* "method path", while the paths are grouped */
     size_t origin;    /* index in the walk's origins, or SIZE_MAX */
 } pm_op;
 
@@ -339,7 +340,10 @@ static const char *build_path(pm_ctx *c, const pm_url *u, pm_arr *params)
     spec_strmap seen = {0};
     for (size_t i = 0; i < u->n_segs; i++) {
         const char *s = u->segs[i];
-        if (!s) continue;
+        /* an empty segment is a doubled slash (a server URL ending in '/' before the path,
+           as Postman's converter writes Stripe's files host): only a last one, a
+           trailing slash, is kept */
+        if (!s || (!*s && i + 1 < u->n_segs)) continue;
         core_buf_putc(&b, '/');
         const char *names[64];
         size_t lens[64], nn = 0;
@@ -876,6 +880,20 @@ static void finish_paths(pm_walk *w, pm_obj *root)
         pm_push(c, &servers, pm_obj_done(c, &s));
         pm_put(c, root, "servers", pm_arr_done(c, &servers));
     }
+    /* how many requests share each method and path: those with a fragment keep it in
+       their path, all of them (EC2's "/#Action=..." paths come back so) */
+    spec_strmap uses = {0};
+    for (size_t i = 0; i < w->n_ops && !c->oom; i++) {
+        const char *k = core_arena_printf(c->a, "%s %s", w->ops[i].method, w->ops[i].path);
+        size_t n = 0;
+        if (!k) {
+            c->oom = true;
+            break;
+        }
+        spec_strmap_get(&uses, k, strlen(k), &n);
+        if (spec_strmap_put(&uses, k, strlen(k), n + 1)) c->oom = true;
+        w->ops[i].key = k;
+    }
     spec_strmap by_path = {0};
     pm_obj *items = calloc(w->n_ops + 1, sizeof *items);
     const char **keys = calloc(w->n_ops + 1, sizeof *keys);
@@ -890,13 +908,11 @@ static void finish_paths(pm_walk *w, pm_obj *root)
             pm_push(c, &servers, pm_obj_done(c, &s));
             pm_put(c, &op->o, "servers", pm_arr_done(c, &servers));
         }
-        size_t at;
-        if (op->hash && spec_strmap_get(&by_path, op->path, strlen(op->path), &at)) {
-            bool taken = false;
-            for (uint32_t k = 0; k < items[at].n && !taken; k++)
-                taken = !strcmp(items[at].m[k].key, op->method);
+        size_t at, shared = 0;
+        spec_strmap_get(&uses, op->key, strlen(op->key), &shared);
+        if (op->hash && shared > 1) {
             const char *with = core_arena_printf(c->a, "%s#%s", op->path, op->hash);
-            if (taken && with) op->path = with;
+            if (with) op->path = with;
         }
         if (!spec_strmap_get(&by_path, op->path, strlen(op->path), &at)) {
             at = n_items++;
@@ -925,6 +941,7 @@ static void finish_paths(pm_walk *w, pm_obj *root)
     free(items);
     free(keys);
     spec_strmap_free(&by_path);
+    spec_strmap_free(&uses);
 }
 
 int spec_postman_translate(spec_api_int *ai, const spec_doc *doc, int version, jt_node **out)

@@ -386,9 +386,20 @@ static void test_fragment_tells_requests_apart(void **state)
         "{\"name\": \"form\", \"request\": {\"url\": {\"host\": [\"h\"], \"path\": [\"cookies\"],"
         " \"hash\": \"form\"}}},"
         "{\"name\": \"raw\", \"request\": \"http://h/cookies#deep\"},"
-        "{\"name\": \"alone\", \"request\": \"http://h/page#top\"}]}");
+        "{\"name\": \"alone\", \"request\": \"http://h/page#top\"},"
+        "{\"name\": \"ec2 a\", \"request\": \"http://h/#Action=Accept\"},"
+        "{\"name\": \"ec2 b\", \"request\": \"http://h/#Action=Reject\"},"
+        "{\"name\": \"files\", \"request\": {\"method\": \"POST\", \"url\": {\"host\": [\"h\"],"
+        " \"path\": [\"\", \"v1\", \"files\", \"\"]}}}]}");
     const spec_api *api = spec_registry_api(reg, 0);
-    assert_int_equal(api->n_ops, 4);
+    assert_int_equal(api->n_ops, 7);
+    /* when requests share a method and path, each one with a fragment keeps it, the first
+       one too (EC2's "/#Action=..." paths) */
+    find_op(api, "GET", "/#Action=Accept");
+    find_op(api, "GET", "/#Action=Reject");
+    /* a leading empty segment (a server URL's '/' before the path) is a doubled slash;
+       a trailing one is a trailing slash */
+    find_op(api, "POST", "/v1/files/");
     find_op(api, "GET", "/cookies");
     find_op(api, "GET", "/cookies#form");
     find_op(api, "GET", "/cookies#deep");
