@@ -51,7 +51,15 @@ grep -q "broken.json:2:10: error: a Postman collection needs an 'item' list (at 
 "$BIN" search "list pets" --db "$T/a.db" --json -k 1 | jq -e '.results | length == 1' >/dev/null ||
   fail "search after a bad collection"
 
-# 3. Postman's own converter: specs -> collections -> apidex, the same operations
+# 3. a registry file names a collection like any spec, with an id
+mkdir -p "$T/reg"
+cp "$SRC/tests/data/postman/weather_v20.json" "$T/reg/"
+printf 'db: reg.db\nsources:\n  - path: weather_v20.json\n    id: wx\n' >"$T/reg/apidex.yaml"
+(cd "$T/reg" && "$BIN" index >"$T/reg.txt" 2>&1) || fail "registry index: $(cat "$T/reg.txt")"
+"$BIN" show wx:stations --db "$T/reg/reg.db" | grep -q "GET https://api.weather.example.org/stations" ||
+  fail "registry file: $("$BIN" list --db "$T/reg/reg.db")"
+
+# 4. Postman's own converter: specs -> collections -> apidex, the same operations
 NODE_MODULES="$SRC/tools/node/node_modules/openapi-to-postmanv2"
 if ! command -v node >/dev/null || [ ! -d "$NODE_MODULES" ] || [ ! -d "$SHARED/corpus/specs" ]; then
   echo "skipped the round trip: node, openapi-to-postmanv2 or the shared corpus is missing"
