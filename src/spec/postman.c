@@ -70,7 +70,8 @@ typedef struct pm_walk {
 
 int spec_postman_detect(const jt_node *root)
 {
-    if (!jt_is(root, JT_OBJECT)) return 0;
+    /* an OpenAPI document stays one, whatever its info says */
+    if (!jt_is(root, JT_OBJECT) || jt_get(root, "openapi") || jt_get(root, "swagger")) return 0;
     const jt_node *info = jt_get(root, "info");
     if (!jt_is(info, JT_OBJECT)) return 0;
     const char *schema = jt_get_str(info, "schema");

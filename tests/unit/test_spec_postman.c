@@ -304,6 +304,15 @@ static void test_detection_by_content(void **state)
     assert_string_equal(api->ops[0].method, "GET");
     assert_string_equal(api->servers[0].url, "http://h.example");
     spec_registry_free(reg);
+    /* an OpenAPI document that kept a collection's info is still OpenAPI */
+    reg = load_text(
+        "{\"openapi\": \"3.0.0\", \"info\": {\"_postman_id\": \"x\", \"title\": \"O\","
+        " \"version\": \"1\", \"schema\": \"https://schema.getpostman.com/json/collection/"
+        "v2.1.0/collection.json\"}, \"item\": [], \"paths\": {}}");
+    api = spec_registry_api(reg, 0);
+    assert_false(api->failed);
+    assert_string_equal(api->spec_version, "3.0.0");
+    spec_registry_free(reg);
     /* info alone is no collection: the usual "not an OpenAPI document" */
     reg = load_text("{\"info\": {\"name\": \"x\"}, \"item\": []}");
     api = spec_registry_api(reg, 0);
