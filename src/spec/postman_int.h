@@ -1,6 +1,6 @@
 /*
  * The Postman collection importer's private parts (postman.c, postman_auth.c,
- * postman_json.c): growable builders for the OpenAPI tree it writes, and the
+ * postman_body.c, postman_json.c): growable builders for the OpenAPI tree it writes, and the
  * translation state shared by its files.
  */
 #ifndef APIDEX_SPEC_POSTMAN_INT_H
@@ -69,6 +69,17 @@ const char *pm_value_str(pm_ctx *c, const jt_node *v);
 /** A warning located at the collection's pointer. */
 void pm_warn(pm_ctx *c, const char *pointer, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/** Header parameters of a header list; *ctype gets the Content-Type header's media type. */
+void pm_header_params(pm_ctx *c, const jt_node *headers, pm_arr *params, const char **ctype);
+
+/* postman_body.c */
+/** The requestBody of a request's `body`, or NULL when it has none (ctype: the
+    Content-Type header's media type, or NULL). */
+jt_node *pm_request_body(pm_ctx *c, const jt_node *body, const char *ctype);
+/** responses from the saved examples (item.response, found at ptr), or NULL when there
+    are none. */
+jt_node *pm_responses(pm_ctx *c, const jt_node *list, const char *ptr);
 
 /* postman_auth.c */
 /**
