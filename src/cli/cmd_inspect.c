@@ -125,8 +125,11 @@ static void print_api(const spec_api *api)
     } else {
         printf("  title:        %s\n", api->title ? api->title : "-");
         printf("  version:      %s\n", api->version ? api->version : "-");
-        printf("  spec:         %s %s\n", api->major == 2 ? "Swagger" : "OpenAPI",
-               api->spec_version ? api->spec_version : "?");
+        const char *sv = api->spec_version ? api->spec_version : "?";
+        if (!strncmp(sv, "postman-", 8))
+            printf("  spec:         Postman collection %s\n", sv + 8);
+        else
+            printf("  spec:         %s %s\n", api->major == 2 ? "Swagger" : "OpenAPI", sv);
         printf("  operations:   %zu\n", api->n_ops);
         size_t comps = component_schemas(api);
         printf("  schemas:      %zu", comps);

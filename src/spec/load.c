@@ -523,6 +523,24 @@ static int api_build(spec_api_int *ai, jt_doc *tree, const apidex_error *perr)
                  root->type == JT_ARRAY ? "a list" : "a scalar");
         return 0;
     }
+    /* A Postman collection becomes an OpenAPI 3 tree (postman.c) in place of its root;
+       the text stays, so diagnostics still find the collection's lines. */
+    int postman = spec_postman_detect(root);
+    if (postman) {
+        jt_node *oas = NULL;
+        int prc = spec_postman_translate(ai, d0, postman, &oas);
+        if (prc) {
+            api->failed = true;
+            api->major = 0;
+            if (prc == APIDEX_ENOMEM)
+                core_diags_add(&api->diags, CORE_DIAG_ERROR, prc, api->file, 0, 0, "",
+                               "out of memory");
+            return prc == APIDEX_ENOMEM ? prc : 0;
+        }
+        tree->root = oas;
+        root = oas;
+        api->root.node = oas;
+    }
     const jt_node *sw = jt_get(root, "swagger"), *oa = jt_get(root, "openapi");
     const char *v = jt_str(oa ? oa : sw);
     char num[32];
@@ -541,7 +559,8 @@ static int api_build(spec_api_int *ai, jt_doc *tree, const apidex_error *perr)
                  oa ? "openapi" : "swagger");
         return 0;
     }
-    api->spec_version = core_arena_strdup(ai->arena, v);
+    api->spec_version =
+        core_arena_strdup(ai->arena, postman ? (postman == 20 ? "postman-2.0" : "postman-2.1") : v);
     if (oa && strncmp(v, "3.", 2) == 0) {
         api->major = 3;
     } else if (!oa && strcmp(v, "2.0") == 0) {
@@ -553,6 +572,11 @@ static int api_build(spec_api_int *ai, jt_doc *tree, const apidex_error *perr)
     }
     int rc = spec_resolve_all(ai);
     if (!rc) rc = spec_normalize(ai);
+    /* an imported request is where the collection has it */
+    for (size_t i = 0; postman && !rc && i < api->n_ops; i++) {
+        const char *at = jt_get_str(api->ops[i].node.node, "x-postman-pointer");
+        if (at) api->ops[i].pointer = at;
+    }
     if (!rc) rc = spec_model_build(ai);
     /* files loaded, and a hash over their bytes in load order */
     uint64_t *hashes = calloc(ai->n_docs, sizeof *hashes);
@@ -710,15 +734,17 @@ static bool key_at(const char *t, size_t len, size_t i, size_t wl)
  */
 static bool sniff_root(const char *text, size_t len)
 {
-    static const char *const words[] = {"openapi", "swagger"};
-    for (size_t w = 0; w < 2; w++) {
+    static const char *const words[] = {"openapi", "swagger", "_postman_id"};
+    for (size_t w = 0; w < 3; w++) {
         const char *p = text, *end = text + len;
-        while ((p = memmem(p, (size_t)(end - p), words[w], 7)) != NULL) {
-            if (key_at(text, len, (size_t)(p - text), 7)) return true;
-            p += 7;
+        size_t wl = strlen(words[w]);
+        while ((p = memmem(p, (size_t)(end - p), words[w], wl)) != NULL) {
+            if (key_at(text, len, (size_t)(p - text), wl)) return true;
+            p += wl;
         }
     }
-    return false;
+    /* a Postman collection names its schema */
+    return memmem(text, len, "schema.getpostman.com", 21) != NULL;
 }
 
 /* sniff_root on the first 64 KiB of a file too big to load: a root is reported, not skipped. */
@@ -735,7 +761,8 @@ static bool sniff_head(const char *path)
 static bool root_is_openapi(const jt_doc *doc)
 {
     return doc && doc->root && doc->root->type == JT_OBJECT &&
-           (jt_get(doc->root, "openapi") || jt_get(doc->root, "swagger"));
+           (jt_get(doc->root, "openapi") || jt_get(doc->root, "swagger") ||
+            spec_postman_detect(doc->root));
 }
 
 /*

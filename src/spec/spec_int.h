@@ -148,6 +148,17 @@ int spec_normalize(spec_api_int *ai);
 /** A member that may be written as a $ref (e.g. a description): the string it leads to. */
 const char *spec_get_str(const spec_api_int *ai, spec_loc obj, const char *key);
 
+/* postman.c */
+/** Whether root is a Postman collection: 20 (v2.0), 21 (v2.1), -1 (another collection
+    version: not supported), 0 (not a collection). By content only. */
+int spec_postman_detect(const jt_node *root);
+/**
+ * Translates the collection at doc's root (detected as `version`) into an OpenAPI 3 tree
+ * in doc's arena (*out). Diagnostics name doc's file and the collection's pointers.
+ * Returns 0, APIDEX_ESPEC (not usable: an error diagnostic says why) or APIDEX_ENOMEM.
+ */
+int spec_postman_translate(spec_api_int *ai, const spec_doc *doc, int version, jt_node **out);
+
 /* select.c */
 /** Drops the operations the input's tag filter does not keep (before the model is built). */
 int spec_select_ops(spec_api_int *ai);
