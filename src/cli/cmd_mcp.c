@@ -90,9 +90,10 @@ int cli_cmd_mcp(int argc, char **argv)
     if (!rc) rc = mcp_server_new(db, &mo, &srv, &err);
     if (rc) {
         cli_print_error(&err);
+        char shown[1024];
         if (rc == APIDEX_ENOTFOUND)
             fprintf(stderr, "apidex mcp: build the index first: apidex index SPECS... --db %s\n",
-                    db_path);
+                    store_display(db_path, shown, sizeof shown));
         serve_db_close(db);
         agent_llm_close(llm);
         embed_provider_close(search.embedder);
