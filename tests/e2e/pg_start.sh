@@ -30,6 +30,7 @@ pg_start() {
   done
   PG_DIR=$dir/pg
   mkdir -p "$PG_DIR"
+  chmod o+x "$dir" # the server's user must reach its directory inside it
   PG_PASSWORD="s3cret-$RANDOM$RANDOM"
   printf '%s\n' "$PG_PASSWORD" >"$PG_DIR/pw"
   [ "$(id -u)" = 0 ] && chown -R nobody "$PG_DIR"
