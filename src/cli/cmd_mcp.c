@@ -106,7 +106,9 @@ int cli_cmd_mcp(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     static const char *const modes[] = {"lexical", "dense", "hybrid"};
-    fprintf(stderr, "apidex mcp: serving %s on stdio; search: %s%s%s; ask_api: %s%s\n", db_path,
+    char shown_db[1024];
+    fprintf(stderr, "apidex mcp: serving %s on stdio; search: %s%s%s; ask_api: %s%s\n",
+            store_display(db_path, shown_db, sizeof shown_db),
             modes[search.mode % 3], search.embedder ? " with " : "",
             search.embedder ? embed_provider_model_id(search.embedder) : "",
             llm ? "answers with " : "context only (no LLM configured)",

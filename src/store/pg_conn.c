@@ -61,6 +61,12 @@ const char *store_display(const char *path, char *buf, size_t cap)
     return buf;
 }
 
+static void quiet_notice(void *ctx, const char *message)
+{
+    (void)ctx;
+    (void)message;
+}
+
 int store_pg_connect(const char *url, const char *display, PGconn **out, apidex_error *err)
 {
     *out = NULL;
@@ -74,6 +80,9 @@ int store_pg_connect(const char *url, const char *display, PGconn **out, apidex_
         PQfinish(c);
         return rc;
     }
+    /* Server notices (a shutdown's "terminating connection") are not the user's business:
+       failures reach them as errors. */
+    PQsetNoticeProcessor(c, quiet_notice, NULL);
     PGresult *r = PQexec(c, "SET client_min_messages = warning");
     PQclear(r);
     *out = c;

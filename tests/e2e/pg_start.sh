@@ -3,6 +3,7 @@
 #
 #   . pg_start.sh; pg_start DIR || exit 0   # 1: binaries missing (skip), 2: failed
 #   ... "$PG_URL" (postgres://apidex:PASSWORD@127.0.0.1:PORT/apidex) ...
+#   pg_down; pg_up                          # stop the server, start it again (same port)
 #   pg_stop                                 # also run it from the caller's EXIT trap
 #
 # As root (CI), initdb, pg_ctl and postgres run as the unprivileged user `nobody` (the
@@ -62,6 +63,14 @@ pg_start() {
 # SQL against the throwaway server, one value per line (needs psql; tests use python if not).
 pg_sql() {
   PGPASSWORD=$PG_PASSWORD psql -X -q -t -A -h 127.0.0.1 -p "$PG_PORT" -U apidex -d postgres -c "$1"
+}
+
+# The server goes away and comes back on the same port (connection-loss tests).
+pg_down() { pg_run pg_ctl -D "$PG_DIR/data" -m fast -w stop >/dev/null 2>&1; }
+pg_up() {
+  pg_run pg_ctl -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 60 \
+    -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60" \
+    start >/dev/null 2>&1
 }
 
 pg_stop() {
