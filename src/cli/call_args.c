@@ -125,7 +125,8 @@ static long find_one(const char *cmd, const cli_call_args *a, const char *db,
     if (n == 0) {
         char shown[1024];
         fprintf(stderr, "apidex %s: no operation '%s'%s%s in %s\n", cmd, a->what,
-                a->api ? " in API " : "", a->api ? a->api : "", store_display(db, shown, sizeof shown));
+                a->api ? " in API " : "", a->api ? a->api : "",
+                store_display(db, shown, sizeof shown));
         *code = CLI_PROBLEMS;
         return -1;
     }

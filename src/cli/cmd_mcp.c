@@ -108,8 +108,8 @@ int cli_cmd_mcp(int argc, char **argv)
     static const char *const modes[] = {"lexical", "dense", "hybrid"};
     char shown_db[1024];
     fprintf(stderr, "apidex mcp: serving %s on stdio; search: %s%s%s; ask_api: %s%s\n",
-            store_display(db_path, shown_db, sizeof shown_db),
-            modes[search.mode % 3], search.embedder ? " with " : "",
+            store_display(db_path, shown_db, sizeof shown_db), modes[search.mode % 3],
+            search.embedder ? " with " : "",
             search.embedder ? embed_provider_model_id(search.embedder) : "",
             llm ? "answers with " : "context only (no LLM configured)",
             llm ? agent_llm_get_config(llm)->model : "");

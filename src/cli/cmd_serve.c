@@ -255,9 +255,9 @@ int cli_cmd_serve(int argc, char **argv)
     char shown_db[1024];
     fprintf(stderr,
             "apidex serve: %s on http://%.*s:%u (MCP at /mcp)%s; search: %s%s%s; ask: %s%s\n",
-            store_display(db_path, shown_db, sizeof shown_db), (int)(colon ? colon - listen : 0), listen, serve_http_port(http),
-            o.token ? ", bearer token required" : "", modes[search.mode % 3],
-            search.embedder ? " with " : "",
+            store_display(db_path, shown_db, sizeof shown_db), (int)(colon ? colon - listen : 0),
+            listen, serve_http_port(http), o.token ? ", bearer token required" : "",
+            modes[search.mode % 3], search.embedder ? " with " : "",
             search.embedder ? embed_provider_model_id(search.embedder) : "",
             llm ? "answers with " : "context only (no LLM configured)",
             llm ? agent_llm_get_config(llm)->model : "");

@@ -14,8 +14,7 @@
 
 bool store_is_server(const char *path)
 {
-    return path &&
-           (!strncmp(path, "postgres://", 11) || !strncmp(path, "postgresql://", 13));
+    return path && (!strncmp(path, "postgres://", 11) || !strncmp(path, "postgresql://", 13));
 }
 
 /* Copies s[0..n) into buf at *at (truncating at cap). */
@@ -89,8 +88,7 @@ int store_pg_connect(const char *url, const char *display, PGconn **out, apidex_
     return 0;
 }
 
-int store_pg_error(PGconn *c, const PGresult *res, const char *display, int code,
-                   apidex_error *err)
+int store_pg_error(PGconn *c, const PGresult *res, const char *display, int code, apidex_error *err)
 {
     const char *msg = res ? PQresultErrorMessage(res) : NULL;
     if (!msg || !*msg) msg = c ? PQerrorMessage(c) : "no connection";
@@ -115,8 +113,7 @@ int store_pg_exec(PGconn *c, const char *sql, const char *display, apidex_error 
     return rc;
 }
 
-int store_pg_current_read(PGconn *c, const char *display, store_pg_current *out,
-                          apidex_error *err)
+int store_pg_current_read(PGconn *c, const char *display, store_pg_current *out, apidex_error *err)
 {
     memset(out, 0, sizeof *out);
     PGresult *r = PQexec(c, "SELECT to_regclass('" STORE_PG_SCHEMA ".current') IS NOT NULL");
@@ -156,8 +153,8 @@ int store_pg_tempdir(char **out, apidex_error *err)
     if (!mkdtemp(dir)) {
         int e = errno;
         free(dir);
-        return core_error_set(err, APIDEX_EIO, "cannot create a temporary directory in %s: %s",
-                              tmp, strerror(e));
+        return core_error_set(err, APIDEX_EIO, "cannot create a temporary directory in %s: %s", tmp,
+                              strerror(e));
     }
     *out = dir;
     return 0;

@@ -37,8 +37,8 @@ static int bind_field(sqlite3_stmt *st, int i, const PGresult *r, int f)
         return sqlite3_bind_int64(st, i, (int64_t)be64(v));
     case OID_INT4: {
         const unsigned char *u = (const unsigned char *)v;
-        return sqlite3_bind_int64(st, i, (int32_t)((uint32_t)u[0] << 24 | u[1] << 16 |
-                                                   u[2] << 8 | u[3]));
+        return sqlite3_bind_int64(st, i,
+                                  (int32_t)((uint32_t)u[0] << 24 | u[1] << 16 | u[2] << 8 | u[3]));
     }
     case OID_FLOAT8: {
         uint64_t bits = be64(v);
@@ -70,8 +70,8 @@ static int table_columns(sqlite3 *db, const char *name, core_buf *cols, int *n)
 }
 
 /* Copies table `name` of generation gen into db. rowid: an ordinary table (keeps its rowids). */
-static int copy_table(PGconn *c, const char *display, long long gen, sqlite3 *db,
-                      const char *name, bool rowid, apidex_error *err)
+static int copy_table(PGconn *c, const char *display, long long gen, sqlite3 *db, const char *name,
+                      bool rowid, apidex_error *err)
 {
     core_buf cols, q;
     core_buf_init(&cols, 0);
@@ -135,10 +135,8 @@ int store_pg_fetch(PGconn *c, const char *display, long long gen, const char *de
     sqlite3 *db = NULL;
     int rc = 0;
     if (sqlite3_open_v2(dest, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
-        rc = core_error_set(err, APIDEX_EIO, "cannot create a local copy of the index in %s",
-                            dest);
-    if (!rc)
-        rc = store_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; BEGIN", err);
+        rc = core_error_set(err, APIDEX_EIO, "cannot create a local copy of the index in %s", dest);
+    if (!rc) rc = store_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; BEGIN", err);
     int rows = PQntuples(ddl);
     /* tables and pragmas first, rows next, indexes last (faster than indexing each row) */
     for (int i = 0; i < rows && !rc; i++) {
@@ -148,9 +146,8 @@ int store_pg_fetch(PGconn *c, const char *display, long long gen, const char *de
             rc = store_exec(db, text, err);
         } else if (!strcmp(kind, "pragma")) {
             char p[128];
-            snprintf(p, sizeof p, "PRAGMA %s = %lld", !strcmp(name, "application_id")
-                                                          ? "application_id"
-                                                          : "user_version",
+            snprintf(p, sizeof p, "PRAGMA %s = %lld",
+                     !strcmp(name, "application_id") ? "application_id" : "user_version",
                      strtoll(text, NULL, 10));
             rc = store_exec(db, p, err);
         }
@@ -160,7 +157,8 @@ int store_pg_fetch(PGconn *c, const char *display, long long gen, const char *de
             rc = copy_table(c, display, gen, db, PQgetvalue(ddl, i, 1),
                             !strcasestr(PQgetvalue(ddl, i, 2), "WITHOUT ROWID"), err);
     for (int i = 0; i < rows && !rc; i++)
-        if (!strcmp(PQgetvalue(ddl, i, 0), "index")) rc = store_exec(db, PQgetvalue(ddl, i, 2), err);
+        if (!strcmp(PQgetvalue(ddl, i, 0), "index"))
+            rc = store_exec(db, PQgetvalue(ddl, i, 2), err);
     if (!rc) rc = store_exec(db, "COMMIT", err);
     PQclear(ddl);
     if (db) sqlite3_close(db);
@@ -206,8 +204,10 @@ static int open_once(PGconn *c, const char *url, const char *display, store_inde
     (void)url;
     if (!rc) {
         rc = store_open(path, true, out, err);
-        if (rc) store_pg_error_rename(err, path, display);
-        else store_index_set_generation(*out, cur.generation);
+        if (rc)
+            store_pg_error_rename(err, path, display);
+        else
+            store_index_set_generation(*out, cur.generation);
     }
     /* The reader keeps the file open; its name is no longer needed. */
     store_pg_tempdir_remove(dir);
@@ -239,7 +239,8 @@ long long store_pg_generation(const char *url)
     apidex_error err;
     core_error_clear(&err);
     store_pg_current cur = {0};
-    if (store_pg_connect(url, display, &c, &err) == 0) store_pg_current_read(c, display, &cur, &err);
+    if (store_pg_connect(url, display, &c, &err) == 0)
+        store_pg_current_read(c, display, &cur, &err);
     PQfinish(c);
     return cur.generation;
 }

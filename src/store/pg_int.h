@@ -35,8 +35,7 @@ typedef struct store_pg_current {
     int schema_version;
 } store_pg_current;
 /** Reads apidex.current (in the caller's transaction, if any). */
-int store_pg_current_read(PGconn *c, const char *display, store_pg_current *out,
-                          apidex_error *err);
+int store_pg_current_read(PGconn *c, const char *display, store_pg_current *out, apidex_error *err);
 
 /** Copies generation `gen` into a new SQLite index file at dest (in the caller's
     transaction). */

@@ -99,8 +99,8 @@ static int ensure_schema(PGconn *c, const char *display, apidex_error *err)
    the next publish: a reader still copying an old generation holds it a little longer. */
 static void drop_generations(PGconn *c, long long keep1, long long keep2, size_t *dropped)
 {
-    PGresult *r = PQexec(c, "SELECT nspname FROM pg_namespace WHERE nspname ~ '^" STORE_PG_PREFIX
-                            "[0-9]+$'");
+    PGresult *r =
+        PQexec(c, "SELECT nspname FROM pg_namespace WHERE nspname ~ '^" STORE_PG_PREFIX "[0-9]+$'");
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
         PQclear(r);
         return;
@@ -276,8 +276,8 @@ static int publish_ddl(PGconn *c, const char *display, sqlite3 *db, const char *
                        apidex_error *err)
 {
     char sql[256];
-    snprintf(sql, sizeof sql, "CREATE TABLE %s._sqlite(ord integer, kind text, name text, sql text)",
-             ns);
+    snprintf(sql, sizeof sql,
+             "CREATE TABLE %s._sqlite(ord integer, kind text, name text, sql text)", ns);
     int rc = store_pg_exec(c, sql, display, err);
     snprintf(sql, sizeof sql, "INSERT INTO %s._sqlite VALUES($1::integer, $2, $3, $4)", ns);
     sqlite3_stmt *st = NULL;
@@ -297,7 +297,8 @@ static int publish_ddl(PGconn *c, const char *display, sqlite3 *db, const char *
                                (const char *)sqlite3_column_text(st, 1),
                                (const char *)sqlite3_column_text(st, 2)};
         PGresult *r = PQexecParams(c, sql, 4, NULL, vals, NULL, NULL, 0);
-        if (PQresultStatus(r) != PGRES_COMMAND_OK) rc = store_pg_error(c, r, display, APIDEX_EDB, err);
+        if (PQresultStatus(r) != PGRES_COMMAND_OK)
+            rc = store_pg_error(c, r, display, APIDEX_EDB, err);
         PQclear(r);
     }
     sqlite3_finalize(st);
@@ -334,13 +335,16 @@ static int publish_staging(PGconn *c, const char *display, const char *path, lon
                            !(ddl && strcasestr(ddl, "WITHOUT ROWID")), err);
     }
     sqlite3_finalize(st);
-    if (!rc && sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'build_id'", -1, &st,
-                                  NULL) == SQLITE_OK &&
+    if (!rc &&
+        sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'build_id'", -1, &st, NULL) ==
+            SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW)
         snprintf(build_id, build_cap, "%s", (const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
-    if (!rc) rc = store_pg_exec(c, "COMMIT", display, err);
-    else PQclear(PQexec(c, "ROLLBACK"));
+    if (!rc)
+        rc = store_pg_exec(c, "COMMIT", display, err);
+    else
+        PQclear(PQexec(c, "ROLLBACK"));
     sqlite3_close(db);
     return rc;
 }
@@ -365,14 +369,17 @@ static int publish_flip(PGconn *c, const char *display, long long gen, long long
             " build_id = EXCLUDED.build_id, apidex_version = EXCLUDED.apidex_version,"
             " published_at = now()",
             5, NULL, vals, NULL, NULL, 0);
-        if (PQresultStatus(r) != PGRES_COMMAND_OK) rc = store_pg_error(c, r, display, APIDEX_EDB, err);
+        if (PQresultStatus(r) != PGRES_COMMAND_OK)
+            rc = store_pg_error(c, r, display, APIDEX_EDB, err);
         PQclear(r);
     }
     char sql[96];
     snprintf(sql, sizeof sql, "NOTIFY " STORE_PG_CHANNEL ", '%lld'", gen);
     if (!rc) rc = store_pg_exec(c, sql, display, err);
-    if (!rc) rc = store_pg_exec(c, "COMMIT", display, err);
-    else PQclear(PQexec(c, "ROLLBACK"));
+    if (!rc)
+        rc = store_pg_exec(c, "COMMIT", display, err);
+    else
+        PQclear(PQexec(c, "ROLLBACK"));
     return rc;
 }
 
@@ -380,16 +387,17 @@ static long long next_generation(PGconn *c, const char *display, apidex_error *e
 {
     PGresult *r = PQexec(c, "SELECT nextval('" STORE_PG_SCHEMA ".generation_seq')");
     long long g = 0;
-    if (PQresultStatus(r) == PGRES_TUPLES_OK) g = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-    else store_pg_error(c, r, display, APIDEX_EDB, err);
+    if (PQresultStatus(r) == PGRES_TUPLES_OK)
+        g = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    else
+        store_pg_error(c, r, display, APIDEX_EDB, err);
     PQclear(r);
     return g;
 }
 
 /* Under the builders' lock: copy the current generation down, build, publish. */
 static int build_locked(PGconn *c, const char *display, spec_registry *reg,
-                        const store_build_options *opt, store_build_report *rep,
-                        apidex_error *err)
+                        const store_build_options *opt, store_build_report *rep, apidex_error *err)
 {
     int rc = ensure_schema(c, display, err);
     store_pg_current cur = {0};
