@@ -87,6 +87,40 @@ done <"$tmp/ids"
 cmp -s <("$bin" list --db "$file" --json) <("$bin" list --db "$PG_URL" --json 2>>"$out") ||
   fail "list differs"
 
+# The C API: apidex_index_open takes the URL
+build_dir="${APIDEX_BUILD_DIR:-$(dirname "$bin")}"
+if [ -e "$build_dir/libapidex.so" ] && command -v cc >/dev/null; then
+  cat >"$tmp/capi.c" <<'CEOF'
+#include "apidex.h"
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    apidex_index *idx = NULL;
+    apidex_results *res = NULL;
+    apidex_error err;
+    if (argc < 2 || apidex_index_open(argv[1], &idx, &err) ||
+        apidex_search(idx, "create a playlist and add tracks", NULL, &res, &err)) {
+        fprintf(stderr, "capi: %s\n", err.message);
+        return 1;
+    }
+    for (size_t i = 0; i < apidex_results_count(res); i++)
+        printf("%s %.4f\n", apidex_results_hit(res, i)->id, apidex_results_hit(res, i)->score);
+    apidex_results_free(res);
+    apidex_index_close(idx);
+    return 0;
+}
+CEOF
+  if cc -I"$src/include" -o "$tmp/capi" "$tmp/capi.c" -L"$build_dir" -lapidex -Wl,-rpath,"$build_dir"; then
+    a=$("$tmp/capi" "$file")
+    b=$("$tmp/capi" "$PG_URL" 2>>"$out")
+    [ -n "$a" ] && [ "$a" = "$b" ] || fail "C API: file and URL differ: $a / $b"
+  else
+    fail "the C API example does not build"
+  fi
+else
+  echo "test_pg_search: C API part skipped (no $build_dir/libapidex.so or cc)"
+fi
+
 # Refusals, with the URL shown masked.
 pg_sql "CREATE DATABASE empty" >/dev/null
 empty_url="postgres://apidex:$PG_PASSWORD@127.0.0.1:$PG_PORT/empty"
