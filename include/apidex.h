@@ -62,8 +62,9 @@ const char *apidex_strerror(int code);
 typedef struct apidex_index apidex_index;
 
 /**
- * Opens the index file at path read-only and prepares its search engine.
- * Errors: APIDEX_ENOTFOUND, APIDEX_EVERSION (another index format), APIDEX_EDB.
+ * Opens the index file at path read-only and prepares its search engine. path may also be
+ * a PostgreSQL URL ("postgres://..."): the generation published there is loaded.
+ * Errors: APIDEX_ENOTFOUND, APIDEX_EVERSION (another index format), APIDEX_EDB, APIDEX_ENET.
  * *out is owned by the caller: apidex_index_close.
  */
 int apidex_index_open(const char *path, apidex_index **out, apidex_error *err);

@@ -369,6 +369,8 @@ int cli_write_parse_flag(int argc, char **argv, int *i, store_lock_options *lock
 
 static void tell_wait(void *ctx, long holder, double seconds)
 {
+    char shown[1024];
+    ctx = (void *)store_display(ctx, shown, sizeof shown);
     fprintf(stderr,
             "apidex: another apidex (pid %ld) is writing %s: waiting for it, up to %g s "
             "(--no-wait fails at once)\n",
@@ -433,6 +435,8 @@ void cli_print_build(const char *verb, const char *db, const store_build_report 
                      const cli_changes *c, const core_buf *errors, bool json, bool quiet,
                      bool embedded)
 {
+    char shown[1024];
+    db = store_display(db, shown, sizeof shown); /* a URL without its password */
     if (json) {
         core_buf b;
         core_buf_init(&b, 0);

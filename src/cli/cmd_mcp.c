@@ -113,9 +113,10 @@ int cli_cmd_mcp(int argc, char **argv)
     if (!rc) rc = mcp_server_new(db, &mo, &srv, &err);
     if (rc) {
         cli_print_error(&err);
+        char shown[1024];
         if (rc == APIDEX_ENOTFOUND)
             fprintf(stderr, "apidex mcp: build the index first: apidex index SPECS... --db %s\n",
-                    db_path);
+                    store_display(db_path, shown, sizeof shown));
         serve_db_close(db);
         cli_serve_calls_close(&calls);
         agent_llm_close(llm);
@@ -129,8 +130,10 @@ int cli_cmd_mcp(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     static const char *const modes[] = {"lexical", "dense", "hybrid"};
+    char shown_db[1024];
     fprintf(stderr, "apidex mcp: serving %s on stdio; search: %s%s%s; ask_api: %s%s; calls: %s\n",
-            db_path, modes[search.mode % 3], search.embedder ? " with " : "",
+            store_display(db_path, shown_db, sizeof shown_db), modes[search.mode % 3],
+            search.embedder ? " with " : "",
             search.embedder ? embed_provider_model_id(search.embedder) : "",
             llm ? "answers with " : "context only (no LLM configured)",
             llm ? agent_llm_get_config(llm)->model : "",

@@ -257,9 +257,10 @@ int cli_cmd_serve(int argc, char **argv)
     if (!rc) rc = serve_http_start(db, mcp, &o, &http, &err);
     if (rc) {
         cli_print_error(&err);
+        char shown[1024];
         if (rc == APIDEX_ENOTFOUND)
             fprintf(stderr, "apidex serve: build the index first: apidex index SPECS... --db %s\n",
-                    db_path);
+                    store_display(db_path, shown, sizeof shown));
         cli_serve_watch_stop(watcher);
         mcp_server_free(mcp);
         serve_db_close(db);
@@ -273,12 +274,13 @@ int cli_cmd_serve(int argc, char **argv)
     const char *listen = o.listen ? o.listen : "127.0.0.1:8080";
     const char *colon = strrchr(listen, ':');
     static const char *const modes[] = {"lexical", "dense", "hybrid"};
+    char shown_db[1024];
     fprintf(stderr,
             "apidex serve: %s on http://%.*s:%u (MCP at /mcp)%s; search: %s%s%s; ask: %s%s; "
             "calls: %s\n",
-            db_path, (int)(colon ? colon - listen : 0), listen, serve_http_port(http),
-            o.token ? ", bearer token required" : "", modes[search.mode % 3],
-            search.embedder ? " with " : "",
+            store_display(db_path, shown_db, sizeof shown_db), (int)(colon ? colon - listen : 0),
+            listen, serve_http_port(http), o.token ? ", bearer token required" : "",
+            modes[search.mode % 3], search.embedder ? " with " : "",
             search.embedder ? embed_provider_model_id(search.embedder) : "",
             llm ? "answers with " : "context only (no LLM configured)",
             llm ? agent_llm_get_config(llm)->model : "",

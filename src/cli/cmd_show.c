@@ -183,8 +183,9 @@ int cli_cmd_show(int argc, char **argv)
     long found[16];
     size_t n = cli_find_operations(ops, n_ops, what, api, found, 16);
     if (n == 0) {
+        char shown[1024];
         fprintf(stderr, "apidex show: no operation '%s'%s%s in %s\n", what, api ? " in API " : "",
-                api ? api : "", db);
+                api ? api : "", store_display(db, shown, sizeof shown));
         store_close(idx);
         return CLI_PROBLEMS;
     }

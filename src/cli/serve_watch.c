@@ -38,10 +38,12 @@ static int build_once(void *ctx, const registry_file *rf)
         cli_print_error(&err);
         return code;
     }
+    char shown[1024];
     fprintf(stderr,
             "apidex serve: indexed into %s: %zu added, %zu updated, %zu removed, %zu unchanged, "
             "%zu failed (%.2f s)\n",
-            sw->db, rep.added, rep.updated, rep.removed, rep.unchanged, rep.failed, rep.seconds);
+            store_display(sw->db, shown, sizeof shown), rep.added, rep.updated, rep.removed,
+            rep.unchanged, rep.failed, rep.seconds);
     return code;
 }
 

@@ -21,7 +21,10 @@ struct serve_db {
     serve_search_config search; /* every snapshot's engine queries this way */
     pthread_mutex_t embed_lock; /* one provider, shared by the engines of all snapshots */
     serve_usage_cache *usage;   /* the usage prior's uses (usage.c); NULL: off */
+    store_follow *follow;       /* a server database: the thread that follows publishes */
 };
+
+static void follow_tick(void *ctx, long long generation);
 
 static void snapshot_free(serve_snapshot *s)
 {
@@ -172,6 +175,17 @@ int serve_db_open_search(const char *path, double check_interval_s, const serve_
         return rc;
     }
     db->last_check = core_now();
+    if (store_is_server(path)) {
+        /* Publishes are followed on a thread of their own (LISTEN, and a poll every
+           interval): requests never wait for the database. */
+        double poll = check_interval_s > 0 ? check_interval_s : 5;
+        db->check_interval_s = -1;
+        rc = store_follow_start(path, poll, follow_tick, db, &db->follow, err);
+        if (rc) {
+            serve_db_close(db);
+            return rc;
+        }
+    }
     *out = db;
     return 0;
 }
@@ -179,6 +193,7 @@ int serve_db_open_search(const char *path, double check_interval_s, const serve_
 void serve_db_close(serve_db *db)
 {
     if (!db) return;
+    store_follow_stop(db->follow);
     serve_snapshot_release(db->current);
     serve_usage_cache_free(db->usage);
     pthread_mutex_destroy(&db->lock);
@@ -188,14 +203,10 @@ void serve_db_close(serve_db *db)
     free(db);
 }
 
-/* Called by the one thread holding reload_lock: swaps in a new snapshot when
-   the file was replaced. Requests keep running on the old one meanwhile. */
-static void maybe_reload(serve_db *db)
+/* Called by the one thread holding reload_lock: opens the index again and swaps the new
+   snapshot in. Requests keep running on the old one meanwhile. */
+static void reload(serve_db *db, serve_snapshot *cur)
 {
-    pthread_mutex_lock(&db->lock);
-    serve_snapshot *cur = db->current;
-    pthread_mutex_unlock(&db->lock);
-    if (!store_index_changed(db->path, cur->idx)) return;
     serve_snapshot *fresh = NULL;
     apidex_error err;
     core_error_clear(&err);
@@ -203,10 +214,12 @@ static void maybe_reload(serve_db *db)
         /* A half-written file never appears (builds rename), so this is a removed
            file or a newer schema: keep serving the old index and say why, once per try. */
         atomic_fetch_add(&db->reload_failures, 1);
-        if (!db->failing)
+        if (!db->failing) {
+            char shown[1024];
             fprintf(stderr,
                     "apidex serve: reload of %s failed, still serving the previous index: %s\n",
-                    db->path, err.message);
+                    store_display(db->path, shown, sizeof shown), err.message);
+        }
         db->failing = true;
         return;
     }
@@ -216,6 +229,26 @@ static void maybe_reload(serve_db *db)
     pthread_mutex_unlock(&db->lock);
     atomic_fetch_add(&db->reloads, 1);
     serve_snapshot_release(cur);
+}
+
+static void maybe_reload(serve_db *db)
+{
+    pthread_mutex_lock(&db->lock);
+    serve_snapshot *cur = db->current;
+    pthread_mutex_unlock(&db->lock);
+    if (store_index_changed(db->path, cur->idx)) reload(db, cur);
+}
+
+/* The follower read the published generation: reload when it is not the one served. */
+static void follow_tick(void *ctx, long long generation)
+{
+    serve_db *db = ctx;
+    pthread_mutex_lock(&db->reload_lock);
+    pthread_mutex_lock(&db->lock);
+    serve_snapshot *cur = db->current;
+    pthread_mutex_unlock(&db->lock);
+    if (store_index_generation(cur->idx) != generation) reload(db, cur);
+    pthread_mutex_unlock(&db->reload_lock);
 }
 
 serve_snapshot *serve_db_acquire(serve_db *db)
@@ -260,6 +293,23 @@ uint64_t serve_db_reload_failures(serve_db *db)
 const serve_search_config *serve_db_search(const serve_db *db)
 {
     return &db->search;
+}
+
+bool serve_db_store_status(serve_db *db, serve_store_status *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!db->follow) return false;
+    store_follow_status fs;
+    store_follow_get(db->follow, &fs);
+    serve_snapshot *snap = serve_db_acquire(db);
+    out->served = store_index_generation(snap->idx);
+    serve_snapshot_release(snap);
+    out->published = fs.generation;
+    out->connected = fs.connected;
+    out->reconnects = fs.reconnects;
+    out->notifications = fs.notifications;
+    memcpy(out->error, fs.error, sizeof out->error);
+    return true;
 }
 
 const char *serve_db_path(const serve_db *db)

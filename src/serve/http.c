@@ -610,6 +610,7 @@ static enum MHD_Result route_healthz(serve_http *h, struct MHD_Connection *conn,
         serve_jadd(idx, "search_mode", json_object_new_string(modes[sc->mode % 3]));
         serve_jadd(o, "index", idx);
         idx = NULL;
+        serve_health_store(h->db, o);
     }
     json_object_put(idx);
     serve_snapshot_release(snap);

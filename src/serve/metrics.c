@@ -151,5 +151,6 @@ int serve_metrics_render(serve_metrics *m, serve_db *db, mcp_server *mcp, core_b
         "# TYPE apidex_uptime_seconds gauge\napidex_uptime_seconds %.3f\n",
         (unsigned long long)serve_db_reloads(db), (unsigned long long)serve_db_reload_failures(db),
         core_now() - m->started);
+    if (serve_metrics_store(db, out)) return APIDEX_ENOMEM;
     return out->failed ? APIDEX_ENOMEM : 0;
 }

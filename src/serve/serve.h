@@ -88,6 +88,15 @@ uint64_t serve_db_reloads(serve_db *db);
 uint64_t serve_db_reload_failures(serve_db *db);
 /** The index path. */
 const char *serve_db_path(const serve_db *db);
+/** How a db on a server database follows its publishes (/healthz, /metrics). */
+typedef struct serve_store_status {
+    long long served, published; /* generations: the one served, the last one seen */
+    bool connected;
+    uint64_t reconnects, notifications;
+    char error[256];
+} serve_store_status;
+/** Fills out and returns true for a server database; false for an index file. */
+bool serve_db_store_status(serve_db *db, serve_store_status *out);
 
 store_index *serve_snapshot_index(const serve_snapshot *snap);
 search_engine *serve_snapshot_engine(const serve_snapshot *snap);

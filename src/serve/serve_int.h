@@ -258,6 +258,10 @@ void serve_metrics_mcp(serve_metrics *m, const char *rpc_method);
 void serve_metrics_connection(serve_metrics *m, int delta);
 /** The Prometheus text exposition (version 0.0.4). */
 int serve_metrics_render(serve_metrics *m, serve_db *db, mcp_server *mcp, core_buf *out);
+/* store_health.c: a server database's follower state in /healthz (a "store" member of o)
+   and /metrics; nothing for an index file. */
+void serve_health_store(serve_db *db, struct json_object *o);
+int serve_metrics_store(serve_db *db, core_buf *out);
 
 /* ---------------------------------------------------------------- web page (ui_*.c) */
 

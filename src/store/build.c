@@ -758,6 +758,7 @@ int store_build(const char *db_path, spec_registry *reg, const store_build_optio
     if (!rep) rep = &local;
     memset(rep, 0, sizeof *rep);
     if (!db_path || !*db_path) return core_error_set(err, APIDEX_EINVAL, "no index path given");
+    if (store_is_server(db_path)) return store_pg_build(db_path, reg, opt, rep, err);
     /* One writer at a time, and the lock comes first: a build that waited starts from the
        index the other one left, so neither's work is lost. */
     store_lock *lock = NULL;

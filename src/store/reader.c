@@ -28,6 +28,7 @@ struct store_index {
     struct stat st; /* of the file when it was opened */
     uint64_t build_id;
     pthread_mutex_t lock;
+    long long generation; /* server database: the generation this copy was made from */
     core_arena *arena;
     store_info info;
     bool have_info;
@@ -171,6 +172,7 @@ int store_open(const char *path, bool readonly, store_index **out, apidex_error 
 {
     *out = NULL;
     if (!path || !*path) return core_error_set(err, APIDEX_EINVAL, "no index path given");
+    if (store_is_server(path)) return store_pg_open(path, out, err);
     struct stat st;
     if (stat(path, &st) != 0)
         return core_error_set(err, APIDEX_ENOTFOUND,
@@ -257,8 +259,19 @@ uint64_t store_index_version(const store_index *idx)
     return idx ? idx->build_id : 0;
 }
 
+void store_index_set_generation(store_index *idx, long long generation)
+{
+    idx->generation = generation;
+}
+
+long long store_index_generation(const store_index *idx)
+{
+    return idx ? idx->generation : 0;
+}
+
 bool store_index_changed(const char *path, const store_index *idx)
 {
+    if (store_is_server(path)) return !idx || store_pg_generation(path) != idx->generation;
     struct stat st;
     if (!idx || !path || stat(path, &st) != 0) return true;
     return st.st_dev != idx->st.st_dev || st.st_ino != idx->st.st_ino ||

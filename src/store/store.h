@@ -232,6 +232,40 @@ uint64_t store_index_version(const store_index *idx);
  */
 bool store_index_changed(const char *path, const store_index *idx);
 
+/* ---------------------------------------------------------------- server database */
+
+/* The index can live in PostgreSQL (docs/SCALE.md): every function taking an index path
+   also takes a "postgres://" or "postgresql://" URL (credentials from the URL, PG*
+   variables or a service file, as libpq reads them). A build publishes a new generation;
+   store_open loads the current one. */
+
+/** True when path names a PostgreSQL database rather than a file. */
+bool store_is_server(const char *path);
+/** path as messages show it: a URL with its password masked (into buf), a file as is. */
+const char *store_display(const char *path, char *buf, size_t cap);
+/** The generation idx was loaded from (server database), 0 for a file. */
+long long store_index_generation(const store_index *idx);
+
+/** Follows the published generation of a server database on a thread of its own:
+    LISTEN for publishes, a poll every poll_s seconds as the fallback, reconnecting with
+    backoff when the connection is lost (pg_follow.c). */
+typedef struct store_follow store_follow;
+typedef struct store_follow_status {
+    bool connected;
+    long long generation;   /* the last one seen published (0 = none yet) */
+    uint64_t reconnects;    /* connections made after the first */
+    uint64_t notifications; /* publishes heard by LISTEN */
+    char error[256];        /* why it is disconnected ("" when connected) */
+} store_follow_status;
+/** Starts following url; on_tick(ctx, generation) runs on the follower's thread after
+    every notification or poll that read the generation. *out: store_follow_stop. */
+int store_follow_start(const char *url, double poll_s,
+                       void (*on_tick)(void *ctx, long long generation), void *ctx,
+                       store_follow **out, apidex_error *err);
+void store_follow_get(store_follow *f, store_follow_status *out);
+/** Stops the thread and frees f. NULL is a no-op. */
+void store_follow_stop(store_follow *f);
+
 /** Facts about an open index. Strings owned by the index. */
 typedef struct store_info {
     int schema_version;

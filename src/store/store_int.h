@@ -35,6 +35,19 @@ int store_damaged_error(const char *path, int rc, apidex_error *err);
  * replaced).
  */
 int store_file_error(const char *path, int sqlite_rc, bool writing, apidex_error *err);
+/** Records the server-database generation idx was copied from (pg_fetch.c). */
+void store_index_set_generation(store_index *idx, long long generation);
+/** store_open for a server database: the current generation, copied into a private SQLite
+    file that the reader opens (its name is removed at once; the open file stays). */
+int store_pg_open(const char *url, store_index **out, apidex_error *err);
+/** The current generation at url, 0 when it cannot be read (store_index_changed). */
+long long store_pg_generation(const char *url);
+
+/** store_build for a server database: builds from the current generation, publishes a new
+    one (pg_publish.c). */
+int store_pg_build(const char *url, spec_registry *reg, const store_build_options *opt,
+                   store_build_report *rep, apidex_error *err);
+
 /** Runs SQL without results; APIDEX_EDB on failure. */
 int store_exec(sqlite3 *db, const char *sql, apidex_error *err);
 /** "file:<percent-encoded path>?mode=ro&immutable=1" into out (for sqlite3_open_v2 / ATTACH). */
