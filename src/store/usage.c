@@ -52,6 +52,10 @@ int store_usage_path(const char *db_path, core_buf *out)
 static int usage_open(const char *db_path, bool create, sqlite3 **out, apidex_error *err)
 {
     *out = NULL;
+    if (store_is_server(db_path)) /* no file to sit beside; never a file named after the URL */
+        return core_error_set(err, APIDEX_EINVAL,
+                              "reported uses are kept beside an index file; a PostgreSQL "
+                              "registry does not keep them (use --db FILE for feedback)");
     core_buf path;
     core_buf_init(&path, 0);
     if (store_usage_path(db_path, &path))
@@ -182,7 +186,8 @@ int store_usage_load(const char *db_path, double half_life_s, double now, store_
     core_buf path;
     core_buf_init(&path, 0);
     struct stat sb;
-    bool exists = !store_usage_path(db_path, &path) && stat(path.data, &sb) == 0;
+    bool exists = !store_is_server(db_path) && !store_usage_path(db_path, &path) &&
+                  stat(path.data, &sb) == 0;
     core_buf_free(&path);
     if (!exists) { /* nothing reported yet */
         *out = u;

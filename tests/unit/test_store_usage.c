@@ -161,6 +161,30 @@ static void test_resolve_ambiguous_method_path(void **state)
     assert_int_equal(store_usage_resolve(ops, 2, "", NULL, &oi, &err), APIDEX_EINVAL);
 }
 
+static void test_server_database_keeps_no_sidecar(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir();
+    char cwd[4096];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0); /* a relative "postgres:" file would land here */
+    const char *url = "postgres://me:s3cret@127.0.0.1:1/reg";
+    store_usage_use u[] = {{"api", "GET", "/pets"}};
+    apidex_error err;
+    core_error_clear(&err);
+    assert_int_equal(store_usage_record(url, u, 1, NULL, 1, &err), APIDEX_EINVAL);
+    assert_non_null(strstr(err.message, "PostgreSQL"));
+    assert_null(strstr(err.message, "s3cret"));
+    store_usage *s = NULL;
+    assert_int_equal(store_usage_load(url, 1, 0, &s, &err), 0); /* nothing to weigh */
+    assert_int_equal(s->n, 0);
+    store_usage_free(s);
+    assert_int_equal(access("postgres:", F_OK), -1); /* no file named after the URL */
+    assert_int_equal(chdir(cwd), 0);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -169,6 +193,7 @@ int main(void)
         cmocka_unit_test(test_concurrent_writers_lose_nothing),
         cmocka_unit_test(test_feedback_resolves_and_survives_rebuild),
         cmocka_unit_test(test_resolve_ambiguous_method_path),
+        cmocka_unit_test(test_server_database_keeps_no_sidecar),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
