@@ -182,9 +182,15 @@ static void index_info(serve_db *db, serve_ui_reply *out)
         const char *path = serve_db_path(db);
         /* the file name only: where the server keeps its files is not the page's business */
         const char *slash = strrchr(path, '/');
-        serve_jadd(o, "file", json_object_new_string(slash ? slash + 1 : path));
-        serve_jadd(o, "size_bytes",
-                   json_object_new_int64(stat(path, &st) == 0 ? (int64_t)st.st_size : -1));
+        char shown[1024]; /* a server database: its URL with the password masked */
+        bool server = store_is_server(path);
+        serve_jadd(o, "file",
+                   json_object_new_string(server  ? store_display(path, shown, sizeof shown)
+                                          : slash ? slash + 1
+                                                  : path));
+        serve_jadd(
+            o, "size_bytes",
+            json_object_new_int64(!server && stat(path, &st) == 0 ? (int64_t)st.st_size : -1));
         serve_jadd(o, "build_id", json_object_new_string(build));
         serve_jadd(o, "created", serve_jstr(info->created));
         serve_jadd(o, "apidex_version", serve_jstr(info->apidex_version));

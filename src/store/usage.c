@@ -186,8 +186,8 @@ int store_usage_load(const char *db_path, double half_life_s, double now, store_
     core_buf path;
     core_buf_init(&path, 0);
     struct stat sb;
-    bool exists = !store_is_server(db_path) && !store_usage_path(db_path, &path) &&
-                  stat(path.data, &sb) == 0;
+    bool exists =
+        !store_is_server(db_path) && !store_usage_path(db_path, &path) && stat(path.data, &sb) == 0;
     core_buf_free(&path);
     if (!exists) { /* nothing reported yet */
         *out = u;

@@ -51,6 +51,10 @@ health() { curl -sS "$1/healthz" | $py -c "import json,sys; print(json.load(sys.
 [ "$(apis "$base2")" = "notes pet-store" ] || fail "replica 2 serves $(apis "$base2")"
 [ "$(health "$base1" connected)" = True ] || fail "replica 1 not connected"
 gen1=$(health "$base1" generation)
+# The web page's index view names the registry by its masked URL and no file size.
+idx=$(curl -sS "$base1/v1/index")
+echo "$idx" | grep -q "$PG_PASSWORD" && fail "/v1/index shows the password"
+echo "$idx" | grep -q '"size_bytes":-1' || fail "/v1/index: $idx"
 
 # Load on both replicas while a changed registry is published.
 load() { # BASE OUT
