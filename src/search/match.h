@@ -36,12 +36,9 @@ typedef struct match_params {
     double api_max_ops; /* an API larger than this is not expanded */
 } match_params;
 
-typedef struct match_param_info {
-    const char *name;
-    size_t offset;
-    double def, min, max;
-    const char *doc;
-} match_param_info;
+/* An entry of the match parameters' table: the layout of the search parameters' (one set
+   of rules for both, search_param_table in search.h). */
+typedef search_param_info match_param_info;
 
 size_t match_param_count(void);
 const match_param_info *match_param_at(size_t i);

@@ -5,11 +5,7 @@
  */
 #include "search/match.h"
 
-#include <ctype.h>
-#include <math.h>
 #include <stddef.h>
-#include <stdlib.h>
-#include <string.h>
 
 #define P(field) offsetof(match_params, field)
 
@@ -56,42 +52,20 @@ const match_param_info *match_param_at(size_t i)
     return i < n_table ? &table[i] : NULL;
 }
 
+static const search_param_table match_table = {table, sizeof table / sizeof table[0], "match",
+                                               "docs/MATCH.md"};
+
 void match_params_default(match_params *p)
 {
-    memset(p, 0, sizeof *p);
-    for (size_t i = 0; i < n_table; i++) *(double *)((char *)p + table[i].offset) = table[i].def;
+    search_param_table_default(&match_table, p, sizeof *p);
 }
 
 int match_params_set(match_params *p, const char *name, double value, apidex_error *err)
 {
-    for (size_t i = 0; i < n_table; i++) {
-        if (strcmp(table[i].name, name)) continue;
-        if (!(value >= table[i].min && value <= table[i].max))
-            return core_error_set(err, APIDEX_EINVAL, "match parameter %s must be in [%g, %g]",
-                                  name, table[i].min, table[i].max);
-        *(double *)((char *)p + table[i].offset) = value;
-        return 0;
-    }
-    return core_error_set(err, APIDEX_EINVAL, "no match parameter '%s' (docs/MATCH.md lists them)",
-                          name);
+    return search_param_table_set(&match_table, p, name, value, err);
 }
 
 int match_params_parse(match_params *p, const char *assignment, apidex_error *err)
 {
-    const char *eq = strchr(assignment, '=');
-    if (!eq || eq == assignment || !eq[1])
-        return core_error_set(err, APIDEX_EINVAL, "a match parameter is NAME=VALUE, not '%s'",
-                              assignment);
-    char name[128];
-    size_t n = (size_t)(eq - assignment);
-    if (n >= sizeof name)
-        return core_error_set(err, APIDEX_EINVAL, "no match parameter '%.*s'", (int)n, assignment);
-    memcpy(name, assignment, n);
-    name[n] = '\0';
-    char *end = NULL;
-    double v = strtod(eq + 1, &end);
-    if (*end || !isfinite(v))
-        return core_error_set(err, APIDEX_EINVAL, "match parameter %s: '%s' is not a number", name,
-                              eq + 1);
-    return match_params_set(p, name, v, err);
+    return search_param_table_parse(&match_table, p, assignment, err);
 }

@@ -207,12 +207,6 @@ const search_param_info *search_param_at(size_t i)
     return i < n_table ? &table[i] : NULL;
 }
 
-void search_params_default(search_params *p)
-{
-    memset(p, 0, sizeof *p);
-    for (size_t i = 0; i < n_table; i++) *(double *)((char *)p + table[i].offset) = table[i].def;
-}
-
 static search_params defaults;
 static pthread_once_t defaults_once = PTHREAD_ONCE_INIT;
 
@@ -227,36 +221,65 @@ const search_params *search_params_defaults(void)
     return &defaults;
 }
 
-int search_params_set(search_params *p, const char *name, double value, apidex_error *err)
+int search_param_table_set(const search_param_table *t, void *p, const char *name, double value,
+                           apidex_error *err)
 {
-    for (size_t i = 0; i < n_table; i++) {
-        if (strcmp(table[i].name, name)) continue;
-        if (!(value >= table[i].min && value <= table[i].max))
-            return core_error_set(err, APIDEX_EINVAL, "search parameter %s must be in [%g, %g]",
-                                  name, table[i].min, table[i].max);
-        *(double *)((char *)p + table[i].offset) = value;
+    for (size_t i = 0; i < t->n; i++) {
+        const search_param_info *e = &t->entries[i];
+        if (strcmp(e->name, name)) continue;
+        if (!(value >= e->min && value <= e->max))
+            return core_error_set(err, APIDEX_EINVAL, "%s parameter %s must be in [%g, %g]",
+                                  t->kind, name, e->min, e->max);
+        *(double *)((char *)p + e->offset) = value;
         return 0;
     }
-    return core_error_set(err, APIDEX_EINVAL,
-                          "no search parameter '%s' (apidex eval --list-params lists them)", name);
+    return core_error_set(err, APIDEX_EINVAL, "no %s parameter '%s' (%s lists them)", t->kind, name,
+                          t->listed_by);
 }
 
-int search_params_parse(search_params *p, const char *assignment, apidex_error *err)
+int search_param_table_parse(const search_param_table *t, void *p, const char *assignment,
+                             apidex_error *err)
 {
     const char *eq = strchr(assignment, '=');
     if (!eq || eq == assignment || !eq[1])
-        return core_error_set(err, APIDEX_EINVAL, "a search parameter is NAME=VALUE, not '%s'",
+        return core_error_set(err, APIDEX_EINVAL, "a %s parameter is NAME=VALUE, not '%s'", t->kind,
                               assignment);
     char name[128];
     size_t n = (size_t)(eq - assignment);
     if (n >= sizeof name)
-        return core_error_set(err, APIDEX_EINVAL, "no search parameter '%.*s'", (int)n, assignment);
+        return core_error_set(err, APIDEX_EINVAL, "no %s parameter '%.*s'", t->kind, (int)n,
+                              assignment);
     memcpy(name, assignment, n);
     name[n] = '\0';
     char *end = NULL;
     double v = strtod(eq + 1, &end);
     if (*end || !isfinite(v))
-        return core_error_set(err, APIDEX_EINVAL, "search parameter %s: '%s' is not a number", name,
-                              eq + 1);
-    return search_params_set(p, name, v, err);
+        return core_error_set(err, APIDEX_EINVAL, "%s parameter %s: '%s' is not a number", t->kind,
+                              name, eq + 1);
+    return search_param_table_set(t, p, name, v, err);
+}
+
+void search_param_table_default(const search_param_table *t, void *p, size_t size)
+{
+    memset(p, 0, size);
+    for (size_t i = 0; i < t->n; i++)
+        *(double *)((char *)p + t->entries[i].offset) = t->entries[i].def;
+}
+
+static const search_param_table search_table = {table, n_table, "search",
+                                                "apidex eval --list-params"};
+
+void search_params_default(search_params *p)
+{
+    search_param_table_default(&search_table, p, sizeof *p);
+}
+
+int search_params_set(search_params *p, const char *name, double value, apidex_error *err)
+{
+    return search_param_table_set(&search_table, p, name, value, err);
+}
+
+int search_params_parse(search_params *p, const char *assignment, apidex_error *err)
+{
+    return search_param_table_parse(&search_table, p, assignment, err);
 }

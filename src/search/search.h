@@ -99,6 +99,24 @@ int search_params_set(search_params *p, const char *name, double value, apidex_e
 /** "NAME=VALUE" (a command-line --param): search_params_set, or APIDEX_EINVAL. */
 int search_params_parse(search_params *p, const char *assignment, apidex_error *err);
 
+/** A table of named doubles in a struct (the search parameters above, the match parameters
+    of match_params.c): one set of rules for defaults, set-by-name and NAME=VALUE. kind names
+    the table in messages ("search"), listed_by says where the names are listed. */
+typedef struct search_param_table {
+    const search_param_info *entries;
+    size_t n;
+    const char *kind;
+    const char *listed_by;
+} search_param_table;
+/** Zeroes p[0..size) and fills every entry's default. */
+void search_param_table_default(const search_param_table *t, void *p, size_t size);
+/** Sets one entry by name; APIDEX_EINVAL for an unknown name or a value out of range. */
+int search_param_table_set(const search_param_table *t, void *p, const char *name, double value,
+                           apidex_error *err);
+/** "NAME=VALUE": search_param_table_set, or APIDEX_EINVAL. */
+int search_param_table_parse(const search_param_table *t, void *p, const char *assignment,
+                             apidex_error *err);
+
 /** A query. Zeroed fields mean defaults. */
 typedef struct search_query {
     const char *text;        /* the task */
