@@ -119,26 +119,9 @@ int cli_arg_choice(const char *cmd, const char *flag, const char *value, const c
     return -1;
 }
 
-/* Case-insensitive Damerau-style edit distance (insert, delete, substitute, swap). */
 static size_t edit_distance(const char *a, const char *b)
 {
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64) return (size_t)-1;
-    size_t d[65][65];
-    for (size_t i = 0; i <= la; i++) d[i][0] = i;
-    for (size_t j = 0; j <= lb; j++) d[0][j] = j;
-    for (size_t i = 1; i <= la; i++)
-        for (size_t j = 1; j <= lb; j++) {
-            bool same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
-            size_t best = d[i - 1][j - 1] + (same ? 0 : 1);
-            if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                d[i - 2][j - 2] + 1 < best)
-                best = d[i - 2][j - 2] + 1;
-            d[i][j] = best;
-        }
-    return d[la][lb];
+    return core_edit_distance(a, strlen(a), b, strlen(b), (size_t)-1);
 }
 
 const char *cli_nearest(const char *word, const char *const *candidates, size_t n)

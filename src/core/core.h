@@ -79,6 +79,14 @@ int core_buf_json_str(core_buf *b, const char *s, size_t n);
 /** Hands the data to the caller (malloc'd, NUL-terminated) and resets b. */
 char *core_buf_steal(core_buf *b, size_t *len);
 
+/* ---------------------------------------------------------------- edit distance (edit.c) */
+
+/** Longest string core_edit_distance compares (longer ones are cap away). */
+#define CORE_EDIT_MAX 256
+/** Case-insensitive optimal-string-alignment distance (insert, delete, substitute, swap two
+    neighbours) between a[0..la) and b[0..lb), or cap when it is cap or more. */
+size_t core_edit_distance(const char *a, size_t la, const char *b, size_t lb, size_t cap);
+
 /* ---------------------------------------------------------------- files */
 
 /** Reads a whole file into malloc'd memory (NUL-terminated), refusing files over max_bytes. */

@@ -250,24 +250,5 @@ int exec_param_write(const char *name, const char *in, exec_style st, json_objec
 
 size_t exec_edit_distance(const char *a, const char *b)
 {
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64) return 99;
-    size_t row[65];
-    for (size_t j = 0; j <= lb; j++) row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t prev = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t cur = row[j];
-            char ca = a[i - 1], cb = b[j - 1];
-            if (ca >= 'A' && ca <= 'Z') ca = (char)(ca + 32);
-            if (cb >= 'A' && cb <= 'Z') cb = (char)(cb + 32);
-            size_t best = prev + (ca != cb);
-            if (row[j] + 1 < best) best = row[j] + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            row[j] = best;
-            prev = cur;
-        }
-    }
-    return row[lb] > 99 ? 99 : row[lb];
+    return core_edit_distance(a, strlen(a), b, strlen(b), 99);
 }

@@ -103,26 +103,9 @@ static void key_position(const jt_doc *doc, const jt_member *m, unsigned *line, 
     }
 }
 
-/* Optimal string alignment distance (Damerau), case-insensitive, small words only. */
 static size_t edit_distance(const char *a, size_t la, const char *b)
 {
-    size_t lb = strlen(b);
-    if (la > 31 || lb > 31) return 99;
-    size_t d[33][33];
-    for (size_t i = 0; i <= la; i++) d[i][0] = i;
-    for (size_t j = 0; j <= lb; j++) d[0][j] = j;
-    for (size_t i = 1; i <= la; i++)
-        for (size_t j = 1; j <= lb; j++) {
-            char x = (char)(a[i - 1] | 0x20), y = (char)(b[j - 1] | 0x20);
-            size_t best = d[i - 1][j - 1] + (x != y);
-            if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
-            if (i > 1 && j > 1 && x == (char)(b[j - 2] | 0x20) && (char)(a[i - 2] | 0x20) == y &&
-                d[i - 2][j - 2] + 1 < best)
-                best = d[i - 2][j - 2] + 1;
-            d[i][j] = best;
-        }
-    return d[la][lb];
+    return core_edit_distance(a, la, b, strlen(b), 99);
 }
 
 static int unknown_key(parser *p, const jt_member *m, const char *where, const char *const *known)

@@ -16,28 +16,9 @@ static bool prefix_ci(const char *s, const char *prefix, size_t n)
     return s && strncasecmp(s, prefix, n) == 0;
 }
 
-/* Levenshtein distance, case-insensitive, capped at cap (enough to rank suggestions). */
 static size_t edit_distance(const char *a, const char *b, size_t cap)
 {
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 128 || lb > 128) return cap;
-    size_t row[129];
-    for (size_t j = 0; j <= lb; j++) row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0], best = row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t cost = (a[i - 1] | 32) == (b[j - 1] | 32) ? 0 : 1;
-            size_t v = diag + cost;
-            if (up + 1 < v) v = up + 1;
-            if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
-            row[j] = v;
-            diag = up;
-            if (v < best) best = v;
-        }
-        if (best >= cap) return cap;
-    }
-    return row[lb] < cap ? row[lb] : cap;
+    return core_edit_distance(a, strlen(a), b, strlen(b), cap);
 }
 
 /* The APIs matching by `how`: 0 id or alias, 1 title, 2 prefix of id or alias, 3 prefix of

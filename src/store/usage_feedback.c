@@ -15,28 +15,9 @@
 
 enum { FEEDBACK_NEAR = 3 };
 
-/* Levenshtein distance, capped (enough to rank suggestions). */
 static size_t edits(const char *a, const char *b, size_t cap)
 {
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 256 || lb > 256) return cap;
-    size_t row[257];
-    for (size_t j = 0; j <= lb; j++) row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0], best = row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t v =
-                diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
-            if (up + 1 < v) v = up + 1;
-            if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
-            row[j] = v;
-            diag = up;
-            if (v < best) best = v;
-        }
-        if (best >= cap) return cap;
-    }
-    return row[lb] < cap ? row[lb] : cap;
+    return core_edit_distance(a, strlen(a), b, strlen(b), cap);
 }
 
 /* Splits "METHOD /path" into an upper-case method and the path's shape; false if not. */
