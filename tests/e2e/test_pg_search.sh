@@ -110,7 +110,11 @@ int main(int argc, char **argv)
     return 0;
 }
 CEOF
-  if cc -I"$src/include" -o "$tmp/capi" "$tmp/capi.c" -L"$build_dir" -lapidex -Wl,-rpath,"$build_dir"; then
+  # a sanitizer build's library needs its runtime in the program too (make test-asan)
+  san=()
+  ldd "$build_dir/libapidex.so" | grep -q libasan && san=(-fsanitize=address,undefined)
+  if cc "${san[@]}" -I"$src/include" -o "$tmp/capi" "$tmp/capi.c" -L"$build_dir" -lapidex \
+    -Wl,-rpath,"$build_dir"; then
     a=$("$tmp/capi" "$file")
     b=$("$tmp/capi" "$PG_URL" 2>>"$out")
     [ -n "$a" ] && [ "$a" = "$b" ] || fail "C API: file and URL differ: $a / $b"
