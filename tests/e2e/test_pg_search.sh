@@ -112,7 +112,8 @@ int main(int argc, char **argv)
 CEOF
   # a sanitizer build's library needs its runtime in the program too (make test-asan)
   san=()
-  ldd "$build_dir/libapidex.so" | grep -q libasan && san=(-fsanitize=address,undefined)
+  # (grep reads all of ldd's output: with pipefail, grep -q's early exit failed the pipe)
+  if ldd "$build_dir/libapidex.so" | grep libasan >/dev/null; then san=(-fsanitize=address,undefined); fi
   if cc "${san[@]}" -I"$src/include" -o "$tmp/capi" "$tmp/capi.c" -L"$build_dir" -lapidex \
     -Wl,-rpath,"$build_dir"; then
     a=$("$tmp/capi" "$file")

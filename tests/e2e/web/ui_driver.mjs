@@ -70,6 +70,13 @@ async function desktop(browser) {
 
   // results as you type: no Enter, no button
   await page.locator('#task').pressSequentially(TASK, { delay: 15 });
+  // the last keystroke's search (after the debounce) has been sent and answered: a slow
+  // server (a sanitizer build) may still be answering an earlier prefix of the task
+  await page.waitForFunction((t) => {
+    const hash = location.hash;
+    return new URLSearchParams(hash.slice(hash.indexOf('?') + 1)).get('q') === t &&
+      !document.querySelector('[aria-busy="true"]');
+  }, TASK, { timeout: 20000 }).catch(() => {});
   await page.waitForSelector(`.hit[data-id="${REVIEWS}"]`, { timeout: 10000 });
   const ids = await page.$$eval('.hit', (els) => els.map((e) => e.dataset.id));
   check('the reviews endpoint is found', ids.includes(REVIEWS), ids.join(' '));
