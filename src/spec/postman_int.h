@@ -64,7 +64,7 @@ jt_node *pm_infer_schema(pm_ctx *c, const jt_node *v, unsigned depth);
 /* postman.c */
 /** A Postman description: a string, or {content: string}; NULL otherwise. */
 const char *pm_desc(const jt_node *d);
-/** The value of a key/value list entry ({key, value}) as a string, or NULL. */
+/** A Postman {key, value} entry's value as a string, or NULL. */
 const char *pm_value_str(pm_ctx *c, const jt_node *v);
 /** A warning located at the collection's pointer. */
 void pm_warn(pm_ctx *c, const char *pointer, const char *fmt, ...)
