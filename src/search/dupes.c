@@ -26,39 +26,57 @@ int dupes_mark(search_engine *e)
 {
     store_dups *d = NULL;
     if (store_duplicates(e->apis, e->n_apis, e->ops, e->n_ops, &d)) return APIDEX_ENOMEM;
+    if (!d->n) {
+        store_dups_free(d);
+        return 0;
+    }
+    /* the operations of each API that is in a group, found in one pass (counting sort):
+       the work is linear in the operations, however many groups there are */
+    size_t na = e->n_apis, *start = calloc(na + 2, sizeof *start);
+    size_t *list = malloc((e->n_ops ? e->n_ops : 1) * sizeof *list);
+    char **newest = malloc((e->n_ops ? e->n_ops : 1) * sizeof *newest);
     int rc = 0;
-    if (d->n && !(e->superseded = calloc(e->n_ops ? e->n_ops : 1, sizeof *e->superseded)))
+    if (!start || !list || !newest ||
+        !(e->superseded = calloc(e->n_ops ? e->n_ops : 1, sizeof *e->superseded)))
         rc = APIDEX_ENOMEM;
+    for (size_t i = 0; i < e->n_ops && !rc; i++) {
+        uint32_t a = e->info[i].api;
+        if (a < na && d->group_of[a] != SIZE_MAX) start[a + 2]++;
+    }
+    for (size_t a = 0; a < na && !rc; a++) start[a + 2] += start[a + 1];
+    for (size_t i = 0; i < e->n_ops && !rc; i++) {
+        uint32_t a = e->info[i].api;
+        if (a < na && d->group_of[a] != SIZE_MAX) list[start[a + 1]++] = i;
+    }
     core_buf key, shape;
     core_buf_init(&key, 0);
     core_buf_init(&shape, 0);
-    char **newest = NULL;
     for (size_t g = 0; g < d->n && !rc; g++) {
-        size_t top = d->groups[g].apis[0], m = 0;
-        newest = calloc(e->n_ops ? e->n_ops : 1, sizeof *newest);
-        if (!newest) {
-            rc = APIDEX_ENOMEM;
-            break;
-        }
-        for (size_t i = 0; i < e->n_ops && !rc; i++) {
-            if (e->info[i].api != top) continue;
-            op_key(&e->ops[i], &key, &shape);
-            if (key.failed || !(newest[m++] = strdup(key.data))) rc = APIDEX_ENOMEM;
+        const store_dup_group *grp = &d->groups[g];
+        size_t top = grp->apis[0], m = 0;
+        for (size_t j = start[top]; j < start[top + 1] && !rc; j++) {
+            op_key(&e->ops[list[j]], &key, &shape);
+            if (key.failed || !(newest[m] = strdup(key.data)))
+                rc = APIDEX_ENOMEM;
+            else
+                m++;
         }
         qsort(newest, m, sizeof *newest, cmp_str);
-        for (size_t i = 0; i < e->n_ops && !rc; i++) {
-            uint32_t a = e->info[i].api;
-            if (a == top || d->group_of[a] != g) continue;
-            op_key(&e->ops[i], &key, &shape);
-            const char *k = key.data ? key.data : "";
-            if (m && bsearch(&k, newest, m, sizeof *newest, cmp_str)) e->superseded[i] = true;
+        for (size_t k = 1; k < grp->n && !rc && m; k++) {
+            size_t a = grp->apis[k];
+            for (size_t j = start[a]; j < start[a + 1]; j++) {
+                op_key(&e->ops[list[j]], &key, &shape);
+                const char *kk = key.data ? key.data : "";
+                if (bsearch(&kk, newest, m, sizeof *newest, cmp_str)) e->superseded[list[j]] = true;
+            }
         }
         for (size_t i = 0; i < m; i++) free(newest[i]);
-        free(newest);
-        newest = NULL;
     }
     core_buf_free(&key);
     core_buf_free(&shape);
+    free(start);
+    free(list);
+    free(newest);
     store_dups_free(d);
     return rc;
 }

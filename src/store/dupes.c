@@ -13,6 +13,7 @@
 #include "store/store_int.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,13 +128,14 @@ static double doc_mtime(const char *document)
     return (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
 }
 
-/* Is API i newer than API j? */
-static bool newer(const store_api *apis, size_t i, size_t j)
+/* Is API i newer than API j? mtime: each API's document time, read once (NAN: not yet). */
+static bool newer(const store_api *apis, size_t i, size_t j, double *mtime)
 {
     int c = store_version_cmp(apis[i].version, apis[j].version);
     if (c) return c > 0;
-    double mi = doc_mtime(apis[i].document), mj = doc_mtime(apis[j].document);
-    if (mi != mj) return mi > mj;
+    if (isnan(mtime[i])) mtime[i] = doc_mtime(apis[i].document);
+    if (isnan(mtime[j])) mtime[j] = doc_mtime(apis[j].document);
+    if (mtime[i] != mtime[j]) return mtime[i] > mtime[j];
     return i > j;
 }
 
@@ -160,62 +162,145 @@ static int keyed_cmp(const void *a, const void *b)
     return c ? c : (x->api < y->api ? -1 : x->api > y->api);
 }
 
-/* The sorted "METHOD shape" keys of API a's operations (ops are grouped by API). */
-static char **endpoint_keys(const store_api *apis, size_t a, const store_operation *ops,
-                            size_t n_ops, size_t *n_out)
+/* Every API's operations, found once: op_start[a]..op_start[a + 1] in op_list, and each
+   API's sorted "METHOD shape" keys, made the first time a host run asks for them. The
+   whole grouping so reads each operation at most once (d->work counts the reads). */
+typedef struct op_index {
+    size_t *op_start, *op_list;
+    char ***keys;
+    size_t *n_keys;
+    bool *made;
+} op_index;
+
+static int api_id_cmp(const void *a, const void *b, void *apis)
 {
-    *n_out = 0;
-    char **k = calloc(n_ops ? n_ops : 1, sizeof *k);
-    if (!k) return NULL;
+    const store_api *v = apis;
+    return strcmp(v[*(const size_t *)a].id, v[*(const size_t *)b].id);
+}
+
+/* The API whose id is `id`, by binary search over ids (sorted: API indexes by id). */
+static size_t api_of(const store_api *apis, const size_t *by_id, size_t n, const char *id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(apis[by_id[mid]].id, id ? id : "");
+        if (!c) return by_id[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return SIZE_MAX;
+}
+
+static void op_index_free(op_index *x, size_t n)
+{
+    for (size_t a = 0; x->keys && a < n; a++) {
+        for (size_t i = 0; x->keys[a] && i < x->n_keys[a]; i++) free(x->keys[a][i]);
+        free(x->keys[a]);
+    }
+    free(x->keys);
+    free(x->n_keys);
+    free(x->made);
+    free(x->op_start);
+    free(x->op_list);
+}
+
+static int op_index_make(const store_api *apis, size_t n, const store_operation *ops, size_t n_ops,
+                         op_index *x)
+{
+    memset(x, 0, sizeof *x);
+    size_t *by_id = malloc((n ? n : 1) * sizeof *by_id);
+    size_t *api = malloc((n_ops ? n_ops : 1) * sizeof *api);
+    x->op_start = calloc(n + 2, sizeof *x->op_start);
+    x->op_list = malloc((n_ops ? n_ops : 1) * sizeof *x->op_list);
+    x->keys = calloc(n ? n : 1, sizeof *x->keys);
+    x->n_keys = calloc(n ? n : 1, sizeof *x->n_keys);
+    x->made = calloc(n ? n : 1, sizeof *x->made);
+    if (!by_id || !api || !x->op_start || !x->op_list || !x->keys || !x->n_keys || !x->made) {
+        free(by_id);
+        free(api);
+        op_index_free(x, n);
+        return APIDEX_ENOMEM;
+    }
+    for (size_t a = 0; a < n; a++) by_id[a] = a;
+    qsort_r(by_id, n, sizeof *by_id, api_id_cmp, (void *)apis);
+    /* counting sort of the operations by API (ops usually come grouped: reuse the last) */
+    for (size_t i = 0; i < n_ops; i++) {
+        if (i && ops[i].api && ops[i - 1].api &&
+            (ops[i].api == ops[i - 1].api || !strcmp(ops[i].api, ops[i - 1].api)))
+            api[i] = api[i - 1];
+        else
+            api[i] = api_of(apis, by_id, n, ops[i].api);
+        if (api[i] != SIZE_MAX) x->op_start[api[i] + 2]++;
+    }
+    for (size_t a = 0; a < n; a++) x->op_start[a + 2] += x->op_start[a + 1];
+    for (size_t i = 0; i < n_ops; i++)
+        if (api[i] != SIZE_MAX) x->op_list[x->op_start[api[i] + 1]++] = i;
+    free(by_id);
+    free(api);
+    return 0;
+}
+
+/* The sorted "METHOD shape" keys of API a's operations, made once. */
+static int api_keys(op_index *x, size_t a, const store_operation *ops, size_t *work)
+{
+    if (x->made[a]) return 0;
+    x->made[a] = true;
+    size_t from = x->op_start[a], to = x->op_start[a + 1];
+    char **k = calloc(to > from ? to - from : 1, sizeof *k);
+    if (!k) return APIDEX_ENOMEM;
     core_buf b, shape;
     core_buf_init(&b, 0);
     core_buf_init(&shape, 0);
-    size_t n = 0;
-    for (size_t i = 0; i < n_ops; i++) {
-        if (strcmp(ops[i].api, apis[a].id)) continue;
-        store_path_shape(ops[i].path, &shape);
+    size_t m = 0;
+    int rc = 0;
+    for (size_t j = from; j < to && !rc; j++) {
+        const store_operation *op = &ops[x->op_list[j]];
+        (*work)++;
+        store_path_shape(op->path, &shape);
         core_buf_reset(&b);
-        core_buf_printf(&b, "%s %s", ops[i].method, shape.data ? shape.data : "");
-        if (b.failed || !(k[n] = strdup(b.data))) break;
-        n++;
+        core_buf_printf(&b, "%s %s", op->method, shape.data ? shape.data : "");
+        if (b.failed || !(k[m] = strdup(b.data)))
+            rc = APIDEX_ENOMEM;
+        else
+            m++;
     }
     core_buf_free(&b);
     core_buf_free(&shape);
-    qsort(k, n, sizeof *k, keyed_str_cmp);
-    *n_out = n;
-    return k;
-}
-
-static void keys_free(char **k, size_t n)
-{
-    for (size_t i = 0; k && i < n; i++) free(k[i]);
-    free(k);
+    qsort(k, m, sizeof *k, keyed_str_cmp);
+    x->keys[a] = k;
+    x->n_keys[a] = m;
+    return rc;
 }
 
 /* Do APIs a and b share enough endpoints to be one service? */
-static bool share_endpoints(const store_api *apis, size_t a, size_t b, const store_operation *ops,
-                            size_t n_ops)
+static int share_endpoints(op_index *x, size_t a, size_t b, const store_operation *ops,
+                           size_t *work, bool *yes)
 {
-    size_t na = 0, nb = 0, shared = 0;
-    char **ka = endpoint_keys(apis, a, ops, n_ops, &na);
-    char **kb = endpoint_keys(apis, b, ops, n_ops, &nb);
-    for (size_t i = 0, j = 0; ka && kb && i < na && j < nb;) {
+    *yes = false;
+    int rc = api_keys(x, a, ops, work);
+    if (!rc) rc = api_keys(x, b, ops, work);
+    if (rc) return rc;
+    char **ka = x->keys[a], **kb = x->keys[b];
+    size_t na = x->n_keys[a], nb = x->n_keys[b], shared = 0;
+    for (size_t i = 0, j = 0; i < na && j < nb;) {
         int c = strcmp(ka[i], kb[j]);
         if (!c) shared++;
         if (c <= 0) i++;
         if (c >= 0) j++;
     }
-    keys_free(ka, na);
-    keys_free(kb, nb);
     size_t smaller = na < nb ? na : nb;
-    return shared >= 1 && shared * 5 >= smaller;
+    *yes = shared >= 1 && shared * 5 >= smaller;
+    return 0;
 }
 
 /* Joins the APIs whose key (0 title, 1 host) is equal and not empty; hosts only with shared
-   endpoints (at most HOST_PAIRS APIs of one host are compared). */
+   endpoints (each API is compared with at most HOST_PAIRS APIs of its host before it). */
 enum { HOST_PAIRS = 64 };
 static int join_by(const store_api *apis, size_t n, int which, size_t *parent,
-                   const store_operation *ops, size_t n_ops)
+                   const store_operation *ops, op_index *x, size_t *work)
 {
     keyed *k = calloc(n ? n : 1, sizeof *k);
     if (!k) return APIDEX_ENOMEM;
@@ -236,8 +321,12 @@ static int join_by(const store_api *apis, size_t n, int which, size_t *parent,
         if (!k[i].key[0]) continue;
         size_t first = i; /* the run of APIs with this key before i */
         while (first > 0 && !strcmp(k[first - 1].key, k[i].key) && i - first < HOST_PAIRS) first--;
-        for (size_t j = first; j < i; j++) {
-            if (which == 1 && !share_endpoints(apis, k[i].api, k[j].api, ops, n_ops)) continue;
+        for (size_t j = first; j < i && !rc; j++) {
+            if (which == 1) {
+                bool yes = false;
+                rc = share_endpoints(x, k[i].api, k[j].api, ops, work, &yes);
+                if (rc || !yes) continue;
+            }
             size_t a = uf_find(parent, k[i].api), c = uf_find(parent, k[j].api);
             if (a != c) parent[a < c ? c : a] = a < c ? a : c;
             if (which == 0) break; /* equal titles: one link joins the run */
@@ -255,46 +344,69 @@ int store_duplicates(const store_api *apis, size_t n, const store_operation *ops
     store_dups *d = calloc(1, sizeof *d);
     size_t *parent = malloc((n ? n : 1) * sizeof *parent);
     size_t *count = calloc(n ? n : 1, sizeof *count);
-    if (!d || !parent || !count || !(d->group_of = malloc((n ? n : 1) * sizeof *d->group_of))) {
+    size_t *group_at = malloc((n ? n : 1) * sizeof *group_at); /* per root: its group */
+    double *mtime = malloc((n ? n : 1) * sizeof *mtime);
+    size_t cap = 0;
+    op_index x = {0};
+    if (!d || !parent || !count || !group_at || !mtime ||
+        !(d->group_of = malloc((n ? n : 1) * sizeof *d->group_of)) ||
+        op_index_make(apis, n, ops, n_ops, &x)) {
         free(parent);
         free(count);
+        free(group_at);
+        free(mtime);
         store_dups_free(d);
         return APIDEX_ENOMEM;
     }
-    for (size_t i = 0; i < n; i++) parent[i] = i;
-    int rc = join_by(apis, n, 0, parent, ops, n_ops);
-    if (!rc) rc = join_by(apis, n, 1, parent, ops, n_ops);
+    for (size_t i = 0; i < n; i++) {
+        parent[i] = i;
+        mtime[i] = NAN;
+    }
+    int rc = join_by(apis, n, 0, parent, ops, &x, &d->work);
+    if (!rc) rc = join_by(apis, n, 1, parent, ops, &x, &d->work);
+    op_index_free(&x, n);
     for (size_t i = 0; i < n && !rc; i++) count[uf_find(parent, i)]++;
-    for (size_t i = 0; i < n && !rc; i++) d->group_of[i] = SIZE_MAX;
-    for (size_t r = 0; r < n && !rc; r++) {
-        if (uf_find(parent, r) != r || count[r] < 2) continue;
-        store_dup_group *ng = realloc(d->groups, (d->n + 1) * sizeof *ng);
-        if (!ng) {
-            rc = APIDEX_ENOMEM;
-            break;
-        }
-        d->groups = ng;
-        store_dup_group *g = &d->groups[d->n];
-        g->n = 0;
-        if (!(g->apis = malloc(count[r] * sizeof *g->apis))) {
-            rc = APIDEX_ENOMEM;
-            break;
-        }
-        for (size_t i = 0; i < n; i++)
-            if (uf_find(parent, i) == r) {
-                /* insertion by age: newest first */
-                size_t at = g->n++;
-                while (at > 0 && newer(apis, i, g->apis[at - 1])) {
-                    g->apis[at] = g->apis[at - 1];
-                    at--;
+    for (size_t i = 0; i < n && !rc; i++) {
+        d->group_of[i] = SIZE_MAX;
+        group_at[i] = SIZE_MAX;
+    }
+    /* one pass over the APIs: a group is opened at its root's first member */
+    for (size_t i = 0; i < n && !rc; i++) {
+        size_t r = uf_find(parent, i);
+        if (count[r] < 2) continue;
+        if (group_at[r] == SIZE_MAX) {
+            if (d->n == cap) {
+                size_t nc = cap ? 2 * cap : 16;
+                store_dup_group *ng = realloc(d->groups, nc * sizeof *ng);
+                if (!ng) {
+                    rc = APIDEX_ENOMEM;
+                    break;
                 }
-                g->apis[at] = i;
-                d->group_of[i] = d->n;
+                d->groups = ng;
+                cap = nc;
             }
-        d->n++;
+            store_dup_group *ng = &d->groups[d->n];
+            ng->n = 0;
+            if (!(ng->apis = malloc(count[r] * sizeof *ng->apis))) {
+                rc = APIDEX_ENOMEM;
+                break;
+            }
+            group_at[r] = d->n++;
+        }
+        store_dup_group *g = &d->groups[group_at[r]];
+        /* insertion by age: newest first */
+        size_t at = g->n++;
+        while (at > 0 && newer(apis, i, g->apis[at - 1], mtime)) {
+            g->apis[at] = g->apis[at - 1];
+            at--;
+        }
+        g->apis[at] = i;
+        d->group_of[i] = group_at[r];
     }
     free(parent);
     free(count);
+    free(group_at);
+    free(mtime);
     if (rc) {
         store_dups_free(d);
         return rc;

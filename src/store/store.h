@@ -640,6 +640,8 @@ typedef struct store_dups {
     store_dup_group *groups;
     size_t n;
     size_t *group_of; /* per API: its group, or SIZE_MAX */
+    size_t work;      /* operations read while grouping: at most one read per operation
+                         (the open-cost guard in test_store_dupes checks it) */
 } store_dups;
 
 /**

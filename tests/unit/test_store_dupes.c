@@ -5,6 +5,8 @@
 #include "store/store.h"
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void test_version_cmp(void **state)
@@ -82,12 +84,54 @@ static void test_groups(void **state)
     store_dups_free(d);
 }
 
+/* The open-cost guard: many APIs on one shared host (a cloud provider's) are compared
+   pairwise, but each operation is read once, whatever the number of pairs (grouping once
+   scanned every operation of the registry for each pair, minutes at directory scale). */
+static void test_work_is_linear(void **state)
+{
+    (void)state;
+    enum { N = 120, PER = 8 };
+    static char ids[N][16], titles[N][24], opids[N * PER][24], paths[N * PER][32];
+    store_server host = {"https://api.cloud.test/", NULL};
+    store_api *apis = calloc(N, sizeof *apis);
+    store_operation *ops = calloc(N * PER, sizeof *ops);
+    assert_non_null(apis);
+    assert_non_null(ops);
+    for (size_t a = 0; a < N; a++) {
+        snprintf(ids[a], sizeof ids[a], "svc%zu", a);
+        /* distinct titles (digits alone are version words, so letters) */
+        snprintf(titles[a], sizeof titles[a], "Service %c%c", 'a' + (int)(a / 26),
+                 'a' + (int)(a % 26));
+        apis[a] = (store_api){
+            .id = ids[a], .title = titles[a], .version = "1", .servers = &host, .n_servers = 1};
+        for (size_t j = 0; j < PER; j++) {
+            size_t o = a * PER + j;
+            snprintf(opids[o], sizeof opids[o], "svc%zu:%zu", a, j);
+            /* the last two APIs are one service: the same endpoints */
+            snprintf(paths[o], sizeof paths[o], "/r%zu/x%zu", a >= N - 2 ? N : a, j);
+            ops[o] =
+                (store_operation){.id = opids[o], .api = ids[a], .method = "GET", .path = paths[o]};
+        }
+    }
+    store_dups *d = NULL;
+    assert_int_equal(store_duplicates(apis, N, ops, N * PER, &d), 0);
+    assert_true(d->work <= (size_t)N * PER);
+    assert_int_equal(d->n, 1);
+    assert_int_equal(d->groups[0].n, 2);
+    assert_int_equal(d->group_of[N - 1], 0);
+    assert_int_equal(d->group_of[0], SIZE_MAX);
+    store_dups_free(d);
+    free(apis);
+    free(ops);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_version_cmp),
         cmocka_unit_test(test_title_and_host),
         cmocka_unit_test(test_groups),
+        cmocka_unit_test(test_work_is_linear),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
