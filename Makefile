@@ -4,7 +4,6 @@ JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?=
 SHARED ?= $(abspath ../shared)
-export OPENBLAS_CORETYPE ?= SkylakeX
 
 .PHONY: all build deps demo test test-unit test-asan test-fuzz fuzz lint format install bench clean
 

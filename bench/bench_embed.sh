@@ -14,7 +14,8 @@ shared=${APIDEX_SHARED_DIR:-$here/../shared}
 PY=/usr/bin/python3
 bin="$build/bench/bench_embed"
 [ -x "$bin" ] || { echo "bench_embed: $bin not built (cmake --build $build --target bench_embed)" >&2; exit 1; }
-export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
+# OpenBLAS's own CPU detection, or the core the environment names (never forced here:
+# an AVX-512 core on a CPU without AVX-512 dies with SIGILL).
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -43,8 +44,8 @@ for round in $(seq 1 "$rounds"); do
   [ $bf16 -eq 0 ] || ours+=$'\n'$("$bin" "$tmp/bge-small-shape-en" "$tmp" 32 128 "$reps" "$threads" bf16)
   echo "$ours" | sed 's/^/  /'
   [ $have_torch -eq 1 ] || continue
-  # The baseline gets OpenBLAS's own CPU detection (Cooperlake here): forcing SkylakeX, as
-  # apidex does, makes PyTorch's transposed-weight products ~25% slower.
+  # The baseline gets OpenBLAS's own CPU detection (Cooperlake here): forcing SkylakeX
+  # makes PyTorch's transposed-weight products ~25% slower.
   theirs=$(env -u OPENBLAS_CORETYPE OPENBLAS_NUM_THREADS="$threads" BENCH_BF16=$bf16 "$PY" \
     "$here/bench/bench_embed_torch.py" "$tmp/bge-small-shape-en" "$tmp" "$reps" "$threads")
   echo "$theirs" | sed 's/^/  /'

@@ -10,7 +10,8 @@ threads=${2:-2}
 PY=/usr/bin/python3
 bin="$build/bench/bench_vecscan"
 [ -x "$bin" ] || { echo "bench_vecscan: $bin not built (cmake --build $build --target bench_vecscan)" >&2; exit 1; }
-export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
+# OpenBLAS's own CPU detection, or the core the environment names (never forced here:
+# an AVX-512 core on a CPU without AVX-512 dies with SIGILL).
 n=${BENCH_N:-100000} dim=384 nq=${BENCH_NQ:-1000} k=10
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

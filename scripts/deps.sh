@@ -9,7 +9,7 @@ APT_PACKAGES=(
   libjson-c-dev libfyaml-dev libsqlite3-dev sqlite3 libopenblas-pthread-dev
   libmicrohttpd-dev libcurl4-openssl-dev curl libpcre2-dev libutf8proc-dev
   libxxhash-dev libzstd-dev libstemmer-dev libcmocka-dev
-  nodejs npm python3 python3-numpy zsh fish man-db
+  nodejs npm python3 python3-numpy zsh fish man-db qemu-user
   postgresql-15 libpq-dev chromium wrk
 )
 # `deps.sh --bench` (make bench) adds the baselines the benchmarks measure against.

@@ -2,10 +2,12 @@
  * The apidex command: dispatches to one function per subcommand (cmd_*.c).
  *
  * OpenBLAS reads OPENBLAS_CORETYPE when the shared library loads, before main
- * runs; Debian's build does not recognise this machine's CPU and is 2x slower
- * without it. So when it is unset, main sets it and re-executes itself once.
+ * runs. When it is unset and OpenBLAS's own detection missed this CPU's AVX-512
+ * (embed_blas_core_advice, embed/cpu.c), main names the AVX-512 core and
+ * re-executes itself once; every other CPU keeps OpenBLAS's choice.
  */
 #include "cli/cli.h"
+#include "embed/embed.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,9 +42,11 @@ int cli_stderr_is_tty(void)
 static void ensure_blas_env(char **argv)
 {
     if (getenv("OPENBLAS_CORETYPE") || getenv("APIDEX_NO_REEXEC")) return;
-    setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
+    const char *core = embed_blas_core_advice();
+    if (!core) return;
+    setenv("OPENBLAS_CORETYPE", core, 1);
     execv("/proc/self/exe", argv);
-    /* exec failed: go on with the slower default */
+    /* exec failed: go on with OpenBLAS's own choice */
 }
 
 int main(int argc, char **argv)

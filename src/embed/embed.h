@@ -309,4 +309,17 @@ void embed_l2_normalize(float *v, size_t dim);
 /** The kernel chosen at run time: "avx512", "avx2" or "scalar". */
 const char *embed_simd_name(void);
 
+/* ---------------------------------------------------------------- the BLAS core (cpu.c) */
+
+/** Does this CPU have the AVX-512 subsets (F, CD, BW, DQ, VL) OpenBLAS's SkylakeX kernels use? */
+bool embed_cpu_has_avx512(void);
+/**
+ * The OPENBLAS_CORETYPE to name given OpenBLAS's own choice (`detected`, its core name) and
+ * the CPU's AVX-512 support: "SkylakeX" when the CPU has AVX-512 and the choice is not an
+ * AVX-512 core, else NULL (leave OpenBLAS to its detection). Never an AVX-512 core without it.
+ */
+const char *embed_blas_core_for(const char *detected, bool cpu_avx512);
+/** embed_blas_core_for of the loaded OpenBLAS and this CPU (NULL with another BLAS). */
+const char *embed_blas_core_advice(void);
+
 #endif /* APIDEX_EMBED_H */

@@ -1,0 +1,46 @@
+/* The OpenBLAS core type (src/embed/cpu.c): an AVX-512 core only on a CPU with AVX-512, and
+ * only when OpenBLAS's own detection missed it. */
+#include "testutil.h"
+
+#include "embed/embed.h"
+
+#include <string.h>
+
+static void test_core_for(void **state)
+{
+    (void)state;
+    /* no AVX-512: OpenBLAS's choice stands, whatever it is */
+    assert_null(embed_blas_core_for("Haswell", false));
+    assert_null(embed_blas_core_for("Zen", false));
+    assert_null(embed_blas_core_for("Prescott", false));
+    assert_null(embed_blas_core_for("SkylakeX", false));
+    /* AVX-512 that OpenBLAS saw: its choice stands */
+    assert_null(embed_blas_core_for("SkylakeX", true));
+    assert_null(embed_blas_core_for("Cooperlake", true));
+    assert_null(embed_blas_core_for("SAPPHIRERAPIDS", true));
+    /* AVX-512 that OpenBLAS missed (an older build on a newer CPU) */
+    assert_string_equal(embed_blas_core_for("Zen", true), "SkylakeX");
+    assert_string_equal(embed_blas_core_for("Haswell", true), "SkylakeX");
+    assert_null(embed_blas_core_for(NULL, true));
+}
+
+/* On the CPU this runs on: advice only where the CPU has AVX-512 (the QEMU run of
+   test_cpu_portable.sh executes this with an AVX2-only CPU model). */
+static void test_advice_matches_cpu(void **state)
+{
+    (void)state;
+    const char *core = embed_blas_core_advice();
+    if (core) {
+        assert_true(embed_cpu_has_avx512());
+        assert_string_equal(core, "SkylakeX");
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_core_for),
+        cmocka_unit_test(test_advice_matches_cpu),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
