@@ -4,17 +4,25 @@ JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?=
 SHARED ?= $(abspath ../shared)
+# `make build TARGETS="apidex"` builds only those CMake targets (make demo does); empty: all,
+# with the unit tests and benchmarks.
+TARGETS ?=
 
-.PHONY: all build deps demo test test-unit test-asan test-fuzz fuzz lint format install bench clean
+.PHONY: all build deps deps-build demo test test-unit test-asan test-fuzz fuzz lint format install bench clean
 
 all: build
 
 build:
 	@cmake -S . -B $(BUILD) -DAPIDEX_SHARED_DIR=$(SHARED) $(CMAKE_FLAGS) >/dev/null
-	@cmake --build $(BUILD) -j $(JOBS)
+	@cmake --build $(BUILD) -j $(JOBS) $(if $(strip $(TARGETS)),--target $(TARGETS))
 
+# The test set (the build set plus test tools and npm packages); deps-build: only what building
+# and running need (scripts/deps.sh says which set it installs).
 deps:
-	@bash scripts/deps.sh
+	@bash scripts/deps.sh --test
+
+deps-build:
+	@bash scripts/deps.sh --build
 
 # A short story on the terminal (deps, build, index, answers); the tools' output goes to
 # $(BUILD)/demo.log.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make demo`: install what is missing, build, index the example specs (plus the RestBench
 # specs when ../shared is there) and answer sample tasks, as a short story. Everything the
-# tools print (apt, npm, cmake, the compiler) goes to the log file named at the start.
+# tools print (apt, cmake, the compiler) goes to the log file named at the start.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
@@ -25,17 +25,18 @@ quietly() {
 
 say "apidex demo (full log: $log)"
 say
-say "1. Dependencies: Debian packages and the npm packages in tools/node (scripts/deps.sh)"
-# deps.sh says "deps: ..." before anything slow (apt-get, npm ci): show those lines only.
-if ! bash scripts/deps.sh 2>&1 | tee -a "$log" | { grep '^deps:' || say "   all installed"; } |
+say "1. Dependencies: the Debian packages building and running need (scripts/deps.sh --build)"
+# deps.sh says "deps: ..." before anything slow (apt-get): show those lines only.
+if ! bash scripts/deps.sh --build 2>&1 | tee -a "$log" | { grep '^deps:' || say "   all installed"; } |
   sed 's/^deps: /   /'; then
   say "   failed; the last lines of $log:"
   tail -n 25 "$log" | sed 's/^/   | /'
   exit 1
 fi
 
-say "2. Build: cmake release build in $build/"
-quietly make --no-print-directory build BUILD="$build" SHARED="$shared"
+say "2. Build: cmake release build of apidex in $build/ (not the tests: make test builds them)"
+quietly make --no-print-directory build BUILD="$build" SHARED="$shared" \
+  TARGETS="apidex apidex_help_files"
 say "   $("$bin" version)"
 
 inputs=(examples)

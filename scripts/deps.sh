@@ -1,19 +1,41 @@
 #!/usr/bin/env bash
-# Installs every missing build/test dependency of apidex on Debian 12, non-interactively.
+# Installs the missing dependencies of apidex on Debian 12, non-interactively, in sets:
+#   scripts/deps.sh --build   what building and running apidex need (make demo, make deps-build)
+#   scripts/deps.sh --test    the build set plus the test tools and the npm packages the tests
+#                             use (make deps, make test; the default)
+#   scripts/deps.sh --bench   the test set plus the baselines the benchmarks measure (make bench)
+#   scripts/deps.sh --fresh   the build set plus debootstrap (make test-fresh)
 # Idempotent: does nothing (and needs no network) when everything is already there.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+set_name=${1:---test}
+set_name=${set_name#--}
 
-APT_PACKAGES=(
-  build-essential cmake pkg-config git clang clang-format libclang-rt-14-dev
-  libjson-c-dev libfyaml-dev libsqlite3-dev sqlite3 libopenblas-pthread-dev
-  libmicrohttpd-dev libcurl4-openssl-dev curl libpcre2-dev libutf8proc-dev
-  libxxhash-dev libzstd-dev libstemmer-dev libcmocka-dev
-  nodejs npm python3 python3-numpy zsh fish man-db qemu-user
-  postgresql-15 libpq-dev chromium wrk
+# Compiler, CMake and the libraries apidex links (their -dev packages bring the runtime ones).
+BUILD_PACKAGES=(
+  build-essential cmake pkg-config
+  libjson-c-dev libfyaml-dev libsqlite3-dev libopenblas-pthread-dev
+  libmicrohttpd-dev libcurl4-openssl-dev libpcre2-dev libutf8proc-dev
+  libxxhash-dev libzstd-dev libstemmer-dev libpq-dev
 )
-# `deps.sh --bench` (make bench) adds the baselines the benchmarks measure against.
-if [ "${1:-}" = "--bench" ]; then APT_PACKAGES+=(python3-torch python3-faiss); fi
+# What the tests run besides apidex: cmocka, the sanitizer and fuzz builds (clang), lint,
+# command-line tools the e2e scripts call, the shells of the completion tests, PostgreSQL,
+# the browser of the web page test, QEMU for the CPU-model test, Node for the MCP tests.
+TEST_PACKAGES=(
+  libcmocka-dev clang clang-format libclang-rt-14-dev git sqlite3 curl zstd
+  nodejs npm python3 python3-numpy zsh fish man-db qemu-user
+  postgresql-15 chromium wrk
+)
+case "$set_name" in
+  build) APT_PACKAGES=("${BUILD_PACKAGES[@]}") ;;
+  test) APT_PACKAGES=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+  bench) APT_PACKAGES=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" python3-torch python3-faiss) ;;
+  fresh) APT_PACKAGES=("${BUILD_PACKAGES[@]}" debootstrap zstd) ;;
+  *)
+    echo "usage: scripts/deps.sh [--build | --test | --bench | --fresh]" >&2
+    exit 2
+    ;;
+esac
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -27,47 +49,25 @@ for p in "${APT_PACKAGES[@]}"; do
 done
 
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "deps: installing Debian packages (apt-get, a minute or more): ${missing[*]}" >&2
+  echo "deps: installing the $set_name set's Debian packages (apt-get, a minute or more):" \
+    "${missing[*]}" >&2
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
-# npm packages used by the parity and end-to-end tests (pinned in tools/node/package-lock.json).
-if [ -f "$here/tools/node/package.json" ]; then
-  stamp="$here/tools/node/node_modules/.apidex-stamp"
-  # A linked node_modules (git worktrees sharing one) is left alone: npm ci would empty the
-  # folder it points to under every other worktree. Its owner keeps it current.
-  if [ -L "$here/tools/node/node_modules" ]; then
-    [ -f "$stamp" ] || echo "deps: tools/node/node_modules is a link: not running npm ci in it" >&2
-  elif [ ! -f "$stamp" ] || [ "$here/tools/node/package-lock.json" -nt "$stamp" ]; then
-    echo "deps: installing the npm packages in tools/node (npm ci, about 30 s: the tokenizer" \
-      "ranks the build embeds, the MCP SDK and conformance suite the tests use)" >&2
-    (cd "$here/tools/node" && npm ci --no-audit --no-fund --loglevel=error >&2)
-    touch "$stamp"
-  fi
-fi
-
-# The cl100k_base ranks the build embeds (npm tiktoken, MIT): pin their content. A damaged
-# or changed file gets one fresh `npm ci`; if it still differs, stop with the reason.
-if [ -f "$here/tools/node/package.json" ]; then
-  cl100k_json="$here/tools/node/node_modules/tiktoken/encoders/cl100k_base.json"
-  cl100k_sha256=49a4e05dea02c8fafbd50cc4725c4aab8f39386c0afedef118e0dfebc2fe523a
-  cl100k_ok() { [ -f "$cl100k_json" ] && echo "$cl100k_sha256  $cl100k_json" | sha256sum -c --status; }
-  if ! cl100k_ok; then
-    if [ -L "$here/tools/node/node_modules" ]; then
-      # the same rule as above: never empty a node_modules other worktrees share
-      echo "deps: $cl100k_json missing or changed in the linked tools/node/node_modules:" \
-        "run npm ci in the folder it points to" >&2
-      exit 1
-    fi
-    echo "deps: $cl100k_json missing or changed: reinstalling npm packages" >&2
-    (cd "$here/tools/node" && npm ci --no-audit --no-fund --loglevel=error >&2)
-    touch "$here/tools/node/node_modules/.apidex-stamp"
-    if ! cl100k_ok; then
-      echo "deps: $cl100k_json does not have sha256 $cl100k_sha256 (tiktoken version in package-lock.json?)" >&2
-      exit 1
-    fi
-  fi
+# npm packages the tests use (MCP SDK and conformance suite, tiktoken and transformers for
+# the tokenizer parity tests, ...; pinned in tools/node/package-lock.json). The build needs
+# none of them: the cl100k ranks it embeds are in tools/cl100k/.
+case "$set_name" in test | bench) ;; *) exit 0 ;; esac
+stamp="$here/tools/node/node_modules/.apidex-stamp"
+# A linked node_modules (git worktrees sharing one) is left alone: npm ci would empty the
+# folder it points to under every other worktree. Its owner keeps it current.
+if [ -L "$here/tools/node/node_modules" ]; then
+  [ -f "$stamp" ] || echo "deps: tools/node/node_modules is a link: not running npm ci in it" >&2
+elif [ ! -f "$stamp" ] || [ "$here/tools/node/package-lock.json" -nt "$stamp" ]; then
+  echo "deps: installing the npm packages the tests use in tools/node (npm ci, about 30 s)" >&2
+  (cd "$here/tools/node" && npm ci --no-audit --no-fund --loglevel=error >&2)
+  touch "$stamp"
 fi

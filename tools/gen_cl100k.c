@@ -1,9 +1,10 @@
 /*
- * Build-time converter: tiktoken's encoders/cl100k_base.json (npm package tiktoken)
- * into a C source holding the split pattern, the special tokens and the ranks in a
- * compact form, so the apidex library embeds them and needs no data file at run time.
+ * Build-time converter: tiktoken's encoders/cl100k_base.json (npm package tiktoken, MIT),
+ * carried zstd-compressed in tools/cl100k/, into a C source holding the split pattern, the
+ * special tokens and the ranks in a compact form, so the apidex library embeds them and
+ * needs no data file at run time.
  *
- * Usage: gen_cl100k IN.json OUT.c
+ * Usage: gen_cl100k IN.json[.zst] OUT.c   (a name ending in .zst is decompressed first)
  *
  * The JSON holds "pat_str", "special_tokens" ({text: id}) and "bpe_ranks": one string
  * "! 0 <base64> <base64> ...", i.e. a marker, the first rank, then the token bytes of
@@ -11,6 +12,7 @@
  * the token bytes (every cl100k token is 1..255 bytes long; the converter checks it).
  */
 #include <json-c/json.h>
+#include <zstd.h>
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -108,6 +110,42 @@ static void write_literal(FILE *f, const unsigned char *s, size_t n, const char 
     fputs("\"", f);
 }
 
+/* Reads a whole file; a name ending in ".zst" is one zstd frame, decompressed (the frame's
+ * checksum catches a damaged file). Returns a NUL-terminated buffer the caller frees. */
+static char *read_input(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    blob raw = {0};
+    int c;
+    while ((c = fgetc(f)) != EOF)
+        if (!blob_push(&raw, (unsigned char)c)) break;
+    bool read_ok = !ferror(f) && c == EOF;
+    fclose(f);
+    if (!read_ok || !blob_push(&raw, 0)) {
+        free(raw.data);
+        return NULL;
+    }
+    size_t n = strlen(path);
+    if (n < 4 || strcmp(path + n - 4, ".zst") != 0) return (char *)raw.data;
+
+    unsigned long long size = ZSTD_getFrameContentSize(raw.data, raw.len - 1);
+    /* the ranks are about 1 MB; 64 MB bounds what a wrong file can make us allocate */
+    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > 64u << 20) {
+        free(raw.data);
+        return NULL;
+    }
+    char *out = malloc((size_t)size + 1);
+    size_t got = out ? ZSTD_decompress(out, (size_t)size, raw.data, raw.len - 1) : 0;
+    free(raw.data);
+    if (!out || ZSTD_isError(got) || got != size) {
+        free(out);
+        return NULL;
+    }
+    out[got] = 0;
+    return out;
+}
+
 static int compare_special(const void *a, const void *b)
 {
     const json_object *const *x = a, *const *y = b;
@@ -117,9 +155,12 @@ static int compare_special(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) return die("usage: gen_cl100k IN.json OUT.c", NULL);
-    json_object *root = json_object_from_file(argv[1]);
-    if (!root) return die("cannot read or parse", argv[1]);
+    if (argc != 3) return die("usage: gen_cl100k IN.json[.zst] OUT.c", NULL);
+    char *text = read_input(argv[1]);
+    if (!text) return die("cannot read or decompress", argv[1]);
+    json_object *root = json_tokener_parse(text);
+    free(text);
+    if (!root) return die("cannot parse", argv[1]);
 
     json_object *pat = NULL, *specials = NULL, *ranks = NULL;
     if (!json_object_object_get_ex(root, "pat_str", &pat) ||
