@@ -8,7 +8,7 @@ SHARED ?= $(abspath ../shared)
 # with the unit tests and benchmarks.
 TARGETS ?=
 
-.PHONY: all build deps deps-build demo test test-unit test-asan test-fuzz fuzz lint format install bench clean
+.PHONY: all build deps deps-build demo test dist deb test-fresh test-unit test-asan test-fuzz fuzz lint format install bench clean
 
 all: build
 
@@ -66,12 +66,36 @@ format:
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)
 
+# Releases (docs/INSTALL.md). dist: the source tarball of the tracked files (the cl100k ranks
+# inside: it builds offline); deb: a Debian package by CPack in build-deb/ (Depends from
+# dpkg-shlibdeps); test-fresh: both on clean debootstrapped Debian 12 roots (root, minutes).
+VERSION := $(shell sed -n 's/^\#define APIDEX_VERSION_STRING *"\(.*\)"/\1/p' include/apidex.h)
+DIST := $(BUILD)/apidex-$(VERSION).tar.gz
+
+dist:
+	@mkdir -p $(BUILD)
+	@git ls-files -z | tar --null -T - --transform 's,^,apidex-$(VERSION)/,' \
+	  --owner=0 --group=0 --numeric-owner --sort=name -czf $(DIST)
+	@tar -tzf $(DIST) | grep -q '/tools/cl100k/cl100k_base.json.zst$$'
+	@echo "dist: $(DIST)"
+
+deb:
+	@cmake -S . -B build-deb -DCMAKE_BUILD_TYPE=Release -DAPIDEX_TESTS=OFF \
+	  -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
+	@cmake --build build-deb -j $(JOBS)
+	@cd build-deb && cpack -G DEB >/dev/null
+	@ls build-deb/apidex_*.deb | sed 's/^/deb: /'
+
+test-fresh:
+	@bash scripts/deps.sh --fresh
+	@bash tests/fresh/fresh_machine.sh
+
 bench: build
 	@bash scripts/deps.sh --bench
 	@bash bench/run.sh $(BUILD)
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-deb
 
 # Rewrites tests/golden/*/expected.* from the current `apidex chunk` and
 # tests/golden/search/*/expected.txt from `apidex search`; review the diff.

@@ -298,7 +298,7 @@ static void on_watch_signal(int sig)
 
 static int index_watch(index_run *run, const char *registry_path, const registry_file *rf)
 {
-    if (pipe2(watch_stop, O_CLOEXEC) != 0) {
+    if (core_sys_pipe_cloexec(watch_stop) != 0) {
         fprintf(stderr, "apidex index: pipe: %s\n", strerror(errno));
         return CLI_FAILURE;
     }

@@ -165,7 +165,7 @@ int cli_cmd_mock(int argc, char **argv)
         spec_registry_free(reg);
         return rc == APIDEX_EINVAL ? CLI_USAGE : CLI_FAILURE;
     }
-    if (pipe2(stop_pipe, O_CLOEXEC) != 0) {
+    if (core_sys_pipe_cloexec(stop_pipe) != 0) {
         fprintf(stderr, "apidex mock: pipe: %s\n", strerror(errno));
         mock_server_stop(srv);
         mock_free(mk);

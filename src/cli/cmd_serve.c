@@ -215,7 +215,7 @@ int cli_cmd_serve(int argc, char **argv)
         }
     }
     o.llm = llm;
-    if (pipe2(stop_pipe, O_CLOEXEC) != 0) {
+    if (core_sys_pipe_cloexec(stop_pipe) != 0) {
         agent_llm_close(llm);
         embed_provider_close(search.embedder);
         fprintf(stderr, "apidex serve: pipe: %s\n", strerror(errno));

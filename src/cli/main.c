@@ -4,7 +4,8 @@
  * OpenBLAS reads OPENBLAS_CORETYPE when the shared library loads, before main
  * runs. When it is unset and OpenBLAS's own detection missed this CPU's AVX-512
  * (embed_blas_core_advice, embed/cpu.c), main names the AVX-512 core and
- * re-executes itself once; every other CPU keeps OpenBLAS's choice.
+ * re-executes itself once (its own file: /proc/self/exe, or argv[0] through $PATH
+ * where there is no /proc: core_sys_self_exe); every other CPU keeps OpenBLAS's choice.
  */
 #include "cli/cli.h"
 #include "embed/embed.h"
@@ -44,9 +45,12 @@ static void ensure_blas_env(char **argv)
     if (getenv("OPENBLAS_CORETYPE") || getenv("APIDEX_NO_REEXEC")) return;
     const char *core = embed_blas_core_advice();
     if (!core) return;
+    char self[4096];
+    if (core_sys_self_exe(argv[0], self, sizeof self) != 0) return; /* OpenBLAS's choice */
     setenv("OPENBLAS_CORETYPE", core, 1);
-    execv("/proc/self/exe", argv);
-    /* exec failed: go on with OpenBLAS's own choice */
+    execv(self, argv);
+    /* exec failed: go on with OpenBLAS's own choice (the variable must not stay set) */
+    unsetenv("OPENBLAS_CORETYPE");
 }
 
 int main(int argc, char **argv)

@@ -103,7 +103,8 @@ int cli_serve_watch_start(const char *registry_flag, const char *db_flag, const 
         cli_serve_watch_stop(sw);
         return code;
     }
-    if (pipe2(sw->stop, O_CLOEXEC) != 0 || pthread_create(&sw->thread, NULL, watch_thread, sw)) {
+    if (core_sys_pipe_cloexec(sw->stop) != 0 ||
+        pthread_create(&sw->thread, NULL, watch_thread, sw)) {
         fprintf(stderr, "apidex serve: cannot start watching: %s\n", strerror(errno));
         cli_serve_watch_stop(sw);
         return CLI_FAILURE;

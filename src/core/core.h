@@ -249,4 +249,30 @@ struct sockaddr_storage;
 int core_listen_parse(const char *listen, struct sockaddr_storage *ss, size_t *len, bool *loopback,
                       apidex_error *err);
 
+/* ---------------------------------------------------------------- system (sys.c) */
+/* What differs between systems, behind one call each: the Linux calls where there are
+   any, a POSIX fallback everywhere else (and in a build with -DAPIDEX_PORTABLE_ONLY=ON,
+   which tests the fallbacks on Linux). docs/INSTALL.md lists them. */
+
+/** Processors this process may run on (sched_getaffinity; else the online processors), >= 1. */
+int core_sys_cpu_count(void);
+/** pipe(2) with both ends close-on-exec (pipe2 where there is one). 0 or -1 with errno. */
+int core_sys_pipe_cloexec(int fds[2]);
+/**
+ * The running program's own file into out[cap] (/proc/self/exe on Linux; else argv0 as
+ * core_sys_exe_from_argv0 resolves it). 0, or -1 when it cannot be found.
+ */
+int core_sys_self_exe(const char *argv0, char *out, size_t cap);
+/**
+ * The file a shell would have run for argv0: a name with a '/' as a real path, else the
+ * first executable regular file of that name in the folders of $PATH (as a real path).
+ * 0, or -1 when there is none. The fallback of core_sys_self_exe (tested on every system).
+ */
+int core_sys_exe_from_argv0(const char *argv0, char *out, size_t cap);
+/**
+ * Copies the size bytes of file in into file out (both at offset 0): a reflink
+ * (FICLONE) or copy_file_range on Linux, read/write everywhere. 0, or -1 with errno.
+ */
+int core_sys_copy_file(int in, int out, int64_t size);
+
 #endif /* APIDEX_CORE_H */

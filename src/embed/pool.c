@@ -53,13 +53,7 @@ typedef struct pool_worker_arg {
 
 int embed_cpu_count(void)
 {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) {
-        int n = CPU_COUNT(&set);
-        if (n > 0) return n;
-    }
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
+    return core_sys_cpu_count();
 }
 
 /* Claims and runs tasks of generation gen until none is left; returns how many ran. */

@@ -1,7 +1,8 @@
 /*
- * Watching a registry: inotify on the folders its sources live in, a quiet
- * period (debounce) before each build, and a build after every batch of
- * changes, including changes made while a build runs.
+ * Watching a registry: inotify on the folders its sources live in (or, where there
+ * is no inotify, polling of their entries' modification times), a quiet period
+ * (debounce) before each build, and a build after every batch of changes, including
+ * changes made while a build runs.
  *
  * Why this shape: the build runs on this thread, and the kernel queues the
  * inotify events meanwhile, so a change during a build is read right after it
@@ -10,6 +11,12 @@
  * watch existed is still indexed, because the build scans after the watch is
  * in place, and any later change is an event. inotify_add_watch on a folder
  * already watched returns the same descriptor, so the walk is idempotent.
+ *
+ * The polling fallback (not Linux, a build with APIDEX_PORTABLE_ONLY, or
+ * APIDEX_WATCH_POLL=1 in the environment) keeps the same folder set and, every
+ * WATCH_POLL_MS, a signature of each folder's entries (names, types, sizes, mtimes,
+ * ctimes, inodes of specs and subfolders); a folder whose signature changed is a
+ * change. A change during a build shows in the first scan after it.
  */
 #include "registry/registry.h"
 
@@ -19,26 +26,38 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#if defined(__linux__) && !defined(APIDEX_PORTABLE_ONLY)
+#define WATCH_HAVE_INOTIFY 1
+#include <sys/inotify.h>
+#else
+#define WATCH_HAVE_INOTIFY 0
+#endif
 
 enum {
     WATCH_DEFAULT_DEBOUNCE_MS = 300,
     WATCH_MAX_WAIT_MS = 5000, /* a steady stream of changes still builds this often */
     WATCH_MAX_DIRS = 100000,
+    WATCH_POLL_MS = 500, /* the polling fallback's scan interval */
+#if WATCH_HAVE_INOTIFY
     WATCH_MASK = IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO |
                  IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB
+#endif
 };
 
 typedef struct watch_dir {
-    int wd;
+    int wd; /* inotify's descriptor; polling: a serial number */
     char *path;
     bool recursive;
+    uint64_t sig; /* polling: the entries' signature at the last scan */
 } watch_dir;
 
 typedef struct watcher {
-    int fd;
+    int fd;       /* inotify; -1 when polling */
+    bool polling; /* no inotify: scan the folders every WATCH_POLL_MS */
+    int next_wd;  /* polling: the next serial number */
     watch_dir *dirs;
     size_t n, cap;
     const char *registry_path; /* followed and re-read; NULL = none */
@@ -58,12 +77,36 @@ static watch_dir *dir_by_wd(watcher *w, int wd)
     return NULL;
 }
 
+static bool spec_name(const char *name);
+static uint64_t dir_signature(const watcher *w, const char *path, bool recursive);
+
+/* Polling's inotify_add_watch: a folder already in the set keeps its serial number. */
+static int poll_add(watcher *w, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) return -1;
+    for (size_t i = 0; i < w->n; i++)
+        if (!strcmp(w->dirs[i].path, path)) return w->dirs[i].wd;
+    return w->next_wd++;
+}
+
 static int watch_one(watcher *w, const char *path, bool recursive)
 {
-    int wd = inotify_add_watch(w->fd, path, WATCH_MASK | IN_ONLYDIR);
-    if (wd < 0) return errno == ENOSPC ? APIDEX_ELIMIT : 0; /* gone meanwhile: not an error */
+    int wd;
+    if (w->polling) {
+        wd = poll_add(w, path);
+        if (wd < 0) return 0; /* gone meanwhile: not an error */
+    } else {
+#if WATCH_HAVE_INOTIFY
+        wd = inotify_add_watch(w->fd, path, WATCH_MASK | IN_ONLYDIR);
+        if (wd < 0) return errno == ENOSPC ? APIDEX_ELIMIT : 0; /* gone meanwhile */
+#else
+        return APIDEX_EINVAL;
+#endif
+    }
     watch_dir *d = dir_by_wd(w, wd);
     if (d) {
+        if (w->polling && recursive && !d->recursive) d->sig = dir_signature(w, path, true);
         d->recursive = d->recursive || recursive;
         return 0;
     }
@@ -77,7 +120,8 @@ static int watch_one(watcher *w, const char *path, bool recursive)
     }
     char *copy = strdup(path);
     if (!copy) return APIDEX_ENOMEM;
-    w->dirs[w->n++] = (watch_dir){wd, copy, recursive};
+    w->dirs[w->n++] =
+        (watch_dir){wd, copy, recursive, w->polling ? dir_signature(w, path, recursive) : 0};
     return 0;
 }
 
@@ -199,6 +243,101 @@ static void note_change(watcher *w, const watch_dir *d, const char *name)
              name && *name ? "/" : "", name ? name : "");
 }
 
+/* FNV-1a over bytes, for the polling signatures. */
+static uint64_t sig_mix(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static uint64_t sig_stat(uint64_t h, const struct stat *st)
+{
+    int64_t v[7] = {
+        (int64_t)st->st_mode,
+        (int64_t)st->st_size,
+        (int64_t)st->st_ino,
+        (int64_t)st->st_mtime,
+        (int64_t)st->st_ctime,
+#if defined(__APPLE__)
+        (int64_t)st->st_mtimespec.tv_nsec,
+        (int64_t)st->st_ctimespec.tv_nsec
+    };
+#else
+        (int64_t)st->st_mtim.tv_nsec,
+        (int64_t)st->st_ctim.tv_nsec
+    };
+#endif
+    return sig_mix(h, v, sizeof v);
+}
+
+/* The signature of what in folder path matters, as inotify's events would tell: its spec
+   files, the registry file when path is its folder, and when recursive which subfolders
+   there are (their contents are watched on their own); 0 when the folder is gone. */
+static uint64_t dir_signature(const watcher *w, const char *path, bool recursive)
+{
+    DIR *dh = opendir(path);
+    if (!dh) return 0;
+    bool registry_here = w->registry_dir && !strcmp(path, w->registry_dir);
+    uint64_t h = 0xcbf29ce484222325ull;
+    struct dirent *de;
+    while ((de = readdir(dh)) != NULL) {
+        const char *name = de->d_name;
+        if (name[0] == '.') continue;
+        char p[4096];
+        if (snprintf(p, sizeof p, "%s/%s", path, name) >= (int)sizeof p) continue;
+        struct stat st;
+        if (lstat(p, &st) != 0) continue;
+        bool reg = registry_here && !strcmp(name, w->registry_name);
+        uint64_t e = sig_mix(0xcbf29ce484222325ull, name, strlen(name) + 1);
+        if (S_ISDIR(st.st_mode)) {
+            if (!recursive) continue;
+            e = sig_mix(e, &st.st_ino, sizeof st.st_ino);
+        } else if (reg || spec_name(name)) {
+            e = sig_stat(e, &st);
+        } else {
+            continue;
+        }
+        /* readdir's order is not sorted: combine entries with an order-free sum */
+        h += e | 1;
+    }
+    closedir(dh);
+    return h;
+}
+
+/* Polling: scans every watched folder; true when one of them changed. The registry file
+   is compared on its own, so a change to it re-reads it. */
+static bool scan_dirs(watcher *w, uint64_t *registry_sig)
+{
+    bool changed = false;
+    for (size_t i = 0; i < w->n;) {
+        watch_dir *d = &w->dirs[i];
+        uint64_t sig = dir_signature(w, d->path, d->recursive);
+        if (sig != d->sig) {
+            changed = true;
+            note_change(w, d, "");
+            d->sig = sig;
+        }
+        if (!sig) { /* the folder is gone: drop it, as inotify's IN_IGNORED does */
+            free(d->path);
+            *d = w->dirs[--w->n];
+            continue;
+        }
+        i++;
+    }
+    if (w->registry_path) {
+        struct stat st;
+        uint64_t sig = stat(w->registry_path, &st) == 0 ? sig_stat(1, &st) : 0;
+        if (sig != *registry_sig) {
+            *registry_sig = sig;
+            w->registry_changed = true;
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+#if WATCH_HAVE_INOTIFY
 /* Reads what is queued; true when something that matters changed. */
 static bool read_events(watcher *w)
 {
@@ -247,6 +386,7 @@ static bool read_events(watcher *w)
     }
     return changed;
 }
+#endif
 
 /* ---------------------------------------------------------------- the loop */
 
@@ -268,9 +408,15 @@ int registry_watch_run(const registry_watch_options *opt, apidex_error *err)
 {
     if (!opt || !opt->build || (!opt->registry_path && !opt->rf))
         return core_error_set(err, APIDEX_EINVAL, "nothing to watch");
-    watcher w = {.fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC),
-                 .log = opt->log ? opt->log : stderr};
-    if (w.fd < 0) return core_error_set(err, APIDEX_EIO, "inotify: %s", strerror(errno));
+    watcher w = {.fd = -1, .log = opt->log ? opt->log : stderr};
+    const char *force_poll = getenv("APIDEX_WATCH_POLL");
+    w.polling = !WATCH_HAVE_INOTIFY || (force_poll && !strcmp(force_poll, "1"));
+#if WATCH_HAVE_INOTIFY
+    if (!w.polling) {
+        w.fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (w.fd < 0) return core_error_set(err, APIDEX_EIO, "inotify: %s", strerror(errno));
+    }
+#endif
     registry_file *owned = NULL;
     const registry_file *rf = opt->rf;
     if (opt->registry_path) {
@@ -301,17 +447,22 @@ int registry_watch_run(const registry_watch_options *opt, apidex_error *err)
                                                     "(raise fs.inotify.max_user_watches)"
                                                   : "out of memory");
     }
-    fprintf(w.log, "apidex: watching %zu folder%s for changes (Ctrl-C stops)\n", w.n,
-            w.n == 1 ? "" : "s");
+    uint64_t registry_sig = 0;
+    struct stat rst;
+    if (w.registry_path && stat(w.registry_path, &rst) == 0) registry_sig = sig_stat(1, &rst);
+    fprintf(w.log, "apidex: watching %zu folder%s for changes%s (Ctrl-C stops)\n", w.n,
+            w.n == 1 ? "" : "s", w.polling ? " by polling" : "");
     fflush(w.log);
     bool pending = opt->build_first;
     double first = core_now(), last = first - 1.0; /* build_first: no quiet period */
     for (;;) {
-        long timeout = -1;
+        long timeout = w.polling ? WATCH_POLL_MS : -1;
         if (pending) {
             double due = last + debounce / 1000.0, cap = first + WATCH_MAX_WAIT_MS / 1000.0;
-            timeout = ms_until(due < cap ? due : cap);
+            long until = ms_until(due < cap ? due : cap);
+            if (timeout < 0 || until < timeout) timeout = until;
         }
+        /* polling: fds[0] is the stop pipe alone (fd -1 entries are ignored by poll) */
         struct pollfd fds[2] = {{.fd = w.fd, .events = POLLIN},
                                 {.fd = opt->stop_fd, .events = POLLIN}};
         int pr =
@@ -324,7 +475,15 @@ int registry_watch_run(const registry_watch_options *opt, apidex_error *err)
             fprintf(w.log, "apidex: stopped watching\n");
             break;
         }
-        if (pr > 0 && (fds[0].revents & POLLIN) && read_events(&w)) {
+        bool seen = false;
+        if (w.polling) {
+            seen = scan_dirs(&w, &registry_sig);
+        } else {
+#if WATCH_HAVE_INOTIFY
+            seen = pr > 0 && (fds[0].revents & POLLIN) && read_events(&w);
+#endif
+        }
+        if (seen) {
             double now = core_now();
             if (!pending) first = now;
             pending = true;
@@ -353,7 +512,8 @@ int registry_watch_run(const registry_watch_options *opt, apidex_error *err)
         /* new folders are watched before the build looks at them */
         rc = watch_sync(&w, rf);
         if (rc) {
-            core_error_set(err, rc, "inotify: cannot watch the new folders");
+            core_error_set(err, rc, "%s: cannot watch the new folders",
+                           w.polling ? "watch" : "inotify");
             break;
         }
         if (w.first_change[0]) {

@@ -9,10 +9,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/fs.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -75,25 +73,8 @@ int store_patch_copy(const char *from, const char *to, apidex_error *err)
     }
     struct stat st;
     int rc = fstat(in, &st) == 0 ? 0 : -1;
-    /* A reflink shares the blocks until either side writes; else the kernel copies. */
-    if (rc == 0 && ioctl(out, FICLONE, in) != 0) {
-        off_t left = st.st_size;
-        while (left > 0) {
-            ssize_t n = copy_file_range(in, NULL, out, NULL, (size_t)left, 0);
-            if (n <= 0) break;
-            left -= n;
-        }
-        /* No copy_file_range (an old kernel, another filesystem): read and write. */
-        if (left > 0 && lseek(in, st.st_size - left, SEEK_SET) >= 0) {
-            char buf[1 << 16];
-            while (left > 0) {
-                ssize_t n = read(in, buf, sizeof buf);
-                if (n <= 0 || write(out, buf, (size_t)n) != n) break;
-                left -= n;
-            }
-        }
-        rc = left == 0 ? 0 : -1;
-    }
+    /* A reflink where the filesystem has them, else a kernel copy (core_sys_copy_file). */
+    if (rc == 0) rc = core_sys_copy_file(in, out, (int64_t)st.st_size);
     int e = errno;
     close(in);
     if (close(out) != 0 && rc == 0) {

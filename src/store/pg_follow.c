@@ -140,7 +140,7 @@ int store_follow_start(const char *url, double poll_s,
     f->on_tick = on_tick;
     f->ctx = ctx;
     pthread_mutex_init(&f->lock, NULL);
-    if (pipe2(f->stop, O_CLOEXEC) != 0) {
+    if (core_sys_pipe_cloexec(f->stop) != 0) {
         core_error_set(err, APIDEX_EIO, "cannot start following %s", f->display);
         pthread_mutex_destroy(&f->lock);
         free(f->url);

@@ -48,6 +48,10 @@ printf 'db: out/w.db\nsources:\n  - specs\n' > apidex.yaml
 W=$!
 PIDS+=("$W")
 wait_for "the first build" has_ids out/w.db "notes pet-store "
+# test_registry_watch_poll.sh runs this script with the polling fallback forced
+if [ "${APIDEX_WATCH_POLL:-}" = 1 ]; then
+  grep -q "for changes by polling" "$T/watch.log" || fail "APIDEX_WATCH_POLL=1 but not polling"
+fi
 
 # a new spec in a new subfolder
 mkdir -p specs/new/deeper
