@@ -16,10 +16,18 @@
 extern "C" {
 #endif
 
-#define APIDEX_VERSION_MAJOR  0
-#define APIDEX_VERSION_MINOR  1
-#define APIDEX_VERSION_PATCH  0
-#define APIDEX_VERSION_STRING "0.1.0"
+/* The version, in this one place: CMakeLists.txt reads these three lines for the project
+   version (apidex.pc, the shared library's version), and apidex_version(), --version, MCP
+   serverInfo and /healthz show APIDEX_VERSION_STRING. CHANGELOG.md says what changed. */
+#define APIDEX_VERSION_MAJOR   0
+#define APIDEX_VERSION_MINOR   2
+#define APIDEX_VERSION_PATCH   0
+#define APIDEX_VERSION_STR_(x) #x
+#define APIDEX_VERSION_STR(x)  APIDEX_VERSION_STR_(x)
+/** "MAJOR.MINOR.PATCH" */
+#define APIDEX_VERSION_STRING                                                                      \
+    APIDEX_VERSION_STR(APIDEX_VERSION_MAJOR)                                                       \
+    "." APIDEX_VERSION_STR(APIDEX_VERSION_MINOR) "." APIDEX_VERSION_STR(APIDEX_VERSION_PATCH)
 
 /** Status codes. 0 is success; errors are negative and only ever added to. */
 enum apidex_status {

@@ -157,8 +157,29 @@ int cli_arg_unknown(const char *cmd, const char *arg)
             return cli_usage_error(cmd, "%s needs a value (see --help)", arg);
     if (arg[0] != '-' || !arg[1]) return cli_usage_error(cmd, "unexpected argument '%s'", arg);
     const char *near = cli_nearest(arg, flags, n);
+    /* Other tools' words for a flag this command spells its own way. */
+    static const char *const synonyms[][2] = {
+        {"--top", "-k"},     {"--limit", "-k"},      {"-n", "-k"},          {"--count", "-k"},
+        {"--index", "--db"}, {"--database", "--db"}, {"--port", "--listen"}};
+    for (size_t s = 0; !near && s < sizeof synonyms / sizeof *synonyms; s++)
+        for (size_t i = 0; i < n && !strcmp(arg, synonyms[s][0]); i++)
+            if (!strcmp(flags[i], synonyms[s][1])) near = flags[i];
     if (near) return cli_usage_error(cmd, "unknown option '%s'; did you mean '%s'?", arg, near);
     return cli_usage_error(cmd, "unknown option '%s'", arg);
+}
+
+int cli_arg_unquoted(const char *cmd, const char *task, int argc, char **argv, int i)
+{
+    /* The words after the task that are no flag: the rest of an unquoted task. */
+    core_buf b;
+    core_buf_init(&b, 0);
+    core_buf_puts(&b, task);
+    for (int k = i; k < argc && argv[k][0] != '-'; k++) core_buf_printf(&b, " %s", argv[k]);
+    int rc =
+        cli_usage_error(cmd, "unexpected argument '%s': quote the task, as in apidex %s \"%s\"",
+                        argv[i], cmd, b.data ? b.data : task);
+    core_buf_free(&b);
+    return rc;
 }
 
 int cli_check_task(const char *cmd, const char *task)

@@ -122,6 +122,9 @@ int cli_arg_choice(const char *cmd, const char *flag, const char *value,
 /** An argument cmd does not take: a known flag without its value, a near flag (did you
     mean), or a stray word. Prints why; returns CLI_USAGE. */
 int cli_arg_unknown(const char *cmd, const char *arg);
+/** argv[i], a word after cmd's task: the task was not quoted. Names the word and the command
+    with the task quoted (task and the words that follow); returns CLI_USAGE. */
+int cli_arg_unquoted(const char *cmd, const char *task, int argc, char **argv, int i);
 /** The candidate nearest to word (edit distance at most a third of it, or a unique prefix),
     or NULL. */
 const char *cli_nearest(const char *word, const char *const *candidates, size_t n);

@@ -334,8 +334,10 @@ int cli_cmd_agent(int argc, char **argv)
         } else if (!strcmp(a, "--db") && v) {
             db = v;
             i++;
-        } else if ((a[0] == '-' && a[1]) || task) {
+        } else if (a[0] == '-' && a[1]) {
             return cli_arg_unknown("agent", a);
+        } else if (task) {
+            return cli_arg_unquoted("agent", task, argc, argv, i);
         } else {
             task = a;
         }

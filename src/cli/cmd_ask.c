@@ -137,8 +137,10 @@ int cli_cmd_ask(int argc, char **argv)
         } else if (!strcmp(a, "--db") && v) {
             db = v;
             i++;
-        } else if ((a[0] == '-' && a[1]) || question) {
+        } else if (a[0] == '-' && a[1]) {
             return cli_arg_unknown("ask", a);
+        } else if (question) {
+            return cli_arg_unquoted("ask", question, argc, argv, i);
         } else {
             question = a;
         }

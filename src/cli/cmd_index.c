@@ -169,6 +169,17 @@ static size_t report_diags(const spec_registry *reg, bool verbose, bool quiet, c
 
 /* ---------------------------------------------------------------- shared build */
 
+/* An API without operations is indexed, but no search can find it: say so by default
+   (warnings of a load wait for --verbose, this one would surprise). */
+static void warn_empty(void *ctx, const char *api, const char *file)
+{
+    (void)ctx;
+    fprintf(stderr,
+            "%s: warning: no operations (an empty 'paths'): indexed as '%s', but no "
+            "search will find it\n",
+            file, api);
+}
+
 /* Builds db from the loaded reg and reports its diagnostics; frees reg. */
 static int build_loaded(const char *db, spec_registry *reg, const store_build_options *opt,
                         const cli_index_flags *flags, store_build_report *rep, apidex_error *err)
@@ -178,6 +189,7 @@ static int build_loaded(const char *db, spec_registry *reg, const store_build_op
     store_build_options o = opt ? *opt : (store_build_options){0};
     o.progress = progress_draw;
     o.progress_ctx = &prog;
+    if (!flags->quiet && !o.on_empty) o.on_empty = warn_empty;
     rc = store_build(db, reg, &o, rep, err);
     if (prog.on && prog.last_width) progress_draw(&prog, 0, 0, NULL);
     size_t hidden = report_diags(reg, flags->verbose, flags->quiet, flags->errors_json);

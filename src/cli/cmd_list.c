@@ -15,9 +15,12 @@ static const char untagged[] = "untagged";
 static void list_usage(FILE *out)
 {
     fprintf(out,
-            "usage: apidex list [--api A] [--tag T] [--manifest [--budget N]] [--duplicates]\n"
-            "                   [--db FILE] [--json]\n"
-            "  --api A       only this API (repeatable)\n"
+            "usage: apidex list [--operations] [--api A] [--tag T] [--manifest [--budget N]]\n"
+            "                   [--duplicates] [--db FILE] [--json]\n"
+            "The APIs of the index and their operation counts; --operations, --api or --tag\n"
+            "list the operations too, by API and tag.\n"
+            "  --operations  every operation, by API and tag\n"
+            "  --api A       only this API, with its operations (repeatable)\n"
             "  --tag T       only operations with this tag (repeatable)\n"
             "  --manifest    a capability manifest for a system prompt instead of the catalog:\n"
             "                plain text by API and tag, most useful first\n"
@@ -26,7 +29,8 @@ static void list_usage(FILE *out)
             "  --duplicates  the APIs that are one service (same title or server host), newest\n"
             "                first: search prefers the newest (docs/REGISTRY.md)\n"
             "  --db FILE     index file (default $APIDEX_DB, the registry file's db,\n"
-            "                or ./%s)\n",
+            "                or ./%s)\n"
+            "  --json        the whole catalog as JSON: APIs, tags and operations\n",
             STORE_DEFAULT_DB);
 }
 
@@ -113,6 +117,35 @@ static void one_line(const char *s, size_t max, core_buf *b)
     core_buf_append(b, s, n);
 }
 
+/* "(1 operation)", "(8 operations)" */
+static const char *ops_word(size_t n)
+{
+    return n == 1 ? "operation" : "operations";
+}
+
+/* One line per API: id, title, version, its operation count and aliases; no operations.
+   The default: on a registry of 40 specs the operations are thousands of lines. */
+static void print_apis(const store_api *apis, size_t n_apis)
+{
+    size_t total = 0;
+    for (size_t a = 0; a < n_apis; a++) total += apis[a].n_ops;
+    printf("API Catalog: %zu %s in %zu API%s\n\n", total, ops_word(total), n_apis,
+           n_apis == 1 ? "" : "s");
+    for (size_t a = 0; a < n_apis; a++) {
+        const store_api *api = &apis[a];
+        printf("%s: %s%s%s (%zu %s)\n", api->id, api->title ? api->title : "",
+               api->version ? " " : "", api->version ? api->version : "", api->n_ops,
+               ops_word(api->n_ops));
+        for (size_t k = 0; k < api->n_aliases; k++)
+            printf("%s%s%s", k ? ", " : "  also answers to: ", api->aliases[k],
+                   k + 1 == api->n_aliases ? "\n" : "");
+    }
+    if (!n_apis)
+        printf("The index is empty: add specs with 'apidex index PATH...'.\n");
+    else
+        printf("\nOperations: apidex list --api ID (one API), apidex list --operations (all).\n");
+}
+
 static void print_catalog(const store_api *apis, size_t n_apis, const store_operation *ops,
                           size_t n_ops, const list_filter *f)
 {
@@ -122,15 +155,17 @@ static void print_catalog(const store_api *apis, size_t n_apis, const store_oper
             total += apis[a].n_ops;
             shown_apis++;
         }
-    printf("API Catalog: %zu operations in %zu APIs\n", total, shown_apis);
+    printf("API Catalog: %zu %s in %zu API%s\n", total, ops_word(total), shown_apis,
+           shown_apis == 1 ? "" : "s");
     const char **groups = malloc((n_ops + 8) * sizeof *groups);
     core_buf b;
     core_buf_init(&b, 0);
     for (size_t a = 0; a < n_apis && groups; a++) {
         const store_api *api = &apis[a];
         if (f->n_apis && !in_list(f->apis, f->n_apis, api->id)) continue;
-        printf("\n%s: %s%s%s (%zu operations)\n", api->id, api->title ? api->title : "",
-               api->version ? " " : "", api->version ? api->version : "", api->n_ops);
+        printf("\n%s: %s%s%s (%zu %s)\n", api->id, api->title ? api->title : "",
+               api->version ? " " : "", api->version ? api->version : "", api->n_ops,
+               ops_word(api->n_ops));
         for (size_t k = 0; k < api->n_aliases; k++)
             printf("%s%s%s", k ? ", " : "  also answers to: ", api->aliases[k],
                    k + 1 == api->n_aliases ? "\n" : "");
@@ -272,7 +307,7 @@ int cli_cmd_list(int argc, char **argv)
 {
     list_filter f = {0};
     const char *db = NULL;
-    bool json = false, manifest = false, dupes = false;
+    bool json = false, manifest = false, dupes = false, operations = false;
     size_t budget = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -283,6 +318,8 @@ int cli_cmd_list(int argc, char **argv)
             return CLI_OK;
         } else if (!strcmp(a, "--json")) {
             json = true;
+        } else if (!strcmp(a, "--operations")) {
+            operations = true;
         } else if (!strcmp(a, "--manifest")) {
             manifest = true;
         } else if (!strcmp(a, "--duplicates")) {
@@ -345,8 +382,10 @@ int cli_cmd_list(int argc, char **argv)
         print_json(apis, n_apis, ops, n_ops, &f);
     else if (manifest)
         code = print_manifest(idx, &f, budget);
-    else
+    else if (operations || f.n_apis || f.n_tags)
         print_catalog(apis, n_apis, ops, n_ops, &f);
+    else
+        print_apis(apis, n_apis);
     store_close(idx);
     return code;
 }

@@ -77,7 +77,7 @@ int cli_cmd_mock(int argc, char **argv)
         } else if (!strcmp(a, "--allow-remote")) {
             so.allow_remote = true;
         } else if (a[0] == '-' && a[1] == '-' && !v) {
-            code = cli_usage_error("mock", "%s needs a value", a);
+            code = cli_arg_unknown("mock", a); /* a known flag: "needs a value" */
         } else if (!strcmp(a, "--listen")) {
             so.listen = argv[++i];
         } else if (!strcmp(a, "--port-file")) {
@@ -192,8 +192,8 @@ int cli_cmd_mock(int argc, char **argv)
     size_t n_mounts;
     const mock_mount *mounts = mock_router_mounts(mock_get_router(mk), &n_mounts);
     for (size_t i = 0; i < n_mounts; i++)
-        printf("  %s http://%.*s:%u%s (%zu operations)\n", mounts[i].api->id, hn, host, port,
-               mounts[i].base, mounts[i].api->n_ops);
+        printf("  %s http://%.*s:%u%s (%zu operation%s)\n", mounts[i].api->id, hn, host, port,
+               mounts[i].base, mounts[i].api->n_ops, mounts[i].api->n_ops == 1 ? "" : "s");
     fflush(stdout);
     if (port_file) {
         FILE *f = fopen(port_file, "w");

@@ -105,8 +105,10 @@ int cli_cmd_run(int argc, char **argv)
                 return cli_usage_error("run", "--server wants API=URL, not '%s'", v);
             list[(*cnt)++] = v;
             i++;
-        } else if ((a[0] == '-' && a[1]) || task) {
+        } else if (a[0] == '-' && a[1]) {
             return cli_arg_unknown("run", a);
+        } else if (task) {
+            return cli_arg_unquoted("run", task, argc, argv, i);
         } else {
             task = a;
         }

@@ -261,8 +261,10 @@ int cli_cmd_search(int argc, char **argv)
             i++;
         } else if ((embed_flag = cli_embed_parse_flag(argc, argv, &i, &embed_flags)) != 0) {
             if (embed_flag < 0) return CLI_USAGE;
-        } else if ((a[0] == '-' && a[1]) || q.text) {
+        } else if (a[0] == '-' && a[1]) {
             return cli_arg_unknown("search", a);
+        } else if (q.text) {
+            return cli_arg_unquoted("search", q.text, argc, argv, i);
         } else {
             q.text = a;
         }
@@ -290,6 +292,19 @@ int cli_cmd_search(int argc, char **argv)
     search_engine *eng = NULL;
     search_result *res = NULL;
     int rc = store_open(db, true, &idx, &err);
+    store_info info;
+    if (!rc && !store_index_info(idx, &info, &err) && info.n_operations == 0) {
+        /* "no endpoint matches" would blame the task */
+        char shown[1024];
+        store_display(db, shown, sizeof shown);
+        fprintf(stderr,
+                "apidex search: the index %s is empty (no operations): add specs with "
+                "'apidex index PATH... --db %s'\n",
+                shown, shown);
+        store_close(idx);
+        embed_provider_close(embedder);
+        return CLI_PROBLEMS;
+    }
     if (!rc && n_apis) {
         int ec = cli_check_apis("search", idx, apis, n_apis);
         if (ec != CLI_OK) {

@@ -184,8 +184,19 @@ int cli_cmd_show(int argc, char **argv)
     size_t n = cli_find_operations(ops, n_ops, what, api, found, 16);
     if (n == 0) {
         char shown[1024];
-        fprintf(stderr, "apidex show: no operation '%s'%s%s in %s\n", what, api ? " in API " : "",
+        /* The nearest endpoints by id and by "METHOD /path" (as feedback names them). */
+        long unused;
+        apidex_error near;
+        core_error_clear(&near);
+        store_usage_resolve(ops, n_ops, what, api, &unused, &near);
+        const char *closest = strstr(near.message, "; closest: ");
+        fprintf(stderr, "apidex show: no operation '%s'%s%s in %s", what, api ? " in API " : "",
                 api ? api : "", store_display(db, shown, sizeof shown));
+        if (closest)
+            fprintf(stderr, "; did you mean %s?\n", closest + strlen("; closest: "));
+        else
+            fprintf(stderr, "\n(apidex search \"TASK\" finds endpoints by what they do, "
+                            "apidex list the APIs)\n");
         store_close(idx);
         return CLI_PROBLEMS;
     }

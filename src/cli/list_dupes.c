@@ -88,8 +88,9 @@ int cli_list_duplicates(const store_api *apis, size_t n_apis, const store_operat
                 core_buf_printf(&b, ",\"operations\":%zu,\"newest\":%s,\"superseded\":%zu}",
                                 a->n_ops, k ? "false" : "true", cov);
             } else {
-                core_buf_printf(&b, "  %s %-28s %s %s (%zu operations)\n", k ? " " : "*", a->id,
-                                a->title ? a->title : "", a->version ? a->version : "?", a->n_ops);
+                core_buf_printf(&b, "  %s %-28s %s %s (%zu operation%s)\n", k ? " " : "*", a->id,
+                                a->title ? a->title : "", a->version ? a->version : "?", a->n_ops,
+                                a->n_ops == 1 ? "" : "s");
                 core_buf_printf(&b, "      %s%s%s\n", a->document ? a->document : "",
                                 host ? "  server " : "", host ? host : "");
                 if (k)

@@ -75,9 +75,11 @@ int main(int argc, char **argv)
     const cli_command *all = cli_commands(&n);
     const char *names[64];
     size_t n_names = 0;
-    for (size_t i = 0; i < n && n_names < 62; i++) names[n_names++] = all[i].name;
+    for (size_t i = 0; i < n && n_names < 60; i++) names[n_names++] = all[i].name;
     names[n_names++] = "version";
     names[n_names++] = "help";
+    names[n_names++] = "--version";
+    names[n_names++] = "--help";
     const char *near = cli_nearest(argv[1], names, n_names);
     if (near)
         return cli_usage_error(NULL, "unknown command '%s'; did you mean '%s'?", argv[1], near);

@@ -678,6 +678,7 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
     store_ids *ids = NULL;
     if (!rc) rc = store_ids_begin(w, reg, doc_keys, opt, &ids, err);
     store_prefetch *ahead = NULL;
+    size_t n_written = 0; /* APIs new, changed, unchanged or kept from the last build */
     /* A deferred registry streams: parsed ahead on worker threads, written here in order. */
     if (!rc && spec_registry_deferred(reg) && store_prefetch_start(reg, build_jobs(opt), &ahead))
         rc = oom(err);
@@ -696,12 +697,15 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
         /* The API's id, now that it is parsed, before any row of it: on this thread, in
            registry order, so the same for every number of jobs (build_ids.c). */
         if ((rc = store_ids_settle(ids, reg, i, err)) != 0) break;
+        if (!api->failed && api->n_ops == 0 && opt->on_empty)
+            opt->on_empty(opt->on_empty_ctx, store_ids_final(ids, i), api->file);
         if (api->failed) {
             rep->failed++;
             /* Keep the last good version, unless its id now belongs to another API. */
             const char *old = store_writer_old_api(w, doc);
             bool keep = old && !strcmp(old, store_ids_final(ids, i));
             if (!keep) store_ids_unwritten(ids, i);
+            n_written += keep;
             if (keep) {
                 rc = store_writer_keep(w, doc, err);
                 if (!rc && opt->overrides)
@@ -709,12 +713,14 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
                                                     err);
             }
         } else if (store_writer_can_reuse(w, doc, api->id, api->content_hash, NULL)) {
+            n_written++;
             rc = store_writer_reuse(w, doc, err);
             if (!rc && opt->overrides)
                 rc = store_writer_set_overrides(w, api->id, opt->overrides(opt->overrides_ctx, api),
                                                 err);
         } else {
             const char *ov = opt->overrides ? opt->overrides(opt->overrides_ctx, api) : NULL;
+            n_written++;
             b.arena = core_arena_new(0);
             rc = b.arena ? index_api(&b, api, doc, ov, err) : oom(err);
             if (rc && err && !err->file[0]) core_error_at(err, api->file, 0, 0, NULL);
@@ -736,6 +742,12 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
     free(doc_keys);
     core_arena_free(keys);
     core_buf_free(&b.buf);
+    /* Every document given failed (a single file that is no spec): the same refusal as a
+       folder without specs, rather than an empty index. */
+    if (!rc && opt->guard && !opt->keep_unlisted && n && !n_written)
+        rc = core_error_set(err, APIDEX_EREFUSED,
+                            "no OpenAPI documents in the given paths; nothing was written "
+                            "(--prune builds an empty index)");
     if (rc) {
         store_writer_abort(w);
         return rc;

@@ -536,9 +536,14 @@ typedef struct store_build_options {
     const char *const *drop_apis;
     size_t n_drop_apis;
     /* The guard of `apidex index` (without --prune): refuse (APIDEX_EREFUSED, nothing
-       written) a build from zero documents, or one that would remove more than half of the
-       indexed APIs; the message names how many and the first few ids. */
+       written) a build from zero documents (or from documents that all failed, leaving an
+       empty index), or one that would remove more than half of the indexed APIs; the
+       message names how many and the first few ids. */
     bool guard;
+    /* Called for each API written (new, changed or unchanged) that has no operation: it
+       is indexed, but nothing can find it (a file with an empty paths object). */
+    void (*on_empty)(void *ctx, const char *api, const char *file);
+    void *on_empty_ctx;
     store_lock_options lock; /* waiting for another writer (every build takes the lock) */
     void (*on_change)(void *ctx, store_change kind, const char *api); /* store_writer_options */
     void *on_change_ctx;
