@@ -199,13 +199,16 @@ int cli_call_build(const char *cmd, const cli_call_args *a, bool placeholders,
                             .placeholders = placeholders,
                             .token_fn = a->oauth ? exec_oauth_token : NULL,
                             .token_ctx = a->oauth,
-                            .operation_id = sop->id};
+                            .operation_id = sop->id,
+                            .allow_hosts = (const char *const *)a->hosts,
+                            .n_allow_hosts = a->n_hosts};
     t->api = api;
     t->op = op;
     rc = exec_build(api, op, &o, &t->request, &err);
     if (rc) {
-        fprintf(stderr, "apidex %s: %s\n", cmd, err.message);
-        return rc == APIDEX_EINVAL ? CLI_USAGE : CLI_FAILURE;
+        fprintf(stderr, "apidex %s: %s%s\n", cmd, rc == APIDEX_EREFUSED ? "refused: " : "",
+                err.message);
+        return rc == APIDEX_EINVAL ? CLI_USAGE : rc == APIDEX_EREFUSED ? CLI_REFUSED : CLI_FAILURE;
     }
     /* call --dry-run builds twice (the request, then its curl with placeholders): one set of
        notes */

@@ -39,22 +39,34 @@ const spec_operation *exec_api_operation(const spec_api *api, const char *method
     return NULL;
 }
 
-const char **exec_params_from_json(core_arena *a, struct json_object *params, size_t *n)
+const char **exec_params_from_json(core_arena *a, struct json_object *params, size_t *n,
+                                   apidex_error *err)
 {
     *n = 0;
     size_t cap = params ? (size_t)json_object_object_length(params) : 0;
     const char **in = core_arena_calloc(a, cap + 1, sizeof *in);
-    if (!in) return NULL;
+    if (!in) goto oom;
     if (!params) return in;
     json_object_object_foreach(params, k, v)
     {
         if (!v) continue; /* null: left out, as an optional value the caller has not got */
-        const char *val = json_object_is_type(v, json_type_string)
-                              ? json_object_get_string(v)
+        bool str = json_object_is_type(v, json_type_string);
+        const char *val = str ? json_object_get_string(v)
                               : json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
-        if (!(in[(*n)++] = core_arena_printf(a, "%s=%s", k, val))) return NULL;
+        /* "\u0000" in JSON: the value as a C string would end there; never cut it silently */
+        if (str && strlen(val) != (size_t)json_object_get_string_len(v)) {
+            core_error_set(err, APIDEX_EINVAL,
+                           "parameter '%.100s': the value holds a NUL byte (\\u0000), which "
+                           "apidex does not send",
+                           k);
+            return NULL;
+        }
+        if (!(in[(*n)++] = core_arena_printf(a, "%s=%s", k, val))) goto oom;
     }
     return in;
+oom:
+    core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    return NULL;
 }
 
 int exec_call(const exec_request *r, const spec_api *api, const spec_operation *op,
@@ -65,9 +77,20 @@ int exec_call(const exec_request *r, const spec_api *api, const spec_operation *
     if (resp_out) *resp_out = NULL;
     exec_call_options d = o ? *o : (exec_call_options){0};
     exec_policy p = d.policy;
-    if (exec_allowed_hosts(d.foreign_server ? NULL : r, api, d.policy.allowed_hosts,
-                           d.policy.n_allowed_hosts, r->arena, (const char ***)&p.allowed_hosts,
-                           &p.n_allowed_hosts))
+    bool allowed = r->origin && r->origin_allowed;
+    for (size_t i = 0; r->origin && !allowed && i < d.policy.n_allowed_hosts; i++) {
+        bool exact;
+        allowed = exec_allow_entry_matches(d.policy.allowed_hosts[i], r->origin, &exact);
+    }
+    if (!allowed)
+        return core_error_set(err, APIDEX_EREFUSED,
+                              "rule: origin; the request goes to %s, which is not an origin of "
+                              "the API (its servers with their variables' defaults and enum "
+                              "values); --allow-host %s to allow it",
+                              r->origin ? r->origin : "an address apidex cannot read",
+                              r->origin ? r->origin : "ORIGIN");
+    if (exec_allowed_hosts(r, api, d.policy.allowed_hosts, d.policy.n_allowed_hosts, r->arena,
+                           (const char ***)&p.allowed_hosts, &p.n_allowed_hosts))
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     exec_response *resp = NULL;
     int rc = exec_send(r, &p, &resp, err);

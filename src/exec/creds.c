@@ -264,6 +264,14 @@ static int apply_one(creds_ctx *c, const char *name, const jt_node *s, const cre
         const char *where = jt_get_str(s, "in"), *key = jt_get_str(s, "name");
         const char *value = ph ? placeholder(c, "", k->var) : k->value;
         if (!value || !where || !key) return 1;
+        if (!strcmp(where, "header") && exec_header_forbidden(key)) {
+            exec_request_note(r,
+                              "security scheme '%s' puts its key into the %s header, which "
+                              "apidex never sends from a spec (framing and connection headers "
+                              "are written by the transport)",
+                              name, key);
+            return 1;
+        }
         int rc = ph ? 0 : exec_request_add_secret(r, value);
         if (rc) return rc;
         if (!strcmp(where, "header")) return exec_request_add_header(r, key, value, true);

@@ -44,6 +44,14 @@ typedef struct exec_request {
     const char **notes; /* what the caller should know (a credential not found, ...); never
                            holds a secret (request.c, creds.c) */
     size_t n_notes;
+    /* origins (hosts.c, request.c): "scheme://host:port" */
+    const char *origin;       /* of url */
+    bool origin_allowed;      /* origin is the API's, the registry's server, a trusted
+                                 --server, or allowed with --allow-host */
+    const char **api_origins; /* the API's (its servers with their variables' defaults
+                                 and enum values): credentials go only to these and to
+                                 the registry's server and --allow-host ORIGIN entries */
+    size_t n_api_origins;
 } exec_request;
 
 /** What the transport may do (zero = the safe default for every field). */
@@ -103,10 +111,25 @@ const char *exec_mask(const exec_request *r, const char *text, core_arena *arena
  * Thread-safe (one call per request).
  */
 int exec_send(const exec_request *r, const exec_policy *p, exec_response **out, apidex_error *err);
-/** The hosts a call of r may reach (hosts.c): r's own URL's host, the host of every server
-    of api, then extra[0..n_extra); *out in arena. 0 or APIDEX_ENOMEM. */
+/** The hosts a call of r may reach (hosts.c): the host of r's origin when r->origin_allowed
+    (never a host a caller's value put into the URL), the hosts of r's and api's origins, then
+    extra[0..n_extra) (an origin entry by its host); *out in arena. 0 or APIDEX_ENOMEM. */
 int exec_allowed_hosts(const exec_request *r, const spec_api *api, const char *const *extra,
                        size_t n_extra, core_arena *arena, const char ***out, size_t *n);
+/** The origin of an absolute http(s) URL, "scheme://host:port" (scheme and host in lower case,
+    the default port written), in arena; NULL when url is not http(s) or its authority is not
+    read strictly: user info, a backslash, a character no host name holds, a bad port. */
+const char *exec_url_origin(const char *url, core_arena *arena);
+/** The origins of the API's servers (op's own servers instead when it has some, as they
+    replace the API's; op may be NULL), each server URL with
+    its variables' enum values (every combination, at most 64 a server) or else their
+    default; a relative server on the document's origin. *out in arena. 0 or APIDEX_ENOMEM. */
+int exec_api_origins(const spec_api *api, const spec_operation *op, core_arena *arena,
+                     const char ***out, size_t *n);
+/** Whether the --allow-host entry allows origin: "scheme://host[:port]" that exact origin
+    (*exact = true: credentials may go there too); "host:port" that host on that port, "host"
+    that host, either scheme (the request may go there; credentials do not). */
+bool exec_allow_entry_matches(const char *entry, const char *origin, bool *exact);
 /** Frees a response from exec_send (its arena). NULL is a no-op. */
 void exec_response_free(exec_response *resp);
 /**
@@ -204,24 +227,32 @@ int exec_api_reload(const char *api_id, const char *document, spec_registry **re
 /** The operation of api with this method and path template, or NULL (the document changed). */
 const spec_operation *exec_api_operation(const spec_api *api, const char *method, const char *path);
 /** params ({name: value}) as exec_build's "name=value" inputs (array and strings in a; *n of
-    them): strings as they are, other values as JSON, null left out. NULL on OOM. */
-const char **exec_params_from_json(core_arena *a, struct json_object *params, size_t *n);
+    them): strings as they are, other values as JSON, null left out. NULL with err set: a
+    string holding a NUL byte (APIDEX_EINVAL, naming the parameter: a C string would cut it),
+    or APIDEX_ENOMEM. */
+const char **exec_params_from_json(core_arena *a, struct json_object *params, size_t *n,
+                                   apidex_error *err);
 
 /** How exec_call sends and shapes (zero = defaults). */
 typedef struct exec_call_options {
-    exec_policy policy; /* allowed_hosts: only the extra ones (--allow-host); the spec's servers
-                           are always added, and the request's own host unless foreign_server */
+    exec_policy policy; /* allowed_hosts: only the extra ones (--allow-host); the hosts of the
+                           API's origins are always added, and the request's own host when
+                           exec_build allowed its origin (exec_request.origin_allowed) */
     exec_shape_options shape;
     bool foreign_server; /* the request's server came from an untrusted caller (a model's
-                            "server" argument): its host is allowed only when the spec or
-                            policy names it */
+                            "server" argument): build it with exec_build_options.
+                            untrusted_server too; here its host is allowed only when the
+                            request's origin is the API's or policy names it */
 } exec_call_options;
 
 /**
  * Sends r (built for op of api) under o's policy and shapes the response (exec_send, then
- * exec_shape): *shaped is the object `apidex call --json` prints (json_object_put). resp_out
- * (may be NULL) gets the response as received (exec_response_free). Errors as exec_send's
- * (APIDEX_EREFUSED naming the rule, APIDEX_ENET) and exec_shape's; messages hold no secret.
+ * exec_shape). First the origin rule: a request whose origin exec_build did not allow (a
+ * server variable or a model's server that leads elsewhere) and that no --allow-host entry
+ * of o->policy names is APIDEX_EREFUSED before anything is sent: *shaped is the object `apidex call
+ * --json` prints (json_object_put). resp_out (may be NULL) gets the response as received
+ * (exec_response_free). Errors as exec_send's (APIDEX_EREFUSED naming the rule, APIDEX_ENET) and
+ * exec_shape's; messages hold no secret.
  */
 int exec_call(const exec_request *r, const spec_api *api, const spec_operation *op,
               const exec_call_options *o, exec_response **resp_out, struct json_object **shaped,
@@ -374,7 +405,11 @@ typedef struct exec_build_options {
                                them (EXEC_PLACEHOLDER marks, see snippet.c); no secret is read */
     exec_token_fn token_fn; /* OAuth2 client credentials; NULL: only a token from the env */
     void *token_ctx;
-    const char *operation_id; /* copied into exec_request.operation_id; NULL: op->id */
+    const char *operation_id;       /* copied into exec_request.operation_id; NULL: op->id */
+    const char *const *allow_hosts; /* --allow-host entries (exec_allow_entry_matches) */
+    size_t n_allow_hosts;
+    bool untrusted_server; /* server came from a model (MCP/HTTP "server"): its origin must be
+                              the API's or allowed with --allow-host */
 } exec_build_options;
 
 /* In placeholder mode a credential is written into the URL or a header as

@@ -60,6 +60,13 @@ struct addrinfo;
 int exec_resolve(const char *host, const char *service, const struct addrinfo *hints,
                  long timeout_ms, struct addrinfo **res);
 
+/** Whether a header name is one apidex never takes from a spec or a caller: the framing and
+    hop-by-hop headers (Host, Content-Length, Transfer-Encoding, Connection, Upgrade,
+    Keep-Alive, TE, Trailer, Expect, Proxy-*), which curl writes itself. */
+bool exec_header_forbidden(const char *name);
+/** The first control character (below 0x20, or 0x7f) of s[0..n), or NULL. */
+const char *exec_control_char(const char *s, size_t n);
+
 /** The Levenshtein distance between a and b, capped at 99. */
 size_t exec_edit_distance(const char *a, const char *b);
 

@@ -1,43 +1,268 @@
 /*
- * The hosts a call may reach: the host of the request's own URL (its server: --server, the
- * registry's override, the operation's or the API's), the host of every server the spec
- * names, and the ones the caller allows besides (--allow-host). A server URL with a
- * {variable} in its host names no host.
+ * Origins: where a request may go and where credentials may go. An origin is
+ * "scheme://host:port" (lower case, the default port written). The API's origins come from
+ * its servers with their variables' defaults and enum values, never from a URL after a
+ * caller's values were put into it; --allow-host entries add hosts (reach only) or exact
+ * origins (reach and credentials). The transport's host list is derived from these.
  */
 #include "exec/exec.h"
 
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-/* The host of an absolute URL ("https://user@h:8/x" -> "h:8"), in arena; NULL when it has
-   none or a {variable} in its host. */
-static const char *url_host(core_arena *a, const char *url)
+enum { MAX_COMBOS = 64, MAX_AUTH_VARS = 8 };
+
+/* Whether c may appear in a host name or an IPv4 address as apidex reads one. */
+static bool host_char(unsigned char c)
 {
-    const char *p = url ? strstr(url, "://") : NULL;
-    if (!p) return NULL;
+    return isalnum(c) || c == '.' || c == '-' || c == '_' || c == '~';
+}
+
+const char *exec_url_origin(const char *url, core_arena *arena)
+{
+    if (!url) return NULL;
+    const char *p = strstr(url, "://");
+    if (!p || p == url) return NULL;
+    char scheme[8];
+    size_t sl = (size_t)(p - url);
+    if (sl >= sizeof scheme) return NULL;
+    for (size_t i = 0; i < sl; i++) scheme[i] = (char)tolower((unsigned char)url[i]);
+    scheme[sl] = '\0';
+    bool https = !strcmp(scheme, "https");
+    if (!https && strcmp(scheme, "http")) return NULL;
     p += 3;
     size_t n = strcspn(p, "/?#");
-    const char *at = memchr(p, '@', n);
-    if (at) {
-        n -= (size_t)(at + 1 - p);
-        p = at + 1;
+    /* no user info, no backslash (parsers disagree on both), nothing else in the authority */
+    char host[256];
+    size_t hl = 0;
+    const char *q = p, *end = p + n;
+    if (q < end && *q == '[') {
+        const char *close = memchr(q, ']', (size_t)(end - q));
+        if (!close || close - q < 3 || (size_t)(close - q + 1) >= sizeof host) return NULL;
+        for (const char *c = q + 1; c < close; c++)
+            if (!isxdigit((unsigned char)*c) && *c != ':' && *c != '.') return NULL;
+        for (const char *c = q; c <= close; c++) host[hl++] = (char)tolower((unsigned char)*c);
+        q = close + 1;
+    } else {
+        while (q < end && *q != ':') {
+            if (!host_char((unsigned char)*q) || hl + 1 >= sizeof host) return NULL;
+            host[hl++] = (char)tolower((unsigned char)*q++);
+        }
+        if (!hl) return NULL;
     }
-    if (!n || memchr(p, '{', n)) return NULL;
-    return core_arena_strndup(a, p, n);
+    host[hl] = '\0';
+    long port = https ? 443 : 80;
+    if (q < end) {
+        if (*q != ':') return NULL;
+        q++;
+        if (q < end) {
+            port = 0;
+            for (; q < end; q++) {
+                if (!isdigit((unsigned char)*q)) return NULL;
+                port = port * 10 + (*q - '0');
+                if (port > 65535) return NULL;
+            }
+            if (!port) return NULL;
+        }
+    }
+    return core_arena_printf(arena, "%s://%s:%ld", scheme, host, port);
+}
+
+/* The host of an origin ("https://h:443" -> "h", "[::1]" stays bracketed), in arena. */
+static const char *origin_host(const char *origin, core_arena *a)
+{
+    const char *h = strstr(origin, "://");
+    if (!h) return NULL;
+    h += 3;
+    const char *colon = strrchr(h, ':');
+    return core_arena_strndup(a, h, colon ? (size_t)(colon - h) : strlen(h));
+}
+
+bool exec_allow_entry_matches(const char *entry, const char *origin, bool *exact)
+{
+    *exact = false;
+    if (!entry || !origin) return false;
+    char buf[600];
+    if (strlen(entry) > 512) return false;
+    core_arena *a = core_arena_new(4096);
+    if (!a) return false;
+    bool ok = false;
+    if (strstr(entry, "://")) {
+        const char *o = exec_url_origin(entry, a);
+        ok = *exact = o && !strcmp(o, origin);
+    } else {
+        /* HOST or HOST:PORT: that host (on that port), any scheme; no credentials */
+        snprintf(buf, sizeof buf, "http://%s", entry);
+        const char *o = exec_url_origin(buf, a);
+        const char *h = o ? origin_host(o, a) : NULL, *oh = origin_host(origin, a);
+        const char *after = entry[0] == '[' ? strchr(entry, ']') : entry;
+        bool has_port = after && strchr(after, ':');
+        ok = h && oh && !strcmp(h, oh) &&
+             (!has_port || !strcmp(strrchr(o, ':'), strrchr(origin, ':')));
+    }
+    core_arena_free(a);
+    return ok;
+}
+
+/* Adds origin o to the list (unless there), growing it in arena. */
+static int add_origin(core_arena *a, const char ***list, size_t *n, size_t *cap, const char *o)
+{
+    if (!o) return 0;
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*list)[i], o)) return 0;
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 8;
+        const char **g = core_arena_calloc(a, nc + 1, sizeof *g);
+        if (!g) return APIDEX_ENOMEM;
+        if (*n) memcpy(g, *list, *n * sizeof *g);
+        *list = g;
+        *cap = nc;
+    }
+    (*list)[(*n)++] = o;
+    return 0;
+}
+
+/* The values a variable of server object srv may take for the origin: its enum, else its
+   default. *n = 0 when it has neither. */
+static void var_values(const jt_node *srv, const char *name, const char **vals, size_t *n,
+                       size_t cap)
+{
+    *n = 0;
+    const jt_node *var = jt_get(jt_get(srv, "variables"), name);
+    const jt_node *en = jt_get(var, "enum");
+    for (size_t i = 0; jt_is(en, JT_ARRAY) && i < en->len && *n < cap; i++)
+        if (jt_str(en->u.items[i])) vals[(*n)++] = jt_str(en->u.items[i]);
+    if (!*n && jt_get_str(var, "default")) vals[(*n)++] = jt_get_str(var, "default");
+}
+
+/* The origins of one server URL template (srv: its server object, for the variables). */
+static int server_origins(const spec_api *api, const char *tmpl, const jt_node *srv, core_arena *a,
+                          const char ***list, size_t *n, size_t *cap)
+{
+    /* the variables that can reach the authority: those before the first '/' of the path */
+    const char *sep = strstr(tmpl, "://");
+    const char *auth_end = strchr(sep ? sep + 3 : tmpl, '/');
+    if (!auth_end) auth_end = tmpl + strlen(tmpl);
+    const char *names[MAX_AUTH_VARS];
+    const char *vals[MAX_AUTH_VARS][MAX_COMBOS];
+    size_t nv[MAX_AUTH_VARS], n_names = 0, combos = 1;
+    for (const char *p = tmpl; *p;) {
+        const char *o = strchr(p, '{'), *c = o ? strchr(o, '}') : NULL;
+        if (!o || !c) break;
+        char *name = core_arena_strndup(a, o + 1, (size_t)(c - o - 1));
+        if (!name) return APIDEX_ENOMEM;
+        size_t k = 0;
+        while (k < n_names && strcmp(names[k], name)) k++;
+        if (k == n_names) {
+            if (n_names == MAX_AUTH_VARS) return 0; /* too many to enumerate: none */
+            names[n_names] = name;
+            var_values(srv, name, vals[n_names], &nv[n_names], MAX_COMBOS);
+            if (!nv[n_names]) return 0; /* neither default nor enum: no origin */
+            if (o < auth_end) {
+                combos *= nv[n_names];
+                if (combos > MAX_COMBOS) return 0;
+            } else {
+                nv[n_names] = 1; /* a path variable: its first value is enough */
+            }
+            n_names++;
+        }
+        p = c + 1;
+    }
+    for (size_t k = 0; k < combos; k++) {
+        core_buf u;
+        core_buf_init(&u, 1 << 16);
+        size_t rest = k;
+        const char *pick[MAX_AUTH_VARS];
+        for (size_t i = 0; i < n_names; i++) {
+            pick[i] = vals[i][rest % nv[i]];
+            rest /= nv[i];
+        }
+        for (const char *p = tmpl; *p;) {
+            const char *c = *p == '{' ? strchr(p, '}') : NULL;
+            if (!c) {
+                core_buf_putc(&u, *p++);
+                continue;
+            }
+            for (size_t i = 0; i < n_names; i++)
+                if (strlen(names[i]) == (size_t)(c - p - 1) &&
+                    !strncmp(names[i], p + 1, (size_t)(c - p - 1)))
+                    core_buf_puts(&u, pick[i]);
+            p = c + 1;
+        }
+        const char *url = u.data ? u.data : "";
+        /* a relative server is on the document's origin (when it came from a URL) */
+        const char *o = exec_url_origin(url[0] == '/' && api ? api->file : url, a);
+        core_buf_free(&u);
+        if (add_origin(a, list, n, cap, o)) return APIDEX_ENOMEM;
+    }
+    return 0;
+}
+
+/* The server object (with "variables") of the array servers whose url is url, or NULL. */
+static const jt_node *find_server(const spec_api *api, const jt_node *servers, const char *url)
+{
+    for (size_t i = 0; jt_is(servers, JT_ARRAY) && i < servers->len; i++) {
+        spec_loc s = {servers->u.items[i], api->root.doc};
+        spec_deref(api, s, &s);
+        const char *u = jt_get_str(s.node, "url");
+        if (u && !strcmp(u, url)) return s.node;
+    }
+    return NULL;
+}
+
+int exec_api_origins(const spec_api *api, const spec_operation *op, core_arena *arena,
+                     const char ***out, size_t *n)
+{
+    const char **list = core_arena_calloc(arena, 1, sizeof *list);
+    size_t cap = 0;
+    *n = 0;
+    if (!list) return APIDEX_ENOMEM;
+    *out = list;
+    if (!api) return 0;
+    const jt_node *ops = op ? jt_get(op->node.node, "servers") : NULL;
+    for (size_t i = 0; jt_is(ops, JT_ARRAY) && i < ops->len; i++) {
+        const jt_node *s = ops->u.items[i];
+        const char *u = jt_get_str(s, "url");
+        if (u && server_origins(api, u, s, arena, out, n, &cap)) return APIDEX_ENOMEM;
+    }
+    /* an operation's own servers replace the API's (OAS 3) */
+    if (jt_is(ops, JT_ARRAY) && ops->len) return 0;
+    const jt_node *root = api->major == 3 ? jt_get(api->root.node, "servers") : NULL;
+    for (size_t i = 0; i < api->n_servers; i++) {
+        const char *u = api->servers[i].url;
+        if (u && server_origins(api, u, find_server(api, root, u), arena, out, n, &cap))
+            return APIDEX_ENOMEM;
+    }
+    if (!*out) *out = list;
+    return 0;
 }
 
 int exec_allowed_hosts(const exec_request *r, const spec_api *api, const char *const *extra,
                        size_t n_extra, core_arena *arena, const char ***out, size_t *n)
 {
-    size_t cap = 1 + (api ? api->n_servers : 0) + n_extra;
+    const char **origins = NULL;
+    size_t n_origins = 0;
+    if (exec_api_origins(api, NULL, arena, &origins, &n_origins)) return APIDEX_ENOMEM;
+    size_t cap = 1 + n_origins + (r ? r->n_api_origins : 0) + n_extra;
     const char **h = core_arena_calloc(arena, cap + 1, sizeof *h);
     if (!h) return APIDEX_ENOMEM;
     size_t k = 0;
-    const char *s = r ? url_host(arena, r->url) : NULL;
-    if (s) h[k++] = s;
-    for (size_t i = 0; api && i < api->n_servers; i++)
-        if ((s = url_host(arena, api->servers[i].url))) h[k++] = s;
-    for (size_t i = 0; i < n_extra; i++)
-        if (extra[i]) h[k++] = extra[i];
+    /* the request's own host only when its origin was allowed (never from a URL a caller's
+       value changed) */
+    if (r && r->origin && r->origin_allowed) h[k++] = origin_host(r->origin, arena);
+    for (size_t i = 0; r && i < r->n_api_origins; i++)
+        h[k++] = origin_host(r->api_origins[i], arena);
+    for (size_t i = 0; i < n_origins; i++) h[k++] = origin_host(origins[i], arena);
+    for (size_t i = 0; i < n_extra; i++) {
+        if (!extra[i]) continue;
+        const char *e = extra[i], *o = strstr(e, "://") ? exec_url_origin(e, arena) : NULL;
+        h[k++] = o ? origin_host(o, arena) : e;
+    }
+    for (size_t i = 0; i < k; i++)
+        if (!h[i]) return APIDEX_ENOMEM;
     *out = h;
     *n = k;
     return 0;

@@ -3,7 +3,8 @@
  * defines them (simple, label, matrix, form, spaceDelimited, pipeDelimited, deepObject, each
  * exploded or not) and as Swagger 2.0's collectionFormat (csv, ssv, tsv, pipes, multi) maps
  * onto them. Path and query text is percent-encoded here; header values are written as they
- * are (a CR or LF is refused).
+ * are. A control character (a line break, \v, 0x7f...) or a NUL byte in any value is refused,
+ * naming the parameter.
  */
 #include "exec/exec_int.h"
 
@@ -87,8 +88,29 @@ typedef struct parts {
     int kind; /* 0 primitive, 1 array, 2 object */
 } parts;
 
-static int split(json_object *v, parts *p, const char *name, apidex_error *err)
+/* Refuses a text of parameter name (at in) holding a control character or, for a JSON
+   string v, a NUL byte (a C string would cut the value there). */
+static int check_text(const char *name, const char *in, const char *t, json_object *v,
+                      apidex_error *err)
 {
+    size_t n = strlen(t);
+    if (json_object_is_type(v, json_type_string) && n != (size_t)json_object_get_string_len(v))
+        return core_error_set(err, APIDEX_EINVAL,
+                              "parameter '%s' (%s): the value holds a NUL byte (\\u0000), which "
+                              "apidex does not send",
+                              name, in);
+    const char *c = exec_control_char(t, n);
+    if (c)
+        return core_error_set(err, APIDEX_EINVAL,
+                              "parameter '%s' (%s): the value holds the control character 0x%02X, "
+                              "which apidex does not send",
+                              name, in, (unsigned)(unsigned char)*c);
+    return 0;
+}
+
+static int split(json_object *v, parts *p, const char *name, const char *in, apidex_error *err)
+{
+    int rc = 0;
     p->n = 0;
     if (json_object_is_type(v, json_type_array)) {
         p->kind = 1;
@@ -96,8 +118,11 @@ static int split(json_object *v, parts *p, const char *name, apidex_error *err)
         if (n > sizeof p->text / sizeof p->text[0])
             return core_error_set(err, APIDEX_EINVAL, "parameter '%s' has %zu items, at most %zu",
                                   name, n, sizeof p->text / sizeof p->text[0]);
-        for (size_t i = 0; i < n; i++)
-            p->text[p->n++] = exec_value_text(json_object_array_get_idx(v, i));
+        for (size_t i = 0; i < n && !rc; i++) {
+            json_object *x = json_object_array_get_idx(v, i);
+            p->text[p->n++] = exec_value_text(x);
+            rc = check_text(name, in, p->text[p->n - 1], x, err);
+        }
     } else if (json_object_is_type(v, json_type_object)) {
         p->kind = 2;
         json_object_object_foreach(v, k, x)
@@ -107,12 +132,15 @@ static int split(json_object *v, parts *p, const char *name, apidex_error *err)
                                       name);
             p->text[p->n++] = k;
             p->text[p->n++] = exec_value_text(x);
+            if (!rc) rc = check_text(name, in, k, NULL, err);
+            if (!rc) rc = check_text(name, in, p->text[p->n - 1], x, err);
         }
     } else {
         p->kind = 0;
         p->text[p->n++] = exec_value_text(v);
+        rc = check_text(name, in, p->text[0], v, err);
     }
-    return 0;
+    return rc;
 }
 
 /* items joined by sep (sep written as is); objects as k<kv>v pairs when kv, else k,v. */
@@ -234,7 +262,7 @@ int exec_param_write(const char *name, const char *in, exec_style st, json_objec
 {
     parts *p = calloc(1, sizeof *p);
     if (!p) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
-    int rc = split(v, p, name, err);
+    int rc = split(v, p, name, in, err);
     if (!rc) {
         if (!strcmp(in, "path"))
             rc = write_path(name, st, p, out, err);

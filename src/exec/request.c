@@ -35,6 +35,9 @@ typedef struct build {
     input in[MAX_INPUTS];
     size_t n_in;
     apidex_error *err;
+    const char *base;        /* the server URL as chosen (before its variables) */
+    const char *override;    /* the registry's server, when it was the one chosen */
+    bool from_caller_server; /* opt->server was the one chosen */
 } build;
 
 /* ---------------------------------------------------------------- request helpers */
@@ -56,8 +59,33 @@ void exec_request_note(exec_request *r, const char *fmt, ...)
     r->notes = n;
 }
 
+bool exec_header_forbidden(const char *name)
+{
+    static const char *const names[] = {"host",       "content-length", "transfer-encoding",
+                                        "connection", "upgrade",        "keep-alive",
+                                        "te",         "trailer",        "expect"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcasecmp(name, names[i])) return true;
+    return !strncasecmp(name, "proxy-", 6);
+}
+
+const char *exec_control_char(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] == 0x7f) return s + i;
+    return NULL;
+}
+
 int exec_request_add_header(exec_request *r, const char *name, const char *value, bool secret)
 {
+    /* the last line of defence: framing and hop-by-hop headers are curl's to write, and a
+       control character in a name or value could end or split the header */
+    if (exec_header_forbidden(name) || exec_control_char(name, strlen(name)) || strpbrk(name, " :"))
+        return APIDEX_EINVAL;
+    /* the one control character allowed: the mark of a placeholder (snippets, dry runs),
+       never in a value sent (exec_param_write refuses it in a caller's value) */
+    for (const char *c = value; (c = exec_control_char(c, strlen(c))); c++)
+        if (*c != EXEC_PLACEHOLDER[0]) return APIDEX_EINVAL;
     exec_header *h = core_arena_alloc(r->arena, (r->n_headers + 1) * sizeof *h);
     if (!h) return APIDEX_ENOMEM;
     if (r->n_headers) memcpy(h, r->headers, r->n_headers * sizeof *h);
@@ -312,8 +340,10 @@ static int server_url(build *b, core_buf *url)
         ov = json_tokener_parse(b->opt->overrides);
         json_object *s = NULL;
         if (ov && json_object_object_get_ex(ov, "server", &s) && json_object_get_string(s))
-            base = core_arena_strdup(b->r->arena, json_object_get_string(s));
+            base = b->override = core_arena_strdup(b->r->arena, json_object_get_string(s));
         json_object_put(ov);
+    } else if (base) {
+        b->from_caller_server = true;
     }
     const jt_node *server = NULL;
     if (!base) {
@@ -334,6 +364,7 @@ static int server_url(build *b, core_buf *url)
         return core_error_set(b->err, APIDEX_EINVAL,
                               "the spec of %s names no server: give one with --server URL",
                               b->api->id);
+    b->base = base;
     const jt_node *vars = jt_get(server, "variables");
     for (const char *p = base; *p;) {
         if (*p != '{' || !strchr(p, '}')) {
@@ -350,13 +381,35 @@ static int server_url(build *b, core_buf *url)
                 b->in[i].used = true;
                 value = b->in[i].value;
             }
+        const jt_node *en = jt_get(var, "enum");
+        bool has_enum = jt_is(en, JT_ARRAY) && en->len;
+        if (value && !has_enum) {
+            /* a caller's value without an enum must not change the authority: nothing that
+               ends a host or starts a port, path, query, fragment or user info */
+            const char *bad = strpbrk(value, "/?#@:\\ \t\r\n\v\f");
+            if (!bad) bad = exec_control_char(value, strlen(value));
+            if (!bad && (!strcmp(value, ".") || !strcmp(value, ".."))) bad = value;
+            if (bad)
+                return core_error_set(
+                    b->err, APIDEX_EINVAL,
+                    "server variable '%s': the value cannot hold '/', '?', '#', "
+                    "'@', ':', '\\', whitespace or control characters, nor "
+                    "be . or .. (it would change the server's address); it has no enum, so "
+                    "any other text is percent-encoded",
+                    name);
+            core_buf enc;
+            core_buf_init(&enc, 1 << 16);
+            int erc = exec_pct_encode(&enc, value, strlen(value), false);
+            value = !erc && enc.data ? core_arena_strndup(b->r->arena, enc.data, enc.len) : NULL;
+            core_buf_free(&enc);
+            if (!value) return APIDEX_ENOMEM;
+        }
         if (!value) value = jt_get_str(var, "default");
         if (!value)
             return core_error_set(b->err, APIDEX_EINVAL,
                                   "server variable '%s' of %s has no default: give -p %s=VALUE",
                                   name, base, name);
-        const jt_node *en = jt_get(var, "enum");
-        if (jt_is(en, JT_ARRAY) && en->len) {
+        if (has_enum) {
             bool ok = false;
             for (size_t i = 0; i < en->len && !ok; i++)
                 ok = jt_str(en->u.items[i]) && !strcmp(jt_str(en->u.items[i]), value);
@@ -441,6 +494,23 @@ static int write_params(build *b, core_buf *path, core_buf *query, core_buf *coo
     for (size_t i = 0; i < n && !rc; i++) {
         const spec_param *p = &op->params[i];
         const char *what = core_arena_printf(b->r->arena, "parameter '%s' (%s)", p->name, p->in);
+        if (!strcmp(p->in, "header") && exec_header_forbidden(p->name)) {
+            /* framing and hop-by-hop headers are curl's: the spec's parameter is skipped, and
+               a caller's value for it refused */
+            for (size_t k = 0; k < b->n_in && !rc; k++)
+                if (names(&b->in[k], p->name, p->in))
+                    rc = core_error_set(b->err, APIDEX_EINVAL,
+                                        "%s: apidex never sends a %s header from a spec or a "
+                                        "caller (framing and connection headers are written by "
+                                        "the transport)",
+                                        what, p->name);
+            if (!rc)
+                exec_request_note(b->r,
+                                  "the spec's header parameter '%s' is not sent (framing "
+                                  "and connection headers are written by the transport)",
+                                  p->name);
+            continue;
+        }
         values[i] = take_input(b, p->name, p->in, p->schema, &rc, what);
         if (rc) break;
         if (!values[i]) {
@@ -462,6 +532,11 @@ static int write_params(build *b, core_buf *path, core_buf *query, core_buf *coo
            Authorization header) is masked like one from the credential sources */
         if (!rc && secret_name(p->name)) rc = secret_value(b->r, p->in, values[i], &text);
         const char *t = text.data ? text.data : "";
+        if (!rc && !strcmp(p->in, "path") && (!strcmp(t, ".") || !strcmp(t, "..")))
+            rc = core_error_set(b->err, APIDEX_EINVAL,
+                                "parameter '%s' (path): the value '%s' is a dot segment, which "
+                                "would leave the operation's path; refused",
+                                p->name, t);
         if (!rc && !strcmp(p->in, "path")) {
             char *ph = core_arena_printf(b->r->arena, "{%s}", p->name);
             char *at = ph && path->data ? strstr(path->data, ph) : NULL;
@@ -635,6 +710,94 @@ static int unknown_input(build *b, const input *x)
     return APIDEX_EINVAL;
 }
 
+/* ---------------------------------------------------------------- origins */
+
+/* Whether the operation asks for credentials (its security, else the spec's, has an
+   alternative that is not anonymous). */
+static bool wants_credentials(const build *b)
+{
+    const jt_node *sec = jt_get(b->op->node.node, "security");
+    if (!jt_is(sec, JT_ARRAY)) sec = jt_get(b->api->root.node, "security");
+    for (size_t i = 0; jt_is(sec, JT_ARRAY) && i < sec->len; i++)
+        if (jt_is(sec->u.items[i], JT_OBJECT) && sec->u.items[i]->len) return true;
+    return false;
+}
+
+/* The origin rules (docs/EXECUTE.md "Origins"): r->origin, r->api_origins, r->origin_allowed,
+   and *creds: whether credentials may be attached. A scheme or port change on a host of the
+   API, and a model's server that is neither the API's nor allowed, are refused. */
+static int decide_origin(build *b, bool *creds)
+{
+    exec_request *r = b->r;
+    *creds = false;
+    r->origin = exec_url_origin(r->url, r->arena);
+    if (!r->origin)
+        return core_error_set(b->err, APIDEX_EINVAL,
+                              "the server URL '%s' has an address apidex does not read safely "
+                              "(user info, a backslash, or a character no host or port holds)",
+                              b->base ? b->base : r->url);
+    if (exec_api_origins(b->api, b->op, r->arena, &r->api_origins, &r->n_api_origins))
+        return APIDEX_ENOMEM;
+    bool api = false, exact = false, listed = false;
+    for (size_t i = 0; i < r->n_api_origins && !api; i++)
+        api = !strcmp(r->api_origins[i], r->origin);
+    const char *ov = b->override ? exec_url_origin(b->override, r->arena) : NULL;
+    bool registry = ov && !strcmp(ov, r->origin);
+    for (size_t i = 0; i < b->opt->n_allow_hosts && !exact; i++) {
+        bool e = false;
+        if (exec_allow_entry_matches(b->opt->allow_hosts[i], r->origin, &e)) listed = true;
+        exact = e;
+    }
+    *creds = api || registry || exact;
+    if (!*creds) {
+        /* the same host as an origin of the API, another scheme or port: a downgrade to clear
+           text, or another service on that machine */
+        const char *h = strstr(r->origin, "://") + 3;
+        size_t hl = (size_t)(strrchr(r->origin, ':') - h);
+        for (size_t i = 0; i < r->n_api_origins; i++) {
+            const char *x = strstr(r->api_origins[i], "://") + 3;
+            if ((size_t)(strrchr(r->api_origins[i], ':') - x) == hl && !strncmp(x, h, hl))
+                return core_error_set(b->err, APIDEX_EREFUSED,
+                                      "rule: origin; the server goes to %s, but the API's origin "
+                                      "on that host is %s: a scheme downgrade or a port change "
+                                      "is refused (credentials would travel in clear text or "
+                                      "to another service); --allow-host %s to allow that "
+                                      "origin",
+                                      r->origin, r->api_origins[i], r->origin);
+        }
+    }
+    bool trusted_server = b->from_caller_server && !b->opt->untrusted_server;
+    r->origin_allowed = *creds || listed || trusted_server;
+    if (!r->origin_allowed && b->from_caller_server)
+        return core_error_set(b->err, APIDEX_EREFUSED,
+                              "rule: origin; the server '%s' goes to %s, which is not an origin "
+                              "of the API nor allowed with --allow-host",
+                              b->base, r->origin);
+    if (!*creds && wants_credentials(b))
+        exec_request_note(r,
+                          "no credentials attached: the request goes to %s, not to the API's "
+                          "origin%s; to send them there, allow that origin: --allow-host %s",
+                          r->origin, r->n_api_origins ? "" : " (its spec names none)", r->origin);
+    return 0;
+}
+
+/* Refuses a path holding a "." or ".." segment (a dot segment would leave the operation). */
+static int check_dot_segments(build *b, const char *path, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && path[j] != '/') j++;
+        size_t len = j - i;
+        if ((len == 1 && path[i] == '.') || (len == 2 && path[i] == '.' && path[i + 1] == '.'))
+            return core_error_set(b->err, APIDEX_EINVAL,
+                                  "the path %.*s holds a dot segment, which would leave the "
+                                  "operation's path; refused",
+                                  (int)n, path);
+        i = j + 1;
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- the build */
 
 static int accept_header(build *b)
@@ -687,7 +850,9 @@ int exec_build(const spec_api *api, const spec_operation *op, const exec_build_o
         /* a path key may carry a #fragment (two operations on one path); it is not sent */
         char *hash = path.data ? strchr(path.data, '#') : NULL;
         if (hash) path.len = (size_t)(hash - path.data), *hash = '\0';
-        rc = core_buf_append(&url, path.data ? path.data : "", path.len) ? APIDEX_ENOMEM : 0;
+        rc = check_dot_segments(b, path.data ? path.data : "", path.len);
+        if (!rc)
+            rc = core_buf_append(&url, path.data ? path.data : "", path.len) ? APIDEX_ENOMEM : 0;
         if (!rc && query.len)
             rc = core_buf_putc(&url, strchr(url.data, '?') ? '&' : '?') ||
                          core_buf_append(&url, query.data, query.len)
@@ -696,13 +861,19 @@ int exec_build(const spec_api *api, const spec_operation *op, const exec_build_o
         out->url = !rc ? core_arena_strndup(out->arena, url.data, url.len) : NULL;
         if (!rc && !out->url) rc = APIDEX_ENOMEM;
     }
-    if (!rc) rc = exec_creds_apply(api, op, opt, out, err);
+    bool creds = false;
+    if (!rc) rc = decide_origin(b, &creds);
+    if (!rc && creds) rc = exec_creds_apply(api, op, opt, out, err);
     core_buf_free(&url);
     core_buf_free(&path);
     core_buf_free(&query);
     core_buf_free(&cookie);
     free(b);
     if (rc == APIDEX_ENOMEM && err && !err->message[0]) core_error_set(err, rc, "out of memory");
+    if (rc == APIDEX_EINVAL && err && !err->message[0])
+        core_error_set(err, rc,
+                       "a header cannot be sent: a framing or connection header, or a control "
+                       "character in a name or value");
     if (rc) exec_build_free(out);
     return rc;
 }

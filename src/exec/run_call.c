@@ -155,8 +155,8 @@ int exec_run_call(void *ctx, const char *operation_id, struct json_object *param
     int rc = resolve(x, operation_id, &sop, &sapi, &api, &op, err);
     if (rc) return rc;
     size_t n_in = 0;
-    const char **in = exec_params_from_json(arena, params, &n_in);
-    if (!in) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    const char **in = exec_params_from_json(arena, params, &n_in, err);
+    if (!in) return err->code;
     exec_build_options bo = {
         .params = in,
         .n_params = n_in,
@@ -165,7 +165,9 @@ int exec_run_call(void *ctx, const char *operation_id, struct json_object *param
         .overrides = sapi->overrides,
         .token_fn = x->opt.token_fn,
         .token_ctx = x->opt.token_ctx,
-        .operation_id = sop->id};
+        .operation_id = sop->id,
+        .allow_hosts = x->opt.policy.allowed_hosts,
+        .n_allow_hosts = x->opt.policy.n_allowed_hosts};
     exec_request r;
     rc = exec_build(api, op, &bo, &r, err);
     if (rc) return rc;

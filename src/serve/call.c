@@ -3,7 +3,8 @@
  * behind both (serve_query_call). Off unless the server was started with --allow-calls; then
  * the executor of `apidex call` (src/exec: exec_build, exec_call) under the same safety rules,
  * read-only unless --allow-write. A model's "server" argument never widens the hosts: only
- * the spec's servers and --allow-host may be reached.
+ * the API's origins and --allow-host may be reached, credentials go only to the API's
+ * origins (and --allow-host ORIGIN entries), and a scheme or port change is refused.
  */
 #include "serve/serve_int.h"
 
@@ -248,12 +249,22 @@ int serve_query_call(serve_snapshot *snap, const serve_call_config *cfg, struct 
     const spec_operation *op = exec_api_operation(api, sop->method, sop->path);
     core_arena *arena = core_arena_new(0);
     size_t n_in = 0;
-    const char **in = arena ? exec_params_from_json(arena, a.params, &n_in) : NULL;
+    apidex_error perr;
+    core_error_clear(&perr);
+    const char **in = arena ? exec_params_from_json(arena, a.params, &n_in, &perr) : NULL;
     if (!op) {
         rc = core_error_set(err, APIDEX_ENOTFOUND, "%s %s is no longer in %s: index it again",
                             sop->method, sop->path, sapi->document);
     } else if (!in) {
-        rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+        rc = perr.code == APIDEX_EINVAL ? core_error_set(err, APIDEX_EINVAL, "%s", perr.message)
+                                        : core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    } else if (a.body && json_object_is_type(a.body, json_type_string) &&
+               strlen(json_object_get_string(a.body)) !=
+                   (size_t)json_object_get_string_len(a.body)) {
+        /* a C string would cut the body at the NUL byte */
+        rc = core_error_set(err, APIDEX_EINVAL,
+                            "argument 'body': the text holds a NUL byte (\\u0000), which apidex "
+                            "does not send");
     }
     exec_build_options bo = {
         .params = in,
@@ -266,7 +277,10 @@ int serve_query_call(serve_snapshot *snap, const serve_call_config *cfg, struct 
         .overrides = sapi->overrides,
         .token_fn = cfg->oauth && !a.dry_run ? exec_oauth_token : NULL,
         .token_ctx = cfg->oauth,
-        .operation_id = sop->id};
+        .operation_id = sop->id,
+        .allow_hosts = cfg->policy.allowed_hosts,
+        .n_allow_hosts = cfg->policy.n_allowed_hosts,
+        .untrusted_server = a.server != NULL};
     exec_request r = {0};
     if (!rc) rc = exec_build(api, op, &bo, &r, err);
     if (!rc && a.dry_run) {

@@ -15,7 +15,8 @@ rb_start mock "$tmp/mock.port" "$bin" mock "$specs/tmdb_oas.json" "$specs/spotif
 mock="127.0.0.1:$(cat "$tmp/mock.port")"
 rb_start off "$tmp/off.port" "$bin" serve --access-log none
 rb_start noaddr "$tmp/noaddr.port" "$bin" serve --access-log none --allow-calls --allow-host "$mock"
-rb_start on "$tmp/on.port" "$bin" serve --access-log none --allow-calls --allow-host "$mock" --allow-address 127.0.0.1
+# the mock's origin named in full: the API's credentials may go there (a bare host is only reached)
+rb_start on "$tmp/on.port" "$bin" serve --access-log none --allow-calls --allow-host "http://$mock" --allow-address 127.0.0.1
 post() { # name, port file, want status, JSON body -> $tmp/out
   local got
   got=$(curl -s -o "$tmp/out" -w '%{http_code}' -H 'Content-Type: application/json' -d "$4" "http://127.0.0.1:$(cat "$2")/v1/call")
@@ -38,7 +39,7 @@ echo "== with --allow-calls: the answer of apidex call --json"
 post "GET top rated" "$tmp/on.port" 200 "$top"
 cp "$tmp/out" "$tmp/http.json"
 "$bin" call "GET /movie/top_rated" --api "$tmdb" --server "http://$mock/3" -p page=1 --select '$.results[*].title' \
-  --max-items 3 --allow-address 127.0.0.1 --json >"$tmp/cli.json" 2>/dev/null || bad "apidex call failed"
+  --max-items 3 --allow-address 127.0.0.1 --allow-host "http://$mock" --json >"$tmp/cli.json" 2>/dev/null || bad "apidex call failed"
 "$py" -c "import json; a=json.load(open('$tmp/http.json')); b=json.load(open('$tmp/cli.json')); assert a == b, (a, b)" \
   && ok "same as apidex call --json" || bad "differs from apidex call --json"
 check "status, masked key" "o['status'] == 200 and o['url'].endswith('api_key=****') and 'tmdb-s3cret-http' not in json.dumps(o)"

@@ -37,7 +37,8 @@ await c.close();
 console.log('ok call_endpoint absent and refused without --allow-calls');
 
 // 2. read-only server
-c = await connect(['--allow-calls', '--allow-address', '127.0.0.1', '--allow-host', mockHost]);
+// the mock's origin named in full: the API's credentials may go there (a bare host would only be reached)
+c = await connect(['--allow-calls', '--allow-address', '127.0.0.1', '--allow-host', mock]);
 let tool = (await c.listTools()).tools.find((t) => t.name === 'call_endpoint');
 assert.ok(tool, 'call_endpoint listed with --allow-calls');
 assert.equal(tool.annotations.readOnlyHint, true);
@@ -57,7 +58,7 @@ assert.equal(got.schema.checked, true);
 assert.ok(!JSON.stringify(r).includes(secret), 'the secret is masked');
 // the same shaped response as `apidex call --json` (same flags)
 const cli = JSON.parse(execFileSync(bin, ['call', 'GET /movie/top_rated', '--api', tmdb, '--server', `${mock}/3`, '-p', 'page=1',
-  '--select', '$.results[*].title', '--max-items', '3', '--allow-address', '127.0.0.1', '--json', '--db', db],
+  '--select', '$.results[*].title', '--max-items', '3', '--allow-address', '127.0.0.1', '--allow-host', mock, '--json', '--db', db],
   { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'ignore'] }));
 assert.deepEqual(got, cli);
 console.log(`ok GET answered as apidex call --json: ${JSON.stringify(got.body).slice(0, 80)}`);
@@ -92,7 +93,7 @@ console.log('ok bad inputs are tool errors naming the parameter and the rule');
 // a server argument cannot widen the hosts
 r = await c.callTool({ name: 'call_endpoint', arguments: { ...top, server: 'http://127.0.0.2:9/3' } });
 assert.equal(r.isError, true);
-assert.match(r.content[0].text, /rule: allowed hosts/);
+assert.match(r.content[0].text, /rule: origin; the server 'http:\/\/127.0.0.2:9\/3' goes to http:\/\/127.0.0.2:9, which is not an origin of the API/);
 console.log('ok a foreign server refused: ' + r.content[0].text);
 
 // dry run: the request with the key masked and a curl command reading it from its variable
