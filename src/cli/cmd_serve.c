@@ -32,7 +32,9 @@ static void serve_usage(FILE *out)
         out,
         "usage: apidex serve [--db FILE] [--listen HOST:PORT] [--token TOKEN] [--threads N]\n"
         "                    [--max-body BYTES] [--max-header BYTES] [--max-connections N]\n"
-        "                    [--timeout SECONDS] [--cors ORIGIN]... [--access-log FILE|none]\n"
+        "                    [--timeout SECONDS] [--header-timeout SECONDS]\n"
+        "                    [--max-conns-per-client N] [--max-sessions-per-client N]\n"
+        "                    [--cors ORIGIN]... [--access-log FILE|none]\n"
         "                    [--reload-interval SECONDS] [--port-file FILE] [--allow-remote]\n"
         "                    [--mode M] [--watch [--registry FILE]] [--allow-calls [rules]]\n"
         "                    [embedding flags] [LLM flags]\n"
@@ -50,6 +52,14 @@ static void serve_usage(FILE *out)
         "  --max-header BYTES    largest request line + headers (default 16384)\n"
         "  --max-connections N   open connections at once (default 256)\n"
         "  --timeout SECONDS     idle timeout and request deadline (default 30)\n"
+        "  --header-timeout S    a connection's request headers must be complete S seconds\n"
+        "                        after it opens (or after its previous answer), however\n"
+        "                        slowly they come; then it is closed (default 10)\n"
+        "  --max-conns-per-client N  connections one client address may hold (default: a\n"
+        "                        quarter of --max-connections, at most 64; 0 = no limit)\n"
+        "  --max-sessions-per-client N  MCP sessions (2025-era initialize) one client\n"
+        "                        address may hold of the 1024 kept; its oldest goes first\n"
+        "                        (default 64)\n"
         "  --cors ORIGIN         allow this browser origin (repeatable; '*' = any); off by "
         "default\n"
         "  --access-log FILE     JSON lines, one per request (default stderr; 'none' = off)\n"
@@ -99,7 +109,7 @@ int cli_cmd_serve(int argc, char **argv)
     const char *db_flag = NULL, *registry_flag = NULL, *token_file = NULL, *access_log = NULL,
                *port_file = NULL;
     const char *cors[MAX_CORS + 1] = {0};
-    size_t n_cors = 0, v_size = 0;
+    size_t n_cors = 0, v_size = 0, sessions_per_client = 0;
     double interval = 2.0, usage_prior = 0;
     int all_versions = 0;
     cli_llm_flags llm_flags = {0};
@@ -151,6 +161,14 @@ int cli_cmd_serve(int argc, char **argv)
         } else if (!strcmp(a, "--timeout")) {
             if (!cli_arg_size("serve", a, v, 1, 3600, &v_size)) return CLI_USAGE;
             o.timeout_s = (unsigned)v_size;
+        } else if (!strcmp(a, "--header-timeout")) {
+            if (!cli_arg_double("serve", a, v, 0.1, 3600, false, &o.header_timeout_s))
+                return CLI_USAGE;
+        } else if (!strcmp(a, "--max-conns-per-client")) {
+            if (!cli_arg_size("serve", a, v, 0, 100000, &v_size)) return CLI_USAGE;
+            o.max_conns_per_client = v_size ? (int)v_size : -1;
+        } else if (!strcmp(a, "--max-sessions-per-client")) {
+            if (!cli_arg_size("serve", a, v, 1, 1024, &sessions_per_client)) return CLI_USAGE;
         } else if (!strcmp(a, "--cors")) {
             if (n_cors == MAX_CORS)
                 return cli_usage_error("serve", "--cors: at most %d origins", MAX_CORS);
@@ -249,7 +267,10 @@ int cli_cmd_serve(int argc, char **argv)
     mcp_server *mcp = NULL;
     serve_http *http = NULL;
     serve_call_config call_cfg;
-    mcp_server_options mo = {.private_cache = o.token != NULL, .llm = llm, .calls = &call_cfg};
+    mcp_server_options mo = {.private_cache = o.token != NULL,
+                             .llm = llm,
+                             .calls = &call_cfg,
+                             .max_sessions_per_client = sessions_per_client};
     o.calls = &call_cfg;
     int rc = cli_serve_calls_open(&calls, &call_cfg, &err);
     if (!rc) rc = serve_db_open_search(db_path, interval, &search, &db, &err);

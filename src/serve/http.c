@@ -10,7 +10,15 @@
  * counted and refused the same way once it ends); an idle connection is
  * closed after timeout_s; a request that arrives completely but later than
  * timeout_s after its headers is answered 408, and one still dripping at
- * twice that is cut off.
+ * twice that is cut off. The headers themselves have an absolute deadline,
+ * header_timeout_s from the connection opening (or from its previous answer),
+ * however slowly they trickle in (http_guard.c); one client address holds at
+ * most max_conns_per_client of the max_connections, so that a flood from one
+ * address leaves room for the others.
+ *
+ * Values are C strings from here on, so a NUL character (%00 in the path or a
+ * query parameter, \u0000 in a JSON body) is refused with 400 naming where it
+ * is, never acted on cut at the NUL.
  */
 #include "serve/serve_int.h"
 
@@ -39,7 +47,8 @@ struct serve_http {
     size_t token_len;
     size_t max_body, max_header;
     double timeout_s;
-    const char **cors; /* NULL-terminated copy; NULL = off */
+    serve_guard *guard; /* the header deadline */
+    const char **cors;  /* NULL-terminated copy; NULL = off */
     bool cors_any;
     bool loopback; /* bound to a loopback address: Host must name it */
     int log_fd;
@@ -68,6 +77,8 @@ struct sse_stream {
 
 /* Per-request state, from the headers to the completion callback. */
 typedef struct req_ctx {
+    bool begun;    /* the access handler has seen it (headers complete) */
+    bool path_nul; /* the raw path held %00 */
     double start;
     serve_route route;
     core_buf body;
@@ -161,6 +172,22 @@ static enum MHD_Result respond_query(serve_http *h, struct MHD_Connection *conn,
 }
 
 /* ---------------------------------------------------------------- request checks */
+
+/* The client's address as text ("" when unknown). */
+static void client_text(struct MHD_Connection *conn, char *out, size_t size)
+{
+    out[0] = '\0';
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!ci || !ci->client_addr) return;
+    const struct sockaddr *sa = ci->client_addr;
+    if (sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, out,
+                  (socklen_t)size);
+    else if (sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, out,
+                  (socklen_t)size);
+}
 
 /* Constant-time: the time taken depends on the expected token's length only. */
 static bool token_equal(const char *given, size_t given_len, const char *want, size_t want_len)
@@ -468,7 +495,20 @@ static struct json_object *json_body(serve_http *h, struct MHD_Connection *conn,
         return NULL;
     }
     struct json_object *body = serve_json_object_parse(rq->body.data, rq->body.len);
-    if (!body) *ret = respond_error(h, conn, rq, 400, "the body must be a JSON object", NULL);
+    if (!body) {
+        *ret = respond_error(h, conn, rq, 400, "the body must be a JSON object", NULL);
+        return NULL;
+    }
+    char at[96], msg[200];
+    if (serve_json_nul_at(rq->body.data, rq->body.len, body, NULL, at, sizeof at)) {
+        json_object_put(body);
+        snprintf(msg, sizeof msg,
+                 "%s%s%s contains a NUL character (\\u0000): refused rather than cut at it",
+                 strcmp(at, "a member name") ? "member '" : "", at,
+                 strcmp(at, "a member name") ? "'" : "");
+        *ret = respond_error(h, conn, rq, 400, msg, NULL);
+        return NULL;
+    }
     return body;
 }
 
@@ -820,7 +860,10 @@ static void sse_close_all(serve_http *h)
 static enum MHD_Result route_mcp(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
                                  const char *method)
 {
+    char client[64];
+    client_text(conn, client, sizeof client);
     mcp_http_request req = {
+        .client = client,
         .http_method = method,
         .content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type"),
         .accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept"),
@@ -856,6 +899,41 @@ static enum MHD_Result route_mcp(serve_http *h, struct MHD_Connection *conn, req
 
 /* ---------------------------------------------------------------- the access handler */
 
+/* Called by the library once the request line is read: the request's state starts
+   here, and the raw (still percent-encoded) path shows a %00 the decoded one hides. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)cls;
+    (void)conn;
+    req_ctx *rq = calloc(1, sizeof *rq);
+    if (!rq) return NULL; /* the access handler makes it then */
+    size_t path_len = strcspn(uri, "?");
+    for (size_t i = 0; i + 3 <= path_len; i++)
+        if (uri[i] == '%' && uri[i + 1] == '0' && uri[i + 2] == '0') rq->path_nul = true;
+    return rq;
+}
+
+typedef struct nul_check {
+    const char *what; /* "parameter", "header" */
+    char bad[120];
+} nul_check;
+
+static enum MHD_Result find_nul(void *cls, enum MHD_ValueKind kind, const char *key,
+                                size_t key_size, const char *value, size_t value_size)
+{
+    (void)kind;
+    nul_check *c = cls;
+    if (c->bad[0]) return MHD_NO;
+    if (strlen(key) != key_size)
+        snprintf(c->bad, sizeof c->bad,
+                 "a %s name contains a NUL character: refused rather than cut at it", c->what);
+    else if (value && strlen(value) != value_size)
+        snprintf(c->bad, sizeof c->bad,
+                 "%s '%.40s' contains a NUL character: refused rather than cut at it", c->what,
+                 key);
+    return c->bad[0] ? MHD_NO : MHD_YES;
+}
+
 static enum MHD_Result add_length(void *cls, enum MHD_ValueKind kind, const char *key,
                                   const char *value)
 {
@@ -880,6 +958,18 @@ static enum MHD_Result first_call(serve_http *h, struct MHD_Connection *conn, re
                  h->max_header);
         return respond_error(h, conn, rq, 431, msg, NULL);
     }
+    if (rq->path_nul)
+        return respond_error(h, conn, rq, 400,
+                             "the path contains a NUL character (%00): refused rather than cut "
+                             "at it",
+                             NULL);
+    nul_check nc = {.what = "parameter"};
+    MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, find_nul, &nc);
+    if (!nc.bad[0]) {
+        nc.what = "header";
+        MHD_get_connection_values_n(conn, MHD_HEADER_KIND, find_nul, &nc);
+    }
+    if (nc.bad[0]) return respond_error(h, conn, rq, 400, nc.bad, NULL);
     /* DNS rebinding: on loopback, the Host must name loopback too. */
     const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
     if (h->loopback && host && !is_loopback_host(host, strlen(host)))
@@ -931,9 +1021,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     (void)version;
     serve_http *h = cls;
     req_ctx *rq = *con_cls;
-    if (!rq) {
-        rq = calloc(1, sizeof *rq);
-        if (!rq) return MHD_NO;
+    if (!rq || !rq->begun) {
+        /* Headers complete: too late if the deadline has cut the connection meanwhile. */
+        if (!serve_guard_headers_done(h->guard, conn)) return MHD_NO;
+        if (!rq && !(rq = *con_cls = calloc(1, sizeof *rq))) return MHD_NO;
+        rq->begun = true;
         rq->start = core_now();
         rq->route = route_of(url);
         core_buf_init(&rq->body, h->max_body + 1);
@@ -999,18 +1091,8 @@ static void log_request(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
                         enum MHD_RequestTerminationCode why, double seconds)
 {
     if (h->log_fd < 0) return;
-    char remote[64] = "";
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (ci && ci->client_addr) {
-        const struct sockaddr *sa = ci->client_addr;
-        if (sa->sa_family == AF_INET)
-            inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, remote,
-                      sizeof remote);
-        else if (sa->sa_family == AF_INET6)
-            inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, remote,
-                      sizeof remote);
-    }
+    char remote[64];
+    client_text(conn, remote, sizeof remote);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     struct tm tm;
@@ -1055,8 +1137,14 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode why)
 {
     serve_http *h = cls;
+    serve_guard_request_done(h->guard, conn);
     req_ctx *rq = *con_cls;
     if (!rq) return;
+    if (!rq->begun) { /* ended before its headers did: nothing was asked, nothing to log */
+        free(rq);
+        *con_cls = NULL;
+        return;
+    }
     double seconds = core_now() - rq->start;
     serve_metrics_observe(h->metrics, rq->route, rq->status ? rq->status : 499, seconds);
     log_request(h, conn, rq, why, seconds);
@@ -1068,9 +1156,11 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
                           enum MHD_ConnectionNotificationCode code)
 {
-    (void)conn;
-    (void)socket_context;
     serve_http *h = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED)
+        serve_guard_opened(h->guard, conn, socket_context);
+    else
+        serve_guard_closed(h->guard, socket_context);
     serve_metrics_connection(h->metrics, code == MHD_CONNECTION_NOTIFY_STARTED ? 1 : -1);
 }
 
@@ -1096,6 +1186,7 @@ static void http_free(serve_http *h)
     for (size_t i = 0; h->cors && h->cors[i]; i++) free((char *)h->cors[i]);
     free(h->cors);
     serve_metrics_free(h->metrics);
+    serve_guard_free(h->guard);
     pthread_mutex_destroy(&h->log_lock);
     pthread_mutex_destroy(&h->sse_lock);
     pthread_cond_destroy(&h->sse_wake);
@@ -1129,6 +1220,14 @@ int serve_http_start(serve_db *db, mcp_server *mcp, const serve_http_options *op
     h->log_fd = o.access_log_fd;
     h->max_body = o.max_body ? o.max_body : 1 << 20;
     h->timeout_s = o.timeout_s ? o.timeout_s : 30;
+    double header_timeout = o.header_timeout_s > 0 ? o.header_timeout_s : 10;
+    unsigned max_conns = o.max_connections ? o.max_connections : 256;
+    /* one address may hold a quarter of the connections, at most 64 by default */
+    unsigned per_client = o.max_conns_per_client > 0   ? (unsigned)o.max_conns_per_client
+                          : o.max_conns_per_client < 0 ? 0 /* no limit */
+                          : max_conns / 4 < 1          ? 1
+                          : max_conns / 4 > 64         ? 64
+                                                       : max_conns / 4;
     /* keep-alive well inside the idle timeout */
     h->keepalive_s = h->timeout_s / 2 < 15 ? (h->timeout_s / 2 > 1 ? h->timeout_s / 2 : 1) : 15;
     h->metrics = serve_metrics_new();
@@ -1145,7 +1244,8 @@ int serve_http_start(serve_db *db, mcp_server *mcp, const serve_http_options *op
             if (!strcmp(o.cors_origins[i], "*")) h->cors_any = true;
         }
     }
-    if (!h->metrics || (o.token && *o.token && !h->token) || (o.cors_origins && !h->cors)) {
+    if (serve_guard_new(header_timeout, &h->guard) || !h->metrics ||
+        (o.token && *o.token && !h->token) || (o.cors_origins && !h->cors)) {
         http_free(h);
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
@@ -1163,13 +1263,15 @@ int serve_http_start(serve_db *db, mcp_server *mcp, const serve_http_options *op
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG |
                      MHD_ALLOW_SUSPEND_RESUME;
     if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
-    struct MHD_OptionItem ops[12];
+    struct MHD_OptionItem ops[16];
     size_t n = 0;
     /* The logger first, so that the library reports option problems through it too. */
     ops[n++] = (struct MHD_OptionItem){MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_mhd_log, h};
     ops[n++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, &ss};
-    ops[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT,
-                                       o.max_connections ? o.max_connections : 256, NULL};
+    ops[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, max_conns, NULL};
+    if (per_client)
+        ops[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_client, NULL};
+    ops[n++] = (struct MHD_OptionItem){MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_uri, h};
     ops[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)h->timeout_s, NULL};
     ops[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)pool, NULL};
     ops[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, h};

@@ -25,6 +25,72 @@ static bool id_ok(struct json_object *id)
     return json_object_is_type(id, json_type_double);
 }
 
+/* Whether the JSON text holds the escape \u0000 (any case of hex digits) in a string.
+   The text is valid JSON, so a backslash is always inside a string and starts an
+   escape: skipping each escape whole keeps "\\u0000" (a backslash, then text) apart. */
+static bool has_nul_escape(const char *text, size_t len)
+{
+    for (size_t i = 0; i + 1 < len; i++) {
+        if (text[i] != '\\') continue;
+        if (text[i + 1] == 'u' && i + 5 < len && !memcmp(text + i + 2, "0000", 4)) return true;
+        i++; /* past the escaped character */
+    }
+    return false;
+}
+
+/* The first string value holding a NUL, as a path below `at` (at[0..size) grows and is
+   restored on the way out). Depth is bounded by the parser's limit. */
+static bool find_nul_value(struct json_object *v, char *at, size_t size)
+{
+    size_t base = strlen(at);
+    if (json_object_is_type(v, json_type_string))
+        return strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v);
+    if (json_object_is_type(v, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+            snprintf(at + base, size - base, "[%zu]", i);
+            if (find_nul_value(json_object_array_get_idx(v, i), at, size)) return true;
+        }
+    } else if (json_object_is_type(v, json_type_object)) {
+        json_object_object_foreach(v, key, val)
+        {
+            snprintf(at + base, size - base, "%s%.60s", base ? "." : "", key);
+            if (find_nul_value(val, at, size)) return true;
+        }
+    }
+    at[base] = '\0';
+    return false;
+}
+
+bool serve_json_nul_at(const char *text, size_t len, struct json_object *root, const char *prefix,
+                       char *at, size_t size)
+{
+    if (!size) return false;
+    at[0] = '\0';
+    if (!text || !has_nul_escape(text, len)) return false;
+    snprintf(at, size, "%s", prefix ? prefix : "");
+    if (root && find_nul_value(root, at, size)) return true;
+    /* Present in the text, in no value: json-c cut a member name at it. */
+    snprintf(at, size, "a member name");
+    return true;
+}
+
+static const char *json_type_said(struct json_object *v)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_null:
+        return "null";
+    case json_type_boolean:
+        return "a boolean";
+    case json_type_double:
+    case json_type_int:
+        return "a number";
+    case json_type_string:
+        return "a string";
+    default:
+        return "another JSON value";
+    }
+}
+
 int jrpc_parse(const char *text, size_t len, jrpc_msg *m, char *why, size_t why_size)
 {
     memset(m, 0, sizeof *m);
@@ -44,6 +110,9 @@ int jrpc_parse(const char *text, size_t len, jrpc_msg *m, char *why, size_t why_
         used = len;
     }
     json_tokener_free(tok);
+    if (jerr == json_tokener_success && !root) /* the text was `null` (json-c's NULL object) */
+        return invalid(m, why, why_size, JRPC_INVALID_REQUEST,
+                       "Invalid Request: a message must be a JSON object, not null");
     if (jerr != json_tokener_success || !root) {
         json_object_put(root);
         char msg[160];
@@ -60,13 +129,20 @@ int jrpc_parse(const char *text, size_t len, jrpc_msg *m, char *why, size_t why_
                            "Parse error: trailing data after the JSON value");
         }
     m->root = root;
+    /* (an id is echoed whole, never read as a C string: a NUL there harms nothing) */
+    if (serve_json_nul_at(text, len, root, NULL, m->nul_at, sizeof m->nul_at) &&
+        !strcmp(m->nul_at, "id"))
+        m->nul_at[0] = '\0';
     if (json_object_is_type(root, json_type_array)) {
         m->kind = JRPC_BATCH;
         return 0;
     }
-    if (!json_object_is_type(root, json_type_object))
-        return invalid(m, why, why_size, JRPC_INVALID_REQUEST,
-                       "Invalid Request: a message must be a JSON object");
+    if (!json_object_is_type(root, json_type_object)) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "Invalid Request: a message must be a JSON object, not %s",
+                 json_type_said(root));
+        return invalid(m, why, why_size, JRPC_INVALID_REQUEST, msg);
+    }
 
     struct json_object *v = NULL, *id = NULL, *method = NULL;
     bool has_id = json_object_object_get_ex(root, "id", &id);

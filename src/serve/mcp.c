@@ -209,6 +209,7 @@ typedef struct call {
     int rev; /* index into mcp_revs */
     struct json_object *params;
     const mcp_ctx *ctx;
+    const char *nul_at; /* jrpc_msg.nul_at: a NUL inside params.arguments of tools/call */
 } call;
 
 static int params_object(const call *c, mcp_error *e)
@@ -310,10 +311,35 @@ static int h_tools_list(call *c, struct json_object **r, mcp_error *e)
     return 0;
 }
 
+#define ARGS_PREFIX "params.arguments."
+
 static int h_tools_call(call *c, struct json_object **r, mcp_error *e)
 {
     if (!c->params || !json_object_is_type(c->params, json_type_object))
         return mcp_fail(e, JRPC_INVALID_PARAMS, "Invalid params: tools/call needs params");
+    if (c->nul_at && c->nul_at[0]) {
+        /* A tool argument the model wrote: told as a tool error, which the model reads. */
+        char text[200];
+        snprintf(text, sizeof text,
+                 "argument '%s' contains a NUL character (\\u0000): refused rather than cut "
+                 "at it",
+                 c->nul_at + strlen(ARGS_PREFIX));
+        struct json_object *o = json_object_new_object(), *content = json_object_new_array(),
+                           *item = json_object_new_object();
+        if (!o || !content || !item) {
+            json_object_put(o);
+            json_object_put(content);
+            json_object_put(item);
+            return mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");
+        }
+        serve_jadd(item, "type", json_object_new_string("text"));
+        serve_jadd(item, "text", json_object_new_string(text));
+        json_object_array_add(content, item);
+        serve_jadd(o, "content", content);
+        serve_jadd(o, "isError", json_object_new_boolean(1));
+        *r = o;
+        return 0;
+    }
     return mcp_tools_call(c->srv, &mcp_revs[c->rev], c->params, r, e);
 }
 
@@ -836,7 +862,7 @@ static void dispatch_modern(mcp_server *srv, const mcp_ctx *ctx, jrpc_msg *m, mc
         mcp_outcome_error(out, m->id, JRPC_METHOD_NOT_FOUND, why, NULL, h ? 404 : 200);
         return;
     }
-    call c = {.srv = srv, .rev = rev, .params = m->params, .ctx = ctx};
+    call c = {.srv = srv, .rev = rev, .params = m->params, .ctx = ctx, .nul_at = m->nul_at};
     struct json_object *result = NULL;
     mcp_error e = {0};
     int rc = me->fn(&c, &result, &e);
@@ -892,7 +918,8 @@ static void dispatch_legacy(mcp_server *srv, const mcp_ctx *ctx, jrpc_msg *m, mc
     call c = {.srv = srv,
               .rev = ctx->legacy_rev >= 0 ? ctx->legacy_rev : REV_LATEST_LEGACY,
               .params = m->params,
-              .ctx = ctx};
+              .ctx = ctx,
+              .nul_at = m->nul_at};
     struct json_object *result = NULL;
     mcp_error e = {0};
     int rc = me->fn(&c, &result, &e);
@@ -914,6 +941,23 @@ void mcp_dispatch(mcp_server *srv, const mcp_ctx *ctx, jrpc_msg *m, mcp_outcome 
     }
     if (m->kind == JRPC_RESPONSE) { /* we never send requests, so nothing awaits it */
         out->status = 202;
+        return;
+    }
+    /* A NUL in a string: C strings would act on the value cut at it (a tool name, a
+       uri, a protocol version), so the message is refused, naming where. A tool's own
+       argument is the tool's error instead (h_tools_call). */
+    if (m->nul_at[0] && !(!strcmp(m->method, "tools/call") &&
+                          !strncmp(m->nul_at, ARGS_PREFIX, strlen(ARGS_PREFIX)))) {
+        if (m->kind == JRPC_NOTIFICATION) {
+            out->status = 202;
+            return;
+        }
+        char why[200];
+        snprintf(why, sizeof why,
+                 "Invalid params: %s contains a NUL character (\\u0000): refused rather than cut "
+                 "at it",
+                 m->nul_at);
+        mcp_outcome_error(out, m->id, JRPC_INVALID_PARAMS, why, NULL, ctx->http ? 400 : 200);
         return;
     }
     switch (mcp_classify(m)) {

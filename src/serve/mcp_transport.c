@@ -2,6 +2,12 @@
  * MCP transports: stdio (one message per line) and Streamable HTTP (one POST
  * per message, JSON answers), with the 2025-era sessions (Mcp-Session-Id) the
  * initialize handshake opens on HTTP. 2026-07-28 requests ignore sessions.
+ *
+ * Sessions are few (max_sessions) and each client address holds at most
+ * per_client of them: a client opening more loses its own oldest, and when the
+ * table is full the client holding the most gives up its oldest. So a flood of
+ * initialize from one address (or from a few) never evicts another client's
+ * session.
  */
 #include "serve/serve_int.h"
 
@@ -18,7 +24,8 @@
 /* ---------------------------------------------------------------- sessions */
 
 typedef struct session {
-    char id[33]; /* 128 random bits in hex; "" = free slot */
+    char id[33];     /* 128 random bits in hex; "" = free slot */
+    char client[48]; /* the address that opened it ("" = unknown) */
     int rev;
     double last_used;
 } session;
@@ -26,11 +33,11 @@ typedef struct session {
 struct mcp_sessions {
     pthread_mutex_t lock;
     session *items;
-    size_t cap;
+    size_t cap, per_client;
     double idle_s;
 };
 
-static int sessions_new(size_t cap, double idle_s, mcp_sessions **out)
+static int sessions_new(size_t cap, size_t per_client, double idle_s, mcp_sessions **out)
 {
     mcp_sessions *s = calloc(1, sizeof *s);
     if (!s || !(s->items = calloc(cap, sizeof *s->items))) {
@@ -38,6 +45,7 @@ static int sessions_new(size_t cap, double idle_s, mcp_sessions **out)
         return APIDEX_ENOMEM;
     }
     s->cap = cap;
+    s->per_client = per_client;
     s->idle_s = idle_s;
     pthread_mutex_init(&s->lock, NULL);
     *out = s;
@@ -73,30 +81,68 @@ static bool random_id(char out[33])
     return true;
 }
 
-/* A new session; when the table is full the least recently used one goes. */
-static bool session_create(mcp_sessions *s, int rev, char id[33])
+static bool session_live(const mcp_sessions *s, const session *se, double now)
+{
+    return se->id[0] && now - se->last_used <= s->idle_s;
+}
+
+static int by_client(const void *a, const void *b)
+{
+    const session *x = *(const session *const *)a, *y = *(const session *const *)b;
+    int c = strcmp(x->client, y->client);
+    return c ? c : (x->last_used < y->last_used) - (x->last_used > y->last_used);
+}
+
+/* The slot a new session of `client` takes (call with the lock held): the client's own
+   least recently used one once it holds per_client; else a free or expired slot; else
+   the least recently used session of the client holding the most. */
+static size_t session_slot(mcp_sessions *s, const char *client, double now)
+{
+    size_t own = 0, own_oldest = 0, free_slot = s->cap;
+    for (size_t i = 0; i < s->cap; i++) {
+        session *se = &s->items[i];
+        if (!session_live(s, se, now)) {
+            if (free_slot == s->cap) free_slot = i;
+            continue;
+        }
+        if (strcmp(se->client, client)) continue;
+        if (!own++ || se->last_used < s->items[own_oldest].last_used) own_oldest = i;
+    }
+    if (own >= s->per_client) return own_oldest;
+    if (free_slot < s->cap) return free_slot;
+    /* Full of live sessions: group them by client, newest first within each. */
+    session **order = malloc(s->cap * sizeof *order);
+    if (!order) return own ? own_oldest : 0;
+    for (size_t i = 0; i < s->cap; i++) order[i] = &s->items[i];
+    qsort(order, s->cap, sizeof *order, by_client);
+    size_t best = 0, best_n = 0;
+    for (size_t i = 0; i < s->cap;) {
+        size_t j = i;
+        while (j < s->cap && !strcmp(order[j]->client, order[i]->client)) j++;
+        /* the group's oldest is its last; ties go to the older one */
+        session *oldest = order[j - 1];
+        if (j - i > best_n || (j - i == best_n && oldest->last_used < s->items[best].last_used)) {
+            best_n = j - i;
+            best = (size_t)(oldest - s->items);
+        }
+        i = j;
+    }
+    free(order);
+    return best;
+}
+
+/* A new session for client (NULL: an unknown one). */
+static bool session_create(mcp_sessions *s, int rev, const char *client, char id[33])
 {
     if (!random_id(id)) return false;
     double now = core_now();
     pthread_mutex_lock(&s->lock);
-    size_t slot = 0;
-    double oldest = 0;
-    bool found = false;
-    for (size_t i = 0; i < s->cap; i++) {
-        if (!s->items[i].id[0] || now - s->items[i].last_used > s->idle_s) {
-            slot = i;
-            found = true;
-            break;
-        }
-        if (i == 0 || s->items[i].last_used < oldest) {
-            oldest = s->items[i].last_used;
-            slot = i;
-        }
-    }
-    (void)found;
-    memcpy(s->items[slot].id, id, 33);
-    s->items[slot].rev = rev;
-    s->items[slot].last_used = now;
+    size_t slot = session_slot(s, client ? client : "", now);
+    session *se = &s->items[slot];
+    memcpy(se->id, id, 33);
+    snprintf(se->client, sizeof se->client, "%s", client ? client : "");
+    se->rev = rev;
+    se->last_used = now;
     pthread_mutex_unlock(&s->lock);
     return true;
 }
@@ -153,11 +199,14 @@ int mcp_server_new(serve_db *db, const mcp_server_options *opt, mcp_server **out
     if (!srv) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     srv->db = db;
     size_t cap = opt && opt->max_sessions ? opt->max_sessions : 1024;
+    size_t per_client = opt && opt->max_sessions_per_client ? opt->max_sessions_per_client
+                                                            : MCP_SESSIONS_PER_CLIENT;
+    if (per_client > cap) per_client = cap;
     double idle = opt && opt->session_idle_s > 0 ? opt->session_idle_s : 3600;
     srv->private_cache = opt && opt->private_cache;
     srv->llm = opt ? opt->llm : NULL;
     srv->calls = opt && opt->calls && opt->calls->enabled ? opt->calls : NULL;
-    if (sessions_new(cap, idle, &srv->sessions)) {
+    if (sessions_new(cap, per_client, idle, &srv->sessions)) {
         free(srv);
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
@@ -506,7 +555,7 @@ void mcp_handle_http(mcp_server *srv, const mcp_http_request *req, mcp_http_resp
     mcp_outcome_clear(&o);
     if (new_rev >= 0 && out->body) {
         char id[33];
-        if (!session_create(srv->sessions, new_rev, id)) {
+        if (!session_create(srv->sessions, new_rev, req->client, id)) {
             free(out->body);
             out->body = NULL;
             http_error(out, 500, NULL, JRPC_INTERNAL_ERROR, "could not create a session");

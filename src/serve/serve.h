@@ -226,6 +226,10 @@ typedef struct jrpc_msg {
     struct json_object *id;     /* requests and responses; NULL otherwise */
     const char *method;         /* requests and notifications */
     struct json_object *params; /* NULL when absent */
+    /* Where a string holds a NUL character (\u0000), e.g. "params.arguments.task" or
+       "a member name"; "" when none. C strings would cut the value there, so the MCP
+       layer refuses such a message instead (mcp.c). */
+    char nul_at[96];
 } jrpc_msg;
 
 /** Most JSON nesting a message may have. */
@@ -257,10 +261,14 @@ char *serve_json_dump(struct json_object *obj, size_t *len);
 /** An MCP server over one serve_db: tools, resources, revisions, HTTP sessions. Thread-safe. */
 typedef struct mcp_server mcp_server;
 
+/** Sessions one client address may hold by default (mcp_server_options). */
+#define MCP_SESSIONS_PER_CLIENT 64
+
 typedef struct mcp_server_options {
     bool private_cache;             /* cacheScope "private" (set when requests are authenticated) */
     struct agent_llm *llm;          /* ask_api answers with it (borrowed); NULL = context only */
     size_t max_sessions;            /* HTTP 2025-era sessions kept at once (0 = 1024) */
+    size_t max_sessions_per_client; /* of them, one client address's (0 = 64) */
     double session_idle_s;          /* an idle session expires after this (0 = 3600 s) */
     const serve_call_config *calls; /* call_endpoint (borrowed); NULL or not enabled: no tool */
 } mcp_server_options;
@@ -311,6 +319,7 @@ int mcp_serve_stdio(mcp_server *srv, int in_fd, int out_fd, size_t max_line, vol
 
 /** What the HTTP layer passes in for one request to the MCP endpoint. */
 typedef struct mcp_http_request {
+    const char *client;       /* the client's address (session quota); NULL = unknown */
     const char *http_method;  /* "POST", "GET", "DELETE", ... */
     const char *content_type; /* NULL when absent */
     const char *accept;
@@ -351,6 +360,12 @@ typedef struct serve_http_options {
     size_t max_header;        /* bytes of the request line + headers (0 = 16 KiB) */
     unsigned max_connections; /* open connections (0 = 256) */
     unsigned timeout_s;       /* idle connection timeout and request deadline (0 = 30 s) */
+    /* from a connection opening (or its previous answer) to the end of its request
+       headers, however slowly they come (0 = 10 s) */
+    double header_timeout_s;
+    /* connections one client address may hold (0 = a quarter of max_connections, at
+       most 64; negative = no limit) */
+    int max_conns_per_client;
     const char *const *cors_origins; /* NULL-terminated; NULL = CORS off; "*" = any */
     int access_log_fd;               /* structured access log (JSON lines); -1 = none */
     struct agent_llm *llm;           /* POST /v1/ask answers with it (borrowed); NULL = none */

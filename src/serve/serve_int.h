@@ -46,6 +46,15 @@ const search_params *serve_usage_params(const serve_usage_cache *c);
 serve_usage_set *serve_usage_acquire(serve_usage_cache *c);
 const store_usage *serve_usage_of(const serve_usage_set *s);
 void serve_usage_release(serve_usage_set *s);
+/**
+ * Where the JSON text (parsed into root) holds a NUL character (\u0000) in a string:
+ * writes the path of the first such value into at[0..size) ("params.arguments.task",
+ * "apis[1]"; below prefix when given) or "a member name" when only a name holds one
+ * (json-c cuts names at it), and returns true. C strings would cut such a value at the
+ * NUL, so callers refuse it rather than act on a shortened value.
+ */
+bool serve_json_nul_at(const char *text, size_t len, struct json_object *root, const char *prefix,
+                       char *at, size_t size);
 /** A JSON object from text (strict, UTF-8, nothing after it), or NULL. */
 struct json_object *serve_json_object_parse(const char *text, size_t len);
 /** The cache of the db (NULL when the server weighs no uses: db.c). */
@@ -287,6 +296,22 @@ typedef struct serve_ui_reply {
 } serve_ui_reply;
 
 struct MHD_Connection;
+
+/* The header deadline (http_guard.c): connections tracked from the library's
+   connection notifications; a watchdog shuts down those whose request headers are
+   not complete header_timeout_s after they opened or after their previous answer. */
+typedef struct serve_guard serve_guard;
+int serve_guard_new(double header_timeout_s, serve_guard **out);
+/** After MHD_stop_daemon. NULL is a no-op. */
+void serve_guard_free(serve_guard *g);
+/** MHD_CONNECTION_NOTIFY_STARTED / _CLOSED. */
+void serve_guard_opened(serve_guard *g, struct MHD_Connection *conn, void **socket_context);
+void serve_guard_closed(serve_guard *g, void **socket_context);
+/** The access handler's first call (headers complete); false when the deadline had
+    already cut the connection. */
+bool serve_guard_headers_done(serve_guard *g, struct MHD_Connection *conn);
+/** A request completed: a kept-alive connection's next headers get a new deadline. */
+void serve_guard_request_done(serve_guard *g, struct MHD_Connection *conn);
 /** The kind of route url is for the page: ROUTE_PAGE, ROUTE_UI_DATA or ROUTE_OTHER. */
 serve_route serve_ui_route(const char *url);
 /** Answers a ROUTE_PAGE url: the asset with its type, ETag (304 on If-None-Match) and CSP. */

@@ -22,7 +22,9 @@ typedef struct server {
     int log_fd;
 } server;
 
-static server *start(const char *token, const char *const *cors)
+/* header_timeout 0: the default (10 s); per_client 0: no per-client limit */
+static server *start_limits(const char *token, const char *const *cors, double header_timeout,
+                            int per_client)
 {
     server *s = calloc(1, sizeof *s);
     s->db = sv_fixture(&s->dir);
@@ -38,6 +40,8 @@ static server *start(const char *token, const char *const *cors)
                             .max_header = 2048,
                             .max_connections = 8,
                             .timeout_s = 2,
+                            .header_timeout_s = header_timeout,
+                            .max_conns_per_client = per_client ? per_client : -1,
                             .cors_origins = cors,
                             .access_log_fd = s->log_fd};
     int rc = serve_http_start(s->sdb, s->mcp, &o, &s->http, &err);
@@ -45,6 +49,11 @@ static server *start(const char *token, const char *const *cors)
     s->port = serve_http_port(s->http);
     assert_true(s->port > 0);
     return s;
+}
+
+static server *start(const char *token, const char *const *cors)
+{
+    return start_limits(token, cors, 0, 0);
 }
 
 static void stop(server *s)
@@ -121,13 +130,22 @@ static bool has_header(const reply *r, const char *line)
 
 /* ---------------------------------------------------------------- raw sockets */
 
-static int raw_connect(server *s)
+/* A connection from source (an address in 127.0.0.0/8: another client). */
+static int raw_connect_from(server *s, const char *source)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in from = {.sin_family = AF_INET};
+    inet_pton(AF_INET, source, &from.sin_addr);
+    assert_int_equal(bind(fd, (struct sockaddr *)&from, sizeof from), 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->port)};
     inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
     assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
     return fd;
+}
+
+static int raw_connect(server *s)
+{
+    return raw_connect_from(s, "127.0.0.1");
 }
 
 static void raw_send(int fd, const char *text)
@@ -366,6 +384,102 @@ static void test_slow_clients(void **state)
     if (n > 0) assert_non_null(strstr(buf, " 400 "));
     close(junk);
     r = request(s, "GET", "/healthz", NULL, NULL);
+    assert_int_equal(r.status, 200);
+    reply_free(&r);
+    stop(s);
+}
+
+/* The header deadline is absolute: a byte every 0.2 s does not keep a connection whose
+   headers never end past it (the inactivity timeout never trips on it). */
+static void test_header_deadline(void **state)
+{
+    (void)state;
+    server *s = start_limits(NULL, NULL, 1.0, 0);
+    const char *head = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
+                       "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    int fd = raw_connect(s);
+    double t0 = core_now(), closed_at = 0;
+    char buf[256];
+    for (size_t i = 0; head[i] && core_now() - t0 < 8.0; i++) {
+        if (send(fd, head + i, 1, MSG_NOSIGNAL) != 1) {
+            closed_at = core_now();
+            break;
+        }
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 200) == 1 && recv(fd, buf, sizeof buf, 0) <= 0) {
+            closed_at = core_now();
+            break;
+        }
+    }
+    close(fd);
+    if (!closed_at)
+        fail_msg("still open %.1f s after it opened (header deadline 1 s)", core_now() - t0);
+    assert_true(closed_at - t0 >= 0.9);
+    assert_true(closed_at - t0 < 4.0);
+    /* a request whose headers come in time is served as before */
+    reply r = request(s, "GET", "/healthz", NULL, NULL);
+    assert_int_equal(r.status, 200);
+    reply_free(&r);
+    stop(s);
+}
+
+/* One address holding its share of connections leaves room for another address. */
+static void test_per_client_limit(void **state)
+{
+    (void)state;
+    server *s = start_limits(NULL, NULL, 0, 3);
+    int held[3];
+    for (int i = 0; i < 3; i++) {
+        held[i] = raw_connect(s);
+        raw_send(held[i], "GET /healthz HTTP/1.1\r\n"); /* never finished */
+    }
+    usleep(200 * 1000);
+    char buf[4096];
+    /* the fourth from the same address is closed at once, unanswered */
+    int over = raw_connect(s);
+    send(over, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 41, MSG_NOSIGNAL);
+    assert_int_equal(raw_read_all(over, buf, sizeof buf, 3000), 0);
+    close(over);
+    /* another address is served */
+    int other = raw_connect_from(s, "127.0.0.2");
+    raw_send(other, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    ssize_t n = raw_read_all(other, buf, sizeof buf, 3000);
+    assert_true(n > 0);
+    assert_non_null(strstr(buf, " 200 "));
+    close(other);
+    for (int i = 0; i < 3; i++) close(held[i]);
+    stop(s);
+}
+
+/* A NUL character, %00 in the path or a parameter or \u0000 in a JSON body, is refused
+   naming where it is; cut at the NUL it would have asked something else. */
+static void test_nul_refused(void **state)
+{
+    (void)state;
+    server *s = start(NULL, NULL);
+    reply r = request(s, "GET", "/v1/search?q=movie%00credits", NULL, NULL);
+    assert_int_equal(r.status, 400);
+    assert_non_null(strstr(r.body.data, "parameter 'q' contains a NUL character"));
+    reply_free(&r);
+    r = request(s, "GET", "/v1/search?q=movie&api=films%00zz", NULL, NULL);
+    assert_int_equal(r.status, 400);
+    assert_non_null(strstr(r.body.data, "parameter 'api'"));
+    reply_free(&r);
+    r = request(s, "GET", "/v1/endpoints/films%3Adiscover%00zz", NULL, NULL);
+    assert_int_equal(r.status, 400);
+    assert_non_null(strstr(r.body.data, "the path contains a NUL character"));
+    reply_free(&r);
+    const char *json[] = {"Content-Type: application/json", NULL};
+    r = request(s, "POST", "/v1/ask", "{\"task\\u0000zz\":\"movie credits\"}", json);
+    assert_int_equal(r.status, 400);
+    assert_non_null(strstr(r.body.data, "a member name contains a NUL character"));
+    reply_free(&r);
+    r = request(s, "POST", "/v1/ask", "{\"task\":\"movie\",\"apis\":[\"films\\u0000\"]}", json);
+    assert_int_equal(r.status, 400);
+    assert_non_null(strstr(r.body.data, "member 'apis[0]' contains a NUL character"));
+    reply_free(&r);
+    /* %2500 is the text "%00", not a NUL */
+    r = request(s, "GET", "/v1/search?q=movie%2500credits", NULL, NULL);
     assert_int_equal(r.status, 200);
     reply_free(&r);
     stop(s);
@@ -622,6 +736,9 @@ int main(void)
         cmocka_unit_test(test_routes_and_errors),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_slow_clients),
+        cmocka_unit_test(test_header_deadline),
+        cmocka_unit_test(test_per_client_limit),
+        cmocka_unit_test(test_nul_refused),
         cmocka_unit_test(test_connection_limit),
         cmocka_unit_test(test_origin_host_cors),
         cmocka_unit_test(test_metrics_and_log),

@@ -114,6 +114,52 @@ static void test_invalid_requests(void **state)
     }
 }
 
+/* Messages that are JSON but not an object or array: Invalid Request naming what they
+   are (the JSON null once answered "Parse error: success"). */
+static void test_not_objects(void **state)
+{
+    (void)state;
+    const char *cases[][2] = {{"null", "not null"},      {" null \n", "not null"},
+                              {"42", "not a number"},    {"1.5", "not a number"},
+                              {"true", "not a boolean"}, {"\"ping\"", "not a string"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        jrpc_msg m;
+        char why[200];
+        int rc = jrpc_parse(cases[i][0], strlen(cases[i][0]), &m, why, sizeof why);
+        if (rc != JRPC_INVALID_REQUEST)
+            fail_msg("'%s' gave %d, not invalid request", cases[i][0], rc);
+        if (!strstr(why, cases[i][1]) || strstr(why, "success"))
+            fail_msg("'%s' said '%s'", cases[i][0], why);
+        assert_null(m.id);
+        jrpc_msg_free(&m);
+    }
+}
+
+/* Where a NUL character (\u0000) sits, so that the MCP layer can refuse it by name. */
+static void test_nul_at(void **state)
+{
+    (void)state;
+    const char *cases[][2] = {
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":{\"task\":\"x\\u0000y\"}"
+         "}}",
+         "params.a.task"},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"l\":[\"ok\",\"\\u0000\"]}}",
+         "params.l[1]"},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"k\\u0000\":1}}",
+         "a member name"},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"k\":\"\\\\u0000\"}}", ""},
+        {"{\"jsonrpc\":\"2.0\",\"id\":\"a\\u0000\",\"method\":\"m\"}", ""}, /* echoed whole */
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"k\":\"\\u00001\"}}",
+         "params.k"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        jrpc_msg m;
+        assert_int_equal(parse(cases[i][0], &m), 0);
+        if (strcmp(m.nul_at, cases[i][1]))
+            fail_msg("'%s': nul_at '%s', wanted '%s'", cases[i][0], m.nul_at, cases[i][1]);
+        jrpc_msg_free(&m);
+    }
+}
+
 static void test_encode(void **state)
 {
     (void)state;
@@ -146,6 +192,8 @@ int main(void)
         cmocka_unit_test(test_kinds),
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_invalid_requests),
+        cmocka_unit_test(test_not_objects),
+        cmocka_unit_test(test_nul_at),
         cmocka_unit_test(test_encode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

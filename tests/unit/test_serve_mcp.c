@@ -614,11 +614,13 @@ static void test_tools(void **state)
 
 typedef struct http_case {
     const char *method, *ctype, *accept, *version, *session, *mcp_method, *mcp_name, *body;
+    const char *client;
 } http_case;
 
 static struct json_object *http(fixture *f, const http_case *c, int *status, char **session)
 {
-    mcp_http_request req = {.http_method = c->method ? c->method : "POST",
+    mcp_http_request req = {.client = c->client,
+                            .http_method = c->method ? c->method : "POST",
                             .content_type = c->ctype ? c->ctype : "application/json",
                             .accept = c->accept ? c->accept : "application/json, text/event-stream",
                             .protocol_version = c->version,
@@ -862,6 +864,114 @@ static void test_http_session_limit(void **state)
     free(db);
 }
 
+/* One address opening many sessions loses its own oldest, and a full table takes from
+   the address holding the most: another address's session survives both. */
+static void test_http_session_quota(void **state)
+{
+    (void)state;
+    char *dir = NULL;
+    char *db = sv_fixture(&dir);
+    apidex_error err;
+    serve_db *sdb;
+    mcp_server *srv;
+    assert_int_equal(serve_db_open(db, -1, &sdb, &err), 0);
+    mcp_server_options opt = {.max_sessions = 8, .max_sessions_per_client = 3};
+    assert_int_equal(mcp_server_new(sdb, &opt, &srv, &err), 0);
+    fixture f = {.srv = srv};
+    const char *init_body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+                            "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}}";
+    int status;
+    char *victim = NULL;
+    http_case init = {.body = init_body, .client = "10.0.0.2"};
+    json_object_put(http(&f, &init, &status, &victim));
+    assert_int_equal(status, 200);
+    assert_non_null(victim);
+    http_case list = {.session = victim,
+                      .client = "10.0.0.2",
+                      .body = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}"};
+    /* a flood from one address: it keeps its newest three */
+    init.client = "10.0.0.1";
+    char *flood_first = NULL;
+    for (int i = 0; i < 40; i++) {
+        char *sid = NULL;
+        json_object_put(http(&f, &init, &status, &sid));
+        assert_int_equal(status, 200);
+        assert_non_null(sid);
+        if (i == 0)
+            flood_first = sid;
+        else
+            free(sid);
+    }
+    assert_int_equal(mcp_session_count(srv), 4);
+    json_object_put(http(&f, &list, &status, NULL));
+    assert_int_equal(status, 200);
+    http_case flood_list = list;
+    flood_list.session = flood_first;
+    flood_list.client = "10.0.0.1";
+    json_object_put(http(&f, &flood_list, &status, NULL));
+    assert_int_equal(status, 404); /* its own oldest went */
+    /* a flood from a few addresses fills the table: those holding the most give way (from
+       as many addresses as there are slots, each would hold one, and the oldest would go) */
+    char client[32];
+    for (int a = 3; a < 8; a++) {
+        snprintf(client, sizeof client, "10.0.0.%d", a);
+        init.client = client;
+        for (int i = 0; i < 3; i++) {
+            json_object_put(http(&f, &init, &status, NULL));
+            assert_int_equal(status, 200);
+        }
+    }
+    assert_int_equal(mcp_session_count(srv), 8);
+    json_object_put(http(&f, &list, &status, NULL));
+    assert_int_equal(status, 200);
+    free(flood_first);
+    free(victim);
+    mcp_server_free(srv);
+    serve_db_close(sdb);
+    tu_rmtree(dir);
+    free(dir);
+    free(db);
+}
+
+/* A NUL character (\u0000) in a string is refused, naming where, never cut at. */
+static void test_nul_refused(void **state)
+{
+    fixture *f = *state;
+    mcp_stdio_state st = {.legacy_rev = -1};
+    /* a member name cut at the NUL would read as "task" and run the search */
+    struct json_object *o =
+        io(f, &st,
+           "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{"
+           "\"name\":\"search_endpoints\",\"arguments\":{\"task\\u0000x\":"
+           "\"weather\"}," MODERN "}}");
+    assert_non_null(strstr(sv_str(o, "error.message"), "a member name contains a NUL character"));
+    expect_error(o, JRPC_INVALID_PARAMS);
+    o = call_tool(f, "search_endpoints", "{\"task\":\"movie\\u0000 credits\"}");
+    assert_true(is_tool_error(o));
+    assert_non_null(
+        strstr(sv_str(o, "result.content.0.text"), "argument 'task' contains a NUL character"));
+    json_object_put(o);
+    o = call_tool(f, "search_endpoints", "{\"task\":\"movie\",\"apis\":[\"films\\u0000zz\"]}");
+    assert_true(is_tool_error(o));
+    assert_non_null(strstr(sv_str(o, "result.content.0.text"), "'apis[0]'"));
+    json_object_put(o);
+    /* a tool name cut at the NUL would run list_apis */
+    o = io(f, &st,
+           "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+           "\"list_apis\\u0000x\",\"arguments\":{}," MODERN "}}");
+    assert_non_null(strstr(sv_str(o, "error.message"), "params.name contains a NUL character"));
+    expect_error(o, JRPC_INVALID_PARAMS);
+    /* an escaped backslash before u0000 is text, not a NUL */
+    o = call_tool(f, "search_endpoints", "{\"task\":\"movie \\\\u0000 credits\"}");
+    assert_false(is_tool_error(o));
+    json_object_put(o);
+    /* the JSON-RPC message null: Invalid Request that says so, never "success" */
+    o = io(f, &st, "null");
+    assert_non_null(strstr(sv_str(o, "error.message"), "not null"));
+    expect_error(o, JRPC_INVALID_REQUEST);
+    mcp_stdio_state_clear(&st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -875,6 +985,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_http_modern, setup, teardown),
         cmocka_unit_test_setup_teardown(test_http_legacy_sessions, setup, teardown),
         cmocka_unit_test(test_http_session_limit),
+        cmocka_unit_test(test_http_session_quota),
+        cmocka_unit_test_setup_teardown(test_nul_refused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
