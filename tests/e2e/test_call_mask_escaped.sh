@@ -117,19 +117,19 @@ shown() { # name, file, fixed string that must be there (the call really echoed)
 
 echo "== apidex call"
 for op in echo fail whoami; do
-  "$bin" call "GET /$op" --api "$api" --server "$base" --allow-address 127.0.0.1 --json \
+  "$bin" call "GET /$op" --api "$api" --server "$base" --allow-host "$base" --allow-address 127.0.0.1 --json \
     >"$tmp/$op.json" 2>"$tmp/$op.err"
   cat "$tmp/$op.err" >>"$tmp/$op.json"
   shown "$op --json answered" "$tmp/$op.json" '****'
   clean "call $op --json" "$tmp/$op.json"
-  "$bin" call "GET /$op" --api "$api" --server "$base" --allow-address 127.0.0.1 \
+  "$bin" call "GET /$op" --api "$api" --server "$base" --allow-host "$base" --allow-address 127.0.0.1 \
     >"$tmp/$op.txt" 2>&1
   clean "call $op (text)" "$tmp/$op.txt"
 done
 shown "the 500 answered" "$tmp/fail.json" '500'
 
 echo "== POST /v1/call"
-timeout 300 "$bin" serve --access-log stderr --allow-calls --allow-address 127.0.0.1 --allow-host 127.0.0.1 \
+timeout 300 "$bin" serve --access-log stderr --allow-calls --allow-address 127.0.0.1 --allow-host "$base" \
   --listen 127.0.0.1:0 --port-file "$tmp/serve.port" >"$tmp/serve.out" 2>"$tmp/serve.err" &
 pids+=($!)
 for _ in $(seq 200); do [ -s "$tmp/serve.port" ] && break; sleep 0.05; done
@@ -158,7 +158,7 @@ for i, op in enumerate(("echo", "fail", "whoami")):
 for m in msgs:
     print(json.dumps(m))
 PY
-timeout 120 "$bin" mcp --allow-calls --allow-address 127.0.0.1 --allow-host 127.0.0.1 \
+timeout 120 "$bin" mcp --allow-calls --allow-address 127.0.0.1 --allow-host "$base" \
   <"$tmp/mcp.in" >"$tmp/mcp.out" 2>"$tmp/mcp.err"
 [ "$(grep -c '"id":[234]' "$tmp/mcp.out")" = 3 ] && ok "MCP answered three calls" || { bad "MCP answers"; head -c 600 "$tmp/mcp.out"; cat "$tmp/mcp.err"; }
 shown "MCP shows the masked echo" "$tmp/mcp.out" '****'
