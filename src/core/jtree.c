@@ -556,7 +556,11 @@ static int parse_json(jt_doc *doc, build_ctx *bc)
             "invalid JSON: %s%s",
             jerr == json_tokener_continue ? "unexpected end of input"
                                           : json_tokener_error_desc(jerr),
-            jerr == json_tokener_error_depth ? " (nesting deeper than the limit)" : "");
+            jerr == json_tokener_error_depth ? core_arena_printf(doc->arena,
+                                                                 " (nesting deeper than the "
+                                                                 "limit of %u levels)",
+                                                                 bc->lim.max_depth)
+                                             : "");
         core_error_at(bc->err, bc->file, line, col, NULL);
     } else {
         size_t rest = json_skip_ws(doc->text, doc->text_len, end);
@@ -930,7 +934,8 @@ static int parse_yaml(jt_doc *doc, build_ctx *bc)
             bool is_map = ev->type == FYET_MAPPING_START;
             if (yb.n_frames >= bc->lim.max_depth) {
                 rc = APIDEX_ELIMIT;
-                why = "nesting deeper than the limit";
+                why = core_arena_printf(bc->arena, "nesting deeper than the limit of %u levels",
+                                        bc->lim.max_depth);
                 err_line = line;
                 err_col = col;
                 break;
@@ -1096,7 +1101,7 @@ static int parse_yaml(jt_doc *doc, build_ctx *bc)
 /* Replaces every byte that is not part of valid UTF-8 with '?', in place (positions and
    lengths stay as they were). Later stages may then rely on valid UTF-8, and libfyaml
    never sees invalid input (it leaks on some). Returns the number of bytes replaced. */
-static size_t utf8_sanitize(char *text, size_t len)
+static size_t utf8_sanitize(char *text, size_t len, size_t *first)
 {
     size_t fixed = 0;
     unsigned char *s = (unsigned char *)text;
@@ -1109,6 +1114,7 @@ static size_t utf8_sanitize(char *text, size_t len)
         if (k) {
             i += k;
         } else {
+            if (!fixed) *first = i;
             s[i++] = '?';
             fixed++;
         }
@@ -1143,7 +1149,10 @@ int jt_doc_parse(char *text, size_t len, const char *file, const jt_limits *lim_
     doc->file = core_arena_strdup(arena, file ? file : "");
     build_ctx bc = {.arena = arena, .lim = lim, .err = err, .file = doc->file};
 
-    utf8_sanitize(text, len);
+    size_t bad_at = 0;
+    doc->invalid_utf8 = utf8_sanitize(text, len, &bad_at);
+    if (doc->invalid_utf8)
+        offset_to_linecol(text, len, bad_at, &doc->invalid_utf8_line, &doc->invalid_utf8_col);
     size_t i = 0;
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) i = 3; /* UTF-8 BOM */
     i = json_skip_ws(text, len, i);
