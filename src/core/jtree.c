@@ -512,6 +512,8 @@ static jt_node *from_jsonc(build_ctx *bc, struct json_object *jo)
         for (size_t i = 0; i < cnt; i++) {
             n->u.items[i] = from_jsonc(bc, json_object_array_get_idx(jo, i));
             if (!n->u.items[i]) return NULL;
+            /* each json-c child freed once copied: the peak is one tree, not two */
+            json_object_array_put_idx(jo, i, NULL);
         }
         return n;
     }
@@ -528,6 +530,8 @@ static jt_node *from_jsonc(build_ctx *bc, struct json_object *jo)
             m->key = core_arena_strndup(bc->arena, k, m->key_len);
             m->value = from_jsonc(bc, v);
             if (!m->key || !m->value) return NULL;
+            /* replaces the value in its entry (no rehash: the walk goes on) and frees it */
+            json_object_object_add(jo, k, NULL);
         }
         n->len = (uint32_t)i;
         jt_object_finish(bc->arena, n);
