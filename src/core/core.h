@@ -22,6 +22,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -89,7 +90,14 @@ size_t core_edit_distance(const char *a, size_t la, const char *b, size_t lb, si
 
 /* ---------------------------------------------------------------- files */
 
-/** Reads a whole file into malloc'd memory (NUL-terminated), refusing files over max_bytes. */
+/**
+ * Opens a regular file for reading: FIFOs, sockets, devices and directories are refused at
+ * once (never waited on) with err naming the path and what it is. Returns NULL on failure;
+ * the caller fcloses the FILE.
+ */
+FILE *core_file_open_regular(const char *path, apidex_error *err);
+/** Reads a whole file into malloc'd memory (NUL-terminated), refusing files over max_bytes
+    and anything that is not a regular file (core_file_open_regular). */
 int core_file_read(const char *path, size_t max_bytes, char **out, size_t *out_len,
                    apidex_error *err);
 /** 64-bit content hash (xxh3). */
@@ -184,6 +192,8 @@ typedef struct jt_doc {
     char *text;       /* the source (malloc'd), kept for jt_doc_locate */
     size_t text_len;
     core_arena *arena;
+    size_t invalid_utf8;                          /* bytes not valid UTF-8, replaced by '?' */
+    unsigned invalid_utf8_line, invalid_utf8_col; /* where the first of them was */
 } jt_doc;
 
 /**

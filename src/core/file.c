@@ -2,32 +2,60 @@
 #include "core/core.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <xxhash.h>
+
+FILE *core_file_open_regular(const char *path, apidex_error *err)
+{
+    /* O_NONBLOCK: opening a FIFO for reading waits for a writer; checked before any read */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        int e = errno;
+        core_error_set(err, e == ENOENT ? APIDEX_ENOTFOUND : APIDEX_EIO, "cannot open: %s",
+                       strerror(e));
+        core_error_at(err, path, 0, 0, NULL);
+        return NULL;
+    }
+    struct stat st;
+    const char *what = NULL;
+    if (fstat(fd, &st) != 0)
+        what = "cannot be examined";
+    else if (S_ISDIR(st.st_mode))
+        what = "is a directory";
+    else if (S_ISFIFO(st.st_mode))
+        what = "is not a regular file (a FIFO); only regular files are read";
+    else if (S_ISSOCK(st.st_mode))
+        what = "is not a regular file (a socket); only regular files are read";
+    else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+        what = "is not a regular file (a device); only regular files are read";
+    else if (!S_ISREG(st.st_mode))
+        what = "is not a regular file; only regular files are read";
+    int flags = what ? 0 : fcntl(fd, F_GETFL);
+    if (!what && (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0))
+        what = "cannot be read";
+    FILE *f = what ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        core_error_set(err, APIDEX_EIO, "%s", what ? what : "cannot be read");
+        core_error_at(err, path, 0, 0, NULL);
+    }
+    return f;
+}
 
 int core_file_read(const char *path, size_t max_bytes, char **out, size_t *out_len,
                    apidex_error *err)
 {
     *out = NULL;
     *out_len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        core_error_set(err, errno == ENOENT ? APIDEX_ENOTFOUND : APIDEX_EIO, "cannot open: %s",
-                       strerror(errno));
-        core_error_at(err, path, 0, 0, NULL);
-        return err ? err->code : APIDEX_EIO;
-    }
+    FILE *f = core_file_open_regular(path, err);
+    if (!f) return err ? err->code : APIDEX_EIO;
     struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        core_error_set(err, APIDEX_EIO, "is a directory");
-        core_error_at(err, path, 0, 0, NULL);
-        return APIDEX_EIO;
-    }
     if (max_bytes && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
         (size_t)st.st_size > max_bytes) {
         fclose(f);

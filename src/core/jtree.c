@@ -512,6 +512,8 @@ static jt_node *from_jsonc(build_ctx *bc, struct json_object *jo)
         for (size_t i = 0; i < cnt; i++) {
             n->u.items[i] = from_jsonc(bc, json_object_array_get_idx(jo, i));
             if (!n->u.items[i]) return NULL;
+            /* each json-c child freed once copied: the peak is one tree, not two */
+            json_object_array_put_idx(jo, i, NULL);
         }
         return n;
     }
@@ -528,6 +530,8 @@ static jt_node *from_jsonc(build_ctx *bc, struct json_object *jo)
             m->key = core_arena_strndup(bc->arena, k, m->key_len);
             m->value = from_jsonc(bc, v);
             if (!m->key || !m->value) return NULL;
+            /* replaces the value in its entry (no rehash: the walk goes on) and frees it */
+            json_object_object_add(jo, k, NULL);
         }
         n->len = (uint32_t)i;
         jt_object_finish(bc->arena, n);
@@ -556,7 +560,11 @@ static int parse_json(jt_doc *doc, build_ctx *bc)
             "invalid JSON: %s%s",
             jerr == json_tokener_continue ? "unexpected end of input"
                                           : json_tokener_error_desc(jerr),
-            jerr == json_tokener_error_depth ? " (nesting deeper than the limit)" : "");
+            jerr == json_tokener_error_depth ? core_arena_printf(doc->arena,
+                                                                 " (nesting deeper than the "
+                                                                 "limit of %u levels)",
+                                                                 bc->lim.max_depth)
+                                             : "");
         core_error_at(bc->err, bc->file, line, col, NULL);
     } else {
         size_t rest = json_skip_ws(doc->text, doc->text_len, end);
@@ -930,7 +938,8 @@ static int parse_yaml(jt_doc *doc, build_ctx *bc)
             bool is_map = ev->type == FYET_MAPPING_START;
             if (yb.n_frames >= bc->lim.max_depth) {
                 rc = APIDEX_ELIMIT;
-                why = "nesting deeper than the limit";
+                why = core_arena_printf(bc->arena, "nesting deeper than the limit of %u levels",
+                                        bc->lim.max_depth);
                 err_line = line;
                 err_col = col;
                 break;
@@ -1096,7 +1105,7 @@ static int parse_yaml(jt_doc *doc, build_ctx *bc)
 /* Replaces every byte that is not part of valid UTF-8 with '?', in place (positions and
    lengths stay as they were). Later stages may then rely on valid UTF-8, and libfyaml
    never sees invalid input (it leaks on some). Returns the number of bytes replaced. */
-static size_t utf8_sanitize(char *text, size_t len)
+static size_t utf8_sanitize(char *text, size_t len, size_t *first)
 {
     size_t fixed = 0;
     unsigned char *s = (unsigned char *)text;
@@ -1109,6 +1118,7 @@ static size_t utf8_sanitize(char *text, size_t len)
         if (k) {
             i += k;
         } else {
+            if (!fixed) *first = i;
             s[i++] = '?';
             fixed++;
         }
@@ -1143,7 +1153,10 @@ int jt_doc_parse(char *text, size_t len, const char *file, const jt_limits *lim_
     doc->file = core_arena_strdup(arena, file ? file : "");
     build_ctx bc = {.arena = arena, .lim = lim, .err = err, .file = doc->file};
 
-    utf8_sanitize(text, len);
+    size_t bad_at = 0;
+    doc->invalid_utf8 = utf8_sanitize(text, len, &bad_at);
+    if (doc->invalid_utf8)
+        offset_to_linecol(text, len, bad_at, &doc->invalid_utf8_line, &doc->invalid_utf8_col);
     size_t i = 0;
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) i = 3; /* UTF-8 BOM */
     i = json_skip_ws(text, len, i);

@@ -343,6 +343,12 @@ static spec_doc *doc_add(spec_api_int *ai, jt_doc *tree, const char *file, const
     }
     if (!doc->real || !doc->dir) return NULL;
     doc->index = ai->n_docs;
+    if (tree && tree->invalid_utf8)
+        /* once per file, where the first bad byte was (README: replaced, with a warning) */
+        core_diags_add(&ai->pub.diags, CORE_DIAG_WARNING, APIDEX_EPARSE, file,
+                       tree->invalid_utf8_line, tree->invalid_utf8_col, "",
+                       "invalid UTF-8: %zu byte%s replaced by '?' (the first here)",
+                       tree->invalid_utf8, tree->invalid_utf8 == 1 ? "" : "s");
     if (spec_strmap_put(&ai->doc_by_path, real, strlen(real), doc->index)) return NULL;
     ai->docs[ai->n_docs++] = doc;
     return doc;
@@ -591,6 +597,12 @@ static int api_build(spec_api_int *ai, jt_doc *tree, const apidex_error *perr)
     if (hashes) api->content_hash = core_hash64(hashes, api->n_files * sizeof *hashes);
     free(hashes);
     api->content_hash = spec_select_hash(ai, api->content_hash);
+    if (rc == APIDEX_ELIMIT) {
+        /* over a limit of one document: said where (spec_int.h), and the others go on */
+        api->failed = true;
+        api->major = 0;
+        return 0;
+    }
     if (rc) {
         api->failed = true;
         core_diags_add(&api->diags, CORE_DIAG_ERROR, rc, api->file, 0, 0, "", "%s",
@@ -751,7 +763,7 @@ static bool sniff_root(const char *text, size_t len)
 static bool sniff_head(const char *path)
 {
     char head[65536];
-    FILE *f = fopen(path, "rb");
+    FILE *f = core_file_open_regular(path, NULL);
     if (!f) return false;
     size_t n = fread(head, 1, sizeof head, f);
     fclose(f);

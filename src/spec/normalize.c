@@ -637,6 +637,15 @@ static int build_ops(spec_api_int *ai)
     for (uint32_t i = 0; i < paths.node->len; i++) {
         const jt_member *pm = &paths.node->u.members[i];
         if (pm->key_len > 2 && pm->key[0] == 'x' && pm->key[1] == '-') continue;
+        if (pm->key_len > SPEC_MAX_PATH_BYTES) {
+            /* the document's error, not the run's: every pointer, id and rendering of the
+               operation would carry the key (spec_api_limit: the caller goes on) */
+            spec_diag(ai, CORE_DIAG_ERROR, APIDEX_ELIMIT, paths.doc, NULL, "/paths",
+                      "path %u of 'paths' is %u bytes, over the limit of %d bytes for a path "
+                      "(it starts '%.40s')",
+                      i + 1, pm->key_len, SPEC_MAX_PATH_BYTES, pm->key);
+            return APIDEX_ELIMIT;
+        }
         spec_loc item = deref_loc(ai, (spec_loc){pm->value, paths.doc});
         if (!item.node) continue; /* unresolved: already reported */
         if (item.node->type != JT_OBJECT) {

@@ -178,6 +178,15 @@ int spec_graph_analyse(spec_api_int *ai);
 /* ---------------------------------------------------------------- the keyword walk */
 
 /*
+ * Limits of one document past which it fails alone (APIDEX_ELIMIT from a build step: the
+ * error is already in its diagnostics, with the file, a pointer and the limit named; the
+ * registry and the index go on with the other documents). docs/INDEX.md "Load limits".
+ */
+enum {
+    SPEC_MAX_PATH_BYTES = 16384 /* one key of `paths`: real ones are under 300 bytes */
+};
+
+/*
  * Which members of an OpenAPI object are keywords, which are names, which are
  * data. A $ref is only a reference where a keyword can be: inside
  * `properties` a member called "$ref" is a property, and inside `example` it is
