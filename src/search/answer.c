@@ -325,7 +325,7 @@ int answer_ranked(query_state *st, size_t k)
     }
     free(pos);
     free(per_api);
-    if (!rc && st->n_out < k) rc = fill_from_graph(st, k);
+    if (!rc && st->n_out < k && st->p->answer_graph_fill > 0) rc = fill_from_graph(st, k);
     /* producers may push the list past k: keep the first k in call order */
     if (st->n_out > k) st->n_out = k;
     return rc;

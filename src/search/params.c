@@ -186,6 +186,10 @@ static const search_param_info table[] = {
      "is set up once, not looked up: no producer (above 1: always look up)"},
     {"producer.given_specific", P(producer_given_specific), 1, 0, 1,
      "1: 'a specific (particular, given) X' means the caller has X's id: no producer"},
+    {"answer.graph_fill", P(answer_graph_fill), 1, 0, 1,
+     "1: a ranked list the text matches fewer than k endpoints for is filled from the data-flow "
+     "graph around what is listed (endpoints with no evidence of their own); 0: the list stays "
+     "short (RestBench R@20 0.920 -> 0.914, every other number of the dev suite unchanged)"},
     {"fill.fan_weight", P(fill_fan_weight), 0.5, 0, 10,
      "graph fill: weight of how many inputs an endpoint can feed"},
     /* dense */

@@ -74,6 +74,7 @@ typedef struct search_params {
     double producer_ambient;        /* inputs needed by this share of an API's operations */
     double producer_given_specific; /* 1: "a specific X" gives X */
     double fill_fan_weight;         /* graph fill: inputs an endpoint can feed */
+    double answer_graph_fill;       /* 1: a list the text cannot fill is filled from the graph */
     double rrf_k;                   /* reciprocal-rank fusion constant */
     double usage_weight;            /* the usage prior: share of the best score (0: off) */
     double usage_half_life;         /* days after which a reported use counts half */
