@@ -26,11 +26,14 @@
 # set (per domain), in parallel (nproc jobs), and bench/retrieval_table.py aggregates:
 #
 #   set | tasks | R@5 | R@10 | R@20 | all@5 | adaptive R | adaptive P | adaptive F1 | size | p50 ms
+#       | opposite | destructive
 #
 # R@k: mean per-task recall of the top k distinct endpoints; all@5: fraction of tasks with
 # every gold endpoint in the top 5; adaptive R/P/F1/size: the adaptive answer (eval's default
 # budget), mean per-task recall, precision, F1 and number of endpoints; p50 ms: median
-# latency of the fixed-k search (engine open excluded). Quality numbers do not vary run to
+# latency of the fixed-k search (engine open excluded); opposite / destructive: how many adaptive
+# answers hold an operation opposing the task's request, or a destructive one no request asks
+# for (counts; eval's harm.c judges them from the words, apart from the engine). Quality numbers do not vary run to
 # run; latencies do.
 #
 #   bash bench/bench_retrieval.sh [BUILD_DIR] [--sets a,b,...] [--param NAME=VALUE]...

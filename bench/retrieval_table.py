@@ -16,6 +16,10 @@ files: each file's aggregate weighs by its `queries`, which is the mean over all
 Latency of such a row is the median of the files' p50s (the tasks of different indexes
 cannot be pooled from the percentiles).
 
+opposite and destructive count the adaptive answers that hold an operation opposing the
+task's request, or a destructive one no request asks for (eval's harm.c), summed over a row's
+files.
+
 all@5 is the fraction of tasks whose per-query recall@5 is 1 (every gold endpoint in the top
 5). Only that count is taken from `per_query`; nothing per task is printed.
 """
@@ -34,7 +38,11 @@ COLUMNS = [
     ("adaptive F1", "adaptive_f1"),
     ("size", "adaptive_size"),
     ("p50 ms", "p50_ms"),
+    ("opposite", "opposite"),
+    ("destructive", "destructive"),
 ]
+# counts (summed over a row's files), not means
+COUNTS = ("tasks", "opposite", "destructive")
 
 
 def die(msg):
@@ -79,6 +87,8 @@ def load(label, path):
         "adaptive_f1": get(d, "adaptive", "f1", where=where),
         "adaptive_size": get(d, "adaptive", "mean_size", where=where),
         "p50": get(d, "latency_ms", "p50", where=where),
+        "opposite": int(get(d, "adaptive", "opposite", where=where)),
+        "destructive": int(get(d, "adaptive", "destructive", where=where)),
     }
 
 
@@ -90,6 +100,8 @@ def aggregate(parts):
         row[key] = sum(p[key] * p["n"] for p in parts) / tasks if tasks else 0.0
     row["all_at_5"] = sum(p["all5"] for p in parts) / tasks if tasks else 0.0
     row["p50_ms"] = statistics.median(p["p50"] for p in parts)
+    row["opposite"] = sum(p["opposite"] for p in parts)
+    row["destructive"] = sum(p["destructive"] for p in parts)
     return row
 
 
@@ -148,7 +160,7 @@ def main(argv):
                 rec["sweep_value"] = value
             rec["set"] = set_name
             for _, key in COLUMNS:
-                rec[key] = row[key] if key == "tasks" else round(row[key], 3)
+                rec[key] = row[key] if key in COUNTS else round(row[key], 3)
             ps = dict(fixed)
             if sweep:
                 ps[sweep] = value
@@ -157,7 +169,7 @@ def main(argv):
         else:
             cells = ([value] if sweep else []) + [set_name]
             for _, key in COLUMNS:
-                cells.append(str(row[key]) if key == "tasks" else "%.3f" % row[key])
+                cells.append(str(row[key]) if key in COUNTS else "%.3f" % row[key])
             out.write("| " + " | ".join(cells) + " |\n")
     return 0
 

@@ -57,6 +57,22 @@ int eval_score(const char *const *gold, size_t n_gold, const char *const *return
  */
 double eval_percentile(double *values, size_t n, double p);
 
+/* ---------------------------------------------------------------- harm (harm.c) */
+
+/** What an answer holds that the task did not ask for. */
+typedef struct eval_harm {
+    bool opposite;    /* an operation whose verb opposes a request's (a stop for "start") */
+    bool destructive; /* a destructive operation (DELETE, or a non-GET whose summary deletes,
+                         destroys, purges, bans, revokes, ...) when no request deletes */
+} eval_harm;
+
+/**
+ * Judges hits[0..n) against the task from the task's words and each hit's method, summary
+ * and operationId (harm.c's essay says how), apart from the engine's own reading. Returns 0
+ * or APIDEX_ENOMEM.
+ */
+int eval_harm_check(const char *task, const search_hit *hits, size_t n, eval_harm *out);
+
 /* ---------------------------------------------------------------- query sets */
 
 typedef struct eval_query {
@@ -104,6 +120,7 @@ typedef struct eval_query_result {
     const char **adaptive; /* the adaptive answer's distinct endpoints */
     size_t n_adaptive;
     eval_scores adaptive_scores;
+    eval_harm harm;     /* of the adaptive answer */
     size_t tokens;      /* cl100k tokens of the adaptive answer's context */
     size_t tokens_at_k; /* cl100k tokens of the first k endpoints' rendered operations */
     double latency_ms;  /* wall time of the fixed-k search */
@@ -119,9 +136,11 @@ typedef struct eval_report {
     double recall_at[3], precision_at[3], f1_at[3]; /* at 5, 10, 20 */
     double complete_at[3]; /* share of the tasks with every gold endpoint in the first 5, 10, 20 */
     double adaptive_recall, adaptive_precision, adaptive_f1, adaptive_mean_size;
-    double tokens_mean;      /* adaptive answer's context */
-    double tokens_at_k_mean; /* the first k endpoints' operations */
-    double latency_ms[3];    /* p50, p95, p99 of the fixed-k searches */
+    size_t adaptive_opposite;    /* adaptive answers holding an opposite operation */
+    size_t adaptive_destructive; /* ... a destructive operation no request asks for */
+    double tokens_mean;          /* adaptive answer's context */
+    double tokens_at_k_mean;     /* the first k endpoints' operations */
+    double latency_ms[3];        /* p50, p95, p99 of the fixed-k searches */
     double adaptive_latency_ms[3];
     double engine_open_ms;
     size_t routing_tasks;         /* tasks with a gold_api (0 when the index holds one API) */

@@ -189,6 +189,7 @@ int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const ev
         rc = search_engine_run(eng, &aq, &res, err);
         alat[i] = qr->adaptive_latency_ms = now_ms() - t0;
         if (!rc) rc = hit_list(res, r->arena, &qr->adaptive, &qr->n_adaptive, NULL);
+        if (!rc) rc = eval_harm_check(q->text, res->hits, res->n_hits, &qr->harm);
         if (!rc && res->n_hits) qr->routed_api = core_arena_strdup(r->arena, res->hits[0].api);
         if (!rc) {
             qr->gold_api = gold_api(idx, keys, n_keys, q);
@@ -231,6 +232,8 @@ int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const ev
         r->adaptive_precision += qr->adaptive_scores.precision;
         r->adaptive_f1 += qr->adaptive_scores.f1;
         r->adaptive_mean_size += (double)qr->adaptive_scores.n_returned;
+        r->adaptive_opposite += qr->harm.opposite;
+        r->adaptive_destructive += qr->harm.destructive;
         r->tokens_mean += (double)qr->tokens;
         r->tokens_at_k_mean += (double)qr->tokens_at_k;
     }
@@ -303,9 +306,9 @@ int eval_report_json(const eval_report *r, bool per_query, core_buf *out)
     json_at(out, "complete_at", r->complete_at);
     core_buf_printf(out,
                     ",\"adaptive\":{\"recall\":%.4f,\"precision\":%.4f,\"f1\":%.4f,"
-                    "\"mean_size\":%.4f",
+                    "\"mean_size\":%.4f,\"opposite\":%zu,\"destructive\":%zu",
                     r->adaptive_recall, r->adaptive_precision, r->adaptive_f1,
-                    r->adaptive_mean_size);
+                    r->adaptive_mean_size, r->adaptive_opposite, r->adaptive_destructive);
     json_pcts(out, "latency_ms", r->adaptive_latency_ms);
     core_buf_printf(out, "},\"tokens_mean\":%.1f,\"tokens_at_k_mean\":%.1f,\"budget\":%zu",
                     r->tokens_mean, r->tokens_at_k_mean, r->budget);
@@ -339,9 +342,10 @@ int eval_report_json(const eval_report *r, bool per_query, core_buf *out)
             json_strs(out, qr->adaptive, qr->n_adaptive, qr->n_adaptive);
             core_buf_printf(out,
                             ",\"recall\":%.4f,\"precision\":%.4f,\"f1\":%.4f,"
-                            "\"latency_ms\":%.3f}",
+                            "\"opposite\":%s,\"destructive\":%s,\"latency_ms\":%.3f}",
                             qr->adaptive_scores.recall, qr->adaptive_scores.precision,
-                            qr->adaptive_scores.f1, qr->adaptive_latency_ms);
+                            qr->adaptive_scores.f1, qr->harm.opposite ? "true" : "false",
+                            qr->harm.destructive ? "true" : "false", qr->adaptive_latency_ms);
             if (qr->gold_api) {
                 core_buf_puts(out, ",\"gold_api\":");
                 core_buf_json_str(out, qr->gold_api, strlen(qr->gold_api));
@@ -373,6 +377,11 @@ int eval_report_text(const eval_report *r, bool per_query, core_buf *out)
                             base ? base + 1 : q->file, q->index, qr->at_k.recall,
                             qr->at_k.precision, qr->adaptive_scores.recall,
                             qr->adaptive_scores.precision, qr->adaptive_scores.n_returned, q->text);
+            if (qr->harm.opposite)
+                core_buf_puts(out, "    adaptive answer holds an opposite operation\n");
+            if (qr->harm.destructive)
+                core_buf_puts(out,
+                              "    adaptive answer holds a destructive operation not asked for\n");
             /* what was missed, so a reader sees why without --json */
             if (qr->gold_api && (!qr->routed_api || strcmp(qr->gold_api, qr->routed_api)))
                 core_buf_printf(out, "    routed to %s, gold in %s\n",
@@ -392,14 +401,17 @@ int eval_report_text(const eval_report *r, bool per_query, core_buf *out)
                     "recall@k     5: %.3f  10: %.3f  20: %.3f\n"
                     "all gold in  5: %.3f  10: %.3f  20: %.3f (share of tasks)\n"
                     "adaptive     recall %.3f  precision %.3f  F1 %.3f  mean size %.2f\n"
+                    "harm         %zu adaptive answers hold an opposite operation, %zu a "
+                    "destructive one not asked for\n"
                     "tokens       adaptive context %.0f (budget %zu); first k operations %.0f\n"
                     "latency ms   p50 %.3f  p95 %.3f  p99 %.3f  (adaptive p50 %.3f  p95 %.3f  "
                     "p99 %.3f)\n",
                     r->queries, r->k, r->recall, r->precision, r->f1, r->recall_at[0],
                     r->recall_at[1], r->recall_at[2], r->complete_at[0], r->complete_at[1],
                     r->complete_at[2], r->adaptive_recall, r->adaptive_precision, r->adaptive_f1,
-                    r->adaptive_mean_size, r->tokens_mean, r->budget, r->tokens_at_k_mean,
-                    r->latency_ms[0], r->latency_ms[1], r->latency_ms[2], r->adaptive_latency_ms[0],
+                    r->adaptive_mean_size, r->adaptive_opposite, r->adaptive_destructive,
+                    r->tokens_mean, r->budget, r->tokens_at_k_mean, r->latency_ms[0],
+                    r->latency_ms[1], r->latency_ms[2], r->adaptive_latency_ms[0],
                     r->adaptive_latency_ms[1], r->adaptive_latency_ms[2]);
     if (r->routing_tasks)
         core_buf_printf(out,

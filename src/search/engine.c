@@ -45,6 +45,7 @@ void search_engine_close(search_engine *e)
         for (size_t i = 0; i < e->n_ops; i++) free(e->info[i].producers);
     free(e->info);
     free(e->verb_counts);
+    free(e->opposites);
     free(e->superseded);
     core_arena_free(e->arena);
     pthread_mutex_destroy(&e->embed_lock);
@@ -220,6 +221,7 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
     if (!rc && !mrc) mrc = lex_stop_words(e);
     if (!rc && !mrc) mrc = lex_sort_terms(e);
     if (!rc && !mrc) mrc = action_learn(e);
+    if (!rc && !mrc) mrc = opposite_learn(e);
     if (!rc && !mrc) mrc = route_api_names(e);
     if (!rc && !mrc) mrc = owner_learn(e);
     if (!rc && !mrc) mrc = dupes_mark(e);

@@ -85,6 +85,14 @@ static const search_param_info table[] = {
     {"action.destructive", P(action_destructive), 0.3, 0, 1,
      "score factor of a destructive operation when no intent asks to delete or cancel "
      "(it never enters an adaptive answer or serves as a producer then)"},
+    {"action.opposite", P(action_opposite), 0.3, 0, 1,
+     "score factor of an operation whose verb opposes its request's (start/stop, add/remove, "
+     "follow/unfollow: opposite.c) when the task does not say that verb too; it never enters "
+     "an adaptive answer (1: the rule is off)"},
+    {"action.destroy_words", P(action_destroy_words), 1, 0, 1,
+     "1: an operation that is no safe read (GET, HEAD) and whose summary, operationId or path "
+     "has a word that destroys (delete, destroy, purge, ban, revoke, erase, wipe, terminate) "
+     "is destructive (0: only its summary's first verb or DELETE tells)"},
     {"action.learn_min", P(action_learn_min), 3, 1, 1000,
      "a verb the lexicon lacks is learned from the specs when at least this many summaries "
      "start with it"},
@@ -178,6 +186,10 @@ static const search_param_info table[] = {
      "is set up once, not looked up: no producer (above 1: always look up)"},
     {"producer.given_specific", P(producer_given_specific), 1, 0, 1,
      "1: 'a specific (particular, given) X' means the caller has X's id: no producer"},
+    {"answer.graph_fill", P(answer_graph_fill), 1, 0, 1,
+     "1: a ranked list the text matches fewer than k endpoints for is filled from the data-flow "
+     "graph around what is listed (endpoints with no evidence of their own); 0: the list stays "
+     "short (RestBench R@20 0.920 -> 0.914, every other number of the dev suite unchanged)"},
     {"fill.fan_weight", P(fill_fan_weight), 0.5, 0, 10,
      "graph fill: weight of how many inputs an endpoint can feed"},
     /* dense */

@@ -39,6 +39,8 @@ typedef struct search_params {
     double intent_second;           /* adaptive: an intent's second within this ratio */
     double action_mismatch;         /* an operation whose action is not the intent's */
     double action_destructive;      /* a destructive operation when nothing asks to delete */
+    double action_opposite;         /* an operation whose verb opposes its request's verb */
+    double action_destroy_words;    /* 1: a non-GET whose words destroy is destructive */
     double action_learn_min;        /* learned verbs: operations that start with the verb */
     double action_learn_share;      /* learned verbs: share of one action among them */
     double route_damping;           /* other APIs than the routed one, one-intent tasks */
@@ -72,6 +74,7 @@ typedef struct search_params {
     double producer_ambient;        /* inputs needed by this share of an API's operations */
     double producer_given_specific; /* 1: "a specific X" gives X */
     double fill_fan_weight;         /* graph fill: inputs an endpoint can feed */
+    double answer_graph_fill;       /* 1: a list the text cannot fill is filled from the graph */
     double rrf_k;                   /* reciprocal-rank fusion constant */
     double usage_weight;            /* the usage prior: share of the best score (0: off) */
     double usage_half_life;         /* days after which a reported use counts half */
@@ -208,6 +211,16 @@ void search_engine_share_embedder(search_engine *eng, struct embed_provider *p,
 /** Runs a query. *out: search_result_free. Thread-safe. */
 int search_engine_run(search_engine *eng, const search_query *q, search_result **out,
                       apidex_error *err);
+
+/**
+ * Do two verbs, given as Snowball stems (text_words_split with TEXT_WORDS_STEM), oppose: one
+ * undoes what the other does (start/stop, enable/disable, add/remove, follow/unfollow)? A
+ * small lexicon of general English, and a verb against itself after "un". Thread-safe.
+ */
+bool search_verbs_oppose(const char *a, const char *b);
+/** Does the verb (a Snowball stem of n bytes) destroy its object: delete, destroy, purge, ban,
+    revoke, erase, wipe, terminate? Thread-safe. */
+bool search_verb_destroys(const char *stem, size_t n);
 
 /** One-shot convenience: open an engine on idx, run q, close it. */
 int search_run(store_index *idx, const search_query *q, search_result **out, apidex_error *err);

@@ -50,6 +50,8 @@ typedef struct doc_info {
 typedef struct op_info {
     uint32_t api;
     int action;              /* text_action: what it does (index time) */
+    const char *verb;        /* stem of its verb: the index's, or (when that is only its
+                                method: "POST_StopInstances") the operationId's next word */
     unsigned flags;          /* STORE_OP_* */
     producer_ref *producers; /* edges where this op is the consumer, grouped by param */
     size_t n_producers;
@@ -102,6 +104,10 @@ struct search_engine {
     /* verbs the lexicon does not know, learned from the indexed summaries: per verb stem
        (term index), how many operations start with it, by the action of their method */
     uint16_t (*verb_counts)[5];
+    /* verb pairs of the de-/dis- form the registry shows on one resource (opposite.c):
+       stems of the operations' verbs, borrowed from the index */
+    const char *(*opposites)[2];
+    size_t n_opposites;
     char **stop; /* stop words through the term pipeline */
     size_t n_stop;
     core_arena *arena;
@@ -162,6 +168,9 @@ typedef struct ranking {
     uint32_t w0, w1;     /* its words */
     uint32_t ref0, ref1; /* an antecedent's words ("pay for it": the previous request) */
     int action;          /* text_action of its verb (NONE for the whole task) */
+    const char *verb;    /* stem of its request verb, or NULL (opposite.c; set by rank_run) */
+    const char *opp[8];  /* the lexicon's opposites of verb */
+    size_t n_opp;
     qterm *terms;
     size_t n_terms;
     double idf_total; /* the score of a perfect match (every term saturated) */
@@ -278,6 +287,18 @@ int action_learn(search_engine *e);
 int action_of_stem(const search_engine *e, const search_params *p, const char *stem);
 double action_factor(const query_state *st, const ranking *r, uint32_t op);
 
+/* op_info.flags: destructive by a word of its summary, operationId or path (opposite.c) */
+#define OP_DESTROY_WORDS (1u << 16)
+/* opposite.c: opposite and destructive operations. opposite_learn marks the operations whose
+   summary, operationId or path destroys (not GET, HEAD) and learns the de-/dis- pairs the
+   registry shows; opposite_of_request: does op's verb oppose r's request verb (and the task
+   does not say op's verb too)? */
+int opposite_learn(search_engine *e);
+bool opposite_of_request(const query_state *st, const ranking *r, uint32_t op);
+/* Is op destructive (STORE_OP_DESTRUCTIVE; or by its words, with action.destroy_words)? */
+bool opposite_destructive(const query_state *st, uint32_t op);
+/* r->verb and r->opp: its request verb and that verb's opposites in the lexicon */
+void opposite_read(const query_state *st, ranking *r);
 /* routing.c */
 int route_api_names(search_engine *e);
 /* Do two names name the same APIs? */
