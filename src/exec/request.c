@@ -766,7 +766,10 @@ static int decide_origin(build *b, bool *creds)
                                       r->origin, r->api_origins[i], r->origin);
         }
     }
-    bool trusted_server = b->from_caller_server && !b->opt->untrusted_server;
+    /* the command line's --server is the user's choice, as written: its origin before any
+       variable was put into it (a model's value in a {variable} of it decides nothing) */
+    const char *given = b->from_caller_server ? exec_url_origin(b->base, r->arena) : NULL;
+    bool trusted_server = given && !b->opt->untrusted_server && !strcmp(given, r->origin);
     r->origin_allowed = *creds || listed || trusted_server;
     if (!r->origin_allowed && b->from_caller_server)
         return core_error_set(b->err, APIDEX_EREFUSED,
