@@ -34,8 +34,6 @@
 #include <time.h>
 #include <unistd.h>
 
-typedef struct sse_stream sse_stream;
-
 struct serve_http {
     struct MHD_Daemon *daemon;
     serve_db *db;
@@ -52,27 +50,11 @@ struct serve_http {
     bool cors_any;
     bool loopback; /* bound to a loopback address: Host must name it */
     int log_fd;
-    pthread_mutex_t log_lock;
+    pthread_mutex_t log_lock; /* also guards the three below */
+    double mhd_log_window;    /* the library's messages: when this window began */
+    size_t mhd_log_count, mhd_log_left_out;
     unsigned port;
-    /* subscriptions/listen streams and the thread that feeds them */
-    pthread_mutex_t sse_lock;
-    pthread_cond_t sse_wake;
-    sse_stream *streams;
-    pthread_t watcher;
-    bool watcher_running, stopping;
-    double keepalive_s;
-};
-
-/* One open subscriptions/listen answer: an SSE stream fed by the watcher. The
-   content reader suspends the connection when it has nothing to send; the
-   watcher queues events and resumes it. */
-struct sse_stream {
-    serve_http *h;
-    struct MHD_Connection *conn;
-    mcp_listen *listen;
-    core_buf pending;
-    bool suspended, ending;
-    sse_stream *next;
+    serve_sse *sse; /* subscriptions/listen streams and the thread that feeds them */
 };
 
 /* Per-request state, from the headers to the completion callback. */
@@ -690,96 +672,12 @@ static enum MHD_Result route_openapi(serve_http *h, struct MHD_Connection *conn,
     return respond(h, conn, rq, 200, "application/json", copy, copy ? strlen(copy) : 0, NULL);
 }
 
-/* ---------------------------------------------------------------- subscriptions/listen streams */
-
-/* Appends JSON lines (joined by '\n') as SSE events. Call with sse_lock held. */
-static void sse_queue(sse_stream *s, const char *lines, size_t len)
-{
-    const char *p = lines, *end = lines + len;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        size_t n = (size_t)((nl ? nl : end) - p);
-        core_buf_puts(&s->pending, "data: ");
-        core_buf_append(&s->pending, p, n);
-        core_buf_puts(&s->pending, "\n\n");
-        p += n + (nl ? 1 : 0);
-    }
-}
-
-/* Call with sse_lock held. */
-static void sse_resume(sse_stream *s)
-{
-    if (!s->suspended) return;
-    s->suspended = false;
-    MHD_resume_connection(s->conn);
-}
-
-static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-    (void)pos;
-    sse_stream *s = cls;
-    pthread_mutex_lock(&s->h->sse_lock);
-    ssize_t n = 0;
-    if (s->pending.len) {
-        size_t take = s->pending.len < max ? s->pending.len : max;
-        memcpy(buf, s->pending.data, take);
-        memmove(s->pending.data, s->pending.data + take, s->pending.len - take);
-        s->pending.len -= take;
-        s->pending.data[s->pending.len] = '\0';
-        n = (ssize_t)take;
-    } else if (s->ending || s->pending.failed) {
-        n = MHD_CONTENT_READER_END_OF_STREAM;
-    } else {
-        /* nothing to say: park the connection until the watcher has something */
-        MHD_suspend_connection(s->conn);
-        s->suspended = true;
-    }
-    pthread_mutex_unlock(&s->h->sse_lock);
-    return n;
-}
-
-static void sse_free(void *cls)
-{
-    sse_stream *s = cls;
-    serve_http *h = s->h;
-    pthread_mutex_lock(&h->sse_lock);
-    for (sse_stream **pp = &h->streams; *pp; pp = &(*pp)->next)
-        if (*pp == s) {
-            *pp = s->next;
-            break;
-        }
-    pthread_cond_broadcast(&h->sse_wake);
-    pthread_mutex_unlock(&h->sse_lock);
-    core_buf_free(&s->pending);
-    mcp_listen_free(s->listen);
-    free(s);
-}
-
+/* A subscriptions/listen answer: an event stream that stays open (http_sse.c). */
 static enum MHD_Result open_stream(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
                                    mcp_listen *listen, char *ack, size_t ack_len)
 {
-    sse_stream *s = calloc(1, sizeof *s);
-    if (!s) {
-        mcp_listen_free(listen);
-        free(ack);
-        return respond_error(h, conn, rq, 500, "out of memory", NULL);
-    }
-    s->h = h;
-    s->conn = conn;
-    s->listen = listen;
-    core_buf_init(&s->pending, 8 << 20);
-    sse_queue(s, ack, ack_len); /* the acknowledgement comes first */
-    free(ack);
-    struct MHD_Response *r =
-        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, sse_read, s, sse_free);
-    if (!r) {
-        sse_free(s);
-        return MHD_NO;
-    }
-    pthread_mutex_lock(&h->sse_lock);
-    s->next = h->streams;
-    h->streams = s;
-    pthread_mutex_unlock(&h->sse_lock);
+    struct MHD_Response *r = serve_sse_open(h->sse, conn, listen, ack, ack_len);
+    if (!r) return respond_error(h, conn, rq, 500, "out of memory", NULL);
     MHD_add_response_header(r, "Content-Type", "text/event-stream");
     MHD_add_response_header(r, "X-Accel-Buffering", "no");
     add_common_headers(h, conn, r);
@@ -787,74 +685,6 @@ static enum MHD_Result open_stream(serve_http *h, struct MHD_Connection *conn, r
     MHD_destroy_response(r);
     rq->status = 200;
     return ret;
-}
-
-/* Feeds the streams: change notifications after an index rebuild, keep-alive
-   comments so that idle streams survive proxies and reveal gone clients. */
-static void *sse_watch(void *arg)
-{
-    serve_http *h = arg;
-    uint64_t build_seen = 0;
-    double last_keepalive = core_now();
-    pthread_mutex_lock(&h->sse_lock);
-    while (!h->stopping) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += 1;
-        pthread_cond_timedwait(&h->sse_wake, &h->sse_lock, &until);
-        if (h->stopping) break;
-        pthread_mutex_unlock(&h->sse_lock);
-        serve_snapshot *snap = serve_db_acquire(h->db); /* also looks for a rebuilt file */
-        uint64_t build = serve_snapshot_info(snap)->build_id;
-        serve_snapshot_release(snap);
-        pthread_mutex_lock(&h->sse_lock);
-        bool changed = build_seen && build != build_seen;
-        build_seen = build;
-        bool keepalive = core_now() - last_keepalive >= h->keepalive_s;
-        if (keepalive) last_keepalive = core_now();
-        for (sse_stream *s = h->streams; s; s = s->next) {
-            if (changed) {
-                size_t n = 0;
-                char *lines = mcp_listen_changes(s->listen, &n);
-                if (lines) sse_queue(s, lines, n);
-                free(lines);
-            }
-            if (keepalive) core_buf_puts(&s->pending, ":\n\n");
-            if (s->pending.len) sse_resume(s);
-        }
-    }
-    pthread_mutex_unlock(&h->sse_lock);
-    return NULL;
-}
-
-/* Server shutdown: each stream gets its SubscriptionsListenResult and ends. */
-static void sse_close_all(serve_http *h)
-{
-    pthread_mutex_lock(&h->sse_lock);
-    h->stopping = true;
-    pthread_cond_broadcast(&h->sse_wake);
-    for (sse_stream *s = h->streams; s; s = s->next) {
-        size_t n = 0;
-        char *last = mcp_listen_close(s->listen, &n);
-        if (last) sse_queue(s, last, n);
-        free(last);
-        s->ending = true;
-        sse_resume(s);
-    }
-    /* let the library flush them (bounded: a client that reads nothing is cut off) */
-    for (int i = 0; i < 100 && h->streams; i++) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += 20 * 1000 * 1000;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&h->sse_wake, &h->sse_lock, &until);
-    }
-    pthread_mutex_unlock(&h->sse_lock);
-    if (h->watcher_running) pthread_join(h->watcher, NULL);
-    h->watcher_running = false;
 }
 
 static enum MHD_Result route_mcp(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
@@ -1164,13 +994,36 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
     serve_metrics_connection(h->metrics, code == MHD_CONNECTION_NOTIFY_STARTED ? 1 : -1);
 }
 
+/* The library's messages (a refused or cut connection, a malformed request): at most
+   LOG_BURST in each LOG_WINDOW_S, so that a flood of bad connections cannot flood the
+   log; what was left out is counted in the next message. */
+enum { LOG_BURST = 20 };
+#define LOG_WINDOW_S 10.0
+
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
-    (void)cls;
+    serve_http *h = cls;
+    double now = core_now();
+    pthread_mutex_lock(&h->log_lock);
+    if (now - h->mhd_log_window >= LOG_WINDOW_S) {
+        h->mhd_log_window = now;
+        h->mhd_log_count = 0;
+    }
+    bool shown = h->mhd_log_count++ < LOG_BURST;
+    size_t left_out = shown ? h->mhd_log_left_out : 0;
+    if (shown)
+        h->mhd_log_left_out = 0;
+    else
+        h->mhd_log_left_out++;
+    pthread_mutex_unlock(&h->log_lock);
+    if (!shown) return;
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
     size_t n = strlen(msg);
     while (n && msg[n - 1] == '\n') msg[--n] = '\0';
+    if (left_out)
+        fprintf(stderr, "apidex serve: (%zu messages left out, at most %d in %.0f s)\n", left_out,
+                LOG_BURST, LOG_WINDOW_S);
     fprintf(stderr, "apidex serve: %s\n", msg);
 }
 
@@ -1188,8 +1041,6 @@ static void http_free(serve_http *h)
     serve_metrics_free(h->metrics);
     serve_guard_free(h->guard);
     pthread_mutex_destroy(&h->log_lock);
-    pthread_mutex_destroy(&h->sse_lock);
-    pthread_cond_destroy(&h->sse_wake);
     free(h);
 }
 
@@ -1210,8 +1061,6 @@ int serve_http_start(serve_db *db, mcp_server *mcp, const serve_http_options *op
     serve_http *h = calloc(1, sizeof *h);
     if (!h) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     pthread_mutex_init(&h->log_lock, NULL);
-    pthread_mutex_init(&h->sse_lock, NULL);
-    pthread_cond_init(&h->sse_wake, NULL);
     h->db = db;
     h->mcp = mcp;
     h->llm = o.llm;
@@ -1228,8 +1077,6 @@ int serve_http_start(serve_db *db, mcp_server *mcp, const serve_http_options *op
                           : max_conns / 4 < 1          ? 1
                           : max_conns / 4 > 64         ? 64
                                                        : max_conns / 4;
-    /* keep-alive well inside the idle timeout */
-    h->keepalive_s = h->timeout_s / 2 < 15 ? (h->timeout_s / 2 > 1 ? h->timeout_s / 2 : 1) : 15;
     h->metrics = serve_metrics_new();
     if (o.token && *o.token) {
         h->token = strdup(o.token);
@@ -1288,12 +1135,13 @@ int serve_http_start(serve_db *db, mcp_server *mcp, const serve_http_options *op
     }
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
     h->port = di ? di->port : 0;
-    if (pthread_create(&h->watcher, NULL, sse_watch, h) != 0) {
+    /* keep-alive comments well inside the idle timeout */
+    double keepalive = h->timeout_s / 2 < 15 ? (h->timeout_s / 2 > 1 ? h->timeout_s / 2 : 1) : 15;
+    if (serve_sse_new(db, keepalive, &h->sse) != 0) {
         MHD_stop_daemon(h->daemon);
         http_free(h);
         return core_error_set(err, APIDEX_ENOMEM, "cannot start a thread");
     }
-    h->watcher_running = true;
     *out = h;
     return 0;
 }
@@ -1306,7 +1154,8 @@ unsigned serve_http_port(const serve_http *h)
 void serve_http_stop(serve_http *h)
 {
     if (!h) return;
-    sse_close_all(h);
+    serve_sse_close_all(h->sse);
     MHD_stop_daemon(h->daemon);
+    serve_sse_free(h->sse);
     http_free(h);
 }

@@ -297,6 +297,21 @@ typedef struct serve_ui_reply {
 
 struct MHD_Connection;
 
+/* subscriptions/listen over HTTP (http_sse.c): open event streams and the watcher
+   thread that feeds them. */
+typedef struct serve_sse serve_sse;
+struct MHD_Response;
+int serve_sse_new(serve_db *db, double keepalive_s, serve_sse **out);
+/** A stream answering conn (listen and ack taken, also on failure); NULL when out of
+    memory. The caller adds headers, queues and destroys the response. */
+struct MHD_Response *serve_sse_open(serve_sse *x, struct MHD_Connection *conn,
+                                    struct mcp_listen *listen, char *ack, size_t ack_len);
+/** Server shutdown, before MHD_stop_daemon: each stream gets its last message and
+    ends; the watcher stops. */
+void serve_sse_close_all(serve_sse *x);
+/** After MHD_stop_daemon. NULL is a no-op. */
+void serve_sse_free(serve_sse *x);
+
 /* The header deadline (http_guard.c): connections tracked from the library's
    connection notifications; a watchdog shuts down those whose request headers are
    not complete header_timeout_s after they opened or after their previous answer. */

@@ -136,6 +136,11 @@ print("slow headers:", "ok" if ok else "failed")
 sys.exit(0 if ok else 1)
 PY
 stop_server
+# the library's message for each refused or cut connection is rate-limited
+lines=$(grep -c "^apidex serve: " "$tmp/serve.err")
+if [ "$lines" -gt 50 ]; then
+  echo "FAIL: the flood wrote $lines lines to the server's log"; fail=1
+fi
 
 echo "== an MCP session survives 1,100 initialize calls from another address"
 start_server
