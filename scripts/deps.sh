@@ -10,7 +10,7 @@ APT_PACKAGES=(
   libmicrohttpd-dev libcurl4-openssl-dev curl libpcre2-dev libutf8proc-dev
   libxxhash-dev libzstd-dev libstemmer-dev libcmocka-dev
   nodejs npm python3 python3-numpy zsh fish man-db qemu-user
-  postgresql-15 libpq-dev chromium wrk
+  postgresql-15 libpq-dev chromium wrk cmark-gfm
 )
 # `deps.sh --bench` (make bench) adds the baselines the benchmarks measure against.
 if [ "${1:-}" = "--bench" ]; then APT_PACKAGES+=(python3-torch python3-faiss); fi
