@@ -58,5 +58,10 @@ ask "Is there a storm warning near Hamburg and what is the wind there right now?
 if [ -d "$shared/benchmarks/restbench/specs" ]; then
   ask "Who directed the top-1 rated movie?"
 fi
+# The hint names a real endpoint: the last one the last answer needs (its id: line).
+id=$(grep -oE '^    id: [^ ]+' "$log" | tail -n 1 | sed 's/^    id: //')
 say
-say "Next: apidex show ID --db $db (one endpoint in full), apidex --help, man ./$build/share/apidex.1"
+say "Next, as printed (the binary is $bin; make install puts it on PATH):"
+say "   $bin show ${id:-ID} --db $db      # one endpoint in full"
+say "   $bin list --db $db                # the APIs indexed"
+say "   $bin --help; man ./$build/share/apidex.1"

@@ -24,7 +24,7 @@ BUILD_PACKAGES=(
 TEST_PACKAGES=(
   libcmocka-dev clang clang-format libclang-rt-14-dev git sqlite3 curl zstd
   nodejs npm python3 python3-numpy zsh fish man-db qemu-user
-  postgresql-15 chromium wrk
+  postgresql-15 chromium wrk cmark-gfm
 )
 case "$set_name" in
   build) APT_PACKAGES=("${BUILD_PACKAGES[@]}") ;;

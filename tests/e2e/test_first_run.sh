@@ -116,4 +116,18 @@ run 2 "$bin" --versoin
 has err "did you mean '--version'?"
 run 2 "$bin" --hepl
 has err "did you mean '--help'?"
+echo "== the README's quickstart runs as printed (its make and claude lines aside)"
+mkdir -p "$tmp/qs"
+cp -r "$src/examples" "$tmp/qs/examples"
+sed -n '/^## Quickstart/,/^```$/p' "$src/README.md" | sed -n '/^```sh$/,/^```$/p' | sed '1d;$d' |
+  grep -vE '^(make|claude) ' >"$tmp/qs/lines"
+[ "$(wc -l <"$tmp/qs/lines")" -ge 4 ] || fail "README quickstart: $(cat "$tmp/qs/lines")"
+while IFS= read -r line; do
+  (cd "$tmp/qs" && apidex() { "$bin" "$@"; } && eval "$line") >"$tmp/out" 2>"$tmp/err" ||
+    fail "README quickstart line failed: $line: $(cat "$tmp/err")"
+  case "$line" in
+  *search*) has out "recipe-box:addRecipeToCookbook" ;;
+  *show*) has out "POST https://recipes.example.com/v2/cookbooks/{cookbook_id}/recipes" ;;
+  esac
+done <"$tmp/qs/lines"
 echo ok
