@@ -11,9 +11,10 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 set_name=${1:---test}
 set_name=${set_name#--}
 
-# Compiler, CMake and the libraries apidex links (their -dev packages bring the runtime ones).
+# Compiler, CMake and the libraries apidex links (their -dev packages bring the runtime ones);
+# file: CPack's Debian packager (make deb) finds the programs dpkg-shlibdeps reads with it.
 BUILD_PACKAGES=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config file
   libjson-c-dev libfyaml-dev libsqlite3-dev libopenblas-pthread-dev
   libmicrohttpd-dev libcurl4-openssl-dev libpcre2-dev libutf8proc-dev
   libxxhash-dev libzstd-dev libstemmer-dev libpq-dev
