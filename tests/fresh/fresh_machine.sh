@@ -14,7 +14,6 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$src"
 [ "$(id -u)" -eq 0 ] || { echo "fresh: run as root (debootstrap, chroot)" >&2; exit 1; }
 cache=${FRESH_CACHE:-/var/tmp/apidex-fresh}
-work=$(mktemp -d /var/tmp/apidex-fresh-run.XXXXXX)
 mirror=${FRESH_MIRROR:-$( (grep -rhoE '^(URIs:|deb) +https?://[^ ]+/debian/?( |$)' /etc/apt/sources.list \
   /etc/apt/sources.list.d 2>/dev/null || true) | head -n1 | awk '{print $2}')}
 mirror=${mirror:-http://deb.debian.org/debian}
@@ -35,6 +34,7 @@ cleanup() {
   unmount_all
   remove_tree "$work"
 }
+work=$(mktemp -d /var/tmp/apidex-fresh-run.XXXXXX)
 trap cleanup EXIT
 t0=$SECONDS
 step() { printf 'fresh: [%4ds] %s\n' $((SECONDS - t0)) "$*"; }
