@@ -34,7 +34,9 @@ static void call_usage(FILE *out)
             "  --json            the same as JSON (sent: the shaped response as JSON)\n"
             "Sending (without --dry-run) follows the safety rules of docs/EXECUTE.md:\n"
             "  --allow-write     methods other than GET/HEAD/OPTIONS\n"
-            "  --allow-host HOST another host (the spec's servers and --server are allowed)\n"
+            "  --allow-host HOST another host, no credentials (the spec's servers and\n"
+            "                    --server are allowed); scheme://HOST[:PORT]: that origin,\n"
+            "                    and the API's credentials may go there\n"
             "  --allow-private   private, loopback and link-local addresses\n"
             "  --allow-address IP  this one private address only (repeatable)\n"
             "  --timeout SECONDS the whole exchange (default 30)\n"
@@ -120,8 +122,8 @@ static void print_readable(const exec_request *r, json_object *o)
    for a network failure. */
 static int call_send(const cli_call_args *a, const cli_call_target *t, const exec_request *r)
 {
-    /* allowed hosts: the request's own (--server, the registry's, the operation's or the
-       spec's), every server of the spec, and --allow-host */
+    /* allowed origins (exec_build decided r->origin_allowed): the API's, the registry's
+       server, --server as written, and --allow-host */
     exec_call_options o = {
         .policy = {.allow_write = a->allow_write,
                    .allow_private = a->allow_private,

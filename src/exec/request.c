@@ -866,7 +866,9 @@ int exec_build(const spec_api *api, const spec_operation *op, const exec_build_o
     }
     bool creds = false;
     if (!rc) rc = decide_origin(b, &creds);
-    if (!rc && creds) rc = exec_creds_apply(api, op, opt, out, err);
+    /* placeholders (snippets, a dry run's curl) hold no secret, only the variables' names:
+       the program is the user's to run against the server they chose */
+    if (!rc && (creds || opt->placeholders)) rc = exec_creds_apply(api, op, opt, out, err);
     core_buf_free(&url);
     core_buf_free(&path);
     core_buf_free(&query);
