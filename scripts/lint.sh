@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make lint`: fails when any C file drifts from .clang-format; `--fix` rewrites them.
+# `make lint`: fails when any C file drifts from .clang-format (`--fix` rewrites them), or when
+# libcurl transfers appear outside src/net (tests/e2e/test_net_guard.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mapfile -t files < <(git ls-files --cached --others --exclude-standard -- '*.c' '*.h')
@@ -17,4 +18,6 @@ for f in "${files[@]}"; do
   fi
 done
 [ $bad -eq 0 ] && echo "lint: ${#files[@]} files formatted"
+# one outbound HTTP layer: libcurl transfers only in src/net (tests/e2e/test_net_guard.sh)
+bash tests/e2e/test_net_guard.sh >/dev/null || { bash tests/e2e/test_net_guard.sh >&2; bad=1; }
 exit $bad

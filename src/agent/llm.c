@@ -1,14 +1,15 @@
 /*
- * The LLM client: OpenAI-compatible Chat Completions over libcurl, with tool
- * calling, optional streaming (server-sent events), retries with backoff and
- * token accounting.
+ * The LLM client: OpenAI-compatible Chat Completions through the outbound layer (net/net.h),
+ * with tool calling, optional streaming (server-sent events), retries with backoff and
+ * token accounting. The base URL the user configured is the one origin it may reach (loopback
+ * included: a local Ollama or llama.cpp is common); nothing is followed elsewhere.
  */
 #include "agent/agent_int.h"
 
-#include <stdio.h>
-#include <curl/curl.h>
+#include "net/net.h"
+
 #include <json-c/json.h>
-#include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,18 +169,12 @@ void agent_reply_free(agent_reply *r)
 struct agent_llm {
     agent_llm_config cfg;
     char *url;
-    char *auth;     /* "Authorization: Bearer ..." or NULL */
-    char *no_proxy; /* the user's no_proxy plus loopback */
+    char *auth; /* "Bearer ..." or NULL */
     char host[256];
     /* Set once a server said it wants max_completion_tokens and its default temperature
        (OpenAI's reasoning models): later requests are built that way from the start. */
     atomic_int reasoning_params;
 };
-
-static void curl_init_once(void)
-{
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-}
 
 /* Splits "scheme://host[:port]/path" into host and whether a path follows. */
 static bool url_parts(const char *url, char *host, size_t cap, bool *has_path)
@@ -241,8 +236,6 @@ int agent_llm_open(const agent_llm_config *c, agent_llm **out, apidex_error *err
     *out = NULL;
     if (!agent_llm_configured(c))
         return core_error_set(err, APIDEX_EINVAL, "%s", agent_llm_setup_hint());
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, curl_init_once);
     agent_llm *llm = calloc(1, sizeof *llm);
     if (!llm) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     llm->cfg = *c;
@@ -254,6 +247,12 @@ int agent_llm_open(const agent_llm_config *c, agent_llm **out, apidex_error *err
                               "(%s)",
                               c->base_url, AGENT_ENV_BASE_URL);
     }
+    const char *problem = net_base_url_problem(c->base_url);
+    if (problem) {
+        free(llm);
+        return core_error_set(err, APIDEX_EINVAL, "bad LLM base URL '%s': %s (%s)", c->base_url,
+                              problem, AGENT_ENV_BASE_URL);
+    }
     if (!c->api_key[0] && needs_key(llm->host)) {
         free(llm);
         return core_error_set(err, APIDEX_EINVAL,
@@ -264,20 +263,11 @@ int agent_llm_open(const agent_llm_config *c, agent_llm **out, apidex_error *err
     if (c->api_key[0]) {
         core_buf a;
         core_buf_init(&a, 4096);
-        core_buf_printf(&a, "Authorization: Bearer %s", c->api_key);
+        core_buf_printf(&a, "Bearer %s", c->api_key);
         llm->auth = a.failed ? NULL : core_buf_steal(&a, NULL);
         core_buf_free(&a);
     }
-    /* Loopback never goes through a proxy (tests, Ollama, llama.cpp); keep the user's list. */
-    const char *np = getenv("no_proxy");
-    if (!np) np = getenv("NO_PROXY");
-    core_buf b;
-    core_buf_init(&b, 1 << 16);
-    core_buf_puts(&b, "localhost,127.0.0.1,::1");
-    if (np && *np) core_buf_printf(&b, ",%s", np);
-    llm->no_proxy = b.failed ? NULL : core_buf_steal(&b, NULL);
-    core_buf_free(&b);
-    if (!llm->url || (c->api_key[0] && !llm->auth) || !llm->no_proxy) {
+    if (!llm->url || (c->api_key[0] && !llm->auth)) {
         agent_llm_close(llm);
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
@@ -291,7 +281,6 @@ void agent_llm_close(agent_llm *llm)
     if (llm->auth) memset(llm->auth, 0, strlen(llm->auth));
     free(llm->auth);
     free(llm->url);
-    free(llm->no_proxy);
     memset(&llm->cfg.api_key, 0, sizeof llm->cfg.api_key);
     free(llm);
 }
@@ -576,7 +565,6 @@ static int parse_stream_chunk(reply_acc *a, const char *data, size_t len,
 /* ---------------------------------------------------------------- transfer */
 
 typedef struct transfer {
-    CURL *curl;
     bool stream_requested;
     int mode;       /* 0 = undecided, 1 = SSE, 2 = plain body */
     core_buf body;  /* plain body (errors, non-streamed answers) */
@@ -611,29 +599,23 @@ static int sse_line(transfer *t, const char *s, size_t n)
     return 0; /* comments (":"), event:, id:, retry: carry nothing we need */
 }
 
-static size_t on_data(char *p, size_t size, size_t nmemb, void *ctx)
+/* The reply as it arrives (net_body_fn): SSE lines, or one plain body. false stops it. */
+static bool on_data(void *ctx, long code, const char *ctype, const char *p, size_t n)
 {
     transfer *t = ctx;
-    size_t n = size * nmemb;
-    if (!t->mode) {
-        long code = 0;
-        char *ctype = NULL;
-        curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &code);
-        curl_easy_getinfo(t->curl, CURLINFO_CONTENT_TYPE, &ctype);
-        /* A server that ignores "stream" answers with one JSON body: accept that too. */
+    if (!t->mode) /* A server that ignores "stream" answers with one JSON body: accept that too. */
         t->mode =
             (t->stream_requested && code == 200 && ctype && strstr(ctype, "event-stream")) ? 1 : 2;
-    }
-    if (t->mode == 2) return core_buf_append(&t->body, p, n) == 0 ? n : 0;
+    if (t->mode == 2) return core_buf_append(&t->body, p, n) == 0;
     for (size_t i = 0; i < n; i++) {
         if (p[i] == '\n') {
-            if (sse_line(t, t->line.data ? t->line.data : "", t->line.len)) return 0;
+            if (sse_line(t, t->line.data ? t->line.data : "", t->line.len)) return false;
             core_buf_reset(&t->line);
         } else if (core_buf_putc(&t->line, p[i])) {
-            return 0;
+            return false;
         }
     }
-    return n;
+    return true;
 }
 
 /* The fallback count: what the server would have counted, roughly, in cl100k. */
@@ -744,7 +726,7 @@ int agent_reply_parse(const char *data, size_t n, bool sse, const agent_chat *ch
     core_buf_init(&t.body, LLM_MAX_REPLY);
     core_buf_init(&t.line, LLM_MAX_LINE);
     core_buf_init(&t.event, LLM_MAX_LINE);
-    int rc = on_data((char *)data, 1, n, &t) == n ? 0 : APIDEX_ELIMIT;
+    int rc = on_data(&t, sse ? 200 : 0, NULL, data, n) ? 0 : APIDEX_ELIMIT;
     if (rc) core_error_set(err, rc, "reply over the size caps");
     if (!rc && t.mode == 1 && t.line.len) sse_line(&t, t.line.data, t.line.len);
     if (!rc && t.mode == 1) sse_dispatch(&t);
@@ -763,11 +745,19 @@ static bool retryable_status(long code)
            code == 503 || code == 504 || code == 520 || code == 529;
 }
 
-static bool retryable_curl(CURLcode cc)
+/* The outbound policy of the LLM client: the configured base URL's origin only (the user named
+   it, loopback included), no redirects, the configured timeouts, the reply cap. */
+static net_policy llm_policy(const agent_llm *llm, const char *const *origin)
 {
-    return cc == CURLE_OPERATION_TIMEDOUT || cc == CURLE_RECV_ERROR || cc == CURLE_SEND_ERROR ||
-           cc == CURLE_GOT_NOTHING || cc == CURLE_PARTIAL_FILE || cc == CURLE_HTTP2 ||
-           cc == CURLE_HTTP2_STREAM;
+    const agent_llm_config *c = &llm->cfg;
+    return (net_policy){.allowed_origins = origin,
+                        .n_allowed_origins = 1,
+                        .max_redirects = NET_NO_REDIRECTS,
+                        .timeout_ms = (long)(c->timeout_s * 1000),
+                        .connect_timeout_ms =
+                            (long)((c->connect_timeout_s > 0 ? c->connect_timeout_s : 10) * 1000),
+                        .max_bytes = LLM_MAX_REPLY,
+                        .hosts_hint = "the LLM base URL (" AGENT_ENV_BASE_URL ") only"};
 }
 
 int agent_llm_chat(agent_llm *llm, const agent_chat *chat, const agent_call_options *opt,
@@ -782,73 +772,80 @@ int agent_llm_chat(agent_llm *llm, const agent_chat *chat, const agent_call_opti
     char *body = build_request(llm, chat, opt, stream, err);
     if (!body) return err && err->code ? err->code : APIDEX_ENOMEM;
 
-    CURL *curl = curl_easy_init();
-    struct curl_slist *hdr = NULL;
-    hdr = curl_slist_append(hdr, "Content-Type: application/json");
-    if (hdr && stream) hdr = curl_slist_append(hdr, "Accept: text/event-stream");
-    if (hdr && llm->auth) hdr = curl_slist_append(hdr, llm->auth);
-    if (!curl || !hdr) {
-        curl_easy_cleanup(curl);
-        curl_slist_free_all(hdr);
+    net_session *session = net_session_new();
+    if (!session) {
         free(body);
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
+    net_header hdr[3] = {{"Content-Type", "application/json", false}};
+    size_t n_hdr = 1;
+    if (stream) hdr[n_hdr++] = (net_header){"Accept", "text/event-stream", false};
+    if (llm->auth) hdr[n_hdr++] = (net_header){"Authorization", llm->auth, true};
+    const char *secrets[2] = {llm->cfg.api_key, llm->auth};
     const agent_llm_config *c = &llm->cfg;
+    const char *origin[1] = {c->base_url};
+    net_policy policy = llm_policy(llm, origin);
     int rc = APIDEX_ENET;
     unsigned delay = c->backoff_ms ? c->backoff_ms : 1;
     for (int attempt = 0;; attempt++) {
         reply_acc acc;
         acc_init(&acc);
-        transfer t = {.curl = curl, .stream_requested = stream, .acc = &acc, .opt = opt};
+        transfer t = {.stream_requested = stream, .acc = &acc, .opt = opt};
         core_buf_init(&t.body, LLM_MAX_REPLY);
         core_buf_init(&t.line, LLM_MAX_LINE);
         core_buf_init(&t.event, LLM_MAX_LINE);
-        curl_easy_reset(curl);
-        curl_easy_setopt(curl, CURLOPT_URL, llm->url);
-        curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hdr);
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
-        curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_data);
-        curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
-        curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)(c->timeout_s * 1000));
-        curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
-                         (long)((c->connect_timeout_s > 0 ? c->connect_timeout_s : 10) * 1000));
-        curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-        curl_easy_setopt(curl, CURLOPT_NOPROXY, llm->no_proxy);
-        curl_easy_setopt(curl, CURLOPT_USERAGENT, "apidex/" APIDEX_VERSION_STRING);
-        curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
-        CURLcode cc = curl_easy_perform(curl);
+        net_request req = {.method = "POST",
+                           .url = llm->url,
+                           .headers = hdr,
+                           .n_headers = n_hdr,
+                           .body = body,
+                           .body_len = strlen(body),
+                           .secrets = secrets,
+                           .n_secrets = llm->auth ? 2 : 0,
+                           .on_body = on_data,
+                           .body_ctx = &t,
+                           .session = session};
+        net_response *resp = NULL;
+        net_fail why = NET_FAIL_NONE;
+        apidex_error nerr;
+        core_error_clear(&nerr);
+        int nrc = net_send(&req, &policy, &resp, &why, &nerr);
         if (t.mode == 1 && t.line.len) sse_line(&t, t.line.data, t.line.len);
         if (t.mode == 1) sse_dispatch(&t);
-        long code = 0;
-        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
-        curl_off_t retry_after = 0;
-        curl_easy_getinfo(curl, CURLINFO_RETRY_AFTER, &retry_after);
+        long code = resp ? resp->status : 0;
+        long long retry_after = resp ? net_retry_after_ms(resp) : -1;
         bool retry = false, rebuilt = false;
         char msg[512] = "";
-        if (cc != CURLE_OK) {
-            if (cc == CURLE_URL_MALFORMAT || cc == CURLE_UNSUPPORTED_PROTOCOL) {
+        if (nrc) {
+            if (why == NET_FAIL_URL) {
                 rc = core_error_set(err, APIDEX_EINVAL, "bad LLM base URL '%s' (%s): %s",
-                                    c->base_url, AGENT_ENV_BASE_URL, curl_easy_strerror(cc));
-            } else if (cc == CURLE_OPERATION_TIMEDOUT) {
+                                    c->base_url, AGENT_ENV_BASE_URL, nerr.message);
+            } else if (why == NET_FAIL_REFUSED) {
+                rc = core_error_set(err, APIDEX_EREFUSED, "the LLM request was refused: %s",
+                                    nerr.message);
+            } else if (why == NET_FAIL_TIMEOUT) {
                 rc = core_error_set(err, APIDEX_ENET, "the LLM at %s did not answer within %g s",
                                     llm->url, c->timeout_s);
                 retry = true;
-            } else if (cc == CURLE_COULDNT_CONNECT || cc == CURLE_COULDNT_RESOLVE_HOST) {
+            } else if (why == NET_FAIL_CONNECT || why == NET_FAIL_RESOLVE) {
                 rc = core_error_set(err, APIDEX_ENET,
                                     "cannot reach the LLM at %s (%s): is the server running and "
                                     "%s right?",
-                                    llm->url, curl_easy_strerror(cc), AGENT_ENV_BASE_URL);
-            } else if (cc == CURLE_WRITE_ERROR &&
+                                    llm->url, nerr.message, AGENT_ENV_BASE_URL);
+            } else if (why == NET_FAIL_SINK &&
                        (t.body.failed || t.line.failed || t.event.failed || acc.content.failed)) {
                 rc = core_error_set(err, APIDEX_ELIMIT, "the LLM reply from %s is over %u MiB",
                                     llm->url, LLM_MAX_REPLY >> 20);
+            } else if (why == NET_FAIL_NOMEM) {
+                rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
             } else {
                 rc = core_error_set(err, APIDEX_ENET, "LLM request to %s failed: %s", llm->url,
-                                    curl_easy_strerror(cc));
-                retry = retryable_curl(cc);
+                                    nerr.message);
+                retry = why == NET_FAIL_TRANSFER;
             }
+        } else if (resp->truncated) {
+            rc = core_error_set(err, APIDEX_ELIMIT, "the LLM reply from %s is over %u MiB",
+                                llm->url, LLM_MAX_REPLY >> 20);
         } else if (code != 200) {
             core_api_error_message(t.body.data, t.body.len, msg, sizeof msg);
             const char *sep = msg[0] ? ": " : "";
@@ -888,6 +885,7 @@ int agent_llm_chat(agent_llm *llm, const agent_chat *chat, const agent_call_opti
             rc = finish_reply(&t, chat, out, llm->url, err);
             if (!rc) out->attempts = attempt + 1;
         }
+        net_response_free(resp);
         core_buf_free(&t.body);
         core_buf_free(&t.line);
         core_buf_free(&t.event);
@@ -907,17 +905,14 @@ int agent_llm_chat(agent_llm *llm, const agent_chat *chat, const agent_call_opti
             break;
         }
         unsigned wait = delay;
-        if (retry_after > 0) {
-            curl_off_t ra = retry_after * 1000;
-            if (ra > (curl_off_t)wait) wait = (unsigned)(ra < UINT32_MAX ? ra : UINT32_MAX);
-        }
+        if (retry_after > 0 && retry_after > (long long)wait)
+            wait = (unsigned)(retry_after < UINT32_MAX ? retry_after : UINT32_MAX);
         unsigned cap = c->max_backoff_ms ? c->max_backoff_ms : 30000;
         if (wait > cap) wait = cap;
         core_sleep_ms(wait);
         delay = delay > cap / 2 ? cap : delay * 2;
     }
-    curl_slist_free_all(hdr);
-    curl_easy_cleanup(curl);
+    net_session_free(session);
     free(body);
     if (rc == 0 && err) core_error_clear(err);
     return rc;

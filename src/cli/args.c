@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 
 #include "chunk/chunk.h"
+#include "net/net.h"
 #include "store/store.h"
 
 #include <ctype.h>
@@ -70,6 +71,14 @@ bool cli_arg_size(const char *cmd, const char *flag, const char *value, size_t m
     if (!cli_arg_long(cmd, flag, value, (long)min, lmax, &v)) return false;
     *out = (size_t)v;
     return true;
+}
+
+bool cli_arg_address(const char *cmd, const char *value)
+{
+    if (value && net_address_valid(value)) return true;
+    cli_usage_error(cmd, "--allow-address wants an IP address (such as 127.0.0.1 or ::1), not '%s'",
+                    value ? value : "");
+    return false;
 }
 
 bool cli_arg_double(const char *cmd, const char *flag, const char *value, double min, double max,

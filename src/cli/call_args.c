@@ -72,6 +72,7 @@ int cli_call_parse(const char *cmd, int argc, char **argv, void (*usage)(FILE *)
             a->hosts[a->n_hosts++] = v;
             i++;
         } else if (!snippet && !strcmp(f, "--allow-address") && v) {
+            if (!cli_arg_address(cmd, v)) return CLI_USAGE;
             a->addresses[a->n_addresses++] = v;
             i++;
         } else if (!snippet && !strcmp(f, "--select") && v) {
@@ -260,6 +261,7 @@ int cli_serve_calls_flag(const char *cmd, int argc, char **argv, int *i, cli_ser
             cli_usage_error(cmd, "at most %d %s flags", CLI_MAX_ALLOW, f);
             return -1;
         }
+        if (!host && !cli_arg_address(cmd, v)) return -1;
         (host ? c->hosts : c->addresses)[(*n)++] = v;
         ++*i;
     } else if (!strcmp(f, "--call-timeout")) {

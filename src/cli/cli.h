@@ -116,6 +116,9 @@ bool cli_arg_size(const char *cmd, const char *flag, const char *value, size_t m
 /** value as a finite number in [min, max] ((min, max] when above_min) into *out. */
 bool cli_arg_double(const char *cmd, const char *flag, const char *value, double min, double max,
                     bool above_min, double *out);
+/** value is an IP address as --allow-address takes it (IPv4, IPv6, [IPv6]); false after saying
+    it is not (naming the value). */
+bool cli_arg_address(const char *cmd, const char *value);
 /** The index of value in the NULL-terminated choices; -1 after naming them (and the nearest). */
 int cli_arg_choice(const char *cmd, const char *flag, const char *value,
                    const char *const *choices);

@@ -91,7 +91,11 @@ static void print_readable(const exec_request *r, json_object *o)
     json_object *v;
     printf("%s %s\n", r->method, exec_mask(r, r->url, r->arena));
     printf("HTTP %s", json_object_get_string(json_object_object_get(o, "status")));
-    if (json_object_object_get_ex(o, "url", &v) && strcmp(json_object_get_string(v), r->url))
+    /* only when a redirect was followed (the final URL differs from the one sent for other
+       reasons too: the secrets in it are masked) */
+    json_object *n = NULL;
+    if (json_object_object_get_ex(o, "redirects", &n) && json_object_get_int64(n) > 0 &&
+        json_object_object_get_ex(o, "url", &v))
         printf("  (after redirects: %s)", json_object_get_string(v));
     putchar('\n');
     json_object_object_foreach(json_object_object_get(o, "headers"), hk, hv)

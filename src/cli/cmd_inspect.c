@@ -10,6 +10,7 @@ static void inspect_usage(FILE *out)
 {
     fprintf(out,
             "usage: apidex inspect PATH... [--json] [--allow-remote-refs] [--allow-host HOST]\n"
+            "                      [--allow-address IP]\n"
             "\n"
             "Loads OpenAPI/Swagger documents (files, directories searched recursively for\n"
             "*.json/*.yaml/*.yml roots, or http(s) URLs) and reports, per document: its API\n"
@@ -19,6 +20,8 @@ static void inspect_usage(FILE *out)
             "  --json               one JSON object {\"documents\": [...]}\n"
             "  --allow-remote-refs  follow http(s) $refs (off by default)\n"
             "  --allow-host HOST    a host remote $refs may reach (repeatable; '*' = any)\n"
+            "  --allow-address IP   a private address (loopback, private, link-local) remote\n"
+            "                       $refs may reach (repeatable); others are always refused\n"
             "\n"
             "Exit status: 0 every document loaded (warnings allowed), 1 some document failed\n"
             "or has errors (the others are still reported), 2 usage error, 3 failure.\n");
@@ -153,11 +156,12 @@ int cli_cmd_inspect(int argc, char **argv)
     bool json = false, allow_remote = false, opts_done = false;
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     const char **hosts = calloc((size_t)argc + 1, sizeof *hosts);
+    const char **addresses = calloc((size_t)argc + 1, sizeof *addresses);
     missing_input *missing = calloc((size_t)argc + 1, sizeof *missing);
-    size_t np = 0, nh = 0, nm = 0;
+    size_t np = 0, nh = 0, na = 0, nm = 0;
     int status = CLI_OK;
     spec_registry *reg = NULL;
-    if (!paths || !hosts || !missing) {
+    if (!paths || !hosts || !addresses || !missing) {
         fprintf(stderr, "apidex: out of memory\n");
         status = CLI_FAILURE;
         goto out;
@@ -174,6 +178,12 @@ int cli_cmd_inspect(int argc, char **argv)
             allow_remote = true;
         } else if (!strcmp(a, "--allow-host") && i + 1 < argc) {
             hosts[nh++] = argv[++i];
+        } else if (!strcmp(a, "--allow-address") && i + 1 < argc) {
+            if (!cli_arg_address("inspect", argv[i + 1])) {
+                status = CLI_USAGE;
+                goto out;
+            }
+            addresses[na++] = argv[++i];
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             inspect_usage(stdout);
             goto out;
@@ -189,6 +199,7 @@ int cli_cmd_inspect(int argc, char **argv)
     spec_options opt = {0};
     opt.allow_remote_refs = allow_remote;
     opt.remote_hosts = nh ? hosts : NULL;
+    opt.remote_addresses = na ? addresses : NULL;
     apidex_error err;
     core_error_clear(&err);
     if (spec_registry_new(&opt, &reg, &err)) {
@@ -252,6 +263,7 @@ out:
     spec_registry_free(reg);
     free(paths);
     free(hosts);
+    free(addresses);
     free(missing);
     return status;
 }

@@ -103,6 +103,7 @@ int cli_cmd_run(int argc, char **argv)
                 return cli_usage_error("run", "%s: at most %d", a, RUN_MAX_LIST);
             if (list == servers && (!strchr(v, '=') || v[0] == '=' || !strstr(v, "://")))
                 return cli_usage_error("run", "--server wants API=URL, not '%s'", v);
+            if (list == addresses && !cli_arg_address("run", v)) return CLI_USAGE;
             list[(*cnt)++] = v;
             i++;
         } else if (a[0] == '-' && a[1]) {

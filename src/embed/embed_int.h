@@ -136,8 +136,6 @@ void embed_vecscan_force_level(int level);
 int embed_http_open(const embed_options *o, embed_provider **out, apidex_error *err);
 /** The /v1/embeddings URL for a base URL (malloc'd): adds "/v1/embeddings" or "/embeddings". */
 char *embed_http_endpoint(const char *base_url);
-/** curl_global_init, once per process. */
-void embed_curl_global_init(void);
 
 /* ---------------------------------------------------------------- misc */
 

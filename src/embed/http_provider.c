@@ -3,14 +3,16 @@
  * {"model", "input": [...]} as OpenAI, Ollama, llama.cpp server, vLLM and TEI
  * accept it. Batches the texts, retries 429/5xx/transport failures with
  * exponential backoff (honouring Retry-After), and turns every other failure
- * into one clear message naming the URL.
+ * into one clear message naming the URL. Requests go through the outbound layer (net/net.h):
+ * the embedding URL the user configured is the one origin they may reach (loopback
+ * included: a local Ollama is common), and no redirect is followed.
  */
 #include "embed/embed_int.h"
 
-#include <curl/curl.h>
+#include "net/net.h"
+
 #include <json-c/json.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,26 +20,15 @@
 #define HTTP_MAX_ANSWER   (512u << 20) /* 64 texts x 4096 floats as text is ~5 MB */
 #define HTTP_MAX_DELAY_MS 60000u
 
-static void curl_init_once(void)
-{
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 typedef struct http_provider {
     embed_provider base;
-    char *url, *model, *auth, *prefix;
+    char *base_url, *url, *model, *auth, *prefix;
     size_t batch;
     int max_retries;
     unsigned backoff_ms, timeout_s;
     bool normalize;
-    CURL *curl;
+    net_session *session;
 } http_provider;
-
-void embed_curl_global_init(void)
-{
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, curl_init_once);
-}
 
 char *embed_http_endpoint(const char *base_url)
 {
@@ -56,10 +47,11 @@ char *embed_http_endpoint(const char *base_url)
     return url;
 }
 
-static size_t on_body(char *p, size_t size, size_t nmemb, void *ctx)
+static bool on_body(void *ctx, long status, const char *type, const char *p, size_t n)
 {
-    core_buf *b = ctx;
-    return core_buf_append(b, p, size * nmemb) == 0 ? size * nmemb : 0;
+    (void)status;
+    (void)type;
+    return core_buf_append(ctx, p, n) == 0;
 }
 
 /* Parses an embeddings answer for n inputs into out (n * dim <= cap floats). */
@@ -151,42 +143,33 @@ static int parse_answer(http_provider *hp, const core_buf *body, size_t n, float
     return rc;
 }
 
-static bool transient_curl_error(CURLcode c)
-{
-    switch (c) {
-    case CURLE_COULDNT_CONNECT:
-    case CURLE_OPERATION_TIMEDOUT:
-    case CURLE_RECV_ERROR:
-    case CURLE_SEND_ERROR:
-    case CURLE_GOT_NOTHING:
-    case CURLE_PARTIAL_FILE:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* One request with retries: body → answer (status 200) or an error. */
 static int post_with_retries(http_provider *hp, const core_buf *req, core_buf *ans,
                              apidex_error *err)
 {
-    struct curl_slist *hdrs = curl_slist_append(NULL, "Content-Type: application/json");
-    if (hp->auth) hdrs = curl_slist_append(hdrs, hp->auth);
-    CURL *c = hp->curl;
-    curl_easy_reset(c);
-    curl_easy_setopt(c, CURLOPT_URL, hp->url);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->data);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->len);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, ans);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)hp->timeout_s);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 15L);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "apidex/" APIDEX_VERSION_STRING);
-    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+    net_header hdrs[2] = {{"Content-Type", "application/json", false},
+                          {"Authorization", hp->auth, true}};
+    const char *secrets[2] = {hp->auth, hp->auth ? hp->auth + 7 : NULL}; /* "Bearer KEY", KEY */
+    const char *origin[1] = {hp->base_url};
+    /* the configured server's origin only; answers over the cap are an error, not cut */
+    net_policy policy = {.allowed_origins = origin,
+                         .n_allowed_origins = 1,
+                         .max_redirects = NET_NO_REDIRECTS,
+                         .timeout_ms = (long)hp->timeout_s * 1000,
+                         .connect_timeout_ms = 15000,
+                         .max_bytes = (size_t)HTTP_MAX_ANSWER + 1,
+                         .hosts_hint = "the embedding URL (--embed-url, APIDEX_EMBED_URL) only"};
+    net_request r = {.method = "POST",
+                     .url = hp->url,
+                     .headers = hdrs,
+                     .n_headers = hp->auth ? 2 : 1,
+                     .body = req->data,
+                     .body_len = req->len,
+                     .secrets = secrets,
+                     .n_secrets = hp->auth ? 2 : 0,
+                     .on_body = on_body,
+                     .body_ctx = ans,
+                     .session = hp->session};
     int rc = 0;
     unsigned delay = hp->backoff_ms;
     int attempts = hp->max_retries + 1;
@@ -195,24 +178,34 @@ static int post_with_retries(http_provider *hp, const core_buf *req, core_buf *a
         ans->failed = false;
         hp->base.stats.requests++;
         if (attempt) hp->base.stats.retries++;
-        CURLcode cc = curl_easy_perform(c);
-        long status = 0;
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+        net_response *resp = NULL;
+        net_fail why = NET_FAIL_NONE;
+        apidex_error nerr;
+        core_error_clear(&nerr);
+        int nrc = net_send(&r, &policy, &resp, &why, &nerr);
+        long status = resp ? resp->status : 0;
         bool retry = false;
-        if (cc != CURLE_OK) {
-            if (cc == CURLE_WRITE_ERROR && ans->failed) {
+        if (nrc) {
+            if ((why == NET_FAIL_SINK && ans->failed) || (resp && resp->truncated)) {
                 rc = core_error_set(err, APIDEX_ELIMIT,
                                     "the embedding server's answer is over %u MB",
                                     HTTP_MAX_ANSWER >> 20);
+                net_response_free(resp);
                 break;
             }
-            rc = core_error_set(err, APIDEX_ENET,
+            rc = core_error_set(err, nrc == APIDEX_EREFUSED ? APIDEX_EREFUSED : APIDEX_ENET,
                                 "cannot reach the embedding server: %s (is it running? the URL "
                                 "comes from --embed-url or APIDEX_EMBED_URL)",
-                                curl_easy_strerror(cc));
-            retry = transient_curl_error(cc);
+                                nerr.message);
+            retry = net_fail_transient(why);
+        } else if (resp->truncated || ans->len > HTTP_MAX_ANSWER) {
+            rc = core_error_set(err, APIDEX_ELIMIT, "the embedding server's answer is over %u MB",
+                                HTTP_MAX_ANSWER >> 20);
+            net_response_free(resp);
+            break;
         } else if (status == 200) {
             rc = 0;
+            net_response_free(resp);
             break;
         } else {
             char msg[300];
@@ -232,14 +225,13 @@ static int post_with_retries(http_provider *hp, const core_buf *req, core_buf *a
                 rc = core_error_set(err, APIDEX_ENET, "HTTP %ld from the embedding server: %s",
                                     status, msg);
             retry = status == 429 || status >= 500;
-            curl_off_t after = -1;
-            if (retry && curl_easy_getinfo(c, CURLINFO_RETRY_AFTER, &after) == CURLE_OK &&
-                after > 0) {
-                unsigned want =
-                    after > HTTP_MAX_DELAY_MS / 1000 ? HTTP_MAX_DELAY_MS : (unsigned)after * 1000u;
+            long long after = retry ? net_retry_after_ms(resp) : -1;
+            if (after > 0) {
+                unsigned want = after > HTTP_MAX_DELAY_MS ? HTTP_MAX_DELAY_MS : (unsigned)after;
                 if (want > delay) delay = want;
             }
         }
+        net_response_free(resp);
         if (!retry) break;
         if (attempt + 1 < attempts) {
             core_sleep_ms(delay);
@@ -250,7 +242,6 @@ static int post_with_retries(http_provider *hp, const core_buf *req, core_buf *a
             core_error_set(err, APIDEX_ENET, "gave up after %d attempts: %s", attempts, last);
         }
     }
-    curl_slist_free_all(hdrs);
     if (rc) core_error_at(err, hp->url, 0, 0, NULL);
     return rc;
 }
@@ -332,7 +323,8 @@ static int http_embed(embed_provider *p, const char *const *texts, size_t n, boo
 static void http_close(embed_provider *p)
 {
     http_provider *hp = (http_provider *)p;
-    if (hp->curl) curl_easy_cleanup(hp->curl);
+    net_session_free(hp->session);
+    free(hp->base_url);
     free(hp->url);
     free(hp->model);
     free(hp->auth);
@@ -349,23 +341,27 @@ int embed_http_open(const embed_options *o, embed_provider **out, apidex_error *
         return core_error_set(err, APIDEX_EINVAL,
                               "the http embedding provider needs a base URL (--embed-url or "
                               "APIDEX_EMBED_URL, e.g. http://localhost:11434 for Ollama)");
-    if (strncmp(o->base_url, "http://", 7) != 0 && strncmp(o->base_url, "https://", 8) != 0)
+    if (!net_url_is_http(o->base_url))
         return core_error_set(err, APIDEX_EINVAL,
                               "the embedding URL must start with http:// or "
                               "https://: '%s'",
                               o->base_url);
-    embed_curl_global_init();
+    const char *problem = net_base_url_problem(o->base_url);
+    if (problem)
+        return core_error_set(err, APIDEX_EINVAL, "bad embedding URL '%s': %s", o->base_url,
+                              problem);
     http_provider *hp = calloc(1, sizeof *hp);
     if (!hp) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     hp->base.vt = &http_vtable;
     const char *model = o->model && *o->model ? o->model : EMBED_DEFAULT_MODEL;
+    hp->base_url = strdup(o->base_url);
     hp->url = embed_http_endpoint(o->base_url);
     hp->model = strdup(model);
     hp->prefix = strdup(o->query_prefix ? o->query_prefix : embed_default_query_prefix(model));
     if (o->api_key && *o->api_key) {
         size_t n = strlen(o->api_key) + 32;
         hp->auth = malloc(n);
-        if (hp->auth) snprintf(hp->auth, n, "Authorization: Bearer %s", o->api_key);
+        if (hp->auth) snprintf(hp->auth, n, "Bearer %s", o->api_key);
     }
     hp->batch = o->batch_size ? o->batch_size : 64;
     hp->max_retries = o->max_retries < 0 ? 0 : o->max_retries ? o->max_retries : 5;
@@ -373,9 +369,9 @@ int embed_http_open(const embed_options *o, embed_provider **out, apidex_error *
     hp->timeout_s = o->timeout_s ? o->timeout_s : 120;
     hp->normalize = o->normalize != EMBED_NORMALIZE_OFF;
     hp->base.normalized = hp->normalize;
-    hp->curl = curl_easy_init();
-    if (!hp->url || !hp->model || !hp->prefix || (o->api_key && *o->api_key && !hp->auth) ||
-        !hp->curl) {
+    hp->session = net_session_new();
+    if (!hp->base_url || !hp->url || !hp->model || !hp->prefix ||
+        (o->api_key && *o->api_key && !hp->auth) || !hp->session) {
         http_close(&hp->base);
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }

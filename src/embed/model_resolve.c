@@ -1,11 +1,17 @@
 /*
  * Where models live and how they get there: resolving --model PATH|NAME to a
- * folder, and `apidex model pull` (libcurl download from Hugging Face into a
- * temporary folder, sha256 checks, one rename into the cache).
+ * folder, and `apidex model pull` (a download from Hugging Face through the outbound
+ * layer into a temporary folder, sha256 checks, one rename into the cache).
+ *
+ * The hub URL (--hub / the default https://huggingface.co) is an origin the user
+ * configured: allowed whatever its addresses. The hub redirects weights to its CDN, so a
+ * redirect may go to any host, but each hop is checked (no private address, no https to
+ * http), at most NET_MAX_REDIRECTS of them.
  */
 #include "embed/embed_int.h"
 
-#include <curl/curl.h>
+#include "net/net.h"
+
 #include <errno.h>
 #include <ftw.h>
 #include <json-c/json.h>
@@ -15,7 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PULL_MAX_FILE ((curl_off_t)4 << 30) /* no model file we read is near 4 GiB */
+#define PULL_MAX_FILE    ((size_t)4 << 30)  /* no model file we read is near 4 GiB */
+#define PULL_MAX_TIME_MS (6L * 3600 * 1000) /* one file; a stalled one gives up long before */
+#define PULL_STALL_MS    60000L             /* under 1 KiB/s for a minute: give up */
 
 /* ---------------------------------------------------------------- known models */
 
@@ -212,26 +220,29 @@ static int make_dirs(const char *path, bool last_too)
 typedef struct download {
     FILE *f;
     embed_sha256 sha;
-    curl_off_t bytes;
-    bool too_big;
+    size_t bytes;
+    bool write_failed;
 } download;
 
-static size_t on_data(char *p, size_t size, size_t nmemb, void *ctx)
+/* The body of a 200 goes to the file (an error page never does). */
+static bool on_data(void *ctx, long status, const char *type, const char *p, size_t n)
 {
+    (void)type;
     download *d = ctx;
-    size_t n = size * nmemb;
-    if (d->bytes + (curl_off_t)n > PULL_MAX_FILE) {
-        d->too_big = true;
-        return 0;
-    }
-    d->bytes += (curl_off_t)n;
+    if (status != 200) return true;
+    d->bytes += n;
     embed_sha256_update(&d->sha, p, n);
-    return fwrite(p, 1, n, d->f) == n ? n : 0;
+    if (fwrite(p, 1, n, d->f) != n) {
+        d->write_failed = true;
+        return false;
+    }
+    return true;
 }
 
 /* Fetches url into path; *status gets the HTTP status (0 on transport failure). */
-static int fetch(CURL *c, const char *url, const char *path, unsigned connect_timeout, long *status,
-                 char hex[65], curl_off_t *bytes, apidex_error *err)
+static int fetch(net_session *session, const char *base, const char *url, const char *path,
+                 unsigned connect_timeout, long *status, char hex[65], size_t *bytes,
+                 apidex_error *err)
 {
     *status = 0;
     if (make_dirs(path, false) != 0) {
@@ -246,33 +257,40 @@ static int fetch(CURL *c, const char *url, const char *path, unsigned connect_ti
         return APIDEX_EIO;
     }
     embed_sha256_init(&d.sha);
-    curl_easy_reset(c);
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L); /* the hub redirects weights to its CDN */
-    curl_easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)connect_timeout);
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L); /* stalled for a minute: give up */
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "apidex/" APIDEX_VERSION_STRING);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &d);
-    CURLcode cc = curl_easy_perform(c);
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
-    bool write_failed = fclose(d.f) != 0;
-    if (cc != CURLE_OK || write_failed) {
+    const char *any[1] = {"*"}, *origin[1] = {base};
+    net_policy policy = {.allowed_hosts = any, /* the hub's CDN: redirects, each hop checked */
+                         .n_allowed_hosts = 1,
+                         .allowed_origins = origin,
+                         .n_allowed_origins = 1,
+                         .timeout_ms = PULL_MAX_TIME_MS,
+                         .connect_timeout_ms = (long)connect_timeout * 1000,
+                         .stall_ms = PULL_STALL_MS,
+                         .max_bytes = PULL_MAX_FILE,
+                         .private_hint = "only the hub URL itself may be a private address"};
+    net_request r = {.url = url, .on_body = on_data, .body_ctx = &d, .session = session};
+    net_response *resp = NULL;
+    apidex_error nerr;
+    core_error_clear(&nerr);
+    int nrc = net_send(&r, &policy, &resp, NULL, &nerr);
+    bool write_failed = fclose(d.f) != 0 || d.write_failed;
+    bool too_big = resp && resp->truncated;
+    long got = resp ? resp->status : 0;
+    net_response_free(resp);
+    if (nrc || write_failed || too_big) {
         int code;
-        if (d.too_big)
+        if (too_big)
             code = core_error_set(err, APIDEX_ELIMIT, "download is larger than 4 GiB");
-        else if (write_failed || cc == CURLE_WRITE_ERROR)
+        else if (write_failed)
             code =
                 core_error_set(err, APIDEX_EIO, "cannot write the download: %s", strerror(errno));
+        else if (nrc == APIDEX_EREFUSED)
+            code = core_error_set(err, APIDEX_EREFUSED, "download refused: %s", nerr.message);
         else
-            code = core_error_set(err, APIDEX_ENET, "download failed: %s", curl_easy_strerror(cc));
+            code = core_error_set(err, APIDEX_ENET, "download failed: %s", nerr.message);
         core_error_at(err, url, 0, 0, NULL);
-        *status = 0;
         return code;
     }
+    *status = got;
     embed_sha256_final_hex(&d.sha, hex);
     *bytes = d.bytes;
     return 0;
@@ -338,9 +356,13 @@ int embed_model_pull(const char *name, const embed_pull_options *opts, char **di
     snprintf(tmpname, sizeof tmpname, ".%s.partial-%ld", dest, (long)getpid());
     snprintf(oldname, sizeof oldname, ".%s.old-%ld", dest, (long)getpid());
     char *final = join(cache, dest), *tmp = join(cache, tmpname), *old = join(cache, oldname);
-    embed_curl_global_init();
-    CURL *c = curl_easy_init();
-    if (!final || !tmp || !old || !c) {
+    net_session *session = net_session_new();
+    const char *problem = net_base_url_problem(base);
+    if (problem) {
+        rc = core_error_set(err, APIDEX_EINVAL, "bad hub URL '%s': %s", base, problem);
+        goto done;
+    }
+    if (!final || !tmp || !old || !session) {
         rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
         goto done;
     }
@@ -366,10 +388,10 @@ int embed_model_pull(const char *name, const embed_pull_options *opts, char **di
         snprintf(url, ul, "%.*s/%s/resolve/%s/%s", (int)bl, base, repo, rev, f->path);
         long status = 0;
         char hex[65] = "";
-        curl_off_t bytes = 0;
+        size_t bytes = 0;
         if (o->progress) fprintf(o->progress, "fetching %s ... ", f->path), fflush(o->progress);
-        rc = fetch(c, url, path, o->connect_timeout_s ? o->connect_timeout_s : 15, &status, hex,
-                   &bytes, err);
+        rc = fetch(session, base, url, path, o->connect_timeout_s ? o->connect_timeout_s : 15,
+                   &status, hex, &bytes, err);
         if (!rc && status == 404 && !f->required) {
             remove(path);
             if (o->progress) fprintf(o->progress, "not in the repository (optional)\n");
@@ -424,7 +446,7 @@ int embed_model_pull(const char *name, const embed_pull_options *opts, char **di
     }
 done:
     if (tmp) rm_tree(tmp);
-    if (c) curl_easy_cleanup(c);
+    net_session_free(session);
     free(cache);
     free(final);
     free(tmp);

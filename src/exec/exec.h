@@ -3,10 +3,11 @@
  *
  * From an operation and the caller's inputs to an HTTP request (request.c: server URL and
  * its variables, parameter styles, request bodies by content type; inputs validated against
- * their schemas), credentials (creds.c: env/config file, OAuth2 client credentials), the
- * safe transport (transport.c: allowed methods, hosts and resolved addresses, redirects,
- * timeouts, a size cap), and the response shaped for an agent (shape.c: field selection,
- * array summaries, a token budget, a check against the response schema, pagination hints).
+ * their schemas), credentials (creds.c: env/config file, OAuth2 client credentials), sending
+ * (transport.c: the read-only rule for methods, then the outbound layer, src/net: hosts,
+ * resolved and pinned addresses, redirects, timeouts, a size cap), and the response shaped
+ * for an agent (shape.c: field selection, array summaries, a token budget, a check against
+ * the response schema, pagination hints).
  * Snippets (snippet.c) print the same request for curl, Python, JavaScript and Go.
  *
  * The types below are shared by every part; each part declares its own functions in the
@@ -21,12 +22,11 @@
 #include "spec/spec.h"
 #include "agent/agent.h"
 #include "search/search.h"
+#include "net/net.h"
 
-typedef struct exec_header {
-    const char *name;
-    const char *value;
-    bool secret; /* carries a credential: shown masked */
-} exec_header;
+/* A header: name, value, and whether it carries a credential (shown masked, never sent to
+   another origin). The outbound layer's type (net/net.h). */
+typedef net_header exec_header;
 
 /** A request ready to send. Everything lives in arena. */
 typedef struct exec_request {
@@ -62,7 +62,7 @@ typedef struct exec_policy {
     size_t n_allowed_hosts;
     long timeout_ms;        /* whole exchange; default 30000 */
     size_t max_bytes;       /* response body cap; default 8 MiB (the rest is cut) */
-    unsigned max_redirects; /* default 3 */
+    unsigned max_redirects; /* default 3; at most NET_MAX_REDIRECTS (5) */
     /* (transport) addresses allowed although private, exactly as written ("127.0.0.1",
        "::1"): tests allow their own server and still see every other private address
        refused. allow_private allows them all. */
@@ -71,19 +71,9 @@ typedef struct exec_policy {
     long connect_timeout_ms; /* per connection; default 10000 (never above timeout_ms) */
 } exec_policy;
 
-/** A response as received. Everything lives in arena. */
-typedef struct exec_response {
-    long status;
-    exec_header *headers; /* as received, in order */
-    size_t n_headers;
-    const char *body; /* NUL-terminated; body_len bytes */
-    size_t body_len;
-    bool truncated;        /* the body was cut at exec_policy.max_bytes */
-    const char *final_url; /* after redirects */
-    unsigned redirects;
-    double elapsed_ms;
-    core_arena *arena;
-} exec_response;
+/** A response as received (net/net.h's): status, headers, body (cut at max_bytes: truncated),
+    final_url (after redirects, masked), redirects, elapsed_ms; everything lives in arena. */
+typedef net_response exec_response;
 
 /** text with every secret of r replaced by "****", allocated in arena (text itself when r
     has no secrets or text has none of them). */
@@ -92,23 +82,19 @@ const char *exec_mask(const exec_request *r, const char *text, core_arena *arena
 /* ---------------------------------------------------------------- transport (transport.c) */
 
 /**
- * Sends r under policy p (NULL = every default) and hands out the final response in
- * *out (its own arena: exec_response_free). Refusals are APIDEX_EREFUSED with a message
- * naming the rule: a method other than GET/HEAD/OPTIONS without allow_write; a scheme
- * other than http/https; a host not in allowed_hosts (exact, case-insensitive); a host
- * whose resolved addresses are all private, loopback, link-local, unique-local,
- * unspecified, multicast or reserved (IPv4-mapped, NAT64 and 6to4 forms too) unless
- * allow_private or listed in allowed_addresses; more than max_redirects redirects; a
- * redirect that would resend a body carrying a credential to another host. The
- * addresses checked are the addresses connected to (pinned, and checked again when the
- * socket opens); redirects are followed here, each hop checked the same way; a 303 (and a
- * 301/302 after POST) becomes GET without a body; credentials (secret headers,
- * Authorization, Cookie, query values holding a secret) are never sent to another host.
- * No proxy from the environment. Network failures and timeouts are APIDEX_ENET. A body
- * over max_bytes is cut (truncated = true), not an error. Messages never hold a secret,
- * and neither does the response: its final URL, header values and (text) body have the
- * request's secrets masked, as a server may echo them.
- * Thread-safe (one call per request).
+ * Sends r under policy p (NULL = every default) through the outbound layer (net_send, whose
+ * rules net/net.h lists) and hands out the final response in *out (exec_response_free).
+ * What exec adds: a method other than GET/HEAD/OPTIONS is refused without allow_write (a
+ * redirect only ever turns a method into GET); the hosts are p's allowed_hosts (exact,
+ * case-insensitive; "host:port" and "[v6]:port" name their host); the private-address rule
+ * is widened only by allow_private and allowed_addresses (an entry that is not an IP
+ * address is APIDEX_EINVAL naming it); at most max_redirects (default 3) redirects;
+ * refusals (APIDEX_EREFUSED) name the rule and the flag that widens it. Credentials
+ * (secret headers, Authorization, Cookie, query values holding a secret) never leave the
+ * first request's origin (scheme, host and port); an https request never continues over
+ * http. Network failures and timeouts are APIDEX_ENET. A body over max_bytes is cut
+ * (truncated = true), not an error. Messages and the response (final URL, header values,
+ * text body) have r's secrets masked with exec_mask. Thread-safe (one call per request).
  */
 int exec_send(const exec_request *r, const exec_policy *p, exec_response **out, apidex_error *err);
 /** The hosts a call of r may reach (hosts.c): the host of r's origin when r->origin_allowed

@@ -49,17 +49,6 @@ int exec_body_encode(const spec_api *api, const spec_media *media, struct json_o
  * the wildcard type). */
 bool exec_media_is_json(const char *type);
 
-struct addrinfo;
-/** exec_resolve's answer when the deadline passed first (EAI_* codes are negative). */
-#define EXEC_RESOLVE_TIMEOUT 1
-/**
- * getaddrinfo(host, service, hints) that gives up after timeout_ms (resolve.c): 0 with *res
- * (freeaddrinfo), an EAI_* code, or EXEC_RESOLVE_TIMEOUT (the lookup is left to finish on
- * its own thread and cleans up after itself). Thread-safe.
- */
-int exec_resolve(const char *host, const char *service, const struct addrinfo *hints,
-                 long timeout_ms, struct addrinfo **res);
-
 /** Whether a header name is one apidex never takes from a spec or a caller: the framing and
     hop-by-hop headers (Host, Content-Length, Transfer-Encoding, Connection, Upgrade,
     Keep-Alive, TE, Trailer, Expect, Proxy-*), which curl writes itself. */

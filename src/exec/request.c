@@ -449,10 +449,10 @@ static int server_url(build *b, core_buf *url)
         free(rel);
         if (rc) return rc;
     }
-    if (!url->len || (strncmp(url->data, "http://", 7) && strncmp(url->data, "https://", 8)))
-        return core_error_set(b->err, APIDEX_EINVAL,
-                              "the server URL '%s' is not http(s): give one with --server URL",
-                              url->len ? url->data : "");
+    const char *problem = net_base_url_problem(url->len ? url->data : "");
+    if (problem)
+        return core_error_set(b->err, APIDEX_EINVAL, "the server URL '%s': %s; give one with %s",
+                              url->len ? url->data : "", problem, "--server URL");
     return 0;
 }
 

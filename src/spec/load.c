@@ -382,8 +382,8 @@ spec_doc *spec_doc_open(spec_api_int *ai, const char *real, bool remote, const c
     if (remote) {
         char *text = NULL;
         size_t len = 0;
-        rc = spec_fetch_url(real, o->remote_timeout_ms, o->remote_max_bytes, false, &text, &len,
-                            &err);
+        rc = spec_fetch_url(o, ai->root_host ? ai->real : NULL, real, o->remote_timeout_ms,
+                            o->remote_max_bytes, false, &text, &len, &err);
         if (!rc) rc = jt_doc_parse(text, len, shown, &o->limits, &tree, &err);
     } else {
         char *text = NULL;
@@ -947,7 +947,8 @@ static int add_url(spec_registry *reg, const char *url, apidex_error *err)
     const spec_options *o = &reg->set.opt;
     char *text = NULL;
     size_t len = 0;
-    int rc = spec_fetch_url(url, o->remote_timeout_ms, o->limits.max_bytes, true, &text, &len, err);
+    int rc = spec_fetch_url(o, url, url, o->remote_timeout_ms, o->limits.max_bytes, true, &text,
+                            &len, err);
     if (rc) return rc;
     apidex_error perr;
     core_error_clear(&perr);

@@ -35,6 +35,11 @@ typedef struct spec_options {
                                         host); NULL = none; a remote root's own host is allowed */
     long remote_timeout_ms;          /* default 10000 */
     size_t remote_max_bytes;         /* default 16 MiB */
+    /* private addresses (IP literals, NULL-terminated; --allow-address) remote refs may reach:
+       every other loopback, private, link-local... address is refused, whatever remote_hosts
+       says (a remote root's own origin excepted: the user named it). Borrowed: must outlive
+       the registry. NULL = none */
+    const char *const *remote_addresses;
     const char *api_id; /* `--name ID`: the id of the registry's API when it holds exactly one
                            (else ids are derived as usual); the string must outlive the
                            registry */

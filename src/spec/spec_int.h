@@ -126,9 +126,19 @@ void spec_diag(spec_api_int *ai, core_diag_level level, int code, const spec_doc
 const char *spec_node_pointer(spec_api_int *ai, const spec_doc *doc, const jt_node *node);
 
 /* fetch.c */
-/** GET url into malloc'd memory (NUL-terminated); max_bytes and timeout enforced. */
-int spec_fetch_url(const char *url, long timeout_ms, size_t max_bytes, bool follow_redirects,
-                   char **out, size_t *out_len, apidex_error *err);
+/**
+ * GET url through the outbound layer (net/net.h) into malloc'd memory (NUL-terminated);
+ * max_bytes and timeout enforced. root: the URL the user gave for this API (a URL source),
+ * or NULL (a local root): its origin is allowed whatever its addresses, loopback included.
+ * source (follow_redirects): url is a URL source the user gave: any host, redirects
+ * followed (each hop re-checked). Otherwise url is a remote $ref: only o->remote_hosts and
+ * root's host, no redirects. Either way every other origin's private, loopback and
+ * link-local addresses are refused unless listed in o->remote_addresses (APIDEX_EREFUSED).
+ * Errors: APIDEX_ENOTFOUND (404, 410), APIDEX_ELIMIT (over max_bytes), APIDEX_ENET.
+ */
+int spec_fetch_url(const spec_options *o, const char *root, const char *url, long timeout_ms,
+                   size_t max_bytes, bool follow_redirects, char **out, size_t *out_len,
+                   apidex_error *err);
 /** The host part of an http(s) URL (malloc'd), or NULL. */
 char *spec_url_host(const char *url);
 /** url resolved against base (malloc'd), or NULL. */

@@ -5,7 +5,7 @@
  * lookup still running then cannot be stopped, so its state lives on the heap, owned by the
  * caller and by the completion notification together: whichever lets go last frees it.
  */
-#include "exec/exec_int.h"
+#include "net/net.h"
 
 #include <netdb.h>
 #include <signal.h>
@@ -33,8 +33,8 @@ static void lookup_done(union sigval v)
     lookup_release(v.sival_ptr);
 }
 
-int exec_resolve(const char *host, const char *service, const struct addrinfo *hints,
-                 long timeout_ms, struct addrinfo **res)
+int net_resolve(const char *host, const char *service, const struct addrinfo *hints,
+                long timeout_ms, struct addrinfo **res)
 {
     *res = NULL;
     size_t hn = strlen(host) + 1, sn = strlen(service) + 1;
@@ -67,7 +67,7 @@ int exec_resolve(const char *host, const char *service, const struct addrinfo *h
         /* a lookup removed from the queue is never notified: both references are ours */
         if (gai_cancel(&l->cb) == EAI_CANCELED) atomic_fetch_sub(&l->owners, 1);
         lookup_release(l);
-        return EXEC_RESOLVE_TIMEOUT;
+        return NET_RESOLVE_TIMEOUT;
     }
     if (!rc) {
         *res = l->cb.ar_result;

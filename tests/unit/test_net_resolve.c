@@ -1,9 +1,9 @@
-/* exec_resolve (resolve.c): getaddrinfo with a deadline. Answers within the deadline are
+/* net_resolve (src/net/resolve.c): getaddrinfo with a deadline. Answers within the deadline are
    getaddrinfo's own; a lookup still running at the deadline is left to finish on its own
    thread, which frees it (no leak, no use after free: the sanitizer build checks). */
 #include "testutil.h"
 
-#include "exec/exec_int.h"
+#include "net/net.h"
 
 #include <netdb.h>
 #include <string.h>
@@ -14,19 +14,19 @@ static void test_resolves(void **state)
     (void)state;
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
     struct addrinfo *res = NULL;
-    assert_int_equal(exec_resolve("127.0.0.1", "80", &hints, 10000, &res), 0);
+    assert_int_equal(net_resolve("127.0.0.1", "80", &hints, 10000, &res), 0);
     assert_non_null(res);
     assert_int_equal(res->ai_family, AF_INET);
     freeaddrinfo(res);
     res = NULL;
-    assert_int_equal(exec_resolve("localhost", "8080", &hints, 10000, &res), 0);
+    assert_int_equal(net_resolve("localhost", "8080", &hints, 10000, &res), 0);
     assert_non_null(res);
     freeaddrinfo(res);
     /* a name that cannot be resolved: getaddrinfo's error (or, where DNS does not answer,
        the deadline), never an address */
     res = NULL;
-    int rc = exec_resolve("no-such-host.invalid", "80", &hints, 3000, &res);
-    assert_true(rc < 0 || rc == EXEC_RESOLVE_TIMEOUT);
+    int rc = net_resolve("no-such-host.invalid", "80", &hints, 3000, &res);
+    assert_true(rc < 0 || rc == NET_RESOLVE_TIMEOUT);
     assert_null(res);
 }
 
@@ -39,8 +39,8 @@ static void test_deadline(void **state)
     unsigned timeouts = 0;
     for (int i = 0; i < 50; i++) {
         struct addrinfo *res = NULL;
-        int rc = exec_resolve("localhost", "80", &hints, 0, &res);
-        if (rc == EXEC_RESOLVE_TIMEOUT) {
+        int rc = net_resolve("localhost", "80", &hints, 0, &res);
+        if (rc == NET_RESOLVE_TIMEOUT) {
             assert_null(res);
             timeouts++;
         } else {
