@@ -5,7 +5,7 @@
  * caller's values were put into it; --allow-host entries add hosts (reach only) or exact
  * origins (reach and credentials). The transport's host list is derived from these.
  */
-#include "exec/exec.h"
+#include "exec/exec_int.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -201,8 +201,7 @@ static int server_origins(const spec_api *api, const char *tmpl, const jt_node *
     return 0;
 }
 
-/* The server object (with "variables") of the array servers whose url is url, or NULL. */
-static const jt_node *find_server(const spec_api *api, const jt_node *servers, const char *url)
+const jt_node *exec_server_object(const spec_api *api, const jt_node *servers, const char *url)
 {
     for (size_t i = 0; jt_is(servers, JT_ARRAY) && i < servers->len; i++) {
         spec_loc s = {servers->u.items[i], api->root.doc};
@@ -233,7 +232,7 @@ int exec_api_origins(const spec_api *api, const spec_operation *op, core_arena *
     const jt_node *root = api->major == 3 ? jt_get(api->root.node, "servers") : NULL;
     for (size_t i = 0; i < api->n_servers; i++) {
         const char *u = api->servers[i].url;
-        if (u && server_origins(api, u, find_server(api, root, u), arena, out, n, &cap))
+        if (u && server_origins(api, u, exec_server_object(api, root, u), arena, out, n, &cap))
             return APIDEX_ENOMEM;
     }
     if (!*out) *out = list;

@@ -318,18 +318,6 @@ static json_object *take_input(build *b, const char *name, const char *in, spec_
 
 /* ---------------------------------------------------------------- server */
 
-/* The server object (a node with "variables") whose url is url, in servers, or NULL. */
-static const jt_node *server_object(const spec_api *api, const jt_node *servers, const char *url)
-{
-    for (size_t i = 0; jt_is(servers, JT_ARRAY) && i < servers->len; i++) {
-        spec_loc s = {servers->u.items[i], api->root.doc};
-        spec_deref(api, s, &s);
-        const char *u = jt_get_str(s.node, "url");
-        if (u && !strcmp(u, url)) return s.node;
-    }
-    return NULL;
-}
-
 /* The base URL: --server, the registry's override, the operation's servers, the API's (an
    https one first), with {variables} from the inputs or their defaults. */
 static int server_url(build *b, core_buf *url)
@@ -358,7 +346,7 @@ static int server_url(build *b, core_buf *url)
             if (!strncmp(b->api->servers[i].url, "https://", 8)) base = b->api->servers[i].url;
         if (!base && b->api->n_servers) base = b->api->servers[0].url;
         if (base && b->api->major == 3)
-            server = server_object(b->api, jt_get(b->api->root.node, "servers"), base);
+            server = exec_server_object(b->api, jt_get(b->api->root.node, "servers"), base);
     }
     if (!base)
         return core_error_set(b->err, APIDEX_EINVAL,

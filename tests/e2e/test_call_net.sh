@@ -87,7 +87,7 @@ status "HTTP:// server" 0 "$bin" call hello --server "HTTP://127.0.0.1:$p4" --al
 has "answered" "$tmp/out" '"ok":1'
 hasnt "no redirect note without a redirect" "$tmp/out" "after redirects"
 # (a key in the query is masked in the URL shown: not a redirect either)
-APIDEX_AUTH_NET_KEY=s3cret-net status "masked key, no redirect" 6 "$bin" call keyed --server "http://127.0.0.1:$p4" --allow-address 127.0.0.1
+APIDEX_AUTH_NET_KEY=s3cret-net status "masked key, no redirect" 6 "$bin" call keyed --server "http://127.0.0.1:$p4" --allow-host "http://127.0.0.1:$p4" --allow-address 127.0.0.1
 has "the key masked" "$tmp/out" "api_key=****"
 hasnt "no redirect note for a masked URL" "$tmp/out" "after redirects"
 status "redirected call" 0 "$bin" call moved --server "http://127.0.0.1:$p4" --allow-address 127.0.0.1
