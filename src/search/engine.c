@@ -46,6 +46,8 @@ void search_engine_close(search_engine *e)
     free(e->info);
     free(e->verb_counts);
     free(e->opposites);
+    free(e->verbs);
+    free(e->verb_table);
     free(e->superseded);
     core_arena_free(e->arena);
     pthread_mutex_destroy(&e->embed_lock);
