@@ -197,6 +197,7 @@ static int verb_intern(search_engine *e, size_t op)
     const char *s = e->info[op].verb;
     if (!s || !s[0]) return 0;
     long id = verb_find(e, s);
+    e->work++;
     if (id < 0) {
         if ((e->n_verbs + 1) * 2 > e->verb_table_size && verb_table_grow(e)) return APIDEX_ENOMEM;
         size_t h = core_hash64(s, strlen(s)) & (e->verb_table_size - 1);
@@ -209,8 +210,9 @@ static int verb_intern(search_engine *e, size_t op)
     return 0;
 }
 
-static bool learned_has(const search_engine *e, uint32_t a, uint32_t b)
+static bool learned_has(search_engine *e, uint32_t a, uint32_t b)
 {
+    e->work += e->n_opposites;
     for (size_t k = 0; k < e->n_opposites; k++)
         if ((e->opposites[k][0] == a && e->opposites[k][1] == b) ||
             (e->opposites[k][0] == b && e->opposites[k][1] == a))
@@ -240,6 +242,7 @@ static bool mark_destructive(void *ctx, uint32_t op, long term)
 {
     (void)term;
     search_engine *e = ((mark_ctx *)ctx)->e;
+    e->work++;
     const char *m = e->ops[op].method;
     if (m && strcasecmp(m, "GET") && strcasecmp(m, "HEAD")) e->info[op].flags |= OP_DESTROY_WORDS;
     return false;
@@ -275,6 +278,7 @@ static int read_verbs(search_engine *e)
 {
     text_words *tw = NULL;
     int rc = 0;
+    e->work += e->n_ops;
     for (size_t i = 0; i < e->n_ops && !rc; i++) {
         const store_operation *o = &e->ops[i];
         e->info[i].verb = o->verb;
@@ -313,6 +317,7 @@ int opposite_learn(search_engine *e)
     verb_at *v = malloc((e->n_ops ? e->n_ops : 1) * sizeof *v);
     if (!v) return APIDEX_ENOMEM;
     size_t m = 0;
+    e->work += e->n_ops;
     for (size_t i = 0; i < e->n_ops; i++) {
         const store_operation *o = &e->ops[i];
         const char *verb = e->info[i].verb;
@@ -327,8 +332,10 @@ int opposite_learn(search_engine *e)
         while (j < m && v[j].api == v[i].api && v[j].len == v[i].len &&
                !memcmp(v[j].path, v[i].path, v[i].len))
             j++;
+        e->work += j - i;
         for (size_t a = i; a < j && a < i + 64 && !rc; a++)
             for (size_t b = a + 1; b < j && b < i + 64 && !rc; b++) {
+                e->work++;
                 const char *x = v[a].verb, *y = v[b].verb;
                 if (prefixed(x, y, "de", 4) || prefixed(y, x, "de", 4) ||
                     prefixed(x, y, "dis", 4) || prefixed(y, x, "dis", 4))

@@ -118,6 +118,7 @@ struct search_engine {
     char **stop; /* stop words through the term pipeline */
     size_t n_stop;
     core_arena *arena;
+    size_t work; /* what opening did: rows read and loop iterations (search_engine_open_work) */
     embed_provider *embedder;    /* not owned; NULL: lexical only */
     pthread_mutex_t embed_lock;  /* providers are not thread-safe */
     pthread_mutex_t *embed_held; /* the lock taken around the provider: embed_lock, or one
