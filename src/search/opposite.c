@@ -322,8 +322,8 @@ int opposite_learn(search_engine *e)
         const store_operation *o = &e->ops[i];
         const char *verb = e->info[i].verb;
         if (!verb || !verb[0] || !o->path) continue;
-        v[m++] = (verb_at){e->info[i].api, o->path, resource_len(o->path), verb,
-                           e->info[i].verb_id};
+        v[m++] =
+            (verb_at){e->info[i].api, o->path, resource_len(o->path), verb, e->info[i].verb_id};
     }
     qsort(v, m, sizeof *v, cmp_verb_at);
     int rc = 0;

@@ -217,8 +217,8 @@ static void api_words(text_words *tw, const store_api *a, cand_ctx *c)
 
 /* Share of a term's chunks that belong to the given APIs (1 when the index lacks it), and
    the number of other APIs that use it (stamp: per API, the last word that counted it). */
-static double share_in(search_engine *e, const char *stem, const bool *in_group,
-                       uint32_t *stamp, uint32_t word, size_t *outside)
+static double share_in(search_engine *e, const char *stem, const bool *in_group, uint32_t *stamp,
+                       uint32_t word, size_t *outside)
 {
     *outside = 0;
     long ti = lex_term_find(e, stem, strlen(stem));
@@ -293,8 +293,8 @@ static int cmp_title(const void *a, const void *b)
    read API by API) and counts their services (distinct titles; an untitled API counts
    once itself). */
 static int name_add(search_engine *e, const char *word, size_t i, const uint32_t *next,
-                    const uint32_t *owner, const bool *in_group, size_t group,
-                    const char **titles, double share, double spread, uint8_t is_label)
+                    const uint32_t *owner, const bool *in_group, size_t group, const char **titles,
+                    double share, double spread, uint8_t is_label)
 {
     api_name *nm = &e->names[e->n_names];
     nm->stem = core_arena_strdup(e->arena, word);
@@ -314,7 +314,8 @@ static int name_add(search_engine *e, const char *word, size_t i, const uint32_t
     }
     qsort(titles, n_titles, sizeof *titles, cmp_title);
     e->work += n_titles;
-    for (size_t k = 0; k < n_titles; k++) nm->n_services += k == 0 || strcmp(titles[k - 1], titles[k]);
+    for (size_t k = 0; k < n_titles; k++)
+        nm->n_services += k == 0 || strcmp(titles[k - 1], titles[k]);
     nm->vocab = in_vocab(e, nm->stem, in_group);
     nm->share = share;
     nm->spread = spread;
