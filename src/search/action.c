@@ -18,6 +18,7 @@ int action_learn(search_engine *e)
 {
     e->verb_counts = calloc(e->n_terms ? e->n_terms : 1, sizeof *e->verb_counts);
     if (!e->verb_counts) return APIDEX_ENOMEM;
+    e->work += e->n_ops;
     for (size_t i = 0; i < e->n_ops; i++) {
         const store_operation *op = &e->ops[i];
         if (!op->verb || text_action_of_stem(op->verb, strlen(op->verb))) continue;

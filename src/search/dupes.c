@@ -26,6 +26,7 @@ int dupes_mark(search_engine *e)
 {
     store_dups *d = NULL;
     if (store_duplicates(e->apis, e->n_apis, e->ops, e->n_ops, &d)) return APIDEX_ENOMEM;
+    e->work += d->work + e->n_apis;
     if (!d->n) {
         store_dups_free(d);
         return 0;
@@ -44,6 +45,7 @@ int dupes_mark(search_engine *e)
         if (a < na && d->group_of[a] != SIZE_MAX) start[a + 2]++;
     }
     for (size_t a = 0; a < na && !rc; a++) start[a + 2] += start[a + 1];
+    e->work += 2 * e->n_ops + na;
     for (size_t i = 0; i < e->n_ops && !rc; i++) {
         uint32_t a = e->info[i].api;
         if (a < na && d->group_of[a] != SIZE_MAX) list[start[a + 1]++] = i;
@@ -56,6 +58,7 @@ int dupes_mark(search_engine *e)
         size_t top = grp->apis[0], m = 0;
         for (size_t j = start[top]; j < start[top + 1] && !rc; j++) {
             op_key(&e->ops[list[j]], &key, &shape);
+            e->work++;
             if (key.failed || !(newest[m] = strdup(key.data)))
                 rc = APIDEX_ENOMEM;
             else
@@ -66,6 +69,7 @@ int dupes_mark(search_engine *e)
             size_t a = grp->apis[k];
             for (size_t j = start[a]; j < start[a + 1]; j++) {
                 op_key(&e->ops[list[j]], &key, &shape);
+                e->work++;
                 const char *kk = key.data ? key.data : "";
                 if (bsearch(&kk, newest, m, sizeof *newest, cmp_str)) e->superseded[list[j]] = true;
             }

@@ -46,6 +46,8 @@ void search_engine_close(search_engine *e)
     free(e->info);
     free(e->verb_counts);
     free(e->opposites);
+    free(e->verbs);
+    free(e->verb_table);
     free(e->superseded);
     core_arena_free(e->arena);
     pthread_mutex_destroy(&e->embed_lock);
@@ -54,6 +56,11 @@ void search_engine_close(search_engine *e)
     free(e->last_text);
     free(e->last_vec);
     free(e);
+}
+
+size_t search_engine_open_work(const search_engine *eng)
+{
+    return eng ? eng->work : 0;
 }
 
 void search_engine_set_embedder(search_engine *eng, embed_provider *p)
@@ -103,6 +110,7 @@ static size_t equal_range(const char *const *s, size_t n, const char *key)
 static int load_producers(search_engine *e, const store_edge *edges, size_t n_edges)
 {
     for (size_t pass = 0; pass < 2; pass++) {
+        e->work += n_edges + e->n_ops;
         for (size_t i = 0; i < n_edges; i++) {
             const store_edge *ed = &edges[i];
             if (ed->kind != STORE_EDGE_PRODUCER || ed->src_index < 0 || ed->dst_index < 0 ||
@@ -133,12 +141,14 @@ static int load_producers(search_engine *e, const store_edge *edges, size_t n_ed
     for (size_t a = 0, first = 0; a < e->n_apis; a++) {
         size_t end = first, m = 0;
         while (end < e->n_ops && e->info[end].api == a) end++;
+        e->work += 1 + (end - first);
         size_t n = end - first;
         for (size_t i = first; i < end; i++) {
             const store_operation *o = &e->ops[i];
             for (size_t k = 0, took = 0; k < o->n_inputs && took < 4; k++) {
                 const char *f = o->inputs[k].field;
                 bool dup = !f;
+                e->work += 1 + k;
                 for (size_t j = 0; j < k && !dup; j++)
                     dup = o->inputs[j].field && !strcmp(o->inputs[j].field, f);
                 if (dup) continue;
@@ -151,6 +161,7 @@ static int load_producers(search_engine *e, const store_edge *edges, size_t n_ed
             op_info *c = &e->info[i];
             for (size_t k = 0; k < c->n_producers; k++) {
                 producer_ref *r = &c->producers[k];
+                e->work++;
                 size_t takes = equal_range(ents, m, r->entity);
                 r->share = n >= 5 ? (double)takes / (double)n : 0;
             }
@@ -199,6 +210,8 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
     edges_load el = {.idx = idx};
     bool threaded = !rc && pthread_create(&el.thread, NULL, edges_run, &el) == 0;
     if (!rc && !threaded) edges_run(&el);
+    /* the rows read: lex_build counts the chunk terms, load_producers the edges */
+    if (!rc) e->work += e->n_ops + e->n_apis + e->n_docs;
     if (!rc) rc = lex_table_grow(e);
     if (!rc) {
         e->info = calloc(e->n_ops ? e->n_ops : 1, sizeof *e->info);

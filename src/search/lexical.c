@@ -77,11 +77,13 @@ static long term_intern(search_engine *e, const char *s, size_t n)
 static int posting_add(search_engine *e, long ti, uint32_t doc, uint16_t field)
 {
     term_entry *t = &e->terms[ti];
-    for (size_t k = t->n_post; k-- > 0 && t->post[k].doc == doc;)
+    for (size_t k = t->n_post; k-- > 0 && t->post[k].doc == doc;) {
+        e->work++;
         if (t->post[k].field == field) {
             if (t->post[k].tf < UINT16_MAX) t->post[k].tf++;
             return 0;
         }
+    }
     if (!t->n_post || t->post[t->n_post - 1].doc != doc) t->df++;
     if (t->n_post == t->cap_post) {
         size_t cap = t->cap_post ? t->cap_post * 2 : 4;
@@ -113,6 +115,7 @@ static int index_chunk(void *ctx, size_t d, const char *const *terms)
 {
     build_state *b = ctx;
     search_engine *e = b->e;
+    e->work++; /* a row of chunk terms */
     if (!e->docs[d].n_ops) return 0;
     bool specific = false;
     for (int f = 0; f < STORE_FIELD_TAGS && b->use_fields; f++) /* tags: API title everywhere */
@@ -126,6 +129,7 @@ static int index_chunk(void *ctx, size_t d, const char *const *terms)
             const char *end = t;
             while (*end && *end != ' ') end++;
             if (end > t) {
+                e->work++;
                 long ti = term_intern(e, t, (size_t)(end - t));
                 rc = ti < 0 ? APIDEX_ENOMEM : posting_add(e, ti, (uint32_t)d, (uint16_t)f);
                 e->docs[d].field_len[f]++;
@@ -209,6 +213,7 @@ int lex_sort_terms(search_engine *e)
     e->sorted = malloc((e->n_terms ? e->n_terms : 1) * sizeof *e->sorted);
     if (!e->sorted) return APIDEX_ENOMEM;
     for (size_t i = 0; i < e->n_terms; i++) e->sorted[i] = (uint32_t)i;
+    e->work += e->n_terms;
     qsort_r(e->sorted, e->n_terms, sizeof *e->sorted, cmp_term_r, e);
     return 0;
 }

@@ -140,6 +140,7 @@ typedef struct verb_at {
     const char *path;
     size_t len;
     const char *verb;
+    uint32_t id;
 } verb_at;
 
 static int cmp_verb_at(const void *x, const void *y)
@@ -153,19 +154,76 @@ static int cmp_verb_at(const void *x, const void *y)
     return strcmp(a->verb, b->verb);
 }
 
-static bool learned_has(const search_engine *e, const char *a, const char *b)
+/*
+ * The operations' verbs, interned once at open (a hash table: linear in the operations).
+ * A ranking marks the ids of the verbs that oppose its own (opposite_read), and each
+ * operation is then one lookup: comparing each operation's verb string instead reads memory
+ * all over the index, and on a registry of thousands of APIs that doubled search latency.
+ */
+static long verb_find(const search_engine *e, const char *s)
 {
+    if (!e->verb_table_size) return -1;
+    size_t mask = e->verb_table_size - 1;
+    for (size_t h = core_hash64(s, strlen(s)) & mask; e->verb_table[h]; h = (h + 1) & mask)
+        if (!strcmp(e->verbs[e->verb_table[h] - 1], s)) return (long)e->verb_table[h] - 1;
+    return -1;
+}
+
+static int verb_table_grow(search_engine *e)
+{
+    size_t size = e->verb_table_size ? e->verb_table_size * 2 : 256;
+    uint32_t *t = calloc(size, sizeof *t);
+    const char **v = realloc(e->verbs, (size / 2) * sizeof *v);
+    if (!t || !v) {
+        free(t);
+        if (v) e->verbs = v;
+        return APIDEX_ENOMEM;
+    }
+    e->verbs = v;
+    for (size_t i = 0; i < e->n_verbs; i++) {
+        size_t h = core_hash64(v[i], strlen(v[i])) & (size - 1);
+        while (t[h]) h = (h + 1) & (size - 1);
+        t[h] = (uint32_t)i + 1;
+    }
+    free(e->verb_table);
+    e->verb_table = t;
+    e->verb_table_size = size;
+    return 0;
+}
+
+/* Sets op's verb_id from its verb (a new id for a verb not seen yet). */
+static int verb_intern(search_engine *e, size_t op)
+{
+    const char *s = e->info[op].verb;
+    if (!s || !s[0]) return 0;
+    long id = verb_find(e, s);
+    e->work++;
+    if (id < 0) {
+        if ((e->n_verbs + 1) * 2 > e->verb_table_size && verb_table_grow(e)) return APIDEX_ENOMEM;
+        size_t h = core_hash64(s, strlen(s)) & (e->verb_table_size - 1);
+        while (e->verb_table[h]) h = (h + 1) & (e->verb_table_size - 1);
+        e->verbs[e->n_verbs] = s;
+        e->verb_table[h] = (uint32_t)e->n_verbs + 1;
+        id = (long)e->n_verbs++;
+    }
+    e->info[op].verb_id = (uint32_t)id + 1;
+    return 0;
+}
+
+static bool learned_has(search_engine *e, uint32_t a, uint32_t b)
+{
+    e->work += e->n_opposites;
     for (size_t k = 0; k < e->n_opposites; k++)
-        if ((!strcmp(e->opposites[k][0], a) && !strcmp(e->opposites[k][1], b)) ||
-            (!strcmp(e->opposites[k][0], b) && !strcmp(e->opposites[k][1], a)))
+        if ((e->opposites[k][0] == a && e->opposites[k][1] == b) ||
+            (e->opposites[k][0] == b && e->opposites[k][1] == a))
             return true;
     return false;
 }
 
-static int learned_push(search_engine *e, const char *a, const char *b)
+static int learned_push(search_engine *e, uint32_t a, uint32_t b)
 {
     if (learned_has(e, a, b) || e->n_opposites >= 256) return 0;
-    const char *(*p)[2] = realloc(e->opposites, (e->n_opposites + 1) * sizeof *p);
+    uint32_t(*p)[2] = realloc(e->opposites, (e->n_opposites + 1) * sizeof *p);
     if (!p) return APIDEX_ENOMEM;
     e->opposites = p;
     e->opposites[e->n_opposites][0] = a;
@@ -184,6 +242,7 @@ static bool mark_destructive(void *ctx, uint32_t op, long term)
 {
     (void)term;
     search_engine *e = ((mark_ctx *)ctx)->e;
+    e->work++;
     const char *m = e->ops[op].method;
     if (m && strcasecmp(m, "GET") && strcasecmp(m, "HEAD")) e->info[op].flags |= OP_DESTROY_WORDS;
     return false;
@@ -219,18 +278,24 @@ static int read_verbs(search_engine *e)
 {
     text_words *tw = NULL;
     int rc = 0;
+    e->work += e->n_ops;
     for (size_t i = 0; i < e->n_ops && !rc; i++) {
         const store_operation *o = &e->ops[i];
         e->info[i].verb = o->verb;
-        if (!o->verb || !is_method_word(o->verb, strlen(o->verb)) || !o->operation_id) continue;
+        if (!o->verb || !is_method_word(o->verb, strlen(o->verb)) || !o->operation_id) {
+            rc = verb_intern(e, i);
+            continue;
+        }
         if (!tw && !(tw = text_words_new())) return APIDEX_ENOMEM;
         verb_pick v = {.stem = "", .seen = 0};
         text_words_split(tw, o->operation_id, strlen(o->operation_id), TEXT_WORDS_STEM, pick_verb,
                          &v);
-        if (!v.stem[0]) continue;
-        const char *c = core_arena_strdup(e->arena, v.stem);
-        if (!c) rc = APIDEX_ENOMEM;
-        e->info[i].verb = c;
+        if (v.stem[0]) {
+            const char *c = core_arena_strdup(e->arena, v.stem);
+            if (!c) rc = APIDEX_ENOMEM;
+            e->info[i].verb = c;
+        }
+        if (!rc) rc = verb_intern(e, i);
     }
     text_words_free(tw);
     return rc;
@@ -252,11 +317,13 @@ int opposite_learn(search_engine *e)
     verb_at *v = malloc((e->n_ops ? e->n_ops : 1) * sizeof *v);
     if (!v) return APIDEX_ENOMEM;
     size_t m = 0;
+    e->work += e->n_ops;
     for (size_t i = 0; i < e->n_ops; i++) {
         const store_operation *o = &e->ops[i];
         const char *verb = e->info[i].verb;
         if (!verb || !verb[0] || !o->path) continue;
-        v[m++] = (verb_at){e->info[i].api, o->path, resource_len(o->path), verb};
+        v[m++] =
+            (verb_at){e->info[i].api, o->path, resource_len(o->path), verb, e->info[i].verb_id};
     }
     qsort(v, m, sizeof *v, cmp_verb_at);
     int rc = 0;
@@ -265,12 +332,14 @@ int opposite_learn(search_engine *e)
         while (j < m && v[j].api == v[i].api && v[j].len == v[i].len &&
                !memcmp(v[j].path, v[i].path, v[i].len))
             j++;
+        e->work += j - i;
         for (size_t a = i; a < j && a < i + 64 && !rc; a++)
             for (size_t b = a + 1; b < j && b < i + 64 && !rc; b++) {
+                e->work++;
                 const char *x = v[a].verb, *y = v[b].verb;
                 if (prefixed(x, y, "de", 4) || prefixed(y, x, "de", 4) ||
                     prefixed(x, y, "dis", 4) || prefixed(y, x, "dis", 4))
-                    rc = learned_push(e, x, y);
+                    rc = learned_push(e, v[a].id, v[b].id);
             }
         i = j;
     }
@@ -290,17 +359,6 @@ static const char *ranking_verb(const query_state *st, const ranking *r)
     return NULL;
 }
 
-void opposite_read(const query_state *st, ranking *r)
-{
-    r->verb = ranking_verb(st, r);
-    r->n_opp = 0;
-    if (!r->verb) return;
-    pthread_once(&once, lexicon_init);
-    for (size_t k = 0; k < n_pairs && r->n_opp < sizeof r->opp / sizeof r->opp[0]; k++)
-        for (int s = 0; s < 2; s++)
-            if (!strcmp(r->verb, pair_stem[k][s])) r->opp[r->n_opp++] = pair_stem[k][1 - s];
-}
-
 /* Does the task itself ask for the verb (a request's verb, not negated)? "stop the old server
    and start a new one" asks for both; "start a stopped server" only starts. */
 static bool task_says(const query_state *st, const char *verb)
@@ -309,6 +367,49 @@ static bool task_says(const query_state *st, const char *verb)
         if (st->words[i].verb && !st->words[i].negated && !strcmp(st->words[i].stem, verb))
             return true;
     return false;
+}
+
+/* Marks verb in r->opp_verb when some operation has it, it is not r's own verb and the task
+   does not ask for it. */
+static int opp_mark(const query_state *st, ranking *r, const char *verb)
+{
+    if (!strcmp(verb, r->verb) || task_says(st, verb)) return 0;
+    long id = verb_find(st->e, verb);
+    if (id < 0) return 0;
+    if (!r->opp_verb && !(r->opp_verb = calloc(st->e->n_verbs + 1, sizeof *r->opp_verb)))
+        return APIDEX_ENOMEM;
+    r->opp_verb[id + 1] = true;
+    return 0;
+}
+
+int opposite_read(const query_state *st, ranking *r)
+{
+    r->verb = ranking_verb(st, r);
+    r->n_opp = 0;
+    r->opp_verb = NULL;
+    if (!r->verb) return 0;
+    pthread_once(&once, lexicon_init);
+    for (size_t k = 0; k < n_pairs && r->n_opp < sizeof r->opp / sizeof r->opp[0]; k++)
+        for (int s = 0; s < 2; s++)
+            if (!strcmp(r->verb, pair_stem[k][s])) r->opp[r->n_opp++] = pair_stem[k][1 - s];
+    if (st->p->action_opposite >= 1) return 0;
+    /* the operations' verbs that oppose it: the lexicon's, the verb after "un" and the verb
+       an "un" opens (prefixed, with a base of 3 letters at least), and the learned pairs */
+    int rc = 0;
+    for (size_t k = 0; k < r->n_opp && !rc; k++) rc = opp_mark(st, r, r->opp[k]);
+    size_t n = strlen(r->verb);
+    char un[2 + sizeof st->words->stem] = "un";
+    if (!rc && n >= 3 && n + 3 <= sizeof un) {
+        memcpy(un + 2, r->verb, n + 1);
+        rc = opp_mark(st, r, un);
+    }
+    if (!rc && !strncmp(r->verb, "un", 2) && n >= 5) rc = opp_mark(st, r, r->verb + 2);
+    long id = verb_find(st->e, r->verb);
+    for (size_t k = 0; k < st->e->n_opposites && id >= 0 && !rc; k++)
+        for (int s = 0; s < 2 && !rc; s++)
+            if (st->e->opposites[k][s] == (uint32_t)id + 1)
+                rc = opp_mark(st, r, st->e->verbs[st->e->opposites[k][1 - s] - 1]);
+    return rc;
 }
 
 bool opposite_destructive(const query_state *st, uint32_t op)
@@ -320,11 +421,5 @@ bool opposite_destructive(const query_state *st, uint32_t op)
 
 bool opposite_of_request(const query_state *st, const ranking *r, uint32_t op)
 {
-    if (st->p->action_opposite >= 1) return false;
-    const char *ov = st->e->info[op].verb;
-    if (!r->verb || !ov || !ov[0] || !strcmp(ov, r->verb)) return false;
-    bool opp = prefixed(ov, r->verb, "un", 3) || prefixed(r->verb, ov, "un", 3);
-    for (size_t k = 0; k < r->n_opp && !opp; k++) opp = !strcmp(ov, r->opp[k]);
-    if (!opp && st->e->n_opposites) opp = learned_has(st->e, r->verb, ov);
-    return opp && !task_says(st, ov);
+    return st->p->action_opposite < 1 && r->opp_verb && r->opp_verb[st->e->info[op].verb_id];
 }

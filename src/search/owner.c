@@ -71,6 +71,7 @@ int owner_learn(search_engine *e)
     int rc = 0;
     for (size_t i = 0; i < e->n_ops && !rc; i++) {
         op_info *in = &e->info[i];
+        e->work++;
         in->owner = -1;
         const char *path = e->ops[i].path ? e->ops[i].path : "";
         long owner = -1, has[8];
@@ -78,6 +79,7 @@ int owner_learn(search_engine *e)
         const char *param = NULL;
         size_t param_len = 0;
         for (const char *s = path; *s && !rc;) {
+            e->work++;
             while (*s == '/') s++;
             const char *end = s;
             while (*end && *end != '/') end++;

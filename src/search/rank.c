@@ -102,7 +102,7 @@ int rank_run(query_state *st, ranking *r, bool fuse_dense)
     double *cover = calloc(e->n_apis ? e->n_apis : 1, sizeof *cover);
     int rc = r->raw && r->best_doc && r->score && r->order && cover ? 0 : APIDEX_ENOMEM;
     size_t names = 0;
-    if (!rc) opposite_read(st, r);
+    if (!rc) rc = opposite_read(st, r);
     if (!rc) rc = route_named(st, r, &names);
     if (!rc) rc = collect_terms(st, r, false);
     if (!rc) rc = lex_score(st, r, cover);
@@ -138,4 +138,5 @@ void rank_free(ranking *r)
     free(r->best_doc);
     free(r->score);
     free(r->order);
+    free(r->opp_verb);
 }

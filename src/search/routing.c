@@ -217,13 +217,14 @@ static void api_words(text_words *tw, const store_api *a, cand_ctx *c)
 
 /* Share of a term's chunks that belong to the given APIs (1 when the index lacks it), and
    the number of other APIs that use it (stamp: per API, the last word that counted it). */
-static double share_in(const search_engine *e, const char *stem, const bool *in_group,
-                       uint32_t *stamp, uint32_t word, size_t *outside)
+static double share_in(search_engine *e, const char *stem, const bool *in_group, uint32_t *stamp,
+                       uint32_t word, size_t *outside)
 {
     *outside = 0;
     long ti = lex_term_find(e, stem, strlen(stem));
     if (ti < 0) return 1.0;
     const term_entry *te = &e->terms[ti];
+    e->work += te->n_post;
     size_t mine = 0, all = 0;
     for (size_t p = 0; p < te->n_post; p++) {
         if (p && te->post[p].doc == te->post[p - 1].doc) continue;
@@ -242,12 +243,13 @@ static double share_in(const search_engine *e, const char *stem, const bool *in_
 }
 
 /* Is the stem in the path or operation ids of the group's operations? */
-static bool in_vocab(const search_engine *e, const char *stem, const bool *in_group)
+static bool in_vocab(search_engine *e, const char *stem, const bool *in_group)
 {
     long ti = lex_term_find(e, stem, strlen(stem));
     if (ti < 0) return false;
     const term_entry *te = &e->terms[ti];
     for (size_t p = 0; p < te->n_post; p++) {
+        e->work++;
         int f = te->post[p].field;
         const doc_info *d = &e->docs[te->post[p].doc];
         if ((f == STORE_FIELD_PATH || f == STORE_FIELD_OPERATION_ID) && d->n_ops &&
@@ -255,6 +257,73 @@ static bool in_vocab(const search_engine *e, const char *stem, const bool *in_gr
             return true;
     }
     return false;
+}
+
+static int cmp_word_at(const void *a, const void *b, void *ctx)
+{
+    const char(*words)[32] = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int c = strcmp(words[x], words[y]);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* Chains the occurrences of each word in order: next[i] is the next index of words[i]'s
+   word (UINT32_MAX: none), first[i] whether i is its first. */
+static int chain_words(const char (*words)[32], size_t n, uint32_t *next, bool *first)
+{
+    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+    if (!order) return APIDEX_ENOMEM;
+    for (size_t i = 0; i < n; i++) order[i] = (uint32_t)i;
+    qsort_r(order, n, sizeof *order, cmp_word_at, (void *)words);
+    for (size_t k = 0; k < n; k++) {
+        uint32_t i = order[k];
+        first[i] = k == 0 || strcmp(words[order[k - 1]], words[i]);
+        next[i] = k + 1 < n && !strcmp(words[order[k + 1]], words[i]) ? order[k + 1] : UINT32_MAX;
+    }
+    free(order);
+    return 0;
+}
+
+static int cmp_title(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Adds the word at index i as a name of the APIs of its chain (ascending: the words were
+   read API by API) and counts their services (distinct titles; an untitled API counts
+   once itself). */
+static int name_add(search_engine *e, const char *word, size_t i, const uint32_t *next,
+                    const uint32_t *owner, const bool *in_group, size_t group, const char **titles,
+                    double share, double spread, uint8_t is_label)
+{
+    api_name *nm = &e->names[e->n_names];
+    nm->stem = core_arena_strdup(e->arena, word);
+    nm->apis = core_arena_calloc(e->arena, group, sizeof *nm->apis);
+    if (!nm->stem || !nm->apis) return APIDEX_ENOMEM;
+    size_t n_titles = 0;
+    for (uint32_t j = (uint32_t)i; j != UINT32_MAX; j = next[j]) {
+        e->work++;
+        uint32_t a = owner[j];
+        if (nm->n_apis && nm->apis[nm->n_apis - 1] == a) continue;
+        nm->apis[nm->n_apis++] = a;
+        const char *t = e->apis[a].title;
+        if (t)
+            titles[n_titles++] = t;
+        else
+            nm->n_services++;
+    }
+    qsort(titles, n_titles, sizeof *titles, cmp_title);
+    e->work += n_titles;
+    for (size_t k = 0; k < n_titles; k++)
+        nm->n_services += k == 0 || strcmp(titles[k - 1], titles[k]);
+    nm->vocab = in_vocab(e, nm->stem, in_group);
+    nm->share = share;
+    nm->spread = spread;
+    nm->label = is_label;
+    size_t h = name_slot(e, nm->stem);
+    while (e->name_table[h]) h = (h + 1) & (e->name_table_size - 1);
+    e->name_table[h] = (uint32_t)++e->n_names;
+    return 0;
 }
 
 int route_api_names(search_engine *e)
@@ -275,6 +344,7 @@ int route_api_names(search_engine *e)
     for (size_t a = 0; a < e->n_apis && !rc; a++) {
         c.n = 0;
         api_words(tw, &e->apis[a], &c);
+        e->work += 1 + c.n;
         for (size_t i = 0; i < c.n && !rc; i++) {
             if (lex_is_stop(e, c.stems[i], strlen(c.stems[i]))) continue;
             if (n == cap) {
@@ -302,20 +372,25 @@ int route_api_names(search_engine *e)
     e->name_table = rc ? NULL : core_arena_calloc(e->arena, e->name_table_size, sizeof(uint32_t));
     e->names = rc ? NULL : core_arena_calloc(e->arena, n ? n : 1, sizeof *e->names);
     if (!rc && (!e->name_table || !e->names)) rc = APIDEX_ENOMEM;
+    /* each word's occurrences, chained in order (sorted once: comparing each word with
+       all before it, and scanning all words and all APIs per word, was quadratic in the
+       registry); a word is judged once, at its first occurrence */
+    uint32_t *next = rc ? NULL : malloc((n ? n : 1) * sizeof *next);
+    bool *first = rc ? NULL : calloc(n ? n : 1, sizeof *first);
+    const char **titles = rc ? NULL : malloc(e->n_apis * sizeof *titles);
+    if (!rc && (!next || !first || !titles)) rc = APIDEX_ENOMEM;
+    if (!rc) rc = chain_words(words, n, next, first);
+    e->work += n;
     for (size_t i = 0; i < n && !rc; i++) {
-        if (name_find(e, words[i]) >= 0) continue;
-        bool done = false;
-        for (size_t j = 0; j < i && !done; j++) done = !strcmp(words[j], words[i]);
-        if (done) continue; /* judged already (and not a name) */
-        memset(in_group, 0, e->n_apis * sizeof *in_group);
+        if (!first[i]) continue;
         size_t group = 0;
         uint8_t is_label = 0;
-        for (size_t j = i; j < n; j++)
-            if (!strcmp(words[j], words[i])) {
-                is_label |= label[j];
-                if (!in_group[owner[j]]) group++;
-                in_group[owner[j]] = true;
-            }
+        for (uint32_t j = (uint32_t)i; j != UINT32_MAX; j = next[j]) {
+            e->work++;
+            is_label |= label[j];
+            if (!in_group[owner[j]]) group++;
+            in_group[owner[j]] = true;
+        }
         size_t outside = 0;
         double share = group > max_group
                            ? 0
@@ -323,34 +398,14 @@ int route_api_names(search_engine *e)
         double spread = (double)outside / (double)e->n_apis;
         /* a candidate; whether it names (share, or spread under route.name_spread) is the
            query's to say (route_names_ok) */
-        if (group > max_group || (share < ROUTE_NAME_SHARE && spread > ROUTE_SPREAD_MAX)) continue;
-
-        api_name *nm = &e->names[e->n_names];
-        nm->stem = core_arena_strdup(e->arena, words[i]);
-        nm->apis = core_arena_calloc(e->arena, group, sizeof *nm->apis);
-        if (!nm->stem || !nm->apis) {
-            rc = APIDEX_ENOMEM;
-            break;
-        }
-        for (size_t a = 0; a < e->n_apis; a++) {
-            if (!in_group[a]) continue;
-            nm->apis[nm->n_apis++] = (uint32_t)a;
-            bool seen = false; /* a version or copy of a service carried already */
-            const char *t = e->apis[a].title;
-            for (size_t k = 0; k + 1 < nm->n_apis && !seen && t; k++) {
-                const char *u = e->apis[nm->apis[k]].title;
-                seen = u && !strcmp(u, t);
-            }
-            nm->n_services += !seen;
-        }
-        nm->vocab = in_vocab(e, nm->stem, in_group);
-        nm->share = share;
-        nm->spread = spread;
-        nm->label = is_label;
-        size_t h = name_slot(e, nm->stem);
-        while (e->name_table[h]) h = (h + 1) & (e->name_table_size - 1);
-        e->name_table[h] = (uint32_t)++e->n_names;
+        if (!(group > max_group || (share < ROUTE_NAME_SHARE && spread > ROUTE_SPREAD_MAX)))
+            rc = name_add(e, words[i], i, next, owner, in_group, group, titles, share, spread,
+                          is_label);
+        for (uint32_t j = (uint32_t)i; j != UINT32_MAX; j = next[j]) in_group[owner[j]] = false;
     }
+    free(next);
+    free(first);
+    free(titles);
     free(words);
     free(owner);
     free(label);

@@ -191,6 +191,15 @@ typedef struct search_engine search_engine;
 int search_engine_open(store_index *idx, search_engine **out, apidex_error *err);
 /** NULL is a no-op. */
 void search_engine_close(search_engine *eng);
+/**
+ * The work search_engine_open did: rows read from the index (operations, APIs, chunks,
+ * chunk terms, edges) and the iterations of every loop of every step that runs at open
+ * (postings, producers, learned verbs and opposites, API names, owners, duplicate
+ * services). A count, not a time: per operation it stays under a constant whatever the
+ * size of the registry, and tests/unit/test_search_open_work.c fails when a step grows
+ * faster than the registry (docs/SCALE.md).
+ */
+size_t search_engine_open_work(const search_engine *eng);
 struct embed_provider;
 /**
  * Gives the engine the provider that embeds queries for SEARCH_DENSE and

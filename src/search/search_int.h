@@ -52,6 +52,7 @@ typedef struct op_info {
     int action;              /* text_action: what it does (index time) */
     const char *verb;        /* stem of its verb: the index's, or (when that is only its
                                 method: "POST_StopInstances") the operationId's next word */
+    uint32_t verb_id;        /* verb's index in search_engine.verbs + 1; 0: none (opposite.c) */
     unsigned flags;          /* STORE_OP_* */
     producer_ref *producers; /* edges where this op is the consumer, grouped by param */
     size_t n_producers;
@@ -104,13 +105,20 @@ struct search_engine {
     /* verbs the lexicon does not know, learned from the indexed summaries: per verb stem
        (term index), how many operations start with it, by the action of their method */
     uint16_t (*verb_counts)[5];
-    /* verb pairs of the de-/dis- form the registry shows on one resource (opposite.c):
-       stems of the operations' verbs, borrowed from the index */
-    const char *(*opposites)[2];
+    /* the distinct verbs of the operations (opposite.c): op_info.verb_id - 1 indexes them,
+       verb_table (open addressing: verb index + 1) finds a stem's */
+    const char **verbs;
+    size_t n_verbs;
+    uint32_t *verb_table;
+    size_t verb_table_size;
+    /* verb pairs of the de-/dis- form the registry shows on one resource (opposite.c), as
+       verb ids */
+    uint32_t (*opposites)[2];
     size_t n_opposites;
     char **stop; /* stop words through the term pipeline */
     size_t n_stop;
     core_arena *arena;
+    size_t work; /* what opening did: rows read and loop iterations (search_engine_open_work) */
     embed_provider *embedder;    /* not owned; NULL: lexical only */
     pthread_mutex_t embed_lock;  /* providers are not thread-safe */
     pthread_mutex_t *embed_held; /* the lock taken around the provider: embed_lock, or one
@@ -171,6 +179,8 @@ typedef struct ranking {
     const char *verb;    /* stem of its request verb, or NULL (opposite.c; set by rank_run) */
     const char *opp[8];  /* the lexicon's opposites of verb */
     size_t n_opp;
+    bool *opp_verb; /* per verb id: it opposes verb and the task does not ask for it
+                       (opposite.c; NULL: no operation's verb does) */
     qterm *terms;
     size_t n_terms;
     double idf_total; /* the score of a perfect match (every term saturated) */
@@ -297,8 +307,9 @@ int opposite_learn(search_engine *e);
 bool opposite_of_request(const query_state *st, const ranking *r, uint32_t op);
 /* Is op destructive (STORE_OP_DESTRUCTIVE; or by its words, with action.destroy_words)? */
 bool opposite_destructive(const query_state *st, uint32_t op);
-/* r->verb and r->opp: its request verb and that verb's opposites in the lexicon */
-void opposite_read(const query_state *st, ranking *r);
+/* r->verb and r->opp: its request verb and that verb's opposites in the lexicon; r->opp_verb:
+   the operations' verbs that oppose it */
+int opposite_read(const query_state *st, ranking *r);
 /* routing.c */
 int route_api_names(search_engine *e);
 /* Do two names name the same APIs? */
