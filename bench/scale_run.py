@@ -357,6 +357,7 @@ def main():
                        None)
         base["apis_label"] = "baseline"
         rows_base = [base]
+        print(f"baseline {a.baseline}:\n" + table(rows_base).splitlines()[-1], flush=True)
     else:
         rows_base = []
     commit = subprocess.run(["git", "-C", a.source, "describe", "--always", "--dirty"],
