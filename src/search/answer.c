@@ -139,7 +139,7 @@ static int fill_from_graph(query_state *st, size_t k)
     for (size_t i = 0; i < n && !rc; i++) {
         if (!st->allowed[i] || rank[i] >= 0) continue;
         near[i] += st->p->fill_fan_weight * (double)e->info[i].fan / max_fan +
-                   (listed_api[e->info[i].api] ? 10.0 : 0.0);
+                   (listed_api[e->info[i].api] ? st->p->fill_listed_api : 0.0);
         cand[m++] = (uint32_t)i;
     }
     if (!rc) search_order_by_score(cand, m, near);

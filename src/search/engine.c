@@ -114,8 +114,10 @@ static int load_producers(search_engine *e, const store_edge *edges, size_t n_ed
                 e->info[ed->dst_index].fan++;
             } else {
                 c->producers[c->n_producers++] =
-                    (producer_ref){(uint32_t)ed->dst_index, ed->features,
-                                   ed->param ? ed->param : "", ed->field ? ed->field : "", 0};
+                    (producer_ref){.producer = (uint32_t)ed->dst_index,
+                                   .features = ed->features,
+                                   .param = ed->param ? ed->param : "",
+                                   .entity = ed->field ? ed->field : ""};
             }
         }
         for (size_t i = 0; pass == 0 && i < e->n_ops; i++) {
@@ -152,7 +154,8 @@ static int load_producers(search_engine *e, const store_edge *edges, size_t n_ed
             for (size_t k = 0; k < c->n_producers; k++) {
                 producer_ref *r = &c->producers[k];
                 size_t takes = equal_range(ents, m, r->entity);
-                r->share = n >= 5 ? (double)takes / (double)n : 0;
+                r->share = n ? (double)takes / (double)n : 0;
+                r->api_ops = n;
             }
         }
         first = end;

@@ -246,28 +246,30 @@ static size_t family_add(long *out, bool *noun, size_t n, size_t cap, long t, lo
 /*
  * The index terms of the same word family as term: the term with a derivational suffix
  * added or removed (pay/payment, notify -> "notifi"/"notif"), or, for stems of six letters
- * or more, one that differs from it only in its last two letters or fewer
- * ("subscrib"/"subscript": Snowball keeps the Latin alternation apart). Both sides keep
- * a stem of three letters or more.
+ * or more (query.family_min_len), one that differs from it only in its last two letters or
+ * fewer (query.family_tail; "subscrib"/"subscript": Snowball keeps the Latin alternation
+ * apart). Both sides keep a stem of three letters or more (query.family_stem).
  */
-size_t lex_family(const search_engine *e, long term, long *out, bool *noun, size_t cap)
+size_t lex_family(const search_engine *e, const search_params *p, long term, long *out, bool *noun,
+                  size_t cap)
 {
     const term_entry *t = &e->terms[term];
     size_t n = 0, len = t->len;
     char buf[96];
-    if (len < 3 || len + 8 >= sizeof buf) return 0;
+    size_t stem = (size_t)p->family_stem, tail = (size_t)p->family_tail;
+    if (len < stem || len + 8 >= sizeof buf) return 0;
     for (const char *const *s = suffixes; *s; s++) {
         size_t sl = strlen(*s);
         memcpy(buf, t->term, len);
         memcpy(buf + len, *s, sl);
         n = family_add(out, noun, n, cap, lex_term_find(e, buf, len + sl), term,
                        action_noun_suffix(*s));
-        if (len > sl + 2 && !memcmp(t->term + len - sl, *s, sl))
+        if (len >= sl + stem && !memcmp(t->term + len - sl, *s, sl))
             n = family_add(out, noun, n, cap, lex_term_find(e, t->term, len - sl), term, false);
     }
-    if (len >= 6 && e->sorted) {
+    if (len >= (size_t)p->family_min_len && len > tail && e->sorted) {
         /* the terms that share all but the last two letters */
-        size_t keep = len - 2, lo = 0, hi = e->n_terms;
+        size_t keep = len - tail, lo = 0, hi = e->n_terms;
         while (lo < hi) {
             size_t mid = (lo + hi) / 2;
             if (strncmp(e->terms[e->sorted[mid]].term, t->term, keep) < 0)
@@ -278,7 +280,7 @@ size_t lex_family(const search_engine *e, long term, long *out, bool *noun, size
         for (size_t i = lo; i < e->n_terms && n < cap; i++) {
             const term_entry *u = &e->terms[e->sorted[i]];
             if (strncmp(u->term, t->term, keep)) break;
-            if (u->len <= len + 2 && u->len + 2 >= len && u->len >= keep)
+            if (u->len <= len + tail && u->len + tail >= len && u->len >= keep)
                 n = family_add(out, noun, n, cap, (long)e->sorted[i], term,
                                u->len > len); /* subscrib -> subscript: the longer is the noun */
         }

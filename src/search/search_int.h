@@ -36,8 +36,9 @@ typedef struct producer_ref {
     unsigned features; /* DATAFLOW_KIND_* | DATAFLOW_F_* */
     const char *param; /* the consumer's input */
     const char *entity;
-    double share; /* of the API's operations that need this entity: near 1, it is ambient
-                     (an account or tenant every call takes, set up once, never looked up) */
+    double share;   /* of the API's operations that need this entity: near 1, it is ambient
+                       (an account or tenant every call takes, set up once, never looked up) */
+    size_t api_ops; /* the API's operations: a share of few says little (producer.ambient_ops) */
 } producer_ref;
 
 /* A ranked document: one chunk, and the operations (endpoints) it covers. */
@@ -233,7 +234,8 @@ bool lex_is_stop(const search_engine *e, const char *s, size_t n);
 long lex_term_correct(const search_engine *e, const char *s, size_t n, size_t min_len);
 /* The index terms of a term's word family (lexical.c): at most cap into out; noun[i]: out[i]
    is an action noun of the term as a verb (pay -> payment, subscribe -> subscription). */
-size_t lex_family(const search_engine *e, long term, long *out, bool *noun, size_t cap);
+size_t lex_family(const search_engine *e, const search_params *p, long term, long *out, bool *noun,
+                  size_t cap);
 int lex_sort_terms(search_engine *e);
 double lex_idf(const search_engine *e, long term);
 /* r->raw and r->best_doc: each endpoint's best chunk under r's terms; cover[a] (n_apis):
