@@ -4,18 +4,14 @@
  * against the index's vocabulary.
  */
 #include "search/search_int.h"
+#include "text/lexicon.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Ordinary English words that carry no intent; removed from queries only. */
-static const char *const stop_words[] = {
-    "a",     "an",    "the",    "of",   "to",    "in",    "on",   "for",  "and",   "or",   "is",
-    "are",   "was",   "be",     "by",   "with",  "from",  "at",   "as",   "it",    "this", "that",
-    "these", "those", "me",     "my",   "i",     "you",   "your", "what", "which", "who",  "whom",
-    "how",   "when",  "where",  "give", "get",   "tell",  "show", "some", "any",   "all",  "do",
-    "does",  "did",   "please", "can",  "could", "would", "will", "want", "need",  "let",  NULL};
+static const char *const stop_words[] = {TEXT_LEX_STOP_WORDS, NULL};
 
 static uint64_t term_hash(const char *s, size_t n)
 {
@@ -215,15 +211,12 @@ int lex_sort_terms(search_engine *e)
 
 /* Derivational suffixes of English as Snowball leaves them ("payment", "subscription" ->
    "subscript", "activity" -> "activ" + "iti"). */
-static const char *const suffixes[] = {
-    "ment", "ion", "tion", "ation", "sion", "ance", "ence", "al",  "er",   "or",   "ure", "iti",
-    "age",  "eri", "ist",  "ive",   "ic",   "abl",  "ant",  "ent", "ship", "ness", "ism", NULL};
+static const char *const suffixes[] = {TEXT_LEX_SUFFIXES, NULL};
 
 /* The suffixes that make a verb's action noun (pay -> payment, subscribe -> subscription). */
 static bool action_noun_suffix(const char *s)
 {
-    static const char *const nouns[] = {"ment", "ion",  "tion", "ation", "sion",
-                                        "al",   "ance", "ence", "ure",   NULL};
+    static const char *const nouns[] = {TEXT_LEX_NOUN_SUFFIXES, NULL};
     for (const char *const *k = nouns; *k; k++)
         if (!strcmp(*k, s)) return true;
     return false;

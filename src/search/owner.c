@@ -20,6 +20,7 @@
  * it has), and whether a name can give that parameter.
  */
 #include "search/search_int.h"
+#include "text/lexicon.h"
 
 #include "chunk/dataflow.h"
 #include "text/text.h"
@@ -210,9 +211,9 @@ static bool find_resource(query_state *st, long from, int step, int *rc)
 
 int owner_read(query_state *st)
 {
-    static const char *const ties[] = {"by", "of", "from", "with", "featuring", "starring", NULL};
-    static const char *const joiners[] = {"of", "and", "the", "a", "an", "&", "in", "on", NULL};
-    static const char *const determiners[] = {"my", "our", "your", "his", "her", "their", NULL};
+    static const char *const ties[] = {TEXT_LEX_OWNER_TIES, NULL};
+    static const char *const joiners[] = {TEXT_LEX_OWNER_JOINERS, NULL};
+    static const char *const determiners[] = {TEXT_LEX_OWNER_DETERMINERS, NULL};
     if (st->p->owner_weight <= 0 || !st->names_things) return 0;
     for (size_t a = 0; a < st->n_words;) {
         if (!is_name(st, a)) {

@@ -7,6 +7,7 @@
  * holds its value.
  */
 #include "search/search_int.h"
+#include "text/lexicon.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -188,9 +189,7 @@ static int read_words(query_state *st, const bool *value, text_words *tw)
 /* "don't delete it", "without deleting", "never cancel": a negated verb asks nothing. */
 static void mark_negated(query_state *st)
 {
-    static const char *const negations[] = {"not",     "don't", "dont",    "don’t", "never",
-                                            "without", "no",    "doesn't", "won't", "shouldn't",
-                                            "mustn't", "nor",   NULL};
+    static const char *const negations[] = {TEXT_LEX_NEGATIONS, NULL};
     const char *text = st->q->text;
     size_t reach = (size_t)st->p->negation_reach;
     for (size_t i = 0; i < st->n_words; i++) {
@@ -310,7 +309,7 @@ int query_read(query_state *st)
     text_words_free(tw);
     if (!rc) mark_negated(st);
     if (!rc) rc = read_terms(st);
-    static const char *const mine[] = {"my", "mine", "our", "ours", NULL};
+    static const char *const mine[] = {TEXT_LEX_MINE, NULL};
     for (size_t i = 0; i < st->n_words && !rc; i++) {
         const qword *w = &st->words[i];
         if (w->kind != QW_PLAIN) st->names_things = true;
@@ -357,11 +356,9 @@ static bool word_means(const query_state *st, size_t i, const char *entity, cons
 
 bool query_gives(const query_state *st, const char *entity, const char *param)
 {
-    static const char *const id_words[] = {"id",   "ids", "identifier", "identifiers",
-                                           "uuid", "key", NULL};
-    static const char *const glue[] = {"id",   "ids", "no", "number", "with", "of", "identifier",
-                                       "uuid", "key", "is", "=",      "#",    NULL};
-    static const char *const specific[] = {"specific", "particular", "given", "specified", NULL};
+    static const char *const id_words[] = {TEXT_LEX_ID_WORDS, NULL};
+    static const char *const glue[] = {TEXT_LEX_ID_GLUE, NULL};
+    static const char *const specific[] = {TEXT_LEX_SPECIFIC, NULL};
     const char *text = st->q->text;
     size_t reach = (size_t)st->p->id_reach, before = (size_t)st->p->id_before;
     size_t specific_reach = (size_t)st->p->specific_reach;
@@ -390,7 +387,7 @@ bool query_gives(const query_state *st, const char *entity, const char *param)
 
 bool query_creates(const query_state *st, const char *entity, const char *param)
 {
-    static const char *const fresh[] = {"new", "another", "fresh", NULL};
+    static const char *const fresh[] = {TEXT_LEX_FRESH, NULL};
     const char *text = st->q->text;
     size_t reach = (size_t)st->p->fresh_reach;
     for (size_t i = 0; i < st->n_words; i++) {
