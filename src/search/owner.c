@@ -191,11 +191,12 @@ static bool is_owner_word(const query_state *st, size_t wi)
     return false;
 }
 
-/* Looks for the resource word from word `from` on, `step` at a time, up to 5 words, not
-   across a sentence end, and marks its operations (*rc: an error). */
+/* Looks for the resource word from word `from` on, `step` at a time, up to
+   query.owner_reach words, not across a sentence end, and marks its operations (*rc: an
+   error). */
 static bool find_resource(query_state *st, long from, int step, int *rc)
 {
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < (int)st->p->owner_reach; k++) {
         long i = from + step * k;
         if (i < 0 || (size_t)i >= st->n_words) return false;
         const qword *w = &st->words[i];
@@ -224,8 +225,8 @@ int owner_read(query_state *st)
         size_t b = a + 1;
         for (;;) {
             size_t j = b;
-            while (j < st->n_words && j < b + 2 && !st->words[j - 1].punct &&
-                   query_word_in(st, j, joiners))
+            while (j < st->n_words && j < b + (size_t)st->p->owner_joiners &&
+                   !st->words[j - 1].punct && query_word_in(st, j, joiners))
                 j++;
             if (j >= st->n_words || st->words[j - 1].punct || !is_name(st, j)) break;
             b = j + 1;

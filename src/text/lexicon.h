@@ -144,7 +144,7 @@
 /* search/owner.c owner_read: words that tie a resource word to its owner's name ('invoices of
    Contoso'; query.owner_weight) */
 #define TEXT_LEX_OWNER_TIES \
-    "by", "of", "from", "with", "featuring", "starring"
+    "by", "of", "from", "with"
 
 /* search/owner.c owner_read: words that may stand inside a name of several words */
 #define TEXT_LEX_OWNER_JOINERS \
