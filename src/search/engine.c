@@ -111,7 +111,6 @@ static int load_producers(search_engine *e, const store_edge *edges, size_t n_ed
             op_info *c = &e->info[ed->src_index];
             if (pass == 0) {
                 c->n_producers++;
-                e->info[ed->dst_index].fan++;
             } else {
                 c->producers[c->n_producers++] =
                     (producer_ref){.producer = (uint32_t)ed->dst_index,
@@ -122,7 +121,6 @@ static int load_producers(search_engine *e, const store_edge *edges, size_t n_ed
         }
         for (size_t i = 0; pass == 0 && i < e->n_ops; i++) {
             op_info *c = &e->info[i];
-            if (c->fan > e->max_fan) e->max_fan = c->fan;
             if (c->n_producers && !(c->producers = malloc(c->n_producers * sizeof *c->producers)))
                 return APIDEX_ENOMEM;
             c->n_producers = 0;

@@ -56,7 +56,6 @@ typedef struct op_info {
     unsigned flags;          /* STORE_OP_* */
     producer_ref *producers; /* edges where this op is the consumer, grouped by param */
     size_t n_producers;
-    size_t fan; /* edges where it is the producer: how many inputs it can feed */
     long owner; /* term of the path segment before its first parameter, when a name can give
                    that parameter (owner.c); else -1 */
     long *has;  /* terms of the literal segments after it (in the engine arena) */
@@ -97,7 +96,6 @@ struct search_engine {
     size_t table_size;
     double avg_len[STORE_FIELD_COUNT];
     uint32_t *sorted; /* term indexes in byte order of their strings: prefix ranges */
-    size_t max_fan;   /* the largest op_info.fan */
     api_name *names;
     size_t n_names;
     uint32_t *name_table; /* open addressing: name index + 1 */
