@@ -1,8 +1,8 @@
 /* Ranking behaviour on two small APIs (tests/data/search/films.yaml and music.yaml):
  * producers typed by the shape of what they return, ranked lists that stay short rather
- * than take endpoints the task gives no evidence for, alternative producers in ranked lists against a minimal adaptive set,
- * typo correction of lower-case words, routing to an API the task names, "my" things from
- * the caller's own lists, and quoted values kept out of the match. */
+ * than take endpoints the task gives no evidence for, alternative producers in ranked lists against
+ * a minimal adaptive set, typo correction of lower-case words, routing to an API the task names,
+ * "my" things from the caller's own lists, and quoted values kept out of the match. */
 #include "search_testutil.h"
 
 typedef search_fixture fixture;
