@@ -2,15 +2,30 @@
 # The effect of each retrieval rule on the whole dev suite: the suite once with the defaults,
 # then once per rule with that rule switched off (its parameters set to the value that turns
 # it off), as one markdown table of R@10 and adaptive F1 per set and their change against the
-# defaults. docs/SEARCH.md quotes this table.
+# defaults, and which sets the rule moves on any measure (R@5, R@10, R@20, all@5, adaptive R,
+# P, F1, the opposite and destructive counts). docs/SEARCH.md quotes this table.
 #
-#   bash bench/ablation.sh [BUILD_DIR]
+#   bash bench/ablation.sh [BUILD_DIR] [--rules REGEX] [--sets a,b,...]
+#
+#   --rules REGEX  only the rules whose name matches (grep -E), and the defaults
+#   --sets         passed to bench_retrieval.sh (default: every set it knows)
 #
 # The rules and the parameters that switch them off are listed below; a rule measured and
-# left off by default is switched ON instead (marked "+") to show why it is off.
+# left off by default is switched ON instead (marked "+") to show why it is off. The last
+# column says "none" when a rule moves no set and "one < 0.01" when it moves one set by less
+# than 0.01 on every measure (a count by less than one answer in a hundred tasks): such a rule
+# must have a general reason to stay (docs/SEARCH.md, "What each rule does").
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-build=${1:-$here/../build}
+build="" only="" sets=()
+while (($#)); do
+  case $1 in
+    --rules) only=$2; shift 2 ;;
+    --sets) sets=(--sets "$2"); shift 2 ;;
+    *) build=$1; shift ;;
+  esac
+done
+build=${build:-$here/../build}
 
 rules=(
   "defaults|"
@@ -20,19 +35,36 @@ rules=(
   "list items are requests|intent.lists=0"
   "actions: mismatch|action.mismatch=1"
   "actions: destructive|action.destructive=1"
+  "actions: opposite verbs|action.opposite=1"
+  "actions: words that destroy|action.destroy_words=0"
   "names weigh little|query.name_weight=1"
   "purpose phrases|query.purpose_weight=1"
   "word families|query.morph_weight=0 query.verb_noun_weight=0"
+  "action nouns and sent things|query.verb_noun_weight=0"
   "pronouns take the previous object|query.anaphora_weight=0"
   "typo correction|query.typo_min_len=0"
   "routing by names|route.named_damping=1"
+  "names by spread|route.name_spread=0"
+  "lower-case label names|route.lower_names=0"
+  "label prose is no name|route.label_prose=0"
   "routing by coverage|route.coverage=0"
   "things a name has|query.owner_weight=0"
   "what values are|query.value_weight=0"
   "producers|producer.depth=0"
+  "producer relevance|producer.relevance=0"
+  "search producers for names|producer.search_bonus=0"
+  "caller's producers for 'my'|producer.mine_bonus=0"
+  "producer path names the entity|producer.path_names=0"
+  "producer takes a text query|producer.text_query=0"
+  "producer is the caller's object|producer.caller=0"
+  "consumer names its producer|producer.hint=0"
+  "producer needs inputs itself|producer.own_input=0"
+  "deprecated producers|producer.deprecated=0"
   "ambient inputs|producer.ambient=1.01"
   "'a specific X' is given|producer.given_specific=0"
   "item's own collection, shared path|producer.parent=0 producer.overlap=0"
+  "one entry per service|answer.one_per_service=0"
+  "older versions left out|answer.duplicates=0"
   "descriptions weigh 0.5|field.description=1"
   "+ one-API focus (x0.6)|route.damping=0.6"
   "+ one-API answer|answer.same_api=1"
@@ -43,30 +75,37 @@ rules=(
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+picked=()
 for i in "${!rules[@]}"; do
+  name=${rules[$i]%%|*}
+  if ((i > 0)) && [ -n "$only" ] && ! grep -qE -- "$only" <<<"$name"; then continue; fi
   spec=${rules[$i]#*|}
   args=()
   for p in $spec; do args+=(--param "$p"); done
-  bash "$here/bench_retrieval.sh" "$build" --json ${args[@]+"${args[@]}"} > "$tmp/$i.json"
+  bash "$here/bench_retrieval.sh" "$build" ${sets[@]+"${sets[@]}"} --json ${args[@]+"${args[@]}"} \
+    > "$tmp/$i.json"
+  picked+=("${rules[$i]}")
+  cp "$tmp/$i.json" "$tmp/p${#picked[@]}.json"
 done
-python3 - "$tmp" "${rules[@]}" <<'PY'
+python3 - "$tmp" "${picked[@]}" <<'PY'
 import json, sys
 tmp, rules = sys.argv[1], sys.argv[2:]
-sets = ["restbench", "socbench", "heldout1", "heldout2", "everyday"]
+MEASURES = ["recall_at_5", "recall_at_10", "recall_at_20", "all_at_5", "adaptive_recall",
+            "adaptive_precision", "adaptive_f1"]
 def load(i):
     rows = {}
-    for line in open(f"{tmp}/{i}.json"):
+    for line in open(f"{tmp}/p{i + 1}.json"):
         r = json.loads(line)
         rows[r["set"]] = r
     return rows
 base = load(0)
-head = "| rule switched off | " + " | ".join(f"{s} R@10 | F1" for s in sets) + " |"
-print(head)
-print("|---|" + "---:|---:|" * len(sets))
+sets = list(base)
+print("| rule switched off | " + " | ".join(f"{s} R@10 | F1" for s in sets) + " | sets moved |")
+print("|---|" + "---:|---:|" * len(sets) + "---|")
 for i, rule in enumerate(rules):
-    name = rule.split("|")[0]
+    name, spec = rule.split("|", 1)
     rows = load(i)
-    cells = []
+    cells, moved = [], []
     for s in sets:
         r, b = rows.get(s), base.get(s)
         if not r or not b:
@@ -74,8 +113,22 @@ for i, rule in enumerate(rules):
             continue
         if i == 0:
             cells += [f"{r['recall_at_10']:.3f}", f"{r['adaptive_f1']:.3f}"]
-        else:
-            cells += [f"{r['recall_at_10'] - b['recall_at_10']:+.3f}",
-                      f"{r['adaptive_f1'] - b['adaptive_f1']:+.3f}"]
-    print(f"| {name} | " + " | ".join(cells) + " |")
+            continue
+        cells += [f"{r['recall_at_10'] - b['recall_at_10']:+.3f}",
+                  f"{r['adaptive_f1'] - b['adaptive_f1']:+.3f}"]
+        d = max(abs(r[m] - b[m]) for m in MEASURES)
+        # a harm count moves by answers; as a share of the set's tasks
+        d = max([d] + [abs(r[c] - b[c]) / b["tasks"] for c in ("opposite", "destructive")])
+        if d > 1e-9:
+            moved.append((s, d))
+    if i == 0:
+        verdict = ""
+    elif not moved:
+        verdict = "none"
+    elif len(moved) == 1 and moved[0][1] < 0.01:
+        verdict = f"one < 0.01 ({moved[0][0]} {moved[0][1]:.3f})"
+    else:
+        verdict = ", ".join(f"{s} {d:.3f}" for s, d in moved)
+    label = f"{name} (`{spec}`)" if spec else name
+    print(f"| {label} | " + " | ".join(cells) + f" | {verdict} |")
 PY

@@ -5,6 +5,7 @@
  * An LLM replaces the first two later through chunk_options.describe.
  */
 #include "chunk/chunk_int.h"
+#include "text/lexicon.h"
 
 #include <string.h>
 #include <strings.h>
@@ -243,19 +244,7 @@ int chunk_describe_operation(const spec_api *api, const spec_operation *op,
 
 /* Verbs a summary may start with ("List all pets", "Gets a user"): such a
  * summary already reads as the rest of "How do I ...?". */
-static const char *const lead_verbs[] = {
-    "get",     "list",     "create",   "update",   "delete",    "remove",      "add",
-    "find",    "search",   "retrieve", "fetch",    "return",    "show",        "set",
-    "upload",  "download", "send",     "check",    "start",     "stop",        "cancel",
-    "replace", "modify",   "save",     "follow",   "unfollow",  "post",        "put",
-    "patch",   "read",     "write",    "register", "login",     "logout",      "look",
-    "query",   "change",   "edit",     "enable",   "disable",   "approve",     "reject",
-    "assign",  "invite",   "accept",   "move",     "copy",      "rename",      "archive",
-    "restore", "reset",    "verify",   "validate", "run",       "execute",     "trigger",
-    "play",    "pause",    "skip",     "transfer", "subscribe", "unsubscribe", "attach",
-    "detach",  "import",   "export",   "generate", "count",     "describe",    "browse",
-    "view",    "mark",     "rate",     "like",     "unlike",    "block",       "unblock",
-    "close",   "open",     "submit",   NULL};
+static const char *const lead_verbs[] = {TEXT_LEX_LEAD_VERBS, NULL};
 
 /* Length of the base form if word (lower case, n bytes) is a lead verb, else 0. */
 static size_t lead_verb(const char *w, size_t n)

@@ -31,6 +31,7 @@
  * stemming ("orders", "Order" and "order_id" meet at "order"). Nothing here knows any API.
  */
 #include "chunk/dataflow.h"
+#include "text/lexicon.h"
 
 #include "chunk/chunk.h"
 #include "text/text.h"
@@ -206,14 +207,7 @@ static void add_words(df_ctx *d, word_set *set, const char *s)
    entities of its own paths. */
 static void envelope_words(df_ctx *d)
 {
-    static const char *const words[] = {
-        "item",  "items",    "data",      "result",    "results",    "record",  "records",
-        "entry", "entries",  "list",      "value",     "values",     "content", "response",
-        "body",  "page",     "paging",    "paginated", "pagination", "object",  "element",
-        "node",  "edge",     "hit",       "row",       "collection", "payload", "wrapper",
-        "info",  "detail",   "details",   "model",     "dto",        "schema",  "array",
-        "set",   "embedded", "_embedded", "output",    "interface",  "entity",  "representation",
-        NULL};
+    static const char *const words[] = {TEXT_LEX_ENVELOPE_WORDS, NULL};
     for (const char *const *w = words; *w; w++) add_words(d, &d->envelope, *w);
 }
 
@@ -235,7 +229,7 @@ static size_t id_suffix(const char *name)
 /* A name that is a key and nothing else. */
 static bool bare_id(const char *name)
 {
-    static const char *const bare[] = {"id", "ids", "key", "uuid", "sid", "guid", "slug", NULL};
+    static const char *const bare[] = {TEXT_LEX_BARE_IDS, NULL};
     for (const char *const *b = bare; *b; b++)
         if (!strcasecmp(name, *b)) return true;
     return false;
@@ -346,14 +340,14 @@ static bool mentions_word(const char *s, const char *const *words)
 
 static bool says_identifier(const char *s)
 {
-    static const char *const words[] = {"id", "ids", "identifier", "identifiers", "uuid", NULL};
+    static const char *const words[] = {TEXT_LEX_IDENTIFIER_WORDS, NULL};
     return mentions_word(s, words);
 }
 
 /* "Can be an encoded ID, or a name": the input takes the thing's name as well as its id. */
 static bool accepts_name(const char *desc)
 {
-    static const char *const words[] = {"name", "names", NULL};
+    static const char *const words[] = {TEXT_LEX_NAME_WORDS, NULL};
     return says_identifier(desc) && mentions_word(desc, words);
 }
 
@@ -746,7 +740,7 @@ static void walk_schema(df_ctx *d, spec_loc loc, ctx_words c, size_t from, bool 
 
 bool dataflow_path_is_mine(const char *path)
 {
-    static const char *const words[] = {"me", "@me", "my", "self", "current", "mine", NULL};
+    static const char *const words[] = {TEXT_LEX_PATH_MINE, NULL};
     for (const char *p = path; p && *p;) {
         while (*p == '/') p++;
         const char *end = strchr(p, '/');

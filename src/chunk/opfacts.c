@@ -5,6 +5,7 @@
  * collection. The search stage weighs these without going back to the spec.
  */
 #include "chunk/chunk.h"
+#include "text/lexicon.h"
 #include "chunk/dataflow.h"
 
 #include <string.h>
@@ -39,8 +40,7 @@ static void first_words(text_words *tw, const char *s, core_arena *a, words_ctx 
 /* Free-text search parameters: what a user types to find a thing by its name. */
 bool chunk_param_is_text_query(const char *name, const char *in)
 {
-    static const char *const names[] = {"q",       "query",    "search", "term",
-                                        "keyword", "keywords", "text",   NULL};
+    static const char *const names[] = {TEXT_LEX_TEXT_QUERY_PARAMS, NULL};
     if (!name || !in || strcmp(in, "query")) return false;
     for (const char *const *n = names; *n; n++)
         if (!strcasecmp(name, *n)) return true;

@@ -20,7 +20,7 @@ static void eval_usage(FILE *out)
             "usage: apidex eval --specs PATH... --queries FILE.json... [-k N] [--strategy NAME]\n"
             "                   [--filters LIST] [--budget N] [--mode M] [--db FILE] [--json]\n"
             "                   [--per-query] [--sweep] [--param NAME=VALUE]...\n"
-            "                   [--sweep-param NAME=V1,V2,...] [--list-params]\n"
+            "                   [--sweep-param NAME=V1,V2,...] [--list-params [--markdown]]\n"
             "  --specs PATH...    specs to index into a temporary index (one index for all)\n"
             "  --queries FILE...  RestBench format: [{\"query\", \"solution\": [\"GET /p\"]}]\n"
             "  --db FILE          evaluate an existing index instead of --specs\n"
@@ -34,6 +34,7 @@ static void eval_usage(FILE *out)
             "  --sweep-param NAME=V1,V2,...  the same set once per value of one parameter, on\n"
             "                     one index: a table with a row per value\n"
             "  --list-params      the search parameters with their defaults and ranges\n"
+            "                     (with --markdown: the table of docs/SEARCH.md)\n"
             "  --usage-check W1,W2,...  the usage prior's check at each weight: adversarial\n"
             "                     uses on every non-gold top-20 endpoint (pairs inverted),\n"
             "                     honest uses of the gold ones (recall); JSON lines\n"
@@ -57,13 +58,14 @@ typedef struct eval_args {
     const char *db, *strategy, *filters;
     eval_options opt;
     bool json, per_query, sweep;
-    search_params params;      /* --param */
-    const char *sweep_param;   /* --sweep-param NAME=V1,V2,... */
-    const char *usage_check;   /* --usage-check W1,W2,... */
-    bool agent_on, no_llm;     /* --agent, --no-llm */
-    cli_eval_agent_args agent; /* its options and the LLM flags */
-    cli_embed_flags embed;     /* --model, --embed-url, --embed-key, --hybrid-weight */
-    embed_provider *embedder;  /* dense and hybrid modes: builds and queries the vectors */
+    bool list_params, markdown; /* --list-params [--markdown] */
+    search_params params;       /* --param */
+    const char *sweep_param;    /* --sweep-param NAME=V1,V2,... */
+    const char *usage_check;    /* --usage-check W1,W2,... */
+    bool agent_on, no_llm;      /* --agent, --no-llm */
+    cli_eval_agent_args agent;  /* its options and the LLM flags */
+    cli_embed_flags embed;      /* --model, --embed-url, --embed-key, --hybrid-weight */
+    embed_provider *embedder;   /* dense and hybrid modes: builds and queries the vectors */
 } eval_args;
 
 /* A fresh directory for temporary indexes, under $TMPDIR (or /tmp). */
@@ -229,11 +231,16 @@ static int run_param_sweep(const eval_args *a, const char *db, const eval_set *s
     return code;
 }
 
-static void list_params(void)
+/* --list-params: one line per parameter; with --markdown, the table docs/SEARCH.md holds. */
+static void list_params(bool markdown)
 {
+    if (markdown) fputs("| name | default | range | what it does |\n|---|---|---|---|\n", stdout);
     for (size_t i = 0; i < search_param_count(); i++) {
         const search_param_info *pi = search_param_at(i);
-        printf("%-26s %-8g [%g, %g]  %s\n", pi->name, pi->def, pi->min, pi->max, pi->doc);
+        if (markdown)
+            printf("| `%s` | %g | [%g, %g] | %s |\n", pi->name, pi->def, pi->min, pi->max, pi->doc);
+        else
+            printf("%-26s %-8g [%g, %g]  %s\n", pi->name, pi->def, pi->min, pi->max, pi->doc);
     }
 }
 
@@ -465,10 +472,9 @@ int cli_cmd_eval(int argc, char **argv)
             a.usage_check = v;
             i++;
         } else if (!strcmp(o, "--list-params")) {
-            list_params();
-            free(a.specs);
-            free(a.queries);
-            return CLI_OK;
+            a.list_params = true;
+        } else if (!strcmp(o, "--markdown")) {
+            a.markdown = true;
         } else if (!strcmp(o, "--json")) {
             a.json = true;
         } else if (!strcmp(o, "--per-query")) {
@@ -493,6 +499,14 @@ int cli_cmd_eval(int argc, char **argv)
         } else {
             code = cli_arg_unknown("eval", o);
         }
+    }
+    if (code == CLI_OK && a.markdown && !a.list_params)
+        code = cli_usage_error("eval", "--markdown goes with --list-params");
+    if (code == CLI_OK && a.list_params) {
+        list_params(a.markdown);
+        free(a.specs);
+        free(a.queries);
+        return CLI_OK;
     }
     if (code == CLI_OK &&
         (!a.n_queries || (!a.n_specs && !a.db) || (a.n_specs && a.db) || (a.sweep && !a.n_specs) ||

@@ -9,7 +9,8 @@
  *   enter only when the task asks to delete. Then each primary is closed under producers.
  * - A fixed-k list is read for recall: each intent's next best and the whole task's next
  *   best take turns (a one-intent task is simply its ranking), each with its producers;
- *   when the text matches fewer than k endpoints, the data-flow graph fills the list.
+ *   when the text matches fewer than k endpoints, the list stays short (no endpoint
+ *   without evidence of its own in the task).
  */
 #include "search/search_int.h"
 
@@ -101,54 +102,6 @@ int answer_adaptive(query_state *st)
     int rc = st->n_intents > 1 ? plan_intents(st) : plan_one_intent(st);
     for (size_t i = 0; i < st->n_planned && !rc; i++)
         rc = compose_add(st, st->planned[i], SEARCH_ROLE_PRIMARY, 0);
-    return rc;
-}
-
-/*
- * When the text matches fewer than k endpoints, the list is filled from the data-flow
- * graph rather than left short: each remaining endpoint scores by its links to those
- * already listed (it produces an input of one, or consumes what one produces), weighted
- * by the listed one's rank, and then by how many endpoints it feeds in all (search
- * and "current user" endpoints start most call chains). The APIs already listed first.
- */
-static int fill_from_graph(query_state *st, size_t k)
-{
-    const search_engine *e = st->e;
-    size_t n = e->n_ops;
-    double *near = calloc(n ? n : 1, sizeof *near);
-    uint32_t *cand = malloc((n ? n : 1) * sizeof *cand);
-    long *rank = malloc((n ? n : 1) * sizeof *rank);
-    bool *listed_api = calloc(e->n_apis ? e->n_apis : 1, sizeof *listed_api);
-    int rc = near && cand && rank && listed_api ? 0 : APIDEX_ENOMEM;
-    for (size_t i = 0; i < n && !rc; i++) rank[i] = -1;
-    for (size_t r = 0; r < st->n_out && !rc; r++) {
-        rank[st->out[r]] = (long)r;
-        listed_api[e->info[st->out[r]].api] = true;
-    }
-    if (!rc && !st->n_out && st->whole.m) listed_api[e->info[st->whole.order[0]].api] = true;
-    for (size_t c = 0; c < n && !rc; c++) {
-        const op_info *in = &e->info[c];
-        for (size_t p = 0; p < in->n_producers; p++) {
-            uint32_t prod = in->producers[p].producer;
-            if (rank[c] >= 0) near[prod] += 1.0 / (1.0 + (double)rank[c]);
-            if (rank[prod] >= 0) near[c] += 1.0 / (1.0 + (double)rank[prod]);
-        }
-    }
-    size_t m = 0;
-    double max_fan = e->max_fan > 1 ? (double)e->max_fan : 1.0;
-    for (size_t i = 0; i < n && !rc; i++) {
-        if (!st->allowed[i] || rank[i] >= 0) continue;
-        near[i] += st->p->fill_fan_weight * (double)e->info[i].fan / max_fan +
-                   (listed_api[e->info[i].api] ? 10.0 : 0.0);
-        cand[m++] = (uint32_t)i;
-    }
-    if (!rc) search_order_by_score(cand, m, near);
-    for (size_t i = 0; i < m && st->n_out < k && !rc; i++)
-        if (!compose_out_has(st, cand[i])) rc = compose_out_push(st, cand[i], SEARCH_ROLE_PRIMARY);
-    free(near);
-    free(cand);
-    free(rank);
-    free(listed_api);
     return rc;
 }
 
@@ -325,7 +278,6 @@ int answer_ranked(query_state *st, size_t k)
     }
     free(pos);
     free(per_api);
-    if (!rc && st->n_out < k && st->p->answer_graph_fill > 0) rc = fill_from_graph(st, k);
     /* producers may push the list past k: keep the first k in call order */
     if (st->n_out > k) st->n_out = k;
     return rc;

@@ -107,7 +107,8 @@ static bool closes_cycle(const query_state *st, uint32_t cand, const chain *c)
 /* Does the task already hold the value of this input? */
 static bool input_given(const query_state *st, const producer_ref *r)
 {
-    if (r->share >= st->p->producer_ambient) return true;
+    if ((double)r->api_ops >= st->p->producer_ambient_ops && r->share >= st->p->producer_ambient)
+        return true;
     if ((r->features & DATAFLOW_F_TAKES_NAME) && st->names_things) return true;
     return query_gives(st, r->entity, r->param);
 }

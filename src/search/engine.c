@@ -119,16 +119,16 @@ static int load_producers(search_engine *e, const store_edge *edges, size_t n_ed
             op_info *c = &e->info[ed->src_index];
             if (pass == 0) {
                 c->n_producers++;
-                e->info[ed->dst_index].fan++;
             } else {
                 c->producers[c->n_producers++] =
-                    (producer_ref){(uint32_t)ed->dst_index, ed->features,
-                                   ed->param ? ed->param : "", ed->field ? ed->field : "", 0};
+                    (producer_ref){.producer = (uint32_t)ed->dst_index,
+                                   .features = ed->features,
+                                   .param = ed->param ? ed->param : "",
+                                   .entity = ed->field ? ed->field : ""};
             }
         }
         for (size_t i = 0; pass == 0 && i < e->n_ops; i++) {
             op_info *c = &e->info[i];
-            if (c->fan > e->max_fan) e->max_fan = c->fan;
             if (c->n_producers && !(c->producers = malloc(c->n_producers * sizeof *c->producers)))
                 return APIDEX_ENOMEM;
             c->n_producers = 0;
@@ -163,7 +163,8 @@ static int load_producers(search_engine *e, const store_edge *edges, size_t n_ed
                 producer_ref *r = &c->producers[k];
                 e->work++;
                 size_t takes = equal_range(ents, m, r->entity);
-                r->share = n >= 5 ? (double)takes / (double)n : 0;
+                r->share = n ? (double)takes / (double)n : 0;
+                r->api_ops = n;
             }
         }
         first = end;

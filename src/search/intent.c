@@ -11,6 +11,7 @@
  * and address of the customer" is one thing to read).
  */
 #include "search/search_int.h"
+#include "text/lexicon.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -18,15 +19,9 @@
 #include <strings.h>
 
 /* Words that join clauses and may stand before a clause's verb. */
-static const char *const connectives[] = {
-    "and",         "then",     "also",         "additionally",   "finally", "next",   "afterwards",
-    "lastly",      "plus",     "subsequently", "simultaneously", "while",   "before", "after",
-    "firstly",     "secondly", "thirdly",      "first",          "second",  "third",  "meanwhile",
-    "furthermore", "moreover", "as",           "well",           "by",      "or",     NULL};
+static const char *const connectives[] = {TEXT_LEX_CONNECTIVES, NULL};
 /* Words that may stand between a clause's start and its verb ("I want to", "please"). */
-static const char *const lead_ins[] = {"i",  "we",  "please", "want",  "need",   "would", "like",
-                                       "to", "can", "you",    "could", "should", "must",  "let",
-                                       "us", "me",  "kindly", "help",  "just",   NULL};
+static const char *const lead_ins[] = {TEXT_LEX_LEAD_INS, NULL};
 
 /* Is word i a verb that can start a request? Not a value, a name or a literal; not an
    "-s" form ("logs", "records" are nouns there; a request says "log", "record"). */
@@ -63,12 +58,12 @@ static long clause_verb(const query_state *st, size_t i, size_t end)
  */
 static void mark_purpose(query_state *st, size_t w0, size_t w1)
 {
-    static const char *const so[] = {"so", NULL};
-    static const char *const that_as[] = {"that", "as", NULL};
-    static const char *const to[] = {"to", NULL};
-    static const char *const for_[] = {"for", NULL};
-    static const char *const order[] = {"order", NULL};
-    static const char *const in[] = {"in", NULL};
+    static const char *const so[] = {TEXT_LEX_PURPOSE_SO, NULL};
+    static const char *const that_as[] = {TEXT_LEX_PURPOSE_THAT_AS, NULL};
+    static const char *const to[] = {TEXT_LEX_PURPOSE_TO, NULL};
+    static const char *const for_[] = {TEXT_LEX_PURPOSE_FOR, NULL};
+    static const char *const order[] = {TEXT_LEX_PURPOSE_ORDER, NULL};
+    static const char *const in[] = {TEXT_LEX_PURPOSE_IN, NULL};
     const char *text = st->q->text;
     bool seen_verb = false;
     for (size_t i = w0; i < w1; i++) {
@@ -103,10 +98,7 @@ static void mark_purpose(query_state *st, size_t w0, size_t w1)
  */
 static void mark_adjuncts(query_state *st, size_t w0, size_t w1)
 {
-    static const char *const preps[] = {"to",     "in",      "into",    "on",    "onto",   "at",
-                                        "from",   "via",     "using",   "with",  "within", "for",
-                                        "by",     "through", "across",  "under", "over",   "per",
-                                        "inside", "toward",  "towards", NULL};
+    static const char *const preps[] = {TEXT_LEX_ADJUNCT_PREPOSITIONS, NULL};
     size_t i = w0;
     while (i < w1 && !st->words[i].verb) i++;
     if (i == w1) return;
@@ -130,8 +122,7 @@ static void mark_adjuncts(query_state *st, size_t w0, size_t w1)
 /* Does the clause take its object by a pronoun ("pay for it", "rename it", "share them")? */
 static bool refers_back(const query_state *st, size_t w0, size_t w1)
 {
-    static const char *const pronouns[] = {"it",  "them",  "this", "that", "these", "those",
-                                           "its", "their", "him",  "her",  NULL};
+    static const char *const pronouns[] = {TEXT_LEX_PRONOUNS, NULL};
     size_t content = 0;
     bool pronoun = false;
     for (size_t i = w0; i < w1; i++) {
@@ -150,10 +141,8 @@ static bool refers_back(const query_state *st, size_t w0, size_t w1)
    the last item ("A, B, and C")? */
 static bool in_a_list(const query_state *st, size_t i, size_t n)
 {
-    static const char *const subjects[] = {"i",    "i'm",   "im",    "we",  "we're", "they",
-                                           "it",   "it's",  "he",    "she", "you",   "that",
-                                           "this", "there", "which", "who", NULL};
-    static const char *const joins[] = {"and", "or", NULL};
+    static const char *const subjects[] = {TEXT_LEX_SUBJECTS, NULL};
+    static const char *const joins[] = {TEXT_LEX_LIST_JOINS, NULL};
     if (query_word_in(st, i, subjects)) return false;
     for (size_t j = i; j < n; j++) {
         if (query_word_in(st, j, joins)) return true;

@@ -4,18 +4,14 @@
  * against the index's vocabulary.
  */
 #include "search/search_int.h"
+#include "text/lexicon.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Ordinary English words that carry no intent; removed from queries only. */
-static const char *const stop_words[] = {
-    "a",     "an",    "the",    "of",   "to",    "in",    "on",   "for",  "and",   "or",   "is",
-    "are",   "was",   "be",     "by",   "with",  "from",  "at",   "as",   "it",    "this", "that",
-    "these", "those", "me",     "my",   "i",     "you",   "your", "what", "which", "who",  "whom",
-    "how",   "when",  "where",  "give", "get",   "tell",  "show", "some", "any",   "all",  "do",
-    "does",  "did",   "please", "can",  "could", "would", "will", "want", "need",  "let",  NULL};
+static const char *const stop_words[] = {TEXT_LEX_STOP_WORDS, NULL};
 
 static uint64_t term_hash(const char *s, size_t n)
 {
@@ -220,15 +216,12 @@ int lex_sort_terms(search_engine *e)
 
 /* Derivational suffixes of English as Snowball leaves them ("payment", "subscription" ->
    "subscript", "activity" -> "activ" + "iti"). */
-static const char *const suffixes[] = {
-    "ment", "ion", "tion", "ation", "sion", "ance", "ence", "al",  "er",   "or",   "ure", "iti",
-    "age",  "eri", "ist",  "ive",   "ic",   "abl",  "ant",  "ent", "ship", "ness", "ism", NULL};
+static const char *const suffixes[] = {TEXT_LEX_SUFFIXES, NULL};
 
 /* The suffixes that make a verb's action noun (pay -> payment, subscribe -> subscription). */
 static bool action_noun_suffix(const char *s)
 {
-    static const char *const nouns[] = {"ment", "ion",  "tion", "ation", "sion",
-                                        "al",   "ance", "ence", "ure",   NULL};
+    static const char *const nouns[] = {TEXT_LEX_NOUN_SUFFIXES, NULL};
     for (const char *const *k = nouns; *k; k++)
         if (!strcmp(*k, s)) return true;
     return false;
@@ -251,28 +244,30 @@ static size_t family_add(long *out, bool *noun, size_t n, size_t cap, long t, lo
 /*
  * The index terms of the same word family as term: the term with a derivational suffix
  * added or removed (pay/payment, notify -> "notifi"/"notif"), or, for stems of six letters
- * or more, one that differs from it only in its last two letters or fewer
- * ("subscrib"/"subscript": Snowball keeps the Latin alternation apart). Both sides keep
- * a stem of three letters or more.
+ * or more (query.family_min_len), one that differs from it only in its last two letters or
+ * fewer (query.family_tail; "subscrib"/"subscript": Snowball keeps the Latin alternation
+ * apart). Both sides keep a stem of three letters or more (query.family_stem).
  */
-size_t lex_family(const search_engine *e, long term, long *out, bool *noun, size_t cap)
+size_t lex_family(const search_engine *e, const search_params *p, long term, long *out, bool *noun,
+                  size_t cap)
 {
     const term_entry *t = &e->terms[term];
     size_t n = 0, len = t->len;
     char buf[96];
-    if (len < 3 || len + 8 >= sizeof buf) return 0;
+    size_t stem = (size_t)p->family_stem, tail = (size_t)p->family_tail;
+    if (len < stem || len + 8 >= sizeof buf) return 0;
     for (const char *const *s = suffixes; *s; s++) {
         size_t sl = strlen(*s);
         memcpy(buf, t->term, len);
         memcpy(buf + len, *s, sl);
         n = family_add(out, noun, n, cap, lex_term_find(e, buf, len + sl), term,
                        action_noun_suffix(*s));
-        if (len > sl + 2 && !memcmp(t->term + len - sl, *s, sl))
+        if (len >= sl + stem && !memcmp(t->term + len - sl, *s, sl))
             n = family_add(out, noun, n, cap, lex_term_find(e, t->term, len - sl), term, false);
     }
-    if (len >= 6 && e->sorted) {
+    if (len >= (size_t)p->family_min_len && len > tail && e->sorted) {
         /* the terms that share all but the last two letters */
-        size_t keep = len - 2, lo = 0, hi = e->n_terms;
+        size_t keep = len - tail, lo = 0, hi = e->n_terms;
         while (lo < hi) {
             size_t mid = (lo + hi) / 2;
             if (strncmp(e->terms[e->sorted[mid]].term, t->term, keep) < 0)
@@ -283,7 +278,7 @@ size_t lex_family(const search_engine *e, long term, long *out, bool *noun, size
         for (size_t i = lo; i < e->n_terms && n < cap; i++) {
             const term_entry *u = &e->terms[e->sorted[i]];
             if (strncmp(u->term, t->term, keep)) break;
-            if (u->len <= len + 2 && u->len + 2 >= len && u->len >= keep)
+            if (u->len <= len + tail && u->len + tail >= len && u->len >= keep)
                 n = family_add(out, noun, n, cap, (long)e->sorted[i], term,
                                u->len > len); /* subscrib -> subscript: the longer is the noun */
         }

@@ -16,6 +16,7 @@
  * action.c); eval counts the answers that still hold one (src/eval/harm.c).
  */
 #include "search/search_int.h"
+#include "text/lexicon.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -23,55 +24,9 @@
 #include <strings.h>
 
 /* Pairs whose words share nothing (or whose prefix alone would be ambiguous). */
-static const char *const pairs[][2] = {{"start", "stop"},
-                                       {"enable", "disable"},
-                                       {"activate", "deactivate"},
-                                       {"add", "remove"},
-                                       {"open", "close"},
-                                       {"pause", "resume"},
-                                       {"suspend", "resume"},
-                                       {"attach", "detach"},
-                                       {"connect", "disconnect"},
-                                       {"join", "leave"},
-                                       {"approve", "reject"},
-                                       {"approve", "deny"},
-                                       {"accept", "decline"},
-                                       {"accept", "reject"},
-                                       {"grant", "revoke"},
-                                       {"show", "hide"},
-                                       {"register", "deregister"},
-                                       {"freeze", "thaw"},
-                                       {"arm", "disarm"},
-                                       {"upload", "download"},
-                                       {"upvote", "downvote"},
-                                       {"increase", "decrease"},
-                                       {"encrypt", "decrypt"},
-                                       {"like", "dislike"},
-                                       {"hold", "release"},
-                                       {"include", "exclude"},
-                                       {"allow", "deny"},
-                                       {"allow", "block"},
-                                       {"login", "logout"},
-                                       {"provision", "deprovision"},
-                                       {"create", "delete"},
-                                       {"create", "destroy"},
-                                       {"subscribe", "cancel"},
-                                       {"install", "uninstall"},
-                                       {"lock", "unlock"},
-                                       {"follow", "unfollow"},
-                                       {"subscribe", "unsubscribe"},
-                                       {"archive", "unarchive"},
-                                       {"mute", "unmute"},
-                                       {"block", "unblock"},
-                                       {"enroll", "unenroll"},
-                                       {"assign", "unassign"},
-                                       {"publish", "unpublish"},
-                                       {"grant", "deny"},
-                                       {"import", "export"},
-                                       {NULL, NULL}};
+static const char *const pairs[][2] = {TEXT_LEX_OPPOSITE_PAIRS, {NULL, NULL}};
 
-static const char *const destroy_words[] = {"delete", "destroy", "purge",     "ban", "revoke",
-                                            "erase",  "wipe",    "terminate", NULL};
+static const char *const destroy_words[] = {TEXT_LEX_DESTROY_WORDS, NULL};
 
 enum { STEM_CAP = 32, MAX_PAIRS = sizeof pairs / sizeof pairs[0] };
 

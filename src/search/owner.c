@@ -20,6 +20,7 @@
  * it has), and whether a name can give that parameter.
  */
 #include "search/search_int.h"
+#include "text/lexicon.h"
 
 #include "chunk/dataflow.h"
 #include "text/text.h"
@@ -192,11 +193,12 @@ static bool is_owner_word(const query_state *st, size_t wi)
     return false;
 }
 
-/* Looks for the resource word from word `from` on, `step` at a time, up to 5 words, not
-   across a sentence end, and marks its operations (*rc: an error). */
+/* Looks for the resource word from word `from` on, `step` at a time, up to
+   query.owner_reach words, not across a sentence end, and marks its operations (*rc: an
+   error). */
 static bool find_resource(query_state *st, long from, int step, int *rc)
 {
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < (int)st->p->owner_reach; k++) {
         long i = from + step * k;
         if (i < 0 || (size_t)i >= st->n_words) return false;
         const qword *w = &st->words[i];
@@ -212,9 +214,9 @@ static bool find_resource(query_state *st, long from, int step, int *rc)
 
 int owner_read(query_state *st)
 {
-    static const char *const ties[] = {"by", "of", "from", "with", "featuring", "starring", NULL};
-    static const char *const joiners[] = {"of", "and", "the", "a", "an", "&", "in", "on", NULL};
-    static const char *const determiners[] = {"my", "our", "your", "his", "her", "their", NULL};
+    static const char *const ties[] = {TEXT_LEX_OWNER_TIES, NULL};
+    static const char *const joiners[] = {TEXT_LEX_OWNER_JOINERS, NULL};
+    static const char *const determiners[] = {TEXT_LEX_OWNER_DETERMINERS, NULL};
     if (st->p->owner_weight <= 0 || !st->names_things) return 0;
     for (size_t a = 0; a < st->n_words;) {
         if (!is_name(st, a)) {
@@ -225,8 +227,8 @@ int owner_read(query_state *st)
         size_t b = a + 1;
         for (;;) {
             size_t j = b;
-            while (j < st->n_words && j < b + 2 && !st->words[j - 1].punct &&
-                   query_word_in(st, j, joiners))
+            while (j < st->n_words && j < b + (size_t)st->p->owner_joiners &&
+                   !st->words[j - 1].punct && query_word_in(st, j, joiners))
                 j++;
             if (j >= st->n_words || st->words[j - 1].punct || !is_name(st, j)) break;
             b = j + 1;

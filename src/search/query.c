@@ -7,6 +7,7 @@
  * holds its value.
  */
 #include "search/search_int.h"
+#include "text/lexicon.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -85,7 +86,7 @@ static void mark_values(const char *text, bool *value)
 }
 
 /* A number ("567", "8812345") or an id-like token ("cus_Ab12Cd", a uuid, "a1b2c3d4"). */
-static int literal_kind(const char *s, size_t n)
+static int literal_kind(const search_params *p, const char *s, size_t n)
 {
     size_t digits = 0, alpha = 0;
     for (size_t i = 0; i < n; i++) {
@@ -101,7 +102,9 @@ static int literal_kind(const char *s, size_t n)
     if (!alpha) return QL_NUMBER;
     /* letters and digits mixed, long enough not to be a word ("mp3", "v2", "3rd", "top-10"):
        "cus_Ab12Cd34Ef56", a uuid, "KX-20931" */
-    if ((n >= 8 && digits >= 2) || (digits >= 4 && alpha <= 4)) return QL_ID;
+    if ((n >= (size_t)p->id_len && digits >= 2) ||
+        (digits >= (size_t)p->id_digits && alpha <= (size_t)p->id_digits))
+        return QL_ID;
     return QL_NONE;
 }
 
@@ -165,7 +168,7 @@ static int read_words(query_state *st, const bool *value, text_words *tw)
             /* a capitalised word inside a sentence is a name; acronyms (TV, MMS) are not */
             w->kind = QW_NAME;
         }
-        w->literal = (uint8_t)literal_kind(text + s, e - s);
+        w->literal = (uint8_t)literal_kind(st->p, text + s, e - s);
         if (e > s && !is_value) text_words_first_stem(tw, text + s, e - s, w->stem, sizeof w->stem);
         w->action = w->stem[0] ? action_of_stem(st->e, st->p, w->stem) : 0;
         w->name = -1;
@@ -186,13 +189,12 @@ static int read_words(query_state *st, const bool *value, text_words *tw)
 /* "don't delete it", "without deleting", "never cancel": a negated verb asks nothing. */
 static void mark_negated(query_state *st)
 {
-    static const char *const negations[] = {"not",     "don't", "dont",    "don’t", "never",
-                                            "without", "no",    "doesn't", "won't", "shouldn't",
-                                            "mustn't", "nor",   NULL};
+    static const char *const negations[] = {TEXT_LEX_NEGATIONS, NULL};
     const char *text = st->q->text;
+    size_t reach = (size_t)st->p->negation_reach;
     for (size_t i = 0; i < st->n_words; i++) {
         qword *w = &st->words[i];
-        for (size_t j = i >= 2 ? i - 2 : 0; j < i && !w->negated; j++)
+        for (size_t j = i >= reach ? i - reach : 0; j < i && !w->negated; j++)
             w->negated = word_is(text + st->words[j].start, st->words[j].end - st->words[j].start,
                                  negations) &&
                          !st->words[j].punct;
@@ -278,7 +280,7 @@ static int read_terms(query_state *st)
                 if (ti >= 0 && !rc && w->kind == QW_PLAIN) {
                     long fam[8];
                     bool noun[8];
-                    size_t nf = lex_family(e, ti, fam, noun, 8);
+                    size_t nf = lex_family(e, st->p, ti, fam, noun, 8);
                     for (size_t f = 0; f < nf && !rc; f++)
                         rc = occ_add(st, fam[f], weight, (uint32_t)wi, noun[f] ? 2 : 1);
                 }
@@ -307,7 +309,7 @@ int query_read(query_state *st)
     text_words_free(tw);
     if (!rc) mark_negated(st);
     if (!rc) rc = read_terms(st);
-    static const char *const mine[] = {"my", "mine", "our", "ours", NULL};
+    static const char *const mine[] = {TEXT_LEX_MINE, NULL};
     for (size_t i = 0; i < st->n_words && !rc; i++) {
         const qword *w = &st->words[i];
         if (w->kind != QW_PLAIN) st->names_things = true;
@@ -354,29 +356,29 @@ static bool word_means(const query_state *st, size_t i, const char *entity, cons
 
 bool query_gives(const query_state *st, const char *entity, const char *param)
 {
-    static const char *const id_words[] = {"id",   "ids", "identifier", "identifiers",
-                                           "uuid", "key", NULL};
-    static const char *const glue[] = {"id",   "ids", "no", "number", "with", "of", "identifier",
-                                       "uuid", "key", "is", "=",      "#",    NULL};
-    static const char *const specific[] = {"specific", "particular", "given", "specified", NULL};
+    static const char *const id_words[] = {TEXT_LEX_ID_WORDS, NULL};
+    static const char *const glue[] = {TEXT_LEX_ID_GLUE, NULL};
+    static const char *const specific[] = {TEXT_LEX_SPECIFIC, NULL};
     const char *text = st->q->text;
+    size_t reach = (size_t)st->p->id_reach, before = (size_t)st->p->id_before;
+    size_t specific_reach = (size_t)st->p->specific_reach;
     for (size_t i = 0; i < st->n_words; i++) {
         if (!word_means(st, i, entity, param)) continue;
         /* "invoice 48213", "order ID 77", "the device with ID 12" */
-        for (size_t j = i + 1, hops = 0; j < st->n_words && hops < 4; j++, hops++) {
+        for (size_t j = i + 1, hops = 0; j < st->n_words && hops < reach; j++, hops++) {
             const qword *w = &st->words[j];
             if (w->literal != QL_NONE) return true;
             if (!word_is(text + w->start, w->end - w->start, glue)) break;
         }
         /* "the report by its unique ID", "ID of the report" */
-        for (size_t j = i + 1; j < st->n_words && j <= i + 4; j++)
+        for (size_t j = i + 1; j < st->n_words && j <= i + reach; j++)
             if (word_is(text + st->words[j].start, st->words[j].end - st->words[j].start, id_words))
                 return true;
-        for (size_t j = i >= 3 ? i - 3 : 0; j < i; j++) {
+        for (size_t j = i >= before ? i - before : 0; j < i; j++) {
             const qword *w = &st->words[j];
             if (word_is(text + w->start, w->end - w->start, id_words)) return true;
             if (st->p->producer_given_specific > 0 &&
-                word_is(text + w->start, w->end - w->start, specific) && j + 2 >= i)
+                word_is(text + w->start, w->end - w->start, specific) && j + specific_reach >= i)
                 return true;
         }
     }
@@ -385,13 +387,14 @@ bool query_gives(const query_state *st, const char *entity, const char *param)
 
 bool query_creates(const query_state *st, const char *entity, const char *param)
 {
-    static const char *const fresh[] = {"new", "another", "fresh", NULL};
+    static const char *const fresh[] = {TEXT_LEX_FRESH, NULL};
     const char *text = st->q->text;
+    size_t reach = (size_t)st->p->fresh_reach;
     for (size_t i = 0; i < st->n_words; i++) {
         if (!word_means(st, i, entity, param)) continue;
         const qword *w = &st->words[i];
         if (w->verb && w->action == TEXT_ACTION_CREATE) return true; /* "order a pizza" */
-        for (size_t j = i >= 2 ? i - 2 : 0; j < i; j++) {
+        for (size_t j = i >= reach ? i - reach : 0; j < i; j++) {
             const qword *v = &st->words[j];
             if (v->punct) break;
             if (word_is(text + v->start, v->end - v->start, fresh)) return true;

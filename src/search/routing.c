@@ -43,10 +43,24 @@
    does not write as an ordinary word */
 enum { ROUTE_LABEL = 1, ROUTE_LABEL_NOT_PROSE = 2 };
 
-/* A name's carriers hold nine in ten of the index chunks that use it ... */
-#define ROUTE_NAME_SHARE 0.9
-/* ... or few other APIs use it (route.name_spread, at most this; the candidates kept) */
-#define ROUTE_SPREAD_MAX 0.1
+/* The candidates the engine keeps when it opens: every word a query's parameters may let
+   name APIs (route.name_share, route.name_spread, route.label_spread, route.name_group and
+   route.name_group_min anywhere in their ranges); route_name_of judges with the query's. */
+static double param_bound(const char *name, bool most)
+{
+    for (size_t i = 0; i < search_param_count(); i++) {
+        const search_param_info *pi = search_param_at(i);
+        if (!strcmp(pi->name, name)) return most ? pi->max : pi->min;
+    }
+    return most ? 1e300 : -1e300; /* unreachable: every name below is in params.def */
+}
+
+/* The most APIs a word's names may be carried by and still name them (whole APIs). */
+static double name_group_most(double share, double least, size_t n_apis)
+{
+    double most = floor(share * (double)n_apis + 1e-9);
+    return most > least ? most : least;
+}
 
 static size_t name_slot(const search_engine *e, const char *stem)
 {
@@ -70,6 +84,9 @@ long route_name_of(const search_engine *e, const search_params *p, const char *s
     if (nm < 0) return -1;
     const api_name *x = &e->names[nm];
     int need = p->route_label_prose > 0 ? ROUTE_LABEL_NOT_PROSE : ROUTE_LABEL;
+    if ((double)x->n_apis >
+        name_group_most(p->route_name_group, p->route_name_group_min, e->n_apis))
+        return -1;
     double most = p->route_lower_names * (double)e->n_apis;
     bool specific_label = (x->label & need) && (double)x->n_services <= (most > 1 ? most : 1);
     /* route.name_spread 0 turns the spread rule off for every name */
@@ -77,7 +94,7 @@ long route_name_of(const search_engine *e, const search_params *p, const char *s
         specific_label && p->route_name_spread > 0 && p->route_label_spread > p->route_name_spread
             ? p->route_label_spread
             : p->route_name_spread;
-    if (!(x->share >= ROUTE_NAME_SHARE || x->spread <= spread)) return -1;
+    if (!(x->share >= p->route_name_share || x->spread <= spread)) return -1;
     if (lower && (!specific_label || p->route_lower_names <= 0)) return -1;
     return nm;
 }
@@ -366,7 +383,12 @@ int route_api_names(search_engine *e)
             owner[n++] = (uint32_t)a;
         }
     }
-    size_t max_group = e->n_apis / 10 > 4 ? e->n_apis / 10 : 4;
+    double max_group = name_group_most(param_bound("route.name_group", true),
+                                       param_bound("route.name_group_min", true), e->n_apis);
+    double min_share = param_bound("route.name_share", false);
+    double max_spread = param_bound("route.name_spread", true);
+    if (param_bound("route.label_spread", true) > max_spread)
+        max_spread = param_bound("route.label_spread", true);
     e->name_table_size = 64;
     while (e->name_table_size < 2 * n + 2) e->name_table_size *= 2;
     e->name_table = rc ? NULL : core_arena_calloc(e->arena, e->name_table_size, sizeof(uint32_t));
@@ -392,13 +414,13 @@ int route_api_names(search_engine *e)
             in_group[owner[j]] = true;
         }
         size_t outside = 0;
-        double share = group > max_group
+        double share = (double)group > max_group
                            ? 0
                            : share_in(e, words[i], in_group, stamp, (uint32_t)i + 1, &outside);
         double spread = (double)outside / (double)e->n_apis;
         /* a candidate; whether it names (share, or spread under route.name_spread) is the
            query's to say (route_names_ok) */
-        if (!(group > max_group || (share < ROUTE_NAME_SHARE && spread > ROUTE_SPREAD_MAX)))
+        if (!((double)group > max_group || (share < min_share && spread > max_spread)))
             rc = name_add(e, words[i], i, next, owner, in_group, group, titles, share, spread,
                           is_label);
         for (uint32_t j = (uint32_t)i; j != UINT32_MAX; j = next[j]) in_group[owner[j]] = false;

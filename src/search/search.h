@@ -15,70 +15,19 @@
 typedef enum { SEARCH_LEXICAL = 0, SEARCH_DENSE = 1, SEARCH_HYBRID = 2 } search_mode;
 
 /**
- * Every weight and threshold of the engine (params.c holds the table: name, default,
- * range, meaning; docs/SEARCH.md the measured effect of each). Counts are doubles too,
- * so that one table serves them all.
+ * Every weight and threshold of the engine, one double each (counts and switches too, so
+ * that one table serves them all). params.def defines them once: this struct, the table of
+ * params.c (name, default, range, meaning), `apidex eval --list-params` and the table in
+ * docs/SEARCH.md (which also holds the measured effect of each).
  */
 typedef struct search_params {
-    double field_weight[STORE_FIELD_COUNT]; /* BM25F weight per store_field */
-    double bm25_k1, bm25_b;
-    double name_weight;             /* a capitalised word inside a sentence */
-    double verb_weight;             /* the verb that opens a request */
-    double purpose_weight;          /* words of a purpose phrase ("to ensure ...") */
-    double adjunct_weight;          /* words after the object: "to a phone number" */
-    double morph_weight;            /* index words of the same family: subscribe/subscription */
-    double verb_noun_weight;        /* a request verb's action noun: subscribe -> subscription */
-    double anaphora_weight;         /* "pay for it": the previous request's words */
-    double owner_weight;            /* "Contoso's invoices": the owner's word, times its idf */
-    double value_weight;            /* "+1 555 0100": inputs that take a phone number */
-    double typo_min_len, typo_max;  /* typo correction */
-    double intent_max;              /* most intents a task is split into (1: no split) */
-    double intent_bar;              /* adaptive: an intent's best must match this share */
-    double intent_context;          /* an intent's score adds this share of the task's */
-    double intent_lists;            /* 1: items of a list after a request's verb are requests */
-    double intent_second;           /* adaptive: an intent's second within this ratio */
-    double action_mismatch;         /* an operation whose action is not the intent's */
-    double action_destructive;      /* a destructive operation when nothing asks to delete */
-    double action_opposite;         /* an operation whose verb opposes its request's verb */
-    double action_destroy_words;    /* 1: a non-GET whose words destroy is destructive */
-    double action_learn_min;        /* learned verbs: operations that start with the verb */
-    double action_learn_share;      /* learned verbs: share of one action among them */
-    double route_damping;           /* other APIs than the routed one, one-intent tasks */
-    double route_coverage;          /* exponent of an API's share of the words */
-    double route_relative;          /* other APIs weigh (their routing score / best)^this */
-    double route_top_ops;           /* an API's routing score sums its best 1 to 3 operations */
-    double named_damping;           /* other APIs when the words name one */
-    double adaptive_ratio;          /* further primaries: share of the best score */
-    double adaptive_max_primaries;  /* primaries of a one-intent task */
-    double answer_name_searches;    /* ranked lists: text searches after the first request */
-    double answer_same_api;         /* 1: a one-intent answer keeps to its best's API */
-    double route_name_spread;       /* a name: other APIs using it, share of the registry */
-    double route_lower_names;       /* a lower-case label name: most APIs it names, share */
-    double route_label_prose;       /* 1: a label its API's prose uses as a word is none */
-    double route_label_spread;      /* route_name_spread of a specific label name */
-    double answer_one_per_service;  /* 1: a ranked list skips copies of listed operations */
-    double answer_api_cap;          /* ranked list: most primaries of one API (0: no cap) */
-    double producer_relevance;      /* a producer's own relevance in the choice */
-    double producer_search_bonus;   /* text-search producers when the task names things */
-    double producer_mine_bonus;     /* caller's producers when the task says "my" */
-    double producer_depth;          /* longest producer chain */
-    double producer_kind[6];        /* by DATAFLOW_KIND_*: returns, lists, shape, nested, refers */
-    double producer_path_names;     /* the producer's path names the entity */
-    double producer_text_query;     /* it takes a free-text query */
-    double producer_caller;         /* the caller's own object */
-    double producer_hint;           /* the consumer's description names it */
-    double producer_own_input;      /* per identifier the producer needs itself (subtracted) */
-    double producer_deprecated;     /* subtracted */
-    double producer_parent;         /* the item's own collection: GET /things for /things/{id} */
-    double producer_overlap;        /* per literal path segment producer and consumer share */
-    double producer_ambient;        /* inputs needed by this share of an API's operations */
-    double producer_given_specific; /* 1: "a specific X" gives X */
-    double fill_fan_weight;         /* graph fill: inputs an endpoint can feed */
-    double answer_graph_fill;       /* 1: a list the text cannot fill is filled from the graph */
-    double rrf_k;                   /* reciprocal-rank fusion constant */
-    double usage_weight;            /* the usage prior: share of the best score (0: off) */
-    double usage_half_life;         /* days after which a reported use counts half */
-    double answer_duplicates;       /* 1: an older version's copy of the newest's is left out */
+#define SP(member, name, def, min, max, doc) double member;
+#define SP_ARRAY(member, length)             double member[length];
+#define SP_AT(member, index, name, def, min, max, doc)
+#include "search/params.def"
+#undef SP
+#undef SP_ARRAY
+#undef SP_AT
 } search_params;
 
 /** One entry of the parameter table. */

@@ -36,8 +36,9 @@ typedef struct producer_ref {
     unsigned features; /* DATAFLOW_KIND_* | DATAFLOW_F_* */
     const char *param; /* the consumer's input */
     const char *entity;
-    double share; /* of the API's operations that need this entity: near 1, it is ambient
-                     (an account or tenant every call takes, set up once, never looked up) */
+    double share;   /* of the API's operations that need this entity: near 1, it is ambient
+                       (an account or tenant every call takes, set up once, never looked up) */
+    size_t api_ops; /* the API's operations: a share of few says little (producer.ambient_ops) */
 } producer_ref;
 
 /* A ranked document: one chunk, and the operations (endpoints) it covers. */
@@ -56,7 +57,6 @@ typedef struct op_info {
     unsigned flags;          /* STORE_OP_* */
     producer_ref *producers; /* edges where this op is the consumer, grouped by param */
     size_t n_producers;
-    size_t fan; /* edges where it is the producer: how many inputs it can feed */
     long owner; /* term of the path segment before its first parameter, when a name can give
                    that parameter (owner.c); else -1 */
     long *has;  /* terms of the literal segments after it (in the engine arena) */
@@ -97,7 +97,6 @@ struct search_engine {
     size_t table_size;
     double avg_len[STORE_FIELD_COUNT];
     uint32_t *sorted; /* term indexes in byte order of their strings: prefix ranges */
-    size_t max_fan;   /* the largest op_info.fan */
     api_name *names;
     size_t n_names;
     uint32_t *name_table; /* open addressing: name index + 1 */
@@ -243,7 +242,8 @@ bool lex_is_stop(const search_engine *e, const char *s, size_t n);
 long lex_term_correct(const search_engine *e, const char *s, size_t n, size_t min_len);
 /* The index terms of a term's word family (lexical.c): at most cap into out; noun[i]: out[i]
    is an action noun of the term as a verb (pay -> payment, subscribe -> subscription). */
-size_t lex_family(const search_engine *e, long term, long *out, bool *noun, size_t cap);
+size_t lex_family(const search_engine *e, const search_params *p, long term, long *out, bool *noun,
+                  size_t cap);
 int lex_sort_terms(search_engine *e);
 double lex_idf(const search_engine *e, long term);
 /* r->raw and r->best_doc: each endpoint's best chunk under r's terms; cover[a] (n_apis):

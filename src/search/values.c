@@ -13,6 +13,7 @@
  * (buying one, listing them) manages them, it does not take one.
  */
 #include "search/search_int.h"
+#include "text/lexicon.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -21,7 +22,7 @@
 typedef enum value_kind { VK_NONE, VK_EMAIL, VK_URL, VK_IP, VK_PHONE } value_kind;
 
 /* The word an operation's inputs use for each kind. */
-static const char *const kind_word[] = {NULL, "email", "url", "ip", "phone"};
+static const char *const kind_word[] = {NULL, TEXT_LEX_VALUE_KINDS};
 
 static bool is_email(const char *s, size_t n)
 {

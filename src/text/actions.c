@@ -6,6 +6,7 @@
  * the lexicon does not know from the indexed specs themselves.
  */
 #include "text/text.h"
+#include "text/lexicon.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,62 +15,15 @@
 /* The lexicon. Words that are mostly nouns in requests ("report", "list" as a noun is
    rare in a task's verb position, so it stays) are left out where their verb sense is
    not an action on an API object. */
-static const char *const read_words[] = {
-    "get",       "retrieve", "fetch",    "list",    "find",      "show",      "search",
-    "check",     "look",     "view",     "see",     "read",      "download",  "export",
-    "display",   "lookup",   "query",    "browse",  "access",    "obtain",    "pull",
-    "count",     "compare",  "analyze",  "analyse", "assess",    "evaluate",  "monitor",
-    "track",     "review",   "inspect",  "examine", "identify",  "determine", "calculate",
-    "estimate",  "predict",  "forecast", "verify",  "summarize", "explore",   "discover",
-    "gather",    "extract",  "measure",  "detect",  "locate",    "know",      "tell",
-    "describe",  "watch",    "audit",    "scan",    "poll",      "load",      "preview",
-    "test",      "validate", "inquire",  "learn",   "return",    "give",      "provide",
-    "recommend", "suggest",  NULL};
-static const char *const create_words[] = {
-    "create",    "add",       "make",     "post",     "send",      "submit",       "upload",
-    "book",      "subscribe", "invite",   "register", "schedule",  "start",        "launch",
-    "generate",  "build",     "publish",  "share",    "reply",     "comment",      "write",
-    "import",    "provision", "deploy",   "install",  "request",   "order",        "buy",
-    "purchase",  "pay",       "charge",   "issue",    "record",    "insert",       "attach",
-    "enroll",    "join",      "follow",   "like",     "star",      "pin",          "save",
-    "store",     "notify",    "message",  "text",     "email",     "tweet",        "initiate",
-    "trigger",   "run",       "execute",  "place",    "open",      "log",          "copy",
-    "duplicate", "clone",     "invoke",   "dispatch", "broadcast", "announce",     "ingest",
-    "report",    "file",      "capture",  "draft",    "compose",   "allocate",     "reserve",
-    "put",       "sign",      "react",    "vote",     "rate",      "bookmark",     "favorite",
-    "favourite", "refund",    "transfer", "snapshot", "backup",    "authenticate", "wire",
-    "bill",      "sms",       "txt",      "dm",       NULL};
-static const char *const update_words[] = {
-    "update",    "change",    "rename",    "set",        "edit",      "modify",     "move",
-    "adjust",    "configure", "replace",   "assign",     "enable",    "disable",    "mark",
-    "reset",     "restore",   "resize",    "upgrade",    "downgrade", "reschedule", "reorder",
-    "rearrange", "refresh",   "sync",      "toggle",     "turn",      "switch",     "approve",
-    "reject",    "pause",     "resume",    "mute",       "unmute",    "archive",    "unarchive",
-    "lock",      "unlock",    "close",     "reopen",     "apply",     "patch",      "tune",
-    "optimize",  "optimise",  "calibrate", "correct",    "fix",       "complete",   "confirm",
-    "accept",    "decline",   "activate",  "deactivate", "suspend",   "reactivate", "promote",
-    "demote",    "grant",     "rotate",    "renew",      "extend",    "scale",      "restart",
-    "reboot",    "shutdown",  "stop",      "label",      "tag",       "sort",       "prioritize",
-    "include",   "exclude",   "hide",      "unhide",     "power",     "increase",   "decrease",
-    "raise",     "lower",     "limit",     "allow",      "block",     "unblock",    NULL};
-static const char *const delete_words[] = {
-    "delete",     "remove",     "cancel",      "revoke",   "ban",    "kick",       "destroy",
-    "erase",      "purge",      "unsubscribe", "unfollow", "unlike", "unstar",     "unpin",
-    "terminate",  "drop",       "detach",      "void",     "clear",  "discard",    "dismiss",
-    "leave",      "expire",     "withdraw",    "wipe",     "delist", "uninstall",  "deprovision",
-    "deregister", "unregister", "retire",      "abort",    "unban",  "disconnect", "unlink",
-    "forget",     "trash",      NULL};
+static const char *const read_words[] = {TEXT_LEX_READ_VERBS, NULL};
+static const char *const create_words[] = {TEXT_LEX_CREATE_VERBS, NULL};
+static const char *const update_words[] = {TEXT_LEX_UPDATE_VERBS, NULL};
+static const char *const delete_words[] = {TEXT_LEX_DELETE_VERBS, NULL};
 
 /* Verbs whose object is not what they make: the medium or the act names it. "Text Jane"
    sends Jane a message; the message, not a text, is what an API creates. Only verbs whose
    verb sense has one such thing in general English. */
-static const char *const verb_senses[][2] = {{"text", "send message"},
-                                             {"txt", "send message"},
-                                             {"sms", "send message"},
-                                             {"dm", "send message"},
-                                             {"wire", "transfer"},
-                                             {"bill", "invoice"},
-                                             {NULL, NULL}};
+static const char *const verb_senses[][2] = {TEXT_LEX_VERB_SENSES, {NULL, NULL}};
 
 typedef struct action_entry {
     char stem[32];

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# apidex eval with search parameters: --list-params prints the table, --param sets one and
+# apidex eval with search parameters: --list-params prints the table (--markdown: the one in
+# docs/SEARCH.md, which must match it), --param sets one and
 # changes the numbers, --sweep-param prints a row per value from one index, bad names and
 # values are usage errors (exit 2), and the report counts the tasks with all gold in the top k.
 set -euo pipefail
@@ -12,11 +13,15 @@ fail() { echo "FAIL: $*"; exit 1; }
 "$bin" eval --list-params > "$tmp/list"
 grep -q '^answer.ratio ' "$tmp/list" || fail "--list-params lacks answer.ratio"
 grep -q '^intent.max ' "$tmp/list" || fail "--list-params lacks intent.max"
-# docs/SEARCH.md's parameter table is the code's: every parameter with its default
-while read -r name def _; do
-  grep -qF "| \`$name\` | $def |" "$src/docs/SEARCH.md" ||
-    fail "docs/SEARCH.md: the parameter table lacks '$name' with default $def"
-done < "$tmp/list"
+# docs/SEARCH.md's parameter table is the code's (src/search/params.def), line for line:
+# `apidex eval --list-params --markdown` prints it, scripts/params_table.sh writes it there
+"$bin" eval --list-params --markdown > "$tmp/md"
+[ "$(grep -c '^| `' "$tmp/md")" = "$(wc -l < "$tmp/list")" ] || fail "--markdown: not one row per parameter"
+awk '/^## / { s = ($0 == "## Parameters") } s && /^\|/ { print; t = 1; next } t { exit }' \
+  "$src/docs/SEARCH.md" > "$tmp/doc"
+diff "$tmp/md" "$tmp/doc" > "$tmp/diff" ||
+  fail "docs/SEARCH.md's parameter table differs from the code (bash scripts/params_table.sh): $(head -c 600 "$tmp/diff")"
+"$bin" eval --markdown > /dev/null 2>&1 && fail "--markdown alone is accepted"
 
 cat > "$tmp/q.json" <<'JSON'
 [{"query": "Create a new cookbook for me and add the lasagna recipe to it",

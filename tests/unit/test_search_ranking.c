@@ -1,8 +1,8 @@
 /* Ranking behaviour on two small APIs (tests/data/search/films.yaml and music.yaml):
- * producers typed by the shape of what they return, ranked lists filled to k from the
- * data-flow graph, alternative producers in ranked lists against a minimal adaptive set,
- * typo correction of lower-case words, routing to an API the task names, "my" things from
- * the caller's own lists, and quoted values kept out of the match. */
+ * producers typed by the shape of what they return, ranked lists that stay short rather
+ * than take endpoints the task gives no evidence for, alternative producers in ranked lists against
+ * a minimal adaptive set, typo correction of lower-case words, routing to an API the task names,
+ * "my" things from the caller's own lists, and quoted values kept out of the match. */
 #include "search_testutil.h"
 
 typedef search_fixture fixture;
@@ -85,20 +85,20 @@ static void test_producers_typed_by_shape(void **state)
     search_result_free(r);
 }
 
-static void test_ranked_list_filled_to_k(void **state)
+static void test_ranked_list_not_padded(void **state)
 {
     fixture *f = *state;
-    /* only getFilm mentions a runtime; its producer comes with it, the rest of the list
-       comes from the graph: the endpoints linked to those two first, in the routed API */
+    /* only getFilm mentions a runtime; its producers come with it, and nothing else: the
+       list stays short of k rather than take endpoints the task gives no evidence for (the
+       data-flow graph used to fill it: the ablation found it moved no set but one, by 0.006) */
     search_result *r = run(f, (search_query){.text = "how long is the runtime", .k = 5});
-    assert_int_equal(r->n_hits, 5);
+    assert_true(r->n_hits >= 1 && r->n_hits < 5);
     assert_true(hit_index(r, "reel-index:getFilm") >= 0);
     for (size_t i = 0; i < r->n_hits; i++) {
         assert_string_equal(r->hits[i].api, "reel-index");
-        for (size_t j = i + 1; j < r->n_hits; j++)
-            assert_string_not_equal(r->hits[i].id, r->hits[j].id);
+        assert_true(!strcmp(r->hits[i].id, "reel-index:getFilm") ||
+                    r->hits[i].role == SEARCH_ROLE_PRODUCER);
     }
-    assert_true(hit_index(r, "reel-index:getPopularFilms") >= 0); /* the other film_id producer */
     search_result_free(r);
     /* the adaptive answer is not padded */
     r = run(f, (search_query){.text = "how long is the runtime", .adaptive = true});
@@ -277,7 +277,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_producers_typed_by_shape),
-        cmocka_unit_test(test_ranked_list_filled_to_k),
+        cmocka_unit_test(test_ranked_list_not_padded),
         cmocka_unit_test(test_alternative_producers_in_ranked_lists),
         cmocka_unit_test(test_typos_in_lower_case_words),
         cmocka_unit_test(test_task_naming_an_api_routes_to_it),
