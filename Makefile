@@ -8,7 +8,7 @@ SHARED ?= $(abspath ../shared)
 # with the unit tests and benchmarks.
 TARGETS ?=
 
-.PHONY: all build deps deps-build demo test dist deb test-fresh test-unit test-asan test-fuzz fuzz lint format install bench clean
+.PHONY: all build deps deps-build demo test dist deb test-fresh test-unit test-arm64 test-asan test-fuzz fuzz lint format install bench clean
 
 all: build
 
@@ -29,9 +29,12 @@ deps-build:
 demo:
 	@BUILD=$(BUILD) SHARED=$(SHARED) bash scripts/demo.sh
 
-# Everything CI runs: release build + tests, ASan/UBSan build (-Werror) + tests, short fuzz, lint.
+# Everything CI runs: release build + tests (on x86-64 each unit test and the embed e2e test
+# also under qemu-x86_64 with a CPU without AVX-512), the arm64 cross build's unit and embed
+# tests under qemu-aarch64, ASan/UBSan build (-Werror) + tests, short fuzz, lint.
 test: deps
 	@$(MAKE) --no-print-directory test-unit
+	@$(MAKE) --no-print-directory test-arm64
 	@$(MAKE) --no-print-directory test-asan
 	@$(MAKE) --no-print-directory test-fuzz
 	@$(MAKE) --no-print-directory lint
@@ -39,6 +42,20 @@ test: deps
 
 test-unit: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# arm64: Debian's aarch64 cross compiler and multiarch arm64 libraries (scripts/deps.sh --test)
+# build the library, apidex and the unit tests (no benchmarks) in build-arm64; CTest runs the
+# unit tests and the embed e2e test under qemu-aarch64 (cmake/aarch64-linux-gnu.cmake). On an
+# arm64 host the native run of test-unit is the arm64 run.
+test-arm64:
+	@if [ "$$(uname -m)" = aarch64 ]; then \
+	  echo "test-arm64: skipped: this host is arm64, test-unit ran the tests natively"; \
+	else \
+	  cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/aarch64-linux-gnu.cmake \
+	    -DAPIDEX_SHARED_DIR=$(SHARED) >/dev/null && \
+	  cmake --build build-arm64 -j $(JOBS) && \
+	  cd build-arm64 && ctest --output-on-failure -j $(JOBS); \
+	fi
 
 test-asan:
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DAPIDEX_SANITIZE=ON -DAPIDEX_WERROR=ON \
@@ -95,7 +112,7 @@ bench: build
 	@bash bench/run.sh $(BUILD)
 
 clean:
-	rm -rf build build-asan build-fuzz build-deb
+	rm -rf build build-asan build-fuzz build-deb build-arm64
 
 # Rewrites tests/golden/*/expected.* from the current `apidex chunk` and
 # tests/golden/search/*/expected.txt from `apidex search`; review the diff.

@@ -4,7 +4,12 @@
 set(CPACK_GENERATOR "DEB")
 set(CPACK_PACKAGE_NAME "apidex")
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
-set(CPACK_PACKAGE_CONTACT "apidex maintainers <apidex@localhost>")
+# The Maintainer field: the identity the project's commits carry (git log); whoever publishes
+# the package under another name sets -DAPIDEX_DEB_MAINTAINER="Name <address>".
+set(APIDEX_DEB_MAINTAINER
+  "Seed 57cf7b3c maintainers <maintainers@users.noreply.a-seed-57cf7b3c.example>"
+  CACHE STRING "Maintainer field of the .deb (make deb)")
+set(CPACK_PACKAGE_CONTACT "${APIDEX_DEB_MAINTAINER}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
   "finds the API endpoints a task needs in OpenAPI documents, and calls them safely")
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION

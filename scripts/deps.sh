@@ -21,15 +21,30 @@ BUILD_PACKAGES=(
 )
 # What the tests run besides apidex: cmocka, the sanitizer and fuzz builds (clang), lint,
 # command-line tools the e2e scripts call, the shells of the completion tests, PostgreSQL,
-# the browser of the web page test, QEMU for the CPU-model test, Node for the MCP tests.
+# the browser of the web page test, QEMU for the emulated runs (an x86-64 CPU without AVX-512,
+# arm64), Node for the MCP tests.
 TEST_PACKAGES=(
   libcmocka-dev clang clang-format libclang-rt-14-dev git sqlite3 curl zstd
   nodejs npm python3 python3-numpy zsh fish man-db qemu-user
   postgresql-15 chromium wrk cmark-gfm
 )
+# The arm64 run of make test (make test-arm64) on an amd64 host: Debian's aarch64 cross
+# compiler and the arm64 libraries by multiarch (dpkg --add-architecture arm64, below), the
+# programs run under qemu-aarch64 (qemu-user). libpq-dev is not co-installable across
+# architectures: the cross build takes the host's headers and libpq5:arm64's library
+# (cmake/pkgconfig-aarch64/libpq.pc).
+ARM64_PACKAGES=()
+if [ "$(dpkg --print-architecture)" = amd64 ]; then
+  ARM64_PACKAGES=(gcc-aarch64-linux-gnu)
+  for p in libjson-c-dev libfyaml-dev libsqlite3-dev libopenblas-pthread-dev \
+    libmicrohttpd-dev libcurl4-openssl-dev libpcre2-dev libutf8proc-dev libxxhash-dev \
+    libzstd-dev libstemmer-dev libpq5 libcmocka-dev; do
+    ARM64_PACKAGES+=("$p:arm64")
+  done
+fi
 case "$set_name" in
   build) APT_PACKAGES=("${BUILD_PACKAGES[@]}") ;;
-  test) APT_PACKAGES=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+  test) APT_PACKAGES=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${ARM64_PACKAGES[@]}") ;;
   bench) APT_PACKAGES=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}" python3-torch python3-faiss) ;;
   fresh) APT_PACKAGES=("${BUILD_PACKAGES[@]}" debootstrap zstd) ;;
   *)
@@ -54,6 +69,11 @@ if [ ${#missing[@]} -gt 0 ]; then
     "${missing[*]}" >&2
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  if printf '%s\n' "${missing[@]}" | grep -q ':arm64$' &&
+    ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    echo "deps: adding the arm64 architecture to dpkg (multiarch, for make test-arm64)" >&2
+    $SUDO dpkg --add-architecture arm64
+  fi
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi

@@ -221,7 +221,7 @@ int cli_cmd_embed(int argc, char **argv)
     core_buf_free(&input);
     embed_provider_close(p);
     if (!rc) return CLI_OK;
-    return rc == APIDEX_EINVAL ? CLI_USAGE : CLI_FAILURE;
+    return rc == APIDEX_EINVAL || rc == APIDEX_EUNSUPPORTED ? CLI_USAGE : CLI_FAILURE;
 }
 
 /* Its --help text, for the command table (help.c). */

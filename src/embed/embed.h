@@ -306,7 +306,7 @@ size_t embed_vecscan_topk_batch(const float *mat, size_t n, size_t dim, const fl
 float embed_dot(const float *a, const float *b, size_t dim);
 /** Scales v to unit length (left alone when its norm is 0). */
 void embed_l2_normalize(float *v, size_t dim);
-/** The kernel chosen at run time: "avx512", "avx2" or "scalar". */
+/** The kernel chosen at run time: "avx512", "avx2", "neon" (arm64) or "scalar". */
 const char *embed_simd_name(void);
 
 /* ---------------------------------------------------------------- the BLAS core (cpu.c) */

@@ -126,7 +126,8 @@ void embed_k_erf(const float *x, float *y, size_t n);
 void embed_k_exp(const float *x, float *y, size_t n);
 /** Set by tests to force the portable code path (false = auto). */
 void embed_k_force_scalar(bool on);
-/** Set by tests to pick the scan kernel: 0 auto, 1 scalar, 2 AVX2, 3 AVX-512 (if the CPU has it).
+/** Set by tests to pick the scan kernel: 0 auto, 1 scalar, 2 AVX2, 3 AVX-512, 4 NEON (arm64)
+ * (only one this CPU has).
  */
 void embed_vecscan_force_level(int level);
 

@@ -15,8 +15,6 @@
 #define EMBED_X86 1
 #endif
 
-/* 0 unknown, 1 scalar, 2 avx2+fma+f16c. Written once; racing writers store the same value. */
-static int k_level;
 static bool k_forced_scalar;
 
 void embed_k_force_scalar(bool on)
@@ -24,21 +22,24 @@ void embed_k_force_scalar(bool on)
     __atomic_store_n(&k_forced_scalar, on, __ATOMIC_RELAXED);
 }
 
+#ifdef EMBED_X86
+/* 0 unknown, 1 scalar, 2 avx2+fma+f16c. Written once; racing writers store the same value. */
+static int k_level;
+
 static int level(void)
 {
     if (__atomic_load_n(&k_forced_scalar, __ATOMIC_RELAXED)) return 1;
     int l = __atomic_load_n(&k_level, __ATOMIC_RELAXED);
     if (l) return l;
     l = 1;
-#ifdef EMBED_X86
     __builtin_cpu_init();
     unsigned a, b, c, d; /* clang 14 has no "f16c" for __builtin_cpu_supports: ask cpuid */
     bool f16c = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c) l = 2;
-#endif
     __atomic_store_n(&k_level, l, __ATOMIC_RELAXED);
     return l;
 }
+#endif
 
 /* ---------------------------------------------------------------- portable */
 
@@ -67,13 +68,6 @@ static float f16_to_f32(uint16_t h)
     return f;
 }
 
-static const float erf_a[7] = {
-    -1.60960333262415e-02f, -2.95459980854025e-03f, -7.34990630326855e-04f, -5.69250639462346e-05f,
-    -2.10102402082508e-06f, 2.77068142495902e-08f,  -2.72614225801306e-10f};
-static const float erf_b[5] = {-1.42647390514189e-02f, -7.37332916720468e-03f,
-                               -1.68282697438203e-03f, -2.13374055278905e-04f,
-                               -1.45660718464996e-05f};
-
 float embed_k_gelu_ref(float x)
 {
     return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
@@ -83,6 +77,13 @@ float embed_k_gelu_ref(float x)
 
 #ifdef EMBED_X86
 #define AVX2 __attribute__((target("avx2,fma,f16c")))
+
+static const float erf_a[7] = {
+    -1.60960333262415e-02f, -2.95459980854025e-03f, -7.34990630326855e-04f, -5.69250639462346e-05f,
+    -2.10102402082508e-06f, 2.77068142495902e-08f,  -2.72614225801306e-10f};
+static const float erf_b[5] = {-1.42647390514189e-02f, -7.37332916720468e-03f,
+                               -1.68282697438203e-03f, -2.13374055278905e-04f,
+                               -1.45660718464996e-05f};
 
 AVX2 static inline __m256 exp8(__m256 x)
 {

@@ -18,6 +18,9 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define EMBED_X86 1
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#define EMBED_NEON 1
 #endif
 
 #define SCAN_BLOCK_ROWS    4096 /* rows per task for one query */
@@ -110,7 +113,26 @@ __attribute__((target("avx512f"))) static void rows_avx512(const float *mat, siz
 }
 #endif
 
-/* 0 unknown, 1 scalar, 2 avx2, 3 avx512 */
+#ifdef EMBED_NEON
+/* NEON (Advanced SIMD) is part of every arm64 CPU: no run-time check needed. */
+static float dot_neon(const float *a, const float *b, size_t n)
+{
+    float32x4_t s0 = vdupq_n_f32(0), s1 = s0, s2 = s0, s3 = s0;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        s0 = vfmaq_f32(s0, vld1q_f32(a + i), vld1q_f32(b + i));
+        s1 = vfmaq_f32(s1, vld1q_f32(a + i + 4), vld1q_f32(b + i + 4));
+        s2 = vfmaq_f32(s2, vld1q_f32(a + i + 8), vld1q_f32(b + i + 8));
+        s3 = vfmaq_f32(s3, vld1q_f32(a + i + 12), vld1q_f32(b + i + 12));
+    }
+    for (; i + 4 <= n; i += 4) s0 = vfmaq_f32(s0, vld1q_f32(a + i), vld1q_f32(b + i));
+    float r = vaddvq_f32(vaddq_f32(vaddq_f32(s0, s1), vaddq_f32(s2, s3)));
+    for (; i < n; i++) r += a[i] * b[i];
+    return r;
+}
+#endif
+
+/* 0 unknown, 1 scalar, 2 avx2, 3 avx512, 4 neon */
 static int simd_forced;
 
 void embed_vecscan_force_level(int level)
@@ -130,6 +152,8 @@ static int simd_level(void)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) l = 2;
     if (__builtin_cpu_supports("avx512f")) l = 3;
+#elif defined(EMBED_NEON)
+    l = 4;
 #endif
     __atomic_store_n(&level, l, __ATOMIC_RELAXED);
     return l;
@@ -137,7 +161,7 @@ static int simd_level(void)
 
 const char *embed_simd_name(void)
 {
-    static const char *const names[] = {"", "scalar", "avx2", "avx512"};
+    static const char *const names[] = {"", "scalar", "avx2", "avx512", "neon"};
     return names[simd_level()];
 }
 
@@ -147,6 +171,8 @@ float embed_dot(const float *a, const float *b, size_t dim)
     int l = simd_level();
     if (l == 3) return dot_avx512(a, b, dim);
     if (l == 2) return dot_avx2(a, b, dim);
+#elif defined(EMBED_NEON)
+    if (simd_level() == 4) return dot_neon(a, b, dim);
 #endif
     return dot_scalar(a, b, dim);
 }

@@ -125,25 +125,31 @@ static void check_case(const model_case *mc)
     float d = max_abs_diff(out, ref, mc->n * dim);
     print_message("%s: max |C - numpy| = %.3g over %zu x %zu\n", mc->name, d, mc->n, dim);
     assert_true(d <= 1e-4f);
+    /* Under QEMU (tu_emulated_cpu) a 12-layer model encodes many times slower (minutes):
+       there the bge-sized cases check the batch above only (the small ones check the rest). */
+    bool quick = tu_emulated_cpu() && dim >= 384;
 
     /* Another batch size, one thread: each text's vector must not depend on its batch-mates. */
     embed_bert *m1 = NULL;
     embed_bert_options opt1 = {.threads = 1, .batch_size = 2};
     assert_int_equal(embed_bert_open(dir, &opt1, &m1, &err), 0);
     float *out1 = calloc(mc->n * dim, sizeof *out1);
-    assert_int_equal(
-        embed_bert_encode_ids(m1, (const uint32_t *const *)ids, mc->lens, mc->n, out1, &err), 0);
-    assert_true(max_abs_diff(out1, ref, mc->n * dim) <= 1e-4f);
-    /* One at a time gives the same rows too. */
-    for (size_t i = 0; i < mc->n; i++) {
-        float *one = calloc(dim, sizeof *one);
-        const uint32_t *p = ids[i];
-        assert_int_equal(embed_bert_encode_ids(m1, &p, &mc->lens[i], 1, one, &err), 0);
-        assert_true(max_abs_diff(one, ref + i * dim, dim) <= 1e-4f);
-        free(one);
+    if (!quick) {
+        assert_int_equal(
+            embed_bert_encode_ids(m1, (const uint32_t *const *)ids, mc->lens, mc->n, out1, &err),
+            0);
+        assert_true(max_abs_diff(out1, ref, mc->n * dim) <= 1e-4f);
+        /* One at a time gives the same rows too. */
+        for (size_t i = 0; i < mc->n; i++) {
+            float *one = calloc(dim, sizeof *one);
+            const uint32_t *p = ids[i];
+            assert_int_equal(embed_bert_encode_ids(m1, &p, &mc->lens[i], 1, one, &err), 0);
+            assert_true(max_abs_diff(one, ref + i * dim, dim) <= 1e-4f);
+            free(one);
+        }
+        embed_stats st = embed_bert_stats(m1);
+        assert_int_equal(st.texts, 2 * mc->n);
     }
-    embed_stats st = embed_bert_stats(m1);
-    assert_int_equal(st.texts, 2 * mc->n);
 
     free(out1);
     embed_bert_close(m1);
@@ -195,6 +201,7 @@ static void test_matches_numpy_bge_shape(void **state)
         {128, 77, 33, 9, 2},
         5};
     check_case(&c);
+    if (tu_emulated_cpu()) return; /* f16 weights: checked on the small models */
     static const model_case f16 = {
         "h384-l12-f16-mean",
         "--hidden 384 --layers 12 --heads 12 --intermediate 1536 --vocab 1000 --max-pos 512 "

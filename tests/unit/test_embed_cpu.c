@@ -36,11 +36,30 @@ static void test_advice_matches_cpu(void **state)
     }
 }
 
+/* Under QEMU (CTest's qemu_haswell_* runs and the arm64 cross build set
+   APIDEX_TEST_EMULATED_CPU) the emulated CPU is the one the kernels were chosen for: an
+   emulator that passed the host's AVX-512 through would make those runs prove nothing. */
+static void test_emulated_cpu(void **state)
+{
+    (void)state;
+    const char *cpu = tu_emulated_cpu();
+    if (!cpu) skip();
+    print_message("emulated %s: scan kernel %s\n", cpu, embed_simd_name());
+    assert_false(embed_cpu_has_avx512());
+    assert_null(embed_blas_core_advice());
+#if defined(__x86_64__)
+    assert_string_equal(embed_simd_name(), "avx2");
+#elif defined(__aarch64__)
+    assert_string_equal(embed_simd_name(), "neon");
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_core_for),
         cmocka_unit_test(test_advice_matches_cpu),
+        cmocka_unit_test(test_emulated_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

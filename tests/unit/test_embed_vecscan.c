@@ -81,20 +81,27 @@ static void test_matches_brute_force(void **state)
     static const size_t shapes[][3] = {{1, 1, 1},       {5, 3, 10},     {100, 384, 10},
                                        {1000, 17, 5},   {5000, 384, 1}, {20000, 64, 50},
                                        {4097, 31, 100}, {3, 16, 0}};
+    /* every kernel this CPU can run: scalar, then avx2 and avx512, or neon (level 4) */
+    int levels[4] = {1}, nlevels = 1;
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
-    int top = __builtin_cpu_supports("avx512f") ? 3 : __builtin_cpu_supports("avx2") ? 2 : 1;
-#else
-    int top = 1;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) levels[nlevels++] = 2;
+    if (__builtin_cpu_supports("avx512f")) levels[nlevels++] = 3;
+#elif defined(__aarch64__)
+    levels[nlevels++] = 4;
 #endif
-    for (int level = 1; level <= top; level++) { /* every kernel this CPU can run */
-        embed_vecscan_force_level(level);
+    for (int li = 0; li < nlevels; li++) {
+        embed_vecscan_force_level(levels[li]);
+        print_message("vecscan level %s\n", embed_simd_name());
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
             run_case(shapes[i][0], shapes[i][1], shapes[i][2], NULL);
             run_case(shapes[i][0], shapes[i][1], shapes[i][2], pool);
         }
     }
     embed_vecscan_force_level(0);
+#if defined(__aarch64__)
+    assert_string_equal(embed_simd_name(), "neon"); /* chosen without being forced */
+#endif
     embed_pool_free(pool);
     embed_pool_free(NULL);
     print_message("simd: %s\n", embed_simd_name());

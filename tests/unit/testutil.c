@@ -26,6 +26,12 @@ const char *tu_source_dir(void)
     return d ? d : APIDEX_SOURCE_DIR;
 }
 
+const char *tu_emulated_cpu(void)
+{
+    const char *c = getenv("APIDEX_TEST_EMULATED_CPU");
+    return c && *c ? c : NULL;
+}
+
 char *tu_path(const char *dir, const char *rel)
 {
     size_t n = strlen(dir) + strlen(rel) + 2;

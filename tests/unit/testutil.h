@@ -12,6 +12,13 @@
 const char *tu_shared_dir(void);
 /** The source tree root (APIDEX_SOURCE_DIR). */
 const char *tu_source_dir(void);
+/**
+ * The CPU model the test runs on under QEMU user mode (APIDEX_TEST_EMULATED_CPU, set by
+ * CTest's qemu_haswell_* runs and the arm64 cross build), or NULL natively. Emulation runs
+ * programs many times slower: a check of wall-clock time that tests concurrency (not a
+ * hang) holds only natively.
+ */
+const char *tu_emulated_cpu(void);
 /** Joins dir and rel into a static-free malloc'd path. */
 char *tu_path(const char *dir, const char *rel);
 /** A fresh empty temporary directory (malloc'd path); removed by tu_rmtree. */
