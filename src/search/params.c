@@ -205,6 +205,21 @@ static const search_param_info table[] = {
      "it orders near-ties, it never makes a candidate"},
     {"usage.half_life", P(usage_half_life), 30, 0, 3650,
      "days after which a reported use counts half (0: uses never decay)"},
+    /* confidence (confidence.c; the calibration table is in docs/SEARCH.md) */
+    {"confidence.top_words", P(confidence_top_words), 3, 1, 64,
+     "evidence: an operation's score is measured against a perfect match of this many of the "
+     "task's heaviest words (by idf): what one endpoint can match, however long the task"},
+    {"confidence.named", P(confidence_named), 0.3, 0, 1,
+     "evidence: added when a word of the task names the operation's API (the registry has "
+     "the service the task speaks of)"},
+    {"confidence.unknown", P(confidence_unknown), 0.5, 0, 4,
+     "evidence: a task word the index has never seen weighs this share of the largest idf "
+     "in the perfect match the best operation's score is measured against (0: unknown words "
+     "do not count)"},
+    {"match.strong", P(match_strong), 0.3, 0, 1,
+     "an answer whose calibrated confidence is at least this is a strong match"},
+    {"match.weak", P(match_weak), 0.15, 0, 1,
+     "... at least this (and below match.strong) a weak one; below it nothing fits"},
 };
 
 enum { n_table = sizeof table / sizeof table[0] };

@@ -79,6 +79,11 @@ typedef struct search_params {
     double usage_weight;            /* the usage prior: share of the best score (0: off) */
     double usage_half_life;         /* days after which a reported use counts half */
     double answer_duplicates;       /* 1: an older version's copy of the newest's is left out */
+    /* confidence (confidence.c) */
+    double confidence_top_words;    /* the perfect match: the task's heaviest words */
+    double confidence_unknown;      /* a word the index never saw: share of the largest idf */
+    double confidence_named;        /* evidence added when the task names the operation's API */
+    double match_strong, match_weak; /* calibrated confidence at which a match is that */
 } search_params;
 
 /** One entry of the parameter table. */
@@ -152,6 +157,13 @@ typedef struct search_link {
     const char *consumer_id; /* operation id of the consumer */
 } search_link;
 
+/** How well the registry fits the task (confidence.c): the calibrated confidence of the
+    best operation against the parameters match.strong and match.weak. */
+typedef enum { SEARCH_MATCH_NONE = 0, SEARCH_MATCH_WEAK = 1, SEARCH_MATCH_STRONG = 2 } search_match;
+
+/** "strong", "weak", "none". */
+const char *search_match_name(search_match m);
+
 typedef struct search_hit {
     const char *id; /* operation id: "api:operationId" or "api:METHOD /path" */
     const char *api;
@@ -164,6 +176,8 @@ typedef struct search_hit {
     const char *why;    /* matched fields, human-readable */
     search_link *links; /* inputs of this hit and who produces them */
     size_t n_links;
+    double confidence; /* in [0, 1]: the calibrated chance that this operation does (part of)
+                          the task, from its own evidence (confidence.c) */
 } search_hit;
 
 /**
@@ -177,6 +191,13 @@ typedef struct search_result {
     char *context; /* assembled markdown within the budget (NULL if budget == 0) */
     size_t context_tokens;
     double elapsed_ms;
+    /* The answer's confidence (confidence.c): the calibrated share of dev tasks at the best
+       operation's evidence level whose best operation was right; match from it. best_id:
+       that operation (NULL when nothing matched); evidence: the uncalibrated level. */
+    double confidence;
+    search_match match;
+    double evidence;
+    const char *best_id;
     core_arena *arena;
 } search_result;
 
@@ -221,6 +242,14 @@ bool search_verbs_oppose(const char *a, const char *b);
 /** Does the verb (a Snowball stem of n bytes) destroy its object: delete, destroy, purge, ban,
     revoke, erase, wipe, terminate? Thread-safe. */
 bool search_verb_destroys(const char *stem, size_t n);
+
+/**
+ * The calibration (confidence.c): the confidence of an evidence level in [0, 1] (the table
+ * docs/SEARCH.md shows, made by bench/calibrate.py), and the match of a confidence under p's
+ * match.strong and match.weak (p NULL: the defaults).
+ */
+double search_confidence_of(double evidence);
+search_match search_match_of(const search_params *p, double confidence);
 
 /** One-shot convenience: open an engine on idx, run q, close it. */
 int search_run(store_index *idx, const search_query *q, search_result **out, apidex_error *err);
