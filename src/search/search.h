@@ -251,6 +251,20 @@ bool search_verb_destroys(const char *stem, size_t n);
 double search_confidence_of(double evidence);
 search_match search_match_of(const search_params *p, double confidence);
 
+/** How many APIs the words for "nothing fits" name. */
+#define SEARCH_CLOSEST_APIS 3
+
+/** The distinct APIs of res's hits, the most confident hit's first, at most max into out
+    (borrowed from res). Returns how many (verdict.c). */
+size_t search_closest_apis(const search_result *res, const char **out, size_t max);
+/**
+ * The answer's match in words, appended to out: nothing for a strong match; "Weak match
+ * (confidence 0.26): these endpoints may not do the task; ..." for a weak one; "Nothing in
+ * this registry fits the task. Closest APIs: a, b, c." for none. Every front end shows these
+ * words (verdict.c). Returns 0 or APIDEX_ENOMEM.
+ */
+int search_match_words(const search_result *res, core_buf *out);
+
 /** One-shot convenience: open an engine on idx, run q, close it. */
 int search_run(store_index *idx, const search_query *q, search_result **out, apidex_error *err);
 /** NULL is a no-op. */
