@@ -424,6 +424,9 @@ int eval_report_text(const eval_report *r, bool per_query, core_buf *out)
                             base ? base + 1 : q->file, q->index, qr->at_k.recall,
                             qr->at_k.precision, qr->adaptive_scores.recall,
                             qr->adaptive_scores.precision, qr->adaptive_scores.n_returned, q->text);
+            core_buf_printf(out, "    match %s, confidence %.2f (evidence %.2f)%s\n",
+                            search_match_name(qr->match), qr->confidence, qr->evidence,
+                            q->n_gold ? (qr->best_right ? ", best right" : ", best wrong") : "");
             if (qr->harm.opposite)
                 core_buf_puts(out, "    adaptive answer holds an opposite operation\n");
             if (qr->harm.destructive)

@@ -17,7 +17,7 @@ size_t search_closest_apis(const search_result *res, const char **out, size_t ma
     while (n < max) {
         long best = -1;
         for (size_t i = 0; i < res->n_hits; i++) {
-            if (taken[i] || !res->hits[i].api) continue;
+            if (taken[i] || !res->hits[i].api || !(res->hits[i].score > 0)) continue;
             if (best < 0 || res->hits[i].confidence > res->hits[best].confidence) best = (long)i;
         }
         if (best < 0) break;
