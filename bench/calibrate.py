@@ -114,11 +114,14 @@ def main(argv):
     print("\n%d tasks; %d with the best operation right" % (len(tasks), sum(right)))
 
     if write:
-        block = ("/* BEGIN CALIBRATION (bench/calibrate.py --write rewrites this block) */\n"
-                 "static const double cal_evidence[] = {%s};\n"
-                 "static const double cal_confidence[] = {%s};\n"
-                 "/* END CALIBRATION */" % (", ".join("%.3f" % c for c in centres),
-                                            ", ".join("%.3f" % c for c in cal)))
+        def array(name, values):  # five a line, as clang-format lays them out
+            head = "static const double %s[] = {" % name
+            rows = [", ".join("%.3f" % v for v in values[i:i + 5])
+                    for i in range(0, len(values), 5)]
+            return head + (",\n" + " " * len(head)).join(rows) + "};\n"
+        block = ("/* BEGIN CALIBRATION (bench/calibrate.py --write rewrites this block) */\n" +
+                 array("cal_evidence", centres) + array("cal_confidence", cal) +
+                 "/* END CALIBRATION */")
         try:
             src = open(write).read()
         except OSError as e:

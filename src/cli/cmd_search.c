@@ -119,9 +119,9 @@ static void render_json(const search_result *res, const search_query *q, size_t 
             core_buf_json_str(&b, sum.data ? sum.data : "", sum.len);
         else
             core_buf_puts(&b, "null");
-        core_buf_printf(&b, ",\"score\":%.4f,\"confidence\":%.3f,\"role\":\"%s\",\"why\":",
-                        h->score, h->confidence,
-                        h->role == SEARCH_ROLE_PRODUCER ? "producer" : "primary");
+        core_buf_printf(&b,
+                        ",\"score\":%.4f,\"confidence\":%.3f,\"role\":\"%s\",\"why\":", h->score,
+                        h->confidence, h->role == SEARCH_ROLE_PRODUCER ? "producer" : "primary");
         core_buf_json_str(&b, h->why ? h->why : "", h->why ? strlen(h->why) : 0);
         core_buf_puts(&b, ",\"needs\":[");
         for (size_t l = 0; l < h->n_links; l++) {

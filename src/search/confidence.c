@@ -27,8 +27,10 @@
 #include <stdlib.h>
 
 /* BEGIN CALIBRATION (bench/calibrate.py --write rewrites this block) */
-static const double cal_evidence[] = {0.050, 0.150, 0.250, 0.350, 0.450, 0.550, 0.650, 0.750, 0.850, 0.950};
-static const double cal_confidence[] = {0.000, 0.095, 0.259, 0.259, 0.545, 0.545, 0.619, 0.712, 0.793, 0.895};
+static const double cal_evidence[] = {0.050, 0.150, 0.250, 0.350, 0.450,
+                                      0.550, 0.650, 0.750, 0.850, 0.950};
+static const double cal_confidence[] = {0.000, 0.095, 0.259, 0.259, 0.545,
+                                        0.545, 0.619, 0.712, 0.793, 0.895};
 /* END CALIBRATION */
 
 enum { n_cal = sizeof cal_evidence / sizeof cal_evidence[0] };
@@ -36,9 +38,12 @@ enum { n_cal = sizeof cal_evidence / sizeof cal_evidence[0] };
 const char *search_match_name(search_match m)
 {
     switch (m) {
-    case SEARCH_MATCH_STRONG: return "strong";
-    case SEARCH_MATCH_WEAK: return "weak";
-    default: return "none";
+    case SEARCH_MATCH_STRONG:
+        return "strong";
+    case SEARCH_MATCH_WEAK:
+        return "weak";
+    default:
+        return "none";
     }
 }
 
@@ -88,8 +93,8 @@ static int perfect_match(const query_state *st, double *out)
     for (size_t i = 0; i < st->n_words; i++) {
         const qword *q = &st->words[i];
         if (!q->n_unknown) continue;
-        double weight = (q->kind == QW_NAME ? p->name_weight : 1.0) *
-                        (q->purpose ? p->purpose_weight : 1.0);
+        double weight =
+            (q->kind == QW_NAME ? p->name_weight : 1.0) * (q->purpose ? p->purpose_weight : 1.0);
         v[m++] = q->n_unknown * weight * p->confidence_unknown * idf_max;
     }
     qsort(v, m, sizeof *v, cmp_desc);

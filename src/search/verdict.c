@@ -45,7 +45,8 @@ int search_match_words(const search_result *res, core_buf *out)
     core_buf_puts(out, "Nothing in this registry fits the task.");
     const char *apis[SEARCH_CLOSEST_APIS];
     size_t n = search_closest_apis(res, apis, SEARCH_CLOSEST_APIS);
-    for (size_t i = 0; i < n; i++) core_buf_printf(out, "%s%s", i ? ", " : " Closest APIs: ", apis[i]);
+    for (size_t i = 0; i < n; i++)
+        core_buf_printf(out, "%s%s", i ? ", " : " Closest APIs: ", apis[i]);
     if (n) core_buf_putc(out, '.');
     return out->failed ? APIDEX_ENOMEM : 0;
 }

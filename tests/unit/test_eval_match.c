@@ -149,8 +149,9 @@ static void test_query_files(void **state)
     /* a task nothing in the index does: an empty solution only with the kind "none" */
     char *none = tu_write(dir, "none_ok.json",
                           "[{\"query\": \"weather?\", \"solution\": [], \"kind\": \"none\"}]\n");
-    char *none_bad = tu_write(dir, "none_bad.json",
-                              "[{\"query\": \"q\", \"solution\": [\"GET /a\"], \"kind\": \"none\"}]\n");
+    char *none_bad =
+        tu_write(dir, "none_bad.json",
+                 "[{\"query\": \"q\", \"solution\": [\"GET /a\"], \"kind\": \"none\"}]\n");
     eval_set *set = NULL;
     assert_int_equal(eval_set_new(&set), 0);
     apidex_error err;

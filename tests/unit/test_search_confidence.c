@@ -121,8 +121,9 @@ static void test_words_name_the_closest_apis(void **state)
     core_buf b;
     core_buf_init(&b, 0);
     assert_int_equal(search_match_words(&res, &b), 0);
-    assert_string_equal(b.data, "Nothing in this registry fits the task. Closest APIs: beta, alpha, "
-                                "delta.");
+    assert_string_equal(b.data,
+                        "Nothing in this registry fits the task. Closest APIs: beta, alpha, "
+                        "delta.");
     core_buf_reset(&b);
     res.n_hits = 0;
     assert_int_equal(search_match_words(&res, &b), 0);
