@@ -15,6 +15,9 @@
 #              (shared/corpus/specs + the two RestBench specs). Skipped with a note while the
 #              file does not exist. Written blind, before any result; dev data since (this
 #              script prints aggregates; `apidex eval --per-query` shows the tasks).
+#   noanswer   bench/queries/no_answer_tasks.json over the same 40-spec index as everyday:
+#              everyday tasks for services no indexed API offers ("kind": "none", no gold).
+#              Its recall columns are empty; what counts is its weak/none share.
 #
 # How: each set's index is kept in BUILD_DIR/bench-indexes/<set>.db (socbench:
 # socbench-<domain>.db) and refreshed every run with `apidex index ... --db` (incremental:
@@ -26,25 +29,31 @@
 # set (per domain), in parallel (nproc jobs), and bench/retrieval_table.py aggregates:
 #
 #   set | tasks | R@5 | R@10 | R@20 | all@5 | adaptive R | adaptive P | adaptive F1 | size | p50 ms
-#       | opposite | destructive
+#       | opposite | destructive | best@1 | weak/none
 #
 # R@k: mean per-task recall of the top k distinct endpoints; all@5: fraction of tasks with
 # every gold endpoint in the top 5; adaptive R/P/F1/size: the adaptive answer (eval's default
 # budget), mean per-task recall, precision, F1 and number of endpoints; p50 ms: median
 # latency of the fixed-k search (engine open excluded); opposite / destructive: how many adaptive
 # answers hold an operation opposing the task's request, or a destructive one no request asks
-# for (counts; eval's harm.c judges them from the words, apart from the engine). Quality numbers do not vary run to
+# for (counts; eval's harm.c judges them from the words, apart from the engine); best@1: share of
+# the tasks with gold whose best operation (the one the answer's confidence is about) is a gold
+# one; weak/none: share of all the tasks answered with the match "weak" or "none" (the
+# confidence, docs/SEARCH.md): high on noanswer, low elsewhere. Quality numbers do not vary run to
 # run; latencies do.
 #
 #   bash bench/bench_retrieval.sh [BUILD_DIR] [--sets a,b,...] [--param NAME=VALUE]...
-#                                 [--sweep-param NAME=v1,v2,...] [--json]
+#                                 [--sweep-param NAME=v1,v2,...] [--json] [--keep DIR]
 #
 #   BUILD_DIR      holds the apidex binary (default: build/ of this repo)
-#   --sets         comma-separated subset of restbench,socbench,heldout1,heldout2,everyday
+#   --sets         comma-separated subset of restbench,socbench,heldout1,heldout2,everyday,
+#                  noanswer
 #   --param        passed untouched to every `apidex eval` as `--param NAME=VALUE`
 #   --sweep-param  runs the suite once per value (with --param NAME=v); one table with a
 #                  first column NAME, rows grouped by value, then set
 #   --json         the same numbers as JSON lines (one object per row) instead of the table
+#   --keep DIR     also keeps every eval's per-query JSON in DIR, with DIR/manifest.tsv naming
+#                  them (what bench/calibrate.py reads)
 # Data: ${APIDEX_SHARED:-<repo>/../shared}. Exit status: 0 ok; 1 an index or eval failed (the
 # eval's error is shown; rows whose eval failed are left out of the table); 2 usage, or the
 # binary or data missing.
@@ -52,13 +61,13 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-all_sets=restbench,socbench,heldout1,heldout2,everyday
+all_sets=restbench,socbench,heldout1,heldout2,everyday,noanswer
 
-usage() { sed -n '/^#   bash bench/,/^#   --json/s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '/^#   bash bench/,/calibrate.py reads)$/s/^# \{0,1\}//p' "$0"; }
 die() { echo "bench_retrieval.sh: $*" >&2; exit 2; }
 note() { echo "bench_retrieval.sh: $*" >&2; }
 
-build_arg="" sets_arg=$all_sets sweep="" json=0
+build_arg="" sets_arg=$all_sets sweep="" json=0 keep=""
 params=()
 while (($#)); do
   case $1 in
@@ -70,6 +79,8 @@ while (($#)); do
     --sweep-param) (($# >= 2)) || die "--sweep-param needs NAME=v1,v2,..."; sweep=$2; shift 2 ;;
     --sweep-param=*) sweep=${1#--sweep-param=}; shift ;;
     --json) json=1; shift ;;
+    --keep) (($# >= 2)) || die "--keep needs a directory"; keep=$2; shift 2 ;;
+    --keep=*) keep=${1#--keep=}; shift ;;
     -*) usage >&2; die "unknown option '$1'" ;;
     *) [ -z "$build_arg" ] || die "one BUILD_DIR only (got '$build_arg' and '$1')"
        build_arg=$1; shift ;;
@@ -158,6 +169,10 @@ for s in "${sets[@]}"; do
       fi
       need "$cs" "$rb/specs"
       add_unit everyday everyday everyday "$q/everyday_tasks.json" "$(join "$cs" "$rb/specs")" ;;
+    noanswer)
+      need "$q/no_answer_tasks.json" "$cs" "$rb/specs"
+      # the everyday index: the same database, indexed once
+      add_unit noanswer noanswer everyday "$q/no_answer_tasks.json" "$(join "$cs" "$rb/specs")" ;;
   esac
   run_sets+=("$s")
 done
@@ -187,8 +202,11 @@ index_one() {  # dbname specs...
   if [ "$rc" = 0 ]; then echo "$binsha" >"$db.stamp"; else rm -f "$db.stamp"; fi
   echo "$rc" >"$tmp/idx-$name.rc"
 }
+declare -A indexed=()  # sets sharing an index (everyday, noanswer) build it once
 for u in "${units[@]}"; do
   IFS='|' read -r _ _ name _ specs <<<"$u"
+  [ -z "${indexed[$name]:-}" ] || continue
+  indexed[$name]=1
   IFS=';' read -r -a spec_list <<<"$specs"
   throttle
   index_one "$name" "${spec_list[@]}" &
@@ -197,8 +215,11 @@ wait
 log=$idx_dir/index.log
 { echo "# bench_retrieval.sh $(date -u +%FT%TZ), apidex sha256 $binsha"; } >"$log"
 failed=0
+logged=()
 for u in "${units[@]}"; do
   IFS='|' read -r _ label name _ _ <<<"$u"
+  [[ " ${logged[*]} " != *" $name "* ]] || continue
+  logged+=("$name")
   { echo "## $label ($idx_dir/$name.db)"; cat "$tmp/idx-$name.log"; } >>"$log"
   rc=$(cat "$tmp/idx-$name.rc")
   if [ "$rc" != 0 ]; then
@@ -269,6 +290,14 @@ for e in "${evals[@]}"; do
   IFS='|' read -r out v set label _ <<<"$e"
   [ -n "${bad[$v|$set]:-}" ] || printf '%s\t%s\t%s\t%s\n' "$v" "$set" "$label" "$out" >>"$manifest"
 done
+
+if [ -n "$keep" ]; then
+  mkdir -p "$keep"
+  # the manifest with the files' names inside DIR (awk: a sweep value may be empty)
+  awk -F'\t' -v OFS='\t' '{ n = split($4, p, "/"); $4 = p[n]; print }' "$manifest" \
+    >"$keep/manifest.tsv"
+  cut -f4 "$manifest" | while read -r out; do cp "$out" "$keep/"; done
+fi
 
 # --- 3. table ------------------------------------------------------------------------------
 targs=()

@@ -22,6 +22,11 @@ files.
 
 all@5 is the fraction of tasks whose per-query recall@5 is 1 (every gold endpoint in the top
 5). Only that count is taken from `per_query`; nothing per task is printed.
+
+Recall, precision, F1, all@5 and best@1 are means over the tasks with gold (eval's
+`answerable`); a row with none (the no-answer set) shows "-" there. best@1 is the share of them
+whose best operation is a gold one; weak/none the share of all tasks whose answer's match is
+"weak" or "none".
 """
 import json
 import statistics
@@ -40,6 +45,8 @@ COLUMNS = [
     ("p50 ms", "p50_ms"),
     ("opposite", "opposite"),
     ("destructive", "destructive"),
+    ("best@1", "best_at_1"),
+    ("weak/none", "weak_or_none"),
 ]
 # counts (summed over a row's files), not means
 COUNTS = ("tasks", "opposite", "destructive")
@@ -72,12 +79,17 @@ def load(label, path):
     if not isinstance(per, list) or len(per) != n:
         die("%s: per_query missing or not one entry per query (run eval with --per-query)" % where)
     all5 = 0
+    answerable = int(get(d, "answerable", where=where))
     for q in per:
         r5 = get(q, "recall_at", "5", where=where + " per_query")
         if r5 >= 1.0 - 1e-9:
             all5 += 1
     return {
         "n": n,
+        "answerable": answerable,
+        "best_right": int(get(d, "best_right", where=where)),
+        "weak_or_none": int(get(d, "match", "weak", where=where)) +
+                        int(get(d, "match", "none", where=where)),
         "recall_at_5": get(d, "recall_at", "5", where=where),
         "recall_at_10": get(d, "recall_at", "10", where=where),
         "recall_at_20": get(d, "recall_at", "20", where=where),
@@ -94,11 +106,16 @@ def load(label, path):
 
 def aggregate(parts):
     tasks = sum(p["n"] for p in parts)
+    gold = sum(p["answerable"] for p in parts)
     row = {"tasks": tasks}
+    # eval's means are over a file's tasks with gold: weigh them by those
     for key in ("recall_at_5", "recall_at_10", "recall_at_20", "adaptive_recall",
-                "adaptive_precision", "adaptive_f1", "adaptive_size"):
-        row[key] = sum(p[key] * p["n"] for p in parts) / tasks if tasks else 0.0
-    row["all_at_5"] = sum(p["all5"] for p in parts) / tasks if tasks else 0.0
+                "adaptive_precision", "adaptive_f1"):
+        row[key] = sum(p[key] * p["answerable"] for p in parts) / gold if gold else None
+    row["adaptive_size"] = sum(p["adaptive_size"] * p["n"] for p in parts) / tasks if tasks else 0.0
+    row["all_at_5"] = sum(p["all5"] for p in parts) / gold if gold else None
+    row["best_at_1"] = sum(p["best_right"] for p in parts) / gold if gold else None
+    row["weak_or_none"] = sum(p["weak_or_none"] for p in parts) / tasks if tasks else 0.0
     row["p50_ms"] = statistics.median(p["p50"] for p in parts)
     row["opposite"] = sum(p["opposite"] for p in parts)
     row["destructive"] = sum(p["destructive"] for p in parts)
@@ -160,7 +177,8 @@ def main(argv):
                 rec["sweep_value"] = value
             rec["set"] = set_name
             for _, key in COLUMNS:
-                rec[key] = row[key] if key in COUNTS else round(row[key], 3)
+                v = row[key]
+                rec[key] = v if key in COUNTS or v is None else round(v, 3)
             ps = dict(fixed)
             if sweep:
                 ps[sweep] = value
@@ -169,7 +187,8 @@ def main(argv):
         else:
             cells = ([value] if sweep else []) + [set_name]
             for _, key in COLUMNS:
-                cells.append(str(row[key]) if key in COUNTS else "%.3f" % row[key])
+                v = row[key]
+                cells.append(str(v) if key in COUNTS else "-" if v is None else "%.3f" % v)
             out.write("| " + " | ".join(cells) + " |\n")
     return 0
 

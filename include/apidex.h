@@ -98,6 +98,8 @@ typedef struct apidex_hit {
     double score;
     int producer;      /* non-zero: added because a later hit needs what it returns */
     const char *needs; /* "movie_id <- api:opId; ..." or "" */
+    double confidence; /* in [0, 1], calibrated: about that share of test tasks at the same
+                          evidence had this endpoint right (docs/SEARCH.md) */
 } apidex_hit;
 
 typedef struct apidex_results apidex_results;
@@ -108,6 +110,10 @@ int apidex_search(apidex_index *idx, const char *task, const apidex_search_optio
 size_t apidex_results_count(const apidex_results *res);
 /** The i-th hit (NULL when out of range). Owned by res. */
 const apidex_hit *apidex_results_hit(const apidex_results *res, size_t i);
+/** How well the index fits the task: "strong", "weak" (the hits may not do it) or "none"
+    (nothing in the index fits), and the answer's calibrated confidence in [0, 1]. */
+const char *apidex_results_match(const apidex_results *res);
+double apidex_results_confidence(const apidex_results *res);
 /** The assembled context (markdown), or NULL when no budget was given. Owned by res. */
 const char *apidex_results_context(const apidex_results *res);
 /** NULL is a no-op. */

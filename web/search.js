@@ -91,6 +91,18 @@ export async function searchView(main, params) {
     }
   }
 
+  // How well the registry fits the task: the server's words for a weak match or none.
+  function matchNote(res) {
+    if (!res.match || res.match === 'strong') return null;
+    return h('p', { class: `match match-${res.match}`, role: 'status' }, res.note || '');
+  }
+
+  function confidenceBadge(r) {
+    if (typeof r.confidence !== 'number') return null;
+    return h('span', { class: 'confidence', title: 'calibrated confidence that this endpoint does (part of) the task' },
+      `${Math.round(r.confidence * 100)}% confidence`);
+  }
+
   function showResults(res) {
     const list = res.results || [];
     const edges = planEdges(list);
@@ -100,6 +112,8 @@ export async function searchView(main, params) {
     results.append(h('h2', { id: 'results-title' },
       `${list.length} endpoint${list.length === 1 ? '' : 's'}`,
       h('span', { class: 'sub' }, ` · ${state.mode === 'adaptive' ? 'adaptive answer' : 'ranked'}, in call order · ${res.elapsed_ms} ms`)));
+    const note = matchNote(res);
+    if (note) results.append(note);
     if (!list.length) {
       results.append(h('p', {}, 'Nothing matches. Try other words, or fewer filters.'));
       announce('no results');
@@ -119,6 +133,7 @@ export async function searchView(main, params) {
           methodBadge(r.method),
           h('a', { href: endpointHref(r.id), class: 'hit-link' }, r.path),
           h('span', { class: `role role-${r.role}` }, r.role),
+          confidenceBadge(r),
           h('span', { class: 'rank', title: 'rank by relevance' }, `#${r.rank}`)),
         h('div', { class: 'hit-sub' }, h('span', { class: 'api' }, r.api), r.summary ? ` — ${r.summary}` : ''),
         needs.length ? h('ul', { class: 'needs', 'aria-label': 'inputs from other calls' }, needs) : null));

@@ -54,6 +54,37 @@ static void summary_plain(const char *summary, core_buf *b)
     if (summary) text_plain_line(summary, strlen(summary), 0, b, NULL);
 }
 
+/* The answer's match: "match", "confidence", and the words when it is weak or none ("note",
+   with "closest_apis" for none); the same fields as /v1/search and search_endpoints. */
+static void json_match(const search_result *res, core_buf *b)
+{
+    core_buf_printf(b, ",\"match\":\"%s\",\"confidence\":%.3f", search_match_name(res->match),
+                    res->confidence);
+    core_buf words;
+    core_buf_init(&words, 0);
+    if (search_match_words(res, &words) == 0 && words.len) {
+        core_buf_puts(b, ",\"note\":");
+        core_buf_json_str(b, words.data, words.len);
+    }
+    core_buf_free(&words);
+    if (res->match != SEARCH_MATCH_NONE) return;
+    const char *apis[SEARCH_CLOSEST_APIS];
+    size_t n = search_closest_apis(res, apis, SEARCH_CLOSEST_APIS);
+    core_buf_puts(b, ",\"closest_apis\":[");
+    for (size_t i = 0; i < n; i++) {
+        if (i) core_buf_putc(b, ',');
+        core_buf_json_str(b, apis[i], strlen(apis[i]));
+    }
+    core_buf_putc(b, ']');
+}
+
+/* The words for a weak match or none, on a line of their own before the list. */
+static void text_match(const search_result *res, core_buf *out)
+{
+    size_t before = out->len;
+    if (search_match_words(res, out) == 0 && out->len > before) core_buf_puts(out, "\n\n");
+}
+
 static void render_json(const search_result *res, const search_query *q, size_t n_hits,
                         core_buf *out)
 {
@@ -63,8 +94,10 @@ static void render_json(const search_result *res, const search_query *q, size_t 
 #define b (*bp)
     core_buf_puts(&b, "{\"query\":");
     core_buf_json_str(&b, q->text, strlen(q->text));
-    core_buf_printf(&b, ",\"adaptive\":%s,\"elapsed_ms\":%.3f,\"results\":[",
-                    q->adaptive ? "true" : "false", res->elapsed_ms);
+    core_buf_printf(&b, ",\"adaptive\":%s,\"elapsed_ms\":%.3f", q->adaptive ? "true" : "false",
+                    res->elapsed_ms);
+    json_match(res, &b);
+    core_buf_puts(&b, ",\"results\":[");
     for (size_t i = 0; i < n_hits; i++) {
         const search_hit *h = &res->hits[i];
         core_buf_printf(&b, "%s{\"rank\":%zu,\"id\":", i ? "," : "", i + 1);
@@ -86,8 +119,9 @@ static void render_json(const search_result *res, const search_query *q, size_t 
             core_buf_json_str(&b, sum.data ? sum.data : "", sum.len);
         else
             core_buf_puts(&b, "null");
-        core_buf_printf(&b, ",\"score\":%.4f,\"role\":\"%s\",\"why\":", h->score,
-                        h->role == SEARCH_ROLE_PRODUCER ? "producer" : "primary");
+        core_buf_printf(&b,
+                        ",\"score\":%.4f,\"confidence\":%.3f,\"role\":\"%s\",\"why\":", h->score,
+                        h->confidence, h->role == SEARCH_ROLE_PRODUCER ? "producer" : "primary");
         core_buf_json_str(&b, h->why ? h->why : "", h->why ? strlen(h->why) : 0);
         core_buf_puts(&b, ",\"needs\":[");
         for (size_t l = 0; l < h->n_links; l++) {
@@ -112,17 +146,16 @@ static void render_json(const search_result *res, const search_query *q, size_t 
 
 static void render_text(const search_result *res, size_t n_hits, size_t budget, core_buf *out)
 {
-    if (!res->n_hits) {
-        core_buf_puts(out, "no endpoint matches the task\n");
-        return;
-    }
+    text_match(res, out);
+    if (!res->n_hits) return;
     core_buf sum;
     core_buf_init(&sum, 0);
     for (size_t i = 0; i < n_hits; i++) {
         const search_hit *h = &res->hits[i];
         core_buf_printf(out, "%2zu. %-7s %s  [%s]%s\n", i + 1, h->method, h->path, h->api,
                         h->role == SEARCH_ROLE_PRODUCER ? "  (producer)" : "");
-        core_buf_printf(out, "    id: %s   score: %.3f\n", h->id, h->score);
+        core_buf_printf(out, "    id: %s   score: %.3f   confidence: %.2f\n", h->id, h->score,
+                        h->confidence);
         summary_plain(h->summary, &sum);
         if (sum.len) core_buf_printf(out, "    %s\n", sum.data);
         for (size_t l = 0; l < h->n_links; l++) {

@@ -127,11 +127,21 @@ typedef struct eval_query_result {
     double adaptive_latency_ms;
     const char *gold_api; /* the API holding every gold endpoint (several APIs indexed), or NULL */
     const char *routed_api; /* the API of the adaptive answer's first endpoint, or NULL */
+    /* the answer's confidence (search_result): its evidence level, calibrated confidence and
+       match, the best operation ("METHOD /path", or NULL) and whether it is a gold one */
+    double evidence, confidence;
+    search_match match;
+    const char *best;
+    bool best_right;
 } eval_query_result;
 
-/** Means over queries. */
+/** Means over queries: recall, precision, F1 and complete_at over the answerable ones (with
+    gold), the rest over all. */
 typedef struct eval_report {
     size_t queries, k, budget;
+    size_t answerable;   /* tasks with gold; the others are "kind": "none" */
+    size_t matches[3];   /* tasks answered none, weak, strong (by search_match) */
+    size_t best_right;   /* tasks whose best operation is a gold one */
     double recall, precision, f1;                   /* at k */
     double recall_at[3], precision_at[3], f1_at[3]; /* at 5, 10, 20 */
     double complete_at[3]; /* share of the tasks with every gold endpoint in the first 5, 10, 20 */

@@ -1,4 +1,5 @@
-/* eval: loading RestBench-format query files ([{"query": ..., "solution": [...]}, ...]). */
+/* eval: loading RestBench-format query files ([{"query": ..., "solution": [...]}, ...]); a
+   task with "kind": "none" and an empty solution is one nothing in the index does. */
 #include "eval/eval.h"
 
 #include <stdio.h>
@@ -65,9 +66,16 @@ int eval_set_load(eval_set *set, const char *path, apidex_error *err)
             rc = bad_entry(doc, err, ptr, "expected an object with a \"query\" string");
             break;
         }
-        if (!jt_is(sol, JT_ARRAY) || sol->len == 0) {
+        /* an empty solution says that nothing in the index does the task; only with the
+           kind "none", so that a list emptied by mistake still fails */
+        const char *kind = jt_get_str(e, "kind");
+        bool none = kind && !strcmp(kind, "none");
+        if (!jt_is(sol, JT_ARRAY) || (sol->len == 0) != none) {
             snprintf(ptr, sizeof ptr, "/%zu/solution", i);
-            rc = bad_entry(doc, err, ptr, "expected a non-empty \"solution\" list of endpoints");
+            rc = bad_entry(doc, err, ptr,
+                           none ? "a task of the kind \"none\" has an empty \"solution\" list"
+                                : "expected a non-empty \"solution\" list of endpoints (or "
+                                  "\"kind\": \"none\" for a task nothing in the index does)");
             break;
         }
         if (set->n == set->cap) {
@@ -82,7 +90,7 @@ int eval_set_load(eval_set *set, const char *path, apidex_error *err)
         }
         eval_query *q = &set->items[set->n];
         q->text = core_arena_strdup(set->arena, text);
-        q->gold = core_arena_calloc(set->arena, sol->len, sizeof *q->gold);
+        q->gold = core_arena_calloc(set->arena, sol->len ? sol->len : 1, sizeof *q->gold);
         q->n_gold = sol->len;
         q->file = file;
         q->index = i;

@@ -117,6 +117,33 @@ static const char *gold_api(store_index *idx, const char **keys, size_t n_keys, 
     return found;
 }
 
+/* The answer's confidence and whether its best operation is a gold one. */
+static int answer_confidence(store_index *idx, const search_result *res, const eval_query *q,
+                             core_arena *a, eval_query_result *qr)
+{
+    qr->evidence = res->evidence;
+    qr->confidence = res->confidence;
+    qr->match = res->match;
+    qr->best = NULL;
+    qr->best_right = false;
+    if (!res->best_id) return 0;
+    const store_operation *ops = NULL;
+    size_t n_ops = 0;
+    apidex_error ignore;
+    long oi = idx ? store_find_operation(idx, res->best_id) : -1;
+    if (oi >= 0 && !store_operations(idx, &ops, &n_ops, &ignore) && (size_t)oi < n_ops)
+        qr->best = core_arena_printf(a, "%s %s", ops[oi].method, ops[oi].path);
+    for (size_t i = 0; !qr->best && i < res->n_hits; i++)
+        if (!strcmp(res->hits[i].id, res->best_id))
+            qr->best = core_arena_printf(a, "%s %s", res->hits[i].method, res->hits[i].path);
+    if (!qr->best) return 0;
+    eval_scores s;
+    const char *one[1] = {qr->best};
+    int rc = eval_score(q->gold, q->n_gold, one, 1, 0, &s);
+    qr->best_right = !rc && s.hits > 0;
+    return rc;
+}
+
 static double now_ms(void)
 {
     return core_now() * 1000.0;
@@ -167,6 +194,7 @@ int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const ev
         rc = search_engine_run(eng, &sq, &res, err);
         lat[i] = qr->latency_ms = now_ms() - t0;
         if (!rc) rc = hit_list(res, r->arena, &qr->ranked, &qr->n_ranked, &qr->ranked_apis);
+        if (!rc) rc = answer_confidence(idx, res, q, r->arena, qr);
         if (!rc) {
             const char *const *ranked = qr->ranked;
             rc = eval_score(gold, q->n_gold, ranked, qr->n_ranked, k, &qr->at_k);
@@ -219,6 +247,9 @@ int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const ev
     }
     for (size_t i = 0; i < n; i++) {
         const eval_query_result *qr = &r->per_query[i];
+        r->answerable += qr->query->n_gold > 0;
+        r->matches[qr->match]++;
+        r->best_right += qr->best_right;
         r->recall += qr->at_k.recall;
         r->precision += qr->at_k.precision;
         r->f1 += qr->at_k.f1;
@@ -237,8 +268,8 @@ int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const ev
         r->tokens_mean += (double)qr->tokens;
         r->tokens_at_k_mean += (double)qr->tokens_at_k;
     }
-    if (n) {
-        double d = (double)n;
+    if (r->answerable) { /* a task nothing does has no recall: it scores 0 and counts not */
+        double d = (double)r->answerable;
         r->recall /= d;
         r->precision /= d;
         r->f1 /= d;
@@ -251,6 +282,9 @@ int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const ev
         r->adaptive_recall /= d;
         r->adaptive_precision /= d;
         r->adaptive_f1 /= d;
+    }
+    if (n) {
+        double d = (double)n;
         r->adaptive_mean_size /= d;
         r->tokens_mean /= d;
         r->tokens_at_k_mean /= d;
@@ -317,6 +351,11 @@ int eval_report_json(const eval_report *r, bool per_query, core_buf *out)
     if (r->routing_tasks)
         core_buf_printf(out, ",\"routing\":{\"tasks\":%zu,\"correct\":%zu}", r->routing_tasks,
                         r->routing_correct);
+    core_buf_printf(out,
+                    ",\"answerable\":%zu,\"match\":{\"strong\":%zu,\"weak\":%zu,\"none\":%zu},"
+                    "\"best_right\":%zu",
+                    r->answerable, r->matches[SEARCH_MATCH_STRONG], r->matches[SEARCH_MATCH_WEAK],
+                    r->matches[SEARCH_MATCH_NONE], r->best_right);
     if (per_query) {
         core_buf_puts(out, ",\"per_query\":[");
         for (size_t i = 0; i < r->queries; i++) {
@@ -355,6 +394,14 @@ int eval_report_json(const eval_report *r, bool per_query, core_buf *out)
                 else
                     core_buf_puts(out, "null");
             }
+            core_buf_printf(out, ",\"match\":\"%s\",\"confidence\":%.4f,\"evidence\":%.4f,",
+                            search_match_name(qr->match), qr->confidence, qr->evidence);
+            core_buf_puts(out, "\"best\":");
+            if (qr->best)
+                core_buf_json_str(out, qr->best, strlen(qr->best));
+            else
+                core_buf_puts(out, "null");
+            core_buf_printf(out, ",\"best_right\":%s", qr->best_right ? "true" : "false");
             core_buf_printf(out, ",\"tokens\":%zu,\"tokens_at_k\":%zu,\"latency_ms\":%.3f}",
                             qr->tokens, qr->tokens_at_k, qr->latency_ms);
         }
@@ -377,6 +424,9 @@ int eval_report_text(const eval_report *r, bool per_query, core_buf *out)
                             base ? base + 1 : q->file, q->index, qr->at_k.recall,
                             qr->at_k.precision, qr->adaptive_scores.recall,
                             qr->adaptive_scores.precision, qr->adaptive_scores.n_returned, q->text);
+            core_buf_printf(out, "    match %s, confidence %.2f (evidence %.2f)%s\n",
+                            search_match_name(qr->match), qr->confidence, qr->evidence,
+                            q->n_gold ? (qr->best_right ? ", best right" : ", best wrong") : "");
             if (qr->harm.opposite)
                 core_buf_puts(out, "    adaptive answer holds an opposite operation\n");
             if (qr->harm.destructive)
@@ -417,6 +467,11 @@ int eval_report_text(const eval_report *r, bool per_query, core_buf *out)
         core_buf_printf(out,
                         "routing      %zu of %zu tasks answered first from the API of their gold\n",
                         r->routing_correct, r->routing_tasks);
+    core_buf_printf(out,
+                    "match        strong %zu  weak %zu  none %zu  (%zu of %zu tasks have gold; "
+                    "best operation right for %zu)\n",
+                    r->matches[SEARCH_MATCH_STRONG], r->matches[SEARCH_MATCH_WEAK],
+                    r->matches[SEARCH_MATCH_NONE], r->answerable, r->queries, r->best_right);
     return out->failed ? APIDEX_ENOMEM : 0;
 }
 

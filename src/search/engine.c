@@ -416,6 +416,7 @@ int search_engine_run(search_engine *e, const search_query *q, search_result **o
             }
         }
         res->n_hits = st.n_out;
+        if (!rc) rc = confidence_fill(&st, res);
         if (!rc && q->budget) rc = context_assemble(&st, res);
     }
     query_free(&st);

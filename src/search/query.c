@@ -275,7 +275,10 @@ static int read_terms(query_state *st)
                     tries++; /* each try scans the vocabulary: a long task gets a few */
                     ti = lex_term_correct(e, t, n, min_len);
                 }
-                if (ti < 0) st->names_things = true; /* a word the index has never seen */
+                if (ti < 0) { /* a word the index has never seen */
+                    st->names_things = true;
+                    if (st->words[wi].n_unknown < UINT8_MAX) st->words[wi].n_unknown++;
+                }
                 if (ti >= 0) rc = occ_add(st, ti, weight, (uint32_t)wi, 0);
                 if (ti >= 0 && !rc && w->kind == QW_PLAIN) {
                     long fam[8];

@@ -101,6 +101,13 @@ typedef struct search_link {
     const char *consumer_id; /* operation id of the consumer */
 } search_link;
 
+/** How well the registry fits the task (confidence.c): the calibrated confidence of the
+    best operation against the parameters match.strong and match.weak. */
+typedef enum { SEARCH_MATCH_NONE = 0, SEARCH_MATCH_WEAK = 1, SEARCH_MATCH_STRONG = 2 } search_match;
+
+/** "strong", "weak", "none". */
+const char *search_match_name(search_match m);
+
 typedef struct search_hit {
     const char *id; /* operation id: "api:operationId" or "api:METHOD /path" */
     const char *api;
@@ -113,6 +120,8 @@ typedef struct search_hit {
     const char *why;    /* matched fields, human-readable */
     search_link *links; /* inputs of this hit and who produces them */
     size_t n_links;
+    double confidence; /* in [0, 1]: the calibrated chance that this operation does (part of)
+                          the task, from its own evidence (confidence.c) */
 } search_hit;
 
 /**
@@ -126,6 +135,13 @@ typedef struct search_result {
     char *context; /* assembled markdown within the budget (NULL if budget == 0) */
     size_t context_tokens;
     double elapsed_ms;
+    /* The answer's confidence (confidence.c): the calibrated share of dev tasks at the best
+       operation's evidence level whose best operation was right; match from it. best_id:
+       that operation (NULL when nothing matched); evidence: the uncalibrated level. */
+    double confidence;
+    search_match match;
+    double evidence;
+    const char *best_id;
     core_arena *arena;
 } search_result;
 
@@ -179,6 +195,28 @@ bool search_verbs_oppose(const char *a, const char *b);
 /** Does the verb (a Snowball stem of n bytes) destroy its object: delete, destroy, purge, ban,
     revoke, erase, wipe, terminate? Thread-safe. */
 bool search_verb_destroys(const char *stem, size_t n);
+
+/**
+ * The calibration (confidence.c): the confidence of an evidence level in [0, 1] (the table
+ * docs/SEARCH.md shows, made by bench/calibrate.py), and the match of a confidence under p's
+ * match.strong and match.weak (p NULL: the defaults).
+ */
+double search_confidence_of(double evidence);
+search_match search_match_of(const search_params *p, double confidence);
+
+/** How many APIs the words for "nothing fits" name. */
+#define SEARCH_CLOSEST_APIS 3
+
+/** The distinct APIs of res's hits, the most confident hit's first, at most max into out
+    (borrowed from res). Returns how many (verdict.c). */
+size_t search_closest_apis(const search_result *res, const char **out, size_t max);
+/**
+ * The answer's match in words, appended to out: nothing for a strong match; "Weak match
+ * (confidence 0.26): these endpoints may not do the task; ..." for a weak one; "Nothing in
+ * this registry fits the task. Closest APIs: a, b, c." for none. Every front end shows these
+ * words (verdict.c). Returns 0 or APIDEX_ENOMEM.
+ */
+int search_match_words(const search_result *res, core_buf *out);
 
 /** One-shot convenience: open an engine on idx, run q, close it. */
 int search_run(store_index *idx, const search_query *q, search_result **out, apidex_error *err);

@@ -154,6 +154,7 @@ typedef struct qword {
     bool verb;           /* the verb that opens a request (intent.c) */
     bool purpose;        /* in a purpose phrase ("... to ensure compliance"): intent.c */
     bool adjunct;        /* after the request's object, from a preposition on: intent.c */
+    uint8_t n_unknown;   /* its terms the index has never seen (confidence.c weighs them) */
 } qword;
 
 /* One occurrence of an index term in the task. */
@@ -347,6 +348,9 @@ void search_order_by_score(uint32_t *order, size_t m, const double *score);
 /* context.c */
 const char *context_explain(query_state *st, uint32_t op, core_arena *a);
 int context_assemble(query_state *st, search_result *res);
+
+/* confidence.c: each hit's confidence and the answer's (confidence, match, evidence) */
+int confidence_fill(query_state *st, search_result *res);
 
 /* dense.c */
 int dense_scores(search_engine *e, const char *text, double *dense, uint32_t *dense_doc,

@@ -33,14 +33,26 @@ int mcp_fail(mcp_error *e, int code, const char *fmt, ...)
     "\"api\":{\"type\":\"string\"},"                                                               \
     "\"summary\":{\"type\":[\"string\",\"null\"]},"                                                \
     "\"score\":{\"type\":\"number\"},"                                                             \
+    "\"confidence\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1},"                            \
     "\"role\":{\"type\":\"string\",\"enum\":[\"primary\",\"producer\"]},"                          \
     "\"needs\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"                \
     "\"param\":{\"type\":\"string\"},\"producer\":{\"type\":\"string\"}},"                         \
     "\"required\":[\"param\",\"producer\"]}}},"                                                    \
-    "\"required\":[\"id\",\"endpoint\",\"api\",\"summary\",\"score\",\"role\"]}"
+    "\"required\":[\"id\",\"endpoint\",\"api\",\"summary\",\"score\",\"confidence\",\"role\"]}"
 
 #define NULLABLE_STRING "{\"type\":[\"string\",\"null\"]}"
 #define STRING_ARRAY    "{\"type\":\"array\",\"items\":{\"type\":\"string\"}}"
+
+/* The answer's match (confidence.c, verdict.c): properties of a search_endpoints result. */
+#define MATCH_SCHEMA                                                                               \
+    "\"match\":{\"type\":\"string\",\"enum\":[\"strong\",\"weak\",\"none\"],\"description\":"      \
+    "\"none: nothing in the registry fits the task; weak: the endpoints may not do it\"},"         \
+    "\"confidence\":{\"type\":\"number\",\"minimum\":0,\"maximum\":1,\"description\":"             \
+    "\"calibrated: the share of test tasks at this evidence level whose best endpoint was "        \
+    "right\"},"                                                                                    \
+    "\"note\":{\"type\":\"string\",\"description\":\"the match in words, when it is weak or "      \
+    "none\"},"                                                                                     \
+    "\"closest_apis\":" STRING_ARRAY ","
 
 typedef struct tool_def {
     const char *name, *title, *description, *input_schema, *output_schema;
@@ -54,7 +66,9 @@ static const tool_def tool_defs[] = {
      "example a movie_id), that producer is listed before it and `needs` names it. Use this "
      "first, describing the task in plain words; then call get_endpoint only for the ids you "
      "will actually call. Set adaptive=true to get just the endpoints the task needs instead "
-     "of the top k. Read-only and cheap in tokens.",
+     "of the top k. `match` says how well the registry fits the task: strong, weak (the "
+     "endpoints may not do it) or none (nothing fits: `note` says so and names the closest "
+     "APIs), with a calibrated `confidence` in [0, 1]. Read-only and cheap in tokens.",
      "{\"type\":\"object\",\"properties\":{"
      "\"task\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4000,\"description\":\"What "
      "you want to do, in plain words, e.g. 'Who directed the top-1 rated movie?'\"},"
@@ -74,9 +88,9 @@ static const tool_def tool_defs[] = {
      "return deprecated endpoints\"}},"
      "\"required\":[\"task\"],\"additionalProperties\":false}",
      "{\"type\":\"object\",\"properties\":{\"task\":{\"type\":\"string\"},"
-     "\"adaptive\":{\"type\":\"boolean\"},\"count\":{\"type\":\"integer\"},"
+     "\"adaptive\":{\"type\":\"boolean\"},\"count\":{\"type\":\"integer\"}," MATCH_SCHEMA
      "\"results\":{\"type\":\"array\",\"items\":" SUMMARY_SCHEMA "}},"
-     "\"required\":[\"task\",\"adaptive\",\"count\",\"results\"]}"},
+     "\"required\":[\"task\",\"adaptive\",\"count\",\"match\",\"confidence\",\"results\"]}"},
     {"get_endpoint", "Get endpoint details",
      "Get what is needed to call one API endpoint. detail=call (the default): method, the full "
      "URL template with server variables (defaults and allowed values), auth schemes and where "

@@ -74,7 +74,8 @@ int apidex_search(apidex_index *idx, const char *task, const apidex_search_optio
                                   h->summary,
                                   h->score,
                                   h->role == SEARCH_ROLE_PRODUCER,
-                                  core_arena_strdup(r->arena, needs.data ? needs.data : "")};
+                                  core_arena_strdup(r->arena, needs.data ? needs.data : ""),
+                                  h->confidence};
         core_buf_free(&needs);
         if (!r->hits[i].needs) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
@@ -94,6 +95,16 @@ size_t apidex_results_count(const apidex_results *res)
 const apidex_hit *apidex_results_hit(const apidex_results *res, size_t i)
 {
     return i < apidex_results_count(res) ? &res->hits[i] : NULL;
+}
+
+const char *apidex_results_match(const apidex_results *res)
+{
+    return search_match_name(res && res->res ? res->res->match : SEARCH_MATCH_NONE);
+}
+
+double apidex_results_confidence(const apidex_results *res)
+{
+    return res && res->res ? res->res->confidence : 0;
 }
 
 const char *apidex_results_context(const apidex_results *res)

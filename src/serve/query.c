@@ -239,6 +239,7 @@ static struct json_object *hit_compact(const search_hit *h)
     serve_jadd(o, "api", serve_jstr(h->api));
     serve_jadd(o, "summary", plain_str(h->summary));
     serve_jadd(o, "score", serve_jnum(h->score, 3));
+    serve_jadd(o, "confidence", serve_jnum(h->confidence, 3));
     serve_jadd(o, "role",
                json_object_new_string(h->role == SEARCH_ROLE_PRODUCER ? "producer" : "primary"));
     if (h->n_links) serve_jadd(o, "needs", needs_json(h));
@@ -258,11 +259,31 @@ static struct json_object *hit_full(const search_hit *h, size_t rank)
     serve_jadd(o, "operation_id", serve_jstr(h->operation_id));
     serve_jadd(o, "summary", plain_str(h->summary));
     serve_jadd(o, "score", serve_jnum(h->score, 4));
+    serve_jadd(o, "confidence", serve_jnum(h->confidence, 3));
     serve_jadd(o, "role",
                json_object_new_string(h->role == SEARCH_ROLE_PRODUCER ? "producer" : "primary"));
     serve_jadd(o, "why", json_object_new_string(h->why ? h->why : ""));
     serve_jadd(o, "needs", needs_json(h));
     return o;
+}
+
+/* The answer's match into o: "match", "confidence", and when it is weak or none the words
+   ("note") and for none the closest APIs: the fields of `apidex search --json` (cmd_search.c). */
+static bool match_json(struct json_object *o, const search_result *res)
+{
+    bool ok = serve_jadd(o, "match", json_object_new_string(search_match_name(res->match))) &&
+              serve_jadd(o, "confidence", serve_jnum(res->confidence, 3));
+    core_buf words;
+    core_buf_init(&words, 0);
+    if (ok && search_match_words(res, &words) == 0 && words.len)
+        ok = serve_jadd(o, "note", json_object_new_string_len(words.data, (int)words.len));
+    core_buf_free(&words);
+    if (!ok || res->match != SEARCH_MATCH_NONE) return ok;
+    const char *apis[SEARCH_CLOSEST_APIS];
+    size_t n = search_closest_apis(res, apis, SEARCH_CLOSEST_APIS);
+    struct json_object *arr = json_object_new_array();
+    for (size_t i = 0; arr && i < n; i++) json_object_array_add(arr, serve_jstr(apis[i]));
+    return arr && serve_jadd(o, "closest_apis", arr);
 }
 
 int serve_query_search(serve_snapshot *snap, const serve_search_args *a, struct json_object **out,
@@ -315,8 +336,11 @@ int serve_query_search(serve_snapshot *snap, const serve_search_args *a, struct 
             serve_jadd(o, "count", json_object_new_int64((int64_t)res->n_hits));
         else
             serve_jadd(o, "elapsed_ms", serve_jnum(res->elapsed_ms, 3));
-        ok = serve_jadd(o, "results", arr);
-        arr = NULL;
+        ok = match_json(o, res);
+        if (ok) {
+            ok = serve_jadd(o, "results", arr);
+            arr = NULL;
+        }
     }
     search_result_free(res);
     json_object_put(arr);

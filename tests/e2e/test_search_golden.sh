@@ -43,16 +43,18 @@ if [ -d "$shared/corpus/specs" ] && [ -d "$shared/benchmarks/restbench/specs" ];
 fi
 
 # The answer as a reader checks it, from `apidex search --json`.
-render() {
+render() { # [match]: the answer's match first
   python3 -c '
 import json, sys
 r = json.load(sys.stdin)
+if sys.argv[1:] == ["match"]:
+    print("match: %s" % r["match"])
 ids = {h["id"]: "%s %s" % (h["method"], h["path"]) for h in r["results"]}
 for h in r["results"]:
     print("%d. %s %s [%s] %s" % (h["rank"], h["method"], h["path"], h["api"], h["role"]))
     for n in h["needs"]:
         print("   needs %s <- %s" % (n["param"], ids.get(n["producer"], n["producer"])))
-'
+' "$@"
 }
 
 fail=0 count=0 skipped=0
@@ -65,8 +67,9 @@ import json, sys
 c = json.load(open(sys.argv[1]))
 print(c["index"])
 print(c["task"])
-print("--adaptive" if c.get("adaptive") else "-k %d" % c.get("k", 10))' "$dir/case.json")
-  index="${spec[0]}" task="${spec[1]}" mode="${spec[2]}"
+print("--adaptive" if c.get("adaptive") else "-k %d" % c.get("k", 10))
+print("match" if c.get("match") else "")' "$dir/case.json")
+  index="${spec[0]}" task="${spec[1]}" mode="${spec[2]}" show="${spec[3]}"
   if [ "$index" != fixtures ] && [ "$have_shared" = 0 ]; then
     skipped=$((skipped + 1))
     continue
@@ -76,7 +79,7 @@ print("--adaptive" if c.get("adaptive") else "-k %d" % c.get("k", 10))' "$dir/ca
     echo "task: $task"
     echo "mode: $mode"
     # shellcheck disable=SC2086
-    "$bin" search "$task" --db "$tmp/$index.db" $mode --json | render
+    "$bin" search "$task" --db "$tmp/$index.db" $mode --json | render $show
   } > "$out" 2> "$tmp/$name.err" || { echo "FAIL $name: apidex search failed"; cat "$tmp/$name.err"; fail=1; continue; }
   count=$((count + 1))
   if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then

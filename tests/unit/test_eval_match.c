@@ -146,6 +146,12 @@ static void test_query_files(void **state)
                          " {\"query\": \"no solution\", \"solution\": []}\n]\n");
     char *bad2 =
         tu_write(dir, "bad2.json", "[{\"query\": \"q\", \"solution\": [\"GET /a\", 3]}]\n");
+    /* a task nothing in the index does: an empty solution only with the kind "none" */
+    char *none = tu_write(dir, "none_ok.json",
+                          "[{\"query\": \"weather?\", \"solution\": [], \"kind\": \"none\"}]\n");
+    char *none_bad =
+        tu_write(dir, "none_bad.json",
+                 "[{\"query\": \"q\", \"solution\": [\"GET /a\"], \"kind\": \"none\"}]\n");
     eval_set *set = NULL;
     assert_int_equal(eval_set_new(&set), 0);
     apidex_error err;
@@ -162,6 +168,13 @@ static void test_query_files(void **state)
     assert_int_equal(set->n, 2); /* nothing of the bad file was added */
     assert_int_equal(eval_set_load(set, bad2, &err), APIDEX_EPARSE);
     assert_string_equal(err.pointer, "/0/solution/1");
+    assert_int_equal(eval_set_load(set, none, &err), 0);
+    assert_int_equal(set->n, 3);
+    assert_int_equal(set->items[2].n_gold, 0);
+    assert_int_equal(eval_set_load(set, none_bad, &err), APIDEX_EPARSE);
+    assert_string_equal(err.pointer, "/0/solution");
+    assert_non_null(strstr(err.message, "empty"));
+    assert_int_equal(set->n, 3);
     char *missing = tu_path(dir, "none.json");
     assert_int_not_equal(eval_set_load(set, missing, &err), 0);
     eval_set_free(set);
@@ -169,6 +182,8 @@ static void test_query_files(void **state)
     free(good);
     free(bad);
     free(bad2);
+    free(none);
+    free(none_bad);
     free(missing);
     tu_rmtree(dir);
     free(dir);

@@ -37,13 +37,19 @@ static void test_open_search_close(void **state)
     assert_string_equal(second->needs, "user_id <- recipe-box:getMe");
     assert_null(apidex_results_hit(res, 99));
     assert_non_null(strstr(apidex_results_context(res), "createCookbook"));
+    /* the answer's match and confidence, and each hit's */
+    assert_string_equal(apidex_results_match(res), "strong");
+    assert_true(apidex_results_confidence(res) > 0.3 && apidex_results_confidence(res) <= 1);
+    assert_true(second->confidence > first->confidence);
     apidex_results_free(res);
 
     apidex_search_options other = {.k = 3, .api = "nope"};
     assert_int_equal(apidex_search(idx, "create a cookbook", &other, &res, &err), 0);
     assert_int_equal(apidex_results_count(res), 0);
     assert_null(apidex_results_context(res));
+    assert_string_equal(apidex_results_match(res), "none");
     apidex_results_free(res);
+    assert_string_equal(apidex_results_match(NULL), "none");
     apidex_index_close(idx);
     apidex_results_free(NULL);
     apidex_index_close(NULL);

@@ -98,6 +98,11 @@ async function desktop(browser) {
   await page.keyboard.press('ArrowUp');
   check('ArrowUp comes back to the box', await page.evaluate(() => document.activeElement.id === 'task'));
 
+  // the match: a card shows its confidence; a strong answer has no warning
+  const confs = await page.$$eval('.hit .confidence', (els) => els.map((e) => e.textContent));
+  check('each card shows its confidence', confs.length === ids.length && confs.every((c) => /^\d+% confidence$/.test(c)), confs.join(' '));
+  check('a strong answer shows no match warning', !(await page.$('.results .match')));
+
   // filters: a method filter leaves no GET
   await page.selectOption('#f-method', 'POST');
   await page.waitForFunction(() => !document.querySelector('.results[aria-busy]'));
@@ -108,6 +113,16 @@ async function desktop(browser) {
   await page.waitForSelector(`.hit[data-id="${REVIEWS}"]`);
   await page.screenshot({ path: join(env.OUT, 'search-desktop.png') });
   await axe(page, 'the search page');
+
+  // a task nothing in the index does: the page says so in words and names the closest APIs
+  await page.fill('#task', 'turn off the living room lights');
+  const none = await page.waitForSelector('.results .match-none', { timeout: 10000 }).catch(() => null);
+  const noneText = none ? await none.textContent() : '';
+  check('a task nothing fits says so on the page', noneText.startsWith('Nothing in this registry fits the task. Closest APIs: '), noneText);
+  await page.screenshot({ path: join(env.OUT, 'search-nothing-fits.png') });
+  await page.fill('#task', TASK);
+  await page.waitForSelector(`.hit[data-id="${REVIEWS}"]`, { timeout: 10000 });
+  check('the warning goes with a task that fits', !(await page.$('.results .match')));
 
   // the endpoint page and its call
   await page.click(`.hit[data-id="${REVIEWS}"] .hit-link`);
