@@ -86,8 +86,10 @@ static void json_api(core_buf *b, const spec_api *api)
     json_str_or_null(b, api->spec_version);
     core_buf_printf(b,
                     ",\"operations\":%zu,\"schemas\":%zu,\"cycles\":%zu,\"schemas_total\":%zu,"
-                    "\"files\":%zu,\"failed\":%s,\"diagnostics_dropped\":%zu,\"warnings\":",
+                    "\"files\":%zu,\"load_memory\":{\"peak\":%zu,\"budget\":%zu},"
+                    "\"failed\":%s,\"diagnostics_dropped\":%zu,\"warnings\":",
                     api->n_ops, component_schemas(api), api->n_cycles, api->n_schemas, api->n_files,
+                    api->load_memory_peak, api->load_memory_limit,
                     api->failed ? "true" : "false", api->diags.dropped);
     json_diag_list(b, &api->diags, CORE_DIAG_WARNING);
     core_buf_puts(b, ",\"errors\":");
@@ -140,6 +142,8 @@ static void print_api(const spec_api *api)
             printf(" (+%zu from other $ref targets)", api->n_schemas - comps);
         printf(", %zu cycle%s\n", api->n_cycles, api->n_cycles == 1 ? "" : "s");
         printf("  files:        %zu\n", api->n_files);
+        printf("  load memory:  %.1f MiB at most, of a budget of %.0f MiB\n",
+               api->load_memory_peak / 1048576.0, api->load_memory_limit / 1048576.0);
     }
     size_t nw = core_diags_count(&api->diags, CORE_DIAG_WARNING);
     size_t ne = core_diags_count(&api->diags, CORE_DIAG_ERROR);

@@ -15,6 +15,9 @@ typedef struct arena_block {
 struct core_arena {
     arena_block *head;
     size_t total, cap;
+    core_budget *budget; /* charged for each block, or NULL */
+    size_t held;         /* bytes of all blocks, headers included */
+    size_t charged;      /* of which charged to budget (given back on free) */
 };
 
 enum { ARENA_MIN_BLOCK = 64 * 1024, ARENA_MAX_BLOCK = 4 * 1024 * 1024 };
@@ -29,6 +32,7 @@ core_arena *core_arena_new(size_t cap_bytes)
 void core_arena_free(core_arena *a)
 {
     if (!a) return;
+    core_budget_release(a->budget, a->charged);
     arena_block *b = a->head;
     while (b) {
         arena_block *next = b->next;
@@ -54,8 +58,14 @@ void *core_arena_alloc(core_arena *a, size_t size)
             if (b && b->size >= ARENA_MIN_BLOCK)
                 bsize = b->size < ARENA_MAX_BLOCK ? b->size * 2 : b->size;
         }
+        if (!core_budget_charge(a->budget, sizeof(arena_block) + bsize)) return NULL;
         arena_block *nb = malloc(sizeof *nb + bsize);
-        if (!nb) return NULL;
+        if (!nb) {
+            core_budget_release(a->budget, sizeof(arena_block) + bsize);
+            return NULL;
+        }
+        a->held += sizeof(arena_block) + bsize;
+        if (a->budget) a->charged += sizeof(arena_block) + bsize;
         nb->size = bsize;
         nb->used = 0;
         if (dedicated && b) {
@@ -106,6 +116,17 @@ char *core_arena_printf(core_arena *a, const char *fmt, ...)
     if (p) vsnprintf(p, (size_t)n + 1, fmt, ap2);
     va_end(ap2);
     return p;
+}
+
+void core_arena_set_budget(core_arena *a, core_budget *b)
+{
+    if (!a) return;
+    core_budget_release(a->budget, a->charged);
+    a->charged = 0;
+    a->budget = b;
+    /* what it holds already counts too (when the budget can take it; else later blocks
+       are refused) */
+    if (b && core_budget_charge(b, a->held)) a->charged = a->held;
 }
 
 size_t core_arena_used(const core_arena *a)
