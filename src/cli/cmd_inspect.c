@@ -10,7 +10,7 @@ static void inspect_usage(FILE *out)
 {
     fprintf(out,
             "usage: apidex inspect PATH... [--json] [--allow-remote-refs] [--allow-host HOST]\n"
-            "                      [--allow-address IP]\n"
+            "                      [--allow-address IP] [--max-load-memory N]\n"
             "\n"
             "Loads OpenAPI/Swagger documents (files, directories searched recursively for\n"
             "*.json/*.yaml/*.yml roots, or http(s) URLs) and reports, per document: its API\n"
@@ -22,6 +22,9 @@ static void inspect_usage(FILE *out)
             "  --allow-host HOST    a host remote $refs may reach (repeatable; '*' = any)\n"
             "  --allow-address IP   a private address (loopback, private, link-local) remote\n"
             "                       $refs may reach (repeatable); others are always refused\n"
+            "  --max-load-memory N  memory one document may use while it loads: 64 MiB + N x\n"
+            "                       the bytes of its files (default $APIDEX_MAX_LOAD_MEMORY,\n"
+            "                       else 32); past it that document fails\n"
             "\n"
             "Exit status: 0 every document loaded (warnings allowed), 1 some document failed\n"
             "or has errors (the others are still reported), 2 usage error, 3 failure.\n");
@@ -158,6 +161,7 @@ static void print_api(const spec_api *api)
 int cli_cmd_inspect(int argc, char **argv)
 {
     bool json = false, allow_remote = false, opts_done = false;
+    unsigned load_memory = 0;
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     const char **hosts = calloc((size_t)argc + 1, sizeof *hosts);
     const char **addresses = calloc((size_t)argc + 1, sizeof *addresses);
@@ -180,6 +184,11 @@ int cli_cmd_inspect(int argc, char **argv)
             json = true;
         } else if (!strcmp(a, "--allow-remote-refs")) {
             allow_remote = true;
+        } else if (!strcmp(a, "--max-load-memory") && i + 1 < argc) {
+            if (!cli_arg_load_memory("inspect", argv[++i], &load_memory)) {
+                status = CLI_USAGE;
+                goto out;
+            }
         } else if (!strcmp(a, "--allow-host") && i + 1 < argc) {
             hosts[nh++] = argv[++i];
         } else if (!strcmp(a, "--allow-address") && i + 1 < argc) {
@@ -201,6 +210,7 @@ int cli_cmd_inspect(int argc, char **argv)
         goto out;
     }
     spec_options opt = {0};
+    opt.load_memory_factor = load_memory;
     opt.allow_remote_refs = allow_remote;
     opt.remote_hosts = nh ? hosts : NULL;
     opt.remote_addresses = na ? addresses : NULL;
