@@ -680,7 +680,7 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
     store_prefetch *ahead = NULL;
     size_t n_written = 0; /* APIs new, changed, unchanged or kept from the last build */
     /* A deferred registry streams: parsed ahead on worker threads, written here in order. */
-    if (!rc && spec_registry_deferred(reg) && store_prefetch_start(reg, build_jobs(opt), &ahead))
+    if (!rc && spec_registry_deferred(reg) && store_prefetch_start(reg, build_jobs(opt), opt->load_memory_total, &ahead))
         rc = oom(err);
     for (size_t i = 0; i < n && !rc; i++) {
         if (ahead && store_prefetch_wait(ahead, i)) {
@@ -731,7 +731,7 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
         /* Test hook: lets tests kill the build while it is half done. */
         if (opt->delay_ms) core_sleep_ms(opt->delay_ms);
     }
-    store_prefetch_stop(ahead);
+    store_prefetch_stop(ahead, &rep->loads_at_once, &rep->load_memory_at_once);
     if (!rc && opt->keep_unlisted) rc = keep_unlisted(w, &listed, opt, err);
     if (!rc && ids) rc = store_ids_finish(ids, err);
     store_ids_free(ids);
@@ -752,9 +752,11 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
         store_writer_abort(w);
         return rc;
     }
-    size_t failed = rep->failed;
+    size_t failed = rep->failed, at_once = rep->loads_at_once, mem = rep->load_memory_at_once;
     rc = store_writer_commit(w, rep, err);
     rep->failed = failed;
+    rep->loads_at_once = at_once;
+    rep->load_memory_at_once = mem;
     rep->embedded = b.embedded;
     rep->vectors_reused = b.vectors_reused;
     rep->seconds = core_now() - t0;
