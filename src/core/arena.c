@@ -16,8 +16,7 @@ struct core_arena {
     arena_block *head;
     size_t total, cap;
     core_budget *budget; /* charged for each block, or NULL */
-    size_t held;         /* bytes of all blocks, headers included */
-    size_t charged;      /* of which charged to budget (given back on free) */
+    size_t charged;      /* bytes handed out since budget was set (given back on free) */
 };
 
 enum { ARENA_MIN_BLOCK = 64 * 1024, ARENA_MAX_BLOCK = 4 * 1024 * 1024 };
@@ -58,14 +57,8 @@ void *core_arena_alloc(core_arena *a, size_t size)
             if (b && b->size >= ARENA_MIN_BLOCK)
                 bsize = b->size < ARENA_MAX_BLOCK ? b->size * 2 : b->size;
         }
-        if (!core_budget_charge(a->budget, sizeof(arena_block) + bsize)) return NULL;
         arena_block *nb = malloc(sizeof *nb + bsize);
-        if (!nb) {
-            core_budget_release(a->budget, sizeof(arena_block) + bsize);
-            return NULL;
-        }
-        a->held += sizeof(arena_block) + bsize;
-        if (a->budget) a->charged += sizeof(arena_block) + bsize;
+        if (!nb) return NULL;
         nb->size = bsize;
         nb->used = 0;
         if (dedicated && b) {
@@ -77,6 +70,10 @@ void *core_arena_alloc(core_arena *a, size_t size)
         }
         b = nb;
     }
+    /* What is handed out is charged, not the block: a document of a few hundred bytes
+       (one of thousands a spec's $refs load) touches only that much of its first block. */
+    if (!core_budget_charge(a->budget, need)) return NULL;
+    if (a->budget) a->charged += need;
     void *p = b->data + b->used;
     b->used += need;
     a->total += need;
@@ -126,7 +123,7 @@ void core_arena_set_budget(core_arena *a, core_budget *b)
     a->budget = b;
     /* what it holds already counts too (when the budget can take it; else later blocks
        are refused) */
-    if (b && core_budget_charge(b, a->held)) a->charged = a->held;
+    if (b && core_budget_charge(b, a->total)) a->charged = a->total;
 }
 
 size_t core_arena_used(const core_arena *a)

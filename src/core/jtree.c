@@ -614,8 +614,7 @@ static int jc_precharge(build_ctx *bc, const char *t, size_t n, size_t *at)
             i++; /* white space, ':', null */
         }
         /* a scalar in an array takes a slot of the list */
-        if (add && c != '{' && c != '[' && depth && !is_obj[depth - 1] && !(c == '"' && key_next))
-            add += JC_ITEM;
+        if (add && c != '{' && c != '[' && depth && !is_obj[depth - 1]) add += JC_ITEM;
         cost += add;
         if (cost > room) {
             *at = start;

@@ -1212,6 +1212,10 @@ int spec_registry_load(spec_registry *reg, size_t i)
     jt_doc *tree = NULL;
     int rc = core_file_read(path, o->limits.max_bytes, &text, &len, &perr);
     if (!rc) {
+        /* a load again after an unload starts afresh (what the kept names hold stays) */
+        ai->budget->over = false;
+        ai->budget->over_by = 0;
+        ai->budget->peak = ai->budget->used;
         budget_set(ai->budget, o, len);
         jt_limits lim = api_limits(ai);
         rc = jt_doc_parse(text, len, path, &lim, &tree, &perr);
@@ -1259,6 +1263,7 @@ void spec_registry_unload(spec_registry *reg, size_t i)
     }
     core_arena_free(ai->arena);
     ai->arena = keep;
+    core_arena_set_budget(keep, ai->budget);
     spec_api kept = {.id = id,
                      .file = file,
                      .n_files = p->n_files,
