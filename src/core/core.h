@@ -82,7 +82,7 @@ void core_budget_release(core_budget *b, size_t n);
 /** Sets err to APIDEX_ELIMIT "loading needs more memory than its budget of N MiB (note)";
     returns APIDEX_ELIMIT. */
 int core_budget_error(const core_budget *b, apidex_error *err);
-/** Charges every block a allocates from now on to b (NULL: none), released when a is freed.
+/** Charges every allocation of a from now on to b (NULL: none), released when a is freed.
     b must outlive a. An allocation the budget refuses returns NULL. */
 void core_arena_set_budget(core_arena *a, core_budget *b);
 
