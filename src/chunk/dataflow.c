@@ -163,14 +163,29 @@ typedef struct df_ctx {
     size_t visits;
     shape *shapes;
     size_t n_shapes;
+    str_set words; /* every word met, stored once: schemas are walked again for each
+                      operation, and a copy per visit grew with operations x visits */
 } df_ctx;
 
-static void set_add(word_set *s, core_arena *a, const char *w, size_t n)
+/* The one stored copy of w[0..n) (NULL when out of memory). */
+static const char *word_intern(df_ctx *d, const char *w, size_t n)
+{
+    char small[128];
+    char *key = n < sizeof small ? small : malloc(n + 1);
+    if (!key) return NULL;
+    memcpy(key, w, n);
+    key[n] = '\0';
+    long k = sset_add(&d->words, key);
+    if (key != small) free(key);
+    return k >= 0 ? d->words.items[k] : NULL;
+}
+
+static void set_add(word_set *s, df_ctx *d, const char *w, size_t n)
 {
     for (size_t i = 0; i < s->n; i++)
         if (strlen(s->w[i]) == n && memcmp(s->w[i], w, n) == 0) return;
     if (s->n < DF_MAX_WORDS) {
-        const char *c = core_arena_strndup(a, w, n);
+        const char *c = word_intern(d, w, n);
         if (c) s->w[s->n++] = c;
     }
 }
@@ -184,13 +199,13 @@ static bool set_has(const word_set *s, const char *w)
 
 typedef struct collect_ctx {
     word_set *set;
-    core_arena *arena;
+    df_ctx *d;
 } collect_ctx;
 
 static int collect_word(const char *w, size_t n, void *ctx)
 {
     collect_ctx *c = ctx;
-    set_add(c->set, c->arena, w, n);
+    set_add(c->set, c->d, w, n);
     return 0;
 }
 
@@ -198,7 +213,7 @@ static int collect_word(const char *w, size_t n, void *ctx)
 static void add_words(df_ctx *d, word_set *set, const char *s)
 {
     if (!s) return;
-    collect_ctx c = {set, d->arena};
+    collect_ctx c = {set, d};
     text_words_split(d->tw, s, strlen(s), TEXT_WORDS_STEM, collect_word, &c);
 }
 
@@ -246,9 +261,10 @@ static bool own_id_key(const char *key)
 static const char *last_word(df_ctx *d, const char *s, size_t n)
 {
     word_set tmp = {.n = 0};
-    char *copy = core_arena_strndup(d->arena, s, n);
+    char *copy = strndup(s, n); /* only read here: the words kept are interned */
     if (!copy) return NULL;
     add_words(d, &tmp, copy);
+    free(copy);
     return tmp.n ? tmp.w[tmp.n - 1] : NULL;
 }
 
@@ -1143,6 +1159,7 @@ int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
                  : 0;
     df_ctx d = {.api = api, .arena = a, .tw = tw};
     d.vocab.arena = a;
+    d.words.arena = a;
     envelope_words(&d);
     for (size_t i = 0; i < n && !rc; i++) {
         const spec_operation *op = &api->ops[i];
@@ -1191,6 +1208,7 @@ int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
     free(d.shapes);
     sset_free(&produced);
     sset_free(&d.vocab);
+    sset_free(&d.words);
     text_words_free(tw);
     if (rc) {
         dataflow_free(df);

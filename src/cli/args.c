@@ -81,6 +81,21 @@ bool cli_arg_address(const char *cmd, const char *value)
     return false;
 }
 
+bool cli_arg_load_memory(const char *cmd, const char *value, unsigned *out)
+{
+    char *end = NULL;
+    unsigned long v = value && *value >= '0' && *value <= '9' ? strtoul(value, &end, 10) : 0;
+    if (v >= 1 && v <= 100000 && end && (!*end || (end[0] == 'x' && !end[1]))) {
+        *out = (unsigned)v;
+        return true;
+    }
+    cli_usage_error(cmd,
+                    "--max-load-memory wants a multiple of the file size from 1 to 100000 "
+                    "(such as 32), not '%s'",
+                    value ? value : "");
+    return false;
+}
+
 bool cli_arg_double(const char *cmd, const char *flag, const char *value, double min, double max,
                     bool above_min, double *out)
 {

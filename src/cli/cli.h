@@ -119,6 +119,9 @@ bool cli_arg_double(const char *cmd, const char *flag, const char *value, double
 /** value is an IP address as --allow-address takes it (IPv4, IPv6, [IPv6]); false after saying
     it is not (naming the value). */
 bool cli_arg_address(const char *cmd, const char *value);
+/** Parses --max-load-memory N (or Nx): the budget of a document is 64 MiB + N x the bytes of
+    its files (spec_options.load_memory_factor); false after a usage error. */
+bool cli_arg_load_memory(const char *cmd, const char *value, unsigned *out);
 /** The index of value in the NULL-terminated choices; -1 after naming them (and the nearest). */
 int cli_arg_choice(const char *cmd, const char *flag, const char *value,
                    const char *const *choices);
@@ -170,6 +173,7 @@ typedef struct cli_index_flags {
     bool progress, quiet, verbose;
     core_buf *errors_json; /* NULL, or gets one JSON object per error, comma-separated */
     const char *api_name;  /* --name: the id of the one API the paths hold (NULL: derived) */
+    unsigned load_memory;  /* --max-load-memory (0: $APIDEX_MAX_LOAD_MEMORY, else 32) */
 } cli_index_flags;
 struct store_build_options;
 struct store_build_report;

@@ -19,7 +19,8 @@ static void index_usage(FILE *out)
     fprintf(out,
             "usage: apidex index [PATH...] [--registry FILE] [--watch] [--db FILE]\n"
             "                    [--strategy NAME] [--filters LIST] [--full] [--prune]\n"
-            "                    [--jobs N] [--name ID] [--wait SECONDS] [--no-wait] [--json]\n"
+            "                    [--jobs N] [--max-load-memory N] [--name ID] [--wait SECONDS]\n"
+            "                    [--no-wait] [--json]\n"
             "                    [--quiet] [--verbose]\n"
             "  PATH              spec files, directories (searched recursively) or URLs;\n"
             "                    none: the sources of the registry file\n"
@@ -40,6 +41,9 @@ static void index_usage(FILE *out)
             "                    APIs, or that has no documents at all (else refused, exit 4)\n"
             "  --jobs N          threads (default $APIDEX_JOBS, else the CPUs): N-1 parse the\n"
             "                    next documents while one writes; the index is the same\n"
+            "  --max-load-memory N  memory one document may use while it loads: 64 MiB + N x\n"
+            "                    the bytes of its files (default $APIDEX_MAX_LOAD_MEMORY, else\n"
+            "                    32); past it that document fails, the others are indexed\n"
             "%s"
             "  --json            print a JSON summary on stdout\n"
             "  --verbose         also print warnings\n"
@@ -207,7 +211,9 @@ int cli_build_index(const char *db, char *const *paths, size_t n_paths,
 {
     spec_registry *reg = NULL;
     /* Deferred: documents are parsed while the build goes, a few at a time, never all. */
-    spec_options so = {.api_id = flags->api_name, .deferred = true};
+    spec_options so = {.api_id = flags->api_name,
+                       .deferred = true,
+                       .load_memory_factor = flags->load_memory};
     int rc = spec_registry_new(&so, &reg, err);
     if (rc) return CLI_FAILURE;
     for (size_t i = 0; i < n_paths; i++) {
@@ -237,7 +243,7 @@ int cli_build_registry(const char *db, const registry_file *rf, const store_buil
     spec_registry *reg = NULL;
     registry_loaded *loaded = NULL;
     /* Deferred, as for PATH...: a registry of thousands of documents is never all loaded. */
-    spec_options so = {.deferred = true};
+    spec_options so = {.deferred = true, .load_memory_factor = flags->load_memory};
     int rc = spec_registry_new(&so, &reg, err);
     if (rc) return CLI_FAILURE;
     /* A source that is not there stops everything, as a PATH does. */
@@ -490,6 +496,7 @@ void cli_print_build(const char *verb, const char *db, const store_build_report 
 int cli_cmd_index(int argc, char **argv)
 {
     const char *db = NULL, *registry_flag = NULL, *api_name = NULL;
+    unsigned load_memory = 0; /* --max-load-memory */
     store_build_options opt = {0};
     bool json = false, quiet = false, verbose = false, no_llm = false, prune = false;
     bool watch = false;
@@ -560,6 +567,12 @@ int cli_cmd_index(int argc, char **argv)
             }
             opt.jobs = (unsigned)j;
             i++;
+        } else if (!strcmp(a, "--max-load-memory") && v) {
+            if (!cli_arg_load_memory("index", v, &load_memory)) {
+                free(paths);
+                return CLI_USAGE;
+            }
+            i++;
         } else if (!strcmp(a, "--filters") && v) {
             opt.filters = v;
             i++;
@@ -627,7 +640,8 @@ int cli_cmd_index(int argc, char **argv)
                      .flags = {.progress = !json && !quiet && !watch && cli_stderr_is_tty(),
                                .quiet = quiet,
                                .verbose = verbose,
-                               .api_name = api_name}};
+                               .api_name = api_name,
+                               .load_memory = load_memory}};
     cli_llm_refine *llm_texts = NULL;
     embed_provider *embedder = NULL;
     int code = CLI_OK;

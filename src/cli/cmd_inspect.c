@@ -10,7 +10,7 @@ static void inspect_usage(FILE *out)
 {
     fprintf(out,
             "usage: apidex inspect PATH... [--json] [--allow-remote-refs] [--allow-host HOST]\n"
-            "                      [--allow-address IP]\n"
+            "                      [--allow-address IP] [--max-load-memory N]\n"
             "\n"
             "Loads OpenAPI/Swagger documents (files, directories searched recursively for\n"
             "*.json/*.yaml/*.yml roots, or http(s) URLs) and reports, per document: its API\n"
@@ -22,6 +22,9 @@ static void inspect_usage(FILE *out)
             "  --allow-host HOST    a host remote $refs may reach (repeatable; '*' = any)\n"
             "  --allow-address IP   a private address (loopback, private, link-local) remote\n"
             "                       $refs may reach (repeatable); others are always refused\n"
+            "  --max-load-memory N  memory one document may use while it loads: 64 MiB + N x\n"
+            "                       the bytes of its files (default $APIDEX_MAX_LOAD_MEMORY,\n"
+            "                       else 32); past it that document fails\n"
             "\n"
             "Exit status: 0 every document loaded (warnings allowed), 1 some document failed\n"
             "or has errors (the others are still reported), 2 usage error, 3 failure.\n");
@@ -86,8 +89,10 @@ static void json_api(core_buf *b, const spec_api *api)
     json_str_or_null(b, api->spec_version);
     core_buf_printf(b,
                     ",\"operations\":%zu,\"schemas\":%zu,\"cycles\":%zu,\"schemas_total\":%zu,"
-                    "\"files\":%zu,\"failed\":%s,\"diagnostics_dropped\":%zu,\"warnings\":",
+                    "\"files\":%zu,\"load_memory\":{\"peak\":%zu,\"budget\":%zu},"
+                    "\"failed\":%s,\"diagnostics_dropped\":%zu,\"warnings\":",
                     api->n_ops, component_schemas(api), api->n_cycles, api->n_schemas, api->n_files,
+                    api->load_memory_peak, api->load_memory_limit,
                     api->failed ? "true" : "false", api->diags.dropped);
     json_diag_list(b, &api->diags, CORE_DIAG_WARNING);
     core_buf_puts(b, ",\"errors\":");
@@ -140,6 +145,8 @@ static void print_api(const spec_api *api)
             printf(" (+%zu from other $ref targets)", api->n_schemas - comps);
         printf(", %zu cycle%s\n", api->n_cycles, api->n_cycles == 1 ? "" : "s");
         printf("  files:        %zu\n", api->n_files);
+        printf("  load memory:  %.1f MiB at most, of a budget of %.0f MiB\n",
+               api->load_memory_peak / 1048576.0, api->load_memory_limit / 1048576.0);
     }
     size_t nw = core_diags_count(&api->diags, CORE_DIAG_WARNING);
     size_t ne = core_diags_count(&api->diags, CORE_DIAG_ERROR);
@@ -154,6 +161,7 @@ static void print_api(const spec_api *api)
 int cli_cmd_inspect(int argc, char **argv)
 {
     bool json = false, allow_remote = false, opts_done = false;
+    unsigned load_memory = 0;
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     const char **hosts = calloc((size_t)argc + 1, sizeof *hosts);
     const char **addresses = calloc((size_t)argc + 1, sizeof *addresses);
@@ -176,6 +184,11 @@ int cli_cmd_inspect(int argc, char **argv)
             json = true;
         } else if (!strcmp(a, "--allow-remote-refs")) {
             allow_remote = true;
+        } else if (!strcmp(a, "--max-load-memory") && i + 1 < argc) {
+            if (!cli_arg_load_memory("inspect", argv[++i], &load_memory)) {
+                status = CLI_USAGE;
+                goto out;
+            }
         } else if (!strcmp(a, "--allow-host") && i + 1 < argc) {
             hosts[nh++] = argv[++i];
         } else if (!strcmp(a, "--allow-address") && i + 1 < argc) {
@@ -197,6 +210,7 @@ int cli_cmd_inspect(int argc, char **argv)
         goto out;
     }
     spec_options opt = {0};
+    opt.load_memory_factor = load_memory;
     opt.allow_remote_refs = allow_remote;
     opt.remote_hosts = nh ? hosts : NULL;
     opt.remote_addresses = na ? addresses : NULL;

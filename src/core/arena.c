@@ -15,6 +15,8 @@ typedef struct arena_block {
 struct core_arena {
     arena_block *head;
     size_t total, cap;
+    core_budget *budget; /* charged for each block, or NULL */
+    size_t charged;      /* bytes handed out since budget was set (given back on free) */
 };
 
 enum { ARENA_MIN_BLOCK = 64 * 1024, ARENA_MAX_BLOCK = 4 * 1024 * 1024 };
@@ -29,6 +31,7 @@ core_arena *core_arena_new(size_t cap_bytes)
 void core_arena_free(core_arena *a)
 {
     if (!a) return;
+    core_budget_release(a->budget, a->charged);
     arena_block *b = a->head;
     while (b) {
         arena_block *next = b->next;
@@ -67,6 +70,10 @@ void *core_arena_alloc(core_arena *a, size_t size)
         }
         b = nb;
     }
+    /* What is handed out is charged, not the block: a document of a few hundred bytes
+       (one of thousands a spec's $refs load) touches only that much of its first block. */
+    if (!core_budget_charge(a->budget, need)) return NULL;
+    if (a->budget) a->charged += need;
     void *p = b->data + b->used;
     b->used += need;
     a->total += need;
@@ -106,6 +113,17 @@ char *core_arena_printf(core_arena *a, const char *fmt, ...)
     if (p) vsnprintf(p, (size_t)n + 1, fmt, ap2);
     va_end(ap2);
     return p;
+}
+
+void core_arena_set_budget(core_arena *a, core_budget *b)
+{
+    if (!a) return;
+    core_budget_release(a->budget, a->charged);
+    a->charged = 0;
+    a->budget = b;
+    /* what it holds already counts too (when the budget can take it; else later blocks
+       are refused) */
+    if (b && core_budget_charge(b, a->total)) a->charged = a->total;
 }
 
 size_t core_arena_used(const core_arena *a)

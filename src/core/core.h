@@ -57,6 +57,35 @@ char *core_arena_printf(core_arena *a, const char *fmt, ...) __attribute__((form
 /** Bytes handed out so far. */
 size_t core_arena_used(const core_arena *a);
 
+/* ---------------------------------------------------------------- memory budget (budget.c) */
+
+/**
+ * Bytes charged against a limit: what one document may hold while it is loaded and
+ * indexed (docs/INDEX.md, "Load limits"). Arenas with a budget charge every block they
+ * allocate and release it when freed; the JSON parser charges json-c's tree. Used by one
+ * thread at a time (the one loading or indexing that document); not thread-safe.
+ */
+typedef struct core_budget {
+    size_t limit;   /* bytes; 0 = unlimited */
+    size_t used;    /* charged now */
+    size_t peak;    /* the most charged at once */
+    size_t over_by; /* the largest charge refused (0: none) */
+    bool over;      /* a charge was refused */
+    char note[160]; /* how the limit was set, for the error ("64 MiB + 32 x ...") */
+} core_budget;
+
+/** Charges n bytes: false (nothing charged, over set) when used + n would pass the limit.
+    A NULL budget takes everything. */
+bool core_budget_charge(core_budget *b, size_t n);
+/** Gives n charged bytes back. NULL is a no-op. */
+void core_budget_release(core_budget *b, size_t n);
+/** Sets err to APIDEX_ELIMIT "loading needs more memory than its budget of N MiB (note)";
+    returns APIDEX_ELIMIT. */
+int core_budget_error(const core_budget *b, apidex_error *err);
+/** Charges every allocation of a from now on to b (NULL: none), released when a is freed.
+    b must outlive a. An allocation the budget refuses returns NULL. */
+void core_arena_set_budget(core_arena *a, core_budget *b);
+
 /* ---------------------------------------------------------------- buffer */
 
 /** A growable, always NUL-terminated byte buffer with a hard cap (curl's dynbuf). */
@@ -180,6 +209,8 @@ typedef struct jt_limits {
     size_t max_bytes;   /* default 64 MiB */
     unsigned max_depth; /* default 512 */
     size_t max_nodes;   /* default 20 million (counting alias expansion) */
+    core_budget *budget; /* charged for the text, the tree and (JSON) json-c's tree while it
+                            lives; NULL = none. Must outlive the document */
 } jt_limits;
 
 typedef enum { JT_FORMAT_JSON = 1, JT_FORMAT_YAML = 2 } jt_format;
@@ -192,6 +223,7 @@ typedef struct jt_doc {
     char *text;       /* the source (malloc'd), kept for jt_doc_locate */
     size_t text_len;
     core_arena *arena;
+    core_budget *budget;                          /* charged for text (see jt_limits) */
     size_t invalid_utf8;                          /* bytes not valid UTF-8, replaced by '?' */
     unsigned invalid_utf8_line, invalid_utf8_col; /* where the first of them was */
 } jt_doc;

@@ -23,6 +23,7 @@ static void limits_fill(jt_limits *out, const jt_limits *in)
     out->max_bytes = in && in->max_bytes ? in->max_bytes : JT_DEFAULT_MAX_BYTES;
     out->max_depth = in && in->max_depth ? in->max_depth : JT_DEFAULT_MAX_DEPTH;
     out->max_nodes = in && in->max_nodes ? in->max_nodes : JT_DEFAULT_MAX_NODES;
+    out->budget = in ? in->budget : NULL;
 }
 
 /* ---------------------------------------------------------------- node builders */
@@ -481,7 +482,156 @@ typedef struct build_ctx {
     size_t nodes;
     apidex_error *err;
     const char *file;
+    size_t jc_charged; /* json-c's tree, charged to lim.budget until it is freed */
 } build_ctx;
+
+/* What json-c 0.16 allocates for each kind of value (measured with mallinfo2 on x86-64,
+   rounded up): an object is a struct and a hash table of 16 entries of 40 bytes (even
+   when empty) that doubles at 66% load, each key a strdup; an array a struct and a growing
+   list of pointers; a string a struct with the bytes inline. The JSON pre-scan and the
+   copy into the apidex tree count with the same numbers, so what is charged is given
+   back. An empty object costs 784 bytes for 2 of text: a file of them is the worst case. */
+enum {
+    JC_OBJECT = 144 + 16 * 40,
+    JC_ENTRY = 40,
+    JC_KEY = 32,
+    JC_ARRAY = 144,
+    JC_ITEM = 16,
+    JC_STRING = 72,
+    JC_NUMBER = 96,
+    JC_BOOL = 64
+};
+
+/* Entries of an object's hash table once it has count members. */
+static size_t jc_table_size(size_t count)
+{
+    size_t size = 16;
+    while (count && (count - 1) * 100 >= size * 66) size *= 2;
+    return size;
+}
+
+/* Bytes the hash table grows by when an object gets its member number n (1-based). */
+static size_t jc_member_growth(size_t n)
+{
+    return (jc_table_size(n) - jc_table_size(n - 1)) * JC_ENTRY;
+}
+
+/* The cost of a json-c value once built (its children not included). */
+static size_t jc_cost(struct json_object *jo)
+{
+    switch (json_object_get_type(jo)) {
+    case json_type_null:
+        return 0;
+    case json_type_boolean:
+        return JC_BOOL;
+    case json_type_int:
+    case json_type_double:
+        return JC_NUMBER;
+    case json_type_string:
+        return JC_STRING + (size_t)json_object_get_string_len(jo);
+    case json_type_array:
+        return JC_ARRAY + JC_ITEM * json_object_array_length(jo);
+    case json_type_object: {
+        size_t n = (size_t)json_object_object_length(jo), c = JC_OBJECT;
+        for (size_t i = 1; i <= n; i++) c += jc_member_growth(i);
+        json_object_object_foreach(jo, k, v)
+        {
+            (void)v;
+            c += JC_KEY + strlen(k);
+        }
+        return c;
+    }
+    }
+    return 0;
+}
+
+/* Gives back what json-c's value jo cost, now that it is about to be freed. */
+static void jc_release(build_ctx *bc, struct json_object *jo)
+{
+    size_t c = jc_cost(jo);
+    if (c > bc->jc_charged) c = bc->jc_charged;
+    core_budget_release(bc->lim.budget, c);
+    bc->jc_charged -= c;
+}
+
+/* Charges lim.budget with what json-c's tree of text will cost, scanning the text once
+   (strings skipped, containers counted on a stack). Returns 0, or APIDEX_ELIMIT with *at
+   the offset where the cost passed what the budget has left. Malformed text is json-c's
+   to report: the scan stops at what it cannot read, having charged what it saw. */
+static int jc_precharge(build_ctx *bc, const char *t, size_t n, size_t *at)
+{
+    core_budget *b = bc->lim.budget;
+    if (!b || !b->limit) return 0;
+    size_t room = b->used < b->limit ? b->limit - b->used : 0;
+    size_t depth_cap = (size_t)bc->lim.max_depth + 2, depth = 0;
+    size_t *members = malloc(depth_cap * sizeof *members); /* of each open container */
+    bool *is_obj = malloc(depth_cap * sizeof *is_obj);
+    if (!members || !is_obj) {
+        free(members);
+        free(is_obj);
+        return 0; /* json-c will not get far either */
+    }
+    size_t cost = 0;
+    int rc = 0;
+    bool key_next = false;
+    for (size_t i = 0; i < n && !rc;) {
+        char c = t[i];
+        size_t add = 0, start = i;
+        if (c == '"') {
+            size_t end = json_skip_string(t, n, i);
+            size_t len = end - i - 2 < end ? end - i - 2 : 0;
+            if (key_next) {
+                add = JC_KEY + len + jc_member_growth(++members[depth - 1]);
+                key_next = false;
+            } else {
+                add = JC_STRING + len;
+            }
+            i = end;
+        } else if (c == '{' || c == '[') {
+            if (depth + 1 >= depth_cap) break; /* deeper than the limit: json-c says so */
+            if (depth && !is_obj[depth - 1]) add += JC_ITEM;
+            add += c == '{' ? JC_OBJECT : JC_ARRAY;
+            is_obj[depth] = c == '{';
+            members[depth++] = 0;
+            key_next = c == '{';
+            i++;
+        } else if (c == '}' || c == ']') {
+            if (depth) depth--;
+            key_next = false;
+            i++;
+        } else if (c == ',') {
+            key_next = depth && is_obj[depth - 1];
+            i++;
+        } else if (c == 't' || c == 'f') {
+            add = JC_BOOL;
+            while (i < n && t[i] >= 'a' && t[i] <= 'z') i++;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            add = JC_NUMBER;
+            while (i < n && (t[i] == '-' || t[i] == '+' || t[i] == '.' || t[i] == 'e' ||
+                             t[i] == 'E' || (t[i] >= '0' && t[i] <= '9')))
+                i++;
+        } else {
+            i++; /* white space, ':', null */
+        }
+        /* a scalar in an array takes a slot of the list */
+        if (add && c != '{' && c != '[' && depth && !is_obj[depth - 1]) add += JC_ITEM;
+        cost += add;
+        if (cost > room) {
+            *at = start;
+            rc = APIDEX_ELIMIT;
+        }
+    }
+    free(members);
+    free(is_obj);
+    if (!rc && core_budget_charge(b, cost)) {
+        bc->jc_charged = cost;
+        return 0;
+    }
+    if (!rc) *at = n;
+    b->over = true;
+    if (cost > b->over_by) b->over_by = cost;
+    return APIDEX_ELIMIT;
+}
 
 /* Converts a json-c tree; depth is bounded by the tokener's depth limit. */
 static jt_node *from_jsonc(build_ctx *bc, struct json_object *jo)
@@ -510,9 +660,11 @@ static jt_node *from_jsonc(build_ctx *bc, struct json_object *jo)
         jt_node *n = jt_new_array(bc->arena, cnt);
         if (!n) return NULL;
         for (size_t i = 0; i < cnt; i++) {
-            n->u.items[i] = from_jsonc(bc, json_object_array_get_idx(jo, i));
+            struct json_object *child = json_object_array_get_idx(jo, i);
+            n->u.items[i] = from_jsonc(bc, child);
             if (!n->u.items[i]) return NULL;
             /* each json-c child freed once copied: the peak is one tree, not two */
+            jc_release(bc, child);
             json_object_array_put_idx(jo, i, NULL);
         }
         return n;
@@ -531,6 +683,7 @@ static jt_node *from_jsonc(build_ctx *bc, struct json_object *jo)
             m->value = from_jsonc(bc, v);
             if (!m->key || !m->value) return NULL;
             /* replaces the value in its entry (no rehash: the walk goes on) and frees it */
+            jc_release(bc, v);
             json_object_object_add(jo, k, NULL);
         }
         n->len = (uint32_t)i;
@@ -545,8 +698,20 @@ static int parse_json(jt_doc *doc, build_ctx *bc)
 {
     if (doc->text_len > INT32_MAX)
         return core_error_set(bc->err, APIDEX_ELIMIT, "document too large for the JSON parser");
+    size_t over_at = 0;
+    if (jc_precharge(bc, doc->text, doc->text_len, &over_at)) {
+        unsigned line, col;
+        offset_to_linecol(doc->text, doc->text_len, over_at, &line, &col);
+        core_budget_error(bc->lim.budget, bc->err);
+        core_error_at(bc->err, bc->file, line, col, NULL);
+        return APIDEX_ELIMIT;
+    }
     struct json_tokener *tok = json_tokener_new_ex((int)bc->lim.max_depth);
-    if (!tok) return core_error_set(bc->err, APIDEX_ENOMEM, "out of memory");
+    if (!tok) {
+        core_budget_release(bc->lim.budget, bc->jc_charged);
+        bc->jc_charged = 0;
+        return core_error_set(bc->err, APIDEX_ENOMEM, "out of memory");
+    }
     struct json_object *jo = json_tokener_parse_ex(tok, doc->text, (int)doc->text_len);
     enum json_tokener_error jerr = json_tokener_get_error(tok);
     size_t end = json_tokener_get_parse_end(tok);
@@ -580,6 +745,8 @@ static int parse_json(jt_doc *doc, build_ctx *bc)
                 rc = bc->nodes > bc->lim.max_nodes
                          ? core_error_set(bc->err, APIDEX_ELIMIT,
                                           "document has more than %zu nodes", bc->lim.max_nodes)
+                     : bc->lim.budget && bc->lim.budget->over
+                         ? core_budget_error(bc->lim.budget, bc->err)
                          : core_error_set(bc->err, APIDEX_ENOMEM, "out of memory");
                 core_error_at(bc->err, bc->file, 0, 0, NULL);
             }
@@ -587,6 +754,8 @@ static int parse_json(jt_doc *doc, build_ctx *bc)
     }
     json_object_put(jo);
     json_tokener_free(tok);
+    core_budget_release(bc->lim.budget, bc->jc_charged);
+    bc->jc_charged = 0;
     return rc;
 }
 
@@ -918,12 +1087,14 @@ static int parse_yaml(jt_doc *doc, build_ctx *bc)
     int rc = fy_parser_set_string(fyp, doc->text, doc->text_len) == 0 ? 0 : APIDEX_EPARSE;
     yaml_builder yb = {.bc = bc};
     jt_node *root = NULL;
-    unsigned docs = 0, err_line = 0, err_col = 0;
+    unsigned docs = 0, err_line = 0, err_col = 0, yb_line = 0, yb_col = 0;
     const char *why = NULL;
     struct fy_event *ev;
     while (!rc && (ev = fy_parser_parse(fyp)) != NULL) {
         const struct fy_mark *mk = fy_event_start_mark(ev);
         unsigned line = mk ? (unsigned)mk->line + 1 : 0, col = mk ? (unsigned)mk->column + 1 : 0;
+        yb_line = line;
+        yb_col = col;
         switch (ev->type) {
         case FYET_DOCUMENT_START:
             if (++docs > 1) {
@@ -1082,10 +1253,16 @@ static int parse_yaml(jt_doc *doc, build_ctx *bc)
             core_error_at(err, doc->file, 0, 0, NULL);
         }
     } else if (rc) {
-        if (rc == APIDEX_ENOMEM) why = "out of memory";
-        core_error_set(err, rc, "%s%s", rc == APIDEX_EPARSE ? "invalid YAML: " : "",
-                       why ? why : "YAML error");
-        core_error_at(err, doc->file, err_line, err_col, NULL);
+        if (rc == APIDEX_ENOMEM && bc->lim.budget && bc->lim.budget->over) {
+            /* where the parser was when the budget ran out */
+            rc = core_budget_error(bc->lim.budget, err);
+            core_error_at(err, doc->file, yb_line, yb_col, NULL);
+        } else {
+            if (rc == APIDEX_ENOMEM) why = "out of memory";
+            core_error_set(err, rc, "%s%s", rc == APIDEX_EPARSE ? "invalid YAML: " : "",
+                           why ? why : "YAML error");
+            core_error_at(err, doc->file, err_line, err_col, NULL);
+        }
     } else if (!root) {
         rc = core_error_set(err, APIDEX_EPARSE, "empty document");
         core_error_at(err, doc->file, 0, 0, NULL);
@@ -1150,6 +1327,15 @@ int jt_doc_parse(char *text, size_t len, const char *file, const jt_limits *lim_
     doc->arena = arena;
     doc->text = text;
     doc->text_len = len;
+    /* the text stays with the document (for positions): it is charged like the tree */
+    if (!core_budget_charge(lim.budget, len)) {
+        int brc = core_budget_error(lim.budget, err);
+        core_error_at(err, file, 0, 0, NULL);
+        jt_doc_free(doc);
+        return brc;
+    }
+    doc->budget = lim.budget;
+    core_arena_set_budget(arena, lim.budget);
     doc->file = core_arena_strdup(arena, file ? file : "");
     build_ctx bc = {.arena = arena, .lim = lim, .err = err, .file = doc->file};
 
@@ -1209,6 +1395,7 @@ int jt_doc_load(const char *path, const jt_limits *lim_in, jt_doc **out, apidex_
 void jt_doc_free(jt_doc *doc)
 {
     if (!doc) return;
+    core_budget_release(doc->budget, doc->text_len);
     free(doc->text);
     core_arena_free(doc->arena);
     free(doc);

@@ -80,6 +80,8 @@ enum {
     SPEC_DEFAULT_MAX_CHAIN = 64,
     SPEC_DEFAULT_TIMEOUT_MS = 10000,
     SPEC_DEFAULT_REMOTE_MAX = 16 << 20,
+    SPEC_DEFAULT_LOAD_FACTOR = 32, /* measured: docs/INDEX.md, "Load limits" */
+    SPEC_DEFAULT_LOAD_FLOOR = 64 << 20,
     SPEC_MAX_DIAGS = 1000,
     SPEC_MAX_LOCATES = 256, /* JSON position look-ups per API: each one scans the text */
     SPEC_MAX_SEARCHES = 256 /* node → pointer searches per API: each one walks a document */
@@ -94,6 +96,66 @@ struct spec_registry {
     spec_strmap by_id;               /* API id → index in apis (rebuilt when the order changes) */
     const spec_input_options *input; /* of the spec_registry_add_input call running, or NULL */
 };
+
+/* ---------------------------------------------------------------- memory budget */
+
+unsigned spec_load_memory_factor_default(void)
+{
+    const char *env = getenv("APIDEX_MAX_LOAD_MEMORY");
+    char *end = NULL;
+    unsigned long v = env && *env ? strtoul(env, &end, 10) : 0;
+    return v >= 1 && v <= 100000 && end && !*end ? (unsigned)v : SPEC_DEFAULT_LOAD_FACTOR;
+}
+
+size_t spec_load_memory_budget(const spec_options *o, size_t bytes)
+{
+    unsigned factor = o && o->load_memory_factor ? o->load_memory_factor
+                                                  : spec_load_memory_factor_default();
+    size_t floor = o && o->load_memory_floor ? o->load_memory_floor : SPEC_DEFAULT_LOAD_FLOOR;
+    if (bytes > (SIZE_MAX - floor) / factor) return SIZE_MAX;
+    return floor + bytes * factor;
+}
+
+/* Sets the budget's limit for files of `bytes` in all, and how it was set (for errors). */
+static void budget_set(core_budget *b, const spec_options *o, size_t bytes)
+{
+    b->limit = spec_load_memory_budget(o, bytes);
+    snprintf(b->note, sizeof b->note,
+             "%zu MiB + %u x the %zu bytes of its files; --max-load-memory",
+             o->load_memory_floor >> 20, o->load_memory_factor, bytes);
+}
+
+/* The limits for one of ai's files: the registry's, charged to ai's budget. */
+static jt_limits api_limits(const spec_api_int *ai)
+{
+    jt_limits lim = ai->set->opt.limits;
+    lim.budget = ai->budget;
+    return lim;
+}
+
+/* A file of len bytes joins ai: its budget grows by the factor times len. */
+static void api_budget_grow(spec_api_int *ai, size_t len)
+{
+    ai->loaded_bytes += len;
+    budget_set(ai->budget, &ai->set->opt, ai->loaded_bytes);
+}
+
+/* Parses a root document of len bytes (text owned from now on) charged to a new budget
+   for its API, which *budget_out returns (NULL when out of memory) for api_new. */
+static int parse_root(const spec_registry *reg, char *text, size_t len, const char *file,
+                      jt_doc **tree, core_budget **budget_out, apidex_error *perr)
+{
+    core_budget *b = calloc(1, sizeof *b);
+    *budget_out = b;
+    if (!b) {
+        free(text);
+        return core_error_set(perr, APIDEX_ENOMEM, "out of memory");
+    }
+    budget_set(b, &reg->set.opt, len);
+    jt_limits lim = reg->set.opt.limits;
+    lim.budget = b;
+    return jt_doc_parse(text, len, file, &lim, tree, perr);
+}
 
 /* ---------------------------------------------------------------- registry */
 
@@ -118,6 +180,8 @@ int spec_registry_new(const spec_options *opt, spec_registry **out, apidex_error
     if (!o->max_ref_chain) o->max_ref_chain = SPEC_DEFAULT_MAX_CHAIN;
     if (o->remote_timeout_ms <= 0) o->remote_timeout_ms = SPEC_DEFAULT_TIMEOUT_MS;
     if (!o->remote_max_bytes) o->remote_max_bytes = SPEC_DEFAULT_REMOTE_MAX;
+    if (!o->load_memory_factor) o->load_memory_factor = spec_load_memory_factor_default();
+    if (!o->load_memory_floor) o->load_memory_floor = SPEC_DEFAULT_LOAD_FLOOR;
     if (opt && opt->remote_hosts) {
         size_t n = 0;
         while (opt->remote_hosts[n]) n++;
@@ -177,6 +241,7 @@ static void api_free(spec_api_int *ai)
     free(ai->root_dir);
     free(ai->root_host);
     core_arena_free(ai->arena);
+    free(ai->budget);
     free(ai);
 }
 
@@ -189,6 +254,11 @@ void spec_registry_free(spec_registry *reg)
     spec_strmap_free(&reg->by_id);
     core_arena_free(reg->arena);
     free(reg);
+}
+
+const spec_options *spec_registry_options(const spec_registry *reg)
+{
+    return reg ? &reg->set.opt : NULL;
 }
 
 size_t spec_registry_count(const spec_registry *reg)
@@ -384,12 +454,16 @@ spec_doc *spec_doc_open(spec_api_int *ai, const char *real, bool remote, const c
         size_t len = 0;
         rc = spec_fetch_url(o, ai->root_host ? ai->real : NULL, real, o->remote_timeout_ms,
                             o->remote_max_bytes, false, &text, &len, &err);
-        if (!rc) rc = jt_doc_parse(text, len, shown, &o->limits, &tree, &err);
+        if (!rc) api_budget_grow(ai, len);
+        jt_limits lim = api_limits(ai);
+        if (!rc) rc = jt_doc_parse(text, len, shown, &lim, &tree, &err);
     } else {
         char *text = NULL;
         size_t len = 0;
         rc = core_file_read(real, o->limits.max_bytes, &text, &len, &err);
-        if (!rc) rc = jt_doc_parse(text, len, shown, &o->limits, &tree, &err);
+        if (!rc) api_budget_grow(ai, len);
+        jt_limits lim = api_limits(ai);
+        if (!rc) rc = jt_doc_parse(text, len, shown, &lim, &tree, &err);
     }
     spec_doc *doc = doc_add(ai, rc ? NULL : tree, shown, real, remote);
     if (!doc) {
@@ -447,14 +521,21 @@ static int copy_input(spec_api_int *ai, const spec_input_options *io)
     return 0;
 }
 
+/* A new API; budget (owned from now on, even on failure) is the one its root was parsed
+   with, or NULL for a new one. */
 static spec_api_int *api_new(spec_registry *reg, const char *given, const char *real, bool remote,
-                             bool no_files)
+                             bool no_files, core_budget *budget)
 {
     spec_api_int *ai = calloc(1, sizeof *ai);
-    if (!ai) return NULL;
+    if (!ai) {
+        free(budget);
+        return NULL;
+    }
     ai->set = &reg->set;
     ai->no_files = no_files;
+    ai->budget = budget ? budget : calloc(1, sizeof *ai->budget);
     ai->arena = core_arena_new(0);
+    core_arena_set_budget(ai->arena, ai->budget);
     core_diags_init(&ai->pub.diags, SPEC_MAX_DIAGS);
     ai->sort_key = strdup(given);
     ai->real = strdup(real);
@@ -481,7 +562,8 @@ static spec_api_int *api_new(spec_registry *reg, const char *given, const char *
         if (ai->arena)
             ai->given_dir = core_arena_strndup(ai->arena, given, gs ? (size_t)(gs - given) + 1 : 0);
     }
-    if (!ai->arena || !ai->sort_key || !ai->real || !ai->pub.file || !ai->stem || !ai->root_dir ||
+    if (!ai->budget || !ai->arena || !ai->sort_key || !ai->real || !ai->pub.file || !ai->stem ||
+        !ai->root_dir ||
         (!remote && !ai->given_dir)) {
         api_free(ai);
         return NULL;
@@ -503,15 +585,28 @@ static void api_fail(spec_api_int *ai, int code, const spec_doc *doc, const char
               what);
 }
 
+/* Whether a diagnostic already says the budget ran out (a $ref'd file's parse). */
+static bool budget_said(const spec_api_int *ai)
+{
+    for (size_t i = 0; i < ai->pub.diags.n; i++)
+        if (ai->pub.diags.items[i].code == APIDEX_ELIMIT &&
+            strstr(ai->pub.diags.items[i].message, "memory than its budget"))
+            return true;
+    return false;
+}
+
 /* Builds the API from its parsed root (tree NULL: perr says why it could not be parsed). */
 static int api_build(spec_api_int *ai, jt_doc *tree, const apidex_error *perr)
 {
     spec_api *api = &ai->pub;
+    api->load_memory_limit = ai->budget->limit;
     if (!tree) {
         api->failed = true;
+        api->load_memory_peak = ai->budget->peak;
         core_diags_add_error(&api->diags, CORE_DIAG_ERROR, perr);
         return 0;
     }
+    ai->loaded_bytes = tree->text_len;
     spec_doc *d0 = doc_add(ai, tree, api->file, ai->real, ai->root_host != NULL);
     if (!d0) {
         jt_doc_free(tree);
@@ -597,6 +692,22 @@ static int api_build(spec_api_int *ai, jt_doc *tree, const apidex_error *perr)
     if (hashes) api->content_hash = core_hash64(hashes, api->n_files * sizeof *hashes);
     free(hashes);
     api->content_hash = spec_select_hash(ai, api->content_hash);
+    api->load_memory_peak = ai->budget->peak;
+    api->load_memory_limit = ai->budget->limit;
+    if (ai->budget->over) {
+        /* Past its memory budget (a file's parse said where; the model's arena cannot):
+           the whole API fails, whatever was still built. */
+        if (rc != APIDEX_ELIMIT && !budget_said(ai)) {
+            apidex_error berr;
+            core_error_clear(&berr);
+            core_budget_error(ai->budget, &berr);
+            core_diags_add(&api->diags, CORE_DIAG_ERROR, APIDEX_ELIMIT, api->file, 0, 0, "",
+                           "%s", berr.message);
+        }
+        api->failed = true;
+        api->major = 0;
+        return 0;
+    }
     if (rc == APIDEX_ELIMIT) {
         /* over a limit of one document: said where (spec_int.h), and the others go on */
         api->failed = true;
@@ -799,6 +910,7 @@ static int add_file(spec_registry *reg, const char *path, bool explicit, apidex_
     char *text = NULL;
     size_t len = 0;
     jt_doc *tree = NULL;
+    core_budget *budget = NULL;
     int rc = core_file_read(path, o->limits.max_bytes, &text, &len, &perr);
     if (rc == APIDEX_ELIMIT && !explicit && !sniff_head(path)) return 0;
     if (rc && rc != APIDEX_ELIMIT && !explicit) return 0;
@@ -814,7 +926,7 @@ static int add_file(spec_registry *reg, const char *path, bool explicit, apidex_
         if (o->deferred) {
             /* Found: parsed later by spec_registry_load, one API at a time. */
             free(text);
-            spec_api_int *ai = api_new(reg, path, real, false, false);
+            spec_api_int *ai = api_new(reg, path, real, false, false, NULL);
             if (!ai) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
             ai->deferred = true;
             ai->explicit_root = explicit;
@@ -824,13 +936,14 @@ static int add_file(spec_registry *reg, const char *path, bool explicit, apidex_
             }
             return 0;
         }
-        rc = jt_doc_parse(text, len, path, &o->limits, &tree, &perr);
+        rc = parse_root(reg, text, len, path, &tree, &budget, &perr);
         if (!explicit && !rc && !root_is_openapi(tree)) {
             jt_doc_free(tree);
+            free(budget);
             return 0;
         }
     }
-    spec_api_int *ai = api_new(reg, path, real, false, false);
+    spec_api_int *ai = api_new(reg, path, real, false, false, budget);
     if (!ai) {
         jt_doc_free(tree);
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
@@ -953,8 +1066,9 @@ static int add_url(spec_registry *reg, const char *url, apidex_error *err)
     apidex_error perr;
     core_error_clear(&perr);
     jt_doc *tree = NULL;
-    rc = jt_doc_parse(text, len, url, &o->limits, &tree, &perr);
-    spec_api_int *ai = api_new(reg, url, url, true, false);
+    core_budget *budget = NULL;
+    rc = parse_root(reg, text, len, url, &tree, &budget, &perr);
+    spec_api_int *ai = api_new(reg, url, url, true, false, budget);
     if (!ai) {
         jt_doc_free(tree);
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
@@ -1025,7 +1139,6 @@ int spec_registry_add_text(spec_registry *reg, const char *name, const char *tex
 {
     if (!reg || !name || !*name || (!text && len))
         return core_error_set(err, APIDEX_EINVAL, "no document given");
-    const spec_options *o = &reg->set.opt;
     char real[PATH_MAX];
     char *key;
     if (base_dir) {
@@ -1059,8 +1172,9 @@ int spec_registry_add_text(spec_registry *reg, const char *name, const char *tex
     apidex_error perr;
     core_error_clear(&perr);
     jt_doc *tree = NULL;
-    int rc = jt_doc_parse(copy, len, name, &o->limits, &tree, &perr);
-    spec_api_int *ai = api_new(reg, name, key, false, base_dir == NULL);
+    core_budget *budget = NULL;
+    int rc = parse_root(reg, copy, len, name, &tree, &budget, &perr);
+    spec_api_int *ai = api_new(reg, name, key, false, base_dir == NULL, budget);
     free(key);
     if (!ai) {
         jt_doc_free(tree);
@@ -1098,7 +1212,13 @@ int spec_registry_load(spec_registry *reg, size_t i)
     jt_doc *tree = NULL;
     int rc = core_file_read(path, o->limits.max_bytes, &text, &len, &perr);
     if (!rc) {
-        rc = jt_doc_parse(text, len, path, &o->limits, &tree, &perr);
+        /* a load again after an unload starts afresh (what the kept names hold stays) */
+        ai->budget->over = false;
+        ai->budget->over_by = 0;
+        ai->budget->peak = ai->budget->used;
+        budget_set(ai->budget, o, len);
+        jt_limits lim = api_limits(ai);
+        rc = jt_doc_parse(text, len, path, &lim, &tree, &perr);
         if (!ai->explicit_root && !rc && !root_is_openapi(tree)) {
             jt_doc_free(tree);
             ai->pub.skipped = true;
@@ -1143,10 +1263,13 @@ void spec_registry_unload(spec_registry *reg, size_t i)
     }
     core_arena_free(ai->arena);
     ai->arena = keep;
+    core_arena_set_budget(keep, ai->budget);
     spec_api kept = {.id = id,
                      .file = file,
                      .n_files = p->n_files,
                      .content_hash = p->content_hash,
+                     .load_memory_peak = p->load_memory_peak,
+                     .load_memory_limit = p->load_memory_limit,
                      .diags = p->diags,
                      .failed = p->failed,
                      .skipped = p->skipped};

@@ -43,6 +43,11 @@ typedef struct spec_options {
     const char *api_id; /* `--name ID`: the id of the registry's API when it holds exactly one
                            (else ids are derived as usual); the string must outlive the
                            registry */
+    /* memory budget of one document (its root and every file its $refs load), enforced
+       while it is loaded: load_memory_floor + load_memory_factor x the bytes of its files.
+       0 = the defaults (64 MiB; $APIDEX_MAX_LOAD_MEMORY, else 32); docs/INDEX.md */
+    unsigned load_memory_factor;
+    size_t load_memory_floor;
     bool deferred;      /* files are only found (and sniffed) by spec_registry_add; each is
                            parsed by spec_registry_load and freed by spec_registry_unload, so a
                            registry of thousands of documents never holds them all (URLs and
@@ -149,6 +154,8 @@ typedef struct spec_api {
                               search in schema order (graph.c) */
     size_t n_files;        /* files loaded (root + $ref'd) */
     uint64_t content_hash; /* over the bytes of every file loaded */
+    size_t load_memory_peak;  /* the most bytes charged to its budget while it was loaded */
+    size_t load_memory_limit; /* its budget (spec_options.load_memory_*) */
     spec_loc root;
     core_diags diags; /* warnings and errors, with file, line:col and pointer */
     bool failed;      /* could not be loaded at all: diags has the error(s); errors in
@@ -246,6 +253,11 @@ int spec_registry_add_text(spec_registry *reg, const char *name, const char *tex
  * does not change. Returns APIDEX_ENOMEM only; a document that fails is api->failed.
  */
 int spec_registry_load(spec_registry *reg, size_t i);
+/** The memory budget (bytes) of a document whose files have `bytes` in all under o's
+    load_memory_* (NULL or 0: the defaults); SIZE_MAX when it overflows. */
+size_t spec_load_memory_budget(const spec_options *o, size_t bytes);
+/** The registry's options, defaults filled in. */
+const spec_options *spec_registry_options(const spec_registry *reg);
 /**
  * Frees the i-th API's documents and model (deferred registries only), keeping its id,
  * file, content_hash, n_files, failed/skipped and diagnostics. Pointers into its model

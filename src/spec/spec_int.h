@@ -87,6 +87,8 @@ struct spec_api_int {
     bool deferred;         /* found but not parsed yet (spec_registry_load) */
     bool explicit_root;    /* named by the user, not found by a directory scan */
     bool named;            /* from memory with a valid id for a name: stem is the id */
+    core_budget *budget;   /* memory of this API's load (spec_options.load_memory_*) */
+    size_t loaded_bytes;   /* of the files it loaded, which set the budget's limit */
     spec_doc **docs;
     size_t n_docs, cap_docs;
     spec_strmap doc_by_path; /* realpath / URL / normalised path → doc index */
@@ -113,6 +115,8 @@ static inline spec_api_int *spec_api_priv(const spec_api *api)
 }
 
 /* load.c */
+/** The default load_memory_factor: $APIDEX_MAX_LOAD_MEMORY (1..100000), else 32. */
+unsigned spec_load_memory_factor_default(void);
 /** Loads the root document of api (already set up with file/real/root_dir) and builds it. */
 int spec_api_build(spec_api_int *ai, char *text, size_t len);
 /** Loads (once) the file or URL at real; returns the doc, or NULL with a diagnostic. */

@@ -147,7 +147,7 @@ static int op_inputs(build_ctx *b, const spec_operation *op, const dataflow *df,
 }
 
 /* One operation's row: its rendering, fields, inputs and facts, and its schema edges. */
-static int add_operation(build_ctx *b, const spec_api *api, const spec_operation *op,
+static int add_operation_row(build_ctx *b, const spec_api *api, const spec_operation *op,
                          const dataflow *df, size_t i, text_words *tw, apidex_error *err)
 {
     chunk_render_options ropt = {.prep = b->copt->prep};
@@ -192,6 +192,32 @@ static int add_operation(build_ctx *b, const spec_api *api, const spec_operation
     return 0;
 }
 
+/* Runs one row's work in an arena of its own, freed once the row is written: what a row
+   renders is in the index then, and keeping every row's text until the API is done grew
+   with operations x rendering (20,000 operations that $ref one wide schema: 1.4 GB). */
+static core_arena *row_arena_begin(build_ctx *b)
+{
+    core_arena *keep = b->arena, *row = core_arena_new(0);
+    if (row) b->arena = row;
+    return row ? keep : NULL;
+}
+
+static void row_arena_end(build_ctx *b, core_arena *keep)
+{
+    core_arena_free(b->arena);
+    b->arena = keep;
+}
+
+static int add_operation(build_ctx *b, const spec_api *api, const spec_operation *op,
+                         const dataflow *df, size_t i, text_words *tw, apidex_error *err)
+{
+    core_arena *keep = row_arena_begin(b);
+    if (!keep) return oom(err);
+    int rc = add_operation_row(b, api, op, df, i, tw, err);
+    row_arena_end(b, keep);
+    return rc;
+}
+
 static int add_operations(build_ctx *b, const spec_api *api, const dataflow *df, apidex_error *err)
 {
     text_words *tw = text_words_new();
@@ -210,6 +236,8 @@ static int add_schemas(build_ctx *b, const spec_api *api, apidex_error *err)
         const spec_schema *s = &api->schemas[i];
         core_buf_reset(&b->buf);
         if (chunk_render_schema(api, i, &ropt, &b->buf, NULL) || b->buf.failed) return oom(err);
+        core_arena *keep = row_arena_begin(b);
+        if (!keep) return oom(err);
         store_schema rec = {.id = s->id,
                             .api = api->id,
                             .name = s->name,
@@ -217,9 +245,10 @@ static int add_schemas(build_ctx *b, const spec_api *api, apidex_error *err)
                             .content = arena_buf(b, &b->buf),
                             .used_by = s->used_by,
                             .in_cycle = s->in_cycle};
-        if (!rec.content) return oom(err);
-        rec.tokens = count_tokens(b, rec.content);
-        int rc = store_writer_add_schema(b->w, &rec, err);
+        int rc = rec.content ? 0 : oom(err);
+        if (!rc) rec.tokens = count_tokens(b, rec.content);
+        if (!rc) rc = store_writer_add_schema(b->w, &rec, err);
+        row_arena_end(b, keep);
         if (rc) return rc;
         for (size_t k = 0; k < s->n_refs; k++) {
             if (s->refs[k] >= api->n_schemas) continue;
@@ -302,6 +331,55 @@ static int add_vectors(build_ctx *b, const char *api, const char **ids, const ch
     return rc;
 }
 
+/* One chunk's row; vec_id and vec_text (when embedding) get its id and the text to embed. */
+static int add_chunk_row(build_ctx *b, const spec_api *api, const chunk *c, const char **vec_id,
+                         const char **vec_text, apidex_error *err)
+{
+    store_chunk rec = {0};
+    rec.id = c->id;
+    rec.api = api->id;
+    rec.type = chunk_type_name(c->type);
+    rec.content = core_arena_strndup(b->arena, c->content ? c->content : "", c->content_len);
+    rec.text = c->text ? core_arena_strndup(b->arena, c->text, c->text_len) : NULL;
+    if (!rec.content || (c->text && !rec.text)) return oom(err);
+    rec.tokens = c->meta.tokens;
+    rec.n_endpoints = c->n_endpoints;
+    rec.endpoints = c->n_endpoints
+                        ? core_arena_calloc(b->arena, c->n_endpoints, sizeof *rec.endpoints)
+                        : NULL;
+    if (c->n_endpoints && !rec.endpoints) return oom(err);
+    for (size_t k = 0; k < c->n_endpoints; k++) rec.endpoints[k] = c->endpoints[k].op_id;
+    map_fields(b, &c->fields, rec.fields);
+    rec.fields[STORE_FIELD_OTHER] = rec.text ? rec.text : rec.content;
+    /* A small JSON object with what the reader cannot get from the columns. */
+    core_buf_reset(&b->buf);
+    core_buf_puts(&b->buf, "{\"strategy\":");
+    const char *st = c->meta.strategy ? c->meta.strategy : "";
+    core_buf_json_str(&b->buf, st, strlen(st));
+    if (c->meta.schema) {
+        core_buf_puts(&b->buf, ",\"schema\":");
+        core_buf_json_str(&b->buf, c->meta.schema, strlen(c->meta.schema));
+    }
+    core_buf_printf(&b->buf, ",\"window\":%zu,\"n_windows\":%zu", c->meta.window,
+                    c->meta.n_windows);
+    if (c->meta.n_ref_ids) {
+        core_buf_puts(&b->buf, ",\"refs\":[");
+        for (size_t k = 0; k < c->meta.n_ref_ids; k++) {
+            if (k) core_buf_putc(&b->buf, ',');
+            core_buf_json_str(&b->buf, c->meta.ref_ids[k], strlen(c->meta.ref_ids[k]));
+        }
+        core_buf_putc(&b->buf, ']');
+    }
+    core_buf_putc(&b->buf, '}');
+    rec.metadata = arena_buf(b, &b->buf);
+    if (b->buf.failed || !rec.metadata) return oom(err);
+    if (vec_id) {
+        *vec_id = rec.id;
+        *vec_text = rec.text ? rec.text : rec.content;
+    }
+    return store_writer_add_chunk(b->w, &rec, err);
+}
+
 static int add_chunks(build_ctx *b, const spec_api *api, apidex_error *err)
 {
     chunk_list *list = NULL;
@@ -315,59 +393,15 @@ static int add_chunks(build_ctx *b, const spec_api *api, apidex_error *err)
         if (!vec_ids || !vec_texts) rc = oom(err);
     }
     for (size_t i = 0; i < list->n && !rc; i++) {
-        const chunk *c = &list->items[i];
-        store_chunk rec = {0};
-        rec.id = c->id;
-        rec.api = api->id;
-        rec.type = chunk_type_name(c->type);
-        rec.content = core_arena_strndup(b->arena, c->content ? c->content : "", c->content_len);
-        rec.text = c->text ? core_arena_strndup(b->arena, c->text, c->text_len) : NULL;
-        if (!rec.content || (c->text && !rec.text)) {
+        /* a row's copies live until it is written, unless embedding needs the texts */
+        core_arena *keep = NULL;
+        if (!vec_ids && !(keep = row_arena_begin(b))) {
             rc = oom(err);
             break;
         }
-        rec.tokens = c->meta.tokens;
-        rec.n_endpoints = c->n_endpoints;
-        rec.endpoints = c->n_endpoints
-                            ? core_arena_calloc(b->arena, c->n_endpoints, sizeof *rec.endpoints)
-                            : NULL;
-        if (c->n_endpoints && !rec.endpoints) {
-            rc = oom(err);
-            break;
-        }
-        for (size_t k = 0; k < c->n_endpoints; k++) rec.endpoints[k] = c->endpoints[k].op_id;
-        map_fields(b, &c->fields, rec.fields);
-        rec.fields[STORE_FIELD_OTHER] = rec.text ? rec.text : rec.content;
-        /* A small JSON object with what the reader cannot get from the columns. */
-        core_buf_reset(&b->buf);
-        core_buf_puts(&b->buf, "{\"strategy\":");
-        const char *st = c->meta.strategy ? c->meta.strategy : "";
-        core_buf_json_str(&b->buf, st, strlen(st));
-        if (c->meta.schema) {
-            core_buf_puts(&b->buf, ",\"schema\":");
-            core_buf_json_str(&b->buf, c->meta.schema, strlen(c->meta.schema));
-        }
-        core_buf_printf(&b->buf, ",\"window\":%zu,\"n_windows\":%zu", c->meta.window,
-                        c->meta.n_windows);
-        if (c->meta.n_ref_ids) {
-            core_buf_puts(&b->buf, ",\"refs\":[");
-            for (size_t k = 0; k < c->meta.n_ref_ids; k++) {
-                if (k) core_buf_putc(&b->buf, ',');
-                core_buf_json_str(&b->buf, c->meta.ref_ids[k], strlen(c->meta.ref_ids[k]));
-            }
-            core_buf_putc(&b->buf, ']');
-        }
-        core_buf_putc(&b->buf, '}');
-        rec.metadata = arena_buf(b, &b->buf);
-        if (b->buf.failed || !rec.metadata) {
-            rc = oom(err);
-            break;
-        }
-        rc = store_writer_add_chunk(b->w, &rec, err);
-        if (vec_ids) {
-            vec_ids[i] = rec.id;
-            vec_texts[i] = rec.text ? rec.text : rec.content;
-        }
+        rc = add_chunk_row(b, api, &list->items[i], vec_ids ? &vec_ids[i] : NULL,
+                           vec_ids ? &vec_texts[i] : NULL, err);
+        if (keep) row_arena_end(b, keep);
     }
     if (!rc && vec_ids) rc = add_vectors(b, api->id, vec_ids, vec_texts, list->n, err);
     chunk_list_free(list);
@@ -680,7 +714,7 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
     store_prefetch *ahead = NULL;
     size_t n_written = 0; /* APIs new, changed, unchanged or kept from the last build */
     /* A deferred registry streams: parsed ahead on worker threads, written here in order. */
-    if (!rc && spec_registry_deferred(reg) && store_prefetch_start(reg, build_jobs(opt), &ahead))
+    if (!rc && spec_registry_deferred(reg) && store_prefetch_start(reg, build_jobs(opt), opt->load_memory_total, &ahead))
         rc = oom(err);
     for (size_t i = 0; i < n && !rc; i++) {
         if (ahead && store_prefetch_wait(ahead, i)) {
@@ -731,7 +765,7 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
         /* Test hook: lets tests kill the build while it is half done. */
         if (opt->delay_ms) core_sleep_ms(opt->delay_ms);
     }
-    store_prefetch_stop(ahead);
+    store_prefetch_stop(ahead, &rep->loads_at_once, &rep->load_memory_at_once);
     if (!rc && opt->keep_unlisted) rc = keep_unlisted(w, &listed, opt, err);
     if (!rc && ids) rc = store_ids_finish(ids, err);
     store_ids_free(ids);
@@ -752,9 +786,11 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
         store_writer_abort(w);
         return rc;
     }
-    size_t failed = rep->failed;
+    size_t failed = rep->failed, at_once = rep->loads_at_once, mem = rep->load_memory_at_once;
     rc = store_writer_commit(w, rep, err);
     rep->failed = failed;
+    rep->loads_at_once = at_once;
+    rep->load_memory_at_once = mem;
     rep->embedded = b.embedded;
     rep->vectors_reused = b.vectors_reused;
     rep->seconds = core_now() - t0;

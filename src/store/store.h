@@ -402,6 +402,8 @@ typedef struct store_build_report {
     char reason[256];      /* why a full rebuild ("" for none / first build) */
     uint64_t build_id;
     double seconds;
+    size_t loads_at_once;       /* most APIs loaded and not yet written at once (deferred) */
+    size_t load_memory_at_once; /* the most bytes of load budgets they held together */
 } store_build_report;
 
 /** Builds a new index into a temp file; nothing is visible until store_writer_commit. */
@@ -557,6 +559,10 @@ typedef struct store_build_options {
        index is the same for every value. 0 = $APIDEX_JOBS, else the online CPUs (at most
        8). Ignored (one document at a time on this thread) for an eager registry. */
     unsigned jobs;
+    /* What the jobs' loads may hold together: a load starts only while the memory budgets
+       (spec_options.load_memory_*) of the APIs loaded and not yet written fit, or when
+       none is. 0 = $APIDEX_MAX_LOAD_MEMORY_TOTAL (MiB), else half the machine's RAM. */
+    size_t load_memory_total;
 } store_build_options;
 
 /**

@@ -111,15 +111,18 @@ int store_patch_drop(sqlite3 *db, const char *path, const char *api, store_rows 
 
 /** Load-ahead of a deferred registry's APIs, in registry order (see prefetch.c). */
 typedef struct store_prefetch store_prefetch;
-/** Starts jobs - 1 worker threads (jobs >= 1; the caller's thread is the last job). */
-int store_prefetch_start(spec_registry *reg, unsigned jobs, store_prefetch **out);
+/** Starts jobs - 1 worker threads (jobs >= 1; the caller's thread is the last job). A load
+    starts only while the memory budgets of the APIs loaded and not yet written fit in
+    mem_cap bytes (0: half the RAM, or $APIDEX_MAX_LOAD_MEMORY_TOTAL MiB), or none is held. */
+int store_prefetch_start(spec_registry *reg, unsigned jobs, size_t mem_cap, store_prefetch **out);
 /** Waits until API i is loaded (loading it on this thread when no worker took it). Call in
     ascending i. Returns spec_registry_load's status. */
 int store_prefetch_wait(store_prefetch *p, size_t i);
 /** API i is written: unloads it and lets the workers load further. */
 void store_prefetch_done(store_prefetch *p, size_t i);
-/** Stops and joins the workers, frees p. NULL is a no-op. */
-void store_prefetch_stop(store_prefetch *p);
+/** Stops and joins the workers, frees p. NULL is a no-op. held_peak, reserved_peak (each may
+    be NULL) get the most APIs that held a budget at once, and the most bytes they held. */
+void store_prefetch_stop(store_prefetch *p, size_t *held_peak, size_t *reserved_peak);
 
 /* ---------------------------------------------------------------- API ids (build_ids.c) */
 

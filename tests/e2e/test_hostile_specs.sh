@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Hostile documents beside a good one: a 1 MiB path key, a FIFO, deep nesting, invalid UTF-8,
-# a document over its node budget. Each is that document's error (file, pointer, the limit
+# a document over its node budget, one (and one through a $ref) past its memory budget. Each is that document's error (file, pointer, the limit
 # named) or warning; the good document is still indexed; nothing hangs (every command under
 # a timeout). Files are generated here, in a temp dir.
 set -uo pipefail # not -e: every check runs, `fail` collects the verdict
@@ -84,6 +84,54 @@ run "index deep" 30 "$bin" index "$tmp/specs" --db "$tmp/d.db"
 cat "$tmp/out" "$tmp/err" >"$tmp/all"
 has "deep: the good one added" "$tmp/all" "1 added"
 rm "$tmp/specs/deep.json"
+
+echo "== past the memory budget (64 MiB + 32 x the file size)"
+# 350,000 empty objects: 1 MiB of JSON that json-c would build into ~270 MB
+"$py" - "$tmp/specs/memory.json" "$tmp/refs" <<'PY'
+import json, os, sys
+pad = "[" + ",".join(["{}"] * 350000) + "]"
+open(sys.argv[1], "w").write('{"openapi":"3.0.3","info":{"title":"Memory","version":"1"},'
+                             '"paths":{},"x-pad":' + pad + "}")
+# the same through a $ref: a small root, the big file beside it
+os.makedirs(sys.argv[2], exist_ok=True)
+open(os.path.join(sys.argv[2], "pad.json"), "w").write('{"x":' + pad + "}")
+json.dump({"openapi": "3.0.3", "info": {"title": "Ref Pad", "version": "1"},
+           "paths": {"/p": {"get": {"responses": {"200": {"description": "ok", "content": {
+               "application/json": {"schema": {"$ref": "pad.json#/x"}}}}}}}}},
+          open(os.path.join(sys.argv[2], "root.json"), "w"))
+PY
+msize=$(stat -c %s "$tmp/specs/memory.json")
+run "inspect memory" 60 "$bin" inspect "$tmp/specs/memory.json" "$tmp/specs/weather.json"
+cat "$tmp/out" "$tmp/err" >"$tmp/all"
+[ "$st" = 1 ] && ok "memory: exit 1" || bad "memory: exit $st"
+has "memory: the file and line:col named" "$tmp/all" "memory.json:1:"
+has "memory: the budget named" "$tmp/all" "loading needs more memory than its budget of 97 MiB (64 MiB + 32 x the $msize bytes of its files; --max-load-memory)"
+has "memory: the good one reported" "$tmp/all" "open-weather-station"
+run "index memory" 60 "$bin" index "$tmp/specs" --db "$tmp/m.db"
+cat "$tmp/out" "$tmp/err" >"$tmp/all"
+[ "$st" = 1 ] && ok "index memory: exit 1 (one failed)" || bad "index memory: exit $st"
+has "index memory: the good one added" "$tmp/all" "1 added"
+has "index memory: the failure named" "$tmp/all" "memory.json:1:"
+has "index memory: 1 failed" "$tmp/all" "1 failed"
+run "list memory" 30 "$bin" list --db "$tmp/m.db" --json
+has "index memory: the good one is in the index" "$tmp/out" "open-weather-station"
+run "index memory, 2 jobs" 60 "$bin" index "$tmp/specs" --db "$tmp/m2.db" --jobs 2
+cat "$tmp/out" "$tmp/err" >"$tmp/all"
+has "index memory --jobs 2: the good one added" "$tmp/all" "1 added"
+has "index memory --jobs 2: the failure named" "$tmp/all" "memory.json:1:"
+run "inspect ref pad" 60 "$bin" inspect "$tmp/refs/root.json" --json
+[ "$st" = 1 ] && ok "ref pad: exit 1" || bad "ref pad: exit $st"
+has "ref pad: the referenced file named" "$tmp/out" "pad.json"
+has "ref pad: the budget counts both files" "$tmp/out" "x the 1050"
+has "ref pad: the API failed" "$tmp/out" '"failed":true'
+run "inspect memory, a larger budget" 60 "$bin" inspect "$tmp/specs/memory.json" --max-load-memory 400 --json
+[ "$st" = 0 ] && ok "--max-load-memory 400: loads" || { bad "--max-load-memory 400: exit $st"; head -c 600 "$tmp/out" "$tmp/err"; }
+has "--max-load-memory 400: the budget shown" "$tmp/out" '"budget":'"$(( (64 << 20) + 400 * msize ))"
+APIDEX_MAX_LOAD_MEMORY=400 run "APIDEX_MAX_LOAD_MEMORY=400" 60 "$bin" inspect "$tmp/specs/memory.json"
+[ "$st" = 0 ] && ok "APIDEX_MAX_LOAD_MEMORY=400: loads" || bad "APIDEX_MAX_LOAD_MEMORY=400: exit $st"
+run "bad --max-load-memory" 10 "$bin" index "$tmp/specs" --db "$tmp/m3.db" --max-load-memory 0
+[ "$st" = 2 ] && ok "--max-load-memory 0: a usage error" || bad "--max-load-memory 0: exit $st"
+rm -rf "$tmp/specs/memory.json" "$tmp/refs"
 
 echo "== invalid UTF-8"
 "$py" - "$tmp/specs/utf8.yaml" <<'PY'

@@ -300,6 +300,94 @@ static void test_buf_cap_and_arena(void **state)
     jt_doc_free(NULL);
 }
 
+/* A text of n copies of item in a list, as JSON ("[a,a,...]") or YAML ("- a" lines). */
+static char *repeated(const char *item, size_t n, bool yaml)
+{
+    size_t il = strlen(item), cap = n * (il + 4) + 8, k = 0;
+    char *s = malloc(cap);
+    assert_non_null(s);
+    if (!yaml) s[k++] = '[';
+    for (size_t i = 0; i < n; i++) {
+        if (yaml) {
+            memcpy(s + k, "- ", 2);
+            k += 2;
+        } else if (i) {
+            s[k++] = ',';
+        }
+        memcpy(s + k, item, il);
+        k += il;
+        if (yaml) s[k++] = '\n';
+    }
+    if (!yaml) s[k++] = ']';
+    s[k] = '\0';
+    return s;
+}
+
+/* The memory budget: what a parse charges stays under the limit, everything is given back
+   when the document is freed, and past the limit the parse fails naming where. */
+static void test_memory_budget(void **state)
+{
+    (void)state;
+    /* a fair document: charged (text, tree, json-c's tree while it lives), all given back */
+    core_budget b = {.limit = 64 << 20};
+    jt_limits lim = {.budget = &b};
+    char *fair = repeated("{\"name\": \"a\", \"n\": 1}", 1000, false);
+    jt_doc *d = parse_ok(fair, &lim);
+    assert_true(b.peak > strlen(fair) * 4); /* json-c's tree was charged, not only the text */
+    assert_true(b.used > 0 && b.used < b.peak); /* json-c's tree given back, the tree kept */
+    jt_doc_free(d);
+    assert_int_equal(b.used, 0);
+    assert_false(b.over);
+
+    /* empty objects: 2 bytes of text each, 784 bytes each in json-c (the worst case). The
+       pre-scan refuses before json-c builds anything, at the place the budget ran out. */
+    char *objs = repeated("{}", 100000, false); /* 300 kB of text, ~80 MB in json-c */
+    core_budget small = {.limit = 8 << 20};
+    lim.budget = &small;
+    apidex_error err;
+    assert_int_equal(parse_err(objs, &lim, &err), APIDEX_ELIMIT);
+    assert_non_null(strstr(err.message, "memory than its budget of 8 MiB"));
+    assert_string_equal(err.file, "bad.txt");
+    assert_int_equal(err.line, 1);
+    size_t col = err.col;
+    assert_true(col > 20000 && col < 40000); /* ~10,700 objects fit in 8 MiB: 3 bytes each */
+    assert_true(small.over);
+    assert_int_equal(small.used, 0);
+    assert_true(small.peak <= small.limit);
+
+    /* the same as YAML: the tree is charged as it grows, the parse stops at that line */
+    char *yobjs = repeated("{}", 400000, true);
+    core_budget ysmall = {.limit = 8 << 20};
+    lim.budget = &ysmall;
+    assert_int_equal(parse_err(yobjs, &lim, &err), APIDEX_ELIMIT);
+    assert_non_null(strstr(err.message, "memory than its budget of 8 MiB"));
+    assert_true(err.line > 1000 && err.line < 400000);
+    assert_true(ysmall.over && ysmall.peak <= ysmall.limit);
+    assert_int_equal(ysmall.used, 0);
+
+    /* within the budget the same YAML loads, and every byte is given back */
+    core_budget big = {.limit = 512 << 20};
+    lim.budget = &big;
+    d = parse_ok(yobjs, &lim);
+    assert_true(big.peak <= big.limit && big.used > strlen(yobjs));
+    jt_doc_free(d);
+    assert_int_equal(big.used, 0);
+
+    /* an arena charges its blocks and gives them back */
+    core_budget ab = {.limit = 1 << 20};
+    core_arena *a = core_arena_new(0);
+    core_arena_set_budget(a, &ab);
+    assert_non_null(core_arena_alloc(a, 100));
+    assert_true(ab.used >= 100);
+    assert_null(core_arena_alloc(a, 2 << 20));
+    assert_true(ab.over);
+    core_arena_free(a);
+    assert_int_equal(ab.used, 0);
+    free(fair);
+    free(objs);
+    free(yobjs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -314,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_invalid_utf8_is_replaced),
         cmocka_unit_test(test_big_object_index_and_write),
         cmocka_unit_test(test_buf_cap_and_arena),
+        cmocka_unit_test(test_memory_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -139,7 +139,8 @@ static uint64_t index_digest(const char *db)
 
 /* Builds db from dir/specs with a deferred registry (documents parsed during the build,
    on `jobs` threads); checks what the registry keeps of each API afterwards. */
-static void build_deferred(const char *dir, const char *db, unsigned jobs)
+static void build_deferred_capped(const char *dir, const char *db, unsigned jobs, size_t mem_total,
+                                  store_build_report *rep)
 {
     spec_options so = {.deferred = true};
     spec_registry *reg = NULL;
@@ -149,9 +150,8 @@ static void build_deferred(const char *dir, const char *db, unsigned jobs)
     snprintf(path, sizeof path, "%s/specs", dir);
     assert_int_equal(spec_registry_add(reg, path, &err), 0);
     assert_true(spec_registry_deferred(reg));
-    store_build_options opt = {.jobs = jobs};
-    store_build_report rep;
-    assert_int_equal(store_build(db, reg, &opt, &rep, &err), 0);
+    store_build_options opt = {.jobs = jobs, .load_memory_total = mem_total};
+    assert_int_equal(store_build(db, reg, &opt, rep, &err), 0);
     bool skipped = false;
     for (size_t i = 0; i < spec_registry_count(reg); i++) {
         const spec_api *api = spec_registry_api(reg, i);
@@ -163,6 +163,13 @@ static void build_deferred(const char *dir, const char *db, unsigned jobs)
     }
     assert_true(skipped); /* frag.yaml: sniffed as a root, parsed as none */
     spec_registry_free(reg);
+}
+
+static void build_deferred(const char *dir, const char *db, unsigned jobs)
+{
+    store_build_report rep;
+    build_deferred_capped(dir, db, jobs, 0, &rep);
+    assert_true(rep.loads_at_once >= 1 && rep.loads_at_once <= jobs + 1); /* the window */
 }
 
 /* Parsing documents during the build, on any number of threads, writes the same index
@@ -185,6 +192,20 @@ static void test_deferred_same_index(void **state)
     uint64_t h0 = index_digest(db0);
     assert_true(h0 == index_digest(db1));
     assert_true(h0 == index_digest(db3));
+    /* What the loads may hold together below one document's budget (64 MiB + 32x): with
+       4 jobs, one document is loaded at a time, and the index is the same. */
+    char *dbc = tu_path(dir, "capped.db");
+    build_deferred_capped(dir, dbc, 4, 1, &rep);
+    assert_int_equal(rep.loads_at_once, 1);
+    assert_true(rep.load_memory_at_once >= (size_t)64 << 20);
+    assert_true(rep.load_memory_at_once < (size_t)65 << 20);
+    assert_true(h0 == index_digest(dbc));
+    /* room for two budgets: never more than two at once */
+    build_deferred_capped(dir, dbc, 4, (size_t)129 << 20, &rep);
+    assert_true(rep.loads_at_once >= 1 && rep.loads_at_once <= 2);
+    assert_true(rep.load_memory_at_once <= (size_t)129 << 20);
+    assert_true(h0 == index_digest(dbc));
+    free(dbc);
     free(db0);
     free(db1);
     free(db3);
