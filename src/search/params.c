@@ -145,6 +145,10 @@ static const search_param_info table[] = {
     {"answer.api_cap", P(answer_api_cap), 0, 0, 100,
      "ranked list: most primaries from one API while other APIs still have candidates (one "
      "large API cannot fill the list with near misses); 0: no cap"},
+    {"answer.list_producers", P(answer_list_producers), 2, 0, 2,
+     "ranked list: after each endpoint, the producers of the inputs it needs that the task does "
+     "not give; 2: all of them, 1: those the task's words match, 0: none (producers only in "
+     "the plan)"},
     /* composition */
     {"producer.relevance", P(producer_relevance), 1.0, 0, 10,
      "weight of a producer's own relevance to the task in the producer choice"},
@@ -186,12 +190,6 @@ static const search_param_info table[] = {
      "is set up once, not looked up: no producer (above 1: always look up)"},
     {"producer.given_specific", P(producer_given_specific), 1, 0, 1,
      "1: 'a specific (particular, given) X' means the caller has X's id: no producer"},
-    {"answer.graph_fill", P(answer_graph_fill), 1, 0, 1,
-     "1: a ranked list the text matches fewer than k endpoints for is filled from the data-flow "
-     "graph around what is listed (endpoints with no evidence of their own); 0: the list stays "
-     "short (RestBench R@20 0.920 -> 0.914, every other number of the dev suite unchanged)"},
-    {"fill.fan_weight", P(fill_fan_weight), 0.5, 0, 10,
-     "graph fill: weight of how many inputs an endpoint can feed"},
     /* dense */
     {"dense.rrf_k", P(rrf_k), 60, 1, 1000, "reciprocal-rank fusion constant (Cormack et al.)"},
     {"answer.duplicates", P(answer_duplicates), 1, 0, 1,

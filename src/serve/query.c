@@ -317,6 +317,8 @@ int serve_query_search(serve_snapshot *snap, const serve_search_args *a, struct 
             serve_jadd(o, "elapsed_ms", serve_jnum(res->elapsed_ms, 3));
         ok = serve_jadd(o, "results", arr);
         arr = NULL;
+        struct json_object *plan = ok ? serve_plan_json(res) : NULL;
+        ok = plan && serve_jadd(o, "plan", plan);
     }
     search_result_free(res);
     json_object_put(arr);
