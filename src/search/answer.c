@@ -10,9 +10,10 @@
  *   (compose.c): that is the plan, in call order. The answer lists the same operations by
  *   relevance: the primaries by their own score, then the producers the plan needs.
  * - A fixed-k list is read for recall: each intent's next best and the whole task's next
- *   best take turns (a one-intent task is simply its ranking). Every endpoint on it has
- *   evidence of its own in the task: producers are in the plan, not in the list, unless
- *   the task's words rank them there, and a list the text cannot fill stays short.
+ *   best take turns (a one-intent task is simply its ranking), each followed by the
+ *   producers of the inputs it needs that the task does not give (answer.list_producers).
+ *   The endpoint that does the task comes before its producers, and a list the text
+ *   cannot fill stays short: no endpoint without evidence pads it.
  */
 #include "search/search_int.h"
 
@@ -307,7 +308,8 @@ static int list_add(query_state *st, uint32_t op)
 }
 
 /*
- * The ranked list: the task's intents take turns, then the whole task. With answer.api_cap, an API that has that many primaries listed gives no more
+ * The ranked list: the task's intents take turns, then the whole task. With
+ * answer.api_cap, an API that has that many primaries listed gives no more
  * while the other APIs still have candidates: on a registry with one very large API, its
  * near misses would otherwise fill the list before the second-best API's first operation.
  * When no other candidate is left, the cap is lifted.

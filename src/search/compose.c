@@ -61,8 +61,9 @@ static int link_push(query_state *st, const char *param, uint32_t producer, uint
     return 0;
 }
 
-int compose_input_push(query_state *st, uint32_t consumer, const char *param, search_source from,
-                       uint32_t producer)
+/* Where the value of consumer's input param comes from, for the plan. */
+static int input_push(query_state *st, uint32_t consumer, const char *param, search_source from,
+                      uint32_t producer)
 {
     if (st->n_inputs == st->cap_inputs) {
         size_t cap = st->cap_inputs ? st->cap_inputs * 2 : 16;
@@ -79,7 +80,7 @@ int compose_input_push(query_state *st, uint32_t consumer, const char *param, se
 static int serve_input(query_state *st, const char *param, uint32_t producer, uint32_t consumer)
 {
     int rc = link_push(st, param, producer, consumer);
-    return rc ? rc : compose_input_push(st, consumer, param, SEARCH_FROM_STEP, producer);
+    return rc ? rc : input_push(st, consumer, param, SEARCH_FROM_STEP, producer);
 }
 
 double compose_edge_score(const search_params *p, unsigned f)
@@ -146,7 +147,7 @@ static int resolve_input(query_state *st, uint32_t op, size_t first, unsigned de
     const producer_ref *r0 = &in->producers[first];
     const char *param = r0->param;
     search_source from = input_source(st, r0);
-    if (from != SEARCH_FROM_STEP) return compose_input_push(st, op, param, from, 0);
+    if (from != SEARCH_FROM_STEP) return input_push(st, op, param, from, 0);
     double max_raw = st->max_raw > 0 ? st->max_raw : 1;
     long best = -1, best_listed = -1, creator = -1;
     double best_s = -1e9, listed_s = -1e9;
@@ -193,7 +194,7 @@ static int resolve_input(query_state *st, uint32_t op, size_t first, unsigned de
     if (best_listed >= 0 && (st->composing_plan || best < 0))
         return serve_input(st, param, (uint32_t)best_listed, op);
     if (best < 0 || depth + 1 > (unsigned)st->p->producer_depth)
-        return compose_input_push(st, op, param, SEARCH_FROM_CALLER, 0);
+        return input_push(st, op, param, SEARCH_FROM_CALLER, 0);
     int rc = add_op(st, (uint32_t)best, SEARCH_ROLE_PRODUCER, depth + 1, c);
     return rc ? rc : serve_input(st, param, (uint32_t)best, op);
 }

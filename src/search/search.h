@@ -1,9 +1,8 @@
 /*
  * search: from a task in natural language to the endpoints that solve it, by
- * relevance, and the plan that calls them, with what is needed to call them. Lexical retrieval (BM25 over
- * weighted fields), filters, composition (producers for the inputs a retrieved
- * operation needs), dependency expansion (schema chunks within a token budget)
- * and the adaptive answer set.
+ * relevance, and the plan that calls them, with what is needed to call them. Lexical retrieval
+ * (BM25 over weighted fields), filters, composition (producers for the inputs a retrieved operation
+ * needs), dependency expansion (schema chunks within a token budget) and the adaptive answer set.
  */
 #ifndef APIDEX_SEARCH_H
 #define APIDEX_SEARCH_H

@@ -221,7 +221,7 @@ typedef struct query_state {
     size_t n_inputs, cap_inputs;
     bool composing_plan; /* compose.c: the plan is minimal (a producer in it serves again);
                             a ranked list brings each consumer's best producer not listed */
-    bool has_value[5]; /* values.c: the task holds a value of this kind (e-mail, URL, ...) */
+    bool has_value[5];   /* values.c: the task holds a value of this kind (e-mail, URL, ...) */
 } query_state;
 
 /* One identifier input of an operation of the answer, as composition resolved it. */
@@ -335,9 +335,6 @@ int compose_add(query_state *st, uint32_t op, search_role role, unsigned depth);
 bool compose_out_has(const query_state *st, uint32_t op);
 int compose_out_push(query_state *st, uint32_t op, search_role role);
 double compose_edge_score(const search_params *p, unsigned features);
-
-int compose_input_push(query_state *st, uint32_t consumer, const char *param, search_source from,
-                       uint32_t producer);
 
 /* answer.c: answer_adaptive composes the plan in st->out (call order); answer_order puts
    the adaptive answer in relevance order; answer_ranked lists the k most relevant. */

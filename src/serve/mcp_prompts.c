@@ -224,7 +224,8 @@ static void plan_endpoint(core_buf *b, serve_snapshot *snap, size_t n, struct js
                                 json_object_get_int(step), serve_jget_str(in, "producer"));
             else
                 core_buf_printf(b, "   %s: %s\n", param,
-                                !strcmp(from, "task") ? "the task gives it" : "the user supplies it");
+                                !strcmp(from, "task") ? "the task gives it"
+                                                      : "the user supplies it");
         }
     if (op->deprecated) core_buf_puts(b, "   deprecated\n");
 }

@@ -42,15 +42,15 @@ int mcp_fail(mcp_error *e, int code, const char *fmt, ...)
 /* One step of the plan of search_endpoints (plan_json.c). */
 #define PLAN_STEP_SCHEMA                                                                           \
     "{\"type\":\"object\",\"properties\":{"                                                        \
-    "\"step\":{\"type\":\"integer\",\"description\":\"1 for the first call\"},"                   \
+    "\"step\":{\"type\":\"integer\",\"description\":\"1 for the first call\"},"                    \
     "\"id\":{\"type\":\"string\"},\"api\":{\"type\":\"string\"},"                                  \
     "\"method\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"                             \
     "\"role\":{\"type\":\"string\",\"enum\":[\"primary\",\"producer\"]},"                          \
     "\"inputs\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"               \
-    "\"param\":{\"type\":\"string\"},"                                                            \
+    "\"param\":{\"type\":\"string\"},"                                                             \
     "\"from\":{\"type\":\"string\",\"enum\":[\"step\",\"task\",\"caller\"]},"                      \
     "\"step\":{\"type\":\"integer\"},\"producer\":{\"type\":\"string\"}},"                         \
-    "\"required\":[\"param\",\"from\"]}}},"                                                         \
+    "\"required\":[\"param\",\"from\"]}}},"                                                        \
     "\"required\":[\"step\",\"id\",\"api\",\"method\",\"path\",\"role\",\"inputs\"]}"
 
 #define NULLABLE_STRING "{\"type\":[\"string\",\"null\"]}"

@@ -47,8 +47,9 @@ struct json_object *serve_plan_json(const search_result *res)
         serve_jadd(o, "api", serve_jstr(s->api));
         serve_jadd(o, "method", serve_jstr(s->method));
         serve_jadd(o, "path", serve_jstr(s->path));
-        serve_jadd(o, "role", json_object_new_string(s->role == SEARCH_ROLE_PRODUCER ? "producer"
-                                                                                   : "primary"));
+        serve_jadd(
+            o, "role",
+            json_object_new_string(s->role == SEARCH_ROLE_PRODUCER ? "producer" : "primary"));
         struct json_object *in = inputs_json(s);
         if (!in || !serve_jadd(o, "inputs", in)) {
             json_object_put(arr);

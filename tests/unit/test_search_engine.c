@@ -1,5 +1,5 @@
-/* The search engine on small fixtures: producer links and plan steps (generic {id}, current user, typed
- * ids, body ids), literal ids, filters, deprecated operations, routing across APIs, the
+/* The search engine on small fixtures: producer links and plan steps (generic {id}, current user,
+ * typed ids, body ids), literal ids, filters, deprecated operations, routing across APIs, the
  * adaptive set and context assembly within a token budget. */
 #include "search_testutil.h"
 

@@ -36,8 +36,9 @@ static void test_producer_only_for_a_missing_input(void **state)
     search_result_free(r);
 
     /* the task gives the id: no producer, the input is the task's */
-    r = search_fixture_run(f, (search_query){.text = "list the tracks of album 4aawyAB9vmqN3uQ7FjRGTy",
-                                             .adaptive = true});
+    r = search_fixture_run(f,
+                           (search_query){.text = "list the tracks of album 4aawyAB9vmqN3uQ7FjRGTy",
+                                          .adaptive = true});
     assert_int_equal(r->n_plan, 1);
     assert_string_equal(r->plan[0].id, TRACKS);
     in = search_step_input(r, TRACKS, "id");
