@@ -1,39 +1,39 @@
-// The call plan of a search answer: the results in call order (a producer before the
-// calls it feeds) and a small SVG graph of which call feeds which input.
+// The plan of a search answer (the server's "plan": steps in call order, a producer before
+// the calls it feeds): a list of the steps with where each input comes from, and a small
+// SVG graph of which call feeds which input.
 
-import { h, s, endpointHref } from './dom.js';
+import { h, s, endpointHref, methodBadge } from './dom.js';
 
-// Producer edges among the results: {from: producer id, to: consumer id, param}.
-export function planEdges(results) {
-  const ids = new Set(results.map((r) => r.id));
+// Edges of the plan: {from: producer id, to: consumer id, param}, from each step's inputs
+// that an earlier step gives.
+export function planEdges(plan) {
   const edges = [];
-  for (const r of results)
-    for (const n of r.needs || [])
-      if (n.producer && ids.has(n.producer) && n.producer !== r.id)
-        edges.push({ from: n.producer, to: r.id, param: n.param });
+  for (const step of plan)
+    for (const i of step.inputs || [])
+      if (i.from === 'step' && i.producer && i.producer !== step.id)
+        edges.push({ from: i.producer, to: step.id, param: i.param });
   return edges;
 }
 
-// Results in call order: a topological order of the producer edges, ties by rank.
-// A cycle (two calls feeding each other) falls back to rank for what is left.
-export function callOrder(results, edges) {
-  const indeg = new Map(results.map((r) => [r.id, 0]));
-  const out = new Map(results.map((r) => [r.id, []]));
-  for (const e of edges) {
-    indeg.set(e.to, indeg.get(e.to) + 1);
-    out.get(e.from).push(e.to);
+// The plan as a list: each step in call order, and where each of its inputs comes from.
+export function planList(plan) {
+  const ol = h('ol', { class: 'plan-steps' });
+  for (const step of plan) {
+    const inputs = (step.inputs || []).map((i) => {
+      const src = i.from === 'step' && plan[i.step - 1]
+        ? h('a', { href: endpointHref(i.producer) }, `step ${i.step}: ${plan[i.step - 1].method} ${plan[i.step - 1].path}`)
+        : (i.from === 'task' ? 'the task' : 'you (the caller)');
+      return h('li', {}, h('code', {}, i.param), ' ← ', src);
+    });
+    ol.append(h('li', { class: 'plan-step', 'data-id': step.id, 'data-step': String(step.step) },
+      h('div', { class: 'hit-head' },
+        methodBadge(step.method),
+        h('a', { href: endpointHref(step.id) }, step.path),
+        h('span', { class: `role role-${step.role}` }, step.role)),
+      h('div', { class: 'hit-sub' }, h('span', { class: 'api' }, step.api)),
+      inputs.length ? h('ul', { class: 'needs', 'aria-label': 'where its inputs come from' }, inputs) : null));
   }
-  const byRank = [...results].sort((a, b) => a.rank - b.rank);
-  const done = new Set();
-  const order = [];
-  while (order.length < results.length) {
-    let next = byRank.find((r) => !done.has(r.id) && indeg.get(r.id) === 0);
-    if (!next) next = byRank.find((r) => !done.has(r.id));
-    done.add(next.id);
-    order.push(next);
-    for (const t of out.get(next.id)) indeg.set(t, indeg.get(t) - 1);
-  }
-  return order;
+  return ol;
 }
 
 const NODE_W = 260, NODE_H = 44, GAP_X = 26, GAP_Y = 46;
@@ -42,12 +42,12 @@ function shorten(text, max) {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-// The graph of the results that take part in an edge: layers top to bottom (a call's
+// The graph of the steps that take part in an edge: layers top to bottom (a call's
 // layer is one below its deepest producer), edges labelled with the input they feed.
-export function planGraph(results, edges) {
+export function planGraph(plan, edges) {
   if (!edges.length) return null;
   const used = new Set(edges.flatMap((e) => [e.from, e.to]));
-  const nodes = callOrder(results, edges).filter((r) => used.has(r.id));
+  const nodes = plan.filter((r) => used.has(r.id));
   const layer = new Map();
   for (const n of nodes) {
     let l = 0;

@@ -1,9 +1,10 @@
 // The search view: a task box answered as you type (debounced), ranked or adaptive, with
-// API, tag and method filters; results in call order and the call plan drawn.
+// API, tag and method filters; results by relevance, and beside them the plan (call order,
+// where each input comes from) listed and drawn.
 
 import { get } from './api.js';
 import { h, clear, methodBadge, announce, debounce, errorBox, endpointHref, fill } from './dom.js';
-import { planEdges, callOrder, planGraph } from './plan.js';
+import { planEdges, planGraph, planList } from './plan.js';
 import { catalog } from './catalog.js';
 
 function option(value, label, selected) {
@@ -105,13 +106,14 @@ export async function searchView(main, params) {
 
   function showResults(res) {
     const list = res.results || [];
-    const edges = planEdges(list);
-    const ordered = callOrder(list, edges);
+    const plan = res.plan || [];
+    const edges = planEdges(plan);
     const byId = new Map(list.map((r) => [r.id, r]));
+    for (const step of plan) if (!byId.has(step.id)) byId.set(step.id, step);
     clear(results);
     results.append(h('h2', { id: 'results-title' },
       `${list.length} endpoint${list.length === 1 ? '' : 's'}`,
-      h('span', { class: 'sub' }, ` · ${state.mode === 'adaptive' ? 'adaptive answer' : 'ranked'}, in call order · ${res.elapsed_ms} ms`)));
+      h('span', { class: 'sub' }, ` · ${state.mode === 'adaptive' ? 'adaptive answer' : 'ranked'}, by relevance · ${res.elapsed_ms} ms`)));
     const note = matchNote(res);
     if (note) results.append(note);
     if (!list.length) {
@@ -119,10 +121,8 @@ export async function searchView(main, params) {
       announce('no results');
       return;
     }
-    const graph = planGraph(list, edges);
-    results.append(graph || h('p', { class: 'hint plan-none' }, 'No call in these results feeds an input of another.'));
     const ol = h('ol', { class: 'hits' });
-    ordered.forEach((r) => {
+    list.forEach((r) => {
       const needs = (r.needs || []).map((n) => {
         const p = byId.get(n.producer);
         return h('li', {}, h('code', {}, n.param), ' ← ',
@@ -139,6 +139,14 @@ export async function searchView(main, params) {
         needs.length ? h('ul', { class: 'needs', 'aria-label': 'inputs from other calls' }, needs) : null));
     });
     results.append(ol);
+    if (plan.length) {
+      const section = h('section', { class: 'plan-section', 'aria-labelledby': 'plan-heading' },
+        h('h2', { id: 'plan-heading' }, 'Plan', h('span', { class: 'sub' }, ` · ${plan.length} call${plan.length === 1 ? '' : 's'} in order`)));
+      section.append(planList(plan));
+      const graph = planGraph(plan, edges);
+      section.append(graph || h('p', { class: 'hint plan-none' }, 'No call of the plan feeds an input of another.'));
+      results.append(section);
+    }
     announce(`${list.length} results`);
   }
 

@@ -25,6 +25,10 @@ typedef int (*cli_cmd_fn)(int argc, char **argv);
 /* Subcommands (argv[0] is the subcommand name). */
 int cli_cmd_inspect(int argc, char **argv);
 int cli_cmd_search(int argc, char **argv);
+struct search_result;
+/** apidex search's plan (search_plan.c): `,"plan":[...]` for --json, and the text block. */
+void cli_search_plan_json(const struct search_result *res, core_buf *b);
+void cli_search_plan_text(const struct search_result *res, core_buf *b);
 int cli_cmd_tokens(int argc, char **argv);
 int cli_cmd_embed(int argc, char **argv);
 int cli_cmd_model(int argc, char **argv);

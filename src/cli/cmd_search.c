@@ -1,4 +1,4 @@
-/* apidex search: ranked endpoints for a task, in call order, with producer links. */
+/* apidex search: endpoints for a task by relevance, and the plan that calls them. */
 #include "cli/cli.h"
 
 #include "embed/embed.h"
@@ -20,6 +20,8 @@ static void search_usage(FILE *out)
         "                     [--method M]... [--include-deprecated] [--budget N] [--json]\n"
         "  -k N                 distinct endpoints to return (default 10)\n"
         "  --adaptive           return only what the task needs (primaries + producers)\n"
+        "  results are ordered by relevance; the plan after them gives the call order and\n"
+        "  where each step's inputs come from (an earlier step, the task, the caller)\n"
         "  --api/--tag/--method filters (repeatable)\n"
         "  --budget N           the whole output (list and the endpoints' documentation and\n"
         "                       schemas) within N cl100k tokens\n"
@@ -134,6 +136,7 @@ static void render_json(const search_result *res, const search_query *q, size_t 
         core_buf_puts(&b, "]}");
     }
     core_buf_putc(&b, ']');
+    cli_search_plan_json(res, &b);
     if (res->context) {
         core_buf_printf(&b, ",\"context_tokens\":%zu,\"context\":", res->context_tokens);
         core_buf_json_str(&b, res->context, strlen(res->context));
@@ -175,6 +178,7 @@ static void render_text(const search_result *res, size_t n_hits, size_t budget, 
     if (n_hits < res->n_hits)
         core_buf_printf(out, "(%zu more endpoints left out to stay within --budget %zu)\n",
                         res->n_hits - n_hits, budget);
+    cli_search_plan_text(res, out);
     if (res->context)
         core_buf_printf(out,
                         "\n%s\n(context: %zu tokens; the whole output is within --budget "

@@ -1,16 +1,19 @@
 /*
- * The answer, in call order (producers before the operations that need them):
+ * The answer, by relevance to the task, and its plan, in call order:
  *
  * - The adaptive answer is what the task needs and no more. A task that asks one thing gets
  *   its best operation, plus up to answer.max_primaries - 1 more scoring within answer.ratio
  *   of it (from the same API with answer.same_api). A task of several intents gets each
  *   intent's best operation when it matches at least intent.bar of a perfect match of the
  *   intent's words (and its second within intent.second of it). Destructive operations
- *   enter only when the task asks to delete. Then each primary is closed under producers.
+ *   enter only when the task asks to delete. Then each primary is closed under producers
+ *   (compose.c): that is the plan, in call order. The answer lists the same operations by
+ *   relevance: the primaries by their own score, then the producers the plan needs.
  * - A fixed-k list is read for recall: each intent's next best and the whole task's next
- *   best take turns (a one-intent task is simply its ranking), each with its producers;
- *   when the text matches fewer than k endpoints, the list stays short (no endpoint
- *   without evidence of its own in the task).
+ *   best take turns (a one-intent task is simply its ranking), each followed by the
+ *   producers of the inputs it needs that the task does not give (answer.list_producers).
+ *   The endpoint that does the task comes before its producers, and a list the text
+ *   cannot fill stays short: no endpoint without evidence pads it.
  */
 #include "search/search_int.h"
 
@@ -100,9 +103,41 @@ static int plan_intents(query_state *st)
 int answer_adaptive(query_state *st)
 {
     int rc = st->n_intents > 1 ? plan_intents(st) : plan_one_intent(st);
+    st->composing_plan = true;
     for (size_t i = 0; i < st->n_planned && !rc; i++)
         rc = compose_add(st, st->planned[i], SEARCH_ROLE_PRIMARY, 0);
+    st->composing_plan = false;
     return rc;
+}
+
+/* An answer entry: its operation and role, and how it sorts. */
+typedef struct answer_entry {
+    uint32_t op;
+    search_role role;
+    double score;
+    size_t at; /* its place in call order: ties keep it */
+} answer_entry;
+
+static int cmp_entry(const void *a, const void *b)
+{
+    const answer_entry *x = a, *y = b;
+    if (x->role != y->role) return x->role == SEARCH_ROLE_PRIMARY ? -1 : 1;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+void answer_order(query_state *st)
+{
+    answer_entry *a = malloc((st->n_out ? st->n_out : 1) * sizeof *a);
+    if (!a) return; /* call order is an answer too: only the order is lost */
+    for (size_t i = 0; i < st->n_out; i++)
+        a[i] = (answer_entry){st->out[i], st->role[i], st->whole.raw[st->out[i]], i};
+    qsort(a, st->n_out, sizeof *a, cmp_entry);
+    for (size_t i = 0; i < st->n_out; i++) {
+        st->out[i] = a[i].op;
+        st->role[i] = a[i].role;
+    }
+    free(a);
 }
 
 int search_cmp_score_desc(const void *a, const void *b, void *ctx)
@@ -214,7 +249,8 @@ static long next_of(const query_state *st, const ranking *r, size_t *pos, const 
  * A task that names something the index does not know ("films by Jane Roe") finds it
  * with a search that takes text; which search (people, films, companies) the words
  * rarely say. A ranked list is read for recall: after its first request, the searches of
- * the APIs listed so far follow, most relevant first, up to answer.name_searches.
+ * the APIs listed so far that the task's words match follow, most relevant first, up to
+ * answer.name_searches.
  */
 static int add_name_searches(query_state *st, size_t k)
 {
@@ -228,7 +264,7 @@ static int add_name_searches(query_state *st, size_t k)
     for (size_t i = 0; i < st->n_out && !rc; i++) api[e->info[st->out[i]].api] = true;
     for (size_t i = 0; i < e->n_ops && !rc; i++)
         if (st->allowed[i] && api[e->info[i].api] && (e->info[i].flags & STORE_OP_TEXT_QUERY) &&
-            !compose_out_has(st, (uint32_t)i))
+            st->whole.raw[i] > 0 && !compose_out_has(st, (uint32_t)i))
             cand[m++] = (uint32_t)i;
     if (!rc) search_order_by_score(cand, m, st->whole.raw);
     for (size_t i = 0; i < m && added < max && st->n_out < k && !rc; i++, added++)
@@ -239,8 +275,41 @@ static int add_name_searches(query_state *st, size_t k)
 }
 
 /*
- * The ranked list: the task's intents take turns, then the whole task; each with its
- * producers. With answer.api_cap, an API that has that many primaries listed gives no more
+ * One endpoint of a ranked list, and after it, by their score, the producers composition
+ * brings for the inputs it needs that the task does not give: with answer.list_producers
+ * 1 those the task's words match, with 2 all of them (RestBench's gold holds the lookups a
+ * call needs, and their words are seldom the task's). The endpoint that does the task
+ * comes first either way; a producer is never listed for an input the task gives.
+ */
+static int list_add(query_state *st, uint32_t op)
+{
+    if (st->p->answer_list_producers < 1) return compose_out_push(st, op, SEARCH_ROLE_PRIMARY);
+    bool all = st->p->answer_list_producers >= 2;
+    size_t from = st->n_out;
+    int rc = compose_add(st, op, SEARCH_ROLE_PRIMARY, 0);
+    if (rc || st->n_out == from) return rc;
+    /* [from, n_out) holds op and its producers in call order: op first, then the producers
+       with evidence, by score */
+    size_t n = st->n_out - from, kept = 0;
+    uint32_t *added = malloc(n * sizeof *added);
+    if (!added) return APIDEX_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t x = st->out[from + i];
+        if (x != op && (all || st->whole.raw[x] > 0)) added[kept++] = x;
+    }
+    search_order_by_score(added, kept, st->whole.score);
+    st->out[from] = op;
+    memcpy(st->out + from + 1, added, kept * sizeof *added);
+    free(added);
+    st->role[from] = SEARCH_ROLE_PRIMARY;
+    for (size_t i = 0; i < kept; i++) st->role[from + 1 + i] = SEARCH_ROLE_PRODUCER;
+    st->n_out = from + 1 + kept;
+    return 0;
+}
+
+/*
+ * The ranked list: the task's intents take turns, then the whole task. With
+ * answer.api_cap, an API that has that many primaries listed gives no more
  * while the other APIs still have candidates: on a registry with one very large API, its
  * near misses would otherwise fill the list before the second-best API's first operation.
  * When no other candidate is left, the cap is lifted.
@@ -268,7 +337,7 @@ int answer_ranked(query_state *st, size_t k)
                 if (op < 0) continue;
                 any = true;
                 if (per_api) per_api[st->e->info[op].api]++;
-                rc = compose_add(st, (uint32_t)op, SEARCH_ROLE_PRIMARY, 0);
+                rc = list_add(st, (uint32_t)op);
                 if (!rc && !searches) {
                     searches = true;
                     rc = add_name_searches(st, k);
@@ -278,7 +347,7 @@ int answer_ranked(query_state *st, size_t k)
     }
     free(pos);
     free(per_api);
-    /* producers may push the list past k: keep the first k in call order */
+    /* producers may push the list past k */
     if (st->n_out > k) st->n_out = k;
     return rc;
 }

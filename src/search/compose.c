@@ -1,7 +1,8 @@
 /*
- * Composition: an operation that needs an identifier the task does not give gets the best
- * producer of it placed before it, recursively; links say which input each producer
- * serves ("needs book_id <- GET /search/books").
+ * Composition, the plan: an operation that needs an identifier the task does not give gets
+ * the best producer of it placed before it, recursively; links say which input each producer
+ * serves ("needs book_id <- GET /search/books"), and every input resolved is recorded with
+ * where its value comes from (an earlier step, the task, the caller) for the plan (plan.c).
  *
  * Per input, in order:
  * - the task gives it (an id next to the entity's word, "its ID", "a specific X"), or it
@@ -60,6 +61,28 @@ static int link_push(query_state *st, const char *param, uint32_t producer, uint
     return 0;
 }
 
+/* Where the value of consumer's input param comes from, for the plan. */
+static int input_push(query_state *st, uint32_t consumer, const char *param, search_source from,
+                      uint32_t producer)
+{
+    if (st->n_inputs == st->cap_inputs) {
+        size_t cap = st->cap_inputs ? st->cap_inputs * 2 : 16;
+        plan_input *in = realloc(st->inputs, cap * sizeof *in);
+        if (!in) return APIDEX_ENOMEM;
+        st->inputs = in;
+        st->cap_inputs = cap;
+    }
+    st->inputs[st->n_inputs++] = (plan_input){consumer, param, from, producer};
+    return 0;
+}
+
+/* A producer serves param of consumer: the link, and where the input comes from. */
+static int serve_input(query_state *st, const char *param, uint32_t producer, uint32_t consumer)
+{
+    int rc = link_push(st, param, producer, consumer);
+    return rc ? rc : input_push(st, consumer, param, SEARCH_FROM_STEP, producer);
+}
+
 double compose_edge_score(const search_params *p, unsigned f)
 {
     unsigned kind = f & DATAFLOW_KIND_MASK;
@@ -104,13 +127,15 @@ static bool closes_cycle(const query_state *st, uint32_t cand, const chain *c)
     return false;
 }
 
-/* Does the task already hold the value of this input? */
-static bool input_given(const query_state *st, const producer_ref *r)
+/* Does the task already hold the value of this input (SEARCH_FROM_TASK), or is it the
+   caller's, set up once (SEARCH_FROM_CALLER)? Else SEARCH_FROM_STEP: a producer is needed. */
+static search_source input_source(const query_state *st, const producer_ref *r)
 {
     if ((double)r->api_ops >= st->p->producer_ambient_ops && r->share >= st->p->producer_ambient)
-        return true;
-    if ((r->features & DATAFLOW_F_TAKES_NAME) && st->names_things) return true;
-    return query_gives(st, r->entity, r->param);
+        return SEARCH_FROM_CALLER;
+    if ((r->features & DATAFLOW_F_TAKES_NAME) && st->names_things) return SEARCH_FROM_TASK;
+    if (values_give(st, r->param)) return SEARCH_FROM_TASK;
+    return query_gives(st, r->entity, r->param) ? SEARCH_FROM_TASK : SEARCH_FROM_STEP;
 }
 
 static int add_op(query_state *st, uint32_t op, search_role role, unsigned depth, chain *c);
@@ -122,7 +147,8 @@ static int resolve_input(query_state *st, uint32_t op, size_t first, unsigned de
     const op_info *in = &e->info[op];
     const producer_ref *r0 = &in->producers[first];
     const char *param = r0->param;
-    if (input_given(st, r0)) return 0;
+    search_source from = input_source(st, r0);
+    if (from != SEARCH_FROM_STEP) return input_push(st, op, param, from, 0);
     double max_raw = st->max_raw > 0 ? st->max_raw : 1;
     long best = -1, best_listed = -1, creator = -1;
     double best_s = -1e9, listed_s = -1e9;
@@ -161,16 +187,17 @@ static int resolve_input(query_state *st, uint32_t op, size_t first, unsigned de
         search_role role =
             planned(st, (uint32_t)creator) ? SEARCH_ROLE_PRIMARY : SEARCH_ROLE_PRODUCER;
         int rc = add_op(st, (uint32_t)creator, role, depth + 1, c);
-        return rc ? rc : link_push(st, param, (uint32_t)creator, op);
+        return rc ? rc : serve_input(st, param, (uint32_t)creator, op);
     }
-    /* The adaptive answer is minimal: a producer already listed serves. A ranked list is
-       read for recall: each consumer brings its best producer not listed yet, so the
-       alternatives (search by name, the popular list, the current user) show. */
-    if (best_listed >= 0 && (st->q->adaptive || best < 0))
-        return link_push(st, param, (uint32_t)best_listed, op);
-    if (best < 0 || depth + 1 > (unsigned)st->p->producer_depth) return 0;
+    /* The plan is minimal: a producer already in it serves. A ranked list is read for
+       recall: each consumer brings its best producer not listed yet, so the alternatives
+       (search by name, the popular list, the current user) show. */
+    if (best_listed >= 0 && (st->composing_plan || best < 0))
+        return serve_input(st, param, (uint32_t)best_listed, op);
+    if (best < 0 || depth + 1 > (unsigned)st->p->producer_depth)
+        return input_push(st, op, param, SEARCH_FROM_CALLER, 0);
     int rc = add_op(st, (uint32_t)best, SEARCH_ROLE_PRODUCER, depth + 1, c);
-    return rc ? rc : link_push(st, param, (uint32_t)best, op);
+    return rc ? rc : serve_input(st, param, (uint32_t)best, op);
 }
 
 static int add_op(query_state *st, uint32_t op, search_role role, unsigned depth, chain *c)

@@ -1,5 +1,6 @@
 /*
- * The search engine: from a task to the endpoints that do it, in call order.
+ * The search engine: from a task to the endpoints that do it, by relevance, and the plan
+ * that calls them.
  *
  * Design (each step in its own file; every weight in params.c, measured in docs/SEARCH.md)
  * - Reading (query.c): the task's words once: intent or name or value (quoted strings,
@@ -20,10 +21,12 @@
  *   summary's verb at index time) is not the one its intent asks for weighs less; a
  *   destructive one much less, and never enters an answer unless the task asks to delete.
  * - Answer (answer.c): the adaptive set takes each intent's best (or, for one request, the
- *   best and those close to it); ranked lists interleave the intents' rankings with the
- *   whole task's; both put producers first (compose.c): per input, unless the task gives
- *   it, the best producer by the edge's features, its relevance and the task's signals,
- *   never destructive, never a cycle.
+ *   best and those close to it) and closes it under producers (compose.c): per input, unless
+ *   the task gives it, the best producer by the edge's features, its relevance and the
+ *   task's signals, never destructive, never a cycle. That, in call order, is the plan
+ *   (plan.c), built for every query; the answer lists it by relevance. Ranked lists
+ *   interleave the intents' rankings with the whole task's, each endpoint on its own
+ *   evidence: producers stand in the plan, not in the list.
  * - Context (context.c): the operations and their schemas within a token budget.
  * Operation facts (action, destructive, text query, about the caller) and producer edges
  * come from the index; the engine never reads the specs.
@@ -342,6 +345,7 @@ static void query_free(query_state *st)
     free(st->out);
     free(st->role);
     free(st->links);
+    free(st->inputs);
 }
 
 int search_engine_run(search_engine *e, const search_query *q, search_result **out,
@@ -381,10 +385,18 @@ int search_engine_run(search_engine *e, const search_query *q, search_result **o
     if (!rc) rc = intent_by_names(&st);
     if (!rc) rc = rank_all(&st);
     if (!rc && getenv("APIDEX_SEARCH_TRACE")) trace(&st);
-    if (!rc) {
-        size_t k = q->k ? q->k : 10;
-        /* nothing matched: nothing to answer */
-        rc = q->adaptive ? (st.whole.m ? answer_adaptive(&st) : 0) : answer_ranked(&st, k);
+    /* the plan (the adaptive answer in call order), then the list by relevance: the same
+       operations for an adaptive query, the k most relevant for a fixed-k one; nothing
+       matched: nothing to answer */
+    if (!rc && st.whole.m) rc = answer_adaptive(&st);
+    if (!rc) rc = plan_build(&st, res);
+    if (!rc && q->adaptive) answer_order(&st);
+    if (!rc && !q->adaptive) {
+        /* the hits' links are the plan's */
+        size_t plan_links = st.n_links;
+        st.n_out = 0;
+        rc = answer_ranked(&st, q->k ? q->k : 10);
+        st.n_links = plan_links;
     }
     if (!rc) {
         res->hits = core_arena_calloc(res->arena, st.n_out ? st.n_out : 1, sizeof *res->hits);

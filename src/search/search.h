@@ -1,9 +1,8 @@
 /*
- * search: from a task in natural language to the endpoints that solve it, in
- * call order, with what is needed to call them. Lexical retrieval (BM25 over
- * weighted fields), filters, composition (producers for the inputs a retrieved
- * operation needs), dependency expansion (schema chunks within a token budget)
- * and the adaptive answer set.
+ * search: from a task in natural language to the endpoints that solve it, by
+ * relevance, and the plan that calls them, with what is needed to call them. Lexical retrieval
+ * (BM25 over weighted fields), filters, composition (producers for the inputs a retrieved operation
+ * needs), dependency expansion (schema chunks within a token budget) and the adaptive answer set.
  */
 #ifndef APIDEX_SEARCH_H
 #define APIDEX_SEARCH_H
@@ -118,20 +117,51 @@ typedef struct search_hit {
     double score;
     search_role role;
     const char *why;    /* matched fields, human-readable */
-    search_link *links; /* inputs of this hit and who produces them */
+    search_link *links; /* inputs of this hit the plan's producers give, and who gives them */
     size_t n_links;
     double confidence; /* in [0, 1]: the calibrated chance that this operation does (part of)
                           the task, from its own evidence (confidence.c) */
 } search_hit;
 
+/** Where the value of a plan step's input comes from. */
+typedef enum {
+    SEARCH_FROM_STEP = 0,  /* the output of an earlier step (search_plan_input.step) */
+    SEARCH_FROM_TASK = 1,  /* the task gives it: an id, a name, an e-mail address, ... */
+    SEARCH_FROM_CALLER = 2 /* the caller supplies it: set up once (an account every call of
+                              the API takes), or nothing in the index produces it */
+} search_source;
+
+/** One identifier input of a plan step: "movie_id <- step 1". */
+typedef struct search_plan_input {
+    const char *param; /* the input, as the step's operation names it */
+    search_source from;
+    size_t step;             /* SEARCH_FROM_STEP: index of the earlier step in the plan */
+    const char *producer_id; /* SEARCH_FROM_STEP: that step's operation id; else NULL */
+} search_plan_input;
+
+/** One call of the plan: an endpoint and where each of its identifier inputs comes from. */
+typedef struct search_plan_step {
+    const char *id, *api, *method, *path;
+    const char *operation_id; /* NULL if none */
+    const char *summary;      /* NULL if none */
+    search_role role;         /* PRIMARY: does (part of) the task; PRODUCER: feeds a later step */
+    search_plan_input *inputs;
+    size_t n_inputs;
+} search_plan_step;
+
 /**
- * Results in call order (producers before their consumers). The result owns its
- * arrays; the strings of hits and links belong to the index and stay valid while
- * it is open.
+ * The results, ordered by relevance to the task (the adaptive answer: what the task does,
+ * most relevant first, then the producers its plan needs), and beside them the plan: the
+ * adaptive answer in call order, producers before the steps that take their output. A
+ * producer is in the plan only because a step needs an identifier the task does not give.
+ * The plan is the same for a fixed-k and an adaptive query. The result owns its arrays;
+ * the strings of hits, links and steps belong to the index and stay valid while it is open.
  */
 typedef struct search_result {
     search_hit *hits;
     size_t n_hits;
+    search_plan_step *plan; /* call order; NULL when nothing matched */
+    size_t n_plan;
     char *context; /* assembled markdown within the budget (NULL if budget == 0) */
     size_t context_tokens;
     double elapsed_ms;

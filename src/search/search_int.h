@@ -229,7 +229,20 @@ typedef struct query_state {
     size_t n_out, cap_out;
     search_link *links;
     size_t n_links, cap_links;
+    struct plan_input *inputs; /* where each resolved input of the answer comes from */
+    size_t n_inputs, cap_inputs;
+    bool composing_plan; /* compose.c: the plan is minimal (a producer in it serves again);
+                            a ranked list brings each consumer's best producer not listed */
+    bool has_value[5];   /* values.c: the task holds a value of this kind (e-mail, URL, ...) */
 } query_state;
+
+/* One identifier input of an operation of the answer, as composition resolved it. */
+typedef struct plan_input {
+    uint32_t consumer;
+    const char *param;
+    search_source from;
+    uint32_t producer; /* SEARCH_FROM_STEP */
+} plan_input;
 
 /* below any cosine: the endpoint has no vector */
 #define SEARCH_NO_DENSE (-2.0)
@@ -279,6 +292,10 @@ int owner_read(query_state *st);
 /* values.c: what the task's values are (a phone number, an e-mail address, a URL, an IP
    address) weighs the operations whose inputs take one */
 int values_read(query_state *st);
+
+/* Does the task hold a value of the kind the input's name says (an "email" input and an
+   e-mail address in the task, a "url" and a URL, ...)? */
+bool values_give(const query_state *st, const char *param);
 
 /* A weight word earns op outside the word match (the largest of a query's, query.c); added
    by rank_run to the rankings whose span holds the word. */
@@ -333,9 +350,14 @@ bool compose_out_has(const query_state *st, uint32_t op);
 int compose_out_push(query_state *st, uint32_t op, search_role role);
 double compose_edge_score(const search_params *p, unsigned features);
 
-/* answer.c */
+/* answer.c: answer_adaptive composes the plan in st->out (call order); answer_order puts
+   the adaptive answer in relevance order; answer_ranked lists the k most relevant. */
 int answer_adaptive(query_state *st);
+void answer_order(query_state *st);
 int answer_ranked(query_state *st, size_t k);
+
+/* plan.c: the plan of the result from st->out (call order) and st->inputs */
+int plan_build(const query_state *st, search_result *res);
 int search_cmp_score_desc(const void *a, const void *b, void *ctx);
 /**
  * Sorts order[0..m) (operation indexes) as qsort_r with search_cmp_score_desc and score

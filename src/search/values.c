@@ -128,9 +128,26 @@ static int weigh_kind(query_state *st, store_terms *tp, core_buf *b, value_kind 
     return c.rc;
 }
 
+bool values_give(const query_state *st, const char *param)
+{
+    if (!param) return false;
+    for (int k = VK_EMAIL; k <= VK_PHONE; k++) {
+        if (!st->has_value[k]) continue;
+        /* the kind's word in the input's name: "email", "recipient_email", "callbackUrl" */
+        size_t n = strlen(kind_word[k]);
+        for (const char *p = param; *p; p++)
+            if (!strncasecmp(p, kind_word[k], n)) {
+                bool starts = p == param || !isalpha((unsigned char)p[-1]) ||
+                              (islower((unsigned char)p[-1]) && isupper((unsigned char)*p));
+                bool ends = !isalpha((unsigned char)p[n]) || isupper((unsigned char)p[n]);
+                if (starts && ends) return true;
+            }
+    }
+    return false;
+}
+
 int values_read(query_state *st)
 {
-    if (st->p->value_weight <= 0) return 0;
     const char *text = st->q->text;
     size_t n = strlen(text);
     bool seen[5] = {false};
@@ -165,6 +182,8 @@ int values_read(query_state *st)
         long w = word_at(st, s, z);
         if (w < 0) continue;
         seen[k] = true; /* one weight per kind: two numbers are no more a phone's */
+        st->has_value[k] = true;
+        if (st->p->value_weight <= 0) continue;
         if (!tp && !(tp = store_terms_new())) rc = APIDEX_ENOMEM;
         if (!rc) rc = weigh_kind(st, tp, &b, k, w);
     }

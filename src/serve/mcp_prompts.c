@@ -180,14 +180,19 @@ static void plan_inputs(core_buf *b, const store_operation *op)
     core_buf_putc(b, '\n');
 }
 
-/* One endpoint of the plan: "N. id (role): METHOD URL - summary", then its inputs. */
+/* One step of the plan: "N. id (role): METHOD URL - summary", then its inputs and where
+   each comes from. */
 static void plan_endpoint(core_buf *b, serve_snapshot *snap, size_t n, struct json_object *hit)
 {
     const char *id = serve_jget_str(hit, "id"), *role = serve_jget_str(hit, "role");
-    const char *summary = serve_jget_str(hit, "summary");
     long i = id ? store_find_operation(snap->idx, id) : -1;
     if (i < 0 || (size_t)i >= snap->n_ops) return;
     const store_operation *op = &snap->ops[i];
+    core_buf sum;
+    core_buf_init(&sum, 0);
+    const char *summary = NULL;
+    if (op->summary && !text_plain_line(op->summary, strlen(op->summary), 0, &sum, NULL))
+        summary = sum.data;
     const store_api *api = op->api_index < snap->n_apis ? &snap->apis[op->api_index] : NULL;
     const char *server = api && api->n_servers && api->servers[0].url ? api->servers[0].url : "";
     size_t slen = strlen(server);
@@ -195,6 +200,7 @@ static void plan_endpoint(core_buf *b, serve_snapshot *snap, size_t n, struct js
     core_buf_printf(b, "%zu. %s (%s): %s %.*s%s", n, id, role ? role : "primary", op->method,
                     (int)slen, server, op->path);
     if (summary && *summary) core_buf_printf(b, " - %.300s", summary);
+    core_buf_free(&sum);
     core_buf_putc(b, '\n');
     if (api && api->n_servers > 1)
         core_buf_printf(b, "   servers: %zu (get_endpoint lists them)\n", api->n_servers);
@@ -206,13 +212,20 @@ static void plan_endpoint(core_buf *b, serve_snapshot *snap, size_t n, struct js
         content = plain.data ? plain.data : "";
     if (!calling_details(b, content)) plan_inputs(b, op);
     core_buf_free(&plain);
-    struct json_object *needs;
-    if (json_object_object_get_ex(hit, "needs", &needs) &&
-        json_object_is_type(needs, json_type_array))
-        for (size_t k = 0; k < json_object_array_length(needs); k++) {
-            struct json_object *nd = json_object_array_get_idx(needs, k);
-            core_buf_printf(b, "   %s comes from %s\n", serve_jget_str(nd, "param"),
-                            serve_jget_str(nd, "producer"));
+    struct json_object *inputs;
+    if (json_object_object_get_ex(hit, "inputs", &inputs) &&
+        json_object_is_type(inputs, json_type_array))
+        for (size_t k = 0; k < json_object_array_length(inputs); k++) {
+            struct json_object *in = json_object_array_get_idx(inputs, k), *step = NULL;
+            const char *param = serve_jget_str(in, "param"), *from = serve_jget_str(in, "from");
+            if (!param || !from) continue;
+            if (!strcmp(from, "step") && json_object_object_get_ex(in, "step", &step))
+                core_buf_printf(b, "   %s comes from step %d (%s)\n", param,
+                                json_object_get_int(step), serve_jget_str(in, "producer"));
+            else
+                core_buf_printf(b, "   %s: %s\n", param,
+                                !strcmp(from, "task") ? "the task gives it"
+                                                      : "the user supplies it");
         }
     if (op->deprecated) core_buf_puts(b, "   deprecated\n");
 }
@@ -222,7 +235,7 @@ static void plan_text(serve_snapshot *snap, const char *task, const char *api, c
 {
     core_buf_printf(b, "Plan the API calls for this task: %s\n\n", task);
     struct json_object *results = NULL;
-    json_object_object_get_ex(found, "results", &results);
+    json_object_object_get_ex(found, "plan", &results);
     size_t n = results ? json_object_array_length(results) : 0;
     if (api)
         core_buf_printf(b, "apidex searched the API %s", api);
@@ -235,8 +248,8 @@ static void plan_text(serve_snapshot *snap, const char *task, const char *api, c
         return;
     }
     core_buf_printf(b,
-                    " and found %zu endpoint%s, in call order (producers of required inputs "
-                    "first):\n\n",
+                    " and planned %zu call%s, in order (a call that produces an input the task "
+                    "does not give comes before the call that needs it):\n\n",
                     n, n == 1 ? "" : "s");
     for (size_t i = 0; i < n && i < PLAN_MAX_ENDPOINTS; i++)
         plan_endpoint(b, snap, i + 1, json_object_array_get_idx(results, i));

@@ -40,6 +40,20 @@ int mcp_fail(mcp_error *e, int code, const char *fmt, ...)
     "\"required\":[\"param\",\"producer\"]}}},"                                                    \
     "\"required\":[\"id\",\"endpoint\",\"api\",\"summary\",\"score\",\"confidence\",\"role\"]}"
 
+/* One step of the plan of search_endpoints (plan_json.c). */
+#define PLAN_STEP_SCHEMA                                                                           \
+    "{\"type\":\"object\",\"properties\":{"                                                        \
+    "\"step\":{\"type\":\"integer\",\"description\":\"1 for the first call\"},"                    \
+    "\"id\":{\"type\":\"string\"},\"api\":{\"type\":\"string\"},"                                  \
+    "\"method\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"                             \
+    "\"role\":{\"type\":\"string\",\"enum\":[\"primary\",\"producer\"]},"                          \
+    "\"inputs\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"               \
+    "\"param\":{\"type\":\"string\"},"                                                             \
+    "\"from\":{\"type\":\"string\",\"enum\":[\"step\",\"task\",\"caller\"]},"                      \
+    "\"step\":{\"type\":\"integer\"},\"producer\":{\"type\":\"string\"}},"                         \
+    "\"required\":[\"param\",\"from\"]}}},"                                                        \
+    "\"required\":[\"step\",\"id\",\"api\",\"method\",\"path\",\"role\",\"inputs\"]}"
+
 #define NULLABLE_STRING "{\"type\":[\"string\",\"null\"]}"
 #define STRING_ARRAY    "{\"type\":\"array\",\"items\":{\"type\":\"string\"}}"
 
@@ -61,9 +75,11 @@ typedef struct tool_def {
 static const tool_def tool_defs[] = {
     {"search_endpoints", "Search API endpoints",
      "Find the API endpoints that accomplish a task, across every API in the apidex index. "
-     "Returns a short ranked list: endpoint id, `METHOD /path`, API, one-line summary and score, "
-     "in call order. When an endpoint needs an input that another endpoint produces (for "
-     "example a movie_id), that producer is listed before it and `needs` names it. Use this "
+     "Returns a short list ranked by relevance: endpoint id, `METHOD /path`, API, one-line "
+     "summary and score. Beside it, `plan` gives the calls in order: when an endpoint needs an "
+     "input the task does not give (for example a movie_id), the endpoint producing it is a "
+     "step before it, and each step's `inputs` say where each value comes from (an earlier "
+     "step, the task, or you). Use this "
      "first, describing the task in plain words; then call get_endpoint only for the ids you "
      "will actually call. Set adaptive=true to get just the endpoints the task needs instead "
      "of the top k. `match` says how well the registry fits the task: strong, weak (the "
@@ -89,8 +105,9 @@ static const tool_def tool_defs[] = {
      "\"required\":[\"task\"],\"additionalProperties\":false}",
      "{\"type\":\"object\",\"properties\":{\"task\":{\"type\":\"string\"},"
      "\"adaptive\":{\"type\":\"boolean\"},\"count\":{\"type\":\"integer\"}," MATCH_SCHEMA
-     "\"results\":{\"type\":\"array\",\"items\":" SUMMARY_SCHEMA "}},"
-     "\"required\":[\"task\",\"adaptive\",\"count\",\"match\",\"confidence\",\"results\"]}"},
+     "\"results\":{\"type\":\"array\",\"items\":" SUMMARY_SCHEMA "},"
+     "\"plan\":{\"type\":\"array\",\"items\":" PLAN_STEP_SCHEMA "}},"
+     "\"required\":[\"task\",\"adaptive\",\"count\",\"match\",\"confidence\",\"results\",\"plan\"]}"},
     {"get_endpoint", "Get endpoint details",
      "Get what is needed to call one API endpoint. detail=call (the default): method, the full "
      "URL template with server variables (defaults and allowed values), auth schemes and where "

@@ -341,6 +341,8 @@ int serve_query_search(serve_snapshot *snap, const serve_search_args *a, struct 
             ok = serve_jadd(o, "results", arr);
             arr = NULL;
         }
+        struct json_object *plan = ok ? serve_plan_json(res) : NULL;
+        ok = plan && serve_jadd(o, "plan", plan);
     }
     search_result_free(res);
     json_object_put(arr);

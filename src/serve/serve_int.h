@@ -78,6 +78,9 @@ const char *serve_jget_str(struct json_object *obj, const char *key);
 /** Adds key: value to obj; returns false on OOM (value is put). */
 bool serve_jadd(struct json_object *obj, const char *key, struct json_object *value);
 
+/** The plan of a search result as a JSON array of steps (plan_json.c); NULL on OOM. */
+struct json_object *serve_plan_json(const search_result *res);
+
 /**
  * The index of the operation (into snap->ops) named by id (exact, else the loose forms
  * get_endpoint takes), or by method + path (+ api when several APIs have it; placeholder

@@ -69,12 +69,20 @@ req 200 GET "/v1/search?q=weather%20forecast%20for%20a%20city&k=3" && {
 }
 "$bin" search "weather forecast for a city" -k 3 --db "$db" --json > "$tmp/cli.json"
 expect_json "[r['id'] for r in d['results']] == [r['id'] for r in json.load(open('$tmp/cli.json'))['results']]"
-req 200 GET "/v1/search?q=forecast&adaptive=true" && expect_json "d['adaptive'] is True and d['results'][-1]['id'] == 'open-weather-station:getForecast'"
+# by relevance: the forecast first; the plan calls its producer first and ends with it
+req 200 GET "/v1/search?q=forecast&adaptive=true" && {
+  expect_json "d['adaptive'] is True and d['results'][0]['id'] == 'open-weather-station:getForecast'"
+  expect_json "len(d['plan']) >= 2 and d['plan'][-1]['id'] == 'open-weather-station:getForecast' and d['plan'][0]['role'] == 'producer'"
+  expect_json "any(i['from'] == 'step' and i['step'] == 1 for i in d['plan'][-1]['inputs'])"
+  # the same plan as the CLI's
+  "$bin" search "forecast" --adaptive --db "$db" --json > "$tmp/cli_plan.json"
+  expect_json "d['plan'] == json.load(open('$tmp/cli_plan.json'))['plan']"
+}
 req 200 GET "/v1/search?q=books&api=city-library&api=recipe-box&method=GET&tag=catalogue" && expect_json "all(r['api'] == 'city-library' and r['method'] == 'GET' for r in d['results'])"
 req 200 GET "/v1/search?q=weather&api=recipe-box" && expect_json "all(r['api'] == 'recipe-box' for r in d['results'])"
 # an API by a unique prefix or its title, any case, as everywhere (store_resolve_api)
 req 200 GET "/v1/search?q=books&api=City%20Library%20API" && expect_json "d['results'] and all(r['api'] == 'city-library' for r in d['results'])"
-req 200 GET "/v1/search?q=weather&api=RECIPE" && expect_json "d['results'] and all(r['api'] == 'recipe-box' for r in d['results'])"
+req 200 GET "/v1/search?q=recipe&api=RECIPE" && expect_json "d['results'] and all(r['api'] == 'recipe-box' for r in d['results'])"
 req 400 GET "/v1/search?q=x&api=recipie-box" && expect_json "'did you mean' in d['error']['message'] and 'recipe-box' in d['error']['message']"
 req 200 GET "/v1/endpoints/open-weather-station%3AgetForecast" && {
   expect_json "d['id'] == 'open-weather-station:getForecast' and d['path'] == '/stations/{station_id}/forecast'"
@@ -91,7 +99,7 @@ req 200 GET "/v1/apis" && {
 }
 req 200 POST "/v1/ask" -H 'Content-Type: application/json' --data '{"task":"weather forecast for a city","budget":1500}' && {
   expect_json "d['context_tokens'] <= 1500 and d['budget'] == 1500 and '/stations/{station_id}/forecast' in d['context']"
-  expect_json "[e['id'] for e in d['endpoints']][-1] == 'open-weather-station:getForecast'"
+  expect_json "[e['id'] for e in d['endpoints']][0] == 'open-weather-station:getForecast'"
 }
 req 200 POST "/v1/ask" -H 'Content-Type: application/json; charset=utf-8' --data '{"task":"city-library","apis":["city-library"]}' && expect_json "all(e['api'] == 'city-library' for e in d['endpoints'])"
 req 200 GET "/healthz" && expect_json "d['status'] == 'ok' and d['index']['operations'] > 0 and len(d['index']['build_id']) == 16"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Golden tests of `apidex search`: each folder of tests/golden/search/ holds `case.json`
 # ({"index", "task", "adaptive" or "k", "pins"}) and `expected.txt`: the answer as a reader
-# checks it (rank, METHOD /path, API, role, producer links; no scores). The indexes:
+# checks it (the list by relevance: rank, METHOD /path, API, role, producer links; then the
+# plan in call order, each input with the step, the task or the caller; no scores). The indexes:
 #   fixtures  the small test specs (tests/data/search, examples, tests/golden/search/specs)
 #   corpus    real specs from ../shared (corpus and RestBench) that the cases need
 #   socbench  one SOCBench-D dev domain (tasks that list several things to do)
@@ -54,6 +55,15 @@ for h in r["results"]:
     print("%d. %s %s [%s] %s" % (h["rank"], h["method"], h["path"], h["api"], h["role"]))
     for n in h["needs"]:
         print("   needs %s <- %s" % (n["param"], ids.get(n["producer"], n["producer"])))
+print("plan:")
+for s in r["plan"]:
+    print("%d. %s %s [%s] %s" % (s["step"], s["method"], s["path"], s["api"], s["role"]))
+    for i in s["inputs"]:
+        if i["from"] == "step":
+            p = r["plan"][i["step"] - 1]
+            print("   %s <- step %d (%s %s)" % (i["param"], i["step"], p["method"], p["path"]))
+        else:
+            print("   %s <- the %s" % (i["param"], i["from"]))
 ' "$@"
 }
 

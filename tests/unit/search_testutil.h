@@ -78,6 +78,24 @@ static inline char *search_fixture_first_primary(search_fixture *f, const char *
     return id;
 }
 
+/* Step of the plan with this id, or -1. */
+static inline long search_step_index(const search_result *r, const char *id)
+{
+    for (size_t i = 0; i < r->n_plan; i++)
+        if (!strcmp(r->plan[i].id, id)) return (long)i;
+    return -1;
+}
+
+/* The input param of the plan's step for id, or NULL. */
+static inline const search_plan_input *search_step_input(const search_result *r, const char *id,
+                                                         const char *param)
+{
+    long s = search_step_index(r, id);
+    for (size_t i = 0; s >= 0 && i < r->plan[s].n_inputs; i++)
+        if (!strcmp(r->plan[s].inputs[i].param, param)) return &r->plan[s].inputs[i];
+    return NULL;
+}
+
 /* Position of the hit with this id, or -1. */
 static inline long search_hit_index(const search_result *r, const char *id)
 {

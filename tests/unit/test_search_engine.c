@@ -1,5 +1,5 @@
-/* The search engine on small fixtures: producer links (generic {id}, current user, typed
- * ids, body ids), literal ids, filters, deprecated operations, routing across APIs, the
+/* The search engine on small fixtures: producer links and plan steps (generic {id}, current user,
+ * typed ids, body ids), literal ids, filters, deprecated operations, routing across APIs, the
  * adaptive set and context assembly within a token budget. */
 #include "search_testutil.h"
 
@@ -17,12 +17,19 @@ static int setup(void **state)
 #define run       search_fixture_run
 #define hit_index search_hit_index
 
-/* producer `p` is in the result before consumer `c`, and c's links name p for `param` */
+/* producer `p` is a step of the plan before consumer `c` and gives its `param`; both are in
+   the result, and c's links name p for `param` */
 static void assert_produced(const search_result *r, const char *p, const char *c, const char *param)
 {
     long pi = hit_index(r, p), ci = hit_index(r, c);
     if (pi < 0 || ci < 0) fail_msg("%s or %s missing", p, c);
-    assert_true(pi < ci);
+    long ps = search_step_index(r, p), cs = search_step_index(r, c);
+    if (ps < 0 || cs < 0) fail_msg("%s or %s not in the plan", p, c);
+    assert_true(ps < cs);
+    const search_plan_input *in = search_step_input(r, c, param);
+    if (!in) fail_msg("step %s has no input %s", c, param);
+    assert_int_equal(in->from, SEARCH_FROM_STEP);
+    assert_int_equal(in->step, (size_t)ps);
     const search_hit *h = &r->hits[ci];
     bool linked = false;
     for (size_t l = 0; l < h->n_links; l++)
@@ -81,7 +88,10 @@ static void test_listed_producer_is_linked(void **state)
                           .adaptive = true});
     long c = hit_index(r, "recipe-box:createCookbook"),
          a = hit_index(r, "recipe-box:addRecipeToCookbook");
-    assert_true(c >= 0 && a > c);
+    assert_true(c >= 0 && a >= 0);
+    /* the plan calls the creation first */
+    assert_true(search_step_index(r, "recipe-box:createCookbook") <
+                search_step_index(r, "recipe-box:addRecipeToCookbook"));
     bool linked = false;
     for (size_t l = 0; l < r->hits[a].n_links; l++)
         linked |= !strcmp(r->hits[a].links[l].producer_id, "recipe-box:createCookbook") &&

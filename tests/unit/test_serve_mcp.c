@@ -184,7 +184,8 @@ static void test_modern_requests(void **state)
     struct json_object *sc = sv_at(o, "result.structuredContent");
     assert_non_null(sc);
     assert_true(json_object_get_boolean(sv_at(sc, "adaptive")));
-    /* the credits endpoint needs movie_id: its producer comes first */
+    /* the credits endpoint needs movie_id: it comes first by relevance, and in the plan its
+       producer is the step before it */
     struct json_object *results = sv_at(sc, "results");
     size_t n = json_object_array_length(results);
     assert_true(n >= 2);
@@ -195,7 +196,15 @@ static void test_modern_requests(void **state)
         if (!strcmp(id, "films:listTopRated") || !strcmp(id, "films:searchMovie"))
             producer = (long)i;
     }
-    assert_true(credits >= 0 && producer >= 0 && producer < credits);
+    assert_true(credits == 0 && producer > credits);
+    struct json_object *plan = sv_at(sc, "plan");
+    size_t steps = json_object_array_length(plan);
+    assert_true(steps >= 2);
+    struct json_object *last = json_object_array_get_idx(plan, steps - 1);
+    assert_string_equal(sv_str(last, "id"), "films:getMovieCredits");
+    assert_string_equal(sv_str(last, "inputs.0.param"), "movie_id");
+    assert_string_equal(sv_str(last, "inputs.0.from"), "step");
+    assert_string_equal(sv_str(json_object_array_get_idx(plan, 0), "role"), "producer");
     struct json_object *hit = json_object_array_get_idx(results, (size_t)credits);
     assert_string_equal(sv_str(hit, "endpoint"), "GET /movie/{movie_id}/credits");
     assert_string_equal(sv_str(hit, "api"), "films");

@@ -87,10 +87,13 @@ async function check(v) {
   let r = await client.callTool({ name: 'search_endpoints', arguments: { task: expect.task, k: 5 } });
   assert.ok(!r.isError, JSON.stringify(r));
   assert.deepEqual(ids(r.structuredContent.results), expect.search_k5);
+  assert.deepEqual(r.structuredContent.plan, expect.plan_k5, 'the same plan as the CLI');
   assert.deepEqual(JSON.parse(r.content[0].text), r.structuredContent);
   for (const hit of r.structuredContent.results) assert.match(hit.endpoint, /^[A-Z]+ \//);
   r = await client.callTool({ name: 'search_endpoints', arguments: { task: expect.task, adaptive: true } });
   assert.deepEqual(ids(r.structuredContent.results), expect.search_adaptive);
+  assert.deepEqual(r.structuredContent.plan, expect.plan_adaptive, 'the same plan as the CLI');
+  assert.ok(expect.plan_adaptive.length > 0, 'the task has a plan');
   r = await client.callTool({ name: 'search_endpoints', arguments: { task: expect.task, apis: [expect.other_api], k: 3 } });
   for (const hit of r.structuredContent.results) assert.equal(hit.api, expect.other_api);
 
@@ -171,9 +174,9 @@ async function check(v) {
   assert.equal(plan.messages[0].role, 'user');
   const text = plan.messages[0].content.text;
   assert.ok(text.includes(expect.task), text);
-  // the adaptive search answer, in call order, with the primary endpoint's URL path and parameters
-  const at = expect.search_adaptive.map((id) => text.indexOf(`${id} (`));
-  assert.ok(at.every((i) => i >= 0), `every adaptive hit in the plan: ${text}`);
+  // the plan of the search answer, in call order, with the primary endpoint's URL path and parameters
+  const at = expect.plan_adaptive.map((s) => text.indexOf(`${s.id} (`));
+  assert.ok(at.every((i) => i >= 0), `every step in the plan: ${text}`);
   assert.deepEqual([...at].sort((a, b) => a - b), at, 'in call order');
   assert.ok(text.includes(`${expect.endpoint.method} http`) && text.includes(expect.endpoint.path), text);
   assert.match(text, /Parameters:/);

@@ -1,5 +1,5 @@
 // Writes what the MCP server should answer, as the apidex CLI computes it on the same
-// index: `apidex search --json` (k = 5 and adaptive), `apidex show --json` of the best
+// index: `apidex search --json` (k = 5 and adaptive: the results and the plan), `apidex show --json` of the best
 // endpoint, `apidex list --json`, `apidex ask --context-only --json` (budget 3000) and
 // `apidex tools --format anthropic --search TASK -k 3`.
 // usage: node expect.mjs <apidex> <db> <task> <out.json>
@@ -25,6 +25,8 @@ writeFileSync(out, JSON.stringify({
   task,
   search_k5: k5.results.map((r) => r.id),
   search_adaptive: adaptive.results.map((r) => r.id),
+  plan_k5: k5.plan,
+  plan_adaptive: adaptive.plan,
   endpoint: show,
   apis,
   ask: { endpoints: ask.endpoints, context: ask.context, context_tokens: ask.context_tokens },

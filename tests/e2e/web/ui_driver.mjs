@@ -82,7 +82,11 @@ async function desktop(browser) {
   check('the reviews endpoint is found', ids.includes(REVIEWS), ids.join(' '));
   const producers = await page.$$eval(`svg.plan path.edge[data-to="${REVIEWS}"]`, (es) => es.map((e) => e.dataset.from));
   check('the plan graph draws an edge into the reviews call', producers.length > 0);
-  check('that producer is a result, called before it', producers.length > 0 && producers.every((p) => ids.includes(p) && ids.indexOf(p) < ids.indexOf(REVIEWS)), `${producers} in ${ids}`);
+  const steps = await page.$$eval('.plan-step', (els) => els.map((e) => e.dataset.id));
+  check('the page has a Plan section', (await page.textContent('#plan-heading')).startsWith('Plan'));
+  check('that producer is a step of the plan, called before it', producers.length > 0 && producers.every((p) => steps.includes(p) && steps.indexOf(p) < steps.indexOf(REVIEWS)), `${producers} in ${steps}`);
+  check('the reviews call says where its movie_id comes from', (await page.textContent(`.plan-step[data-id="${REVIEWS}"] .needs`)).includes('movie_id'));
+  check('the results are by relevance: the reviews call before its producers', producers.every((p) => !ids.includes(p) || ids.indexOf(p) > ids.indexOf(REVIEWS)), `${ids}`);
   check('the edge feeds movie_id', (await page.$$eval(`svg.plan path.edge[data-to="${REVIEWS}"]`, (es) => es.map((e) => e.dataset.param))).includes('movie_id'));
   const nEdges = await page.$$eval('svg.plan path.edge', (e) => e.length);
   const nNodes = await page.$$eval('svg.plan a.node', (e) => e.length);
