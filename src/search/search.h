@@ -158,7 +158,8 @@ typedef struct search_hit {
     const char *method;
     const char *path;
     const char *operation_id; /* NULL if none */
-    const char *summary;      /* NULL if none */
+    const char *summary;      /* plain text: the summary, else the description's first
+                                 sentence; NULL if neither says anything */
     double score;
     search_role role;
     const char *why;    /* matched fields, human-readable */
@@ -168,8 +169,8 @@ typedef struct search_hit {
 
 /**
  * Results in call order (producers before their consumers). The result owns its
- * arrays; the strings of hits and links belong to the index and stay valid while
- * it is open.
+ * arrays and the hits' summary and why; the other strings of hits and links belong to
+ * the index and stay valid while it is open.
  */
 typedef struct search_result {
     search_hit *hits;
