@@ -86,7 +86,8 @@ static void assert_why_words(const char *why, const char *words)
                 char word[130];
                 int n = snprintf(word, sizeof word, "|%.*s|", (int)(e - w), w);
                 assert_true(n > 2 && (size_t)n < sizeof word);
-                if (!strstr(words, word)) fail_msg("why shows \"%s\", not a word of the spec", word);
+                if (!strstr(words, word))
+                    fail_msg("why shows \"%s\", not a word of the spec", word);
                 w = e < end ? e + 2 : end;
             }
         }
