@@ -46,18 +46,12 @@ quietly "$bin" index "${inputs[@]}" --db "$db"
 # The two summary lines of `apidex index` ("indexed into ...", "N APIs, ...").
 grep -E '^(indexed into|  [0-9]+ APIs)' "$log" | tail -n 2 | sed 's/^ */   /'
 
-say "4. Answers: apidex search TASK --adaptive (the endpoints a task needs, in call order)"
-ask() {
-  say
-  say "   \$ apidex search \"$1\" --adaptive"
-  "$bin" search "$1" --db "$db" --adaptive --color never | tee -a "$log" |
-    grep -E '^ *[0-9]+\. |^    needs ' | sed 's/^/   /'
-}
-ask "Create a new cookbook for me and add the lasagna recipe to it"
-ask "Is there a storm warning near Hamburg and what is the wind there right now?"
-if [ -d "$shared/benchmarks/restbench/specs" ]; then
-  ask "Who directed the top-1 rated movie?"
-fi
+say "4. Answers: apidex search TASK --adaptive (the endpoints a task needs, in call order),"
+say "   each checked against its complete answer (scripts/demo_answers.txt)"
+answers=(bash scripts/demo_answers.sh "$bin" "$db" --log "$log")
+[ -d "$shared/benchmarks/restbench/specs" ] && answers+=(--restbench)
+right=1
+"${answers[@]}" || right=0
 # The hint names a real endpoint: the last one the last answer needs (its id: line).
 id=$(grep -oE '^    id: [^ ]+' "$log" | tail -n 1 | sed 's/^    id: //')
 say
@@ -65,3 +59,8 @@ say "Next, as printed (the binary is $bin; make install puts it on PATH):"
 say "   $bin show ${id:-ID} --db $db      # one endpoint in full"
 say "   $bin list --db $db                # the APIs indexed"
 say "   $bin --help; man ./$build/share/apidex.1"
+if [ "$right" = 0 ]; then
+  say
+  say "The demo ends with a wrong answer above (exit 1)."
+  exit 1
+fi

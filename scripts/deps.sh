@@ -17,7 +17,7 @@ BUILD_PACKAGES=(
   build-essential cmake pkg-config file
   libjson-c-dev libfyaml-dev libsqlite3-dev libopenblas-pthread-dev
   libmicrohttpd-dev libcurl4-openssl-dev libpcre2-dev libutf8proc-dev
-  libxxhash-dev libzstd-dev libstemmer-dev libpq-dev
+  libxxhash-dev libzstd-dev libstemmer-dev libpq-dev libmd4c-dev
 )
 # What the tests run besides apidex: cmocka, the sanitizer and fuzz builds (clang), lint,
 # command-line tools the e2e scripts call, the shells of the completion tests, PostgreSQL,

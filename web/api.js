@@ -15,6 +15,13 @@ export function token() {
   return sessionStorage.getItem(KEY) || '';
 }
 
+// The token button shows once the server has asked for a token (a 401) or one is kept:
+// a server without a token never shows it.
+export function showTokenButton() {
+  const b = document.getElementById('token-button');
+  if (b) b.hidden = false;
+}
+
 export function setToken(value) {
   if (value) sessionStorage.setItem(KEY, value);
   else sessionStorage.removeItem(KEY);
@@ -50,6 +57,7 @@ export async function get(path, params) {
     if (t) headers.Authorization = `Bearer ${t}`;
     const res = await fetch(url, { headers });
     if (res.status === 401) {
+      showTokenButton();
       if (!asking) {
         asking = askToken(t ? 'That token was refused. Enter the server\'s token again.'
           : 'This server asks for a bearer token (apidex serve --token). It is kept for this tab only.');

@@ -1,7 +1,8 @@
 // apidex's web page: a hash router over four views (search, APIs, one API, one endpoint,
-// the index), the theme toggle and the token button. No framework, no build step.
+// the index), the theme toggle and the token button (shown once the server asks for a
+// token). No framework, no build step.
 
-import { askToken, token } from './api.js';
+import { askToken, token, showTokenButton } from './api.js';
 import { forgetCatalog } from './catalog.js';
 import { searchView } from './search.js';
 import { apisView, apiView } from './browse.js';
@@ -56,6 +57,7 @@ document.getElementById('theme-toggle').addEventListener('click', () => {
   applyTheme(next);
 });
 
+if (token()) showTokenButton();
 document.getElementById('token-button').addEventListener('click', async () => {
   const had = token();
   if (await askToken(had ? 'Replace the token kept for this tab.' : undefined)) {

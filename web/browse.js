@@ -4,6 +4,7 @@
 import { get } from './api.js';
 import { h, clear, methodBadge, errorBox, endpointHref, fill } from './dom.js';
 import { catalog } from './catalog.js';
+import { rich, plainOf } from './markup.js';
 
 export async function apisView(main) {
   fill(main, h('h1', {}, 'APIs'), h('p', { class: 'hint' }, 'Loading…'));
@@ -25,7 +26,7 @@ export async function apisView(main) {
         h('h2', {}, h('a', { href: `#/api/${encodeURIComponent(a.id)}` }, a.title || a.id)),
         h('p', { class: 'meta' },
           h('code', {}, a.id), ` · version ${a.version || '?'} · ${a.n_operations} operations · OpenAPI ${a.spec_version || '?'}`),
-        a.description ? h('p', { class: 'desc' }, a.description) : null,
+        rich(a),
         a.servers && a.servers.length ? h('p', { class: 'servers' }, 'Servers: ', a.servers.map((u, i) => [i ? ', ' : '', h('code', {}, u)])) : null,
         a.tags && a.tags.length ? h('ul', { class: 'chips', 'aria-label': `tags of ${a.id}` },
           a.tags.slice(0, 12).map((t) => h('li', {}, h('a', { href: `#/api/${encodeURIComponent(a.id)}?tag=${encodeURIComponent(t.name)}` }, `${t.name} (${t.n_operations})`))),
@@ -45,14 +46,14 @@ function authList(auth) {
   return h('ul', { class: 'plain' }, auth.map((s) => h('li', {},
     h('strong', {}, s.name), ` — ${s.type || '?'}`,
     s.type === 'apiKey' ? ` in ${s.in} as ${s.param}` : s.scheme ? ` (${s.scheme})` : '',
-    s.description ? h('span', { class: 'hint' }, ` · ${s.description}`) : null)));
+    s.description ? h('span', { class: 'hint' }, ` · ${plainOf(s)}`) : null)));
 }
 
 export async function apiView(main, id, params) {
   fill(main, h('h1', {}, id), h('p', { class: 'hint' }, 'Loading…'));
   let api;
   try {
-    api = await get(`/v1/apis/${encodeURIComponent(id)}`);
+    api = await get(`/v1/apis/${encodeURIComponent(id)}`, [['markup', 'html']]);
   } catch (err) {
     fill(main, h('h1', {}, id), errorBox(err));
     return;
@@ -91,7 +92,7 @@ export async function apiView(main, id, params) {
     h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumb' }, h('a', { href: '#/apis' }, 'APIs'), ' / ', api.id),
     h('h1', {}, api.title || api.id),
     h('p', { class: 'meta' }, h('code', {}, api.id), ` · version ${api.version || '?'} · OpenAPI ${api.spec_version || '?'} · ${(api.operations || []).length} operations`),
-    api.description ? h('details', { class: 'about' }, h('summary', {}, 'Description'), h('p', { class: 'desc' }, api.description)) : null,
+    api.description ? h('details', { class: 'about' }, h('summary', {}, 'Description'), rich(api)) : null,
     h('h2', {}, 'Servers'),
     (api.servers || []).length ? h('ul', { class: 'plain' }, api.servers.map((u) => h('li', {}, h('code', {}, u)))) : h('p', {}, 'None declared.'),
     h('h2', {}, 'Authentication'), authList(api.auth),

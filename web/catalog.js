@@ -5,7 +5,7 @@ import { get } from './api.js';
 let cached = null;
 
 export function catalog() {
-  if (!cached) cached = get('/v1/apis').catch((err) => { cached = null; throw err; });
+  if (!cached) cached = get('/v1/apis', [['markup', 'html']]).catch((err) => { cached = null; throw err; });
   return cached;
 }
 

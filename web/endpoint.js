@@ -5,6 +5,7 @@
 import { get } from './api.js';
 import { h, methodBadge, errorBox, endpointHref, debounce, announce, fill } from './dom.js';
 import { schemaTree } from './tree.js';
+import { rich, plainOf } from './markup.js';
 
 const LANGS = [['curl', 'curl'], ['python', 'Python'], ['javascript', 'JavaScript']];
 
@@ -32,7 +33,7 @@ function paramsTable(params, schemas) {
       h('td', {}, p.in),
       h('td', {}, p.schema && (p.schema.$ref || p.schema.properties || p.schema.items)
         ? schemaTree(p.schema, schemas) : typeText(p.schema)),
-      h('td', {}, p.description || ''))))));
+      h('td', {}, rich(p) || ''))))));
 }
 
 function contentTrees(content, schemas) {
@@ -44,10 +45,10 @@ function contentTrees(content, schemas) {
 function serversList(servers) {
   if (!servers || !servers.length) return h('p', {}, 'None declared.');
   return h('ul', { class: 'plain' }, servers.map((s) => h('li', {}, h('code', {}, s.url),
-    s.description ? ` — ${s.description}` : '',
+    s.description ? ` — ${plainOf(s)}` : '',
     s.variables ? h('ul', { class: 'vars', 'aria-label': 'server variables' },
       Object.entries(s.variables).map(([k, v]) => h('li', {}, h('code', {}, `{${k}}`), ` default ${JSON.stringify(v.default)}`,
-        v.enum ? `, one of ${v.enum.join(', ')}` : '', v.description ? ` — ${v.description}` : ''))) : null)));
+        v.enum ? `, one of ${v.enum.join(', ')}` : '', v.description ? ` — ${plainOf(v)}` : ''))) : null)));
 }
 
 function authBlock(auth) {
@@ -163,7 +164,7 @@ export async function endpointView(main, id) {
   fill(main, h('h1', {}, id), h('p', { class: 'hint' }, 'Loading…'));
   let ep;
   try {
-    ep = await get(`/v1/endpoints/${encodeURIComponent(id)}`, [['detail', 'full']]);
+    ep = await get(`/v1/endpoints/${encodeURIComponent(id)}`, [['detail', 'full'], ['markup', 'html']]);
   } catch (err) {
     fill(main, h('h1', {}, id), errorBox(err));
     return;
@@ -178,18 +179,18 @@ export async function endpointView(main, id) {
     h('p', { class: 'meta' }, h('code', {}, ep.id), ep.deprecated ? h('span', { class: 'deprecated' }, 'deprecated') : null,
       (ep.tags || []).length ? [' · tags: ', ep.tags.join(', ')] : null),
     ep.note ? h('p', { class: 'note' }, ep.note) : null,
-    ep.description ? h('p', { class: 'desc' }, ep.description) : null,
+    rich(ep),
     ep.content && !ep.parameters ? h('pre', { class: 'stored' }, ep.content) : null,
     callForm(ep),
     h('h2', {}, 'Authentication'), authBlock(ep.auth),
     h('h2', {}, 'Servers'), serversList(ep.servers),
     h('h2', {}, 'Parameters'), paramsTable(ep.parameters || [], schemas),
     h('h2', {}, 'Request body'),
-    rb ? [h('p', {}, rb.required ? 'Required.' : 'Optional.', rb.description ? ` ${rb.description}` : ''), contentTrees(rb.content, schemas)]
+    rb ? [h('p', {}, rb.required ? 'Required.' : 'Optional.'), rich(rb), contentTrees(rb.content, schemas)]
       : h('p', {}, 'None.'),
     h('h2', {}, 'Responses'),
     (ep.responses || []).map((r) => h('details', { class: 'response', open: /^2/.test(r.status) },
-      h('summary', {}, h('span', { class: `status s${String(r.status)[0]}` }, r.status), r.description ? ` ${r.description}` : ''),
+      h('summary', {}, h('span', { class: `status s${String(r.status)[0]}` }, r.status), r.description ? ` ${plainOf(r)}` : ''),
       r.content ? contentTrees(r.content, schemas) : h('p', { class: 'hint' }, 'No body.'))),
     h('h2', {}, 'Where its inputs come from'),
     (ep.producers || []).length ? h('ul', { class: 'plain' }, ep.producers.map((p) => h('li', {},

@@ -3,6 +3,7 @@
 // is marked as a cycle instead of being opened again.
 
 import { h, append } from './dom.js';
+import { rich } from './markup.js';
 
 const MAX_DEPTH = 14;
 
@@ -62,7 +63,7 @@ function node(label, schema, required, schemas, open, depth) {
   head.push(h('span', { class: 'type' }, refLabel ? `${refLabel}${type ? ` · ${type}` : ''}` : type || 'any'));
   const f = facts(target);
   if (f.length) head.push(h('span', { class: 'facts' }, f.join(' · ')));
-  const text = target.description ? h('p', { class: 'desc' }, target.description) : null;
+  const text = rich(target);
   if (!hasChildren(target) || depth >= MAX_DEPTH) return h('div', { class: 'leaf' }, head, text);
   // Children are built when a node is first opened: a large API's schemas reach each other
   // through many paths, and unrolling them all up front would never end.

@@ -210,6 +210,10 @@ typedef enum chunk_detail {
                                  cycles marked), required inputs, the success response in brief */
     CHUNK_DETAIL_FULL         /* everything as written, each referenced schema once */
 } chunk_detail;
+/** OR'd into a level for chunk_detail_json: descriptions as the spec wrote them (markdown and
+    HTML kept) instead of their plain text; for a renderer that makes them safe itself (the
+    web page: serve/markup.c). */
+enum { CHUNK_DETAIL_AS_WRITTEN = 0x100, CHUNK_DETAIL_LEVEL_MASK = 0xff };
 
 /** "summary", "call", "full". */
 const char *chunk_detail_name(chunk_detail d);

@@ -28,10 +28,11 @@ typedef struct detail_ctx {
     core_arena *arena; /* allOf merges */
     long stack[CALL_DEPTH + 8];
     unsigned n_stack;
-    bool request;  /* a request body: read-only fields are not sent */
-    bool brief;    /* the success response at the call level: no descriptions */
-    bool *listed;  /* full: named schemas already queued (per api->schemas index) */
-    size_t *queue; /* full: named schemas to write under "schemas", in order */
+    bool request;    /* a request body: read-only fields are not sent */
+    bool brief;      /* the success response at the call level: no descriptions */
+    bool as_written; /* descriptions as written, not plain (CHUNK_DETAIL_AS_WRITTEN) */
+    bool *listed;    /* full: named schemas already queued (per api->schemas index) */
+    size_t *queue;   /* full: named schemas to write under "schemas", in order */
     size_t n_queue;
     int rc;
 } detail_ctx;
@@ -111,6 +112,10 @@ static void raw(detail_ctx *c, const jt_node *n)
    raw text): whole at the full level, else on one line cut at a word boundary ("..."). */
 static void desc(detail_ctx *c, const char *s)
 {
+    if (c->as_written) {
+        str(c, s);
+        return;
+    }
     core_buf p, t;
     core_buf_init(&p, 0);
     core_buf_init(&t, 0);
@@ -714,7 +719,11 @@ static void write_inputs(detail_ctx *c, const spec_operation *op)
 int chunk_detail_json(const spec_api *api, const spec_operation *op, chunk_detail level,
                       core_buf *out)
 {
-    detail_ctx c = {.api = api, .level = level, .out = out};
+    detail_ctx c = {.api = api,
+                    .level = (chunk_detail)(level & CHUNK_DETAIL_LEVEL_MASK),
+                    .as_written = (level & CHUNK_DETAIL_AS_WRITTEN) != 0,
+                    .out = out};
+    level = c.level;
     size_t start = out->len;
     c.arena = core_arena_new(0);
     if (level == CHUNK_DETAIL_FULL) {

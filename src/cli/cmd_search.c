@@ -49,13 +49,6 @@ static bool add_filter(const char **list, size_t *n, const char *v)
     return true;
 }
 
-/* The summary as plain text (descriptions may hold HTML and markdown). */
-static void summary_plain(const char *summary, core_buf *b)
-{
-    core_buf_reset(b);
-    if (summary) text_plain_line(summary, strlen(summary), 0, b, NULL);
-}
-
 /* The answer's match: "match", "confidence", and the words when it is weak or none ("note",
    with "closest_apis" for none); the same fields as /v1/search and search_endpoints. */
 static void json_match(const search_result *res, core_buf *b)
@@ -90,8 +83,6 @@ static void text_match(const search_result *res, core_buf *out)
 static void render_json(const search_result *res, const search_query *q, size_t n_hits,
                         core_buf *out)
 {
-    core_buf sum;
-    core_buf_init(&sum, 0);
     core_buf *bp = out;
 #define b (*bp)
     core_buf_puts(&b, "{\"query\":");
@@ -116,9 +107,8 @@ static void render_json(const search_result *res, const search_query *q, size_t 
         else
             core_buf_puts(&b, "null");
         core_buf_puts(&b, ",\"summary\":");
-        summary_plain(h->summary, &sum);
-        if (h->summary)
-            core_buf_json_str(&b, sum.data ? sum.data : "", sum.len);
+        if (h->summary) /* plain text already (search.h) */
+            core_buf_json_str(&b, h->summary, strlen(h->summary));
         else
             core_buf_puts(&b, "null");
         core_buf_printf(&b,
@@ -144,23 +134,19 @@ static void render_json(const search_result *res, const search_query *q, size_t 
     if (n_hits < res->n_hits) core_buf_printf(&b, ",\"omitted\":%zu", res->n_hits - n_hits);
     core_buf_puts(&b, "}\n");
 #undef b
-    core_buf_free(&sum);
 }
 
 static void render_text(const search_result *res, size_t n_hits, size_t budget, core_buf *out)
 {
     text_match(res, out);
     if (!res->n_hits) return;
-    core_buf sum;
-    core_buf_init(&sum, 0);
     for (size_t i = 0; i < n_hits; i++) {
         const search_hit *h = &res->hits[i];
         core_buf_printf(out, "%2zu. %-7s %s  [%s]%s\n", i + 1, h->method, h->path, h->api,
                         h->role == SEARCH_ROLE_PRODUCER ? "  (producer)" : "");
         core_buf_printf(out, "    id: %s   score: %.3f   confidence: %.2f\n", h->id, h->score,
                         h->confidence);
-        summary_plain(h->summary, &sum);
-        if (sum.len) core_buf_printf(out, "    %s\n", sum.data);
+        if (h->summary) core_buf_printf(out, "    %s\n", h->summary);
         for (size_t l = 0; l < h->n_links; l++) {
             const char *pid = h->links[l].producer_id;
             const search_hit *p = NULL;
@@ -174,7 +160,6 @@ static void render_text(const search_result *res, size_t n_hits, size_t budget, 
         }
         if (h->why && *h->why) core_buf_printf(out, "    matched: %s\n", h->why);
     }
-    core_buf_free(&sum);
     if (n_hits < res->n_hits)
         core_buf_printf(out, "(%zu more endpoints left out to stay within --budget %zu)\n",
                         res->n_hits - n_hits, budget);

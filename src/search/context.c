@@ -4,10 +4,73 @@
  */
 #include "search/search_int.h"
 
+#include "text/text.h"
+
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* "summary(top, rated) path(book)": the query terms in the fields of op's best chunk. */
+/*
+ * The words a reader sees for the matched terms: the index holds Snowball stems ("charg",
+ * "creat"), which read as typos, so each stem is mapped back to the first word of the
+ * operation's own text with that stem ("charge", "create"), lower-cased as the index reads
+ * it. The texts kept in memory are read (summary, operationId, path, input names, tags,
+ * the API's title, description), then the task's own words, and the scan stops once every
+ * term has its word; a term none of them shows stays a stem. The texts on disk (the
+ * rendered operation, the chunks) are not read: reading them costs more than the search.
+ */
+typedef struct {
+    const term_entry **terms; /* the matched terms */
+    const char **word;        /* per term: its surface word (arena), or NULL */
+    size_t n, left;
+    text_words *stemmer; /* a second splitter: the first is busy in the scan */
+    core_arena *a;
+} why_words;
+
+static int why_word(const char *w, size_t len, void *ctx)
+{
+    why_words *ww = ctx;
+    char stem[128];
+    size_t sl = text_words_first_stem(ww->stemmer, w, len, stem, sizeof stem);
+    if (!sl) return 0;
+    for (size_t i = 0; i < ww->n; i++)
+        if (!ww->word[i] && ww->terms[i]->len == sl && !memcmp(ww->terms[i]->term, stem, sl)) {
+            ww->word[i] = core_arena_strndup(ww->a, w, len);
+            if (ww->word[i]) ww->left--;
+        }
+    return ww->left == 0;
+}
+
+static void why_scan(why_words *ww, text_words *tw, const char *s)
+{
+    if (ww->left && s && *s)
+        text_words_split(tw, s, strlen(s), TEXT_WORDS_KEEP_IDENT, why_word, ww);
+}
+
+/* Fills ww->word for the terms: from op's own texts kept in memory, then from the task's
+   words (a term its text only has in a form of another stem's word, or in a parameter's
+   description or a response field, which the index keeps on disk only). */
+static void why_surface(const search_engine *e, uint32_t op, const char *task, why_words *ww)
+{
+    text_words *tw = text_words_new();
+    ww->stemmer = text_words_new();
+    if (tw && ww->stemmer) {
+        const store_operation *o = &e->ops[op];
+        why_scan(ww, tw, o->summary);
+        why_scan(ww, tw, o->operation_id);
+        why_scan(ww, tw, o->path);
+        for (size_t i = 0; i < o->n_inputs && ww->left; i++) why_scan(ww, tw, o->inputs[i].name);
+        for (size_t i = 0; i < o->n_tags && ww->left; i++) why_scan(ww, tw, o->tags[i]);
+        if (o->api_index < e->n_apis) why_scan(ww, tw, e->apis[o->api_index].title);
+        why_scan(ww, tw, o->description);
+        why_scan(ww, tw, task);
+    }
+    text_words_free(ww->stemmer);
+    text_words_free(tw);
+}
+
+/* "summary(top, rated) path(book)": the query terms in the fields of op's best chunk, each
+   named by the word of op's text it stems from. */
 const char *context_explain(query_state *st, uint32_t op, core_arena *a)
 {
     const search_engine *e = st->e;
@@ -32,6 +95,31 @@ const char *context_explain(query_state *st, uint32_t op, core_arena *a)
         at[2 * qi] = lo;
         at[2 * qi + 1] = hi;
     }
+    /* the terms that matched in some field, and their words */
+    why_words ww = {.a = a};
+    ww.terms = malloc((r->n_terms ? r->n_terms : 1) * sizeof *ww.terms);
+    ww.word = calloc(r->n_terms ? r->n_terms : 1, sizeof *ww.word);
+    size_t *slot = malloc((r->n_terms ? r->n_terms : 1) * sizeof *slot);
+    if (!ww.terms || !ww.word || !slot) {
+        free(ww.terms);
+        free(ww.word);
+        free(slot);
+        free(at);
+        return NULL;
+    }
+    for (size_t qi = 0; qi < r->n_terms; qi++) {
+        slot[qi] = SIZE_MAX;
+        if (at[2 * qi] == at[2 * qi + 1]) continue;
+        const term_entry *t = &e->terms[r->terms[qi].term];
+        for (size_t k = 0; k < ww.n && slot[qi] == SIZE_MAX; k++)
+            if (ww.terms[k] == t) slot[qi] = k;
+        if (slot[qi] == SIZE_MAX) {
+            slot[qi] = ww.n;
+            ww.terms[ww.n++] = t;
+        }
+    }
+    ww.left = ww.n;
+    why_surface(e, op, st->q->text, &ww);
     core_buf b;
     core_buf_init(&b, 4096);
     for (int f = 0; f < STORE_FIELD_COUNT; f++) {
@@ -46,7 +134,11 @@ const char *context_explain(query_state *st, uint32_t op, core_arena *a)
                 core_buf_printf(&b, "%s%s(", b.len ? " " : "", store_field_names[f]);
             else
                 core_buf_puts(&b, ", ");
-            core_buf_append(&b, t->term, t->len);
+            const char *w = slot[qi] < ww.n ? ww.word[slot[qi]] : NULL;
+            if (w)
+                core_buf_puts(&b, w);
+            else
+                core_buf_append(&b, t->term, t->len);
         }
         if (hits) core_buf_putc(&b, ')');
     }
@@ -56,6 +148,9 @@ const char *context_explain(query_state *st, uint32_t op, core_arena *a)
         core_buf_printf(&b, "%susage(+%.3f, %.2f uses)", b.len ? " " : "", st->usage_bonus[op],
                         st->usage[op]);
     free(at);
+    free(ww.terms);
+    free(ww.word);
+    free(slot);
     const char *s = core_arena_strdup(a, b.data ? b.data : "");
     core_buf_free(&b);
     return s;

@@ -34,6 +34,7 @@
 #include "search/search_int.h"
 
 #include "chunk/dataflow.h"
+#include "text/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -348,6 +349,20 @@ static void query_free(query_state *st)
     free(st->inputs);
 }
 
+/* A hit's one line for readers: the summary as plain text, else the description's first
+   sentence (specs that describe operations only in their description); NULL when neither
+   says anything. Display only: ranking never reads it. */
+enum { HIT_SUMMARY_TOKENS = 60 };
+static const char *hit_summary(const store_operation *op, core_arena *a)
+{
+    core_buf b;
+    core_buf_init(&b, 0);
+    text_plain_summary(op->summary, op->description, HIT_SUMMARY_TOKENS, &b);
+    const char *s = b.len ? core_arena_strndup(a, b.data, b.len) : NULL;
+    core_buf_free(&b);
+    return s;
+}
+
 int search_engine_run(search_engine *e, const search_query *q, search_result **out,
                       apidex_error *err)
 {
@@ -409,7 +424,7 @@ int search_engine_run(search_engine *e, const search_query *q, search_result **o
             h->method = op->method;
             h->path = op->path;
             h->operation_id = op->operation_id;
-            h->summary = op->summary;
+            h->summary = hit_summary(op, res->arena);
             h->score = st.whole.raw[st.out[i]];
             h->role = st.role[i];
             h->why = context_explain(&st, st.out[i], res->arena);

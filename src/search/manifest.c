@@ -140,14 +140,7 @@ static const char *op_text(manifest *m, size_t i)
     const store_operation *op = &m->ops[i];
     core_buf *b = &m->scratch;
     core_buf_reset(b);
-    if (op->summary && *op->summary) text_plain_line(op->summary, strlen(op->summary), 0, b, NULL);
-    if (!b->len && op->description && *op->description) {
-        core_buf whole;
-        core_buf_init(&whole, 0);
-        text_plain_line(op->description, strlen(op->description), 0, &whole, NULL);
-        if (whole.len) core_buf_append(b, whole.data, text_plain_sentence(whole.data, whole.len));
-        core_buf_free(&whole);
-    }
+    text_plain_summary(op->summary, op->description, 0, b);
     if (!b->len && op->operation_id) core_buf_puts(b, op->operation_id);
     if (!b->len) core_buf_printf(b, "%s %s", op->method, op->path);
     core_buf shortened;

@@ -113,7 +113,8 @@ typedef struct search_hit {
     const char *method;
     const char *path;
     const char *operation_id; /* NULL if none */
-    const char *summary;      /* NULL if none */
+    const char *summary;      /* plain text: the summary, else the description's first
+                                 sentence; NULL if neither says anything */
     double score;
     search_role role;
     const char *why;    /* matched fields, human-readable */
@@ -154,8 +155,9 @@ typedef struct search_plan_step {
  * most relevant first, then the producers its plan needs), and beside them the plan: the
  * adaptive answer in call order, producers before the steps that take their output. A
  * producer is in the plan only because a step needs an identifier the task does not give.
- * The plan is the same for a fixed-k and an adaptive query. The result owns its arrays;
- * the strings of hits, links and steps belong to the index and stay valid while it is open.
+ * The plan is the same for a fixed-k and an adaptive query. The result owns its arrays
+ * and the hits' summary and why; the other strings of hits, links and steps belong to the
+ * index and stay valid while it is open.
  */
 typedef struct search_result {
     search_hit *hits;

@@ -164,7 +164,7 @@ int serve_endpoint_detail(store_index *idx, long oi, int lv, struct json_object 
                           apidex_error *err)
 {
     *out = NULL;
-    chunk_detail level = (chunk_detail)lv;
+    chunk_detail level = (chunk_detail)(lv & CHUNK_DETAIL_LEVEL_MASK);
     const store_operation *ops;
     const store_api *apis;
     size_t n_ops, n_apis;
@@ -205,7 +205,7 @@ int serve_endpoint_detail(store_index *idx, long oi, int lv, struct json_object 
     }
     core_buf b;
     core_buf_init(&b, 0);
-    if (!rc && (rc = chunk_detail_json(api, op, level, &b)) != 0)
+    if (!rc && (rc = chunk_detail_json(api, op, (chunk_detail)lv, &b)) != 0)
         rc = core_error_set(err, rc,
                             rc == APIDEX_ELIMIT ? "%s at detail %s is over 4 MiB: ask for "
                                                   "detail call"

@@ -22,6 +22,8 @@
  */
 #include "serve/serve_int.h"
 
+#include "chunk/chunk.h"
+
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -151,6 +153,20 @@ static enum MHD_Result respond_query(serve_http *h, struct MHD_Connection *conn,
     int status = rc == APIDEX_EINVAL ? 400 : rc == APIDEX_ENOTFOUND ? 404 : 500;
     return respond_error(h, conn, rq, status, err->message[0] ? err->message : apidex_strerror(rc),
                          NULL);
+}
+
+/* respond_query, and with ?markup=html (the page) each description also as safe HTML
+   (serve_markup_add); another markup value is 400. */
+static enum MHD_Result respond_marked(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                                      int rc, struct json_object *obj, const apidex_error *err)
+{
+    const char *markup = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "markup");
+    if (markup && strcmp(markup, "html")) {
+        json_object_put(obj);
+        return respond_error(h, conn, rq, 400, "markup must be html", NULL);
+    }
+    if (!rc && markup) serve_markup_add(obj);
+    return respond_query(h, conn, rq, rc, obj, err);
 }
 
 /* ---------------------------------------------------------------- request checks */
@@ -368,7 +384,18 @@ static enum MHD_Result route_endpoint(serve_http *h, struct MHD_Connection *conn
     core_error_clear(&err);
     int rc;
     const char *detail = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "detail");
-    if (!strcmp(url, "/v1/endpoints")) {
+    const char *markup = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "markup");
+    if (markup && !strcmp(markup, "html") && strcmp(url, "/v1/endpoints")) {
+        /* the page's view: descriptions as written, made safe HTML by respond_marked */
+        chunk_detail level = CHUNK_DETAIL_CALL;
+        long found = -1;
+        const char *id = url + strlen("/v1/endpoints/");
+        rc = detail ? chunk_detail_parse(detail, &level, &err) : 0;
+        if (!rc) rc = serve_find_endpoint(snap, id, NULL, NULL, NULL, &found, &err);
+        if (!rc)
+            rc = serve_endpoint_detail(snap->idx, found, (int)level | CHUNK_DETAIL_AS_WRITTEN, &obj,
+                                       &err);
+    } else if (!strcmp(url, "/v1/endpoints")) {
         const char *m = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "method");
         const char *p = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "path");
         const char *api = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "api");
@@ -385,7 +412,7 @@ static enum MHD_Result route_endpoint(serve_http *h, struct MHD_Connection *conn
                  : core_error_set(&err, APIDEX_EINVAL, "missing endpoint id");
     }
     serve_snapshot_release(snap);
-    return respond_query(h, conn, rq, rc, obj, &err);
+    return respond_marked(h, conn, rq, rc, obj, &err);
 }
 
 /* GET /v1/tools: id (repeated) or q [k], format (tooldefs.c does the work) */
@@ -457,7 +484,7 @@ static enum MHD_Result route_apis(serve_http *h, struct MHD_Connection *conn, re
     core_error_clear(&err);
     int rc = serve_query_apis(snap, &obj, &err);
     serve_snapshot_release(snap);
-    return respond_query(h, conn, rq, rc, obj, &err);
+    return respond_marked(h, conn, rq, rc, obj, &err);
 }
 
 static bool is_json_type(const char *ct)

@@ -5,7 +5,6 @@
  */
 #include "serve/serve_int.h"
 
-#include "text/text.h"
 
 #include "agent/agent.h"
 #include "chunk/chunk.h"
@@ -216,19 +215,6 @@ static struct json_object *endpoint_json(const char *method, const char *path)
     return o;
 }
 
-/* A summary as plain text (specs put HTML and markdown in them), or null. */
-static struct json_object *plain_str(const char *s)
-{
-    if (!s) return NULL;
-    core_buf b;
-    core_buf_init(&b, 0);
-    struct json_object *o = text_plain_line(s, strlen(s), 0, &b, NULL) || !b.data
-                                ? json_object_new_string(s)
-                                : json_object_new_string_len(b.data, (int)b.len);
-    core_buf_free(&b);
-    return o;
-}
-
 /* The summary shape of seed 000's Summary tool: small, cheap in tokens. */
 static struct json_object *hit_compact(const search_hit *h)
 {
@@ -237,7 +223,7 @@ static struct json_object *hit_compact(const search_hit *h)
     serve_jadd(o, "id", serve_jstr(h->id));
     serve_jadd(o, "endpoint", endpoint_json(h->method, h->path));
     serve_jadd(o, "api", serve_jstr(h->api));
-    serve_jadd(o, "summary", plain_str(h->summary));
+    serve_jadd(o, "summary", serve_jstr(h->summary)); /* plain already */
     serve_jadd(o, "score", serve_jnum(h->score, 3));
     serve_jadd(o, "confidence", serve_jnum(h->confidence, 3));
     serve_jadd(o, "role",
@@ -257,7 +243,7 @@ static struct json_object *hit_full(const search_hit *h, size_t rank)
     serve_jadd(o, "method", serve_jstr(h->method));
     serve_jadd(o, "path", serve_jstr(h->path));
     serve_jadd(o, "operation_id", serve_jstr(h->operation_id));
-    serve_jadd(o, "summary", plain_str(h->summary));
+    serve_jadd(o, "summary", serve_jstr(h->summary)); /* plain already */
     serve_jadd(o, "score", serve_jnum(h->score, 4));
     serve_jadd(o, "confidence", serve_jnum(h->confidence, 3));
     serve_jadd(o, "role",

@@ -334,6 +334,16 @@ void serve_guard_request_done(serve_guard *g, struct MHD_Connection *conn);
 serve_route serve_ui_route(const char *url);
 /** Answers a ROUTE_PAGE url: the asset with its type, ETag (304 on If-None-Match) and CSP. */
 void serve_ui_page(struct MHD_Connection *conn, const char *url, serve_ui_reply *out);
+
+/* ---------------------------------------------------------------- markup.c */
+
+/** The markdown (with HTML mixed in) md[0..n) as safe HTML for the page, appended to out:
+    a fixed set of elements, text escaped, http(s) links only, raw HTML never passed on
+    (markup.c says how). Returns 0, APIDEX_EINVAL or APIDEX_ENOMEM. Thread-safe. */
+int serve_markup_html(const char *md, size_t n, core_buf *out);
+/** Adds "description_html" (serve_markup_html) beside every string "description" of the
+    JSON tree o, and makes the description its plain text (?markup=html of the page). */
+void serve_markup_add(struct json_object *o);
 /** Answers a ROUTE_UI_DATA url (GET /v1/index, /v1/apis/{id}, /v1/snippet) from db. */
 void serve_ui_data(serve_db *db, struct MHD_Connection *conn, const char *url, serve_ui_reply *out);
 /* ---------------------------------------------------------------- match (match_route.c) */

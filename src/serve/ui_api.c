@@ -394,5 +394,7 @@ void serve_ui_data(serve_db *db, struct MHD_Connection *conn, const char *url, s
     long ai = rc ? -1 : store_find_api(snap->idx, serve_jget_str(obj, "id"));
     if (ai >= 0) serve_jadd(obj, "auth", auth_schemes(&snap->apis[ai]));
     serve_snapshot_release(snap);
+    /* the page's view: each description also as safe HTML (markup.c) */
+    if (!rc) serve_markup_add(obj);
     reply_query(out, rc, obj, &err);
 }

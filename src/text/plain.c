@@ -842,3 +842,32 @@ int text_plain_line(const char *s, size_t n, size_t max_tokens, core_buf *out, b
     core_buf_free(&tmp);
     return rc;
 }
+
+int text_plain_summary(const char *summary, const char *description, size_t max_tokens,
+                       core_buf *out)
+{
+    if (!out) return APIDEX_EINVAL;
+    size_t before = out->len;
+    int rc = 0;
+    if (summary && *summary) rc = text_plain_line(summary, strlen(summary), max_tokens, out, NULL);
+    if (rc || out->len > before || !description || !*description) return rc;
+    /* a leading markdown heading names a section, not what the operation does */
+    const char *d = description;
+    for (;;) {
+        const char *p = d;
+        while (is_space((unsigned char)*p)) p++;
+        const char *nl = *p == '#' ? strchr(p, '\n') : NULL;
+        if (!nl) break;
+        d = nl + 1;
+    }
+    core_buf whole;
+    core_buf_init(&whole, out->max);
+    rc = text_plain(d, strlen(d), TEXT_PLAIN_ONE_LINE, &whole);
+    if (!rc && whole.len) {
+        size_t n = text_plain_sentence(whole.data, whole.len);
+        rc = max_tokens ? text_plain_shorten(whole.data, n, max_tokens, out, NULL)
+                        : (core_buf_append(out, whole.data, n) ? APIDEX_ENOMEM : 0);
+    }
+    core_buf_free(&whole);
+    return rc;
+}

@@ -205,5 +205,14 @@ size_t text_plain_sentence(const char *s, size_t n);
 int text_plain_shorten(const char *s, size_t n, size_t max_tokens, core_buf *out, bool *cut);
 /** text_plain with TEXT_PLAIN_ONE_LINE, then text_plain_shorten (max_tokens 0 = no limit). */
 int text_plain_line(const char *s, size_t n, size_t max_tokens, core_buf *out, bool *cut);
+/**
+ * What an operation does in one line, appended to out: its summary as plain text, else
+ * (summary NULL, empty or only markup) the first sentence of its description's plain text
+ * after any leading markdown heading lines
+ * ("e.g." and "v. 2" do not end one), each within max_tokens (0 = no limit). Appends
+ * nothing when both are empty. Returns 0, APIDEX_EINVAL or APIDEX_ENOMEM. Thread-safe.
+ */
+int text_plain_summary(const char *summary, const char *description, size_t max_tokens,
+                       core_buf *out);
 
 #endif /* APIDEX_TEXT_H */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The web page in a real browser: an index of the RestBench TMDB spec, the readme petstore
 # and circular-schema examples and a fixture with a dangling $ref; `apidex serve` on a free
-# loopback port (and a second one with --token); tests/e2e/web/ui_driver.mjs drives Debian's
+# loopback port (a second one with --token, a third on tests/e2e/web/hostile.json, whose
+# descriptions hold markdown, HTML and script); tests/e2e/web/ui_driver.mjs drives Debian's
 # chromium through playwright-core (search as you type, the plan graph, an endpoint page and
 # its copied curl line, browse, index, keyboard, themes, 375px, axe-core, console errors).
 # The copied curl line is then run against `apidex mock` serving the TMDB spec. Screenshots
@@ -63,6 +64,10 @@ start() { # port file, args...
 start "$tmp/p1" serve --db "$tmp/ui.db" --access-log none
 start "$tmp/p2" serve --db "$tmp/ui.db" --access-log none --token "s3cret-ui-token"
 start "$tmp/p3" mock "$specs/tmdb_oas.json"
+mkdir -p "$tmp/hostile"
+cp "$src/tests/e2e/web/hostile.json" "$tmp/hostile/"
+"$bin" index "$tmp/hostile" --db "$tmp/hostile.db" --quiet || exit 1
+start "$tmp/p4" serve --db "$tmp/hostile.db" --access-log none
 base="http://127.0.0.1:$(cat "$tmp/p1")"
 mock="http://127.0.0.1:$(cat "$tmp/p3")/3"
 
@@ -89,6 +94,7 @@ if [ -z "$others" ]; then ok "the page loads nothing from another origin"; else 
 
 echo "== the browser"
 BASE="$base" TOKEN_BASE="$tbase" TOKEN="s3cret-ui-token" MOCK="$mock" OUT="$out" MODULES="$modules" \
+  HOSTILE_BASE="http://127.0.0.1:$(cat "$tmp/p4")" \
   CHROMIUM="$chromium" EXPECT_WARNING=1 timeout 600 "$node" "$src/tests/e2e/web/ui_driver.mjs" || fail=1
 
 echo "== the copied curl line, run against the mock"

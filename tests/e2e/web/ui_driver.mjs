@@ -2,9 +2,12 @@
 // tests/e2e/test_web_ui.sh: search as you type and the plan graph, an endpoint page and
 // its copied curl line, browse and index pages, keyboard, themes, phone width, axe-core
 // (serious and critical violations fail), no console errors; a second server with a
-// token. Prints one "ok ..." or "FAIL ..." line per check; exits 1 when any failed.
+// token (the token button shows only there); a hostile spec's descriptions (markdown
+// rendered, no raw HTML, nothing runs; result cards show the summary, or the description's
+// first sentence). Prints one "ok ..." or "FAIL ..." line per check; exits 1 when any failed.
 //
-// env: BASE (the page), TOKEN_BASE and TOKEN (a server run with --token), MOCK (the mock's
+// env: BASE (the page), TOKEN_BASE and TOKEN (a server run with --token), HOSTILE_BASE (a
+// server of tests/e2e/web/hostile.json), MOCK (the mock's
 // TMDB base URL), OUT (screenshots and the copied curl line), MODULES (node_modules),
 // CHROMIUM (the browser).
 import { createRequire } from 'node:module';
@@ -53,6 +56,7 @@ async function main() {
     await desktop(browser);
     await phone(browser);
     await withToken(browser);
+    await hostile(browser);
   } finally {
     await browser.close();
   }
@@ -67,6 +71,7 @@ async function desktop(browser) {
   await page.goto(`${env.BASE}/`);
   await page.waitForSelector('#task');
   check('the task box has the focus', await page.evaluate(() => document.activeElement.id === 'task'));
+  check('a server without a token shows no token button', await page.isHidden('#token-button'));
 
   // results as you type: no Enter, no button
   await page.locator('#task').pressSequentially(TASK, { delay: 15 });
@@ -80,6 +85,8 @@ async function desktop(browser) {
   await page.waitForSelector(`.hit[data-id="${REVIEWS}"]`, { timeout: 10000 });
   const ids = await page.$$eval('.hit', (els) => els.map((e) => e.dataset.id));
   check('the reviews endpoint is found', ids.includes(REVIEWS), ids.join(' '));
+  const subs = await page.$$eval('.hit .hit-sub', (els) => els.map((e) => e.textContent));
+  check('every result card shows its summary', subs.length === ids.length && subs.every((t) => / — \S/.test(t)), subs.join(' | '));
   const producers = await page.$$eval(`svg.plan path.edge[data-to="${REVIEWS}"]`, (es) => es.map((e) => e.dataset.from));
   check('the plan graph draws an edge into the reviews call', producers.length > 0);
   const steps = await page.$$eval('.plan-step', (els) => els.map((e) => e.dataset.id));
@@ -246,6 +253,7 @@ async function withToken(browser) {
   await page.goto(`${env.TOKEN_BASE}/`);
   await page.waitForSelector('#token-dialog[open]', { timeout: 10000 });
   ok('a server with a token: the page asks for it');
+  check('a server with a token shows the token button', await page.isVisible('#token-button'));
   await axe(page, 'the token dialog');
   await page.fill('#token-input', 'wrong');
   await page.keyboard.press('Enter');
@@ -263,6 +271,54 @@ async function withToken(browser) {
   await page.waitForSelector('table.docs tbody tr');
   ok('the index page loads with the kept token, without asking again');
   check('no console errors (token)', errors.length === 0, errors.join(' | '));
+  await ctx.close();
+}
+
+// The descriptions of a hostile spec: markdown rendered, HTML never raw, nothing runs.
+async function hostile(browser) {
+  if (!env.HOSTILE_BASE) return;
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await ctx.newPage();
+  const errors = [];
+  watch(page, errors);
+  const SEND = 'hostile-texts:sendText';
+  await page.goto(`${env.HOSTILE_BASE}/#/search?q=${encodeURIComponent('send a text message')}`);
+  await page.waitForSelector(`.hit[data-id="${SEND}"]`, { timeout: 10000 });
+  const sub = await page.textContent(`.hit[data-id="${SEND}"] .hit-sub`);
+  check('a card without a summary shows the description\'s first sentence, plain', sub.includes('— Send a text message to an E.164 number.'), sub);
+  check('the token button stays hidden', await page.isHidden('#token-button'));
+
+  await page.goto(`${env.HOSTILE_BASE}/#/endpoint/${encodeURIComponent(SEND)}`);
+  await page.waitForSelector('h1.endpoint-title');
+  await page.waitForSelector('main .desc.md');
+  const desc = page.locator('main > .desc.md').first();
+  check('markdown emphasis is rendered', (await desc.locator('strong').allTextContents()).includes('text message'));
+  const hrefs = await page.$$eval('main a[href]', (as) => as.map((a) => a.getAttribute('href')));
+  check('a markdown link is a link', hrefs.includes('https://en.wikipedia.org/wiki/E.164'), hrefs.join(' '));
+  check('no javascript: link', hrefs.every((h) => !/^\s*javascript:/i.test(h)), hrefs.join(' '));
+  check('the list is a list', (await desc.locator('li').count()) === 2);
+  const bad = await page.evaluate(() => document.querySelectorAll('main script, main img, main iframe, main [onerror], main [onclick], main [style]').length);
+  check('no script, image or handler from the spec in the page', bad === 0, `${bad}`);
+  const text = await page.textContent('main');
+  const raw = ['<script', '<img', '<p>', '</p>', '<fullname>', '<code>', '](', '**', 'onerror'].filter((r) => text.includes(r));
+  check('no raw markdown or HTML shows', raw.length === 0, raw.join(' '));
+  check('the texts stay', text.includes('recipient number, e.g. +15551234567') && text.includes('tap here') && text.includes('The message was queued.'), text.slice(0, 400));
+  await page.getByText('tap here').click();
+  await page.getByText('this', { exact: true }).first().click().catch(() => {});
+  await page.waitForTimeout(300);
+  check('nothing of the spec ran', (await page.evaluate(() => window.__pwned)) === undefined);
+
+  await page.goto(`${env.HOSTILE_BASE}/#/endpoint/${encodeURIComponent('hostile-texts:getText')}`);
+  await page.waitForSelector('main .desc.md');
+  const t2 = await page.textContent('main > .desc.md');
+  check('an HTML description shows its text', t2.includes('Returns one text message.') && t2.includes('Its status.') && !t2.includes('<'), t2);
+  await page.goto(`${env.HOSTILE_BASE}/#/api/hostile-texts`);
+  await page.waitForSelector('ul.ops li');
+  check('the API page shows no raw markup', !(await page.textContent('main')).includes('<'));
+  await page.waitForTimeout(200);
+  check('nothing of the spec ran (all pages)', (await page.evaluate(() => window.__pwned)) === undefined);
+  await axe(page, 'a hostile API page');
+  check('no console errors (hostile spec)', errors.length === 0, errors.join(' | '));
   await ctx.close();
 }
 
