@@ -28,19 +28,21 @@ static void test_open_search_close(void **state)
     apidex_search_options o = {.adaptive = 1, .budget = 2000};
     assert_int_equal(apidex_search(idx, "create a cookbook", &o, &res, &err), 0);
     assert_true(apidex_results_count(res) >= 2);
+    /* by relevance: the endpoint that does the task, then the producer its input needs */
     const apidex_hit *first = apidex_results_hit(res, 0);
-    assert_string_equal(first->id, "recipe-box:getMe");
-    assert_true(first->producer);
+    assert_string_equal(first->method, "POST");
+    assert_string_equal(first->path, "/users/{user_id}/cookbooks");
+    assert_false(first->producer);
+    assert_string_equal(first->needs, "user_id <- recipe-box:getMe");
     const apidex_hit *second = apidex_results_hit(res, 1);
-    assert_string_equal(second->method, "POST");
-    assert_string_equal(second->path, "/users/{user_id}/cookbooks");
-    assert_string_equal(second->needs, "user_id <- recipe-box:getMe");
+    assert_string_equal(second->id, "recipe-box:getMe");
+    assert_true(second->producer);
     assert_null(apidex_results_hit(res, 99));
     assert_non_null(strstr(apidex_results_context(res), "createCookbook"));
     /* the answer's match and confidence, and each hit's */
     assert_string_equal(apidex_results_match(res), "strong");
     assert_true(apidex_results_confidence(res) > 0.3 && apidex_results_confidence(res) <= 1);
-    assert_true(second->confidence > first->confidence);
+    assert_true(first->confidence > second->confidence);
     apidex_results_free(res);
 
     apidex_search_options other = {.k = 3, .api = "nope"};
