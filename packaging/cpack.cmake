@@ -15,7 +15,7 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
   "apidex indexes OpenAPI (Swagger 2.0, OpenAPI 3.x) documents and Postman collections\n\
 into one SQLite file and answers a task in natural language with the endpoints that\n\
-solve it, in call order; it serves them over HTTP and MCP and can call them under safety\n\
+solve it, by relevance, with the plan that calls them; it serves them over HTTP and MCP and can call them under safety\n\
 rules. This package holds the apidex command, libapidex and its header.")
 set(CPACK_DEBIAN_PACKAGE_SECTION "devel")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
