@@ -81,7 +81,7 @@ static void text_match(const search_result *res, core_buf *out)
 }
 
 static void render_json(const search_result *res, const search_query *q, size_t n_hits,
-                        core_buf *out)
+                        bool plan, core_buf *out)
 {
     core_buf *bp = out;
 #define b (*bp)
@@ -126,7 +126,10 @@ static void render_json(const search_result *res, const search_query *q, size_t 
         core_buf_puts(&b, "]}");
     }
     core_buf_putc(&b, ']');
-    cli_search_plan_json(res, &b);
+    if (plan)
+        cli_search_plan_json(res, &b);
+    else
+        core_buf_printf(&b, ",\"plan\":[],\"plan_omitted\":%zu", res->n_plan);
     if (res->context) {
         core_buf_printf(&b, ",\"context_tokens\":%zu,\"context\":", res->context_tokens);
         core_buf_json_str(&b, res->context, strlen(res->context));
@@ -136,7 +139,8 @@ static void render_json(const search_result *res, const search_query *q, size_t 
 #undef b
 }
 
-static void render_text(const search_result *res, size_t n_hits, size_t budget, core_buf *out)
+static void render_text(const search_result *res, size_t n_hits, bool plan, size_t budget,
+                        core_buf *out)
 {
     text_match(res, out);
     if (!res->n_hits) return;
@@ -163,7 +167,11 @@ static void render_text(const search_result *res, size_t n_hits, size_t budget, 
     if (n_hits < res->n_hits)
         core_buf_printf(out, "(%zu more endpoints left out to stay within --budget %zu)\n",
                         res->n_hits - n_hits, budget);
-    cli_search_plan_text(res, out);
+    if (plan)
+        cli_search_plan_text(res, out);
+    else if (res->n_plan)
+        core_buf_printf(out, "(the plan, %zu step%s, left out to stay within --budget %zu)\n",
+                        res->n_plan, res->n_plan == 1 ? "" : "s", budget);
     if (res->context)
         core_buf_printf(out,
                         "\n%s\n(context: %zu tokens; the whole output is within --budget "
@@ -174,8 +182,9 @@ static void render_text(const search_result *res, size_t n_hits, size_t budget, 
 /*
  * Runs the search and renders it. With a budget, everything printed counts: the context
  * gets what the list leaves (the search is rerun with a smaller context budget until the
- * whole fits; runs are deterministic, so the list does not change), and when the list
- * alone is too long its last endpoints go.
+ * whole fits; runs are deterministic, so the list does not change); when the list and the
+ * plan alone are too long, the plan goes first (whole, never half a plan), then the list's
+ * last endpoints.
  */
 static int run_render(search_engine *eng, search_query *q, bool json, core_buf *out,
                       search_result **res_out, apidex_error *err)
@@ -191,12 +200,13 @@ static int run_render(search_engine *eng, search_query *q, bool json, core_buf *
         rc = search_engine_run(eng, q, &res, err);
         if (rc) break;
         size_t n_hits = res->n_hits;
+        bool plan = true;
         for (;;) {
             core_buf_reset(out);
             if (json)
-                render_json(res, q, n_hits, out);
+                render_json(res, q, n_hits, plan, out);
             else
-                render_text(res, n_hits, budget, out);
+                render_text(res, n_hits, plan, budget, out);
             if (out->failed) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
             size_t t = !budget || !bpe ? 0 : text_bpe_count(bpe, out->data, out->len);
             if (t <= budget || (ctx && attempt < 11)) {
@@ -207,8 +217,12 @@ static int run_render(search_engine *eng, search_query *q, bool json, core_buf *
                 }
                 break; /* retry with a smaller context */
             }
+            if (plan && res->n_plan) {
+                plan = false; /* no context left: the plan goes first (it is whole or none) */
+                continue;
+            }
             if (!n_hits) break;
-            n_hits--; /* no context left: shorten the list */
+            n_hits--; /* then the list gets shorter */
         }
         size_t t = text_bpe_count(bpe, out->data, out->len);
         size_t over = t > budget ? t - budget : 1;

@@ -59,7 +59,8 @@ for show, o, a in zip(shows, openai["tools"], anthropic["tools"]):
         assert "body" not in p["properties"] and "content_type" not in call, f["name"]
     json.dumps(p)  # plain JSON all the way down
 task = json.load(open(f"{tmp}/task.json"))
-assert [d["function"]["name"] for d in task["tools"]] == ["open-weather-station__findStations", "open-weather-station__getForecast"], task
+# the adaptive answer by relevance: the forecast, then the station search its input needs
+assert [d["function"]["name"] for d in task["tools"]] == ["open-weather-station__getForecast", "open-weather-station__findStations"], task
 print(f"ok tools: {n} endpoints, OpenAI and Anthropic shapes agree")
 PY
 # unknown ids are an error (exit 1) that names the id

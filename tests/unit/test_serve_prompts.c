@@ -162,7 +162,7 @@ static void test_prompts_get(void **state)
     assert_string_equal(sv_str(o, "result.messages.0.content.type"), "text");
     assert_null(sv_at(o, "result.messages.1"));
     assert_non_null(strstr(sv_str(o, "result.description"), "cast and crew of a movie"));
-    /* the search answer, in call order, with calling details from the index */
+    /* the search answer's plan, in call order, with calling details from the index */
     assert_non_null(strstr(text, "get the cast and crew of a movie"));
     assert_non_null(strstr(text, "searched the 2 indexed APIs"));
     const char *credits = strstr(text, "films:getMovieCredits (primary): GET "
@@ -172,7 +172,7 @@ static void test_prompts_get(void **state)
     assert_non_null(producer);
     assert_true(producer < credits);
     assert_non_null(strstr(text, "movie_id (path, required)"));
-    assert_non_null(strstr(text, "movie_id comes from films:"));
+    assert_non_null(strstr(text, "movie_id comes from step 1 (films:"));
     assert_non_null(strstr(text, "get_endpoint"));
     json_object_put(o);
 
