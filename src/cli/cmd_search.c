@@ -80,8 +80,8 @@ static void text_match(const search_result *res, core_buf *out)
     if (search_match_words(res, out) == 0 && out->len > before) core_buf_puts(out, "\n\n");
 }
 
-static void render_json(const search_result *res, const search_query *q, size_t n_hits,
-                        bool plan, core_buf *out)
+static void render_json(const search_result *res, const search_query *q, size_t n_hits, bool plan,
+                        core_buf *out)
 {
     core_buf *bp = out;
 #define b (*bp)
