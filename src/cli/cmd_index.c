@@ -211,9 +211,8 @@ int cli_build_index(const char *db, char *const *paths, size_t n_paths,
 {
     spec_registry *reg = NULL;
     /* Deferred: documents are parsed while the build goes, a few at a time, never all. */
-    spec_options so = {.api_id = flags->api_name,
-                       .deferred = true,
-                       .load_memory_factor = flags->load_memory};
+    spec_options so = {
+        .api_id = flags->api_name, .deferred = true, .load_memory_factor = flags->load_memory};
     int rc = spec_registry_new(&so, &reg, err);
     if (rc) return CLI_FAILURE;
     for (size_t i = 0; i < n_paths; i++) {

@@ -92,8 +92,8 @@ static void json_api(core_buf *b, const spec_api *api)
                     "\"files\":%zu,\"load_memory\":{\"peak\":%zu,\"budget\":%zu},"
                     "\"failed\":%s,\"diagnostics_dropped\":%zu,\"warnings\":",
                     api->n_ops, component_schemas(api), api->n_cycles, api->n_schemas, api->n_files,
-                    api->load_memory_peak, api->load_memory_limit,
-                    api->failed ? "true" : "false", api->diags.dropped);
+                    api->load_memory_peak, api->load_memory_limit, api->failed ? "true" : "false",
+                    api->diags.dropped);
     json_diag_list(b, &api->diags, CORE_DIAG_WARNING);
     core_buf_puts(b, ",\"errors\":");
     json_diag_list(b, &api->diags, CORE_DIAG_ERROR);

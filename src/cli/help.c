@@ -15,7 +15,8 @@
 static const cli_command commands[] = {
     {"inspect", cli_cmd_inspect, cli_usage_inspect,
      "load specs and report what was found (and what is wrong)"},
-    {"search", cli_cmd_search, cli_usage_search, "find the endpoints a task needs, by relevance, and the plan that calls them"},
+    {"search", cli_cmd_search, cli_usage_search,
+     "find the endpoints a task needs, by relevance, and the plan that calls them"},
     {"index", cli_cmd_index, cli_usage_index, "build or update the index (incremental, atomic)"},
     {"add", cli_cmd_add, cli_usage_add, "add or update APIs, keeping the rest of the index"},
     {"remove", cli_cmd_remove, cli_usage_remove, "remove APIs from the index by id"},

@@ -24,8 +24,7 @@ void core_budget_release(core_budget *b, size_t n)
 int core_budget_error(const core_budget *b, apidex_error *err)
 {
     size_t mib = b ? (b->limit + (1u << 20) - 1) >> 20 : 0;
-    return core_error_set(err, APIDEX_ELIMIT,
-                          "loading needs more memory than its budget of %zu MiB%s%s%s", mib,
-                          b && b->note[0] ? " (" : "", b ? b->note : "",
-                          b && b->note[0] ? ")" : "");
+    return core_error_set(
+        err, APIDEX_ELIMIT, "loading needs more memory than its budget of %zu MiB%s%s%s", mib,
+        b && b->note[0] ? " (" : "", b ? b->note : "", b && b->note[0] ? ")" : "");
 }

@@ -206,9 +206,9 @@ struct jt_node {
 
 /** Limits applied while parsing; 0 in a field means "use the default". */
 typedef struct jt_limits {
-    size_t max_bytes;   /* default 64 MiB */
-    unsigned max_depth; /* default 512 */
-    size_t max_nodes;   /* default 20 million (counting alias expansion) */
+    size_t max_bytes;    /* default 64 MiB */
+    unsigned max_depth;  /* default 512 */
+    size_t max_nodes;    /* default 20 million (counting alias expansion) */
     core_budget *budget; /* charged for the text, the tree and (JSON) json-c's tree while it
                             lives; NULL = none. Must outlive the document */
 } jt_limits;

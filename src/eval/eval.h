@@ -139,10 +139,10 @@ typedef struct eval_query_result {
     gold), the rest over all. */
 typedef struct eval_report {
     size_t queries, k, budget;
-    size_t answerable;   /* tasks with gold; the others are "kind": "none" */
-    size_t matches[3];   /* tasks answered none, weak, strong (by search_match) */
-    size_t best_right;   /* tasks whose best operation is a gold one */
-    double recall, precision, f1;                   /* at k */
+    size_t answerable;            /* tasks with gold; the others are "kind": "none" */
+    size_t matches[3];            /* tasks answered none, weak, strong (by search_match) */
+    size_t best_right;            /* tasks whose best operation is a gold one */
+    double recall, precision, f1; /* at k */
     double recall_at[3], precision_at[3], f1_at[3]; /* at 5, 10, 20 */
     double complete_at[3]; /* share of the tasks with every gold endpoint in the first 5, 10, 20 */
     double adaptive_recall, adaptive_precision, adaptive_f1, adaptive_mean_size;

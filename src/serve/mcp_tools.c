@@ -107,7 +107,8 @@ static const tool_def tool_defs[] = {
      "\"adaptive\":{\"type\":\"boolean\"},\"count\":{\"type\":\"integer\"}," MATCH_SCHEMA
      "\"results\":{\"type\":\"array\",\"items\":" SUMMARY_SCHEMA "},"
      "\"plan\":{\"type\":\"array\",\"items\":" PLAN_STEP_SCHEMA "}},"
-     "\"required\":[\"task\",\"adaptive\",\"count\",\"match\",\"confidence\",\"results\",\"plan\"]}"},
+     "\"required\":[\"task\",\"adaptive\",\"count\",\"match\",\"confidence\",\"results\",\"plan\"]"
+     "}"},
     {"get_endpoint", "Get endpoint details",
      "Get what is needed to call one API endpoint. detail=call (the default): method, the full "
      "URL template with server variables (defaults and allowed values), auth schemes and where "

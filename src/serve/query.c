@@ -5,7 +5,6 @@
  */
 #include "serve/serve_int.h"
 
-
 #include "agent/agent.h"
 #include "chunk/chunk.h"
 

@@ -109,8 +109,8 @@ unsigned spec_load_memory_factor_default(void)
 
 size_t spec_load_memory_budget(const spec_options *o, size_t bytes)
 {
-    unsigned factor = o && o->load_memory_factor ? o->load_memory_factor
-                                                  : spec_load_memory_factor_default();
+    unsigned factor =
+        o && o->load_memory_factor ? o->load_memory_factor : spec_load_memory_factor_default();
     size_t floor = o && o->load_memory_floor ? o->load_memory_floor : SPEC_DEFAULT_LOAD_FLOOR;
     if (bytes > (SIZE_MAX - floor) / factor) return SIZE_MAX;
     return floor + bytes * factor;
@@ -563,8 +563,7 @@ static spec_api_int *api_new(spec_registry *reg, const char *given, const char *
             ai->given_dir = core_arena_strndup(ai->arena, given, gs ? (size_t)(gs - given) + 1 : 0);
     }
     if (!ai->budget || !ai->arena || !ai->sort_key || !ai->real || !ai->pub.file || !ai->stem ||
-        !ai->root_dir ||
-        (!remote && !ai->given_dir)) {
+        !ai->root_dir || (!remote && !ai->given_dir)) {
         api_free(ai);
         return NULL;
     }
@@ -701,8 +700,8 @@ static int api_build(spec_api_int *ai, jt_doc *tree, const apidex_error *perr)
             apidex_error berr;
             core_error_clear(&berr);
             core_budget_error(ai->budget, &berr);
-            core_diags_add(&api->diags, CORE_DIAG_ERROR, APIDEX_ELIMIT, api->file, 0, 0, "",
-                           "%s", berr.message);
+            core_diags_add(&api->diags, CORE_DIAG_ERROR, APIDEX_ELIMIT, api->file, 0, 0, "", "%s",
+                           berr.message);
         }
         api->failed = true;
         api->major = 0;

@@ -48,10 +48,10 @@ typedef struct spec_options {
        0 = the defaults (64 MiB; $APIDEX_MAX_LOAD_MEMORY, else 32); docs/INDEX.md */
     unsigned load_memory_factor;
     size_t load_memory_floor;
-    bool deferred;      /* files are only found (and sniffed) by spec_registry_add; each is
-                           parsed by spec_registry_load and freed by spec_registry_unload, so a
-                           registry of thousands of documents never holds them all (URLs and
-                           texts are still loaded at once) */
+    bool deferred; /* files are only found (and sniffed) by spec_registry_add; each is
+                      parsed by spec_registry_load and freed by spec_registry_unload, so a
+                      registry of thousands of documents never holds them all (URLs and
+                      texts are still loaded at once) */
 } spec_options;
 
 typedef struct spec_server {
@@ -150,10 +150,10 @@ typedef struct spec_api {
     size_t n_ops;
     spec_schema *schemas;
     size_t n_schemas;
-    size_t n_cycles;       /* cycles in the schema graph: back edges of a depth-first
-                              search in schema order (graph.c) */
-    size_t n_files;        /* files loaded (root + $ref'd) */
-    uint64_t content_hash; /* over the bytes of every file loaded */
+    size_t n_cycles;          /* cycles in the schema graph: back edges of a depth-first
+                                 search in schema order (graph.c) */
+    size_t n_files;           /* files loaded (root + $ref'd) */
+    uint64_t content_hash;    /* over the bytes of every file loaded */
     size_t load_memory_peak;  /* the most bytes charged to its budget while it was loaded */
     size_t load_memory_limit; /* its budget (spec_options.load_memory_*) */
     spec_loc root;

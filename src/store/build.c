@@ -148,7 +148,7 @@ static int op_inputs(build_ctx *b, const spec_operation *op, const dataflow *df,
 
 /* One operation's row: its rendering, fields, inputs and facts, and its schema edges. */
 static int add_operation_row(build_ctx *b, const spec_api *api, const spec_operation *op,
-                         const dataflow *df, size_t i, text_words *tw, apidex_error *err)
+                             const dataflow *df, size_t i, text_words *tw, apidex_error *err)
 {
     chunk_render_options ropt = {.prep = b->copt->prep};
     store_operation rec = {0};
@@ -344,9 +344,8 @@ static int add_chunk_row(build_ctx *b, const spec_api *api, const chunk *c, cons
     if (!rec.content || (c->text && !rec.text)) return oom(err);
     rec.tokens = c->meta.tokens;
     rec.n_endpoints = c->n_endpoints;
-    rec.endpoints = c->n_endpoints
-                        ? core_arena_calloc(b->arena, c->n_endpoints, sizeof *rec.endpoints)
-                        : NULL;
+    rec.endpoints =
+        c->n_endpoints ? core_arena_calloc(b->arena, c->n_endpoints, sizeof *rec.endpoints) : NULL;
     if (c->n_endpoints && !rec.endpoints) return oom(err);
     for (size_t k = 0; k < c->n_endpoints; k++) rec.endpoints[k] = c->endpoints[k].op_id;
     map_fields(b, &c->fields, rec.fields);
@@ -714,7 +713,8 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
     store_prefetch *ahead = NULL;
     size_t n_written = 0; /* APIs new, changed, unchanged or kept from the last build */
     /* A deferred registry streams: parsed ahead on worker threads, written here in order. */
-    if (!rc && spec_registry_deferred(reg) && store_prefetch_start(reg, build_jobs(opt), opt->load_memory_total, &ahead))
+    if (!rc && spec_registry_deferred(reg) &&
+        store_prefetch_start(reg, build_jobs(opt), opt->load_memory_total, &ahead))
         rc = oom(err);
     for (size_t i = 0; i < n && !rc; i++) {
         if (ahead && store_prefetch_wait(ahead, i)) {

@@ -67,7 +67,8 @@ static void hold_adjust(store_prefetch *p, size_t i)
 /* Whether the next load may start: its budget fits beside those held, or none is held. */
 static bool may_start(const store_prefetch *p, size_t i)
 {
-    return p->reserved == 0 || (p->budget[i] <= p->mem_cap && p->reserved <= p->mem_cap - p->budget[i]);
+    return p->reserved == 0 ||
+           (p->budget[i] <= p->mem_cap && p->reserved <= p->mem_cap - p->budget[i]);
 }
 
 static void *worker(void *arg)

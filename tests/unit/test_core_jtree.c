@@ -333,7 +333,7 @@ static void test_memory_budget(void **state)
     jt_limits lim = {.budget = &b};
     char *fair = repeated("{\"name\": \"a\", \"n\": 1}", 1000, false);
     jt_doc *d = parse_ok(fair, &lim);
-    assert_true(b.peak > strlen(fair) * 4); /* json-c's tree was charged, not only the text */
+    assert_true(b.peak > strlen(fair) * 4);     /* json-c's tree was charged, not only the text */
     assert_true(b.used > 0 && b.used < b.peak); /* json-c's tree given back, the tree kept */
     jt_doc_free(d);
     assert_int_equal(b.used, 0);

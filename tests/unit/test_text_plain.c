@@ -247,20 +247,24 @@ static void test_summary_fallback(void **state)
 {
     (void)state;
     /* a summary wins, as plain text */
-    assert_string_equal(summary_of("Create a **charge**", "Ignored. Really.", 0), "Create a charge");
+    assert_string_equal(summary_of("Create a **charge**", "Ignored. Really.", 0),
+                        "Create a charge");
     /* no summary (or only markup): the description's first sentence */
     assert_string_equal(summary_of(NULL, "Creates a refund. Refunds go to the card.", 0),
                         "Creates a refund.");
     assert_string_equal(summary_of("", "Lists charges. Newest first.", 0), "Lists charges.");
     assert_string_equal(summary_of("<br/>", "Lists charges. Newest first.", 0), "Lists charges.");
     /* abbreviations and versions do not end the sentence */
-    assert_string_equal(summary_of(NULL, "Sends a message, e.g. a text, to a number. Then more.", 0),
-                        "Sends a message, e.g. a text, to a number.");
+    assert_string_equal(
+        summary_of(NULL, "Sends a message, e.g. a text, to a number. Then more.", 0),
+        "Sends a message, e.g. a text, to a number.");
     assert_string_equal(summary_of(NULL, "Works with v. 2 of the API. Then more.", 0),
                         "Works with v. 2 of the API.");
     /* markdown and HTML go: link text stays, its target and the tags do not */
-    assert_string_equal(summary_of(NULL, "<p>Sends an SMS to an [E.164](https://en.wikipedia.org/"
-                                         "wiki/E.164) number.</p><p>More.</p>", 0),
+    assert_string_equal(summary_of(NULL,
+                                   "<p>Sends an SMS to an [E.164](https://en.wikipedia.org/"
+                                   "wiki/E.164) number.</p><p>More.</p>",
+                                   0),
                         "Sends an SMS to an E.164 number.");
     /* a leading heading is a section's name, not what the operation does */
     assert_string_equal(summary_of(NULL, "## Charges\n\nReturns a *list* of charges. Paged.", 0),
@@ -270,8 +274,10 @@ static void test_summary_fallback(void **state)
     assert_string_equal(summary_of(NULL, NULL, 0), "");
     assert_string_equal(summary_of("", "  ", 0), "");
     /* a long first sentence is cut at a word within the token limit */
-    const char *w = summary_of(NULL, "Returns one two three four five six seven eight nine ten "
-                                     "eleven twelve thirteen fourteen. Next.", 6);
+    const char *w = summary_of(NULL,
+                               "Returns one two three four five six seven eight nine ten "
+                               "eleven twelve thirteen fourteen. Next.",
+                               6);
     assert_true(strlen(w) > 0 && strlen(w) < 40);
     assert_null(strstr(w, "Next"));
 }
