@@ -36,9 +36,10 @@ TEST_PACKAGES=(
 ARM64_PACKAGES=()
 if [ "$(dpkg --print-architecture)" = amd64 ]; then
   ARM64_PACKAGES=(gcc-aarch64-linux-gnu)
-  for p in libjson-c-dev libfyaml-dev libsqlite3-dev libopenblas-pthread-dev \
-    libmicrohttpd-dev libcurl4-openssl-dev libpcre2-dev libutf8proc-dev libxxhash-dev \
-    libzstd-dev libstemmer-dev libpq5 libcmocka-dev; do
+  # the libraries of BUILD_PACKAGES (one list: a library added there is cross-built too),
+  # libpq5 for libpq-dev, and cmocka for the unit tests
+  for p in "${BUILD_PACKAGES[@]}" libpq5 libcmocka-dev; do
+    case "$p" in build-essential | cmake | pkg-config | file | libpq-dev) continue ;; esac
     ARM64_PACKAGES+=("$p:arm64")
   done
 fi
