@@ -495,7 +495,7 @@ int match_run(search_engine *e, const spec_registry *reg, const match_query *mq,
         for (size_t c = 0; c < q->n; c++)
             q->c[c].final =
                 (1 - p->api_weight) * q->c[c].pair + p->api_weight * cover[e->info[q->c[c].op].api];
-        qsort_r(q->c, q->n, sizeof *q->c, cmp_cand, e);
+        if (q->n > 1) qsort_r(q->c, q->n, sizeof *q->c, cmp_cand, e); /* c may be NULL */
         const spec_operation *op = &api->ops[i];
         struct json_object *o = json_object_new_object();
         put_str(o, "method", op->method);
