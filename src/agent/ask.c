@@ -525,14 +525,6 @@ void agent_answer_free(agent_answer *a)
     free(a);
 }
 
-static void json_str_or_null(core_buf *b, const char *s)
-{
-    if (s)
-        core_buf_json_str(b, s, strlen(s));
-    else
-        core_buf_puts(b, "null");
-}
-
 static void json_list(core_buf *b, const char *key, const char *const *v, size_t n)
 {
     core_buf_printf(b, ",\"%s\":[", key);
@@ -546,14 +538,14 @@ static void json_list(core_buf *b, const char *key, const char *const *v, size_t
 int agent_answer_write_json(const agent_answer *a, core_buf *b)
 {
     core_buf_puts(b, "{\"question\":");
-    json_str_or_null(b, a->question);
+    core_buf_json_str_or_null(b, a->question);
     core_buf_printf(b, ",\"llm_used\":%s,\"model\":", a->llm_used ? "true" : "false");
-    json_str_or_null(b, a->model);
+    core_buf_json_str_or_null(b, a->model);
     core_buf_printf(b, ",\"cached\":%s,\"truncated\":%s,\"note\":", a->cached ? "true" : "false",
                     a->truncated ? "true" : "false");
-    json_str_or_null(b, a->note);
+    core_buf_json_str_or_null(b, a->note);
     core_buf_puts(b, ",\"answer\":");
-    json_str_or_null(b, a->answer);
+    core_buf_json_str_or_null(b, a->answer);
     core_buf_printf(b, ",\"completeness\":%.4f,\"context_tokens\":%zu", a->completeness,
                     a->context_tokens);
     json_list(b, "endpoints", a->endpoints, a->n_endpoints);
@@ -575,10 +567,10 @@ int agent_answer_write_json(const agent_answer *a, core_buf *b)
     for (size_t i = 0; i < a->n_examples; i++) {
         const agent_example_check *e = &a->examples[i];
         core_buf_printf(b, "%s{\"index\":%zu,\"schema\":", i ? "," : "", e->index);
-        json_str_or_null(b, e->schema);
+        core_buf_json_str_or_null(b, e->schema);
         core_buf_printf(b, ",\"found\":%s,\"valid\":%s,\"problem\":", e->found ? "true" : "false",
                         e->valid ? "true" : "false");
-        json_str_or_null(b, e->problem);
+        core_buf_json_str_or_null(b, e->problem);
         core_buf_putc(b, '}');
     }
     core_buf_printf(b,
@@ -586,7 +578,7 @@ int agent_answer_write_json(const agent_answer *a, core_buf *b)
                     "\"total\":%zu,\"estimated\":%s},\"elapsed_ms\":%.1f,\"context\":",
                     a->invalid_examples, a->usage.prompt, a->usage.completion, a->usage.total,
                     a->usage.estimated ? "true" : "false", a->elapsed_ms);
-    json_str_or_null(b, a->context);
+    core_buf_json_str_or_null(b, a->context);
     core_buf_puts(b, "}\n");
     return b->failed ? APIDEX_ENOMEM : 0;
 }

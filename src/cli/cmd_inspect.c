@@ -60,14 +60,6 @@ static void json_diag_list(core_buf *b, const core_diags *d, core_diag_level lev
     core_buf_putc(b, ']');
 }
 
-static void json_str_or_null(core_buf *b, const char *s)
-{
-    if (s)
-        core_buf_json_str(b, s, strlen(s));
-    else
-        core_buf_puts(b, "null");
-}
-
 static size_t component_schemas(const spec_api *api)
 {
     size_t n = 0;
@@ -78,15 +70,15 @@ static size_t component_schemas(const spec_api *api)
 static void json_api(core_buf *b, const spec_api *api)
 {
     core_buf_puts(b, "{\"file\":");
-    json_str_or_null(b, api->file);
+    core_buf_json_str_or_null(b, api->file);
     core_buf_puts(b, ",\"api\":");
-    json_str_or_null(b, api->id);
+    core_buf_json_str_or_null(b, api->id);
     core_buf_puts(b, ",\"title\":");
-    json_str_or_null(b, api->title);
+    core_buf_json_str_or_null(b, api->title);
     core_buf_puts(b, ",\"version\":");
-    json_str_or_null(b, api->version);
+    core_buf_json_str_or_null(b, api->version);
     core_buf_puts(b, ",\"spec_version\":");
-    json_str_or_null(b, api->spec_version);
+    core_buf_json_str_or_null(b, api->spec_version);
     core_buf_printf(b,
                     ",\"operations\":%zu,\"schemas\":%zu,\"cycles\":%zu,\"schemas_total\":%zu,"
                     "\"files\":%zu,\"load_memory\":{\"peak\":%zu,\"budget\":%zu},"
@@ -103,7 +95,7 @@ static void json_api(core_buf *b, const spec_api *api)
 static void json_missing(core_buf *b, const missing_input *m)
 {
     core_buf_puts(b, "{\"file\":");
-    json_str_or_null(b, m->input);
+    core_buf_json_str_or_null(b, m->input);
     core_buf_puts(b, ",\"api\":null,\"title\":null,\"version\":null,\"spec_version\":null,"
                      "\"operations\":0,\"schemas\":0,\"cycles\":0,\"schemas_total\":0,\"files\":0,"
                      "\"failed\":true,\"diagnostics_dropped\":0,\"warnings\":[],\"errors\":[{"

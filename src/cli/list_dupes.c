@@ -35,14 +35,6 @@ static size_t covered(const store_api *apis, const store_operation *ops, size_t 
     return n;
 }
 
-static void json_str(core_buf *b, const char *s)
-{
-    if (s)
-        core_buf_json_str(b, s, strlen(s));
-    else
-        core_buf_puts(b, "null");
-}
-
 int cli_list_duplicates(const store_api *apis, size_t n_apis, const store_operation *ops,
                         size_t n_ops, bool json)
 {
@@ -63,7 +55,7 @@ int cli_list_duplicates(const store_api *apis, size_t n_apis, const store_operat
         size_t top = grp->apis[0];
         if (json) {
             core_buf_printf(&b, "%s{\"newest\":", g ? "," : "");
-            json_str(&b, apis[top].id);
+            core_buf_json_str_or_null(&b, apis[top].id);
             core_buf_puts(&b, ",\"apis\":[");
         } else {
             core_buf_printf(&b, "%s%zu. %zu APIs of one service; answers prefer %s\n",
@@ -76,15 +68,15 @@ int cli_list_duplicates(const store_api *apis, size_t n_apis, const store_operat
             const char *host = a->n_servers ? a->servers[0].url : NULL;
             if (json) {
                 core_buf_puts(&b, k ? ",{\"id\":" : "{\"id\":");
-                json_str(&b, a->id);
+                core_buf_json_str_or_null(&b, a->id);
                 core_buf_puts(&b, ",\"title\":");
-                json_str(&b, a->title);
+                core_buf_json_str_or_null(&b, a->title);
                 core_buf_puts(&b, ",\"version\":");
-                json_str(&b, a->version);
+                core_buf_json_str_or_null(&b, a->version);
                 core_buf_puts(&b, ",\"document\":");
-                json_str(&b, a->document);
+                core_buf_json_str_or_null(&b, a->document);
                 core_buf_puts(&b, ",\"server\":");
-                json_str(&b, host);
+                core_buf_json_str_or_null(&b, host);
                 core_buf_printf(&b, ",\"operations\":%zu,\"newest\":%s,\"superseded\":%zu}",
                                 a->n_ops, k ? "false" : "true", cov);
             } else {

@@ -11,37 +11,29 @@ static const char *source_name(search_source from)
     return from == SEARCH_FROM_STEP ? "step" : from == SEARCH_FROM_TASK ? "task" : "caller";
 }
 
-static void json_str(core_buf *b, const char *s)
-{
-    if (s)
-        core_buf_json_str(b, s, strlen(s));
-    else
-        core_buf_puts(b, "null");
-}
-
 void cli_search_plan_json(const search_result *res, core_buf *b)
 {
     core_buf_puts(b, ",\"plan\":[");
     for (size_t i = 0; i < res->n_plan; i++) {
         const search_plan_step *s = &res->plan[i];
         core_buf_printf(b, "%s{\"step\":%zu,\"id\":", i ? "," : "", i + 1);
-        json_str(b, s->id);
+        core_buf_json_str_or_null(b, s->id);
         core_buf_puts(b, ",\"api\":");
-        json_str(b, s->api);
+        core_buf_json_str_or_null(b, s->api);
         core_buf_puts(b, ",\"method\":");
-        json_str(b, s->method);
+        core_buf_json_str_or_null(b, s->method);
         core_buf_puts(b, ",\"path\":");
-        json_str(b, s->path);
+        core_buf_json_str_or_null(b, s->path);
         core_buf_printf(b, ",\"role\":\"%s\",\"inputs\":[",
                         s->role == SEARCH_ROLE_PRODUCER ? "producer" : "primary");
         for (size_t k = 0; k < s->n_inputs; k++) {
             const search_plan_input *in = &s->inputs[k];
             core_buf_puts(b, k ? ",{\"param\":" : "{\"param\":");
-            json_str(b, in->param);
+            core_buf_json_str_or_null(b, in->param);
             core_buf_printf(b, ",\"from\":\"%s\"", source_name(in->from));
             if (in->from == SEARCH_FROM_STEP) {
                 core_buf_printf(b, ",\"step\":%zu,\"producer\":", in->step + 1);
-                json_str(b, in->producer_id);
+                core_buf_json_str_or_null(b, in->producer_id);
             }
             core_buf_putc(b, '}');
         }

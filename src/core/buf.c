@@ -94,6 +94,11 @@ int core_buf_printf(core_buf *b, const char *fmt, ...)
     return rc;
 }
 
+int core_buf_json_str_or_null(core_buf *b, const char *s)
+{
+    return s ? core_buf_json_str(b, s, strlen(s)) : core_buf_puts(b, "null");
+}
+
 int core_buf_json_str(core_buf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";

@@ -106,6 +106,8 @@ int core_buf_printf(core_buf *b, const char *fmt, ...) __attribute__((format(pri
 int core_buf_vprintf(core_buf *b, const char *fmt, va_list ap);
 /** Appends s as a JSON string literal (quotes included, UTF-8 passed through). */
 int core_buf_json_str(core_buf *b, const char *s, size_t n);
+/** The NUL-terminated s as a JSON string literal, or `null` when s is NULL. */
+int core_buf_json_str_or_null(core_buf *b, const char *s);
 /** Hands the data to the caller (malloc'd, NUL-terminated) and resets b. */
 char *core_buf_steal(core_buf *b, size_t *len);
 

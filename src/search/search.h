@@ -124,7 +124,7 @@ typedef struct search_hit {
                           the task, from its own evidence (confidence.c) */
 } search_hit;
 
-/** Where the value of a plan step's input comes from. */
+/** The source of a plan step's input value. */
 typedef enum {
     SEARCH_FROM_STEP = 0,  /* the output of an earlier step (search_plan_input.step) */
     SEARCH_FROM_TASK = 1,  /* the task gives it: an id, a name, an e-mail address, ... */
