@@ -86,7 +86,9 @@ install: build
 # Releases (docs/INSTALL.md). dist: the source tarball of the tracked files (the cl100k ranks
 # inside: it builds offline); deb: a Debian package by CPack in build-deb/ (Depends from
 # dpkg-shlibdeps); test-fresh: both on clean debootstrapped Debian 12 roots (root, minutes).
-VERSION := $(shell sed -n 's/^\#define APIDEX_VERSION_STRING *"\(.*\)"/\1/p' include/apidex.h)
+# the version's one place is include/apidex.h (APIDEX_VERSION_MAJOR/MINOR/PATCH), as for CMake
+VERSION := $(shell sed -n 's/^\#define APIDEX_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9][0-9]*\)$$/\2/p' \
+  include/apidex.h | paste -sd.)
 DIST := $(BUILD)/apidex-$(VERSION).tar.gz
 
 dist:
