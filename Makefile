@@ -8,7 +8,7 @@ SHARED ?= $(abspath ../shared)
 # with the unit tests and benchmarks.
 TARGETS ?=
 
-.PHONY: all build deps deps-build demo test dist deb test-fresh test-unit test-arm64 test-asan test-fuzz fuzz lint format install bench clean
+.PHONY: all build deps deps-build demo test dist deb test-fresh test-unit test-arm64 test-portable test-asan test-fuzz fuzz lint format install bench clean
 
 all: build
 
@@ -31,10 +31,12 @@ demo:
 
 # Everything CI runs: release build + tests (on x86-64 each unit test and the embed e2e test
 # also under qemu-x86_64 with a CPU without AVX-512), the arm64 cross build's unit and embed
-# tests under qemu-aarch64, ASan/UBSan build (-Werror) + tests, short fuzz, lint.
+# tests under qemu-aarch64, the POSIX fallbacks' build and tests (test-portable), ASan/UBSan
+# build (-Werror) + tests, short fuzz, lint.
 test: deps
 	@$(MAKE) --no-print-directory test-unit
 	@$(MAKE) --no-print-directory test-arm64
+	@$(MAKE) --no-print-directory test-portable
 	@$(MAKE) --no-print-directory test-asan
 	@$(MAKE) --no-print-directory test-fuzz
 	@$(MAKE) --no-print-directory lint
@@ -56,6 +58,18 @@ test-arm64:
 	  cmake --build build-arm64 -j $(JOBS) && \
 	  cd build-arm64 && ctest --output-on-failure -j $(JOBS); \
 	fi
+
+# The POSIX fallbacks of the Linux-only calls (docs/INSTALL.md), compiled (-Werror) in place of
+# the Linux calls in build-portable and tested there: the system-call wrappers, name lookup
+# with a deadline, and through apidex the registry watch (polling), add/remove (read/write
+# copy), mock and serve (close-on-exec pipes).
+PORTABLE_TESTS := test_core_sys test_net_resolve test_net_send
+test-portable:
+	@cmake -S . -B build-portable -DAPIDEX_PORTABLE_ONLY=ON -DAPIDEX_WERROR=ON -DAPIDEX_QEMU_CPU= \
+	  -DAPIDEX_SHARED_DIR=$(SHARED) >/dev/null
+	@cmake --build build-portable -j $(JOBS) --target apidex $(PORTABLE_TESTS)
+	@cd build-portable && ctest --output-on-failure -j $(JOBS) \
+	  -R '^($(subst $(eval) ,|,$(PORTABLE_TESTS))|e2e_test_(registry_watch|index_patch|mock|call_net))$$'
 
 test-asan:
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DAPIDEX_SANITIZE=ON -DAPIDEX_WERROR=ON \
@@ -86,7 +100,9 @@ install: build
 # Releases (docs/INSTALL.md). dist: the source tarball of the tracked files (the cl100k ranks
 # inside: it builds offline); deb: a Debian package by CPack in build-deb/ (Depends from
 # dpkg-shlibdeps); test-fresh: both on clean debootstrapped Debian 12 roots (root, minutes).
-VERSION := $(shell sed -n 's/^\#define APIDEX_VERSION_STRING *"\(.*\)"/\1/p' include/apidex.h)
+# the version's one place is include/apidex.h (APIDEX_VERSION_MAJOR/MINOR/PATCH), as for CMake
+VERSION := $(shell sed -n 's/^\#define APIDEX_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9][0-9]*\)$$/\2/p' \
+  include/apidex.h | paste -sd.)
 DIST := $(BUILD)/apidex-$(VERSION).tar.gz
 
 dist:
@@ -112,7 +128,7 @@ bench: build
 	@bash bench/run.sh $(BUILD)
 
 clean:
-	rm -rf build build-asan build-fuzz build-deb build-arm64
+	rm -rf build build-asan build-fuzz build-deb build-arm64 build-portable
 
 # Rewrites tests/golden/*/expected.* from the current `apidex chunk` and
 # tests/golden/search/*/expected.txt from `apidex search`; review the diff.

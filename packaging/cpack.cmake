@@ -4,12 +4,19 @@
 set(CPACK_GENERATOR "DEB")
 set(CPACK_PACKAGE_NAME "apidex")
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
-# The Maintainer field: the identity the project's commits carry (git log); whoever publishes
-# the package under another name sets -DAPIDEX_DEB_MAINTAINER="Name <address>".
-set(APIDEX_DEB_MAINTAINER
-  "Seed 57cf7b3c maintainers <maintainers@users.noreply.a-seed-57cf7b3c.example>"
-  CACHE STRING "Maintainer field of the .deb (make deb)")
-set(CPACK_PACKAGE_CONTACT "${APIDEX_DEB_MAINTAINER}")
+# The Maintainer field: whoever builds the package (packaging/maintainer.cmake):
+# -DAPIDEX_DEB_MAINTAINER="Name <address>", else DEBEMAIL/DEBFULLNAME or EMAIL, else
+# "apidex local build <user@host>".
+set(APIDEX_DEB_MAINTAINER "" CACHE STRING
+  "Maintainer field of the .deb (make deb), \"Name <address>\"; empty: DEBEMAIL, EMAIL or user@host")
+# builds configured before 0.2.0 cached a made-up default: forget it
+if(APIDEX_DEB_MAINTAINER STREQUAL
+   "Seed 57cf7b3c maintainers <maintainers@users.noreply.a-seed-57cf7b3c.example>")
+  set_property(CACHE APIDEX_DEB_MAINTAINER PROPERTY VALUE "")
+endif()
+include(${CMAKE_CURRENT_LIST_DIR}/maintainer.cmake)
+apidex_deb_maintainer(apidex_maintainer)
+set(CPACK_PACKAGE_CONTACT "${apidex_maintainer}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
   "finds the API endpoints a task needs in OpenAPI documents, and calls them safely")
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION

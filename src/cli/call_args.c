@@ -116,10 +116,7 @@ static long find_one(const char *cmd, const cli_call_args *a, const char *db,
     size_t n = cli_find_operations(ops, n_ops, a->what, a->api, found, 16);
     if (n == 1) return found[0];
     if (n == 0) {
-        char shown[1024];
-        fprintf(stderr, "apidex %s: no operation '%s'%s%s in %s\n", cmd, a->what,
-                a->api ? " in API " : "", a->api ? a->api : "",
-                store_display(db, shown, sizeof shown));
+        cli_no_operation(cmd, ops, n_ops, a->what, a->api, db);
         *code = CLI_PROBLEMS;
         return -1;
     }

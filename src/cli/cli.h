@@ -299,6 +299,10 @@ struct store_operation;
     their indexes go to found[0..min(n, cap)) (cmd_show.c). */
 size_t cli_find_operations(const struct store_operation *ops, size_t n_ops, const char *what,
                            const char *api, long *found, size_t cap);
+/** Says on stderr that `what` (in API api, or any) names no operation of db, with the nearest
+    ones ("did you mean ...?") or where ids come from (cmd_show.c). */
+void cli_no_operation(const char *cmd, const struct store_operation *ops, size_t n_ops,
+                      const char *what, const char *api, const char *db);
 typedef struct cli_call_args {
     const char *what, *api, *db, *body, *server, *content_type, *lang;
     const char **params; /* -p name=value, argv strings */

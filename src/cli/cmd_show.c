@@ -49,6 +49,25 @@ static bool path_equal(const char *a, const char *b)
     return *a == *b;
 }
 
+void cli_no_operation(const char *cmd, const store_operation *ops, size_t n_ops, const char *what,
+                      const char *api, const char *db)
+{
+    char shown[1024];
+    /* The nearest endpoints by id and by "METHOD /path" (as feedback names them). */
+    long unused;
+    apidex_error near;
+    core_error_clear(&near);
+    store_usage_resolve(ops, n_ops, what, api, &unused, &near);
+    const char *closest = strstr(near.message, "; closest: ");
+    fprintf(stderr, "apidex %s: no operation '%s'%s%s in %s", cmd, what, api ? " in API " : "",
+            api ? api : "", store_display(db, shown, sizeof shown));
+    if (closest)
+        fprintf(stderr, "; did you mean %s?\n", closest + strlen("; closest: "));
+    else
+        fprintf(stderr, "\n(apidex search \"TASK\" finds endpoints by what they do, "
+                        "apidex list the APIs)\n");
+}
+
 size_t cli_find_operations(const store_operation *ops, size_t n_ops, const char *what,
                            const char *api, long *found, size_t cap)
 {
@@ -183,20 +202,7 @@ int cli_cmd_show(int argc, char **argv)
     long found[16];
     size_t n = cli_find_operations(ops, n_ops, what, api, found, 16);
     if (n == 0) {
-        char shown[1024];
-        /* The nearest endpoints by id and by "METHOD /path" (as feedback names them). */
-        long unused;
-        apidex_error near;
-        core_error_clear(&near);
-        store_usage_resolve(ops, n_ops, what, api, &unused, &near);
-        const char *closest = strstr(near.message, "; closest: ");
-        fprintf(stderr, "apidex show: no operation '%s'%s%s in %s", what, api ? " in API " : "",
-                api ? api : "", store_display(db, shown, sizeof shown));
-        if (closest)
-            fprintf(stderr, "; did you mean %s?\n", closest + strlen("; closest: "));
-        else
-            fprintf(stderr, "\n(apidex search \"TASK\" finds endpoints by what they do, "
-                            "apidex list the APIs)\n");
+        cli_no_operation("show", ops, n_ops, what, api, db);
         store_close(idx);
         return CLI_PROBLEMS;
     }

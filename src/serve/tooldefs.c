@@ -470,10 +470,22 @@ int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve
     for (size_t i = 0; !rc && i < n_ids; i++) {
         long oi = store_find_operation(idx, ids[i]);
         if (oi < 0) {
-            rc = core_error_set(err, APIDEX_ENOTFOUND,
-                                "no endpoint with id '%.300s' in the index (ids come from "
-                                "`apidex search`)",
-                                ids[i]);
+            /* the nearest endpoints by id and by "METHOD /path", as `show` names them */
+            long unused;
+            apidex_error near;
+            core_error_clear(&near);
+            store_usage_resolve(ops, n_ops, ids[i], NULL, &unused, &near);
+            const char *closest = strstr(near.message, "; closest: ");
+            if (closest)
+                rc = core_error_set(
+                    err, APIDEX_ENOTFOUND,
+                    "no endpoint with id '%.300s' in the index; did you mean %.600s?", ids[i],
+                    closest + strlen("; closest: "));
+            else
+                rc = core_error_set(err, APIDEX_ENOTFOUND,
+                                    "no endpoint with id '%.300s' in the index (ids come from "
+                                    "`apidex search`)",
+                                    ids[i]);
             break;
         }
         bool again = false; /* an endpoint asked for twice is defined once */

@@ -93,6 +93,19 @@ has err "did you mean"
 run 1 "$bin" show "GET /book/{id}" --db "$db"
 has err "GET /books/{book_id}"
 
+echo "== call, snippet and tools: an unknown endpoint names the nearest too"
+run 1 "$bin" call city-library:getBok --dry-run --db "$db"
+has err "did you mean"
+has err "city-library:getBook"
+run 1 "$bin" snippet city-library:getBok --db "$db"
+has err "did you mean"
+has err "city-library:getBook"
+status=0
+"$bin" tools city-library:getBok --db "$db" >"$tmp/out" 2>"$tmp/err" || status=$?
+[ "$status" != 0 ] || fail "tools of an unknown id: exit 0"
+has err "did you mean"
+has err "city-library:getBook"
+
 echo "== search on an empty index says so and how to fill it"
 run 0 "$bin" index "$tmp/nospecs" --db "$tmp/empty.db" --prune --quiet
 run 1 "$bin" search "refund a charge" --db "$tmp/empty.db"

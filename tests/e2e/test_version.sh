@@ -38,6 +38,17 @@ grep -q "apidex $want" "$tmp/man.1" || fail "the man page does not say $want"
 newest=$(sed -n 's/^## \[\([0-9][0-9.]*\)\].*/\1/p' "$src/CHANGELOG.md" | head -1)
 [ "$newest" = "$want" ] || fail "CHANGELOG.md's newest entry is '$newest', not $want"
 
+echo "== make dist names the tarball and its folder by the version"
+if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  make --no-print-directory -s -C "$src" dist BUILD="$tmp/dist" >"$tmp/dist.out" 2>&1 ||
+    fail "make dist: $(cat "$tmp/dist.out")"
+  [ -f "$tmp/dist/apidex-$want.tar.gz" ] || fail "make dist made $(ls "$tmp/dist"), not apidex-$want.tar.gz"
+  tar -tzf "$tmp/dist/apidex-$want.tar.gz" | grep -x "apidex-$want/include/apidex.h" >/dev/null ||
+    fail "the tarball's files are not under apidex-$want/"
+else
+  echo "note: $src is not a git checkout: make dist (git ls-files) not checked"
+fi
+
 db="$tmp/x.db"
 "$bin" index "$src/examples" --db "$db" --quiet
 

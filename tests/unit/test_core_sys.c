@@ -50,6 +50,24 @@ static void test_self_exe(void **state)
     assert_int_equal(core_sys_self_exe(argv0, small, sizeof small), -1);
 }
 
+/* Which way the build finds the program: /proc/self/exe on Linux, whatever argv[0] says; the
+   fallback (other systems, and a build with -DAPIDEX_PORTABLE_ONLY=ON: make test-portable)
+   only through argv[0], so a name that is nowhere finds nothing. This fails when the option
+   does not reach src/core/sys.c (the fallbacks would go untested). */
+static void test_which_path(void **state)
+{
+    (void)state;
+    char self[PATH_MAX];
+    int rc = core_sys_self_exe("apidex-no-such-program", self, sizeof self);
+#if defined(__linux__) && !defined(APIDEX_PORTABLE_ONLY)
+    assert_int_equal(rc, 0);
+    size_t n = strlen(self), m = strlen("test_core_sys");
+    assert_true(n >= m && !strcmp(self + n - m, "test_core_sys"));
+#else
+    assert_int_equal(rc, -1);
+#endif
+}
+
 /* argv[0] with a slash is a path; without one, it is looked up in $PATH, in order, and
    only executable regular files count. */
 static void test_exe_from_argv0(void **state)
@@ -125,9 +143,9 @@ int main(int argc, char **argv)
     (void)argc;
     argv0 = argv[0];
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cpu_count), cmocka_unit_test(test_pipe_cloexec),
-        cmocka_unit_test(test_self_exe),  cmocka_unit_test(test_exe_from_argv0),
-        cmocka_unit_test(test_copy_file),
+        cmocka_unit_test(test_cpu_count),      cmocka_unit_test(test_pipe_cloexec),
+        cmocka_unit_test(test_self_exe),       cmocka_unit_test(test_which_path),
+        cmocka_unit_test(test_exe_from_argv0), cmocka_unit_test(test_copy_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
