@@ -36,7 +36,6 @@ build=${build:-$here/../build}
 rules=(
   "defaults|"
   "intents|intent.max=1"
-  "intent bar|intent.bar=0"
   "intents read in their task|intent.context=0"
   "list items are requests|intent.lists=0"
   "actions: mismatch|action.mismatch=1"
