@@ -4,8 +4,7 @@
  * - The adaptive answer is what the task needs and no more. A task that asks one thing gets
  *   its best operation, plus up to answer.max_primaries - 1 more scoring within answer.ratio
  *   of it (from the same API with answer.same_api). A task of several intents gets each
- *   intent's best operation when it matches at least intent.bar of a perfect match of the
- *   intent's words (and its second within intent.second of it). Destructive operations
+ *   intent's best operation (and its second within intent.second of it). Destructive operations
  *   enter only when the task asks to delete. Then each primary is closed under producers
  *   (compose.c): that is the plan, in call order. The answer lists the same operations by
  *   relevance: the primaries by their own score, then the producers the plan needs.
@@ -87,7 +86,6 @@ static int plan_intents(query_state *st)
         size_t at = 0;
         long best = best_of(st, r, &at);
         if (best < 0 || r->idf_total <= 0) continue;
-        if (r->raw[best] < st->p->intent_bar * r->idf_total) continue;
         rc = plan_push(st, (uint32_t)best);
         for (size_t i = at + 1; i < r->m && !rc; i++) {
             uint32_t op = r->order[i];

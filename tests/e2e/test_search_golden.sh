@@ -7,6 +7,9 @@
 #   corpus    real specs from ../shared (corpus and RestBench) that the cases need
 #   socbench  one SOCBench-D dev domain (tasks that list several things to do)
 # Cases on the shared indexes are skipped, with a note, when ../shared is missing.
+# A case may name, in "off", the parameters that switch its rule off: the test then also
+# checks that its answer (the adaptive list or the top k, and the match, by `apidex eval
+# --per-query`) changes with them, so the case fails when its rule stops working.
 # UPDATE_GOLDEN=1 rewrites expected.txt from the current binary (`make golden-update`);
 # review the diff before committing it.
 set -euo pipefail
@@ -67,7 +70,31 @@ for s in r["plan"]:
 ' "$@"
 }
 
-fail=0 count=0 skipped=0
+# The answer of TASK on DB by `apidex eval` with the given parameters, and the same with the
+# case's "off" ones: exit 1 when they are the same (the rule the case pins makes no difference).
+rule_moves() { # DB TASK adaptive|K OFF...
+  python3 - "$bin" "$@" <<'PY'
+import json, subprocess, sys, tempfile
+bin, db, task, mode, off = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+with tempfile.NamedTemporaryFile("w", suffix=".json") as q:
+    json.dump([{"query": task, "solution": [], "kind": "none"}], q)
+    q.flush()
+    def answer(params):
+        args = [bin, "eval", "--db", db, "--queries", q.name, "--json", "--per-query"]
+        args += [] if mode == "adaptive" else ["-k", mode]
+        for p in params:
+            args += ["--param", p]
+        r = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+        r = r["per_query"][0]
+        return (r["adaptive"]["returned"] if mode == "adaptive" else r["returned"], r["match"])
+    on, without = answer([]), answer(off)
+if on == without:
+    print("  with %s the answer is the same: %s" % (" ".join(off), on))
+    sys.exit(1)
+PY
+}
+
+fail=0 count=0 skipped=0 offs=0
 for dir in "$root"/*/; do
   dir="${dir%/}"
   name="$(basename "$dir")"
@@ -78,8 +105,9 @@ c = json.load(open(sys.argv[1]))
 print(c["index"])
 print(c["task"])
 print("--adaptive" if c.get("adaptive") else "-k %d" % c.get("k", 10))
-print("match" if c.get("match") else "")' "$dir/case.json")
-  index="${spec[0]}" task="${spec[1]}" mode="${spec[2]}" show="${spec[3]}"
+print("match" if c.get("match") else "")
+print(" ".join(c.get("off", [])))' "$dir/case.json")
+  index="${spec[0]}" task="${spec[1]}" mode="${spec[2]}" show="${spec[3]}" off="${spec[4]}"
   if [ "$index" != fixtures ] && [ "$have_shared" = 0 ]; then
     skipped=$((skipped + 1))
     continue
@@ -100,8 +128,14 @@ print("match" if c.get("match") else "")' "$dir/case.json")
     cat "$tmp/$name.diff"
     fail=1
   fi
+  if [ -n "$off" ]; then
+    offs=$((offs + 1))
+    # shellcheck disable=SC2086
+    rule_moves "$tmp/$index.db" "$task" "$([ "$mode" = --adaptive ] && echo adaptive || echo "${mode#-k }")" $off ||
+      { echo "FAIL search/$name: its rule switched off ($off) does not change the answer"; fail=1; }
+  fi
 done
 [ "$count" -gt 0 ] || { echo "FAIL: no search golden case ran"; exit 1; }
 [ "$skipped" = 0 ] || echo "note: $skipped cases skipped: $shared is missing"
-echo "search golden: $count cases${skipped:+, $skipped skipped}"
+echo "search golden: $count cases, $offs checked to change with their rule off${skipped:+, $skipped skipped}"
 exit $fail
