@@ -36,7 +36,7 @@ typedef struct task_words {
 
 enum { NEGATION_REACH = 2 }; /* a negation negates the verb at most this many words after it */
 
-/* The task's request verbs: per clause, its first word with an action. */
+/* Is the word a negation ("not", "don't", "never", "without")? */
 static bool is_negation(const char *w, size_t n)
 {
     static const char *const negations[] = {TEXT_LEX_NEGATIONS, NULL};
@@ -46,6 +46,7 @@ static bool is_negation(const char *w, size_t n)
     return false;
 }
 
+/* The task's request verbs: per clause, its first word with an action, not negated. */
 static void task_read(text_words *tw, const char *task, task_words *out)
 {
     memset(out, 0, sizeof *out);
@@ -77,7 +78,7 @@ static void task_read(text_words *tw, const char *task, task_words *out)
     }
 }
 
-/* Does a request ask the action of this verb (the verb itself, or one of its action)? */
+/* Does a request ask the action of this verb (the verb itself, or another of its action)? */
 static bool is_request_action(const task_words *t, const char *stem)
 {
     int a = (int)text_action_of_stem(stem, strlen(stem));
