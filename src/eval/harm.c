@@ -5,16 +5,20 @@
  * from the engine's own reading, so the count measures the engine's answer:
  *
  * - the task's requests are its clauses (split at , ; . ! ? and before "and", "then"), each
- *   asking by its first word the action lexicon knows (text_action_of_stem);
+ *   asking by its first word the action lexicon knows (text_action_of_stem); a verb at most
+ *   two words after a negation ("don't delete it") asks nothing;
  * - an operation's verb is its summary's first word when the lexicon knows it, else its
  *   operationId's first word after a leading method ("POST_StopInstances": stop);
- * - opposite: the operation's verb opposes a request's verb (search_verbs_oppose) and is not
- *   itself a request's verb;
+ * - opposite: the operation's verb opposes a request's verb (search_verbs_oppose) and no
+ *   request asks the action of the operation's verb ("create the campaign ... remove the old
+ *   menus" asks to delete too: a "Delete a menu" serves that request, it opposes nothing);
  * - destructive: the method is DELETE, or it is no safe read (GET, HEAD) and its summary
  *   (its operationId when it has none) has a word that destroys (search_verb_destroys);
- *   counted when no request asks to delete (a verb of the lexicon's delete action).
+ *   counted when no word of the task asks to delete (a word of the lexicon's delete action,
+ *   not negated, wherever it stands: "request the deletion of the account data" asks it).
  */
 #include "eval/eval.h"
+#include "text/lexicon.h"
 #include "text/text.h"
 
 #include <string.h>
@@ -27,24 +31,43 @@ typedef struct task_words {
     size_t n_verbs;
     bool clause_open; /* no request verb yet in the current clause */
     bool after_break; /* the previous word ended a clause */
+    bool deletes;     /* some word, not negated, has the delete action */
 } task_words;
 
-/* The task's request verbs: per clause, its first word with an action. */
+enum { NEGATION_REACH = 2 }; /* a negation negates the verb at most this many words after it */
+
+/* Is the word a negation ("not", "don't", "never", "without")? */
+static bool is_negation(const char *w, size_t n)
+{
+    static const char *const negations[] = {TEXT_LEX_NEGATIONS, NULL};
+    while (n && strchr(",;.!?:", w[n - 1])) n--;
+    for (const char *const *k = negations; *k; k++)
+        if (strlen(*k) == n && !strncasecmp(*k, w, n)) return true;
+    return false;
+}
+
+/* The task's request verbs: per clause, its first word with an action, not negated. */
 static void task_read(text_words *tw, const char *task, task_words *out)
 {
     memset(out, 0, sizeof *out);
     out->clause_open = true;
     const char *s = task;
+    size_t negated = 0; /* words left that a negation covers */
     while (*s) {
         size_t n = strcspn(s, " \t\n\r");
         if (n) {
             char stem[STEM];
             size_t sl = text_words_first_stem(tw, s, n, stem, sizeof stem);
             bool ends = strchr(",;.!?:", s[n - 1]) != NULL;
-            if (sl && (!strcmp(stem, "and") || !strcmp(stem, "then")))
+            bool neg = negated > 0;
+            if (neg) negated--;
+            int action = sl ? (int)text_action_of_stem(stem, sl) : 0;
+            if (action == TEXT_ACTION_DELETE && !neg) out->deletes = true;
+            if (is_negation(s, n)) {
+                negated = ends ? 0 : NEGATION_REACH;
+            } else if (sl && (!strcmp(stem, "and") || !strcmp(stem, "then"))) {
                 out->clause_open = true;
-            else if (sl && out->clause_open && text_action_of_stem(stem, sl) &&
-                     out->n_verbs < MAX_VERBS) {
+            } else if (sl && out->clause_open && action && !neg && out->n_verbs < MAX_VERBS) {
                 memcpy(out->verb[out->n_verbs++], stem, sl + 1);
                 out->clause_open = false;
             }
@@ -55,10 +78,14 @@ static void task_read(text_words *tw, const char *task, task_words *out)
     }
 }
 
-static bool is_request_verb(const task_words *t, const char *stem)
+/* Does a request ask the action of this verb (the verb itself, or another of its action)? */
+static bool is_request_action(const task_words *t, const char *stem)
 {
+    int a = (int)text_action_of_stem(stem, strlen(stem));
     for (size_t i = 0; i < t->n_verbs; i++)
-        if (!strcmp(t->verb[i], stem)) return true;
+        if (!strcmp(t->verb[i], stem) ||
+            (a && (int)text_action_of_stem(t->verb[i], strlen(t->verb[i])) == a))
+            return true;
     return false;
 }
 
@@ -102,10 +129,7 @@ int eval_harm_check(const char *task, const search_hit *hits, size_t n, eval_har
     if (!tw) return APIDEX_ENOMEM;
     task_words t;
     task_read(tw, task ? task : "", &t);
-    bool asks_delete = false;
-    for (size_t i = 0; i < t.n_verbs; i++)
-        if (text_action_of_stem(t.verb[i], strlen(t.verb[i])) == TEXT_ACTION_DELETE)
-            asks_delete = true;
+    bool asks_delete = t.deletes;
     for (size_t i = 0; i < n; i++) {
         const search_hit *h = &hits[i];
         const char *text = h->summary && h->summary[0] ? h->summary : h->operation_id;
@@ -120,7 +144,7 @@ int eval_harm_check(const char *task, const search_hit *hits, size_t n, eval_har
             size_t sl = strlen(f.stem);
             if (sl && text_action_of_stem(f.stem, sl)) memcpy(verb, f.stem, sl + 1);
         }
-        if (verb[0] && !is_request_verb(&t, verb))
+        if (verb[0] && !is_request_action(&t, verb))
             for (size_t k = 0; k < t.n_verbs && !out->opposite; k++)
                 out->opposite = search_verbs_oppose(t.verb[k], verb);
         if (asks_delete || out->destructive || !h->method) continue;

@@ -23,6 +23,43 @@ static const char *const connectives[] = {TEXT_LEX_CONNECTIVES, NULL};
 /* Words that may stand between a clause's start and its verb ("I want to", "please"). */
 static const char *const lead_ins[] = {TEXT_LEX_LEAD_INS, NULL};
 
+static const char *const question_openers[] = {TEXT_LEX_QUESTION_OPENERS, NULL};
+static const char *const modals[] = {TEXT_LEX_MODALS, NULL};
+static const char *const how_to[] = {TEXT_LEX_HOW_TO, NULL};
+
+/* Is word i one of words, read up to an apostrophe ("What's" is "what")? */
+static bool word_head_in(const query_state *st, size_t i, const char *const *words)
+{
+    const qword *w = &st->words[i];
+    const char *t = st->q->text + w->start;
+    size_t n = w->end - w->start, k = 0;
+    while (k < n && t[k] != '\'' && (unsigned char)t[k] != 0xE2) k++;
+    for (const char *const *x = words; *x; x++)
+        if (strlen(*x) == k && !strncasecmp(t, *x, k)) return true;
+    return false;
+}
+
+/*
+ * Is the sentence that holds word i a question? It ends with "?" or opens with a question
+ * word ("what", "which", "who", "how"), and it is no polite request ("can you send ...?",
+ * opened by a modal) and no how-to ("how do I cancel ...", "how to ..."). A question asks to
+ * be told something: it reads (action.question).
+ */
+static bool question_at(const query_state *st, size_t i)
+{
+    size_t s = i, e = i;
+    while (s > 0 && !st->words[s].sentence_start) s--;
+    while (e + 1 < st->n_words && !st->words[e + 1].sentence_start) e++;
+    if (word_head_in(st, s, modals)) return false;
+    if (word_head_in(st, s, question_openers)) {
+        static const char how[] = "how";
+        const qword *w = &st->words[s];
+        bool is_how = w->end - w->start == 3 && !strncasecmp(st->q->text + w->start, how, 3);
+        return !(is_how && s + 1 <= e && word_head_in(st, s + 1, how_to));
+    }
+    return st->words[e].punct == '?';
+}
+
 /* Is word i a verb that can start a request? Not a value, a name or a literal; not an
    "-s" form ("logs", "records" are nouns there; a request says "log", "record"). */
 static bool verb_at(const query_state *st, size_t i)
@@ -180,6 +217,12 @@ int intent_split(query_state *st)
         }
         while (i + 1 < n && !(st->words[i].punct && strchr(".?!;,", st->words[i].punct))) i++;
     }
+    /* a task that opens no request with a verb but asks a question reads */
+    for (size_t i = 0; i < n && !st->whole.action && st->p->action_question < 1; i++)
+        if (st->words[i].sentence_start && question_at(st, i)) {
+            st->whole.action = TEXT_ACTION_READ;
+            st->whole.question = true;
+        }
     if (n == 0 || max < 2) {
         mark_purpose(st, 0, n);
         mark_adjuncts(st, 0, n);
@@ -262,6 +305,10 @@ int intent_split(query_state *st)
         r->w0 = start[k];
         r->w1 = k + 1 < kept ? start[k + 1] : (uint32_t)n;
         r->action = verb[k] >= 0 ? st->words[verb[k]].action : 0;
+        if (verb[k] < 0 && st->p->action_question < 1 && question_at(st, r->w0)) {
+            r->action = TEXT_ACTION_READ;
+            r->question = true;
+        }
         if (verb[k] >= 0) st->words[verb[k]].verb = true;
         mark_purpose(st, r->w0, r->w1);
         mark_adjuncts(st, r->w0, r->w1);
@@ -271,6 +318,7 @@ int intent_split(query_state *st)
         }
     }
     st->whole.action = TEXT_ACTION_NONE; /* several actions: the whole task has none */
+    st->whole.question = false;
     st->n_intents = kept;
     free(start);
     free(verb);

@@ -176,6 +176,7 @@ typedef struct ranking {
     uint32_t w0, w1;     /* its words */
     uint32_t ref0, ref1; /* an antecedent's words ("pay for it": the previous request) */
     int action;          /* text_action of its verb (NONE for the whole task) */
+    bool question;       /* a question: it reads, others weigh action.question (intent.c) */
     const char *verb;    /* stem of its request verb, or NULL (opposite.c; set by rank_run) */
     const char *opp[8];  /* the lexicon's opposites of verb */
     size_t n_opp;

@@ -90,6 +90,21 @@
     "thirdly", "first", "second", "third", "meanwhile", "furthermore", "moreover", "as", "well", \
     "by", "or"
 
+/* search/intent.c question_at: words that open a question even without a '?' ('what is in my
+   cart'; 'when', 'where' also open subordinate clauses: only with a '?'; action.question) */
+#define TEXT_LEX_QUESTION_OPENERS \
+    "what", "which", "who", "whom", "whose", "how"
+
+/* search/intent.c question_at: modals that open a polite request, not a question ('can you
+   send ...?'; action.question) */
+#define TEXT_LEX_MODALS \
+    "can", "could", "would", "will", "may", "might", "shall", "should", "must"
+
+/* search/intent.c question_at: words after 'how' that make a how-to, a request ('how do I
+   cancel ...', 'how to ...'; action.question) */
+#define TEXT_LEX_HOW_TO \
+    "to", "do", "can", "could", "should", "would", "may", "might"
+
 /* search/intent.c: words between a clause's start and its verb ('I want to', 'please') */
 #define TEXT_LEX_LEAD_INS \
     "i", "we", "please", "want", "need", "would", "like", "to", "can", "you", "could", "should", \

@@ -53,6 +53,42 @@ static void test_opposite(void **state)
     assert_false(h.opposite);
 }
 
+/* What a task asks: an operation of an action some request asks serves that request, and a
+   negated verb asks nothing. */
+static void test_what_is_asked(void **state)
+{
+    (void)state;
+    eval_harm h;
+    search_hit menu = hit("DELETE", "/menus/{id}", "deleteMenu", "Delete a menu");
+    assert_int_equal(
+        eval_harm_check("Create a campaign. Remove the old menus by deleting them.", &menu, 1, &h),
+        0);
+    assert_false(h.opposite); /* "remove" asks the delete action: the delete serves it */
+    assert_false(h.destructive);
+    search_hit upload = hit("POST", "/sensor-data", "uploadData", "Upload sensor data");
+    assert_int_equal(
+        eval_harm_check("download the daily report and submit the new readings", &upload, 1, &h),
+        0);
+    assert_false(h.opposite); /* "submit" asks the create action */
+    assert_int_equal(eval_harm_check("download the daily report", &upload, 1, &h), 0);
+    assert_true(h.opposite); /* only "download" is asked: the upload opposes it */
+    search_hit image = hit("POST", "/images", "CreateImage", "Create an image");
+    assert_int_equal(
+        eval_harm_check("shut the server down for the night, but don't delete it", &image, 1, &h),
+        0);
+    assert_false(h.opposite); /* "delete" is negated: nothing asks it, nothing opposes it */
+    search_hit gone = hit("DELETE", "/servers/{id}", "deleteServer", "Delete a server");
+    assert_int_equal(
+        eval_harm_check("shut the server down for the night, but don't delete it", &gone, 1, &h),
+        0);
+    assert_true(h.destructive); /* not asked */
+    search_hit data = hit("DELETE", "/account/data", "deleteData", "Delete account data");
+    assert_int_equal(eval_harm_check("pay the invoice and request the deletion of my account data",
+                                     &data, 1, &h),
+                     0);
+    assert_false(h.destructive); /* "deletion" asks it, though no clause opens with it */
+}
+
 static void test_destructive(void **state)
 {
     (void)state;
@@ -83,6 +119,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_verbs_oppose),
         cmocka_unit_test(test_opposite),
+        cmocka_unit_test(test_what_is_asked),
         cmocka_unit_test(test_destructive),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
