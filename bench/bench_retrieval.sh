@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Retrieval dev suite: the quality of `apidex search` on five task sets, with one build.
+# Retrieval dev suite: the quality of `apidex search` on seven task sets, with one build.
 #
 #   restbench  RestBench (Song et al.): TMDB + Spotify, 157 tasks (pesl_socbench_cleaned
 #              tmdb.json + spotify.json), one index over both specs.
@@ -18,6 +18,15 @@
 #   noanswer   bench/queries/no_answer_tasks.json over the same 40-spec index as everyday:
 #              everyday tasks for services no indexed API offers ("kind": "none", no gold).
 #              Its recall columns are empty; what counts is its weak/none share.
+#   mcp        bench/queries/mcp_tasks.json over the tools of the MCP servers of
+#              bench/queries/mcp_servers.json (an `mcpServers` config; its relative paths are
+#              resolved against the repository), installed by tools/node (npm ci). Gold ids are
+#              SERVER:TOOL. bench/mcp_tools.mjs starts each server over stdio with the official
+#              SDK and dumps its tools; bench/mcp_bm25.py ranks them with a plain BM25 over the
+#              tool definitions (the tool search MCP clients ship): row `mcp-bm25`, recall
+#              columns only. apidex's own row `mcp` (`apidex index --mcp-config`) runs when
+#              `apidex index --help` offers --mcp-config; until then the script says so and
+#              prints the baseline alone. Skipped with a note without node or tools/node.
 #
 # How: each set's index is kept in BUILD_DIR/bench-indexes/<set>.db (socbench:
 # socbench-<domain>.db) and refreshed every run with `apidex index ... --db` (incremental:
@@ -47,7 +56,7 @@
 #
 #   BUILD_DIR      holds the apidex binary (default: build/ of this repo)
 #   --sets         comma-separated subset of restbench,socbench,heldout1,heldout2,everyday,
-#                  noanswer
+#                  noanswer,mcp
 #   --param        passed untouched to every `apidex eval` as `--param NAME=VALUE`
 #   --sweep-param  runs the suite once per value (with --param NAME=v); one table with a
 #                  first column NAME, rows grouped by value, then set
@@ -61,7 +70,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-all_sets=restbench,socbench,heldout1,heldout2,everyday,noanswer
+all_sets=restbench,socbench,heldout1,heldout2,everyday,noanswer,mcp
 
 usage() { sed -n '/^#   bash bench/,/calibrate.py reads)$/s/^# \{0,1\}//p' "$0"; }
 die() { echo "bench_retrieval.sh: $*" >&2; exit 2; }
@@ -134,7 +143,7 @@ heldout2_specs=(
 )
 
 # One unit = one index + one eval. Fields: set|label|db name|queries (;-sep)|specs (;-sep).
-units=() run_sets=()
+units=() run_sets=() mcp_set=0
 add_unit() { local IFS=';'; units+=("$1|$2|$3|$4|$5"); }
 join() { local IFS=';'; echo "$*"; }
 for s in "${sets[@]}"; do
@@ -173,10 +182,17 @@ for s in "${sets[@]}"; do
       need "$q/no_answer_tasks.json" "$cs" "$rb/specs"
       # the everyday index: the same database, indexed once
       add_unit noanswer noanswer everyday "$q/no_answer_tasks.json" "$(join "$cs" "$rb/specs")" ;;
+    mcp)
+      need "$q/mcp_tasks.json" "$q/mcp_servers.json" "$here/mcp_tools.mjs" "$here/mcp_bm25.py"
+      if ! command -v node >/dev/null || [ ! -d "$repo/tools/node/node_modules/@modelcontextprotocol/sdk" ]; then
+        note "mcp: needs node and the MCP servers of tools/node (cd tools/node && npm ci); set skipped"
+        continue
+      fi
+      mcp_set=1 ;;  # its unit is added once the binary is copied (below)
   esac
   run_sets+=("$s")
 done
-((${#units[@]})) || die "no set left to run"
+((${#units[@]} || mcp_set)) || die "no set left to run"
 
 # --- workspace ---------------------------------------------------------------------------
 idx_dir=$build_dir/bench-indexes
@@ -191,6 +207,35 @@ binsha=$(sha256sum "$bin" | cut -d' ' -f1)
 jobs_max=$(nproc 2>/dev/null || echo 2)
 
 throttle() { while (($(jobs -rp | wc -l) >= jobs_max)); do wait -n || true; done; }
+
+# --- 0. the MCP set: its servers' tools, the BM25 baseline, apidex's unit if it can ----------
+mcp_failed=0
+if ((mcp_set)); then
+  mcp_cfg=$tmp/mcp_servers.json  # the config with its paths resolved: what apidex indexes
+  rc=0
+  node "$here/mcp_tools.mjs" --config "$q/mcp_servers.json" --resolved "$mcp_cfg" \
+    --out "$tmp/mcp_tools.json" 2>"$tmp/mcp_tools.log" || rc=$?
+  if [ "$rc" != 0 ] && [ ! -s "$tmp/mcp_tools.json" ]; then
+    note "mcp: bench/mcp_tools.mjs failed (exit $rc):"; sed 's/^/    /' "$tmp/mcp_tools.log" >&2
+    exit 1
+  fi
+  if [ "$rc" != 0 ]; then  # some servers failed: their tasks count as misses, and it is an error
+    note "mcp: some MCP servers did not list their tools:"
+    grep -v ': [0-9]* tools$' "$tmp/mcp_tools.log" | sed 's/^/    /' >&2
+    mcp_failed=1
+  fi
+  rc=0
+  python3 "$here/mcp_bm25.py" "$tmp/mcp_tools.json" "$q/mcp_tasks.json" \
+    >"$tmp/mcp-bm25.json" 2>"$tmp/mcp-bm25.json.err" || rc=$?
+  echo "$rc" >"$tmp/mcp-bm25.json.rc"
+  if "$bin" index --help 2>&1 | grep -q -- --mcp-config; then
+    add_unit mcp mcp mcp "$q/mcp_tasks.json" "$(join --mcp-config "$mcp_cfg")"
+  else
+    note "mcp: this apidex cannot index MCP sources yet (its 'index --help' has no --mcp-config);" \
+      "only the BM25 baseline row (mcp-bm25) is printed"
+  fi
+  run_sets+=(mcp)
+fi
 
 # --- 1. indexes (once per run, whatever the sweep) -----------------------------------------
 index_one() {  # dbname specs...
@@ -255,6 +300,8 @@ for v in "${sweep_values[@]}"; do
     eval_one "$out" "$idx_dir/$name.db" "${q_list[@]}" -- "${extra[@]}" 2>"$out.sh" &
     i=$((i + 1))
   done
+  # the baseline does not depend on apidex's parameters: the same row under every value
+  if ((mcp_set)); then evals+=("$tmp/mcp-bm25.json|$v|mcp-bm25|mcp bm25|"); fi
 done
 wait
 # A failed eval drops its whole row (a SOCBench-D mean over some domains would mislead); the
@@ -293,10 +340,11 @@ done
 
 if [ -n "$keep" ]; then
   mkdir -p "$keep"
-  # the manifest with the files' names inside DIR (awk: a sweep value may be empty)
-  awk -F'\t' -v OFS='\t' '{ n = split($4, p, "/"); $4 = p[n]; print }' "$manifest" \
-    >"$keep/manifest.tsv"
-  cut -f4 "$manifest" | while read -r out; do cp "$out" "$keep/"; done
+  # the manifest with the files' names inside DIR (awk: a sweep value may be empty); apidex's
+  # evals only (the BM25 baseline has no answers for bench/calibrate.py)
+  awk -F'\t' -v OFS='\t' '$2 != "mcp-bm25" { n = split($4, p, "/"); $4 = p[n]; print }' \
+    "$manifest" >"$keep/manifest.tsv"
+  awk -F'\t' '$2 != "mcp-bm25" { print $4 }' "$manifest" | while read -r out; do cp "$out" "$keep/"; done
 fi
 
 # --- 3. table ------------------------------------------------------------------------------
@@ -309,5 +357,9 @@ if [ -s "$manifest" ]; then
 fi
 if ((failed)); then
   note "some evals failed; their rows are missing${sweep_name:+ (or the table is empty)}"
+  exit 1
+fi
+if ((mcp_failed)); then
+  note "mcp: some MCP servers did not start (above); their tasks counted as misses"
   exit 1
 fi

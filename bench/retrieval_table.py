@@ -23,6 +23,11 @@ files.
 all@5 is the fraction of tasks whose per-query recall@5 is 1 (every gold endpoint in the top
 5). Only that count is taken from `per_query`; nothing per task is printed.
 
+A file with "baseline" (bench/mcp_bm25.py: a plain BM25 over the MCP set's tool definitions)
+holds only a ranked list's numbers: queries, answerable, recall_at and per_query recall_at;
+its row shows "-" in the columns that are apidex's (adaptive answer, latency, harm, best@1,
+weak/none).
+
 Recall, precision, F1, all@5 and best@1 are means over the tasks with gold (eval's
 `answerable`); a row with none (the no-answer set) shows "-" there. best@1 is the share of them
 whose best operation is a gold one; weak/none the share of all tasks whose answer's match is
@@ -50,6 +55,9 @@ COLUMNS = [
 ]
 # counts (summed over a row's files), not means
 COUNTS = ("tasks", "opposite", "destructive")
+# what a baseline's file (a ranked list only) does not have
+BASELINE_NONE = ("best_right", "weak_or_none", "adaptive_recall", "adaptive_precision",
+                 "adaptive_f1", "adaptive_size", "p50", "opposite", "destructive")
 
 
 def die(msg):
@@ -84,6 +92,13 @@ def load(label, path):
         r5 = get(q, "recall_at", "5", where=where + " per_query")
         if r5 >= 1.0 - 1e-9:
             all5 += 1
+    if d.get("baseline"):
+        row = dict.fromkeys(BASELINE_NONE)
+        row.update({"n": n, "answerable": answerable, "all5": all5,
+                    "recall_at_5": get(d, "recall_at", "5", where=where),
+                    "recall_at_10": get(d, "recall_at", "10", where=where),
+                    "recall_at_20": get(d, "recall_at", "20", where=where)})
+        return row
     return {
         "n": n,
         "answerable": answerable,
@@ -107,18 +122,32 @@ def load(label, path):
 def aggregate(parts):
     tasks = sum(p["n"] for p in parts)
     gold = sum(p["answerable"] for p in parts)
-    row = {"tasks": tasks}
+    if any(p[k] is None for p in parts for k in BASELINE_NONE):
+        row = aggregate_ranked(parts, tasks, gold)
+        row.update(dict.fromkeys(("adaptive_recall", "adaptive_precision", "adaptive_f1",
+                                  "adaptive_size", "best_at_1", "weak_or_none", "p50_ms",
+                                  "opposite", "destructive")))
+        return row
+    row = aggregate_ranked(parts, tasks, gold)
     # eval's means are over a file's tasks with gold: weigh them by those
-    for key in ("recall_at_5", "recall_at_10", "recall_at_20", "adaptive_recall",
-                "adaptive_precision", "adaptive_f1"):
+    for key in ("adaptive_recall", "adaptive_precision", "adaptive_f1"):
         row[key] = sum(p[key] * p["answerable"] for p in parts) / gold if gold else None
     row["adaptive_size"] = sum(p["adaptive_size"] * p["n"] for p in parts) / tasks if tasks else 0.0
-    row["all_at_5"] = sum(p["all5"] for p in parts) / gold if gold else None
     row["best_at_1"] = sum(p["best_right"] for p in parts) / gold if gold else None
     row["weak_or_none"] = sum(p["weak_or_none"] for p in parts) / tasks if tasks else 0.0
     row["p50_ms"] = statistics.median(p["p50"] for p in parts)
     row["opposite"] = sum(p["opposite"] for p in parts)
     row["destructive"] = sum(p["destructive"] for p in parts)
+    return row
+
+
+def aggregate_ranked(parts, tasks, gold):
+    """The numbers of a ranked list: recall at 5/10/20 and all@5 (eval's means are over a
+    file's tasks with gold: weigh them by those)."""
+    row = {"tasks": tasks}
+    for key in ("recall_at_5", "recall_at_10", "recall_at_20"):
+        row[key] = sum(p[key] * p["answerable"] for p in parts) / gold if gold else None
+    row["all_at_5"] = sum(p["all5"] for p in parts) / gold if gold else None
     return row
 
 
@@ -188,7 +217,7 @@ def main(argv):
             cells = ([value] if sweep else []) + [set_name]
             for _, key in COLUMNS:
                 v = row[key]
-                cells.append(str(v) if key in COUNTS else "-" if v is None else "%.3f" % v)
+                cells.append("-" if v is None else str(v) if key in COUNTS else "%.3f" % v)
             out.write("| " + " | ".join(cells) + " |\n")
     return 0
 

@@ -79,6 +79,8 @@ typedef struct eval_query {
     const char *text;
     const char **gold; /* as written (de-duplication happens when scoring) */
     size_t n_gold;
+    bool by_id;       /* the gold are operation ids ("API:operationId"; MCP tools are
+                         SERVER:TOOL), scored against the ranked operations' ids */
     const char *file; /* the queries file it came from */
     size_t index;     /* 0-based position in that file */
 } eval_query;
@@ -94,7 +96,13 @@ int eval_set_new(eval_set **out);
 /** NULL is a no-op. */
 void eval_set_free(eval_set *set);
 /**
- * Appends the queries of a RestBench-format file. A malformed entry fails the
+ * Whether a gold string is an operation id ("API:operationId") rather than an endpoint
+ * ("METHOD /path"): one word, with a ':' that is neither its first nor its last character.
+ */
+bool eval_gold_is_id(const char *s);
+/**
+ * Appends the queries of a RestBench-format file. A task's gold is all endpoints or all
+ * operation ids (eval_gold_is_id; a mix is an error). A malformed entry fails the
  * load with file, line:col and JSON pointer in err (APIDEX_EPARSE).
  */
 int eval_set_load(eval_set *set, const char *path, apidex_error *err);
@@ -112,7 +120,8 @@ typedef struct eval_options {
 /** One query's outcome. Strings live in the report. */
 typedef struct eval_query_result {
     const eval_query *query;
-    const char **ranked;      /* distinct "METHOD /path" of the fixed-k run, in order */
+    const char **ranked;      /* distinct "METHOD /path" (ids for a by_id task) of the
+                                 fixed-k run, in order */
     size_t n_ranked;          /* at most max(k, 20) */
     const char **ranked_apis; /* the API id of each ranked endpoint */
     eval_scores at_k;

@@ -2,6 +2,7 @@
    task with "kind": "none" and an empty solution is one nothing in the index does. */
 #include "eval/eval.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,17 @@ void eval_set_free(eval_set *set)
     free(set->items);
     core_arena_free(set->arena);
     free(set);
+}
+
+bool eval_gold_is_id(const char *s)
+{
+    if (!s || !*s || *s == ':' || *s == '/') return false;
+    const char *colon = NULL;
+    for (const char *p = s; *p; p++) {
+        if (isspace((unsigned char)*p)) return false;
+        if (*p == ':' && !colon) colon = p;
+    }
+    return colon && colon[1];
 }
 
 static int bad_entry(const jt_doc *doc, apidex_error *err, const char *pointer, const char *what)
@@ -94,6 +106,7 @@ int eval_set_load(eval_set *set, const char *path, apidex_error *err)
         q->n_gold = sol->len;
         q->file = file;
         q->index = i;
+        q->by_id = false;
         if (!q->text || !q->gold) {
             rc = APIDEX_ENOMEM;
             break;
@@ -103,8 +116,16 @@ int eval_set_load(eval_set *set, const char *path, apidex_error *err)
             if (!g) {
                 snprintf(ptr, sizeof ptr, "/%zu/solution/%zu", i, j);
                 rc = bad_entry(doc, err, ptr, "expected a \"METHOD /path\" string");
+            } else if (j > 0 && eval_gold_is_id(g) != q->by_id) {
+                /* one form per task: its gold is scored against ids or endpoints, not both */
+                snprintf(ptr, sizeof ptr, "/%zu/solution/%zu", i, j);
+                rc = bad_entry(doc, err, ptr,
+                               "a task's solution is all \"METHOD /path\" endpoints or all "
+                               "operation ids (\"API:operationId\"), not a mix");
             } else if (!(q->gold[j] = core_arena_strdup(set->arena, g))) {
                 rc = APIDEX_ENOMEM;
+            } else if (j == 0) {
+                q->by_id = eval_gold_is_id(g);
             }
         }
         if (!rc) set->n++;

@@ -1,6 +1,7 @@
 /* eval: running a query set against a search engine, and the JSON, text and sweep reports. */
 #include "eval/eval.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +10,8 @@ static const size_t at_k[3] = {5, 10, 20};
 
 /* Distinct endpoint strings ("METHOD /path") of a result, in its order, and (when apis is
    not NULL) the API of each. */
-static int hit_list(const search_result *res, core_arena *a, const char ***out, size_t *n,
-                    const char ***apis)
+static int hit_list(const search_result *res, bool by_id, core_arena *a, const char ***out,
+                    size_t *n, const char ***apis)
 {
     *out = NULL;
     *n = 0;
@@ -20,7 +21,10 @@ static int hit_list(const search_result *res, core_arena *a, const char ***out, 
     const char **api = apis ? core_arena_calloc(a, res->n_hits, sizeof *api) : NULL;
     if (!list || (apis && !api)) return APIDEX_ENOMEM;
     for (size_t i = 0; i < res->n_hits; i++) {
-        list[i] = core_arena_printf(a, "%s %s", res->hits[i].method, res->hits[i].path);
+        /* a task whose gold are operation ids is scored on the hits' ids */
+        list[i] = by_id && res->hits[i].id
+                      ? core_arena_strdup(a, res->hits[i].id)
+                      : core_arena_printf(a, "%s %s", res->hits[i].method, res->hits[i].path);
         if (!list[i]) return APIDEX_ENOMEM;
         if (api && !(api[i] = core_arena_strdup(a, res->hits[i].api ? res->hits[i].api : "")))
             return APIDEX_ENOMEM;
@@ -76,9 +80,31 @@ static const char **op_keys(store_index *idx, core_arena *a, size_t *n_out)
     return keys;
 }
 
+/* The API of every gold operation id of q, when they are all of one; else NULL. */
+static const char *gold_api_by_id(store_index *idx, const eval_query *q)
+{
+    const store_operation *ops = NULL;
+    const store_api *apis = NULL;
+    size_t n_ops = 0, n_apis = 0;
+    apidex_error ignore;
+    if (!q->n_gold || store_operations(idx, &ops, &n_ops, &ignore) ||
+        store_apis(idx, &apis, &n_apis, &ignore))
+        return NULL;
+    size_t api = SIZE_MAX;
+    for (size_t g = 0; g < q->n_gold; g++) {
+        long oi = store_find_operation(idx, q->gold[g]);
+        if (oi < 0 || (size_t)oi >= n_ops || ops[oi].api_index >= n_apis ||
+            (api != SIZE_MAX && ops[oi].api_index != api))
+            return NULL;
+        api = ops[oi].api_index;
+    }
+    return apis[api].id;
+}
+
 /* The API holding every gold endpoint of q, when exactly one does; else NULL. */
 static const char *gold_api(store_index *idx, const char **keys, size_t n_keys, const eval_query *q)
 {
+    if (q->by_id) return gold_api_by_id(idx, q);
     const store_operation *ops = NULL;
     const store_api *apis = NULL;
     size_t n_ops = 0, n_apis = 0;
@@ -131,8 +157,11 @@ static int answer_confidence(store_index *idx, const search_result *res, const e
     size_t n_ops = 0;
     apidex_error ignore;
     long oi = idx ? store_find_operation(idx, res->best_id) : -1;
-    if (oi >= 0 && !store_operations(idx, &ops, &n_ops, &ignore) && (size_t)oi < n_ops)
+    if (q->by_id) {
+        qr->best = core_arena_strdup(a, res->best_id);
+    } else if (oi >= 0 && !store_operations(idx, &ops, &n_ops, &ignore) && (size_t)oi < n_ops) {
         qr->best = core_arena_printf(a, "%s %s", ops[oi].method, ops[oi].path);
+    }
     for (size_t i = 0; !qr->best && i < res->n_hits; i++)
         if (!strcmp(res->hits[i].id, res->best_id))
             qr->best = core_arena_printf(a, "%s %s", res->hits[i].method, res->hits[i].path);
@@ -193,7 +222,8 @@ int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const ev
         double t0 = now_ms();
         rc = search_engine_run(eng, &sq, &res, err);
         lat[i] = qr->latency_ms = now_ms() - t0;
-        if (!rc) rc = hit_list(res, r->arena, &qr->ranked, &qr->n_ranked, &qr->ranked_apis);
+        if (!rc)
+            rc = hit_list(res, q->by_id, r->arena, &qr->ranked, &qr->n_ranked, &qr->ranked_apis);
         if (!rc) rc = answer_confidence(idx, res, q, r->arena, qr);
         if (!rc) {
             const char *const *ranked = qr->ranked;
@@ -216,7 +246,7 @@ int eval_run(search_engine *eng, store_index *idx, const eval_set *set, const ev
         t0 = now_ms();
         rc = search_engine_run(eng, &aq, &res, err);
         alat[i] = qr->adaptive_latency_ms = now_ms() - t0;
-        if (!rc) rc = hit_list(res, r->arena, &qr->adaptive, &qr->n_adaptive, NULL);
+        if (!rc) rc = hit_list(res, q->by_id, r->arena, &qr->adaptive, &qr->n_adaptive, NULL);
         if (!rc) rc = eval_harm_check(q->text, res->hits, res->n_hits, &qr->harm);
         if (!rc && res->n_hits) qr->routed_api = core_arena_strdup(r->arena, res->hits[0].api);
         if (!rc) {
