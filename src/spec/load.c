@@ -626,6 +626,22 @@ static int api_build(spec_api_int *ai, jt_doc *tree, const apidex_error *perr)
     /* A Postman collection becomes an OpenAPI 3 tree (postman.c) in place of its root;
        the text stays, so diagnostics still find the collection's lines. */
     int postman = spec_postman_detect(root);
+    /* So does an MCP server's tool list (mcp.c). */
+    const char *mcp_version = NULL;
+    if (!postman && spec_mcp_detect(root)) {
+        jt_node *oas = NULL;
+        mcp_version = spec_mcp_version(root, ai->arena);
+        if (!mcp_version || spec_mcp_translate(ai, d0, &oas)) {
+            api->failed = true;
+            api->major = 0;
+            core_diags_add(&api->diags, CORE_DIAG_ERROR, APIDEX_ENOMEM, api->file, 0, 0, "",
+                           "out of memory");
+            return APIDEX_ENOMEM;
+        }
+        tree->root = oas;
+        root = oas;
+        api->root.node = oas;
+    }
     if (postman) {
         jt_node *oas = NULL;
         int prc = spec_postman_translate(ai, d0, postman, &oas);
@@ -660,7 +676,9 @@ static int api_build(spec_api_int *ai, jt_doc *tree, const apidex_error *perr)
         return 0;
     }
     api->spec_version =
-        core_arena_strdup(ai->arena, postman ? (postman == 20 ? "postman-2.0" : "postman-2.1") : v);
+        core_arena_strdup(ai->arena, mcp_version ? mcp_version
+                                     : postman   ? (postman == 20 ? "postman-2.0" : "postman-2.1")
+                                                 : v);
     if (oa && strncmp(v, "3.", 2) == 0) {
         api->major = 3;
     } else if (!oa && strcmp(v, "2.0") == 0) {
@@ -673,8 +691,9 @@ static int api_build(spec_api_int *ai, jt_doc *tree, const apidex_error *perr)
     int rc = spec_resolve_all(ai);
     if (!rc) rc = spec_normalize(ai);
     /* an imported request is where the collection has it */
-    for (size_t i = 0; postman && !rc && i < api->n_ops; i++) {
-        const char *at = jt_get_str(api->ops[i].node.node, "x-postman-pointer");
+    for (size_t i = 0; (postman || mcp_version) && !rc && i < api->n_ops; i++) {
+        const char *at =
+            jt_get_str(api->ops[i].node.node, postman ? "x-postman-pointer" : "x-mcp-pointer");
         if (at) api->ops[i].pointer = at;
     }
     if (!rc) rc = spec_model_build(ai);
@@ -856,8 +875,9 @@ static bool key_at(const char *t, size_t len, size_t i, size_t wl)
  */
 static bool sniff_root(const char *text, size_t len)
 {
-    static const char *const words[] = {"openapi", "swagger", "_postman_id"};
-    for (size_t w = 0; w < 3; w++) {
+    /* inputSchema: an MCP tool list (mcp.c) */
+    static const char *const words[] = {"openapi", "swagger", "_postman_id", "inputSchema"};
+    for (size_t w = 0; w < 4; w++) {
         const char *p = text, *end = text + len;
         size_t wl = strlen(words[w]);
         while ((p = memmem(p, (size_t)(end - p), words[w], wl)) != NULL) {
@@ -884,7 +904,7 @@ static bool root_is_openapi(const jt_doc *doc)
 {
     return doc && doc->root && doc->root->type == JT_OBJECT &&
            (jt_get(doc->root, "openapi") || jt_get(doc->root, "swagger") ||
-            spec_postman_detect(doc->root));
+            spec_postman_detect(doc->root) || spec_mcp_detect(doc->root));
 }
 
 /*
