@@ -72,6 +72,7 @@ bool mcpc_is_source(const char *s);
 typedef struct mcpc_servers {
     mcpc_server *items;
     size_t n;
+    const char *config; /* the config file of "mcp+config:FILE[#NAME]" (FILE), else NULL */
 } mcpc_servers;
 
 /**

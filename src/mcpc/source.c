@@ -222,18 +222,20 @@ int mcpc_source_parse(const char *source, core_arena *a, mcpc_servers *out, apid
         /* FILE#NAME: one server of the file (how an index names it to read it again) */
         const char *file = source + 11, *hash = strrchr(file, '#');
         struct stat st;
-        if (!hash || stat(file, &st) == 0) return config_parse(file, a, out, err);
-        char *path = core_arena_strndup(a, file, (size_t)(hash - file));
+        if (hash && stat(file, &st) == 0) hash = NULL; /* a file whose name holds '#' */
+        char *path =
+            hash ? core_arena_strndup(a, file, (size_t)(hash - file)) : core_arena_strdup(a, file);
         if (!path) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
         int rc = config_parse(path, a, out, err);
-        for (size_t i = 0; !rc && i < out->n; i++)
+        out->config = path;
+        if (rc || !hash) return rc;
+        for (size_t i = 0; i < out->n; i++)
             if (!strcmp(out->items[i].name, hash + 1)) {
                 out->items = &out->items[i];
                 out->n = 1;
                 return 0;
             }
-        return rc ? rc
-                  : core_error_set(err, APIDEX_ENOTFOUND, "%s has no server '%s'", path, hash + 1);
+        return core_error_set(err, APIDEX_ENOTFOUND, "%s has no server '%s'", path, hash + 1);
     }
     mcpc_server *s = core_arena_alloc(a, sizeof *s);
     if (!s) return core_error_set(err, APIDEX_ENOMEM, "out of memory");

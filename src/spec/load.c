@@ -1147,19 +1147,11 @@ static int add_mcp(spec_registry *reg, const char *input, apidex_error *err)
         if (err && !err->file[0]) core_error_at(err, input, 0, 0, NULL);
         return rc;
     }
-    bool config = !strncmp(input, "mcp+config:", 11);
+    bool config = ss.config != NULL;
     /* a config's servers are named by its absolute path and their name, so the index can
        read one of them again from anywhere (show, tool definitions) */
-    char *cfg_real = NULL;
-    if (config) {
-        struct stat st;
-        const char *hash = strrchr(input + 11, '#');
-        char *file = hash && stat(input + 11, &st) != 0
-                         ? core_arena_strndup(a, input + 11, (size_t)(hash - input - 11))
-                         : core_arena_strdup(a, input + 11);
-        cfg_real = file ? realpath(file, NULL) : NULL;
-    }
-    const char *cfg = cfg_real ? cfg_real : input + 11;
+    char *cfg_real = ss.config ? realpath(ss.config, NULL) : NULL;
+    const char *cfg = cfg_real ? cfg_real : ss.config;
     mcpc_options mo = {.allowed_addresses = reg->set.opt.remote_addresses};
     for (size_t i = 0; i < ss.n && !rc; i++) {
         const mcpc_server *srv = &ss.items[i];
