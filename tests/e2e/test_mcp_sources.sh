@@ -69,6 +69,14 @@ grep -q "could not be read again" "$T/full.txt" && fail "full detail fell back: 
 (cd / && "$BIN" tools --format mcp memory:create_entities --db "$T/a.db") >"$T/tools.json"
 jq -e '.tools[0].name == "memory__create_entities"' "$T/tools.json" >/dev/null || fail "tool definition: $(head -c 600 "$T/tools.json")"
 
+# the MCP face searches the same index: tools come back as endpoints do
+{ printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_endpoints","arguments":{"task":"delete entities from the knowledge graph","k":3}}}'
+} | "$BIN" mcp --db "$T/a.db" 2>/dev/null >"$T/mcp.jsonl"
+jq -s -e '.[] | select(.id == 2) | .result.content[0].text | fromjson | .results[0].id == "memory:delete_entities"' \
+  "$T/mcp.jsonl" >/dev/null || fail "apidex mcp search_endpoints: $(tail -c 800 "$T/mcp.jsonl")"
+
 # 3. re-indexing reuses every server whose tool list did not change
 "$BIN" index --mcp-config "$T/claude.json" --db "$T/a.db" >"$T/index2.txt" 2>&1 || true
 grep -q "0 added, 0 updated, 0 removed, 4 unchanged" "$T/index2.txt" || fail "unchanged servers: $(cat "$T/index2.txt")"
