@@ -270,3 +270,16 @@ bool cli_arg_strategy(const char *cmd, const char *flag, const char *value)
     names[n] = NULL;
     return cli_arg_choice(cmd, flag, value, names) >= 0;
 }
+
+const char *cli_mcp_config_source(const char *file)
+{
+    /* kept reachable until exit: a command's source list borrows it */
+    static char *made[64];
+    static size_t n_made;
+    if (n_made == sizeof made / sizeof *made) return NULL;
+    size_t l = strlen(file) + 12;
+    char *s = malloc(l);
+    if (s) snprintf(s, l, "mcp+config:%s", file);
+    if (s) made[n_made++] = s;
+    return s;
+}

@@ -123,6 +123,8 @@ bool cli_arg_double(const char *cmd, const char *flag, const char *value, double
 /** value is an IP address as --allow-address takes it (IPv4, IPv6, [IPv6]); false after saying
     it is not (naming the value). */
 bool cli_arg_address(const char *cmd, const char *value);
+/** The source "mcp+config:FILE" of `--mcp-config FILE` (lives until exit; NULL on OOM). */
+const char *cli_mcp_config_source(const char *file);
 /** Parses --max-load-memory N (or Nx): the budget of a document is 64 MiB + N x the bytes of
     its files (spec_options.load_memory_factor); false after a usage error. */
 bool cli_arg_load_memory(const char *cmd, const char *value, unsigned *out);

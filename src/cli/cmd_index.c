@@ -20,10 +20,13 @@ static void index_usage(FILE *out)
             "usage: apidex index [PATH...] [--registry FILE] [--watch] [--db FILE]\n"
             "                    [--strategy NAME] [--filters LIST] [--full] [--prune]\n"
             "                    [--jobs N] [--max-load-memory N] [--name ID] [--wait SECONDS]\n"
+            "                    [--mcp-config FILE]\n"
             "                    [--no-wait] [--json]\n"
             "                    [--quiet] [--verbose]\n"
             "  PATH              spec files, directories (searched recursively) or URLs;\n"
-            "                    none: the sources of the registry file\n"
+            "                    MCP servers: mcp+stdio:'PROGRAM ARG...', mcp+http(s)://URL\n"
+            "                    (docs/MCP-SOURCES.md); none: the sources of the registry file\n"
+            "  --mcp-config FILE every server of an MCP client config (mcpServers JSON)\n"
             "  --name ID         the API id of the one document PATH holds (else the id comes\n"
             "                    from the document; docs/INDEX.md, \"API ids\")\n"
             "  --registry FILE   the registry file (default $APIDEX_REGISTRY or ./%s;\n"
@@ -584,6 +587,14 @@ int cli_cmd_index(int argc, char **argv)
                                        v, SPEC_ID_MAX);
             }
             api_name = v;
+            i++;
+        } else if (!strcmp(a, "--mcp-config") && v) {
+            const char *src = cli_mcp_config_source(v);
+            if (!src) {
+                free(paths);
+                return cli_usage_error("index", "too many --mcp-config");
+            }
+            paths[n_paths++] = (char *)src;
             i++;
         } else if (a[0] == '-' && a[1]) {
             free(paths);

@@ -11,10 +11,13 @@
 static void add_usage(FILE *out)
 {
     fprintf(out,
-            "usage: apidex add PATH|URL... [--name ID] [--db FILE] [--wait SECONDS] [--no-wait]\n"
+            "usage: apidex add PATH|URL... [--mcp-config FILE] [--name ID] [--db FILE]\n"
+            "                  [--wait SECONDS] [--no-wait]\n"
             "                  [--json] [--quiet] [--verbose]\n"
             "  PATH|URL          spec files, directories (searched recursively) or URLs to add\n"
-            "                    (or update, when already indexed)\n"
+            "                    (or update, when already indexed); MCP servers too:\n"
+            "                    mcp+stdio:'PROGRAM ARG...', mcp+http(s)://URL\n"
+            "  --mcp-config FILE every server of an MCP client config (mcpServers JSON)\n"
             "  --name ID         the API id of the one document added (a-z 0-9 . _ -)\n"
             "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
             "                    or ./%s)\n"
@@ -94,6 +97,11 @@ static int parse_args(int argc, char **argv, bool add, write_args *w)
                                        "and ends with a letter or digit",
                                        v, SPEC_ID_MAX);
             w->name = v;
+            i++;
+        } else if (add && !strcmp(a, "--mcp-config") && v) {
+            const char *src = cli_mcp_config_source(v);
+            if (!src) return cli_usage_error("add", "too many --mcp-config");
+            w->words[w->n_words++] = (char *)src;
             i++;
         } else if (a[0] == '-' && a[1]) {
             return cli_arg_unknown(add ? "add" : "remove", a);

@@ -5,6 +5,8 @@
  */
 #include "registry/registry.h"
 
+#include "mcpc/mcpc.h"
+
 #include "chunk/chunk.h"
 #include "prep/prep.h"
 
@@ -159,9 +161,10 @@ static const char *resolve(parser *p, const char *path)
     return core_arena_printf(p->rf->arena, "%s%s", p->base, path);
 }
 
+/* A URL, or an MCP server (mcpc_is_source): both are passed on as written. */
 static bool is_url(const char *s)
 {
-    return !strncmp(s, "http://", 7) || !strncmp(s, "https://", 8);
+    return !strncmp(s, "http://", 7) || !strncmp(s, "https://", 8) || mcpc_is_source(s);
 }
 
 static bool valid_env(const char *s)

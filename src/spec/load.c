@@ -61,6 +61,8 @@
  */
 #include "spec/spec_int.h"
 
+#include "mcpc/mcpc.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -626,6 +628,22 @@ static int api_build(spec_api_int *ai, jt_doc *tree, const apidex_error *perr)
     /* A Postman collection becomes an OpenAPI 3 tree (postman.c) in place of its root;
        the text stays, so diagnostics still find the collection's lines. */
     int postman = spec_postman_detect(root);
+    /* So does an MCP server's tool list (mcp.c). */
+    const char *mcp_version = NULL;
+    if (!postman && spec_mcp_detect(root)) {
+        jt_node *oas = NULL;
+        mcp_version = spec_mcp_version(root, ai->arena);
+        if (!mcp_version || spec_mcp_translate(ai, d0, &oas)) {
+            api->failed = true;
+            api->major = 0;
+            core_diags_add(&api->diags, CORE_DIAG_ERROR, APIDEX_ENOMEM, api->file, 0, 0, "",
+                           "out of memory");
+            return APIDEX_ENOMEM;
+        }
+        tree->root = oas;
+        root = oas;
+        api->root.node = oas;
+    }
     if (postman) {
         jt_node *oas = NULL;
         int prc = spec_postman_translate(ai, d0, postman, &oas);
@@ -660,7 +678,9 @@ static int api_build(spec_api_int *ai, jt_doc *tree, const apidex_error *perr)
         return 0;
     }
     api->spec_version =
-        core_arena_strdup(ai->arena, postman ? (postman == 20 ? "postman-2.0" : "postman-2.1") : v);
+        core_arena_strdup(ai->arena, mcp_version ? mcp_version
+                                     : postman   ? (postman == 20 ? "postman-2.0" : "postman-2.1")
+                                                 : v);
     if (oa && strncmp(v, "3.", 2) == 0) {
         api->major = 3;
     } else if (!oa && strcmp(v, "2.0") == 0) {
@@ -673,8 +693,9 @@ static int api_build(spec_api_int *ai, jt_doc *tree, const apidex_error *perr)
     int rc = spec_resolve_all(ai);
     if (!rc) rc = spec_normalize(ai);
     /* an imported request is where the collection has it */
-    for (size_t i = 0; postman && !rc && i < api->n_ops; i++) {
-        const char *at = jt_get_str(api->ops[i].node.node, "x-postman-pointer");
+    for (size_t i = 0; (postman || mcp_version) && !rc && i < api->n_ops; i++) {
+        const char *at =
+            jt_get_str(api->ops[i].node.node, postman ? "x-postman-pointer" : "x-mcp-pointer");
         if (at) api->ops[i].pointer = at;
     }
     if (!rc) rc = spec_model_build(ai);
@@ -856,8 +877,9 @@ static bool key_at(const char *t, size_t len, size_t i, size_t wl)
  */
 static bool sniff_root(const char *text, size_t len)
 {
-    static const char *const words[] = {"openapi", "swagger", "_postman_id"};
-    for (size_t w = 0; w < 3; w++) {
+    /* inputSchema: an MCP tool list (mcp.c) */
+    static const char *const words[] = {"openapi", "swagger", "_postman_id", "inputSchema"};
+    for (size_t w = 0; w < 4; w++) {
         const char *p = text, *end = text + len;
         size_t wl = strlen(words[w]);
         while ((p = memmem(p, (size_t)(end - p), words[w], wl)) != NULL) {
@@ -884,7 +906,7 @@ static bool root_is_openapi(const jt_doc *doc)
 {
     return doc && doc->root && doc->root->type == JT_OBJECT &&
            (jt_get(doc->root, "openapi") || jt_get(doc->root, "swagger") ||
-            spec_postman_detect(doc->root));
+            spec_postman_detect(doc->root) || spec_mcp_detect(doc->root));
 }
 
 /*
@@ -1080,11 +1102,115 @@ static int add_url(spec_registry *reg, const char *url, apidex_error *err)
     return 0;
 }
 
+/* A config entry's name as an API id: lower case, [a-z0-9._-] kept, the rest '-'; NULL
+   when nothing valid is left. */
+static char *server_slug(const char *name)
+{
+    size_t n = strlen(name);
+    char *s = malloc(n + 1);
+    if (!s) return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < SPEC_ID_MAX; i++) {
+        char ch = name[i];
+        if (ch >= 'A' && ch <= 'Z') ch = (char)(ch + 32);
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
+                  ch == '-';
+        s[k++] = ok ? ch : '-';
+    }
+    while (k && !((s[k - 1] >= 'a' && s[k - 1] <= 'z') || (s[k - 1] >= '0' && s[k - 1] <= '9')))
+        k--;
+    s[k] = '\0';
+    size_t lead = 0;
+    while (s[lead] && !((s[lead] >= 'a' && s[lead] <= 'z') || (s[lead] >= '0' && s[lead] <= '9')))
+        lead++;
+    memmove(s, s + lead, k - lead + 1);
+    if (!spec_id_valid(s)) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+/*
+ * An MCP source (mcpc/mcpc.h): each server it names is started or connected to, its tool
+ * list read and loaded as a document of its own (spec/mcp.c); a server that fails is that
+ * API's error, and the other servers are still read. A config entry's name is its API id.
+ */
+static int add_mcp(spec_registry *reg, const char *input, apidex_error *err)
+{
+    core_arena *a = core_arena_new(0);
+    if (!a) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    mcpc_servers ss;
+    int rc = mcpc_source_parse(input, a, &ss, err);
+    if (rc) {
+        core_arena_free(a);
+        if (err && !err->file[0]) core_error_at(err, input, 0, 0, NULL);
+        return rc;
+    }
+    bool config = ss.config != NULL;
+    /* a config's servers are named by its absolute path and their name, so the index can
+       read one of them again from anywhere (show, tool definitions) */
+    char *cfg_real = ss.config ? realpath(ss.config, NULL) : NULL;
+    const char *cfg = cfg_real ? cfg_real : ss.config;
+    mcpc_options mo = {.allowed_addresses = reg->set.opt.remote_addresses};
+    for (size_t i = 0; i < ss.n && !rc; i++) {
+        const mcpc_server *srv = &ss.items[i];
+        char *given = config ? core_arena_printf(a, "mcp+config:%s#%s", cfg, srv->name)
+                             : core_arena_strdup(a, input);
+        char *key = given ? core_arena_printf(a, "mcp:%s", given) : NULL;
+        if (!key) {
+            rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+            break;
+        }
+        if (spec_strmap_get(&reg->by_real, key, strlen(key), NULL)) continue;
+        apidex_error perr;
+        core_error_clear(&perr);
+        char *text = NULL;
+        size_t len = 0;
+        jt_doc *tree = NULL;
+        core_budget *budget = NULL;
+        int lrc = mcpc_list(srv, &mo, &text, &len, &perr);
+        if (lrc == APIDEX_ENOMEM) {
+            rc = core_error_set(err, lrc, "out of memory");
+            break;
+        }
+        if (lrc)
+            core_error_at(&perr, given, 0, 0, NULL);
+        else
+            lrc = parse_root(reg, text, len, given, &tree, &budget, &perr);
+        spec_api_int *ai = api_new(reg, given, key, false, true, budget);
+        char *slug = config && srv->name ? server_slug(srv->name) : NULL;
+        if (ai && slug) {
+            free(ai->stem);
+            ai->stem = slug;
+            ai->pub.id = slug;
+            ai->named = true;
+        } else {
+            free(slug);
+        }
+        if (!ai) {
+            jt_doc_free(tree);
+            rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+            break;
+        }
+        int brc = api_build(ai, lrc ? NULL : tree, &perr);
+        if (brc == APIDEX_ENOMEM || registry_insert(reg, ai)) {
+            api_free(ai);
+            rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+        }
+    }
+    free(cfg_real);
+    core_arena_free(a);
+    return rc;
+}
+
 int spec_registry_add(spec_registry *reg, const char *input, apidex_error *err)
 {
     if (!reg || !input || !*input) return core_error_set(err, APIDEX_EINVAL, "no input given");
     int rc;
-    if (is_url(input)) {
+    if (mcpc_is_source(input)) {
+        rc = add_mcp(reg, input, err);
+    } else if (is_url(input)) {
         rc = add_url(reg, input, err);
     } else {
         struct stat st;

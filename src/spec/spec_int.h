@@ -173,6 +173,19 @@ int spec_postman_detect(const jt_node *root);
  */
 int spec_postman_translate(spec_api_int *ai, const spec_doc *doc, int version, jt_node **out);
 
+/* mcp.c */
+/** Whether root is an MCP tool list (the MCP client's document, or a bare `tools/list`
+    result): 1, else 0. By content only. */
+int spec_mcp_detect(const jt_node *root);
+/**
+ * Translates the tool list at doc's root into an OpenAPI 3 tree in doc's arena (*out), one
+ * operation per tool (docs/MCP-SOURCES.md). Tools without a usable name are warnings.
+ * Returns 0 or APIDEX_ENOMEM.
+ */
+int spec_mcp_translate(spec_api_int *ai, const spec_doc *doc, jt_node **out);
+/** "mcp-<protocolVersion>" (or "mcp") for apis.spec_version, in a. */
+const char *spec_mcp_version(const jt_node *root, core_arena *a);
+
 /* select.c */
 /** Drops the operations the input's tag filter does not keep (before the model is built). */
 int spec_select_ops(spec_api_int *ai);

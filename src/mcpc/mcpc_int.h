@@ -1,0 +1,56 @@
+/* The MCP client's private parts: one connection (stdio or HTTP) that sends a JSON-RPC
+   message and receives the answer to a request, shared by stdio.c, http.c and session.c. */
+#ifndef APIDEX_MCPC_INT_H
+#define APIDEX_MCPC_INT_H
+
+#include "mcpc/mcpc.h"
+
+#include <sys/types.h>
+
+struct json_object;
+
+typedef struct mcpc_conn {
+    const mcpc_server *srv;
+    const mcpc_options *opt;
+    const char *label; /* the server, for messages */
+    long timeout_ms;
+    size_t total; /* bytes read so far (MCPC_MAX_TOTAL) */
+    /* stdio */
+    pid_t pid;
+    int to_child, from_child, child_err; /* -1 when closed */
+    core_buf line;                       /* bytes read: the message being read first */
+    size_t scanned;                      /* bytes of line known to hold no newline */
+    size_t consumed;                     /* bytes of the message handed out last */
+    char err_tail[2048];                 /* the last bytes of the server's stderr */
+    size_t err_len;
+    /* http */
+    char *session_id;       /* Mcp-Session-Id, once the server gave one */
+    char *protocol_version; /* MCP-Protocol-Version sent after initialize */
+} mcpc_conn;
+
+/* stdio.c */
+int mcpc_stdio_open(mcpc_conn *c, apidex_error *err);
+/** Writes one message (a line) to the server. */
+int mcpc_stdio_send(mcpc_conn *c, const char *msg, size_t len, apidex_error *err);
+/** Reads the next message line before the deadline (ms, monotonic): *msg (NUL-terminated,
+    valid until the next read) and its length. */
+int mcpc_stdio_read(mcpc_conn *c, long long deadline, const char **msg, size_t *msg_len,
+                    apidex_error *err);
+void mcpc_stdio_close(mcpc_conn *c);
+
+/* http.c */
+/**
+ * POSTs one message; for a request (id >= 0) *answer gets the response with that id (from
+ * a JSON body or the server's event stream); for a notification *answer stays NULL.
+ */
+int mcpc_http_post(mcpc_conn *c, const char *msg, size_t len, long id, struct json_object **answer,
+                   apidex_error *err);
+void mcpc_http_close(mcpc_conn *c);
+
+/* session.c */
+/** Parses one message (depth-limited); NULL when it is not JSON. */
+struct json_object *mcpc_json_parse(const char *text, size_t len);
+/** Milliseconds of the monotonic clock. */
+long long mcpc_now_ms(void);
+
+#endif /* APIDEX_MCPC_INT_H */
