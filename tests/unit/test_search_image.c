@@ -201,10 +201,76 @@ static void test_image_same_answers(void **state)
     free(other);
 }
 
+/* An image row count of db (0: no table). */
+static int image_rows(const char *db)
+{
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st = NULL;
+    int n = 0;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    if (sqlite3_prepare_v2(h, "SELECT count(*) FROM image", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return n;
+}
+
+/* Removes the first API of db (an `apidex remove`: a patched copy of the file). */
+static void remove_first(const char *db)
+{
+    apidex_error err;
+    core_error_clear(&err);
+    store_index *idx = NULL;
+    const store_api *apis = NULL;
+    size_t n = 0;
+    if (store_open(db, true, &idx, &err)) fail_msg("store_open: %s", err.message);
+    assert_int_equal(store_apis(idx, &apis, &n, &err), 0);
+    assert_true(n > 1);
+    char *id = strdup(apis[0].id);
+    store_close(idx);
+    const char *drop[] = {id};
+    store_build_options o = {
+        .keep_unlisted = true, .inherit = true, .drop_apis = drop, .n_drop_apis = 1};
+    if (store_build(db, NULL, &o, NULL, &err)) fail_msg("remove: %s", err.message);
+    free(id);
+}
+
+/* `add` and `remove` write the image of the new file (never the old one's); a program
+   without the search stage drops the copied image instead of leaving a stale one. */
+static void test_image_after_remove(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir();
+    search_image_install();
+    char *db = build(dir, "index.db");
+    remove_first(db);
+    store_image_set_builder(NULL);
+    assert_int_equal(image_rows(db), 1);
+    core_buf with, rows;
+    core_buf_init(&with, 0);
+    core_buf_init(&rows, 0);
+    size_t w_img = 0, w_rows = 0;
+    answers(db, &with, &w_img);
+    setenv("APIDEX_SEARCH_IMAGE", "0", 1);
+    answers(db, &rows, &w_rows);
+    unsetenv("APIDEX_SEARCH_IMAGE");
+    assert_true(w_img < w_rows); /* the new image is used: its build id is the new file's */
+    assert_string_equal(with.data, rows.data);
+    remove_first(db); /* no builder now */
+    assert_int_equal(image_rows(db), 0);
+    core_buf_free(&with);
+    core_buf_free(&rows);
+    tu_rmtree(dir);
+    free(dir);
+    free(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_image_same_answers),
+        cmocka_unit_test(test_image_after_remove),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
