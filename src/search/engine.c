@@ -10,10 +10,10 @@
  *   submit ..."); it is split into clauses that each open with an action verb.
  * - Ranking (rank.c, lexical.c, dense.c): the whole task and each intent are ranked on
  *   their own words by BM25F over the operation fields the store keeps, each field with
- *   its weight and length normalisation, postings in memory (built when the engine opens,
- *   from the chunk terms the store streams, while the producer edges load on a second
- *   thread; no text is kept). Dense and hybrid modes fuse
- *   the whole task's ranking with the embedding scores.
+ *   its weight and length normalisation, postings in memory (read from the index's
+ *   search image, image.c, or when it has none built from the chunk terms the store
+ *   streams, while the producer edges load on a second thread; no text is kept). Dense and hybrid
+ * modes fuse the whole task's ranking with the embedding scores.
  * - Routing (routing.c): an API the words name is preferred for them; otherwise each API
  *   is weighed by the share of the words it has, and a ranking that is one request
  *   focuses on its best API. No constant damping of other APIs across a task's intents.
