@@ -9,6 +9,7 @@
  */
 #include "cli/cli.h"
 #include "embed/embed.h"
+#include "search/search.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,7 @@ static void ensure_blas_env(char **argv)
 int main(int argc, char **argv)
 {
     ensure_blas_env(argv);
+    search_image_install(); /* every build of this process writes the search image */
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
         !strcmp(argv[1], "help")) {
         if (argc >= 3 && cli_command_find(argv[2])) {

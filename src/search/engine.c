@@ -10,10 +10,10 @@
  *   submit ..."); it is split into clauses that each open with an action verb.
  * - Ranking (rank.c, lexical.c, dense.c): the whole task and each intent are ranked on
  *   their own words by BM25F over the operation fields the store keeps, each field with
- *   its weight and length normalisation, postings in memory (built when the engine opens,
- *   from the chunk terms the store streams, while the producer edges load on a second
- *   thread; no text is kept). Dense and hybrid modes fuse
- *   the whole task's ranking with the embedding scores.
+ *   its weight and length normalisation, postings in memory (read from the index's
+ *   search image, image.c, or when it has none built from the chunk terms the store
+ *   streams, while the producer edges load on a second thread; no text is kept). Dense and hybrid
+ * modes fuse the whole task's ranking with the embedding scores.
  * - Routing (routing.c): an API the words name is preferred for them; otherwise each API
  *   is weighed by the share of the words it has, and a ranking that is one request
  *   focuses on its best API. No constant damping of other APIs across a task's intents.
@@ -217,7 +217,12 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
     if (!rc && !threaded) edges_run(&el);
     /* the rows read: lex_build counts the chunk terms, load_producers the edges */
     if (!rc) e->work += e->n_ops + e->n_apis + e->n_docs;
-    if (!rc) rc = lex_table_grow(e);
+    if (!rc) rc = lex_docs(e, err);
+    /* the lexical index: from the search image when it is there and valid, else built */
+    int from_rows = rc ? 0 : image_open(e, err);
+    if (from_rows < 0) rc = from_rows;
+    if (from_rows == 1 && lex_table_grow(e))
+        rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
     if (!rc) {
         e->info = calloc(e->n_ops ? e->n_ops : 1, sizeof *e->info);
         if (!e->info) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
@@ -228,7 +233,7 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
         e->info[i].action = op->action;
         e->info[i].flags = op->flags;
     }
-    if (!rc) rc = lex_build(e, err);
+    if (!rc && from_rows == 1) rc = lex_build(e, err);
     if (threaded) pthread_join(el.thread, NULL);
     if (!rc && el.rc) {
         rc = el.rc;
@@ -237,7 +242,7 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
     int mrc = 0;
     if (!rc) mrc = load_producers(e, el.edges, el.n_edges);
     if (!rc && !mrc) mrc = lex_stop_words(e);
-    if (!rc && !mrc) mrc = lex_sort_terms(e);
+    if (!rc && !mrc && from_rows == 1) mrc = lex_sort_terms(e);
     if (!rc && !mrc) mrc = action_learn(e);
     if (!rc && !mrc) mrc = opposite_learn(e);
     if (!rc && !mrc) mrc = route_api_names(e);

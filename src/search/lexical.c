@@ -147,24 +147,30 @@ static int index_chunk(void *ctx, size_t d, const char *const *terms)
  * is ranked field by field; the paper's strategies are ranked on the text each chunk was
  * built to expose, as the paper does. The terms are streamed from the index, not kept.
  */
-int lex_build(search_engine *e, apidex_error *err)
+int lex_docs(search_engine *e, apidex_error *err)
 {
     int rc = store_chunks(e->idx, &e->chunks, &e->n_docs, err);
     if (rc) return rc;
     e->docs = calloc(e->n_docs ? e->n_docs : 1, sizeof *e->docs);
     if (!e->docs) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    for (size_t d = 0; d < e->n_docs; d++) {
+        const store_chunk *c = &e->chunks[d];
+        e->docs[d].ops = c->endpoint_ops;
+        e->docs[d].n_ops = c->n_endpoints;
+    }
+    return 0;
+}
+
+int lex_build(search_engine *e, apidex_error *err)
+{
     store_info info;
     build_state b = {.e = e, .use_fields = true};
     if (store_index_info(e->idx, &info, err) == 0 && info.strategy && *info.strategy &&
         strncmp(info.strategy, "hybrid", 6) != 0)
         b.use_fields = false;
-    for (size_t d = 0; d < e->n_docs; d++) {
-        const store_chunk *c = &e->chunks[d];
-        e->docs[d].ops = c->endpoint_ops;
-        e->docs[d].n_ops = c->n_endpoints;
-        if (c->n_endpoints) e->n_ranked++;
-    }
-    rc = store_chunk_terms_scan(e->idx, index_chunk, &b, err);
+    for (size_t d = 0; d < e->n_docs; d++)
+        if (e->docs[d].n_ops) e->n_ranked++;
+    int rc = store_chunk_terms_scan(e->idx, index_chunk, &b, err);
     if (rc) return rc;
     for (int f = 0; f < STORE_FIELD_COUNT; f++)
         e->avg_len[f] = b.with_field[f] ? b.total_len[f] / (double)b.with_field[f] : 0;
@@ -302,11 +308,14 @@ bool lex_field_ops(const search_engine *e, long t, int field,
 
 void lex_free(search_engine *e)
 {
-    free(e->sorted);
-    for (size_t i = 0; i < e->n_terms; i++) free(e->terms[i].post);
+    if (!e->image) { /* else postings, table and order are the image's */
+        free(e->sorted);
+        for (size_t i = 0; i < e->n_terms; i++) free(e->terms[i].post);
+        free(e->table);
+    }
     free(e->terms);
-    free(e->table);
     free(e->docs);
+    free(e->image);
 }
 
 /* Is the Damerau-Levenshtein distance of a and b (bytes) at most one? */

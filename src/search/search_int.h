@@ -117,6 +117,9 @@ struct search_engine {
     char **stop; /* stop words through the term pipeline */
     size_t n_stop;
     core_arena *arena;
+    /* The search image the lexical index points into (image.c): terms[].post, table and
+       sorted are inside it, not allocated; NULL: built from the rows (lexical.c). */
+    void *image;
     size_t work; /* what opening did: rows read and loop iterations (search_engine_open_work) */
     embed_provider *embedder;    /* not owned; NULL: lexical only */
     pthread_mutex_t embed_lock;  /* providers are not thread-safe */
@@ -251,6 +254,9 @@ typedef struct plan_input {
 /* lexical.c: the term table, postings and BM25F */
 long lex_term_find(const search_engine *e, const char *s, size_t n);
 int lex_table_grow(search_engine *e);
+/* lex_docs: the ranked documents (the index's chunks) and the operations each covers;
+   lex_build: their postings from the chunk-term rows (after lex_docs and lex_table_grow) */
+int lex_docs(search_engine *e, apidex_error *err);
 int lex_build(search_engine *e, apidex_error *err);
 int lex_stop_words(search_engine *e);
 bool lex_is_stop(const search_engine *e, const char *s, size_t n);
@@ -260,6 +266,12 @@ long lex_term_correct(const search_engine *e, const char *s, size_t n, size_t mi
 size_t lex_family(const search_engine *e, const search_params *p, long term, long *out, bool *noun,
                   size_t cap);
 int lex_sort_terms(search_engine *e);
+/* image.c: the search image. image_open: 0 when the engine's lexical index now points
+   into the index's image, 1 when it has none or it is not valid (a note on stderr says
+   why; the caller builds it from the rows), else an error. search_image_encode: the
+   image of a built lexical index (out empty). */
+int image_open(search_engine *e, apidex_error *err);
+int search_image_encode(const search_engine *e, uint64_t build_id, core_buf *out);
 double lex_idf(const search_engine *e, long term);
 /* r->raw and r->best_doc: each endpoint's best chunk under r's terms; cover[a] (n_apis):
    the idf of the terms API a has at all; r->idf_total their sum. */

@@ -254,6 +254,11 @@ void store_close(store_index *idx)
     free(idx);
 }
 
+sqlite3 *store_index_db(store_index *idx)
+{
+    return idx->db;
+}
+
 uint64_t store_index_version(const store_index *idx)
 {
     return idx ? idx->build_id : 0;

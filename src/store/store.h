@@ -227,6 +227,19 @@ void store_close(store_index *idx);
 /** The build id of the open file: a new random value on every build (never 0). */
 uint64_t store_index_version(const store_index *idx);
 /**
+ * The search image (docs/INDEX.md, "The search image"): bytes the search stage builds from
+ * a finished index, stored in it and swapped with it. A program registers the builder
+ * once (before any build); every build, add and remove then calls it on the complete temp
+ * file (build_id: the new index's store_index_version) before the rename. With none
+ * registered, a build writes no image and drops a copied one.
+ */
+typedef int (*store_image_builder)(store_index *idx, uint64_t build_id, core_buf *out,
+                                   apidex_error *err);
+void store_image_set_builder(store_image_builder fn);
+/** The image's bytes in one malloc'd buffer (*data: free), or *data NULL when the index has
+    none. Errors: APIDEX_ENOMEM, APIDEX_EDB. */
+int store_image_read(store_index *idx, void **data, size_t *len, apidex_error *err);
+/**
  * True when the file at path is no longer the one idx has open (replaced by a
  * rebuild, or removed): compares device, inode, size and mtime. Cheap (one stat).
  */

@@ -160,4 +160,7 @@ void store_ids_free(store_ids *ids);
 int store_json_strings(core_arena *a, const char *text, const char ***out, size_t *n);
 int store_json_api(core_arena *arena, store_api *a, const char *servers, const char *tags);
 
+/* reader.c: the SQLite handle of an open index (image.c reads its BLOB). */
+sqlite3 *store_index_db(store_index *idx);
+
 #endif /* APIDEX_STORE_INT_H */

@@ -884,6 +884,11 @@ int store_writer_commit(store_writer *w, store_build_report *rep, apidex_error *
         return APIDEX_EDB;
     }
     w->db = NULL;
+    /* The search image of the complete file, in it before it becomes visible. */
+    if ((rc = store_w_put_image(w->tmp, build_id, err)) != 0) {
+        store_writer_abort(w);
+        return rc;
+    }
     /* Durable before visible: the data, then the rename, then the directory entry. */
     char dir[4096];
     parent_dir(w->target, dir, sizeof dir);

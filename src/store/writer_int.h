@@ -108,6 +108,11 @@ static inline char *store_w_strdup(const char *s)
 /* writer.c: inserts the pending API row and its edges (see there). */
 int store_w_flush_api(store_writer *w, apidex_error *err);
 
+/* image.c: after the last row, before the fsync and rename: the search image of the
+   finished temp file (the registered builder's bytes; none registered: any old one is
+   dropped). */
+int store_w_put_image(const char *tmp, uint64_t build_id, apidex_error *err);
+
 /* writer_old.c */
 /** The old document at path, or NULL. */
 old_doc *store_w_find_old(store_writer *w, const char *path);

@@ -26,6 +26,8 @@ tables = [r[0] for r in db.execute(
 for t in tables:
     order = "api, seq" if t == "edges" else "rowid"  # edges: WITHOUT ROWID
     for row in db.execute(f"select * from {t} order by {order}"):
+        if t == "image" and row[0] == 1:  # the search image: its header holds the build id
+            row = (row[0], row[1][48:])
         print(t, hashlib.sha256(repr(row).encode()).hexdigest())
 PYEOF
 }

@@ -74,6 +74,8 @@ while IFS= read -r q; do
   n=$((n + 1))
 done <"$tmp/queries.txt"
 [ "$n" -ge 12 ] || fail "only $n queries"
+# the generation carries the search image: the replica's file opens from it (no fallback note)
+! grep -q "search image is not used" "$out" || fail "a PostgreSQL reader did not open from the search image"
 
 # show (the rendered, packed text) and list
 "$bin" search "create a playlist" --json -k 5 --db "$file" |

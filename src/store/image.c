@@ -1,0 +1,143 @@
+/*
+ * The search image's storage (docs/INDEX.md, "The search image"): one BLOB in the table
+ * `image` of the index file, written into the temp file after the build's last row and
+ * before the fsync and rename, so it is swapped with everything else at once, and read
+ * back with one sqlite3_blob_read into one buffer. What the bytes mean is the search
+ * stage's (src/search/image.c): the store neither builds nor parses them; it calls the
+ * builder the program registered, and hands the bytes back.
+ */
+#include "store/store_int.h"
+#include "store/writer_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static store_image_builder image_builder;
+
+void store_image_set_builder(store_image_builder fn)
+{
+    image_builder = fn;
+}
+
+/* The image's rows (1..n), or 0 when the file has none (an index written before the
+   image, or by a program that registered no builder). */
+static size_t image_rows(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    sqlite3_int64 n = 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'image'",
+                           -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
+        sqlite3_finalize(st);
+        st = NULL;
+        if (sqlite3_prepare_v2(db, "SELECT count(*) FROM image", -1, &st, NULL) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW)
+            n = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return n > 0 ? (size_t)n : 0;
+}
+
+/* A BLOB row holds at most this much (SQLite's own limit is 1e9 bytes): a larger image is
+   stored in consecutive rows 1, 2, ... and read back into one buffer. */
+enum { IMAGE_ROW_BYTES = 256 << 20 };
+
+static int put_rows(sqlite3 *db, const core_buf *img, apidex_error *err)
+{
+    int rc = store_exec(db,
+                        "DROP TABLE IF EXISTS image; "
+                        "CREATE TABLE image(id INTEGER PRIMARY KEY, data BLOB NOT NULL)",
+                        err);
+    sqlite3_stmt *st = NULL;
+    if (!rc && sqlite3_prepare_v2(db, "INSERT INTO image(id, data) VALUES(?, ?)", -1, &st, NULL) !=
+                   SQLITE_OK)
+        rc = store_db_error(db, "writing the search image", err);
+    for (size_t off = 0, row = 1; !rc && (off < img->len || row == 1); row++) {
+        size_t n = img->len - off < IMAGE_ROW_BYTES ? img->len - off : IMAGE_ROW_BYTES;
+        sqlite3_bind_int64(st, 1, (sqlite3_int64)row);
+        sqlite3_bind_blob64(st, 2, n ? img->data + off : "", n, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = store_db_error(db, "writing the search image", err);
+        sqlite3_reset(st);
+        off += n;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_w_put_image(const char *tmp, uint64_t build_id, apidex_error *err)
+{
+    core_buf img;
+    core_buf_init(&img, 0);
+    int rc = 0;
+    if (image_builder) {
+        store_index *idx = NULL;
+        rc = store_open(tmp, true, &idx, err);
+        if (!rc) rc = image_builder(idx, build_id, &img, err);
+        store_close(idx);
+        if (rc) {
+            core_buf_free(&img);
+            return rc;
+        }
+    }
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        rc = store_db_error(db, "writing the search image", err);
+        sqlite3_close(db);
+        core_buf_free(&img);
+        return rc;
+    }
+    /* the temp file is fsynced and renamed after this: no journal, no syncs */
+    rc = store_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF", err);
+    if (!rc && image_builder)
+        rc = put_rows(db, &img, err);
+    else if (!rc) /* a patched copy keeps the old file's image: never leave another build's */
+        rc = store_exec(db, "DROP TABLE IF EXISTS image", err);
+    if (sqlite3_close(db) != SQLITE_OK && !rc)
+        rc = core_error_set(err, APIDEX_EDB, "cannot close %s after writing the search image", tmp);
+    core_buf_free(&img);
+    return rc;
+}
+
+int store_image_read(store_index *idx, void **data, size_t *len, apidex_error *err)
+{
+    *data = NULL;
+    *len = 0;
+    sqlite3 *db = store_index_db(idx);
+    size_t rows = image_rows(db);
+    if (!rows) return 0;
+    sqlite3_blob *blob = NULL;
+    size_t total = 0;
+    /* the rows' sizes, then one buffer, then the bytes */
+    for (size_t row = 1; row <= rows; row++) {
+        int brc = blob ? sqlite3_blob_reopen(blob, (sqlite3_int64)row)
+                       : sqlite3_blob_open(db, "main", "image", "data", 1, 0, &blob);
+        if (brc != SQLITE_OK) {
+            sqlite3_blob_close(blob);
+            return store_db_error(db, "reading the search image", err);
+        }
+        total += (size_t)sqlite3_blob_bytes(blob);
+    }
+    char *buf = malloc(total ? total : 1);
+    int rc = buf ? 0 : core_error_set(err, APIDEX_ENOMEM, "out of memory reading the search image");
+    size_t off = 0;
+    for (size_t row = 1; !rc && row <= rows; row++) {
+        if (sqlite3_blob_reopen(blob, (sqlite3_int64)row) != SQLITE_OK) {
+            rc = store_db_error(db, "reading the search image", err);
+            break;
+        }
+        int n = sqlite3_blob_bytes(blob);
+        if (off + (size_t)n > total || (n && sqlite3_blob_read(blob, buf + off, n, 0) != SQLITE_OK))
+            rc = store_db_error(db, "reading the search image", err);
+        off += (size_t)n;
+    }
+    sqlite3_blob_close(blob);
+    if (rc) {
+        free(buf);
+        return rc;
+    }
+    *data = buf;
+    *len = off;
+    return 0;
+}

@@ -1,0 +1,276 @@
+/* The search image (docs/INDEX.md, "The search image"): a build writes it, the engine opens
+ * from it, and the answers are those of the engine built from the rows, field for field
+ * (ids, scores bit for bit, roles, why, links, confidence). A damaged image (one byte
+ * flipped), one of another build, and an index without one all open from the rows and
+ * answer the same. */
+#include "search_testutil.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+
+static const char *const specs[] = {"tests/data/search/films.yaml",
+                                    "tests/data/search/music.yaml",
+                                    "tests/data/search/crm.yaml",
+                                    "tests/data/search/notify.yaml",
+                                    "tests/data/search/parcels.yaml",
+                                    "tests/data/search/routing/words_a.yaml",
+                                    "tests/data/search/routing/words_b.yaml",
+                                    NULL};
+
+static const char *const tasks[] = {
+    "find a movie by its title and show its cast",
+    "list my playlists and add a track to one",
+    "create a contact and attach a note to the deal",
+    "send an sms notification to a customer",
+    "track a parcel and get its delivery estimate",
+    "delete the playlist",
+    "search for albums released in 1999",
+    "update the customer's e-mail address",
+    "subscribe to webhook events for shipments",
+    "bitrhday of the actor", /* a typo, corrected against the vocabulary */
+    "what is the weather today",
+};
+
+static char *build(const char *dir, const char *name)
+{
+    char *db = tu_path(dir, name);
+    apidex_error err;
+    core_error_clear(&err);
+    spec_registry *reg = NULL;
+    assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
+    for (size_t i = 0; specs[i]; i++) {
+        char *p = tu_path(tu_source_dir(), specs[i]);
+        assert_int_equal(spec_registry_add(reg, p, &err), 0);
+        free(p);
+    }
+    if (store_build(db, reg, NULL, NULL, &err)) fail_msg("store_build: %s", err.message);
+    spec_registry_free(reg);
+    return db;
+}
+
+/* Every answer of the engine over db, one line per hit, into out. */
+static void answers(const char *db, core_buf *out, size_t *work)
+{
+    apidex_error err;
+    core_error_clear(&err);
+    store_index *idx = NULL;
+    search_engine *eng = NULL;
+    if (store_open(db, true, &idx, &err)) fail_msg("store_open: %s", err.message);
+    if (search_engine_open(idx, &eng, &err)) fail_msg("engine: %s", err.message);
+    *work = search_engine_open_work(eng);
+    for (size_t t = 0; t < sizeof tasks / sizeof *tasks; t++)
+        for (int adaptive = 0; adaptive < 2; adaptive++) {
+            search_query q = {.text = tasks[t], .k = 10, .adaptive = adaptive};
+            search_result *r = NULL;
+            assert_int_equal(search_engine_run(eng, &q, &r, &err), 0);
+            core_buf_printf(out, "%s/%d: %zu hits, confidence %a\n", tasks[t], adaptive, r->n_hits,
+                            r->confidence);
+            for (size_t i = 0; i < r->n_hits; i++) {
+                const search_hit *h = &r->hits[i];
+                core_buf_printf(out, "  %s %a %d %a [%s] links %zu\n", h->id, h->score,
+                                (int)h->role, h->confidence, h->why ? h->why : "", h->n_links);
+                for (size_t l = 0; l < h->n_links; l++)
+                    core_buf_printf(out, "    %s <- %s\n", h->links[l].param,
+                                    h->links[l].producer_id ? h->links[l].producer_id : "");
+            }
+            search_result_free(r);
+        }
+    search_engine_close(eng);
+    store_close(idx);
+}
+
+/* Sets, or flips a byte of, the image rows of a copy of db. */
+static void exec(const char *db, const char *sql)
+{
+    sqlite3 *h = NULL;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    char *msg = NULL;
+    if (sqlite3_exec(h, sql, NULL, NULL, &msg) != SQLITE_OK) fail_msg("%s: %s", sql, msg);
+    sqlite3_close(h);
+}
+
+/* Flips the low bit of the byte at off of the image (row 1) of db. */
+static void flip_byte(const char *db, int off)
+{
+    sqlite3 *h = NULL;
+    sqlite3_blob *b = NULL;
+    unsigned char c = 0;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_blob_open(h, "main", "image", "data", 1, 1, &b), SQLITE_OK);
+    assert_int_equal(sqlite3_blob_read(b, &c, 1, off), SQLITE_OK);
+    c ^= 1;
+    assert_int_equal(sqlite3_blob_write(b, &c, 1, off), SQLITE_OK);
+    sqlite3_blob_close(b);
+    sqlite3_close(h);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = fopen(from, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    n = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    text = malloc(n);
+    assert_int_equal(fread(text, 1, n, f), n);
+    fclose(f);
+    f = fopen(to, "wb");
+    assert_int_equal(fwrite(text, 1, n, f), n);
+    fclose(f);
+    free(text);
+}
+
+static void test_image_same_answers(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir();
+    search_image_install();
+    char *db = build(dir, "index.db");
+    store_image_set_builder(NULL);
+    char *plain = build(dir, "plain.db"); /* no builder: no image */
+
+    core_buf with, rows, none;
+    core_buf_init(&with, 0);
+    core_buf_init(&rows, 0);
+    core_buf_init(&none, 0);
+    size_t w_img = 0, w_rows = 0, w_none = 0;
+    answers(db, &with, &w_img);
+    setenv("APIDEX_SEARCH_IMAGE", "0", 1);
+    answers(db, &rows, &w_rows);
+    unsetenv("APIDEX_SEARCH_IMAGE");
+    answers(plain, &none, &w_none);
+    assert_true(with.len > 1000);
+    assert_string_equal(with.data, rows.data);
+    /* the other build has its own ids only where they do not show: the same answers */
+    assert_string_equal(with.data, none.data);
+    /* the image was used: opening read no chunk terms */
+    print_message("open work: image %zu, rows %zu, no image %zu\n", w_img, w_rows, w_none);
+    assert_true(w_img < w_rows);
+    assert_int_equal(w_rows, w_none);
+
+    /* a flipped byte in the image: the checksum fails, the rows are read, same answers */
+    char *bad = tu_path(dir, "bad.db");
+    copy_file(db, bad);
+    flip_byte(bad, 200);
+    core_buf flipped;
+    core_buf_init(&flipped, 0);
+    size_t w_bad = 0;
+    answers(bad, &flipped, &w_bad);
+    assert_string_equal(with.data, flipped.data);
+    assert_int_equal(w_bad, w_rows);
+
+    /* the image of another build (a file's rows with a copied image): not used */
+    char *other = tu_path(dir, "other.db");
+    copy_file(plain, other);
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "ATTACH '%s' AS img; CREATE TABLE image(id INTEGER PRIMARY KEY, data BLOB NOT "
+             "NULL); INSERT INTO image SELECT * FROM img.image",
+             db);
+    exec(other, sql);
+    core_buf stale;
+    core_buf_init(&stale, 0);
+    size_t w_stale = 0;
+    answers(other, &stale, &w_stale);
+    assert_string_equal(with.data, stale.data);
+    assert_int_equal(w_stale, w_rows);
+
+    /* a truncated image (its length no longer matches the header) */
+    copy_file(db, bad);
+    exec(bad, "UPDATE image SET data = substr(data, 1, length(data) - 8) WHERE id = 1");
+    core_buf cut;
+    core_buf_init(&cut, 0);
+    size_t w_cut = 0;
+    answers(bad, &cut, &w_cut);
+    assert_string_equal(with.data, cut.data);
+    assert_int_equal(w_cut, w_rows);
+
+    core_buf_free(&with);
+    core_buf_free(&rows);
+    core_buf_free(&none);
+    core_buf_free(&flipped);
+    core_buf_free(&stale);
+    core_buf_free(&cut);
+    tu_rmtree(dir);
+    free(dir);
+    free(db);
+    free(plain);
+    free(bad);
+    free(other);
+}
+
+/* An image row count of db (0: no table). */
+static int image_rows(const char *db)
+{
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st = NULL;
+    int n = 0;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    if (sqlite3_prepare_v2(h, "SELECT count(*) FROM image", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return n;
+}
+
+/* Removes the first API of db (an `apidex remove`: a patched copy of the file). */
+static void remove_first(const char *db)
+{
+    apidex_error err;
+    core_error_clear(&err);
+    store_index *idx = NULL;
+    const store_api *apis = NULL;
+    size_t n = 0;
+    if (store_open(db, true, &idx, &err)) fail_msg("store_open: %s", err.message);
+    assert_int_equal(store_apis(idx, &apis, &n, &err), 0);
+    assert_true(n > 1);
+    char *id = strdup(apis[0].id);
+    store_close(idx);
+    const char *drop[] = {id};
+    store_build_options o = {
+        .keep_unlisted = true, .inherit = true, .drop_apis = drop, .n_drop_apis = 1};
+    if (store_build(db, NULL, &o, NULL, &err)) fail_msg("remove: %s", err.message);
+    free(id);
+}
+
+/* `add` and `remove` write the image of the new file (never the old one's); a program
+   without the search stage drops the copied image instead of leaving a stale one. */
+static void test_image_after_remove(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir();
+    search_image_install();
+    char *db = build(dir, "index.db");
+    remove_first(db);
+    store_image_set_builder(NULL);
+    assert_int_equal(image_rows(db), 1);
+    core_buf with, rows;
+    core_buf_init(&with, 0);
+    core_buf_init(&rows, 0);
+    size_t w_img = 0, w_rows = 0;
+    answers(db, &with, &w_img);
+    setenv("APIDEX_SEARCH_IMAGE", "0", 1);
+    answers(db, &rows, &w_rows);
+    unsetenv("APIDEX_SEARCH_IMAGE");
+    assert_true(w_img < w_rows); /* the new image is used: its build id is the new file's */
+    assert_string_equal(with.data, rows.data);
+    remove_first(db); /* no builder now */
+    assert_int_equal(image_rows(db), 0);
+    core_buf_free(&with);
+    core_buf_free(&rows);
+    tu_rmtree(dir);
+    free(dir);
+    free(db);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_image_same_answers),
+        cmocka_unit_test(test_image_after_remove),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
