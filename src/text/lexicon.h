@@ -90,8 +90,8 @@
     "thirdly", "first", "second", "third", "meanwhile", "furthermore", "moreover", "as", "well", \
     "by", "or"
 
-/* search/intent.c question_at: words that open a question even without a '?' ('what is in my
-   cart'; 'when', 'where' also open subordinate clauses: only with a '?'; action.question) */
+/* search/intent.c question_at: words that open a question even without a '?' ('which invoices
+   are overdue'; 'when', 'where' also open subordinate clauses: only with a '?'; action.question) */
 #define TEXT_LEX_QUESTION_OPENERS \
     "what", "which", "who", "whom", "whose", "how"
 
