@@ -99,12 +99,12 @@ static size_t count_tokens(build_ctx *b, const char *s)
 static const char *document_key(core_arena *a, const char *file)
 {
     if (!file) return "";
-    if (strstr(file, "://")) return file;
-    char *real = realpath(file, NULL);
-    if (!real) return file;
-    const char *k = core_arena_strdup(a, real);
+    /* Always a copy in the build's arena: an API's own strings go with it when the streaming
+       build unloads it (spec_registry_unload), and the key is used after that. */
+    char *real = strstr(file, "://") ? NULL : realpath(file, NULL);
+    const char *k = core_arena_strdup(a, real ? real : file);
     free(real);
-    return k ? k : file;
+    return k;
 }
 
 /* ---------------------------------------------------------------- one API */
@@ -705,6 +705,10 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
     if (!keys || !doc_keys || path_set_init(&seen, n) || path_set_init(&listed, n)) rc = oom(err);
     for (size_t i = 0; i < n && !rc; i++) {
         doc_keys[i] = document_key(keys, spec_registry_api(reg, i)->file);
+        if (!doc_keys[i]) {
+            rc = oom(err);
+            break;
+        }
         path_set_add(&listed, doc_keys[i]);
     }
     if (!rc) rc = check_plan(w, db_path, reg, &listed, opt, err);
