@@ -132,6 +132,14 @@ int mcpc_http_post(mcpc_conn *c, const char *msg, size_t len, long id, json_obje
     if (resp->truncated || c->total > MCPC_MAX_TOTAL) {
         rc = core_error_set(err, APIDEX_ELIMIT, "server '%s' sent a message over %d bytes",
                             c->label, MCPC_MAX_MESSAGE);
+    } else if (resp->status >= 300 && resp->status < 400) {
+        /* a redirect is not followed: the URL named is the one origin the session may reach,
+           and its headers (credentials) must not go anywhere else */
+        const char *to = net_response_header(resp, "Location");
+        rc = core_error_set(err, APIDEX_EREFUSED,
+                            "server '%s' answered HTTP %ld, a redirect to %.300s: refused (a "
+                            "redirect is never followed; name the server's own URL as the source)",
+                            c->label, resp->status, to && *to ? to : "(no Location)");
     } else if (resp->status < 200 || resp->status >= 300) {
         rc = core_error_set(err, APIDEX_ENET, "server '%s' answered HTTP %ld", c->label,
                             resp->status);

@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum {
     MCPC_MAX_MESSAGE = 16 << 20, /* bytes of one JSON-RPC message (one line over stdio) */
@@ -62,6 +63,15 @@ typedef struct mcpc_options {
  */
 int mcpc_list(const mcpc_server *srv, const mcpc_options *opt, char **doc, size_t *len,
               apidex_error *err);
+
+/**
+ * The hash of a document mcpc_list wrote (hash.c): XXH3-64 of its canonical JSON (object
+ * keys sorted; its top-level lists, such as the tools, as sets), so the order a server
+ * lists its tools or writes their keys in does not count as a change. The index keeps it as
+ * the source's content hash: re-indexing rebuilds a server only when it changed.
+ * APIDEX_ESPEC when doc is not a JSON object, APIDEX_ENOMEM / APIDEX_ELIMIT.
+ */
+int mcpc_document_hash(const char *doc, size_t len, uint64_t *hash);
 
 /* ---------------------------------------------------------------- sources (source.c) */
 

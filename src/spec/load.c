@@ -1174,6 +1174,10 @@ static int add_mcp(spec_registry *reg, const char *input, apidex_error *err)
             rc = core_error_set(err, lrc, "out of memory");
             break;
         }
+        /* the content hash is the server's (its tools as a set, keys in any order), taken
+           before the parse owns text: re-indexing rebuilds only servers whose list changed */
+        uint64_t mh = 0;
+        bool has_mh = !lrc && mcpc_document_hash(text, len, &mh) == 0;
         if (lrc)
             core_error_at(&perr, given, 0, 0, NULL);
         else
@@ -1194,6 +1198,7 @@ static int add_mcp(spec_registry *reg, const char *input, apidex_error *err)
             break;
         }
         int brc = api_build(ai, lrc ? NULL : tree, &perr);
+        if (!brc && !ai->pub.failed && has_mh) ai->pub.content_hash = spec_select_hash(ai, mh);
         if (brc == APIDEX_ENOMEM || registry_insert(reg, ai)) {
             api_free(ai);
             rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
