@@ -153,18 +153,19 @@ static int want_string(parser *p, const jt_node *v, const char *key, const char 
     return *out ? 0 : core_error_set(p->err, APIDEX_ENOMEM, "out of memory");
 }
 
-/* A path relative to the registry file's folder (absolute paths and URLs as they are). */
-static const char *resolve(parser *p, const char *path)
-{
-    if (path[0] == '/' || !p->base[0] || strstr(path, "://"))
-        return core_arena_strdup(p->rf->arena, path);
-    return core_arena_printf(p->rf->arena, "%s%s", p->base, path);
-}
-
 /* A URL, or an MCP server (mcpc_is_source): both are passed on as written. */
 static bool is_url(const char *s)
 {
     return !strncmp(s, "http://", 7) || !strncmp(s, "https://", 8) || mcpc_is_source(s);
+}
+
+/* A path relative to the registry file's folder (absolute paths, URLs and MCP sources as
+   they are: "mcp+stdio:..." joined to a folder would name a file that is not there). */
+static const char *resolve(parser *p, const char *path)
+{
+    if (path[0] == '/' || !p->base[0] || strstr(path, "://") || is_url(path))
+        return core_arena_strdup(p->rf->arena, path);
+    return core_arena_printf(p->rf->arena, "%s%s", p->base, path);
 }
 
 static bool valid_env(const char *s)
