@@ -15,6 +15,7 @@
 
 struct cli_serve_watch {
     registry_file *rf;
+    registry_mcp *mcp; /* the stdio MCP servers kept open for tools/list_changed */
     const char *registry_path;
     const char *db;
     store_build_options opt;
@@ -54,7 +55,8 @@ static void *watch_thread(void *arg)
                                  .rf = sw->rf,
                                  .build = build_once,
                                  .build_ctx = sw,
-                                 .stop_fd = sw->stop[0]};
+                                 .stop_fd = sw->stop[0],
+                                 .mcp = &sw->mcp};
     apidex_error err;
     core_error_clear(&err);
     if (registry_watch_run(&wo, &err)) {
@@ -74,6 +76,7 @@ void cli_serve_watch_stop(cli_serve_watch *sw)
     }
     if (sw->stop[0] >= 0) close(sw->stop[0]);
     if (sw->stop[1] >= 0) close(sw->stop[1]);
+    registry_mcp_free(sw->mcp);
     registry_file_free(sw->rf);
     free(sw);
 }
@@ -97,7 +100,12 @@ int cli_serve_watch_start(const char *registry_flag, const char *db_flag, const 
     sw->db = cli_db_path_registry(db_flag, sw->rf);
     const char *delay = getenv("APIDEX_TEST_INDEX_DELAY_MS");
     if (delay) sw->opt.delay_ms = (unsigned)strtoul(delay, NULL, 10);
-    /* The first build before the server opens the index; then the loop. */
+    /* The MCP servers kept open first, so the first build reads them from their sessions;
+       the first build before the server opens the index; then the loop. */
+    if (registry_mcp_sync(&sw->mcp, sw->rf, stderr)) {
+        cli_serve_watch_stop(sw);
+        return CLI_FAILURE;
+    }
     int code = build_once(sw, sw->rf);
     if (code != CLI_OK && code != CLI_PROBLEMS) {
         cli_serve_watch_stop(sw);

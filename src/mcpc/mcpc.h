@@ -73,6 +73,47 @@ int mcpc_list(const mcpc_server *srv, const mcpc_options *opt, char **doc, size_
  */
 int mcpc_document_hash(const char *doc, size_t len, uint64_t *hash);
 
+/* ---------------------------------------------------------------- kept open (listen.c) */
+
+/**
+ * A stdio server kept open after it was read (serve --watch): its session stays up so the
+ * server can send notifications/tools/list_changed, upon which its tools are read again
+ * over the same session. While it is open, mcpc_list of the same server (same name,
+ * command, arguments and environment) answers the document as last read, from any thread,
+ * without starting the server again.
+ */
+typedef struct mcpc_listener mcpc_listener;
+
+/**
+ * Starts the stdio server srv (copied), reads its document (as mcpc_list) and keeps the
+ * session. Errors as mcpc_list's; APIDEX_EINVAL for an HTTP server (not kept open).
+ */
+int mcpc_listen_open(const mcpc_server *srv, const mcpc_options *opt, mcpc_listener **out,
+                     apidex_error *err);
+
+/** The descriptors to poll for input (the server's stdout and stderr; -1 when closed). */
+void mcpc_listen_fds(const mcpc_listener *l, int fds[2]);
+
+/**
+ * Reads what the server sent (call when a descriptor is readable; never blocks for long).
+ * On notifications/tools/list_changed, reads the tools again over the session and updates
+ * the document. Returns 1 when the document changed, 0 when nothing did, or an error: the
+ * server exited or broke the protocol (close it; mcpc_list starts it afresh).
+ */
+int mcpc_listen_read(mcpc_listener *l, apidex_error *err);
+
+/** The server's name for messages (its config name, else its program). */
+const char *mcpc_listen_label(const mcpc_listener *l);
+
+/** Whether l runs the server srv names (same name, command, arguments and environment). */
+bool mcpc_listen_is(const mcpc_listener *l, const mcpc_server *srv);
+
+/** Ends the session and the server; NULL is a no-op. */
+void mcpc_listen_close(mcpc_listener *l);
+
+/** mcpc_list's answer from a listener of srv: true and *doc (malloc'd) when one is open. */
+bool mcpc_live_document(const mcpc_server *srv, char **doc, size_t *len);
+
 /* ---------------------------------------------------------------- sources (source.c) */
 
 /** Whether s is an MCP source string: "mcp+stdio:...", "mcp+http(s)://...", "mcp+config:...". */

@@ -8,13 +8,15 @@
 #include <sys/types.h>
 
 struct json_object;
+typedef struct json_object json_object;
 
 typedef struct mcpc_conn {
     const mcpc_server *srv;
     const mcpc_options *opt;
     const char *label; /* the server, for messages */
     long timeout_ms;
-    size_t total; /* bytes read so far (MCPC_MAX_TOTAL) */
+    size_t total;   /* bytes read so far (MCPC_MAX_TOTAL) */
+    bool timed_out; /* the last read failed by its deadline (the server is still there) */
     /* stdio */
     pid_t pid;
     int to_child, from_child, child_err; /* -1 when closed */
@@ -48,6 +50,17 @@ int mcpc_http_post(mcpc_conn *c, const char *msg, size_t len, long id, struct js
 void mcpc_http_close(mcpc_conn *c);
 
 /* session.c */
+/** Answers the server's request id with "method not found" (we offer no client methods). */
+int mcpc_session_refuse(mcpc_conn *c, json_object *id, apidex_error *err);
+/** The time limit of each wait: opt's, else $APIDEX_MCP_TIMEOUT_MS, else 30000 ms. */
+long mcpc_timeout_ms(const mcpc_options *opt);
+/** initialize, notifications/initialized and every list, into doc (as mcpc_list writes it);
+    requests use ids from 1 up. */
+int mcpc_session_read(mcpc_conn *c, json_object *doc, apidex_error *err);
+/** Every page of a list method ("tools/list", key "tools") appended to items; *id: the next
+    request id, advanced. */
+int mcpc_session_list(mcpc_conn *c, long *id, const char *method, const char *key,
+                      json_object *items, apidex_error *err);
 /** Parses one message (depth-limited); NULL when it is not JSON. */
 struct json_object *mcpc_json_parse(const char *text, size_t len);
 /** Milliseconds of the monotonic clock. */

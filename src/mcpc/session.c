@@ -38,6 +38,24 @@ static bool is_http(const mcpc_conn *c)
     return c->srv->url != NULL;
 }
 
+int mcpc_session_refuse(mcpc_conn *c, json_object *id, apidex_error *err)
+{
+    /* a request of the server (roots/list, sampling...): we offer none of them */
+    json_object *reply = json_object_new_object();
+    json_object *e = json_object_new_object();
+    json_object_object_add(reply, "jsonrpc", json_object_new_string("2.0"));
+    json_object_object_add(reply, "id", json_object_get(id));
+    json_object_object_add(e, "code", json_object_new_int(-32601));
+    json_object_object_add(e, "message", json_object_new_string("method not found"));
+    json_object_object_add(reply, "error", e);
+    size_t rl = 0;
+    const char *rt = json_object_to_json_string_length(reply, JSON_C_TO_STRING_PLAIN, &rl);
+    int rc =
+        rt ? mcpc_stdio_send(c, rt, rl, err) : core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    json_object_put(reply);
+    return rc;
+}
+
 /* Sends a message; for a request (id >= 0) waits for its answer. */
 static int exchange(mcpc_conn *c, json_object *msg, long id, json_object **answer,
                     apidex_error *err)
@@ -66,18 +84,7 @@ static int exchange(mcpc_conn *c, json_object *msg, long id, json_object **answe
         json_object *mid = json_object_object_get(m, "id");
         json_object *method = json_object_object_get(m, "method");
         if (method && mid) {
-            /* a request of the server (roots/list, sampling...): we offer none of them */
-            json_object *reply = json_object_new_object();
-            json_object *e = json_object_new_object();
-            json_object_object_add(reply, "jsonrpc", json_object_new_string("2.0"));
-            json_object_object_add(reply, "id", json_object_get(mid));
-            json_object_object_add(e, "code", json_object_new_int(-32601));
-            json_object_object_add(e, "message", json_object_new_string("method not found"));
-            json_object_object_add(reply, "error", e);
-            size_t rl = 0;
-            const char *rt = json_object_to_json_string_length(reply, JSON_C_TO_STRING_PLAIN, &rl);
-            rc = rt ? mcpc_stdio_send(c, rt, rl, err) : APIDEX_ENOMEM;
-            json_object_put(reply);
+            rc = mcpc_session_refuse(c, mid, err);
             json_object_put(m);
             if (rc) return rc;
             continue;
@@ -183,6 +190,11 @@ static long default_timeout(void)
     return e && end && !*end && v > 0 ? v : 30000;
 }
 
+long mcpc_timeout_ms(const mcpc_options *opt)
+{
+    return opt && opt->timeout_ms > 0 ? opt->timeout_ms : default_timeout();
+}
+
 /* The session once connected: everything the document holds, into doc. */
 static int read_server(mcpc_conn *c, json_object *doc, apidex_error *err)
 {
@@ -237,11 +249,24 @@ static int read_server(mcpc_conn *c, json_object *doc, apidex_error *err)
     return rc;
 }
 
+int mcpc_session_read(mcpc_conn *c, json_object *doc, apidex_error *err)
+{
+    return read_server(c, doc, err);
+}
+
+int mcpc_session_list(mcpc_conn *c, long *id, const char *method, const char *key,
+                      json_object *items, apidex_error *err)
+{
+    return list_all(c, id, method, key, items, err);
+}
+
 int mcpc_list(const mcpc_server *srv, const mcpc_options *opt, char **out, size_t *len,
               apidex_error *err)
 {
     *out = NULL;
     *len = 0;
+    /* a server kept open (listen.c) answers from the session: its tools as last read */
+    if (!srv->url && mcpc_live_document(srv, out, len)) return 0;
     static const mcpc_options none = {0};
     mcpc_conn c = {.srv = srv,
                    .opt = opt ? opt : &none,
@@ -249,7 +274,7 @@ int mcpc_list(const mcpc_server *srv, const mcpc_options *opt, char **out, size_
                    .to_child = -1,
                    .from_child = -1,
                    .child_err = -1};
-    c.timeout_ms = c.opt->timeout_ms > 0 ? c.opt->timeout_ms : default_timeout();
+    c.timeout_ms = mcpc_timeout_ms(c.opt);
     c.label = srv->name ? srv->name : srv->url ? srv->url : srv->argv ? srv->argv[0] : "?";
     if (!srv->url && (!srv->argv || !srv->argv[0] || !*srv->argv[0]))
         return core_error_set(err, APIDEX_EINVAL, "server '%s': no command and no url", c.label);

@@ -243,6 +243,7 @@ int mcpc_stdio_read(mcpc_conn *c, long long deadline, const char **msg, size_t *
             return core_error_set(err, APIDEX_ELIMIT, "server '%s' sent a message over %d bytes",
                                   c->label, MCPC_MAX_MESSAGE);
         long long left = deadline - mcpc_now_ms();
+        c->timed_out = left <= 0;
         if (left <= 0)
             return core_error_set(err, APIDEX_ENET, "server '%s' did not answer within %ld ms",
                                   c->label, c->timeout_ms);

@@ -106,6 +106,31 @@ const char *registry_overrides(void *ctx, const spec_api *api);
  */
 typedef int (*registry_build_fn)(void *ctx, const registry_file *rf);
 
+/** The stdio MCP servers of a watched registry, kept open (mcp_keep.c). */
+typedef struct registry_mcp registry_mcp;
+
+struct pollfd;
+
+/**
+ * Keeps open every stdio MCP server rf's sources name (mcpc_listen_open: while open, the
+ * build reads its document from the session) and closes those no longer named; *set is
+ * made on first use. A server that cannot be kept open is a line on log (the build then
+ * starts it as usual and reports its error). APIDEX_ENOMEM only.
+ */
+int registry_mcp_sync(registry_mcp **set, const registry_file *rf, FILE *log);
+/** How many servers are open; the poll entries they need are twice that. */
+size_t registry_mcp_count(const registry_mcp *set);
+/** Fills fds with two entries per open server (its stdout, its stderr); returns how many. */
+size_t registry_mcp_poll_fds(const registry_mcp *set, struct pollfd *fds);
+/**
+ * After poll on the entries registry_mcp_poll_fds filled: reads the servers that sent
+ * something; returns true when a server's tools changed (tools/list_changed, read again),
+ * with what set to say which. A server that ended is closed and logged.
+ */
+bool registry_mcp_read(registry_mcp *set, const struct pollfd *fds, char *what, size_t what_cap,
+                       FILE *log);
+void registry_mcp_free(registry_mcp *set);
+
 typedef struct registry_watch_options {
     const char *registry_path; /* a registry file to follow and re-read; NULL: rf is fixed */
     const registry_file *rf;   /* the sources when registry_path is NULL (not owned) */
@@ -115,6 +140,9 @@ typedef struct registry_watch_options {
     int stop_fd;          /* readable = stop after the current build; -1 = none */
     bool build_first;     /* build once at the start (else wait for a change) */
     FILE *log;            /* one line per change seen and build (NULL = stderr) */
+    /* the stdio MCP servers kept open, synced before each build and followed for
+       notifications/tools/list_changed (registry_mcp_sync); NULL: none are kept open */
+    registry_mcp **mcp;
 } registry_watch_options;
 
 /**

@@ -462,25 +462,42 @@ int registry_watch_run(const registry_watch_options *opt, apidex_error *err)
             long until = ms_until(due < cap ? due : cap);
             if (timeout < 0 || until < timeout) timeout = until;
         }
-        /* polling: fds[0] is the stop pipe alone (fd -1 entries are ignored by poll) */
-        struct pollfd fds[2] = {{.fd = w.fd, .events = POLLIN},
-                                {.fd = opt->stop_fd, .events = POLLIN}};
-        int pr =
-            poll(fds, opt->stop_fd >= 0 ? 2 : 1, timeout > INT32_MAX ? INT32_MAX : (int)timeout);
+        /* fds[0] inotify (-1 when polling: poll ignores it), fds[1] the stop pipe (or -1),
+           then two per MCP server kept open */
+        size_t n_mcp = opt->mcp ? registry_mcp_count(*opt->mcp) : 0;
+        struct pollfd *fds = calloc(2 + 2 * n_mcp, sizeof *fds);
+        if (!fds) {
+            rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+            break;
+        }
+        fds[0] = (struct pollfd){.fd = w.fd, .events = POLLIN};
+        fds[1] = (struct pollfd){.fd = opt->stop_fd, .events = POLLIN};
+        if (n_mcp) registry_mcp_poll_fds(*opt->mcp, fds + 2);
+        int pr = poll(fds, 2 + 2 * n_mcp, timeout > INT32_MAX ? INT32_MAX : (int)timeout);
+        bool stop = pr > 0 && opt->stop_fd >= 0 && (fds[1].revents & (POLLIN | POLLHUP));
+        bool seen = false;
+        if (pr > 0 && !stop && n_mcp) {
+            bool unnamed = !w.first_change[0]; /* the log line names the first change */
+            seen = registry_mcp_read(*opt->mcp, fds + 2, w.first_change,
+                                     unnamed ? sizeof w.first_change : 0, w.log);
+        }
+        short inotify_events = fds[0].revents;
+        free(fds);
         if (pr < 0 && errno != EINTR) {
             rc = core_error_set(err, APIDEX_EIO, "poll: %s", strerror(errno));
             break;
         }
-        if (pr > 0 && opt->stop_fd >= 0 && (fds[1].revents & (POLLIN | POLLHUP))) {
+        if (stop) {
             fprintf(w.log, "apidex: stopped watching\n");
             break;
         }
-        bool seen = false;
         if (w.polling) {
-            seen = scan_dirs(&w, &registry_sig);
+            seen = scan_dirs(&w, &registry_sig) || seen;
         } else {
 #if WATCH_HAVE_INOTIFY
-            seen = pr > 0 && (fds[0].revents & POLLIN) && read_events(&w);
+            seen = (pr > 0 && (inotify_events & POLLIN) && read_events(&w)) || seen;
+#else
+            (void)inotify_events;
 #endif
         }
         if (seen) {
@@ -514,6 +531,11 @@ int registry_watch_run(const registry_watch_options *opt, apidex_error *err)
         if (rc) {
             core_error_set(err, rc, "%s: cannot watch the new folders",
                            w.polling ? "watch" : "inotify");
+            break;
+        }
+        /* the MCP servers named now are open before the build reads them */
+        if (opt->mcp && registry_mcp_sync(opt->mcp, rf, w.log)) {
+            rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
             break;
         }
         if (w.first_change[0]) {

@@ -3,7 +3,8 @@
 # and rebuilds only those whose tool list changed (the hash of its canonical JSON: the order
 # of keys or tools is no change); `apidex add` of the same servers re-uses them too. An
 # mcp+http source whose server answers with a redirect to another origin is refused, and
-# nothing reaches that origin.
+# nothing reaches that origin. `serve --watch` keeps the stdio servers open and follows
+# notifications/tools/list_changed.
 set -euo pipefail
 BIN=${APIDEX_BIN:?APIDEX_BIN must name the apidex binary}
 SRC=${APIDEX_SOURCE_DIR:?APIDEX_SOURCE_DIR must name the source tree}
@@ -63,7 +64,47 @@ grep -q "0 added, 1 updated, 0 removed, 1 unchanged" "$T/added.txt" || fail "a t
 "$BIN" add --mcp-config "$T/mcp.json" --db "$T/a.db" >"$T/add.txt" 2>&1 || fail "add: $(cat "$T/add.txt")"
 grep -q "0 added, 0 updated, 0 removed, 2 unchanged" "$T/add.txt" || fail "add again: $(cat "$T/add.txt")"
 
-# 5. an mcp+http server that redirects to another origin: refused, naming the source, and
+# 5. serve --watch keeps the stdio servers open: a server's notifications/tools/list_changed
+#    re-reads its tools over the open session and patches the index; the build reads the
+#    servers from their sessions (each started once); the registry file lives in another
+#    folder than the one serve runs in (an MCP source is not joined to the registry's folder)
+mkdir -p "$T/reg" "$T/elsewhere"
+printf 'db: w.db\nsources: ["mcp+config:%s/mcp.json"]\n' "$T" >"$T/reg/apidex.yaml"
+LIMIT=60
+wait_for() { # DESCRIPTION COMMAND...: polls every 0.2 s for $LIMIT s
+  local what=$1; shift
+  local end=$((SECONDS + LIMIT))
+  until "$@"; do
+    [ $SECONDS -lt $end ] || fail "timed out waiting for: $what; log: $(cat "$T/serve.log")"
+    sleep 0.2
+  done
+}
+(cd "$T/elsewhere" && LISTED_STARTS="$T/starts.log" exec "$BIN" serve --watch --registry "$T/reg/apidex.yaml" \
+  --listen 127.0.0.1:0 --port-file "$T/port" --reload-interval 0.2 --access-log none) >"$T/serve.log" 2>&1 &
+SERVE=$!
+PIDS+=("$SERVE")
+wait_for "serve to listen" test -s "$T/port"
+PORT=$(cat "$T/port")
+top() { curl -s "http://127.0.0.1:$PORT/v1/search?k=1&q=$1" | jq -r '.results[0].id // "none"'; }
+is_top() { [ "$(top "$1")" = "$2" ]; }
+wait_for "serve answers" is_top "send+an+email" "beta:send_email"
+grep -q "server 'alpha' kept open for tools/list_changed" "$T/serve.log" || fail "kept open: $(cat "$T/serve.log")"
+[ "$(wc -l <"$T/starts.log")" = 2 ] || fail "each server started once: $(cat "$T/starts.log")"
+weather "Get the weather forecast and the tide tables for a city"
+wait_for "the changed description searched" is_top "tide+tables" "alpha:get_weather"
+grep -q "the tools of MCP server 'alpha' changed: re-indexing" "$T/serve.log" || fail "list_changed: $(cat "$T/serve.log")"
+grep -q "0 added, 1 updated, 0 removed, 1 unchanged" "$T/serve.log" || fail "alpha alone rebuilt: $(cat "$T/serve.log")"
+# a tool the running process alone holds: seen only by reading over the open session
+BETA=$(pgrep -n -f -- "listed_server.mjs .*$T/beta.json") || fail "beta's process"
+kill -USR1 "$BETA"
+wait_for "the tool added in the running server" is_top "ring+the+bell" "beta:ring_bell"
+[ "$(wc -l <"$T/starts.log")" = 2 ] || fail "no server started again: $(cat "$T/starts.log")"
+kill -TERM "$SERVE"
+wait "$SERVE" || fail "serve --watch exit: $(cat "$T/serve.log")"
+grep -q "stopped watching" "$T/serve.log" || fail "watcher not stopped: $(cat "$T/serve.log")"
+wait_for "the servers kept open to end with serve" sh -c "! pgrep -f -- '$T/(alpha|beta).json' >/dev/null"
+
+# 6. an mcp+http server that redirects to another origin: refused, naming the source, and
 #    the other origin is never asked
 free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 P1=$(free_port)
