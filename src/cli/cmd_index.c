@@ -327,15 +327,18 @@ static int index_watch(index_run *run, const char *registry_path, const registry
     sa.sa_handler = on_watch_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    registry_mcp *mcp = NULL; /* the stdio MCP servers kept open for tools/list_changed */
     registry_watch_options wo = {.registry_path = registry_path,
                                  .rf = rf,
                                  .build = index_once,
                                  .build_ctx = run,
                                  .stop_fd = watch_stop[0],
-                                 .build_first = true};
+                                 .build_first = true,
+                                 .mcp = &mcp};
     apidex_error err;
     core_error_clear(&err);
     int rc = registry_watch_run(&wo, &err);
+    registry_mcp_free(mcp);
     close(watch_stop[0]);
     close(watch_stop[1]);
     if (rc) {

@@ -3,8 +3,8 @@
 # and rebuilds only those whose tool list changed (the hash of its canonical JSON: the order
 # of keys or tools is no change); `apidex add` of the same servers re-uses them too. An
 # mcp+http source whose server answers with a redirect to another origin is refused, and
-# nothing reaches that origin. `serve --watch` keeps the stdio servers open and follows
-# notifications/tools/list_changed.
+# nothing reaches that origin. `serve --watch` and `index --watch` keep the stdio servers
+# open and follow notifications/tools/list_changed.
 set -euo pipefail
 BIN=${APIDEX_BIN:?APIDEX_BIN must name the apidex binary}
 SRC=${APIDEX_SOURCE_DIR:?APIDEX_SOURCE_DIR must name the source tree}
@@ -103,6 +103,19 @@ kill -TERM "$SERVE"
 wait "$SERVE" || fail "serve --watch exit: $(cat "$T/serve.log")"
 grep -q "stopped watching" "$T/serve.log" || fail "watcher not stopped: $(cat "$T/serve.log")"
 wait_for "the servers kept open to end with serve" sh -c "! pgrep -f -- '$T/(alpha|beta).json' >/dev/null"
+
+# index --watch does the same (the server's tools into the index file, no server)
+"$BIN" index --watch "mcp+stdio:$NODE $LISTED $NODE_DIR $T/alpha.json" --db "$T/iw.db" >"$T/iw.log" 2>&1 &
+IW=$!
+PIDS+=("$IW")
+has_op() { "$BIN" show "$1" --db "$T/iw.db" >/dev/null 2>&1; }
+wait_for "index --watch builds" has_op alpha:get_weather
+ALPHA=$(pgrep -n -f -- "listed_server.mjs .*$T/alpha.json") || fail "alpha's process"
+kill -USR1 "$ALPHA"
+wait_for "index --watch follows list_changed" has_op alpha:ring_bell
+grep -q "the tools of MCP server '.*' changed: re-indexing" "$T/iw.log" || fail "index --watch: $(cat "$T/iw.log")"
+kill -TERM "$IW"
+wait "$IW" || fail "index --watch exit: $(cat "$T/iw.log")"
 
 # 6. an mcp+http server that redirects to another origin: refused, naming the source, and
 #    the other origin is never asked

@@ -37,4 +37,6 @@ process.on('SIGUSR1', () => {
     inputSchema: { type: 'object', properties: { times: { type: 'integer' } } } });
   server.sendToolListChanged().catch(() => {});
 });
+server.onclose = () => process.exit(0); // the file watch would keep the process alive
+process.stdin.on('end', () => process.exit(0));
 await server.connect(new StdioServerTransport());
