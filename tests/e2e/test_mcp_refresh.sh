@@ -10,7 +10,7 @@ BIN=${APIDEX_BIN:?APIDEX_BIN must name the apidex binary}
 SRC=${APIDEX_SOURCE_DIR:?APIDEX_SOURCE_DIR must name the source tree}
 T=$(mktemp -d)
 PIDS=()
-trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
+trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 export APIDEX_NO_REEXEC=1
 unset APIDEX_DB APIDEX_REGISTRY
