@@ -31,14 +31,22 @@ static const char *const tasks[] = {
     "what is the weather today",
 };
 
+static char *build_from(const char *dir, const char *name, size_t first);
+
 static char *build(const char *dir, const char *name)
+{
+    return build_from(dir, name, 0);
+}
+
+/* An index of specs[first..]. */
+static char *build_from(const char *dir, const char *name, size_t first)
 {
     char *db = tu_path(dir, name);
     apidex_error err;
     core_error_clear(&err);
     spec_registry *reg = NULL;
     assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
-    for (size_t i = 0; specs[i]; i++) {
+    for (size_t i = first; specs[i]; i++) {
         char *p = tu_path(tu_source_dir(), specs[i]);
         assert_int_equal(spec_registry_add(reg, p, &err), 0);
         free(p);
@@ -216,8 +224,8 @@ static int image_rows(const char *db)
     return n;
 }
 
-/* Removes the first API of db (an `apidex remove`: a patched copy of the file). */
-static void remove_first(const char *db)
+/* Removes API nth (by id) of db (an `apidex remove`: a patched copy of the file). */
+static void remove_nth(const char *db, size_t nth)
 {
     apidex_error err;
     core_error_clear(&err);
@@ -226,14 +234,134 @@ static void remove_first(const char *db)
     size_t n = 0;
     if (store_open(db, true, &idx, &err)) fail_msg("store_open: %s", err.message);
     assert_int_equal(store_apis(idx, &apis, &n, &err), 0);
-    assert_true(n > 1);
-    char *id = strdup(apis[0].id);
+    assert_true(n > nth + 1);
+    char *id = strdup(apis[nth].id);
     store_close(idx);
     const char *drop[] = {id};
     store_build_options o = {
         .keep_unlisted = true, .inherit = true, .drop_apis = drop, .n_drop_apis = 1};
     if (store_build(db, NULL, &o, NULL, &err)) fail_msg("remove: %s", err.message);
     free(id);
+}
+
+static void remove_first(const char *db)
+{
+    remove_nth(db, 0);
+}
+
+/* Adds a spec to db (an `apidex add`). */
+static void add_spec(const char *db, const char *spec)
+{
+    apidex_error err;
+    core_error_clear(&err);
+    spec_registry *reg = NULL;
+    assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
+    char *p = tu_path(tu_source_dir(), spec);
+    assert_int_equal(spec_registry_add(reg, p, &err), 0);
+    free(p);
+    store_build_options o = {.keep_unlisted = true, .inherit = true};
+    if (store_build(db, reg, &o, NULL, &err)) fail_msg("add: %s", err.message);
+    spec_registry_free(reg);
+}
+
+/* The image of db past its header (which holds the build id and the checksum). */
+static void image_payload(const char *db, core_buf *out)
+{
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st = NULL;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(h, "SELECT data FROM image ORDER BY id", -1, &st, NULL),
+                     SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW)
+        core_buf_append(out, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    assert_true(out->len > 48);
+}
+
+/* The same add or remove on a (the old image patched) and b (the image from the rows,
+   APIDEX_IMAGE_PATCH=0): the images are the same bytes past the header (terms, their
+   numbers, postings, table, order, field lengths, the APIs' chunks), and a answers with
+   its image as from its rows. */
+static void same_image(const char *a, const char *b, void (*op)(const char *, const void *),
+                       const void *arg)
+{
+    size_t patched = search_image_patched();
+    op(a, arg);
+    assert_int_equal(search_image_patched(), patched + 1);
+    setenv("APIDEX_IMAGE_PATCH", "0", 1);
+    op(b, arg);
+    unsetenv("APIDEX_IMAGE_PATCH");
+    assert_int_equal(search_image_patched(), patched + 1);
+    core_buf x, y;
+    core_buf_init(&x, 0);
+    core_buf_init(&y, 0);
+    image_payload(a, &x);
+    image_payload(b, &y);
+    assert_int_equal(x.len, y.len);
+    assert_memory_equal(x.data + 48, y.data + 48, x.len - 48);
+    core_buf_free(&x);
+    core_buf_free(&y);
+    core_buf with, rows;
+    core_buf_init(&with, 0);
+    core_buf_init(&rows, 0);
+    size_t w_img = 0, w_rows = 0;
+    answers(a, &with, &w_img);
+    setenv("APIDEX_SEARCH_IMAGE", "0", 1);
+    answers(a, &rows, &w_rows);
+    unsetenv("APIDEX_SEARCH_IMAGE");
+    assert_true(w_img < w_rows);
+    assert_string_equal(with.data, rows.data);
+    core_buf_free(&with);
+    core_buf_free(&rows);
+}
+
+static void op_add(const char *db, const void *spec)
+{
+    add_spec(db, spec);
+}
+
+static void op_remove(const char *db, const void *nth)
+{
+    remove_nth(db, *(const size_t *)nth);
+}
+
+/* add and remove patch the old image instead of rebuilding it from every row, and the
+   patched image is the one the rows give: a new API (its terms after the others'), then
+   APIs removed at the start and in the middle (terms first seen in their chunks move to
+   their next chunk, read again). */
+static void test_image_patch(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir();
+    search_image_install();
+    char *a = build_from(dir, "a.db", 1), *b = tu_path(dir, "b.db");
+    copy_file(a, b);
+    same_image(a, b, op_add, specs[0]);
+    static const size_t first = 0, middle = 2;
+    same_image(a, b, op_remove, &middle);
+    same_image(a, b, op_remove, &first);
+    same_image(a, b, op_add, specs[1]); /* already there: unchanged, nothing read */
+    /* an image of another format version is not patched: built from the rows */
+    exec(a, "UPDATE image SET data = substr(data, 1, 8) || x'01000000' || substr(data, 13) "
+            "WHERE id = 1");
+    size_t patched = search_image_patched();
+    remove_first(a);
+    assert_int_equal(search_image_patched(), patched);
+    remove_first(b);
+    core_buf x, y;
+    core_buf_init(&x, 0);
+    core_buf_init(&y, 0);
+    image_payload(a, &x);
+    image_payload(b, &y);
+    assert_int_equal(x.len, y.len);
+    assert_memory_equal(x.data + 48, y.data + 48, x.len - 48);
+    core_buf_free(&x);
+    core_buf_free(&y);
+    tu_rmtree(dir);
+    free(dir);
+    free(a);
+    free(b);
 }
 
 /* `add` and `remove` write the image of the new file (never the old one's); a program
@@ -271,6 +399,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_image_same_answers),
         cmocka_unit_test(test_image_after_remove),
+        cmocka_unit_test(test_image_patch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
