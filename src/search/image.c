@@ -137,32 +137,138 @@ static image_run *runs_of_chunks(const search_engine *e, size_t *n_runs)
     return runs;
 }
 
-enum { N_SECTIONS = 2 };
+/* The strings of the PROD section, each once. */
+typedef struct strpool {
+    core_buf b;
+    uint32_t *slot; /* open addressing: offset + 1 */
+    size_t size, n;
+} strpool;
+
+static int pool_grow(strpool *p)
+{
+    size_t size = p->size ? p->size * 2 : 4096;
+    uint32_t *t = calloc(size, sizeof *t);
+    if (!t) return APIDEX_ENOMEM;
+    for (size_t i = 0; i < p->size; i++)
+        if (p->slot[i]) {
+            const char *s = p->b.data + p->slot[i] - 1;
+            size_t h = core_hash64(s, strlen(s)) & (size - 1);
+            while (t[h]) h = (h + 1) & (size - 1);
+            t[h] = p->slot[i];
+        }
+    free(p->slot);
+    p->slot = t;
+    p->size = size;
+    return 0;
+}
+
+static int pool_add(strpool *p, const char *s, uint32_t *off)
+{
+    if ((p->n + 1) * 2 > p->size && pool_grow(p)) return APIDEX_ENOMEM;
+    size_t len = strlen(s), h = core_hash64(s, len) & (p->size - 1);
+    for (; p->slot[h]; h = (h + 1) & (p->size - 1))
+        if (!strcmp(p->b.data + p->slot[h] - 1, s)) {
+            *off = p->slot[h] - 1;
+            return 0;
+        }
+    if (p->b.len + len + 1 >= UINT32_MAX) return APIDEX_ENOMEM;
+    *off = (uint32_t)p->b.len;
+    if (core_buf_append(&p->b, s, len + 1)) return APIDEX_ENOMEM;
+    p->slot[h] = *off + 1;
+    p->n++;
+    return 0;
+}
+
+/* Every operation's producers (section PROD). */
+static int write_prod(const search_engine *e, core_buf *b, size_t at)
+{
+    image_prod px = {.n_ops = e->n_ops};
+    for (size_t i = 0; i < e->n_ops; i++) px.n_refs += e->info[i].n_producers;
+    strpool sp = {0};
+    core_buf_init(&sp.b, 0);
+    image_pref *refs = malloc((px.n_refs ? px.n_refs : 1) * sizeof *refs);
+    uint64_t *starts = malloc((e->n_ops + 1) * sizeof *starts);
+    int rc = refs && starts ? 0 : APIDEX_ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < e->n_ops && !rc; i++) {
+        starts[i] = k;
+        for (size_t j = 0; j < e->info[i].n_producers && !rc; j++, k++) {
+            const producer_ref *r = &e->info[i].producers[j];
+            refs[k] = (image_pref){.producer = r->producer,
+                                   .features = r->features,
+                                   .share = r->share,
+                                   .api_ops = r->api_ops};
+            rc = pool_add(&sp, r->param, &refs[k].param);
+            if (!rc) rc = pool_add(&sp, r->entity, &refs[k].entity);
+        }
+    }
+    if (!rc) {
+        starts[e->n_ops] = k;
+        px.pool_len = sp.b.len;
+        px.starts = at + align8(sizeof px);
+        px.refs = px.starts + (e->n_ops + 1) * sizeof *starts;
+        px.pool = px.refs + px.n_refs * sizeof *refs;
+        rc = put(b, &px, sizeof px);
+    }
+    if (!rc) rc = put(b, starts, (e->n_ops + 1) * sizeof *starts);
+    if (!rc) rc = put(b, refs, px.n_refs * sizeof *refs);
+    if (!rc) rc = put(b, sp.b.data ? sp.b.data : "", sp.b.len);
+    if (!rc && b->len != align8(px.pool + px.pool_len)) rc = APIDEX_EINVAL; /* layout slip */
+    free(refs);
+    free(starts);
+    free(sp.slot);
+    core_buf_free(&sp.b);
+    return rc;
+}
+
+enum { N_SECTIONS = 3 };
 
 int image_encode(const search_engine *e, const image_run *runs, size_t n_runs, uint64_t build_id,
                  core_buf *out)
 {
     if (out->len) return APIDEX_EINVAL; /* offsets are from the buffer's first byte */
+    /* PROD only with the producers (a patched image has none: they are read from the rows);
+       its entry is always there (kind 0 when absent), so the other sections' offsets are
+       the same either way */
+    size_t n_sections = N_SECTIONS;
     image_header h = {.version = IMAGE_VERSION,
                       .endian = IMAGE_ENDIAN,
                       .build_id = build_id,
-                      .n_sections = N_SECTIONS};
+                      .n_sections = (uint32_t)n_sections};
     memcpy(h.magic, image_magic, sizeof h.magic);
-    image_section dir[N_SECTIONS] = {{.kind = SECTION_LEX}, {.kind = SECTION_APIS}};
+    image_section dir[N_SECTIONS] = {
+        {.kind = SECTION_LEX}, {.kind = SECTION_APIS}, {.kind = e->info ? SECTION_PROD : 0}};
     int rc = put(out, &h, sizeof h);
-    if (!rc) rc = put(out, dir, sizeof dir);
-    for (size_t i = 0; i < N_SECTIONS && !rc; i++) {
+    if (!rc) rc = put(out, dir, n_sections * sizeof *dir);
+    for (size_t i = 0; i < n_sections && !rc; i++) {
         dir[i].offset = out->len;
-        rc = dir[i].kind == SECTION_LEX ? write_lex(e, out, out->len)
-                                        : write_apis(e, runs, n_runs, out, out->len);
+        rc = dir[i].kind == SECTION_LEX    ? write_lex(e, out, out->len)
+             : dir[i].kind == SECTION_APIS ? write_apis(e, runs, n_runs, out, out->len)
+             : dir[i].kind == SECTION_PROD ? write_prod(e, out, out->len)
+                                           : 0;
         dir[i].length = out->len - dir[i].offset;
     }
     if (rc) return rc;
-    memcpy(out->data + sizeof h, dir, sizeof dir);
+    memcpy(out->data + sizeof h, dir, n_sections * sizeof *dir);
     image_header *hp = (image_header *)out->data;
     hp->length = out->len;
     hp->checksum = XXH3_64bits(out->data + sizeof h, out->len - sizeof h);
     return 0;
+}
+
+/* The operations' producers, as opening from the rows computes them (engine.c). */
+static int build_producers(search_engine *e, apidex_error *err)
+{
+    const store_edge *edges = NULL;
+    size_t n_edges = 0;
+    int rc = store_operations(e->idx, &e->ops, &e->n_ops, err);
+    if (!rc) rc = store_edges(e->idx, &edges, &n_edges, err);
+    if (!rc && !(e->info = calloc(e->n_ops ? e->n_ops : 1, sizeof *e->info)))
+        rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < e->n_ops; i++) e->info[i].api = (uint32_t)e->ops[i].api_index;
+    if (!rc && engine_producers(e, edges, n_edges))
+        rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    return rc;
 }
 
 static size_t images_patched;
@@ -200,10 +306,14 @@ static int image_build(store_index *idx, uint64_t build_id, core_buf *out, apide
         if (!rc && lex_table_grow(&e)) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
         if (!rc) rc = lex_build(&e, err);
         if (!rc && lex_sort_terms(&e)) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+        if (!rc) rc = build_producers(&e, err);
     }
     if (!rc && image_encode(&e, runs, n_runs, build_id, out))
         rc = core_error_set(err, APIDEX_ENOMEM, "out of memory building the search image");
     free(runs);
+    if (e.info)
+        for (size_t i = 0; i < e.n_ops; i++) free(e.info[i].producers);
+    free(e.info);
     lex_free(&e);
     core_arena_free(e.arena);
     return rc;
@@ -285,6 +395,52 @@ const char *image_use_lex(search_engine *e, const unsigned char *img, uint64_t l
     return NULL;
 }
 
+/* Points every operation's producers into one array made from section PROD; NULL, or why
+   not (nothing set then). */
+static const char *use_prod(search_engine *e, const unsigned char *img, uint64_t len,
+                            const image_section *s)
+{
+    if (!image_within(len, s->offset, 1, sizeof(image_prod))) return "the producers are cut";
+    const image_prod *px = (const image_prod *)(img + s->offset);
+    if (px->n_ops != e->n_ops) return "another number of operations than the index";
+    if (!image_within(len, px->starts, px->n_ops + 1, sizeof(uint64_t)) ||
+        !image_within(len, px->refs, px->n_refs, sizeof(image_pref)) ||
+        !image_within(len, px->pool, px->pool_len, 1) ||
+        (px->pool_len && img[px->pool + px->pool_len - 1]))
+        return "a section's bounds are wrong";
+    const uint64_t *starts = (const uint64_t *)(img + px->starts);
+    const image_pref *refs = (const image_pref *)(img + px->refs);
+    const char *pool = (const char *)(img + px->pool);
+    if (starts[0] || starts[px->n_ops] != px->n_refs) return "the producers' counts are wrong";
+    producer_ref *all = malloc((px->n_refs ? px->n_refs : 1) * sizeof *all);
+    if (!all) return "out of memory";
+    for (size_t k = 0; k < px->n_refs; k++) {
+        const image_pref *r = &refs[k];
+        if (r->producer >= e->n_ops || r->param >= px->pool_len || r->entity >= px->pool_len) {
+            free(all);
+            return "a producer is out of bounds";
+        }
+        all[k] = (producer_ref){.producer = r->producer,
+                                .features = r->features,
+                                .param = pool + r->param,
+                                .entity = pool + r->entity,
+                                .share = r->share,
+                                .api_ops = (size_t)r->api_ops};
+    }
+    for (size_t i = 0; i < e->n_ops; i++)
+        if (starts[i] > starts[i + 1]) {
+            free(all);
+            return "the producers' counts are wrong";
+        }
+    for (size_t i = 0; i < e->n_ops; i++) {
+        e->info[i].n_producers = starts[i + 1] - starts[i];
+        e->info[i].producers = e->info[i].n_producers ? all + starts[i] : NULL;
+    }
+    e->work += e->n_ops;
+    e->producer_pool = all;
+    return NULL;
+}
+
 /* Drops what image_use_lex set, so the rows can be read as if there were no image. */
 static void unuse(search_engine *e)
 {
@@ -323,6 +479,17 @@ const char *image_check(const void *data, size_t len, uint64_t build_id, const i
     return *lex ? NULL : "it has no lexical section";
 }
 
+const image_section *image_section_of(const void *data, uint32_t kind)
+{
+    const image_header *h = data;
+    for (size_t i = 0; i < h->n_sections; i++) {
+        const image_section *s =
+            (const image_section *)((const unsigned char *)data + sizeof *h) + i;
+        if (s->kind == kind) return s;
+    }
+    return NULL;
+}
+
 int image_open(search_engine *e, apidex_error *err)
 {
     e->work++;
@@ -345,12 +512,17 @@ int image_open(search_engine *e, apidex_error *err)
         why = "it has none (written by an older apidex, or by a program without the search stage)";
     else
         why = image_check(data, len, store_index_version(e->idx), &lex, &apis);
+    size_t work = e->work; /* a refused image counts as no image */
     if (!why) {
         e->image = data; /* the engine's arrays point into it from here */
         why = image_use_lex(e, data, len, lex);
+        /* the producers when the image has them (a patched one may not: read from the rows) */
+        const image_section *prod = why ? NULL : image_section_of(data, SECTION_PROD);
+        if (prod && e->info) why = use_prod(e, data, len, prod);
         if (why) {
             unuse(e);
             e->image = NULL;
+            e->work = work;
         }
     }
     if (why) {

@@ -8,7 +8,13 @@
 #include "search/search_int.h"
 
 /* version 2: the APIS section (which chunks are whose, so add and remove patch the image) */
-enum { IMAGE_VERSION = 2, IMAGE_ENDIAN = 0x01020304, SECTION_LEX = 1, SECTION_APIS = 2 };
+enum {
+    IMAGE_VERSION = 2,
+    IMAGE_ENDIAN = 0x01020304,
+    SECTION_LEX = 1,
+    SECTION_APIS = 2,
+    SECTION_PROD = 3
+};
 extern const char image_magic[8];
 
 typedef struct image_header {
@@ -65,6 +71,24 @@ typedef struct image_api {
     uint64_t n_docs, n_ranked;       /* chunks, and those that cover endpoints */
 } image_api;
 
+/* Section PROD: every operation's producers as engine_producers leaves them (in its order,
+   its shares bit for bit): per operation the first of its records (n_ops + 1 of them),
+   the records, and a pool of the parameter and entity strings (each once). */
+typedef struct image_prod {
+    uint64_t n_ops, n_refs, pool_len;
+    uint64_t starts, refs, pool; /* offsets */
+} image_prod;
+
+typedef struct image_pref {
+    uint32_t producer, features;
+    uint32_t param, entity; /* in the pool, NUL-terminated */
+    double share;
+    uint64_t api_ops;
+} image_pref;
+
+_Static_assert(sizeof(image_prod) % 8 == 0 && sizeof(image_pref) % 8 == 0,
+               "image records keep 8-byte alignment");
+
 /* An API's run of chunks, as the APIS section records it. */
 typedef struct image_run {
     const char *api;
@@ -73,7 +97,8 @@ typedef struct image_run {
     size_t n_docs, n_ranked;
 } image_run;
 
-/* The image of a built lexical index and its runs of chunks (out empty). */
+/* The image of a built lexical index, its runs of chunks and, when e->info is set, its
+   operations' producers (out empty). */
 int image_encode(const search_engine *e, const image_run *runs, size_t n_runs, uint64_t build_id,
                  core_buf *out);
 
@@ -86,6 +111,8 @@ bool image_within(uint64_t len, uint64_t off, uint64_t n, uint64_t size);
    build_id: the index's, or 0 for any), or NULL, with its sections (NULL: absent). */
 const char *image_check(const void *data, size_t len, uint64_t build_id, const image_section **lex,
                         const image_section **apis);
+/* The section of this kind, or NULL (after image_check). */
+const image_section *image_section_of(const void *data, uint32_t kind);
 /* Checks the LEX section against n_docs chunks and points e's lexical index into the
    image (e->docs allocated, n_docs of them); NULL, or why not (e then half set). */
 const char *image_use_lex(search_engine *e, const unsigned char *img, uint64_t len,

@@ -120,6 +120,8 @@ struct search_engine {
     /* The search image the lexical index points into (image.c): terms[].post, table and
        sorted are inside it, not allocated; NULL: built from the rows (lexical.c). */
     void *image;
+    producer_ref *producer_pool; /* every op's producers, from the image (image.c); NULL:
+                                    each op's own array (engine_producers) */
     size_t work; /* what opening did: rows read and loop iterations (search_engine_open_work) */
     embed_provider *embedder;    /* not owned; NULL: lexical only */
     pthread_mutex_t embed_lock;  /* providers are not thread-safe */
@@ -282,6 +284,9 @@ double lex_idf(const search_engine *e, long term);
    the idf of the terms API a has at all; r->idf_total their sum. */
 int lex_score(query_state *st, ranking *r, double *cover);
 void lex_free(search_engine *e);
+
+/* engine.c: each operation's producers (e->info[].producers) from the producer edges */
+int engine_producers(search_engine *e, const store_edge *edges, size_t n_edges);
 
 /* dupes.c: e->superseded from the groups of duplicate APIs. */
 int dupes_mark(search_engine *e);
