@@ -45,8 +45,9 @@ void search_engine_close(search_engine *e)
 {
     if (!e) return;
     lex_free(e);
-    if (e->info)
+    if (e->info && !e->producer_pool) /* else they point into one array */
         for (size_t i = 0; i < e->n_ops; i++) free(e->info[i].producers);
+    free(e->producer_pool);
     free(e->info);
     free(e->verb_counts);
     free(e->opposites);
@@ -111,7 +112,7 @@ static size_t equal_range(const char *const *s, size_t n, const char *key)
 
 /* The producer edges, grouped per consumer (counted, then placed), with the share of
    the consumer's API's operations that take the same entity as an input. */
-static int load_producers(search_engine *e, const store_edge *edges, size_t n_edges)
+int engine_producers(search_engine *e, const store_edge *edges, size_t n_edges)
 {
     for (size_t pass = 0; pass < 2; pass++) {
         e->work += n_edges + e->n_ops;
@@ -211,18 +212,9 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
     if (!rc) rc = store_chunks(idx, &e->chunks, &e->n_docs, err);
     store_info info; /* read now: lex_build asks for it while the edges load */
     if (!rc) rc = store_index_info(idx, &info, err);
-    /* the edges load on a thread of their own while the postings are built */
-    edges_load el = {.idx = idx};
-    bool threaded = !rc && pthread_create(&el.thread, NULL, edges_run, &el) == 0;
-    if (!rc && !threaded) edges_run(&el);
-    /* the rows read: lex_build counts the chunk terms, load_producers the edges */
+    /* the rows read: lex_build counts the chunk terms, engine_producers the edges */
     if (!rc) e->work += e->n_ops + e->n_apis + e->n_docs;
     if (!rc) rc = lex_docs(e, err);
-    /* the lexical index: from the search image when it is there and valid, else built */
-    int from_rows = rc ? 0 : image_open(e, err);
-    if (from_rows < 0) rc = from_rows;
-    if (from_rows == 1 && lex_table_grow(e))
-        rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
     if (!rc) {
         e->info = calloc(e->n_ops ? e->n_ops : 1, sizeof *e->info);
         if (!e->info) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
@@ -233,14 +225,24 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
         e->info[i].action = op->action;
         e->info[i].flags = op->flags;
     }
+    /* the lexical index and the producers: from the search image when it is there and
+       valid, else built (the edges load on a thread of their own while the postings are) */
+    int from_rows = rc ? 0 : image_open(e, err);
+    if (from_rows < 0) rc = from_rows;
+    if (from_rows == 1 && lex_table_grow(e))
+        rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    bool edges = !rc && !e->producer_pool;
+    edges_load el = {.idx = idx};
+    bool threaded = edges && pthread_create(&el.thread, NULL, edges_run, &el) == 0;
+    if (edges && !threaded) edges_run(&el);
     if (!rc && from_rows == 1) rc = lex_build(e, err);
     if (threaded) pthread_join(el.thread, NULL);
-    if (!rc && el.rc) {
+    if (!rc && edges && el.rc) {
         rc = el.rc;
         if (err) *err = el.err;
     }
     int mrc = 0;
-    if (!rc) mrc = load_producers(e, el.edges, el.n_edges);
+    if (!rc && edges) mrc = engine_producers(e, el.edges, el.n_edges);
     if (!rc && !mrc) mrc = lex_stop_words(e);
     if (!rc && !mrc && from_rows == 1) mrc = lex_sort_terms(e);
     if (!rc && !mrc) mrc = action_learn(e);

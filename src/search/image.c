@@ -14,51 +14,14 @@
  * postings, table and order are not copied; per term only its pointers are set.
  * Anything wrong and the engine is built from the rows as before, with a one-line note.
  */
-#include "search/search_int.h"
+#include "search/image_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 
-enum { IMAGE_VERSION = 1, IMAGE_ENDIAN = 0x01020304, SECTION_LEX = 1 };
-static const char image_magic[8] = {'A', 'P', 'D', 'X', 'I', 'M', 'G', 0};
-
-typedef struct image_header {
-    char magic[8];
-    uint32_t version; /* IMAGE_VERSION */
-    uint32_t endian;  /* IMAGE_ENDIAN as the writer stored it */
-    uint64_t build_id;
-    uint64_t length;   /* of the whole image, header included */
-    uint64_t checksum; /* XXH3-64 of the bytes after the header */
-    uint32_t n_sections;
-    uint32_t reserved;
-} image_header;
-
-typedef struct image_section {
-    uint32_t kind; /* SECTION_* */
-    uint32_t reserved;
-    uint64_t offset, length;
-} image_section;
-
-typedef struct image_lex {
-    uint64_t n_docs, n_ranked, n_terms, n_postings, table_size, pool_len;
-    uint64_t doc_len, terms, postings, table, sorted, pool; /* offsets */
-    uint32_t field_count;                                   /* STORE_FIELD_COUNT */
-    uint32_t posting_size;
-    double avg_len[STORE_FIELD_COUNT];
-} image_lex;
-
-typedef struct image_term {
-    uint32_t str, len; /* in the pool, NUL-terminated */
-    uint32_t df, reserved;
-    uint64_t post, n_post; /* first posting (index into the postings array), count */
-} image_term;
-
-_Static_assert(sizeof(posting) == 8, "a posting is a fixed 8-byte record");
-_Static_assert(sizeof(image_header) % 8 == 0 && sizeof(image_section) % 8 == 0 &&
-                   sizeof(image_lex) % 8 == 0 && sizeof(image_term) % 8 == 0,
-               "image records keep 8-byte alignment");
+const char image_magic[8] = {'A', 'P', 'D', 'X', 'I', 'M', 'G', 0};
 
 /* ---------------------------------------------------------------- writing */
 
@@ -123,39 +86,234 @@ static int write_lex(const search_engine *e, core_buf *b, size_t at)
     return rc;
 }
 
-int search_image_encode(const search_engine *e, uint64_t build_id, core_buf *out)
+/* The APIs in chunk order with their runs of chunks (section APIS). */
+static int write_apis(const search_engine *e, const image_run *runs, size_t n_runs, core_buf *b,
+                      size_t at)
+{
+    image_apis ax = {
+        .n_apis = n_runs, .n_docs = e->n_docs, .use_fields = lex_use_fields((search_engine *)e)};
+    for (size_t i = 0; i < n_runs; i++) ax.pool_len += strlen(runs[i].api) + 1;
+    ax.recs = at + align8(sizeof ax);
+    ax.pool = ax.recs + n_runs * sizeof(image_api);
+    int rc = put(b, &ax, sizeof ax);
+    for (size_t i = 0, str = 0; i < n_runs && !rc; i++) {
+        size_t len = strlen(runs[i].api);
+        image_api r = {.str = (uint32_t)str,
+                       .len = (uint32_t)len,
+                       .hash = runs[i].hash,
+                       .first_rowid = runs[i].first_rowid,
+                       .last_rowid = runs[i].last_rowid,
+                       .n_docs = runs[i].n_docs,
+                       .n_ranked = runs[i].n_ranked};
+        rc = put(b, &r, sizeof r);
+        str += len + 1;
+    }
+    for (size_t i = 0; i < n_runs && !rc; i++)
+        rc = core_buf_append(b, runs[i].api, strlen(runs[i].api) + 1);
+    if (!rc) rc = put(b, "", 0);
+    if (!rc && b->len != align8(ax.pool + ax.pool_len)) rc = APIDEX_EINVAL; /* layout slip */
+    return rc;
+}
+
+/* The runs of chunks of an engine built from the rows (lex_docs). */
+static image_run *runs_of_chunks(const search_engine *e, size_t *n_runs)
+{
+    image_run *runs = malloc((e->n_docs ? e->n_docs : 1) * sizeof *runs);
+    if (!runs) return NULL;
+    size_t n = 0;
+    for (size_t d = 0; d < e->n_docs;) {
+        size_t end = d + 1, ai = e->chunks[d].api_index, ranked = 0;
+        while (end < e->n_docs && e->chunks[end].api_index == ai) end++;
+        for (size_t k = d; k < end; k++) ranked += e->docs[k].n_ops > 0;
+        runs[n++] = (image_run){.api = e->chunks[d].api,
+                                .hash = ai < e->n_apis ? e->apis[ai].content_hash : 0,
+                                .first_rowid = store_chunk_rowid(e->idx, d),
+                                .last_rowid = store_chunk_rowid(e->idx, end - 1),
+                                .n_docs = end - d,
+                                .n_ranked = ranked};
+        d = end;
+    }
+    *n_runs = n;
+    return runs;
+}
+
+/* The strings of the PROD section, each once. */
+typedef struct strpool {
+    core_buf b;
+    uint32_t *slot; /* open addressing: offset + 1 */
+    size_t size, n;
+} strpool;
+
+static int pool_grow(strpool *p)
+{
+    size_t size = p->size ? p->size * 2 : 4096;
+    uint32_t *t = calloc(size, sizeof *t);
+    if (!t) return APIDEX_ENOMEM;
+    for (size_t i = 0; i < p->size; i++)
+        if (p->slot[i]) {
+            const char *s = p->b.data + p->slot[i] - 1;
+            size_t h = core_hash64(s, strlen(s)) & (size - 1);
+            while (t[h]) h = (h + 1) & (size - 1);
+            t[h] = p->slot[i];
+        }
+    free(p->slot);
+    p->slot = t;
+    p->size = size;
+    return 0;
+}
+
+static int pool_add(strpool *p, const char *s, uint32_t *off)
+{
+    if ((p->n + 1) * 2 > p->size && pool_grow(p)) return APIDEX_ENOMEM;
+    size_t len = strlen(s), h = core_hash64(s, len) & (p->size - 1);
+    for (; p->slot[h]; h = (h + 1) & (p->size - 1))
+        if (!strcmp(p->b.data + p->slot[h] - 1, s)) {
+            *off = p->slot[h] - 1;
+            return 0;
+        }
+    if (p->b.len + len + 1 >= UINT32_MAX) return APIDEX_ENOMEM;
+    *off = (uint32_t)p->b.len;
+    if (core_buf_append(&p->b, s, len + 1)) return APIDEX_ENOMEM;
+    p->slot[h] = *off + 1;
+    p->n++;
+    return 0;
+}
+
+/* Every operation's producers (section PROD). */
+static int write_prod(const search_engine *e, core_buf *b, size_t at)
+{
+    image_prod px = {.n_ops = e->n_ops};
+    for (size_t i = 0; i < e->n_ops; i++) px.n_refs += e->info[i].n_producers;
+    strpool sp = {0};
+    core_buf_init(&sp.b, 0);
+    image_pref *refs = malloc((px.n_refs ? px.n_refs : 1) * sizeof *refs);
+    uint64_t *starts = malloc((e->n_ops + 1) * sizeof *starts);
+    int rc = refs && starts ? 0 : APIDEX_ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < e->n_ops && !rc; i++) {
+        starts[i] = k;
+        for (size_t j = 0; j < e->info[i].n_producers && !rc; j++, k++) {
+            const producer_ref *r = &e->info[i].producers[j];
+            refs[k] = (image_pref){.producer = r->producer,
+                                   .features = r->features,
+                                   .share = r->share,
+                                   .api_ops = r->api_ops};
+            rc = pool_add(&sp, r->param, &refs[k].param);
+            if (!rc) rc = pool_add(&sp, r->entity, &refs[k].entity);
+        }
+    }
+    if (!rc) {
+        starts[e->n_ops] = k;
+        px.pool_len = sp.b.len;
+        px.starts = at + align8(sizeof px);
+        px.refs = px.starts + (e->n_ops + 1) * sizeof *starts;
+        px.pool = px.refs + px.n_refs * sizeof *refs;
+        rc = put(b, &px, sizeof px);
+    }
+    if (!rc) rc = put(b, starts, (e->n_ops + 1) * sizeof *starts);
+    if (!rc) rc = put(b, refs, px.n_refs * sizeof *refs);
+    if (!rc) rc = put(b, sp.b.data ? sp.b.data : "", sp.b.len);
+    if (!rc && b->len != align8(px.pool + px.pool_len)) rc = APIDEX_EINVAL; /* layout slip */
+    free(refs);
+    free(starts);
+    free(sp.slot);
+    core_buf_free(&sp.b);
+    return rc;
+}
+
+enum { N_SECTIONS = 3 };
+
+int image_encode(const search_engine *e, const image_run *runs, size_t n_runs, uint64_t build_id,
+                 core_buf *out)
 {
     if (out->len) return APIDEX_EINVAL; /* offsets are from the buffer's first byte */
-    image_header h = {
-        .version = IMAGE_VERSION, .endian = IMAGE_ENDIAN, .build_id = build_id, .n_sections = 1};
+    /* PROD only with the producers (a patched image has none: they are read from the rows);
+       its entry is always there (kind 0 when absent), so the other sections' offsets are
+       the same either way */
+    size_t n_sections = N_SECTIONS;
+    image_header h = {.version = IMAGE_VERSION,
+                      .endian = IMAGE_ENDIAN,
+                      .build_id = build_id,
+                      .n_sections = (uint32_t)n_sections};
     memcpy(h.magic, image_magic, sizeof h.magic);
-    size_t lex_at = sizeof h + sizeof(image_section);
-    image_section s = {.kind = SECTION_LEX, .offset = lex_at};
+    image_section dir[N_SECTIONS] = {
+        {.kind = SECTION_LEX}, {.kind = SECTION_APIS}, {.kind = e->info ? SECTION_PROD : 0}};
     int rc = put(out, &h, sizeof h);
-    if (!rc) rc = put(out, &s, sizeof s);
-    if (!rc) rc = write_lex(e, out, lex_at);
+    if (!rc) rc = put(out, dir, n_sections * sizeof *dir);
+    for (size_t i = 0; i < n_sections && !rc; i++) {
+        dir[i].offset = out->len;
+        rc = dir[i].kind == SECTION_LEX    ? write_lex(e, out, out->len)
+             : dir[i].kind == SECTION_APIS ? write_apis(e, runs, n_runs, out, out->len)
+             : dir[i].kind == SECTION_PROD ? write_prod(e, out, out->len)
+                                           : 0;
+        dir[i].length = out->len - dir[i].offset;
+    }
     if (rc) return rc;
+    memcpy(out->data + sizeof h, dir, n_sections * sizeof *dir);
     image_header *hp = (image_header *)out->data;
-    image_section *sp = (image_section *)(out->data + sizeof h);
-    sp->length = out->len - lex_at;
     hp->length = out->len;
     hp->checksum = XXH3_64bits(out->data + sizeof h, out->len - sizeof h);
     return 0;
 }
 
+/* The operations' producers, as opening from the rows computes them (engine.c). */
+static int build_producers(search_engine *e, apidex_error *err)
+{
+    const store_edge *edges = NULL;
+    size_t n_edges = 0;
+    int rc = store_operations(e->idx, &e->ops, &e->n_ops, err);
+    if (!rc) rc = store_edges(e->idx, &edges, &n_edges, err);
+    if (!rc && !(e->info = calloc(e->n_ops ? e->n_ops : 1, sizeof *e->info)))
+        rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < e->n_ops; i++) e->info[i].api = (uint32_t)e->ops[i].api_index;
+    if (!rc && engine_producers(e, edges, n_edges))
+        rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    return rc;
+}
+
+static size_t images_patched;
+
+size_t search_image_patched(void)
+{
+    return __atomic_load_n(&images_patched, __ATOMIC_RELAXED);
+}
 /* The builder the store calls at the end of every build (store_image_set_builder): the
-   lexical index of the finished file, as opening would build it. */
+   lexical index of the finished file, as opening would build it. After `add` or `remove`
+   the temp file still holds the old file's image: that is patched with the chunks that
+   changed (image_patch.c), else (a full build, no usable old image) built from the rows. */
 static int image_build(store_index *idx, uint64_t build_id, core_buf *out, apidex_error *err)
 {
     search_engine e = {.idx = idx};
     if (!(e.arena = core_arena_new(0)))
         return core_error_set(err, APIDEX_ENOMEM, "out of memory building the search image");
-    int rc = lex_table_grow(&e) ? core_error_set(err, APIDEX_ENOMEM, "out of memory") : 0;
-    if (!rc) rc = lex_docs(&e, err);
-    if (!rc) rc = lex_build(&e, err);
-    if (!rc && lex_sort_terms(&e)) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
-    if (!rc && search_image_encode(&e, build_id, out))
+    int rc = store_apis(idx, &e.apis, &e.n_apis, err);
+    void *old = NULL;
+    size_t old_len = 0;
+    const char *env = getenv("APIDEX_IMAGE_PATCH");
+    if (!rc && !(env && !strcmp(env, "0")) && /* =0: always from the rows (comparisons) */
+        store_image_read(idx, &old, &old_len, err) == APIDEX_ENOMEM)
+        rc = APIDEX_ENOMEM;
+    image_run *runs = NULL;
+    size_t n_runs = 0;
+    int patched = rc || !old ? 1 : image_patch(&e, old, old_len, &runs, &n_runs, err);
+    free(old);
+    if (patched < 0) rc = patched;
+    if (patched == 0) __atomic_add_fetch(&images_patched, 1, __ATOMIC_RELAXED);
+    if (!rc && patched == 1) {
+        rc = lex_docs(&e, err);
+        if (!rc && !(runs = runs_of_chunks(&e, &n_runs)))
+            rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+        if (!rc && lex_table_grow(&e)) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+        if (!rc) rc = lex_build(&e, err);
+        if (!rc && lex_sort_terms(&e)) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+        if (!rc) rc = build_producers(&e, err);
+    }
+    if (!rc && image_encode(&e, runs, n_runs, build_id, out))
         rc = core_error_set(err, APIDEX_ENOMEM, "out of memory building the search image");
+    free(runs);
+    if (e.info)
+        for (size_t i = 0; i < e.n_ops; i++) free(e.info[i].producers);
+    free(e.info);
     lex_free(&e);
     core_arena_free(e.arena);
     return rc;
@@ -168,38 +326,40 @@ void search_image_install(void)
 
 /* ---------------------------------------------------------------- reading */
 
-/* [off, off + n * size) inside the image, aligned for records of 8 bytes or less. */
-static bool within(uint64_t len, uint64_t off, uint64_t n, uint64_t size)
+bool image_within(uint64_t len, uint64_t off, uint64_t n, uint64_t size)
 {
     if (off % 8 || off > len) return false;
     if (size && n > (len - off) / size) return false;
     return true;
 }
 
-/* Why the image cannot be used, or NULL when the section is valid (every offset and
-   index checked, so a file that passes the checksum yet lies cannot make a reader
-   touch memory outside the buffer). */
-static const char *check_lex(const search_engine *e, const unsigned char *img, uint64_t len,
+/* The LEX section's bounds against n_docs chunks (every offset and index checked, so a
+   file that passes the checksum yet lies cannot make a reader touch memory outside the
+   buffer), or why not. */
+static const char *check_lex(uint64_t n_docs, const unsigned char *img, uint64_t len,
                              const image_section *s)
 {
-    if (!within(len, s->offset, 1, sizeof(image_lex))) return "the lexical section is cut";
+    if (!image_within(len, s->offset, 1, sizeof(image_lex))) return "the lexical section is cut";
     const image_lex *lx = (const image_lex *)(img + s->offset);
     if (lx->field_count != STORE_FIELD_COUNT || lx->posting_size != sizeof(posting))
         return "another record layout";
-    if (lx->n_docs != e->n_docs) return "another number of chunks than the index";
-    if (!within(len, lx->doc_len, lx->n_docs, STORE_FIELD_COUNT * sizeof(uint32_t)) ||
-        !within(len, lx->terms, lx->n_terms, sizeof(image_term)) ||
-        !within(len, lx->postings, lx->n_postings, sizeof(posting)) ||
-        !within(len, lx->table, lx->table_size, sizeof(uint32_t)) ||
-        !within(len, lx->sorted, lx->n_terms, sizeof(uint32_t)) ||
-        !within(len, lx->pool, lx->pool_len, 1) || lx->n_terms > UINT32_MAX ||
+    if (lx->n_docs != n_docs) return "another number of chunks than the index";
+    if (!image_within(len, lx->doc_len, lx->n_docs, STORE_FIELD_COUNT * sizeof(uint32_t)) ||
+        !image_within(len, lx->terms, lx->n_terms, sizeof(image_term)) ||
+        !image_within(len, lx->postings, lx->n_postings, sizeof(posting)) ||
+        !image_within(len, lx->table, lx->table_size, sizeof(uint32_t)) ||
+        !image_within(len, lx->sorted, lx->n_terms, sizeof(uint32_t)) ||
+        !image_within(len, lx->pool, lx->pool_len, 1) || lx->n_terms > UINT32_MAX ||
         (lx->table_size & (lx->table_size - 1)) || lx->table_size < lx->n_terms)
         return "a section's bounds are wrong";
     return NULL;
 }
 
-static const char *use_lex(search_engine *e, const unsigned char *img, const image_section *s)
+const char *image_use_lex(search_engine *e, const unsigned char *img, uint64_t len,
+                          const image_section *s)
 {
+    const char *why = check_lex(e->n_docs, img, len, s);
+    if (why) return why;
     const image_lex *lx = (const image_lex *)(img + s->offset);
     const image_term *it = (const image_term *)(img + lx->terms);
     const char *pool = (const char *)(img + lx->pool);
@@ -235,7 +395,53 @@ static const char *use_lex(search_engine *e, const unsigned char *img, const ima
     return NULL;
 }
 
-/* Drops what use_lex set, so the rows can be read as if there were no image. */
+/* Points every operation's producers into one array made from section PROD; NULL, or why
+   not (nothing set then). */
+static const char *use_prod(search_engine *e, const unsigned char *img, uint64_t len,
+                            const image_section *s)
+{
+    if (!image_within(len, s->offset, 1, sizeof(image_prod))) return "the producers are cut";
+    const image_prod *px = (const image_prod *)(img + s->offset);
+    if (px->n_ops != e->n_ops) return "another number of operations than the index";
+    if (!image_within(len, px->starts, px->n_ops + 1, sizeof(uint64_t)) ||
+        !image_within(len, px->refs, px->n_refs, sizeof(image_pref)) ||
+        !image_within(len, px->pool, px->pool_len, 1) ||
+        (px->pool_len && img[px->pool + px->pool_len - 1]))
+        return "a section's bounds are wrong";
+    const uint64_t *starts = (const uint64_t *)(img + px->starts);
+    const image_pref *refs = (const image_pref *)(img + px->refs);
+    const char *pool = (const char *)(img + px->pool);
+    if (starts[0] || starts[px->n_ops] != px->n_refs) return "the producers' counts are wrong";
+    producer_ref *all = malloc((px->n_refs ? px->n_refs : 1) * sizeof *all);
+    if (!all) return "out of memory";
+    for (size_t k = 0; k < px->n_refs; k++) {
+        const image_pref *r = &refs[k];
+        if (r->producer >= e->n_ops || r->param >= px->pool_len || r->entity >= px->pool_len) {
+            free(all);
+            return "a producer is out of bounds";
+        }
+        all[k] = (producer_ref){.producer = r->producer,
+                                .features = r->features,
+                                .param = pool + r->param,
+                                .entity = pool + r->entity,
+                                .share = r->share,
+                                .api_ops = (size_t)r->api_ops};
+    }
+    for (size_t i = 0; i < e->n_ops; i++)
+        if (starts[i] > starts[i + 1]) {
+            free(all);
+            return "the producers' counts are wrong";
+        }
+    for (size_t i = 0; i < e->n_ops; i++) {
+        e->info[i].n_producers = starts[i + 1] - starts[i];
+        e->info[i].producers = e->info[i].n_producers ? all + starts[i] : NULL;
+    }
+    e->work += e->n_ops;
+    e->producer_pool = all;
+    return NULL;
+}
+
+/* Drops what image_use_lex set, so the rows can be read as if there were no image. */
 static void unuse(search_engine *e)
 {
     free(e->terms);
@@ -248,6 +454,40 @@ static void unuse(search_engine *e)
     memset(e->avg_len, 0, sizeof e->avg_len);
     for (size_t d = 0; d < e->n_docs; d++)
         memset(e->docs[d].field_len, 0, sizeof e->docs[d].field_len);
+}
+
+const char *image_check(const void *data, size_t len, uint64_t build_id, const image_section **lex,
+                        const image_section **apis)
+{
+    const unsigned char *img = data;
+    const image_header *h = data;
+    *lex = *apis = NULL;
+    if (len < sizeof *h || memcmp(h->magic, image_magic, sizeof h->magic))
+        return "it is not a search image";
+    if (h->version != IMAGE_VERSION || h->endian != IMAGE_ENDIAN)
+        return "another format version or byte order";
+    if (build_id && h->build_id != build_id) return "it belongs to another build";
+    if (h->length != len || XXH3_64bits(img + sizeof *h, len - sizeof *h) != h->checksum)
+        return "its checksum does not match (damaged)";
+    if (!image_within(len, sizeof *h, h->n_sections, sizeof(image_section)))
+        return "its sections are cut";
+    for (size_t i = 0; i < h->n_sections; i++) {
+        const image_section *s = (const image_section *)(img + sizeof *h) + i;
+        if (s->kind == SECTION_LEX) *lex = s;
+        if (s->kind == SECTION_APIS) *apis = s;
+    }
+    return *lex ? NULL : "it has no lexical section";
+}
+
+const image_section *image_section_of(const void *data, uint32_t kind)
+{
+    const image_header *h = data;
+    for (size_t i = 0; i < h->n_sections; i++) {
+        const image_section *s =
+            (const image_section *)((const unsigned char *)data + sizeof *h) + i;
+        if (s->kind == kind) return s;
+    }
+    return NULL;
 }
 
 int image_open(search_engine *e, apidex_error *err)
@@ -265,35 +505,24 @@ int image_open(search_engine *e, apidex_error *err)
         return rc;
     }
     const char *why = NULL;
-    const unsigned char *img = data;
-    const image_header *h = data;
+    const image_section *lex = NULL, *apis = NULL;
     if (rc)
         why = "it cannot be read";
     else if (!data)
         why = "it has none (written by an older apidex, or by a program without the search stage)";
-    else if (len < sizeof *h || memcmp(h->magic, image_magic, sizeof h->magic))
-        why = "it is not a search image";
-    else if (h->version != IMAGE_VERSION || h->endian != IMAGE_ENDIAN)
-        why = "another format version or byte order";
-    else if (h->build_id != store_index_version(e->idx))
-        why = "it belongs to another build";
-    else if (h->length != len || XXH3_64bits(img + sizeof *h, len - sizeof *h) != h->checksum)
-        why = "its checksum does not match (damaged)";
-    else if (!within(len, sizeof *h, h->n_sections, sizeof(image_section)))
-        why = "its sections are cut";
-    const image_section *lex = NULL;
-    for (size_t i = 0; !why && i < h->n_sections; i++) {
-        const image_section *s = (const image_section *)(img + sizeof *h) + i;
-        if (s->kind == SECTION_LEX) lex = s;
-    }
-    if (!why && !lex) why = "it has no lexical section";
-    if (!why) why = check_lex(e, img, len, lex);
+    else
+        why = image_check(data, len, store_index_version(e->idx), &lex, &apis);
+    size_t work = e->work; /* a refused image counts as no image */
     if (!why) {
         e->image = data; /* the engine's arrays point into it from here */
-        why = use_lex(e, img, lex);
+        why = image_use_lex(e, data, len, lex);
+        /* the producers when the image has them (a patched one may not: read from the rows) */
+        const image_section *prod = why ? NULL : image_section_of(data, SECTION_PROD);
+        if (prod && e->info) why = use_prod(e, data, len, prod);
         if (why) {
             unuse(e);
             e->image = NULL;
+            e->work = work;
         }
     }
     if (why) {

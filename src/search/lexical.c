@@ -161,13 +161,42 @@ int lex_docs(search_engine *e, apidex_error *err)
     return 0;
 }
 
-int lex_build(search_engine *e, apidex_error *err)
+/* Ranked field by field (the hybrid strategy, the default), else on the whole text. */
+bool lex_use_fields(search_engine *e)
 {
     store_info info;
-    build_state b = {.e = e, .use_fields = true};
-    if (store_index_info(e->idx, &info, err) == 0 && info.strategy && *info.strategy &&
-        strncmp(info.strategy, "hybrid", 6) != 0)
-        b.use_fields = false;
+    return !(store_index_info(e->idx, &info, NULL) == 0 && info.strategy && *info.strategy &&
+             strncmp(info.strategy, "hybrid", 6) != 0);
+}
+
+/* lex_build_of's scan: each row's chunk number and endpoint count */
+typedef struct some_state {
+    build_state b;
+    const size_t *docs;
+    size_t *n_endpoints;
+} some_state;
+
+static int index_some(void *ctx, size_t i, const char *const *terms)
+{
+    some_state *s = ctx;
+    s->b.e->docs[s->docs[i]].n_ops = s->n_endpoints[i];
+    return index_chunk(&s->b, s->docs[i], terms);
+}
+
+int lex_build_of(search_engine *e, const int64_t *rowids, const size_t *docs, size_t n,
+                 apidex_error *err)
+{
+    some_state s = {.b = {.e = e, .use_fields = lex_use_fields(e)}, .docs = docs};
+    if (!(s.n_endpoints = calloc(n ? n : 1, sizeof *s.n_endpoints)))
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    int rc = store_chunk_terms_at(e->idx, rowids, n, s.n_endpoints, index_some, &s, err);
+    free(s.n_endpoints);
+    return rc;
+}
+
+int lex_build(search_engine *e, apidex_error *err)
+{
+    build_state b = {.e = e, .use_fields = lex_use_fields(e)};
     for (size_t d = 0; d < e->n_docs; d++)
         if (e->docs[d].n_ops) e->n_ranked++;
     int rc = store_chunk_terms_scan(e->idx, index_chunk, &b, err);

@@ -120,6 +120,8 @@ struct search_engine {
     /* The search image the lexical index points into (image.c): terms[].post, table and
        sorted are inside it, not allocated; NULL: built from the rows (lexical.c). */
     void *image;
+    producer_ref *producer_pool; /* every op's producers, from the image (image.c); NULL:
+                                    each op's own array (engine_producers) */
     size_t work; /* what opening did: rows read and loop iterations (search_engine_open_work) */
     embed_provider *embedder;    /* not owned; NULL: lexical only */
     pthread_mutex_t embed_lock;  /* providers are not thread-safe */
@@ -258,6 +260,13 @@ int lex_table_grow(search_engine *e);
    lex_build: their postings from the chunk-term rows (after lex_docs and lex_table_grow) */
 int lex_docs(search_engine *e, apidex_error *err);
 int lex_build(search_engine *e, apidex_error *err);
+/* lex_build_of: the postings of the chunk rows rowids[0..n) only, chunk docs[i] each
+   (ascending), each term interned at its first occurrence as lex_build would; sets their
+   docs[].n_ops to their endpoint counts (ops stays NULL: a scratch index, image_patch.c).
+   lex_use_fields: ranked field by field */
+int lex_build_of(search_engine *e, const int64_t *rowids, const size_t *docs, size_t n,
+                 apidex_error *err);
+bool lex_use_fields(search_engine *e);
 int lex_stop_words(search_engine *e);
 bool lex_is_stop(const search_engine *e, const char *s, size_t n);
 long lex_term_correct(const search_engine *e, const char *s, size_t n, size_t min_len);
@@ -268,15 +277,16 @@ size_t lex_family(const search_engine *e, const search_params *p, long term, lon
 int lex_sort_terms(search_engine *e);
 /* image.c: the search image. image_open: 0 when the engine's lexical index now points
    into the index's image, 1 when it has none or it is not valid (a note on stderr says
-   why; the caller builds it from the rows), else an error. search_image_encode: the
-   image of a built lexical index (out empty). */
+   why; the caller builds it from the rows), else an error (image_int.h: the format). */
 int image_open(search_engine *e, apidex_error *err);
-int search_image_encode(const search_engine *e, uint64_t build_id, core_buf *out);
 double lex_idf(const search_engine *e, long term);
 /* r->raw and r->best_doc: each endpoint's best chunk under r's terms; cover[a] (n_apis):
    the idf of the terms API a has at all; r->idf_total their sum. */
 int lex_score(query_state *st, ranking *r, double *cover);
 void lex_free(search_engine *e);
+
+/* engine.c: each operation's producers (e->info[].producers) from the producer edges */
+int engine_producers(search_engine *e, const store_edge *edges, size_t n_edges);
 
 /* dupes.c: e->superseded from the groups of duplicate APIs. */
 int dupes_mark(search_engine *e);

@@ -141,3 +141,91 @@ int store_image_read(store_index *idx, void **data, size_t *len, apidex_error *e
     *len = off;
     return 0;
 }
+
+int store_chunk_runs(store_index *idx, core_arena *a, store_chunk_run **out, size_t *n,
+                     apidex_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3 *db = store_index_db(idx);
+    sqlite3_stmt *st = NULL;
+    /* chunks_api holds every row's api and rowid: no table page is read */
+    if (sqlite3_prepare_v2(db,
+                           "SELECT api, count(*), min(rowid), max(rowid) FROM chunks "
+                           "GROUP BY api ORDER BY 3",
+                           -1, &st, NULL) != SQLITE_OK)
+        return store_db_error(db, "chunks", err);
+    size_t cap = 0;
+    int rc = 0, step;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 256;
+            store_chunk_run *r = realloc(*out, cap * sizeof *r);
+            if (!r) {
+                rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+                break;
+            }
+            *out = r;
+        }
+        const char *api = (const char *)sqlite3_column_text(st, 0);
+        store_chunk_run *r = &(*out)[(*n)++];
+        r->api = core_arena_strdup(a, api ? api : "");
+        r->n = (size_t)sqlite3_column_int64(st, 1);
+        r->first_rowid = sqlite3_column_int64(st, 2);
+        r->last_rowid = sqlite3_column_int64(st, 3);
+        if (!r->api) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    if (!rc && step != SQLITE_DONE) rc = store_db_error(db, "chunks", err);
+    sqlite3_finalize(st);
+    if (rc) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+int store_chunk_terms_at(store_index *idx, const int64_t *rowids, size_t n, size_t *n_endpoints,
+                         store_terms_fn fn, void *ctx, apidex_error *err)
+{
+    if (!n) return 0;
+    sqlite3 *db = store_index_db(idx);
+    core_buf sql;
+    core_buf_init(&sql, 0);
+    core_buf_puts(&sql, "SELECT endpoints, ");
+    store_columns("t_", &sql);
+    core_buf_puts(&sql, " FROM chunks WHERE rowid = ?");
+    sqlite3_stmt *st = NULL;
+    core_arena *a = core_arena_new(0);
+    int rc = sql.failed || !a ? core_error_set(err, APIDEX_ENOMEM, "out of memory") : 0;
+    if (!rc && sqlite3_prepare_v2(db, sql.data, -1, &st, NULL) != SQLITE_OK)
+        rc = store_db_error(db, "chunks", err);
+    core_buf_free(&sql);
+    for (size_t i = 0; i < n && !rc; i++) {
+        sqlite3_bind_int64(st, 1, rowids[i]);
+        if (sqlite3_step(st) != SQLITE_ROW) {
+            rc = core_error_set(err, APIDEX_EDB, "no chunk row %lld in the index",
+                                (long long)rowids[i]);
+            break;
+        }
+        const char **eps = NULL;
+        if (store_json_strings(a, (const char *)sqlite3_column_text(st, 0), &eps,
+                               &n_endpoints[i])) {
+            rc =
+                core_error_set(err, APIDEX_EDB, "chunk row %lld: its endpoints are not a JSON list",
+                               (long long)rowids[i]);
+            break;
+        }
+        const char *terms[STORE_FIELD_COUNT];
+        for (int f = 0; f < STORE_FIELD_COUNT; f++) {
+            const unsigned char *t = sqlite3_column_text(st, 1 + f);
+            terms[f] = t ? (const char *)t : "";
+        }
+        rc = fn(ctx, i, terms);
+        if (rc) core_error_set(err, rc, "out of memory");
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    core_arena_free(a);
+    return rc;
+}

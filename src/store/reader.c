@@ -937,6 +937,11 @@ const char *store_chunk_metadata(store_index *idx, size_t i)
     return m == no_text ? NULL : m;
 }
 
+int64_t store_chunk_rowid(const store_index *idx, size_t i)
+{
+    return idx->chunks_loaded && i < idx->n_chunks ? idx->chunk_rowids[i] : -1;
+}
+
 int store_chunk_terms_scan(store_index *idx, store_terms_fn fn, void *ctx, apidex_error *err)
 {
     const store_chunk *chunks;

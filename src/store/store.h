@@ -342,6 +342,24 @@ typedef int (*store_terms_fn)(void *ctx, size_t i, const char *const *terms);
  * its postings from them without keeping the text). Loads the chunks first if needed.
  */
 int store_chunk_terms_scan(store_index *idx, store_terms_fn fn, void *ctx, apidex_error *err);
+/** The rowid of chunk i of store_chunks() (loaded before), or -1. A kept row keeps its rowid
+    when `add` or `remove` patches the file (the search image's patch matches APIs by it). */
+int64_t store_chunk_rowid(const store_index *idx, size_t i);
+/** The chunks of each API, in rowid order: a run of rows [first_rowid, last_rowid] holding
+    n chunks (an API whose rows are not consecutive shows as first > the previous last
+    failing, or last - first + 1 != n). *out: free(); api strings in a. */
+typedef struct store_chunk_run {
+    const char *api;
+    int64_t first_rowid, last_rowid;
+    size_t n;
+} store_chunk_run;
+int store_chunk_runs(store_index *idx, core_arena *a, store_chunk_run **out, size_t *n,
+                     apidex_error *err);
+/** store_chunk_terms_scan for the chunk rows rowids[0..n) only, in that order (fn's i is the
+    index into rowids), one row read by rowid each; n_endpoints[i]: its endpoint count, set
+    before fn is called. */
+int store_chunk_terms_at(store_index *idx, const int64_t *rowids, size_t n, size_t *n_endpoints,
+                         store_terms_fn fn, void *ctx, apidex_error *err);
 /** Vectors of one model: a row-major n x dim float matrix and the chunk index of each row. */
 typedef struct store_vectors {
     const char *model;

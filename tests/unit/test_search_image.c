@@ -6,6 +6,7 @@
 #include "search_testutil.h"
 
 #include <sqlite3.h>
+#include <xxhash.h>
 #include <stdio.h>
 
 static const char *const specs[] = {"tests/data/search/films.yaml",
@@ -31,14 +32,22 @@ static const char *const tasks[] = {
     "what is the weather today",
 };
 
+static char *build_from(const char *dir, const char *name, size_t first);
+
 static char *build(const char *dir, const char *name)
+{
+    return build_from(dir, name, 0);
+}
+
+/* An index of specs[first..]. */
+static char *build_from(const char *dir, const char *name, size_t first)
 {
     char *db = tu_path(dir, name);
     apidex_error err;
     core_error_clear(&err);
     spec_registry *reg = NULL;
     assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
-    for (size_t i = 0; specs[i]; i++) {
+    for (size_t i = first; specs[i]; i++) {
         char *p = tu_path(tu_source_dir(), specs[i]);
         assert_int_equal(spec_registry_add(reg, p, &err), 0);
         free(p);
@@ -122,6 +131,41 @@ static void copy_file(const char *from, const char *to)
     free(text);
 }
 
+static void image_payload(const char *db, core_buf *out);
+
+/* A PROD section that passes the checksum yet names an operation the index does not have
+   (its first producer record's operation set out of range, the checksum recomputed). */
+static void lie_in_prod(const char *db)
+{
+    core_buf img;
+    core_buf_init(&img, 0);
+    image_payload(db, &img);
+    uint32_t kind;
+    uint64_t off, refs, n_refs;
+    memcpy(&kind, img.data + 48 + 48, 4);
+    assert_int_equal(kind, 3); /* SECTION_PROD */
+    memcpy(&off, img.data + 48 + 48 + 8, 8);
+    memcpy(&n_refs, img.data + off + 8, 8);
+    memcpy(&refs, img.data + off + 32, 8);
+    assert_true(n_refs > 0);
+    uint32_t bad = 0xfffffff0u;
+    memcpy(img.data + refs, &bad, 4);
+    uint64_t sum = XXH3_64bits(img.data + 48, img.len - 48);
+    memcpy(img.data + 32, &sum, 8);
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st = NULL;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(h, "DELETE FROM image", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(
+        sqlite3_prepare_v2(h, "INSERT INTO image(id, data) VALUES(1, ?)", -1, &st, NULL),
+        SQLITE_OK);
+    sqlite3_bind_blob64(st, 1, img.data, img.len, SQLITE_STATIC);
+    assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    core_buf_free(&img);
+}
+
 static void test_image_same_answers(void **state)
 {
     (void)state;
@@ -187,6 +231,17 @@ static void test_image_same_answers(void **state)
     assert_string_equal(with.data, cut.data);
     assert_int_equal(w_cut, w_rows);
 
+    /* a producers section that lies: the image is not used (a note), the same answers */
+    copy_file(db, bad);
+    lie_in_prod(bad);
+    core_buf lie;
+    core_buf_init(&lie, 0);
+    size_t w_lie = 0;
+    answers(bad, &lie, &w_lie);
+    assert_string_equal(with.data, lie.data);
+    assert_int_equal(w_lie, w_rows);
+    core_buf_free(&lie);
+
     core_buf_free(&with);
     core_buf_free(&rows);
     core_buf_free(&none);
@@ -216,8 +271,8 @@ static int image_rows(const char *db)
     return n;
 }
 
-/* Removes the first API of db (an `apidex remove`: a patched copy of the file). */
-static void remove_first(const char *db)
+/* Removes API nth (by id) of db (an `apidex remove`: a patched copy of the file). */
+static void remove_nth(const char *db, size_t nth)
 {
     apidex_error err;
     core_error_clear(&err);
@@ -226,14 +281,147 @@ static void remove_first(const char *db)
     size_t n = 0;
     if (store_open(db, true, &idx, &err)) fail_msg("store_open: %s", err.message);
     assert_int_equal(store_apis(idx, &apis, &n, &err), 0);
-    assert_true(n > 1);
-    char *id = strdup(apis[0].id);
+    assert_true(n > nth + 1);
+    char *id = strdup(apis[nth].id);
     store_close(idx);
     const char *drop[] = {id};
     store_build_options o = {
         .keep_unlisted = true, .inherit = true, .drop_apis = drop, .n_drop_apis = 1};
     if (store_build(db, NULL, &o, NULL, &err)) fail_msg("remove: %s", err.message);
     free(id);
+}
+
+static void remove_first(const char *db)
+{
+    remove_nth(db, 0);
+}
+
+/* Adds a spec to db (an `apidex add`). */
+static void add_spec(const char *db, const char *spec)
+{
+    apidex_error err;
+    core_error_clear(&err);
+    spec_registry *reg = NULL;
+    assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
+    char *p = tu_path(tu_source_dir(), spec);
+    assert_int_equal(spec_registry_add(reg, p, &err), 0);
+    free(p);
+    store_build_options o = {.keep_unlisted = true, .inherit = true};
+    if (store_build(db, reg, &o, NULL, &err)) fail_msg("add: %s", err.message);
+    spec_registry_free(reg);
+}
+
+/* The image of db past its header (which holds the build id and the checksum). */
+static void image_payload(const char *db, core_buf *out)
+{
+    sqlite3 *h = NULL;
+    sqlite3_stmt *st = NULL;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(h, "SELECT data FROM image ORDER BY id", -1, &st, NULL),
+                     SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW)
+        core_buf_append(out, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    assert_true(out->len > 48);
+}
+
+/* The images x (patched) and y (from the rows) hold the same LEX and APIS sections, byte for
+   byte: the header's 48 bytes, then a directory of three 24-byte entries (LEX, APIS, then
+   PROD, which only y has: producers of a patched image are read from the rows), then the
+   sections in that order. */
+static void same_lex(const core_buf *x, const core_buf *y)
+{
+    uint64_t apis_off, apis_len;
+    memcpy(&apis_off, x->data + 48 + 24 + 8, 8);
+    memcpy(&apis_len, x->data + 48 + 24 + 16, 8);
+    size_t end = (size_t)(apis_off + apis_len);
+    assert_true(end <= x->len && end <= y->len && end > 120);
+    assert_memory_equal(x->data + 48, y->data + 48, 48); /* LEX and APIS entries */
+    assert_memory_equal(x->data + 120, y->data + 120, end - 120);
+}
+
+/* The same add or remove on a (the old image patched) and b (the image from the rows,
+   APIDEX_IMAGE_PATCH=0): the images are the same bytes past the header (terms, their
+   numbers, postings, table, order, field lengths, the APIs' chunks), and a answers with
+   its image as from its rows. */
+static void same_image(const char *a, const char *b, void (*op)(const char *, const void *),
+                       const void *arg)
+{
+    size_t patched = search_image_patched();
+    op(a, arg);
+    assert_int_equal(search_image_patched(), patched + 1);
+    setenv("APIDEX_IMAGE_PATCH", "0", 1);
+    op(b, arg);
+    unsetenv("APIDEX_IMAGE_PATCH");
+    assert_int_equal(search_image_patched(), patched + 1);
+    core_buf x, y;
+    core_buf_init(&x, 0);
+    core_buf_init(&y, 0);
+    image_payload(a, &x);
+    image_payload(b, &y);
+    same_lex(&x, &y);
+    core_buf_free(&x);
+    core_buf_free(&y);
+    core_buf with, rows;
+    core_buf_init(&with, 0);
+    core_buf_init(&rows, 0);
+    size_t w_img = 0, w_rows = 0;
+    answers(a, &with, &w_img);
+    setenv("APIDEX_SEARCH_IMAGE", "0", 1);
+    answers(a, &rows, &w_rows);
+    unsetenv("APIDEX_SEARCH_IMAGE");
+    assert_true(w_img < w_rows);
+    assert_string_equal(with.data, rows.data);
+    core_buf_free(&with);
+    core_buf_free(&rows);
+}
+
+static void op_add(const char *db, const void *spec)
+{
+    add_spec(db, spec);
+}
+
+static void op_remove(const char *db, const void *nth)
+{
+    remove_nth(db, *(const size_t *)nth);
+}
+
+/* add and remove patch the old image instead of rebuilding it from every row, and the
+   patched image is the one the rows give: a new API (its terms after the others'), then
+   APIs removed at the start and in the middle (terms first seen in their chunks move to
+   their next chunk, read again). */
+static void test_image_patch(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir();
+    search_image_install();
+    char *a = build_from(dir, "a.db", 1), *b = tu_path(dir, "b.db");
+    copy_file(a, b);
+    same_image(a, b, op_add, specs[0]);
+    static const size_t first = 0, middle = 2;
+    same_image(a, b, op_remove, &middle);
+    same_image(a, b, op_remove, &first);
+    same_image(a, b, op_add, specs[1]); /* already there: unchanged, nothing read */
+    /* an image of another format version is not patched: built from the rows */
+    exec(a, "UPDATE image SET data = substr(data, 1, 8) || x'01000000' || substr(data, 13) "
+            "WHERE id = 1");
+    size_t patched = search_image_patched();
+    remove_first(a);
+    assert_int_equal(search_image_patched(), patched);
+    remove_first(b);
+    core_buf x, y;
+    core_buf_init(&x, 0);
+    core_buf_init(&y, 0);
+    image_payload(a, &x);
+    image_payload(b, &y);
+    same_lex(&x, &y);
+    core_buf_free(&x);
+    core_buf_free(&y);
+    tu_rmtree(dir);
+    free(dir);
+    free(a);
+    free(b);
 }
 
 /* `add` and `remove` write the image of the new file (never the old one's); a program
@@ -271,6 +459,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_image_same_answers),
         cmocka_unit_test(test_image_after_remove),
+        cmocka_unit_test(test_image_patch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

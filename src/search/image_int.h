@@ -1,0 +1,130 @@
+/*
+ * The search image's format (image.c writes and reads it, image_patch.c patches it): the
+ * records every section is made of. docs/INDEX.md ("The search image") describes them.
+ */
+#ifndef APIDEX_SEARCH_IMAGE_INT_H
+#define APIDEX_SEARCH_IMAGE_INT_H
+
+#include "search/search_int.h"
+
+/* version 2: the APIS section (which chunks are whose, so add and remove patch the image) */
+enum {
+    IMAGE_VERSION = 2,
+    IMAGE_ENDIAN = 0x01020304,
+    SECTION_LEX = 1,
+    SECTION_APIS = 2,
+    SECTION_PROD = 3
+};
+extern const char image_magic[8];
+
+typedef struct image_header {
+    char magic[8];
+    uint32_t version; /* IMAGE_VERSION */
+    uint32_t endian;  /* IMAGE_ENDIAN as the writer stored it */
+    uint64_t build_id;
+    uint64_t length;   /* of the whole image, header included */
+    uint64_t checksum; /* XXH3-64 of the bytes after the header */
+    uint32_t n_sections;
+    uint32_t reserved;
+} image_header;
+
+typedef struct image_section {
+    uint32_t kind; /* SECTION_* */
+    uint32_t reserved;
+    uint64_t offset, length;
+} image_section;
+
+typedef struct image_lex {
+    uint64_t n_docs, n_ranked, n_terms, n_postings, table_size, pool_len;
+    uint64_t doc_len, terms, postings, table, sorted, pool; /* offsets */
+    uint32_t field_count;                                   /* STORE_FIELD_COUNT */
+    uint32_t posting_size;
+    double avg_len[STORE_FIELD_COUNT];
+} image_lex;
+
+typedef struct image_term {
+    uint32_t str, len; /* in the pool, NUL-terminated */
+    uint32_t df, reserved;
+    uint64_t post, n_post; /* first posting (index into the postings array), count */
+} image_term;
+
+_Static_assert(sizeof(posting) == 8, "a posting is a fixed 8-byte record");
+_Static_assert(sizeof(image_header) % 8 == 0 && sizeof(image_section) % 8 == 0 &&
+                   sizeof(image_lex) % 8 == 0 && sizeof(image_term) % 8 == 0,
+               "image records keep 8-byte alignment");
+
+/* Section APIS: the APIs in chunk order, each with the chunks it has (a run of
+   consecutive chunks), its content hash and the rowids of its first and last chunk (kept
+   rows keep theirs when add or remove patches the file), so a patch knows which chunks
+   of the old image are still there and where. */
+typedef struct image_apis {
+    uint64_t n_apis, n_docs, pool_len;
+    uint64_t recs, pool; /* offsets */
+    uint32_t use_fields; /* lex_use_fields when it was written */
+    uint32_t reserved;
+} image_apis;
+
+typedef struct image_api {
+    uint32_t str, len;               /* its id, in the pool, NUL-terminated */
+    uint64_t hash;                   /* store_api.content_hash */
+    int64_t first_rowid, last_rowid; /* its chunks are the rows first..last */
+    uint64_t n_docs, n_ranked;       /* chunks, and those that cover endpoints */
+} image_api;
+
+/* Section PROD: every operation's producers as engine_producers leaves them (in its order,
+   its shares bit for bit): per operation the first of its records (n_ops + 1 of them),
+   the records, and a pool of the parameter and entity strings (each once). */
+typedef struct image_prod {
+    uint64_t n_ops, n_refs, pool_len;
+    uint64_t starts, refs, pool; /* offsets */
+} image_prod;
+
+typedef struct image_pref {
+    uint32_t producer, features;
+    uint32_t param, entity; /* in the pool, NUL-terminated */
+    double share;
+    uint64_t api_ops;
+} image_pref;
+
+_Static_assert(sizeof(image_prod) % 8 == 0 && sizeof(image_pref) % 8 == 0,
+               "image records keep 8-byte alignment");
+
+/* An API's run of chunks, as the APIS section records it. */
+typedef struct image_run {
+    const char *api;
+    uint64_t hash;
+    int64_t first_rowid, last_rowid;
+    size_t n_docs, n_ranked;
+} image_run;
+
+/* The image of a built lexical index, its runs of chunks and, when e->info is set, its
+   operations' producers (out empty). */
+int image_encode(const search_engine *e, const image_run *runs, size_t n_runs, uint64_t build_id,
+                 core_buf *out);
+
+_Static_assert(sizeof(image_apis) % 8 == 0 && sizeof(image_api) % 8 == 0,
+               "image records keep 8-byte alignment");
+
+/* [off, off + n * size) inside an image of len bytes, 8-byte aligned. */
+bool image_within(uint64_t len, uint64_t off, uint64_t n, uint64_t size);
+/* Why an image of len bytes cannot be used (header, version, checksum, sections' bounds;
+   build_id: the index's, or 0 for any), or NULL, with its sections (NULL: absent). */
+const char *image_check(const void *data, size_t len, uint64_t build_id, const image_section **lex,
+                        const image_section **apis);
+/* The section of this kind, or NULL (after image_check). */
+const image_section *image_section_of(const void *data, uint32_t kind);
+/* Checks the LEX section against n_docs chunks and points e's lexical index into the
+   image (e->docs allocated, n_docs of them); NULL, or why not (e then half set). */
+const char *image_use_lex(search_engine *e, const unsigned char *img, uint64_t len,
+                          const image_section *s);
+/* image_patch.c: e's lexical index (e->idx set, nothing else) from the old image of the file
+   add or remove patched plus the chunks written since, as lex_docs, lex_build and
+   lex_sort_terms would leave it (the same terms in the same order; e->docs holds the field
+   lengths only), and *runs (free()) the file's runs of chunks: 0 when patched (the
+   postings, table, order and term strings live in one buffer, e->image, which lex_free
+   frees), 1 when the old image cannot be patched (e is as it was: build from the rows),
+   else an error. */
+int image_patch(search_engine *e, const void *old, size_t len, image_run **runs, size_t *n_runs,
+                apidex_error *err);
+
+#endif
