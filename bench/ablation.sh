@@ -43,6 +43,7 @@ rules=(
   "actions: opposite verbs|action.opposite=1"
   "actions: words that destroy|action.destroy_words=0"
   "actions: verbs learned from the specs|action.learn_min=1000"
+  "actions: a question reads|action.question=1"
   "names weigh little|query.name_weight=1"
   "purpose phrases|query.purpose_weight=1"
   "word families|query.morph_weight=0 query.verb_noun_weight=0"
@@ -83,6 +84,8 @@ rules=(
   "+ adjuncts weigh 0.7|query.adjunct_weight=0.7"
   "+ request verbs weigh 0.6|query.verb_weight=0.6"
   "+ name searches in lists|answer.name_searches=2"
+  "+ an intent's second operation (0.8)|intent.second=0.8"
+  "+ routing weighs relative scores (1)|route.relative=1"
 )
 
 tmp=$(mktemp -d)

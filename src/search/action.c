@@ -54,7 +54,7 @@ double action_factor(const query_state *st, const ranking *r, uint32_t op)
 {
     const op_info *in = &st->e->info[op];
     double f = 1.0;
-    if (!st->wants_delete && opposite_destructive(st, op)) f *= st->p->action_destructive;
+    if (opposite_unasked_destructive(st, op)) f *= st->p->action_destructive;
     if (r->action && in->action && in->action != r->action)
         f *= r->question ? st->p->action_question : st->p->action_mismatch;
     if (opposite_of_request(st, r, op)) f *= st->p->action_opposite;

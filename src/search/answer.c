@@ -40,7 +40,7 @@ static int plan_push(query_state *st, uint32_t op)
 static bool answerable(const query_state *st, const ranking *r, uint32_t op)
 {
     if (opposite_of_request(st, r, op)) return false;
-    return st->wants_delete || !opposite_destructive(st, op);
+    return !opposite_unasked_destructive(st, op);
 }
 
 /* The first operation of r's order that may enter the answer, or -1. */

@@ -155,7 +155,7 @@ static int resolve_input(query_state *st, uint32_t op, size_t first, unsigned de
     for (size_t k = first; k < in->n_producers && !strcmp(in->producers[k].param, param); k++) {
         const producer_ref *r = &in->producers[k];
         uint32_t cand = r->producer;
-        if (!st->allowed[cand] || (!st->wants_delete && opposite_destructive(st, cand))) continue;
+        if (!st->allowed[cand] || opposite_unasked_destructive(st, cand)) continue;
         bool creates = (r->features & DATAFLOW_F_CREATES) != 0;
         if (creates) {
             /* a creation serves only when the task asks for it too: planned as a primary,

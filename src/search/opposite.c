@@ -374,6 +374,11 @@ bool opposite_destructive(const query_state *st, uint32_t op)
            (st->p->action_destroy_words > 0 && (f & OP_DESTROY_WORDS));
 }
 
+bool opposite_unasked_destructive(const query_state *st, uint32_t op)
+{
+    return st->p->action_destructive < 1 && !st->wants_delete && opposite_destructive(st, op);
+}
+
 bool opposite_of_request(const query_state *st, const ranking *r, uint32_t op)
 {
     return st->p->action_opposite < 1 && r->opp_verb && r->opp_verb[st->e->info[op].verb_id];

@@ -348,6 +348,9 @@ int opposite_learn(search_engine *e);
 bool opposite_of_request(const query_state *st, const ranking *r, uint32_t op);
 /* Is op destructive (STORE_OP_DESTRUCTIVE; or by its words, with action.destroy_words)? */
 bool opposite_destructive(const query_state *st, uint32_t op);
+/* Is op destructive while no intent asks to delete, with the rule on (action.destructive
+   below 1)? Such an operation is weighed down, and enters no answer and no plan. */
+bool opposite_unasked_destructive(const query_state *st, uint32_t op);
 /* r->verb and r->opp: its request verb and that verb's opposites in the lexicon; r->opp_verb:
    the operations' verbs that oppose it */
 int opposite_read(const query_state *st, ranking *r);
