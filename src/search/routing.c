@@ -10,10 +10,9 @@
  * Contoso API while "API" or "Cloud" name nothing. A ranking whose words name APIs prefers them
  * (the others are damped by route.named_damping; an MCP server's tools, which act on the one
  * service their server reaches, by route.named_damping_tools), and the name stops counting
- * inside them: the
- * operations whose texts happen to say "Contoso" should not gain from it. A request that names no
- * API takes the APIs the nearest earlier request names (a name sets the context for what follows
- * it); a request that names several asks something of each (intent.c).
+ * inside them: the operations whose texts happen to say "Contoso" should not gain from it. A
+ * request that names no API takes the APIs the nearest earlier request names (a name sets the
+ * context for what follows it); a request that names several asks something of each (intent.c).
  *
  * Lower-case names. People write many service names in lower case ("upload it to s3"), and a
  * lower-case word is usually just a word. The names that are not are the ones a service

@@ -129,9 +129,9 @@ static size_t first_word_len(const char *name)
  * so the summary leaves it out (and opens with the tool's verb). Needs two tools or more,
  * every one longer than the prefix.
  */
-static size_t shared_prefix(const jt_node *tools, const char **prefix)
+static size_t shared_prefix(const jt_node *tools)
 {
-    *prefix = NULL;
+    const char *first = NULL;
     size_t len = 0;
     uint32_t named = 0;
     for (uint32_t i = 0; jt_is(tools, JT_ARRAY) && i < tools->len; i++) {
@@ -139,10 +139,10 @@ static size_t shared_prefix(const jt_node *tools, const char **prefix)
         if (!name || !*name) continue;
         size_t n = first_word_len(name);
         if (!named++) {
-            *prefix = name;
+            first = name;
             len = n;
         }
-        if (n != len || n == strlen(name) || strncmp(name, *prefix, n)) return 0;
+        if (n != len || n == strlen(name) || strncmp(name, first, n)) return 0;
     }
     return named >= 2 ? len : 0;
 }
@@ -307,8 +307,7 @@ int spec_mcp_translate(spec_api_int *ai, const spec_doc *doc, jt_node **out)
     spec_strmap names = {0}, used_paths = {0};
     pm_obj paths = {0}, oas = {0}, info = {0};
     int rc = 0;
-    const char *prefix_of;
-    size_t prefix = shared_prefix(tools, &prefix_of);
+    size_t prefix = shared_prefix(tools);
     for (uint32_t i = 0; i < tools->len && !rc; i++)
         rc = add_tool(&c, &paths, &names, &used_paths, tools->u.items[i], i, prefix);
     if (!rc) {
