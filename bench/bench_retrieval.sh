@@ -211,7 +211,10 @@ throttle() { while (($(jobs -rp | wc -l) >= jobs_max)); do wait -n || true; done
 # --- 0. the MCP set: its servers' tools, the BM25 baseline, apidex's unit if it can ----------
 mcp_failed=0
 if ((mcp_set)); then
-  mcp_cfg=$tmp/mcp_servers.json  # the config with its paths resolved: what apidex indexes
+  # the config with its paths resolved: what apidex indexes. Kept beside the index, at one
+  # path from run to run: the index's sources are named after it, so a config in this run's
+  # temporary directory would make the next run's incremental index drop them all (refused)
+  mcp_cfg=$idx_dir/mcp_servers.json
   rc=0
   node "$here/mcp_tools.mjs" --config "$q/mcp_servers.json" --resolved "$mcp_cfg" \
     --out "$tmp/mcp_tools.json" 2>"$tmp/mcp_tools.log" || rc=$?

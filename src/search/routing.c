@@ -8,10 +8,11 @@
  * that use it belong to them, or few other APIs use it (route.name_spread: on a large
  * registry, integrations mention the services they connect to), so "Contoso" names the
  * Contoso API while "API" or "Cloud" name nothing. A ranking whose words name APIs prefers them
- * (the others are damped by route.named_damping), and the name stops counting inside them: the
- * operations whose texts happen to say "Contoso" should not gain from it. A request that names no
- * API takes the APIs the nearest earlier request names (a name sets the context for what follows
- * it); a request that names several asks something of each (intent.c).
+ * (the others are damped by route.named_damping; an MCP server's tools, which act on the one
+ * service their server reaches, by route.named_damping_tools), and the name stops counting
+ * inside them: the operations whose texts happen to say "Contoso" should not gain from it. A
+ * request that names no API takes the APIs the nearest earlier request names (a name sets the
+ * context for what follows it); a request that names several asks something of each (intent.c).
  *
  * Lower-case names. People write many service names in lower case ("upload it to s3"), and a
  * lower-case word is usually just a word. The names that are not are the ones a service
@@ -468,6 +469,13 @@ int route_named(query_state *st, ranking *r, size_t *found)
     return 0;
 }
 
+/* Is the API an MCP server's tools (spec/mcp.c: spec version "mcp" or "mcp-<protocol>")? */
+static bool route_is_tools(const store_api *a)
+{
+    return a->spec_version && !strncmp(a->spec_version, "mcp", 3) &&
+           (!a->spec_version[3] || a->spec_version[3] == '-');
+}
+
 void route_weigh(query_state *st, ranking *r, const double *cover)
 {
     const search_engine *e = st->e;
@@ -483,7 +491,8 @@ void route_weigh(query_state *st, ranking *r, const double *cover)
     }
     for (size_t a = 0; a < e->n_apis; a++) {
         factor[a] = r->idf_total > 0 ? pow(cover[a] / r->idf_total, p->route_coverage) : 1.0;
-        if (r->named && !r->named[a]) factor[a] *= p->named_damping;
+        if (r->named && !r->named[a])
+            factor[a] *= route_is_tools(&e->apis[a]) ? p->named_damping_tools : p->named_damping;
     }
     long best_api = -1;
     if (focus && e->n_apis > 1) {

@@ -107,12 +107,53 @@ static const char *tool_method(const jt_node *ann)
     return "POST";
 }
 
-/* The tool's name as words for its summary: "read_text_file" → "read text file",
-   "getUserInfo" → "get User Info". */
-static const char *name_words(pm_ctx *c, const char *name)
+/* Bytes of the first word of a tool name: up to its first '_', '-', '.' or lower-to-upper
+   case change ("slack_post_message" → 5, "getUserInfo" → 3); the whole name when it is one
+   word. */
+static size_t first_word_len(const char *name)
+{
+    size_t i = 0;
+    for (; name[i]; i++) {
+        char ch = name[i];
+        if (ch == '_' || ch == '-' || ch == '.') return i;
+        if (i && ch >= 'A' && ch <= 'Z' && name[i - 1] >= 'a' && name[i - 1] <= 'z') return i;
+    }
+    return i;
+}
+
+/*
+ * The word every tool name of the list starts with ("slack_" in "slack_post_message",
+ * "slack_list_channels", ...), as its length (0: none). A server often prefixes its tools
+ * with its own name or domain so that they stay apart from other servers' tools in one
+ * client: the prefix says which server, like an API's base path, not what the tool does,
+ * so the summary leaves it out (and opens with the tool's verb). Needs two tools or more,
+ * every one longer than the prefix.
+ */
+static size_t shared_prefix(const jt_node *tools)
+{
+    const char *first = NULL;
+    size_t len = 0;
+    uint32_t named = 0;
+    for (uint32_t i = 0; jt_is(tools, JT_ARRAY) && i < tools->len; i++) {
+        const char *name = jt_get_str(tools->u.items[i], "name");
+        if (!name || !*name) continue;
+        size_t n = first_word_len(name);
+        if (!named++) {
+            first = name;
+            len = n;
+        }
+        if (n != len || n == strlen(name) || strncmp(name, first, n)) return 0;
+    }
+    return named >= 2 ? len : 0;
+}
+
+/* The tool's name as words for its summary, the list's shared prefix (skip bytes) left out:
+   "read_text_file" → "read text file", "getUserInfo" → "get User Info". */
+static const char *name_words(pm_ctx *c, const char *name, size_t skip)
 {
     core_buf b;
     core_buf_init(&b, 0);
+    if (skip < strlen(name)) name += skip;
     for (const char *p = name; *p; p++) {
         char ch = *p;
         if (ch == '_' || ch == '-' || ch == '.') ch = ' ';
@@ -185,7 +226,7 @@ static jt_node *tool_params(pm_ctx *c, const jt_node *input, const char *base)
 /* One tool as {METHOD: operation} under its path; NULL (with a warning) when it has no
    usable name. */
 static int add_tool(pm_ctx *c, pm_obj *paths, spec_strmap *names, spec_strmap *used_paths,
-                    const jt_node *tool, size_t i)
+                    const jt_node *tool, size_t i, size_t prefix)
 {
     char ptr[64];
     snprintf(ptr, sizeof ptr, "/tools/%zu", i);
@@ -225,7 +266,7 @@ static int add_tool(pm_ctx *c, pm_obj *paths, spec_strmap *names, spec_strmap *u
     const char *title = jt_get_str(tool, "title");
     if (!title || !*title) title = jt_get_str(ann, "title");
     pm_put_str(c, &op, "operationId", name);
-    pm_put_str(c, &op, "summary", title && *title ? title : name_words(c, name));
+    pm_put_str(c, &op, "summary", title && *title ? title : name_words(c, name, prefix));
     pm_put_str(c, &op, "description", jt_get_str(tool, "description"));
     const jt_node *input = jt_get(tool, "inputSchema");
     if (jt_is(input, JT_OBJECT)) {
@@ -266,8 +307,9 @@ int spec_mcp_translate(spec_api_int *ai, const spec_doc *doc, jt_node **out)
     spec_strmap names = {0}, used_paths = {0};
     pm_obj paths = {0}, oas = {0}, info = {0};
     int rc = 0;
+    size_t prefix = shared_prefix(tools);
     for (uint32_t i = 0; i < tools->len && !rc; i++)
-        rc = add_tool(&c, &paths, &names, &used_paths, tools->u.items[i], i);
+        rc = add_tool(&c, &paths, &names, &used_paths, tools->u.items[i], i, prefix);
     if (!rc) {
         pm_put_str(&c, &oas, "openapi", "3.0.3");
         const char *title = jt_get_str(si, "title");

@@ -222,6 +222,33 @@ static void test_json_output(void **state)
     chunk_list_free(l);
 }
 
+/* An MCP tool's path is its name again (spec/mcp.c): its fields carry the name once, as the
+   operationId, and no path text; an OpenAPI operation keeps its path. */
+static void test_mcp_tool_has_no_path_text(void **state)
+{
+    (void)state;
+    static const char tools[] = "{\"mcp\": {\"server\": \"notes\"}, \"tools\": [{\"name\": "
+                                "\"open_nodes\", \"description\": \"Open nodes by name.\", "
+                                "\"inputSchema\": {\"type\": \"object\"}}]}";
+    spec_registry *mreg = NULL;
+    apidex_error err;
+    assert_int_equal(spec_registry_new(NULL, &mreg, &err), 0);
+    assert_int_equal(spec_registry_add_text(mreg, "notes", tools, strlen(tools), NULL, &err), 0);
+    const spec_api *m = spec_registry_api(mreg, 0);
+    assert_int_equal(m->n_ops, 1);
+    core_arena *a = core_arena_new(0);
+    chunk_fields f;
+    assert_int_equal(chunk_operation_fields(m, &m->ops[0], NULL, a, &f), 0);
+    assert_null(f.path);
+    assert_string_equal(f.operation_id, "open_nodes");
+    assert_string_equal(f.summary, "open nodes");
+    assert_int_equal(chunk_operation_fields(api, &api->ops[0], NULL, a, &f), 0);
+    assert_non_null(f.path);
+    assert_string_equal(f.path, api->ops[0].path);
+    core_arena_free(a);
+    spec_registry_free(mreg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -231,6 +258,7 @@ int main(void)
         cmocka_unit_test(test_descriptions),
         cmocka_unit_test(test_windows),
         cmocka_unit_test(test_json_output),
+        cmocka_unit_test(test_mcp_tool_has_no_path_text),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -170,12 +170,54 @@ static void test_hostile_tools_are_skipped(void **state)
     spec_registry_free(reg);
 }
 
+/* A prefix every tool name of a list shares (the server's own name, "slack_") says which
+   server, not what a tool does: the summary leaves it out and opens with the tool's verb.
+   A word only some names start with, or a list of one tool, keeps the whole name. */
+static void test_shared_name_prefix_left_out_of_summary(void **state)
+{
+    (void)state;
+    spec_registry *reg =
+        load_text("chat", "{\"mcp\": {\"server\": \"chat\"}, \"tools\": [\n"
+                          " {\"name\": \"chat_post_message\", \"inputSchema\": {}},\n"
+                          " {\"name\": \"chat-listChannels\", \"inputSchema\": {}},\n"
+                          " {\"name\": \"chat_get_users\", \"title\": \"Get chat users\","
+                          " \"inputSchema\": {}}]}");
+    const spec_api *api = spec_registry_api(reg, 0);
+    assert_string_equal(spec_api_find_operation(api, "chat:chat_post_message")->summary,
+                        "post message");
+    assert_string_equal(spec_api_find_operation(api, "chat:chat-listChannels")->summary,
+                        "list Channels");
+    /* a title is the tool's own summary, whole */
+    assert_string_equal(spec_api_find_operation(api, "chat:chat_get_users")->summary,
+                        "Get chat users");
+    /* the path and the id keep the whole name */
+    assert_string_equal(spec_api_find_operation(api, "chat:chat_post_message")->path,
+                        "/chat_post_message");
+    spec_registry_free(reg);
+
+    reg = load_text("mix", "{\"mcp\": {\"server\": \"mix\"}, \"tools\": [\n"
+                           " {\"name\": \"get_user\", \"inputSchema\": {}},\n"
+                           " {\"name\": \"get_team\", \"inputSchema\": {}},\n"
+                           " {\"name\": \"search_users\", \"inputSchema\": {}},\n"
+                           " {\"name\": \"get\", \"inputSchema\": {}}]}");
+    api = spec_registry_api(reg, 0);
+    assert_string_equal(spec_api_find_operation(api, "mix:get_user")->summary, "get user");
+    spec_registry_free(reg);
+
+    reg = load_text("one", "{\"mcp\": {\"server\": \"one\"}, \"tools\": [\n"
+                           " {\"name\": \"run_query\", \"inputSchema\": {}}]}");
+    api = spec_registry_api(reg, 0);
+    assert_string_equal(spec_api_find_operation(api, "one:run_query")->summary, "run query");
+    spec_registry_free(reg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tools_become_operations),
         cmocka_unit_test(test_bare_tools_list_result),
         cmocka_unit_test(test_hostile_tools_are_skipped),
+        cmocka_unit_test(test_shared_name_prefix_left_out_of_summary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
