@@ -237,6 +237,53 @@ static int read_server(mcpc_conn *c, json_object *doc, apidex_error *err)
     return rc;
 }
 
+/* ---------------------------------------------------------------- for call.c (tools/call) */
+
+int mcpc_session_request(mcpc_conn *c, long id, const char *method, json_object *params,
+                         json_object **answer, json_object **result, apidex_error *err)
+{
+    return request(c, id, method, params, answer, result, err);
+}
+
+int mcpc_session_start(mcpc_conn *c, const mcpc_server *srv, const mcpc_options *opt,
+                       apidex_error *err)
+{
+    static const mcpc_options none = {0};
+    *c = (mcpc_conn){.srv = srv, .opt = opt ? opt : &none, .to_child = -1, .from_child = -1,
+                     .child_err = -1};
+    c->timeout_ms = c->opt->timeout_ms > 0 ? c->opt->timeout_ms : default_timeout();
+    c->label = srv->name ? srv->name : srv->url ? srv->url : srv->argv ? srv->argv[0] : "?";
+    if (!srv->url && (!srv->argv || !srv->argv[0] || !*srv->argv[0]))
+        return core_error_set(err, APIDEX_EINVAL, "server '%s': no command and no url", c->label);
+    int rc = srv->url ? 0 : mcpc_stdio_open(c, err);
+    if (rc) return rc;
+    json_object *answer = NULL, *result = NULL;
+    rc = request(c, 1, "initialize", initialize_params(), &answer, &result, err);
+    const char *pv = rc ? NULL : json_object_get_string(json_object_object_get(result, "protocolVersion"));
+    if (pv && !(c->protocol_version = strdup(pv)))
+        rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    json_object_put(answer);
+    if (!rc) {
+        json_object *note = json_object_new_object();
+        json_object_object_add(note, "jsonrpc", json_object_new_string("2.0"));
+        json_object_object_add(note, "method", json_object_new_string("notifications/initialized"));
+        rc = exchange(c, note, -1, &answer, err);
+        json_object_put(note);
+    }
+    if (rc) mcpc_session_end(c);
+    return rc;
+}
+
+void mcpc_session_end(mcpc_conn *c)
+{
+    if (c->srv && c->srv->url)
+        mcpc_http_close(c);
+    else
+        mcpc_stdio_close(c);
+    free(c->protocol_version);
+    c->protocol_version = NULL;
+}
+
 int mcpc_list(const mcpc_server *srv, const mcpc_options *opt, char **out, size_t *len,
               apidex_error *err)
 {
