@@ -195,12 +195,15 @@ int cli_call_build(const char *cmd, const cli_call_args *a, bool placeholders,
     if (exec_tool_is(op)) {
         /* an MCP tool: called over MCP by its server (exec_tool_call), no HTTP request */
         if (strcmp(cmd, "call"))
-            return cli_usage_error(cmd, "%s is an MCP tool: there is no HTTP request to write; "
-                                   "call it with apidex call", sop->id);
+            return cli_usage_error(cmd,
+                                   "%s is an MCP tool: there is no HTTP request to write; "
+                                   "call it with apidex call",
+                                   sop->id);
         if (a->server || a->content_type)
-            return cli_usage_error(cmd, "%s is an MCP tool: it is called on its registry "
-                                   "server, so %s does not apply", sop->id,
-                                   a->server ? "--server" : "--content-type");
+            return cli_usage_error(cmd,
+                                   "%s is an MCP tool: it is called on its registry "
+                                   "server, so %s does not apply",
+                                   sop->id, a->server ? "--server" : "--content-type");
         t->tool_id = sop->id;
         t->tool_body = body;
         return CLI_OK;

@@ -171,21 +171,21 @@ static int call_send(const cli_call_args *a, const cli_call_target *t, const exe
 static int call_tool(const cli_call_args *a, const cli_call_target *t, const char *id,
                      const char *body)
 {
-    exec_tool_options o = {.params = a->params,
-                           .n_params = a->n_params,
-                           .body = body,
-                           .operation_id = id,
-                           .allow_write = a->allow_write,
-                           .timeout_ms = a->timeout_ms,
-                           .shape = {.select = a->select, .budget = a->budget,
-                                     .max_items = a->max_items},
-                           .dry_run = a->dry_run};
+    exec_tool_options o = {
+        .params = a->params,
+        .n_params = a->n_params,
+        .body = body,
+        .operation_id = id,
+        .allow_write = a->allow_write,
+        .timeout_ms = a->timeout_ms,
+        .shape = {.select = a->select, .budget = a->budget, .max_items = a->max_items},
+        .dry_run = a->dry_run};
     apidex_error err;
     core_error_clear(&err);
     json_object *out = NULL;
     bool is_error = false;
-    int rc = exec_tool_call(cli_call_target_api(t), cli_call_target_op(t), &o, &out, &is_error,
-                            &err);
+    int rc =
+        exec_tool_call(cli_call_target_api(t), cli_call_target_op(t), &o, &out, &is_error, &err);
     if (rc) {
         fprintf(stderr, "apidex call: %s%s\n", rc == APIDEX_EREFUSED ? "refused: " : "",
                 err.message);
@@ -200,8 +200,9 @@ static int call_tool(const cli_call_args *a, const cli_call_target *t, const cha
         printf("tool %s%s\n", id, is_error ? ": the tool answered an error (isError)" : "");
         if (json_object_object_get_ex(out, "body", &v)) {
             putchar('\n');
-            puts(json_object_is_type(v, json_type_string) ? json_object_get_string(v)
-                                                          : json_object_to_json_string_ext(v, flags));
+            puts(json_object_is_type(v, json_type_string)
+                     ? json_object_get_string(v)
+                     : json_object_to_json_string_ext(v, flags));
         }
         if (json_object_object_get_ex(out, "notes", &v))
             for (size_t i = 0; i < json_object_array_length(v); i++)

@@ -256,13 +256,13 @@ bool exec_tool_is(const spec_operation *op);
 typedef struct exec_tool_options {
     const char *const *params; /* "name=value" inputs (-p), read as exec_build reads them */
     size_t n_params;
-    const char *body;                 /* --body: the arguments as a JSON object; -p on top */
-    struct json_object *arguments;    /* instead of body: the arguments (servers' params) */
-    const char *operation_id;         /* the index's id, for messages; NULL: op->id */
-    bool allow_write;                 /* tools not marked readOnlyHint: true */
-    long timeout_ms;                  /* the server's start and its answer; 0: mcpc's default */
-    exec_shape_options shape;         /* the result's body, as an HTTP response's */
-    bool dry_run;                     /* validate and show the call; start nothing */
+    const char *body;              /* --body: the arguments as a JSON object; -p on top */
+    struct json_object *arguments; /* instead of body: the arguments (servers' params) */
+    const char *operation_id;      /* the index's id, for messages; NULL: op->id */
+    bool allow_write;              /* tools not marked readOnlyHint: true */
+    long timeout_ms;               /* the server's start and its answer; 0: mcpc's default */
+    exec_shape_options shape;      /* the result's body, as an HTTP response's */
+    bool dry_run;                  /* validate and show the call; start nothing */
 } exec_tool_options;
 
 /**

@@ -82,8 +82,8 @@ static int unknown_argument(const spec_operation *op, const jt_node *props, cons
 
 /* The arguments: o->body (or o->arguments) as the base, each -p input on top; a name given
    twice is an array's items when its property is an array. */
-static int build_arguments(const spec_api *api, const spec_operation *op, const exec_tool_options *o,
-                           json_object **out, apidex_error *err)
+static int build_arguments(const spec_api *api, const spec_operation *op,
+                           const exec_tool_options *o, json_object **out, apidex_error *err)
 {
     *out = NULL;
     json_object *args = NULL;
@@ -108,8 +108,8 @@ static int build_arguments(const spec_api *api, const spec_operation *op, const 
     for (size_t i = 0; !rc && i < o->n_params; i++) {
         const char *in = o->params[i], *eq = strchr(in, '=');
         if (!eq || eq == in) {
-            rc = core_error_set(err, APIDEX_EINVAL, "input '%s' is not name=value (e.g. -p path=a.txt)",
-                                in);
+            rc = core_error_set(err, APIDEX_EINVAL,
+                                "input '%s' is not name=value (e.g. -p path=a.txt)", in);
             break;
         }
         char *name = strndup(in, (size_t)(eq - in));
@@ -133,13 +133,13 @@ static int build_arguments(const spec_api *api, const spec_operation *op, const 
         bool bad = false;
         json_object *v = exec_input_value(api, s, eq + 1, &bad);
         if (bad || !v) {
-            rc = bad ? core_error_set(err, APIDEX_EINVAL, "argument '%s': the value is not valid JSON",
-                                      name)
+            rc = bad ? core_error_set(err, APIDEX_EINVAL,
+                                      "argument '%s': the value is not valid JSON", name)
                      : core_error_set(err, APIDEX_ENOMEM, "out of memory");
         } else if (repeat && !array) {
             json_object_put(v);
-            rc = core_error_set(err, APIDEX_EINVAL, "argument '%s' is given twice; it takes one value",
-                                name);
+            rc = core_error_set(err, APIDEX_EINVAL,
+                                "argument '%s' is given twice; it takes one value", name);
         } else if (repeat) {
             json_object *arr = json_object_object_get(args, name);
             if (json_object_is_type(v, json_type_array)) {
@@ -187,7 +187,8 @@ static int validate_arguments(const spec_api *api, const spec_operation *op, jso
     size_t n = strcspn(problem + 1, "/:");
     const char *rest = problem + 1 + n;
     return core_error_set(err, APIDEX_EINVAL, "tool %s: argument '%.*s'%s %s", op->id, (int)n,
-                          problem + 1, rest[0] == ':' ? ":" : " at", rest[0] == ':' ? rest + 2 : problem);
+                          problem + 1, rest[0] == ':' ? ":" : " at",
+                          rest[0] == ':' ? rest + 2 : problem);
 }
 
 /* ---------------------------------------------------------------- the rules */
@@ -198,7 +199,8 @@ static int write_rule(const spec_operation *op, bool allow_write, apidex_error *
     const jt_node *an = jt_get(op->node.node, "x-mcp-annotations");
     const jt_node *ro = jt_get(an, "readOnlyHint"), *de = jt_get(an, "destructiveHint");
     if ((jt_is(ro, JT_BOOL) && ro->boolean) || allow_write) return 0;
-    const char *why = jt_is(de, JT_BOOL) && de->boolean ? "its annotations say destructiveHint: true"
+    const char *why = jt_is(de, JT_BOOL) && de->boolean
+                          ? "its annotations say destructiveHint: true"
                       : an ? "its annotations do not say readOnlyHint: true"
                            : "it has no annotations (MCP's default: it may write)";
     return core_error_set(err, APIDEX_EREFUSED,
@@ -213,7 +215,8 @@ static bool secret_env(const char *name, size_t n)
                                         "auth",  "credential", "cookie", "session"};
     char low[256];
     if (n >= sizeof low) n = sizeof low - 1;
-    for (size_t i = 0; i < n; i++) low[i] = (char)(name[i] | (name[i] >= 'A' && name[i] <= 'Z' ? 32 : 0));
+    for (size_t i = 0; i < n; i++)
+        low[i] = (char)(name[i] | (name[i] >= 'A' && name[i] <= 'Z' ? 32 : 0));
     low[n] = '\0';
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (strstr(low, words[i])) return true;
@@ -231,7 +234,8 @@ static int server_secrets(const mcpc_server *srv, exec_request *m)
         v += strspn(v + 1, " \t") + 1;
         if (strlen(v) >= TOOL_MIN_SECRET) rc = exec_request_add_secret(m, v);
         const char *tok = strrchr(v, ' ');
-        if (!rc && tok && strlen(tok + 1) >= TOOL_MIN_SECRET) rc = exec_request_add_secret(m, tok + 1);
+        if (!rc && tok && strlen(tok + 1) >= TOOL_MIN_SECRET)
+            rc = exec_request_add_secret(m, tok + 1);
     }
     for (size_t i = 0; !rc && i < srv->n_env; i++) {
         const char *eq = strchr(srv->env[i], '=');
@@ -256,7 +260,8 @@ static json_object *result_body(json_object *res, bool *structured, const char *
         return json_object_get(sc);
     }
     json_object *content = json_object_object_get(res, "content");
-    size_t n = json_object_is_type(content, json_type_array) ? json_object_array_length(content) : 0;
+    size_t n =
+        json_object_is_type(content, json_type_array) ? json_object_array_length(content) : 0;
     json_object *first = n ? json_object_array_get_idx(content, 0) : NULL;
     const char *t = json_object_get_string(json_object_object_get(first, "type"));
     if (n == 1 && t && !strcmp(t, "text")) {
@@ -293,14 +298,14 @@ static int shape_result(const spec_api *api, const spec_operation *op, const cha
 {
     json_object *res = parse_object(text);
     if (!res)
-        return core_error_set(err, APIDEX_ESPEC, "tool %s: the server's result is not a JSON object",
-                              id);
+        return core_error_set(err, APIDEX_ESPEC,
+                              "tool %s: the server's result is not a JSON object", id);
     *is_error = json_object_get_boolean(json_object_object_get(res, "isError"));
     bool structured = false;
     const char *body_text = NULL;
     json_object *body = result_body(res, &structured, &body_text);
-    const char *bt = body_text ? body_text
-                               : json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
+    const char *bt =
+        body_text ? body_text : json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN);
     net_header ct = {"Content-Type", body_text ? "text/plain" : "application/json", false};
     exec_response resp = {.status = 200,
                           .headers = &ct,
@@ -313,8 +318,7 @@ static int shape_result(const spec_api *api, const spec_operation *op, const cha
         json_object_object_del(*out, "headers");
         json_object_object_add(*out, "tool", json_object_new_string(id));
         json_object_object_add(*out, "is_error", json_object_new_boolean(*is_error));
-        if (structured)
-            json_object_object_add(*out, "structured", json_object_new_boolean(1));
+        if (structured) json_object_object_add(*out, "structured", json_object_new_boolean(1));
     }
     json_object_put(body);
     json_object_put(res);
@@ -331,8 +335,7 @@ int exec_tool_call(const spec_api *api, const spec_operation *op, const exec_too
     static const exec_tool_options none = {0};
     const exec_tool_options *o = o_in ? o_in : &none;
     const char *id = o->operation_id ? o->operation_id : op->id;
-    if (!exec_tool_is(op))
-        return core_error_set(err, APIDEX_EINVAL, "%s is not an MCP tool", id);
+    if (!exec_tool_is(op)) return core_error_set(err, APIDEX_EINVAL, "%s is not an MCP tool", id);
     exec_request m = {.arena = core_arena_new(0)}; /* the secrets to mask */
     json_object *args = NULL;
     mcpc_servers ss = {0};
@@ -347,12 +350,14 @@ int exec_tool_call(const spec_api *api, const spec_operation *op, const exec_too
                             api->file, ss.n, id);
     if (!rc && server_secrets(&ss.items[0], &m))
         rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
-    const char *args_text = rc ? NULL : json_object_to_json_string_ext(args, JSON_C_TO_STRING_PLAIN);
+    const char *args_text =
+        rc ? NULL : json_object_to_json_string_ext(args, JSON_C_TO_STRING_PLAIN);
     if (!rc && o->dry_run) {
         json_object *d = json_object_new_object();
         json_object_object_add(d, "dry_run", json_object_new_boolean(1));
         json_object_object_add(d, "operation", json_object_new_string(id));
-        json_object_object_add(d, "server", json_object_new_string(exec_mask(&m, api->file, m.arena)));
+        json_object_object_add(d, "server",
+                               json_object_new_string(exec_mask(&m, api->file, m.arena)));
         json_object_object_add(d, "tool", json_object_new_string(tool_name(op)));
         json_object_object_add(d, "arguments", json_object_get(args));
         *out = d;

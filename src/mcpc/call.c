@@ -11,12 +11,12 @@ int mcpc_call_tool(const mcpc_server *srv, const mcpc_options *opt, const char *
 {
     *out = NULL;
     *len = 0;
-    json_object *args = arguments ? mcpc_json_parse(arguments, strlen(arguments))
-                                  : json_object_new_object();
+    json_object *args =
+        arguments ? mcpc_json_parse(arguments, strlen(arguments)) : json_object_new_object();
     if (!json_object_is_type(args, json_type_object)) {
         json_object_put(args);
-        return core_error_set(err, APIDEX_EINVAL, "the arguments of tool '%s' are not a JSON object",
-                              tool);
+        return core_error_set(err, APIDEX_EINVAL,
+                              "the arguments of tool '%s' are not a JSON object", tool);
     }
     mcpc_conn c;
     int rc = mcpc_session_start(&c, srv, opt, err);

@@ -249,8 +249,8 @@ int mcpc_session_start(mcpc_conn *c, const mcpc_server *srv, const mcpc_options 
                        apidex_error *err)
 {
     static const mcpc_options none = {0};
-    *c = (mcpc_conn){.srv = srv, .opt = opt ? opt : &none, .to_child = -1, .from_child = -1,
-                     .child_err = -1};
+    *c = (mcpc_conn){
+        .srv = srv, .opt = opt ? opt : &none, .to_child = -1, .from_child = -1, .child_err = -1};
     c->timeout_ms = c->opt->timeout_ms > 0 ? c->opt->timeout_ms : default_timeout();
     c->label = srv->name ? srv->name : srv->url ? srv->url : srv->argv ? srv->argv[0] : "?";
     if (!srv->url && (!srv->argv || !srv->argv[0] || !*srv->argv[0]))
@@ -259,7 +259,8 @@ int mcpc_session_start(mcpc_conn *c, const mcpc_server *srv, const mcpc_options 
     if (rc) return rc;
     json_object *answer = NULL, *result = NULL;
     rc = request(c, 1, "initialize", initialize_params(), &answer, &result, err);
-    const char *pv = rc ? NULL : json_object_get_string(json_object_object_get(result, "protocolVersion"));
+    const char *pv =
+        rc ? NULL : json_object_get_string(json_object_object_get(result, "protocolVersion"));
     if (pv && !(c->protocol_version = strdup(pv)))
         rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
     json_object_put(answer);

@@ -253,13 +253,13 @@ static int call_tool(const spec_api *api, const spec_operation *op, const char *
             json_object_object_add(args, k, json_object_get(v));
         }
     }
-    exec_tool_options o = {.arguments = args,
-                           .operation_id = id,
-                           .allow_write = cfg->policy.allow_write,
-                           .timeout_ms = cfg->policy.timeout_ms,
-                           .shape = {.select = a->select, .budget = a->budget,
-                                     .max_items = a->max_items},
-                           .dry_run = a->dry_run};
+    exec_tool_options o = {
+        .arguments = args,
+        .operation_id = id,
+        .allow_write = cfg->policy.allow_write,
+        .timeout_ms = cfg->policy.timeout_ms,
+        .shape = {.select = a->select, .budget = a->budget, .max_items = a->max_items},
+        .dry_run = a->dry_run};
     bool is_error = false;
     int rc = args ? exec_tool_call(api, op, &o, out, &is_error, err)
                   : core_error_set(err, APIDEX_ENOMEM, "out of memory");
