@@ -19,6 +19,8 @@ struct cli_call_target {
     exec_request request;
     const spec_api *api;
     const spec_operation *op;
+    const char *tool_id;   /* an MCP tool: its id (called over MCP, no request is built) */
+    const char *tool_body; /* its --body (the arguments), @file read */
 };
 
 int cli_call_parse(const char *cmd, int argc, char **argv, void (*usage)(FILE *), cli_call_args *a)
@@ -188,6 +190,24 @@ int cli_call_build(const char *cmd, const cli_call_args *a, bool placeholders,
                 sop->path, sapi->document);
         return CLI_FAILURE;
     }
+    t->api = api;
+    t->op = op;
+    if (exec_tool_is(op)) {
+        /* an MCP tool: called over MCP by its server (exec_tool_call), no HTTP request */
+        if (strcmp(cmd, "call"))
+            return cli_usage_error(cmd,
+                                   "%s is an MCP tool: there is no HTTP request to write; "
+                                   "call it with apidex call",
+                                   sop->id);
+        if (a->server || a->content_type)
+            return cli_usage_error(cmd,
+                                   "%s is an MCP tool: it is called on its registry "
+                                   "server, so %s does not apply",
+                                   sop->id, a->server ? "--server" : "--content-type");
+        t->tool_id = sop->id;
+        t->tool_body = body;
+        return CLI_OK;
+    }
     exec_build_options o = {.params = a->params,
                             .n_params = a->n_params,
                             .body = body,
@@ -200,8 +220,6 @@ int cli_call_build(const char *cmd, const cli_call_args *a, bool placeholders,
                             .operation_id = sop->id,
                             .allow_hosts = (const char *const *)a->hosts,
                             .n_allow_hosts = a->n_hosts};
-    t->api = api;
-    t->op = op;
     rc = exec_build(api, op, &o, &t->request, &err);
     if (rc) {
         fprintf(stderr, "apidex %s: %s%s\n", cmd, rc == APIDEX_EREFUSED ? "refused: " : "",
@@ -234,6 +252,12 @@ const spec_api *cli_call_target_api(const cli_call_target *t)
 const spec_operation *cli_call_target_op(const cli_call_target *t)
 {
     return t ? t->op : NULL;
+}
+
+const char *cli_call_target_tool(const cli_call_target *t, const char **body)
+{
+    if (body) *body = t ? t->tool_body : NULL;
+    return t ? t->tool_id : NULL;
 }
 
 /* ---------------------------------------------------------------- serve and mcp --allow-calls */

@@ -340,6 +340,9 @@ struct spec_operation;
 /** The loaded API and operation the request was built for. */
 const struct spec_api *cli_call_target_api(const cli_call_target *t);
 const struct spec_operation *cli_call_target_op(const cli_call_target *t);
+/** An MCP tool's id when the target is one (cli_call_build then builds no request: *request
+    is NULL), with its --body (read from @file) in *body; else NULL. */
+const char *cli_call_target_tool(const cli_call_target *t, const char **body);
 /* ---- the servers' calls (call_args.c): serve and mcp's --allow-calls and the rules with it */
 enum { CLI_MAX_ALLOW = 32 };
 typedef struct cli_serve_calls {

@@ -47,6 +47,9 @@ static void call_usage(FILE *out)
             "  --max-items N     items shown of a long array (default 10)\n"
             "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
             "                    or ./apidex.db)\n"
+            "An MCP tool (SERVER:TOOL) is called on its registry server over MCP: -p and\n"
+            "--body (a JSON object) are its arguments, checked against its inputSchema; a tool\n"
+            "not marked readOnlyHint needs --allow-write (docs/MCP-SOURCES.md).\n"
             "Every input is checked against its schema before anything is sent (exit 2 names\n"
             "the parameter and the rule). Credentials come from APIDEX_AUTH_<API>_<SCHEME>,\n"
             "the registry's auth, or ~/.config/apidex/credentials.yaml (docs/EXECUTE.md).\n"
@@ -162,6 +165,53 @@ static int call_send(const cli_call_args *a, const cli_call_target *t, const exe
     return status >= 400 ? CALL_EXIT_HTTP : CLI_OK;
 }
 
+/* An MCP tool (exec_tool_call): its arguments validated, the read-only rule, then its
+   registry server started, called and ended; the result shaped like a response. Exit codes
+   as call_send's, the tool's isError counting as a 4xx/5xx answer. */
+static int call_tool(const cli_call_args *a, const cli_call_target *t, const char *id,
+                     const char *body)
+{
+    exec_tool_options o = {
+        .params = a->params,
+        .n_params = a->n_params,
+        .body = body,
+        .operation_id = id,
+        .allow_write = a->allow_write,
+        .timeout_ms = a->timeout_ms,
+        .shape = {.select = a->select, .budget = a->budget, .max_items = a->max_items},
+        .dry_run = a->dry_run};
+    apidex_error err;
+    core_error_clear(&err);
+    json_object *out = NULL;
+    bool is_error = false;
+    int rc =
+        exec_tool_call(cli_call_target_api(t), cli_call_target_op(t), &o, &out, &is_error, &err);
+    if (rc) {
+        fprintf(stderr, "apidex call: %s%s\n", rc == APIDEX_EREFUSED ? "refused: " : "",
+                err.message);
+        return rc == APIDEX_EREFUSED ? CLI_REFUSED : rc == APIDEX_EINVAL ? CLI_USAGE : CLI_FAILURE;
+    }
+    int flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE;
+    json_object *v = NULL;
+    if (a->json || a->dry_run) {
+        puts(json_object_to_json_string_ext(out, flags));
+        if (a->dry_run && !a->json) printf("# dry run: the tool was not called\n");
+    } else {
+        printf("tool %s%s\n", id, is_error ? ": the tool answered an error (isError)" : "");
+        if (json_object_object_get_ex(out, "body", &v)) {
+            putchar('\n');
+            puts(json_object_is_type(v, json_type_string)
+                     ? json_object_get_string(v)
+                     : json_object_to_json_string_ext(v, flags));
+        }
+        if (json_object_object_get_ex(out, "notes", &v))
+            for (size_t i = 0; i < json_object_array_length(v); i++)
+                printf("note: %s\n", json_object_get_string(json_object_array_get_idx(v, i)));
+    }
+    json_object_put(out);
+    return is_error ? CALL_EXIT_HTTP : CLI_OK;
+}
+
 /* A --select that does not parse is a usage error before anything is sent. */
 static int check_select(const char *expr)
 {
@@ -197,7 +247,11 @@ int cli_cmd_call(int argc, char **argv)
             code = CLI_FAILURE;
         }
         if (code == CLI_OK) code = cli_call_build("call", &a, false, &t, &r);
-        if (code == CLI_OK) code = a.dry_run ? dry_run(&a, r) : call_send(&a, t, r);
+        const char *tool_body = NULL, *tool = cli_call_target_tool(t, &tool_body);
+        if (code == CLI_OK)
+            code = tool        ? call_tool(&a, t, tool, tool_body)
+                   : a.dry_run ? dry_run(&a, r)
+                               : call_send(&a, t, r);
         cli_call_target_free(t);
         exec_oauth_free(a.oauth);
     }

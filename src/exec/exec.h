@@ -247,6 +247,39 @@ int exec_call(const exec_request *r, const spec_api *api, const spec_operation *
     notes; secrets masked) with the curl command curl. New object (json_object_put). */
 struct json_object *exec_request_json(const exec_request *r, const char *curl);
 
+/* ---------------------------------------------------------------- MCP tools (tool.c) */
+
+/** Whether op is an MCP server's tool (spec/mcp.c), called over MCP instead of HTTP. */
+bool exec_tool_is(const spec_operation *op);
+
+/** How exec_tool_call builds, checks and shapes (zero = defaults). Strings are borrowed. */
+typedef struct exec_tool_options {
+    const char *const *params; /* "name=value" inputs (-p), read as exec_build reads them */
+    size_t n_params;
+    const char *body;              /* --body: the arguments as a JSON object; -p on top */
+    struct json_object *arguments; /* instead of body: the arguments (servers' params) */
+    const char *operation_id;      /* the index's id, for messages; NULL: op->id */
+    bool allow_write;              /* tools not marked readOnlyHint: true */
+    long timeout_ms;               /* the server's start and its answer; 0: mcpc's default */
+    exec_shape_options shape;      /* the result's body, as an HTTP response's */
+    bool dry_run;                  /* validate and show the call; start nothing */
+} exec_tool_options;
+
+/**
+ * Calls the MCP tool op of api over tools/call (docs/MCP-SOURCES.md "Calling a tool"): the
+ * arguments built from o and validated against the tool's inputSchema (APIDEX_EINVAL naming
+ * the argument; nothing started), the read-only rule (a tool not marked readOnlyHint: true
+ * without o->allow_write: APIDEX_EREFUSED), then the server api->file names (the index's
+ * source, never a caller's) started, initialized, called and ended. *out: the result shaped
+ * as exec_shape shapes a body (body_type, body, tokens, notes; schema when the body is
+ * structuredContent) with "tool" and "is_error" (the tool's isError, *is_error);
+ * a dry run: {dry_run, operation, server, tool, arguments}. The server config's secrets
+ * (header values, env values named like credentials) are masked in *out and in errors.
+ * Errors of the server: mcpc_call_tool's (APIDEX_ENET, APIDEX_ESPEC, ...).
+ */
+int exec_tool_call(const spec_api *api, const spec_operation *op, const exec_tool_options *o,
+                   struct json_object **out, bool *is_error, apidex_error *err);
+
 /* ---------------------------------------------------------------- the RestGPT loop (run.c) */
 
 /**

@@ -27,6 +27,12 @@ exec_style exec_param_style(const spec_api *api, const spec_param *p);
 int exec_param_write(const char *name, const char *in, exec_style st, struct json_object *v,
                      core_buf *out, apidex_error *err);
 
+/** The JSON value of a -p input's text for schema s (as exec_build reads it): JSON when it
+    starts with [ or {, a,b,c for an array, else a scalar of the schema's type (a string when
+    it is not one). *bad_json: it looked like JSON but is not (NULL returned). New reference. */
+struct json_object *exec_input_value(const spec_api *api, spec_loc s, const char *text,
+                                     bool *bad_json);
+
 /** Percent-encodes s[0..n) into b: everything but unreserved characters (RFC 3986), and
     also the reserved ones when keep_reserved. */
 int exec_pct_encode(core_buf *b, const char *s, size_t n, bool keep_reserved);

@@ -194,6 +194,11 @@ static json_object *value_of(const spec_api *api, spec_loc s, const char *text, 
     return scalar_of(t, text);
 }
 
+json_object *exec_input_value(const spec_api *api, spec_loc s, const char *text, bool *bad_json)
+{
+    return value_of(api, s, text, bad_json);
+}
+
 /* The enum of schema s as "a|b|c" (in arena), or NULL. */
 static const char *enum_text(const spec_api *api, spec_loc s, core_arena *arena)
 {

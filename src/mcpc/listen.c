@@ -102,16 +102,8 @@ int mcpc_listen_open(const mcpc_server *srv, const mcpc_options *opt, mcpc_liste
         if (l) core_arena_free(l->arena), free(l->key), free(l);
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
-    static const mcpc_options none = {0};
-    l->c = (mcpc_conn){.srv = &l->srv,
-                       .opt = opt ? opt : &none,
-                       .to_child = -1,
-                       .from_child = -1,
-                       .child_err = -1};
-    l->c.timeout_ms = mcpc_timeout_ms(l->c.opt);
-    l->c.label = l->srv.name ? l->srv.name : l->srv.argv[0];
     l->next_id = LISTEN_FIRST_ID;
-    int rc = mcpc_stdio_open(&l->c, err);
+    int rc = mcpc_session_open(&l->c, &l->srv, opt, err);
     if (!rc) rc = mcpc_session_read(&l->c, l->doc, err);
     if (!rc && publish(l) < 0) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
     if (rc) {
@@ -200,7 +192,7 @@ void mcpc_listen_close(mcpc_listener *l)
             break;
         }
     pthread_mutex_unlock(&live_lock);
-    mcpc_stdio_close(&l->c);
+    mcpc_session_end(&l->c); /* also frees the protocol version read at start */
     json_object_put(l->doc);
     free(l->text);
     free(l->key);

@@ -136,4 +136,18 @@ typedef struct mcpc_servers {
  */
 int mcpc_source_parse(const char *source, core_arena *arena, mcpc_servers *out, apidex_error *err);
 
+/* ---------------------------------------------------------------- calling a tool (call.c) */
+
+/**
+ * Calls tool `tool` of the server: starts or connects to it, initializes, sends tools/call
+ * with arguments (a JSON object's text; NULL: {}), and ends the session. *result: the
+ * call's result object as the server wrote it ({"content": [...], "structuredContent",
+ * "isError"}; malloc'd, NUL-terminated; free), *len its length. A tool that fails answers
+ * a result with isError: true, which is no error here. An error answer of the server
+ * (unknown tool, invalid arguments) is APIDEX_ESPEC with its message; the rest as
+ * mcpc_list's (opt->timeout_ms is the limit of the start and of the call's answer).
+ */
+int mcpc_call_tool(const mcpc_server *srv, const mcpc_options *opt, const char *tool,
+                   const char *arguments, char **result, size_t *len, apidex_error *err);
+
 #endif /* APIDEX_MCPC_H */

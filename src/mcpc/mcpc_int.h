@@ -65,5 +65,19 @@ int mcpc_session_list(mcpc_conn *c, long *id, const char *method, const char *ke
 struct json_object *mcpc_json_parse(const char *text, size_t len);
 /** Milliseconds of the monotonic clock. */
 long long mcpc_now_ms(void);
+/** Starts or connects to srv, no handshake yet (the one place a connection is set up). */
+int mcpc_session_open(mcpc_conn *c, const mcpc_server *srv, const mcpc_options *opt,
+                      apidex_error *err);
+/** Starts or connects to srv and initializes (request id 1; notifications/initialized sent):
+    c is ready for requests from id 2. On error the session is already ended. */
+int mcpc_session_start(mcpc_conn *c, const mcpc_server *srv, const mcpc_options *opt,
+                       apidex_error *err);
+/** One request: *answer the whole message (json_object_put), *result its result object; an
+    error answer is APIDEX_ESPEC naming the server, the method and the server's message. */
+int mcpc_session_request(mcpc_conn *c, long id, const char *method, struct json_object *params,
+                         struct json_object **answer, struct json_object **result,
+                         apidex_error *err);
+/** Ends the session (stdio: stops the process group; HTTP: DELETE). */
+void mcpc_session_end(mcpc_conn *c);
 
 #endif /* APIDEX_MCPC_INT_H */

@@ -195,6 +195,16 @@ long mcpc_timeout_ms(const mcpc_options *opt)
     return opt && opt->timeout_ms > 0 ? opt->timeout_ms : default_timeout();
 }
 
+static int send_initialized(mcpc_conn *c, apidex_error *err)
+{
+    json_object *note = json_object_new_object(), *answer = NULL;
+    json_object_object_add(note, "jsonrpc", json_object_new_string("2.0"));
+    json_object_object_add(note, "method", json_object_new_string("notifications/initialized"));
+    int rc = exchange(c, note, -1, &answer, err);
+    json_object_put(note);
+    return rc;
+}
+
 /* The session once connected: everything the document holds, into doc. */
 static int read_server(mcpc_conn *c, json_object *doc, apidex_error *err)
 {
@@ -221,11 +231,7 @@ static int read_server(mcpc_conn *c, json_object *doc, apidex_error *err)
     }
     json_object_put(answer);
     if (rc) return rc;
-    json_object *note = json_object_new_object();
-    json_object_object_add(note, "jsonrpc", json_object_new_string("2.0"));
-    json_object_object_add(note, "method", json_object_new_string("notifications/initialized"));
-    rc = exchange(c, note, -1, &answer, err);
-    json_object_put(note);
+    rc = send_initialized(c, err);
     json_object *tools = json_object_new_array();
     json_object_object_add(doc, "tools", tools);
     if (!rc) rc = list_all(c, &id, "tools/list", "tools", tools, err);
@@ -260,6 +266,56 @@ int mcpc_session_list(mcpc_conn *c, long *id, const char *method, const char *ke
     return list_all(c, id, method, key, items, err);
 }
 
+/* ---------------------------------------------------------------- for call.c (tools/call) */
+
+int mcpc_session_request(mcpc_conn *c, long id, const char *method, json_object *params,
+                         json_object **answer, json_object **result, apidex_error *err)
+{
+    return request(c, id, method, params, answer, result, err);
+}
+
+/* Connects c to srv (a stdio child or an HTTP endpoint) without a handshake: the one
+ * place a connection's fields are set, for mcpc_list, mcpc_session_start and listen.c. */
+int mcpc_session_open(mcpc_conn *c, const mcpc_server *srv, const mcpc_options *opt,
+                      apidex_error *err)
+{
+    static const mcpc_options none = {0};
+    *c = (mcpc_conn){
+        .srv = srv, .opt = opt ? opt : &none, .to_child = -1, .from_child = -1, .child_err = -1};
+    c->timeout_ms = mcpc_timeout_ms(c->opt);
+    c->label = srv->name ? srv->name : srv->url ? srv->url : srv->argv ? srv->argv[0] : "?";
+    if (!srv->url && (!srv->argv || !srv->argv[0] || !*srv->argv[0]))
+        return core_error_set(err, APIDEX_EINVAL, "server '%s': no command and no url", c->label);
+    return srv->url ? 0 : mcpc_stdio_open(c, err);
+}
+
+int mcpc_session_start(mcpc_conn *c, const mcpc_server *srv, const mcpc_options *opt,
+                       apidex_error *err)
+{
+    int rc = mcpc_session_open(c, srv, opt, err);
+    if (rc) return rc;
+    json_object *answer = NULL, *result = NULL;
+    rc = request(c, 1, "initialize", initialize_params(), &answer, &result, err);
+    const char *pv =
+        rc ? NULL : json_object_get_string(json_object_object_get(result, "protocolVersion"));
+    if (pv && !(c->protocol_version = strdup(pv)))
+        rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    json_object_put(answer);
+    if (!rc) rc = send_initialized(c, err);
+    if (rc) mcpc_session_end(c);
+    return rc;
+}
+
+void mcpc_session_end(mcpc_conn *c)
+{
+    if (c->srv && c->srv->url)
+        mcpc_http_close(c);
+    else
+        mcpc_stdio_close(c);
+    free(c->protocol_version);
+    c->protocol_version = NULL;
+}
+
 int mcpc_list(const mcpc_server *srv, const mcpc_options *opt, char **out, size_t *len,
               apidex_error *err)
 {
@@ -267,26 +323,12 @@ int mcpc_list(const mcpc_server *srv, const mcpc_options *opt, char **out, size_
     *len = 0;
     /* a server kept open (listen.c) answers from the session: its tools as last read */
     if (!srv->url && mcpc_live_document(srv, out, len)) return 0;
-    static const mcpc_options none = {0};
-    mcpc_conn c = {.srv = srv,
-                   .opt = opt ? opt : &none,
-                   .pid = 0,
-                   .to_child = -1,
-                   .from_child = -1,
-                   .child_err = -1};
-    c.timeout_ms = mcpc_timeout_ms(c.opt);
-    c.label = srv->name ? srv->name : srv->url ? srv->url : srv->argv ? srv->argv[0] : "?";
-    if (!srv->url && (!srv->argv || !srv->argv[0] || !*srv->argv[0]))
-        return core_error_set(err, APIDEX_EINVAL, "server '%s': no command and no url", c.label);
-    int rc = srv->url ? 0 : mcpc_stdio_open(&c, err);
+    mcpc_conn c;
+    int rc = mcpc_session_open(&c, srv, opt, err);
     if (rc) return rc;
     json_object *doc = json_object_new_object();
     rc = doc ? read_server(&c, doc, err) : core_error_set(err, APIDEX_ENOMEM, "out of memory");
-    if (srv->url)
-        mcpc_http_close(&c);
-    else
-        mcpc_stdio_close(&c);
-    free(c.protocol_version);
+    mcpc_session_end(&c);
     if (!rc) {
         size_t n = 0;
         const char *text = json_object_to_json_string_length(doc, JSON_C_TO_STRING_PLAIN, &n);

@@ -2,9 +2,11 @@
  * Calling endpoints from the servers: the MCP tool call_endpoint and POST /v1/call, one query
  * behind both (serve_query_call). Off unless the server was started with --allow-calls; then
  * the executor of `apidex call` (src/exec: exec_build, exec_call) under the same safety rules,
- * read-only unless --allow-write. A model's "server" argument never widens the hosts: only
- * the API's origins and --allow-host may be reached, credentials go only to the API's
- * origins (and --allow-host ORIGIN entries), and a scheme or port change is refused.
+ * read-only unless --allow-write; an MCP tool is called on its registry server over MCP
+ * (exec_tool_call), a tool not marked read-only being a write. A model's "server" argument
+ * never widens the hosts: only the API's origins and --allow-host may be reached,
+ * credentials go only to the API's origins (and --allow-host ORIGIN entries), and a scheme
+ * or port change is refused.
  */
 #include "serve/serve_int.h"
 
@@ -25,8 +27,9 @@ static const char call_description[] =
     "variables, fields of an object body) and every input is checked against its schema "
     "before anything is sent. Credentials come from the server's configuration and are never "
     "shown. Only the hosts of the spec's servers are reached; `dry_run` shows the request "
-    "and a curl command without sending. Find the endpoint with search_endpoints and its "
-    "inputs with get_endpoint first.";
+    "and a curl command without sending. An MCP tool (id SERVER:TOOL) is called on its "
+    "server over MCP: `params` are its arguments, checked against its input schema. Find the "
+    "endpoint with search_endpoints and its inputs with get_endpoint first.";
 
 static const char call_input_schema[] =
     "{\"type\":\"object\",\"properties\":{"
@@ -226,6 +229,44 @@ static int dry_run(const spec_api *api, const spec_operation *op, exec_build_opt
     return rc ? core_error_set(err, rc, "out of memory") : 0;
 }
 
+/* An MCP tool (exec_tool_call): params (over body, an object) are its arguments, called on
+   its registry server under the server's write rule and call time limit. */
+static int call_tool(const spec_api *api, const spec_operation *op, const char *id,
+                     const serve_call_config *cfg, const call_args *a, struct json_object **out,
+                     apidex_error *err)
+{
+    if (a->server)
+        return core_error_set(err, APIDEX_EINVAL,
+                              "%s is an MCP tool: it is called on its registry server, so "
+                              "'server' does not apply",
+                              id);
+    if (a->body && !json_object_is_type(a->body, json_type_object))
+        return core_error_set(err, APIDEX_EINVAL,
+                              "argument 'body': the arguments of an MCP tool are an object");
+    struct json_object *args = NULL;
+    if (a->body && json_object_deep_copy(a->body, &args, NULL))
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    if (!args) args = json_object_new_object();
+    if (args && a->params) {
+        json_object_object_foreach(a->params, k, v)
+        {
+            json_object_object_add(args, k, json_object_get(v));
+        }
+    }
+    exec_tool_options o = {
+        .arguments = args,
+        .operation_id = id,
+        .allow_write = cfg->policy.allow_write,
+        .timeout_ms = cfg->policy.timeout_ms,
+        .shape = {.select = a->select, .budget = a->budget, .max_items = a->max_items},
+        .dry_run = a->dry_run};
+    bool is_error = false;
+    int rc = args ? exec_tool_call(api, op, &o, out, &is_error, err)
+                  : core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    json_object_put(args);
+    return rc;
+}
+
 int serve_query_call(serve_snapshot *snap, const serve_call_config *cfg, struct json_object *args,
                      struct json_object **out, apidex_error *err)
 {
@@ -247,6 +288,11 @@ int serve_query_call(serve_snapshot *snap, const serve_call_config *cfg, struct 
     const spec_api *api = NULL;
     if ((rc = exec_api_reload(sapi->id, sapi->document, &reg, &api, err)) != 0) return rc;
     const spec_operation *op = exec_api_operation(api, sop->method, sop->path);
+    if (exec_tool_is(op)) {
+        rc = call_tool(api, op, sop->id, cfg, &a, out, err);
+        spec_registry_free(reg);
+        return rc;
+    }
     core_arena *arena = core_arena_new(0);
     size_t n_in = 0;
     apidex_error perr;

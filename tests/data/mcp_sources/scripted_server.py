@@ -2,8 +2,12 @@
 """A scripted MCP stdio server for tests/e2e/test_mcp_sources.sh: a well-behaved one that
 pages its tool list and talks in between (logs, notifications, a request of its own), and
 hostile ones (one message over the size limit, a flood without newline, silence).
-Usage: scripted_server.py MODE   (pages | huge | flood | silent | garbage)"""
+A "calls" server answers tools/call for tests/e2e/test_mcp_gateway.sh: "reveal" (read-only,
+an integer n required) says the value of $MY_API_TOKEN, "erase" (no annotations) does
+nothing; each call is appended to the file $CALL_LOG.
+Usage: scripted_server.py MODE   (pages | huge | flood | silent | garbage | calls)"""
 import json
+import os
 import sys
 
 mode = sys.argv[1]
@@ -44,6 +48,21 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": mid, "result": {
             "protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
             "serverInfo": {"name": "scripted-" + mode, "version": "1.0"}}})
+    elif method == "tools/list" and mode == "calls":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": [
+            {"name": "reveal", "description": "Say the configured token.",
+             "annotations": {"readOnlyHint": True},
+             "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}},
+                             "required": ["n"]}},
+            {"name": "erase", "description": "Erase everything.",
+             "inputSchema": {"type": "object", "properties": {}}}]}})
+    elif method == "tools/call" and mode == "calls":
+        with open(os.environ["CALL_LOG"], "a") as log:
+            log.write(json.dumps(msg["params"]) + "\n")
+        p = msg["params"]
+        text = ("token is %s, n=%s" % (os.environ.get("MY_API_TOKEN"), p["arguments"].get("n"))
+                if p["name"] == "reveal" else "erased")
+        send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": text}]}})
     elif method == "tools/list":
         if mode == "huge":
             sys.stdout.write('{"jsonrpc":"2.0","id":%d,"result":{"tools":[],"pad":"%s"}}\n'
