@@ -166,8 +166,8 @@ static const char *resolve(parser *p, const char *path)
    (a `mcp+stdio:` command is not: its program is found as a shell would, on PATH). */
 static const char *resolve_source(parser *p, const char *w)
 {
-    if (strncmp(w, "mcp+config:", 11)) return mcpc_is_source(w) ? core_arena_strdup(p->rf->arena, w)
-                                                                 : resolve(p, w);
+    if (strncmp(w, "mcp+config:", 11))
+        return mcpc_is_source(w) ? core_arena_strdup(p->rf->arena, w) : resolve(p, w);
     const char *file = resolve(p, w + 11);
     return file ? core_arena_printf(p->rf->arena, "mcp+config:%s", file) : NULL;
 }
