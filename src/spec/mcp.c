@@ -249,6 +249,7 @@ static int add_tool(pm_ctx *c, pm_obj *paths, spec_strmap *names, spec_strmap *u
     pm_put(c, &responses, "200", pm_obj_done(c, &resp));
     pm_put(c, &op, "responses", pm_obj_done(c, &responses));
     if (jt_is(ann, JT_OBJECT)) pm_put(c, &op, "x-mcp-annotations", (jt_node *)ann);
+    pm_put_str(c, &op, "x-mcp-title", jt_get_str(tool, "title"));
     pm_put_str(c, &op, "x-mcp-tool", name);
     pm_put_str(c, &op, "x-mcp-pointer", ptr);
     pm_obj item = {0};
