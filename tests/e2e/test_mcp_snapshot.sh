@@ -61,6 +61,16 @@ grep -q "oldText" "$T/full.txt" || fail "full detail has the nested schema: $(ca
   fail "show --json"
 jq -e '.note == null and .parameters != null' "$T/full.json" >/dev/null || fail "show --json: $(head -c 600 "$T/full.json")"
 
+# server-everything's resources, resource templates and prompts are read-only operations
+"$BIN" show everything-server:prompt:args-prompt --db "$T/a.db" >"$T/prompt.txt" 2>&1 || fail "show prompt: $(cat "$T/prompt.txt")"
+grep -q "^GET /prompt/args-prompt" "$T/prompt.txt" && grep -q "city (query, string, required)" "$T/prompt.txt" ||
+  fail "prompt: $(cat "$T/prompt.txt")"
+"$BIN" show "everything-server:resource:Dynamic Text Resource" --db "$T/a.db" >"$T/tmpl.txt" 2>&1 || fail "show template: $(cat "$T/tmpl.txt")"
+grep -q "resourceId (query, string, required)" "$T/tmpl.txt" || fail "template: $(cat "$T/tmpl.txt")"
+"$BIN" search "architecture document" --db "$T/a.db" --json -k 3 >"$T/s-res.json"
+jq -e '[.results[].id] | index("everything-server:resource:architecture.md") != null' "$T/s-res.json" >/dev/null ||
+  fail "search finds a resource: $(jq -c '[.results[].id]' "$T/s-res.json")"
+
 # 3. tool definitions: the tool's own schema, faithfully, for every tool of the three servers
 for s in everything memory filesystem; do
   api=$(grep -- "${s:0:6}" "$T/ids.txt")
