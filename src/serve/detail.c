@@ -219,6 +219,8 @@ int serve_endpoint_detail(store_index *idx, long oi, int lv, struct json_object 
         if (!o) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
     core_buf_free(&b);
+    struct json_object *mcp = o ? serve_mcp_entry_json(op, sop->api) : NULL;
+    if (mcp) serve_jadd(o, "mcp", mcp);
     if (owned) spec_registry_free(reg);
     pthread_mutex_unlock(&cache.lock);
     if (rc) return rc;

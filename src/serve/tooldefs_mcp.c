@@ -120,3 +120,20 @@ struct json_object *serve_mcp_call(const char *api_id, const char *id, const spe
     serve_jadd(o, "mcp", mcp);
     return o;
 }
+
+struct json_object *serve_mcp_entry_json(const spec_operation *op, const char *server)
+{
+    const jt_node *n = op ? op->node.node : NULL;
+    const char *tool = jt_get_str(n, "x-mcp-tool"), *uri = jt_get_str(n, "x-mcp-resource");
+    const char *prompt = jt_get_str(n, "x-mcp-prompt");
+    if (!tool && !uri && !prompt) return NULL;
+    struct json_object *o = json_object_new_object();
+    if (!o) return NULL;
+    serve_jadd(o, "kind", json_object_new_string(tool ? "tool" : uri ? "resource" : "prompt"));
+    serve_jadd(o, "server", json_object_new_string(server));
+    if (tool || prompt) serve_jadd(o, "name", json_object_new_string(tool ? tool : prompt));
+    if (uri) serve_jadd(o, "uri", json_object_new_string(uri));
+    const jt_node *ann = jt_get(n, "x-mcp-annotations");
+    if (jt_is(ann, JT_OBJECT)) serve_jadd(o, "annotations", node_json(ann, "", 0, 0));
+    return o;
+}

@@ -52,7 +52,9 @@ done
 # 2. the servers are gone: everything below reads the index alone
 rm -rf "$T/bin"
 "$BIN" show memory-server:create_entities --db "$T/a.db" >"$T/show.txt" 2>&1 || fail "show: $(cat "$T/show.txt")"
-grep -q "entities (query, array of object, required)" "$T/show.txt" || fail "show: $(cat "$T/show.txt")"
+grep -q "^  - entities (array of object, required)" "$T/show.txt" || fail "show: $(cat "$T/show.txt")"
+grep -q "^MCP tool memory-server:create_entities - Create Entities$" "$T/show.txt" || fail "show: $(cat "$T/show.txt")"
+grep -q "^Annotations: readOnlyHint: false, destructiveHint: false" "$T/show.txt" || fail "show: $(cat "$T/show.txt")"
 "$BIN" show secure-filesystem-server:edit_file --db "$T/a.db" --detail full >"$T/full.txt" 2>&1 ||
   fail "show --detail full: $(cat "$T/full.txt")"
 grep -q "could not be read again" "$T/full.txt" && fail "full detail fell back to the stored text: $(cat "$T/full.txt")"
@@ -63,10 +65,12 @@ jq -e '.note == null and .parameters != null' "$T/full.json" >/dev/null || fail 
 
 # server-everything's resources, resource templates and prompts are read-only operations
 "$BIN" show everything-server:prompt:args-prompt --db "$T/a.db" >"$T/prompt.txt" 2>&1 || fail "show prompt: $(cat "$T/prompt.txt")"
-grep -q "^GET /prompt/args-prompt" "$T/prompt.txt" && grep -q "city (query, string, required)" "$T/prompt.txt" ||
+grep -q "^MCP prompt everything-server:prompt:args-prompt - Arguments Prompt" "$T/prompt.txt" &&
+  grep -q "city (string, required)" "$T/prompt.txt" ||
   fail "prompt: $(cat "$T/prompt.txt")"
 "$BIN" show "everything-server:resource:Dynamic Text Resource" --db "$T/a.db" >"$T/tmpl.txt" 2>&1 || fail "show template: $(cat "$T/tmpl.txt")"
-grep -q "resourceId (query, string, required)" "$T/tmpl.txt" || fail "template: $(cat "$T/tmpl.txt")"
+grep -q "^MCP resource everything-server:resource:Dynamic Text Resource" "$T/tmpl.txt" &&
+  grep -q "resourceId (string, required)" "$T/tmpl.txt" || fail "template: $(cat "$T/tmpl.txt")"
 "$BIN" search "architecture document" --db "$T/a.db" --json -k 3 >"$T/s-res.json"
 jq -e '[.results[].id] | index("everything-server:resource:architecture.md") != null' "$T/s-res.json" >/dev/null ||
   fail "search finds a resource: $(jq -c '[.results[].id]' "$T/s-res.json")"
