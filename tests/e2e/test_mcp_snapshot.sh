@@ -102,6 +102,23 @@ jq -e '.tools[0].function.parameters | (.properties.query == null) and
   (.required == ["entities"])' "$T/openai.json" >/dev/null ||
   fail "openai parameters: $(jq -c '.tools[0].function.parameters' "$T/openai.json")"
 
+# a schema with local $refs (into its $defs, recursive) comes back with them as written
+cat >"$T/reftools.json" <<'JSON'
+{"tools": [{"name": "walk", "description": "Walks a tree.",
+  "inputSchema": {"type": "object", "properties": {"root": {"$ref": "#/$defs/Node"},
+    "depth": {"type": "integer", "default": null}}, "required": ["root"],
+    "$defs": {"Node": {"type": "object", "properties": {"name": {"type": "string"},
+      "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}}}]}
+JSON
+"$BIN" index "$T/reftools.json" --db "$T/ref.db" >/dev/null 2>&1 || fail "index a tools/list file"
+"$BIN" tools --format mcp reftools:walk --db "$T/ref.db" >"$T/ref-mcp.json" || fail "tools for reftools:walk"
+jq -e --slurpfile l "$T/reftools.json" '.tools[0].inputSchema == $l[0].tools[0].inputSchema' "$T/ref-mcp.json" >/dev/null ||
+  fail "\$refs as written: $(jq -c '.tools[0].inputSchema' "$T/ref-mcp.json")"
+"$BIN" tools reftools:walk --db "$T/ref.db" >"$T/ref-openai.json" || fail "openai tools for reftools:walk"
+jq -e '.tools[0].function.parameters | (.properties.root.properties.name != null) and
+  ([.. | objects | has("$ref")] | any | not)' \
+  "$T/ref-openai.json" >/dev/null || fail "openai inlines \$refs: $(jq -c '.tools[0].function.parameters' "$T/ref-openai.json")"
+
 # 4. the HTTP API and `apidex mcp` answer from the index too
 "$BIN" serve --db "$T/a.db" --listen 127.0.0.1:0 --port-file "$T/port" >"$T/serve.log" 2>&1 &
 SERVE_PID=$!
