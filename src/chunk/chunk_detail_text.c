@@ -270,15 +270,16 @@ static void auth(text_ctx *c, const jt_node *a)
     put(c, "\n");
 }
 
-static void params(text_ctx *c, const jt_node *ps)
+/* The parameters; an MCP tool's (args) are its arguments, which go nowhere in a request. */
+static void params(text_ctx *c, const jt_node *ps, bool args)
 {
     if (!jt_is(ps, JT_ARRAY) || !ps->len) return;
-    put(c, "Parameters:\n");
+    put(c, args ? "Arguments:\n" : "Parameters:\n");
     for (uint32_t i = 0; i < ps->len; i++) {
         const jt_node *p = ps->u.items[i];
         const jt_node *s = jt_get(p, "schema");
-        putf(c, "  - %s (%s, ", jt_get_str(p, "name") ? jt_get_str(p, "name") : "?",
-             jt_get_str(p, "in") ? jt_get_str(p, "in") : "?");
+        putf(c, "  - %s (", jt_get_str(p, "name") ? jt_get_str(p, "name") : "?");
+        if (!args) putf(c, "%s, ", jt_get_str(p, "in") ? jt_get_str(p, "in") : "?");
         type_of(c, s, 0);
         attrs(c, s, jt_get_bool(p, "required", false));
         if (jt_get(p, "example") && !jt_get(s, "example")) {
@@ -368,21 +369,44 @@ static void response(text_ctx *c, const jt_node *r)
     }
 }
 
+/* What an MCP server's entry says beside its arguments: the annotations of a tool. */
+static void mcp_annotations(text_ctx *c, const jt_node *ann)
+{
+    if (!jt_is(ann, JT_OBJECT) || !ann->len) return;
+    put(c, "Annotations: ");
+    for (uint32_t i = 0; i < ann->len; i++) {
+        putf(c, "%s%s: ", i ? ", " : "", ann->u.members[i].key);
+        value(c, ann->u.members[i].value);
+    }
+    put(c, "\n");
+}
+
 static void document(text_ctx *c, const jt_node *o)
 {
     const char *summary = jt_get_str(o, "summary");
     const char *detail = jt_get_str(o, "detail");
-    putf(c, "%s %s", jt_get_str(o, "method"), jt_get_str(o, "url"));
+    /* an MCP tool, resource or prompt: its id, not a method and path that mean nothing */
+    const jt_node *mcp = jt_get(o, "mcp");
+    if (!jt_is(mcp, JT_OBJECT)) mcp = NULL;
+    if (mcp)
+        putf(c, "MCP %s %s", jt_get_str(mcp, "kind") ? jt_get_str(mcp, "kind") : "tool",
+             jt_get_str(o, "id"));
+    else
+        putf(c, "%s %s", jt_get_str(o, "method"), jt_get_str(o, "url"));
     bool one_line = detail && !strcmp(detail, "summary");
     const char *what = summary && *summary ? summary
                        : one_line          ? jt_get_str(o, "description")
                                            : NULL;
     if (what && *what) putf(c, " - %s", what);
-    putf(c, "  [%s]\n", jt_get_str(o, "id"));
+    if (mcp)
+        put(c, "\n");
+    else
+        putf(c, "  [%s]\n", jt_get_str(o, "id"));
     if (one_line) return;
-    putf(c, "API: %s", jt_get_str(o, "api"));
+    putf(c, "%s: %s", mcp ? "Server" : "API", jt_get_str(o, "api"));
     if (jt_get_str(o, "api_title")) putf(c, " (%s)", jt_get_str(o, "api_title"));
-    if (jt_get_str(o, "operation_id")) putf(c, "; operationId: %s", jt_get_str(o, "operation_id"));
+    if (!mcp && jt_get_str(o, "operation_id"))
+        putf(c, "; operationId: %s", jt_get_str(o, "operation_id"));
     const jt_node *tags = jt_get(o, "tags");
     if (jt_is(tags, JT_ARRAY) && tags->len) {
         put(c, "; tags: ");
@@ -397,15 +421,19 @@ static void document(text_ctx *c, const jt_node *o)
     if (stored && *stored) putf(c, "%s\n", stored);
     const char *note = jt_get_str(o, "note");
     if (note) putf(c, "(%s)\n", note);
-    auth(c, jt_get(o, "auth"));
-    params(c, jt_get(o, "parameters"));
+    if (mcp)
+        mcp_annotations(c, jt_get(mcp, "annotations"));
+    else
+        auth(c, jt_get(o, "auth"));
+    params(c, jt_get(o, "parameters"), mcp != NULL);
     body(c, jt_get(o, "request_body"));
     const jt_node *in = jt_get(o, "inputs");
     if (jt_is(in, JT_ARRAY) && in->len) {
         put(c, "Required inputs: ");
-        for (uint32_t i = 0; i < in->len; i++)
-            putf(c, "%s%s (%s)", i ? ", " : "", jt_get_str(in->u.items[i], "name"),
-                 jt_get_str(in->u.items[i], "in"));
+        for (uint32_t i = 0; i < in->len; i++) {
+            putf(c, "%s%s", i ? ", " : "", jt_get_str(in->u.items[i], "name"));
+            if (!mcp) putf(c, " (%s)", jt_get_str(in->u.items[i], "in"));
+        }
         put(c, "\n");
     }
     const jt_node *r = jt_get(o, "response");

@@ -168,6 +168,17 @@ static const char *resolve(parser *p, const char *path)
     return core_arena_printf(p->rf->arena, "%s%s", p->base, path);
 }
 
+/* A source string: a path relative to the registry file's folder, as resolve(); a URL or an
+   MCP server as written, except the FILE of `mcp+config:FILE[#NAME]`, which is a path too
+   (a `mcp+stdio:` command is not: its program is found as a shell would, on PATH). */
+static const char *resolve_source(parser *p, const char *w)
+{
+    if (strncmp(w, "mcp+config:", 11))
+        return mcpc_is_source(w) ? core_arena_strdup(p->rf->arena, w) : resolve(p, w);
+    const char *file = resolve(p, w + 11);
+    return file ? core_arena_printf(p->rf->arena, "mcp+config:%s", file) : NULL;
+}
+
 static bool valid_env(const char *s)
 {
     if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_')) return false;
@@ -296,7 +307,7 @@ static int parse_source(parser *p, const jt_node *v, registry_source *s)
         s->kind = is_url(w)         ? REGISTRY_SOURCE_URL
                   : has_wildcard(w) ? REGISTRY_SOURCE_GLOB
                                     : REGISTRY_SOURCE_PATH;
-        s->resolved = resolve(p, w);
+        s->resolved = resolve_source(p, w);
         return s->resolved ? 0 : core_error_set(p->err, APIDEX_ENOMEM, "out of memory");
     }
     if (!jt_is(v, JT_OBJECT))
@@ -346,7 +357,7 @@ static int parse_source(parser *p, const jt_node *v, registry_source *s)
     if (!s->written) return FAIL(p, v, "a source needs a path or a url");
     if (s->id && s->kind == REGISTRY_SOURCE_GLOB)
         return FAIL(p, id_node, "an id names one document, and '%s' is a glob", s->written);
-    s->resolved = resolve(p, s->written);
+    s->resolved = resolve_source(p, s->written);
     if (!s->resolved) return core_error_set(p->err, APIDEX_ENOMEM, "out of memory");
     if (server || auth) {
         core_buf b;

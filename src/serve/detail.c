@@ -1,6 +1,7 @@
 /*
  * One endpoint at a detail level (summary, call, full) as json-c: the spec is
- * re-read from the document the index names, rendered by chunk_detail_json
+ * re-read from the document the index names (or the snapshot it keeps of an MCP
+ * server's tool list: store_api_registry), rendered by chunk_detail_json
  * (the single renderer of show, get_endpoint and /v1/endpoints), and the
  * producers of its inputs, which only the index knows, are added.
  */
@@ -31,7 +32,8 @@ static struct {
 /* The registry holding sapi's document as indexed: the cached one, or a fresh read, which
    replaces the cache when it is that version (*owned false: the cache owns it), else is the
    caller's to free (*owned true). Called with cache.lock held. */
-static int document_of(const store_api *sapi, spec_registry **out, bool *owned, apidex_error *err)
+static int document_of(store_index *idx, size_t ai, const store_api *sapi, spec_registry **out,
+                       bool *owned, apidex_error *err)
 {
     *out = NULL;
     *owned = true;
@@ -41,9 +43,8 @@ static int document_of(const store_api *sapi, spec_registry **out, bool *owned, 
         return 0;
     }
     spec_registry *reg = NULL;
-    int rc = spec_registry_new(NULL, &reg, err);
-    if (rc) return rc;
-    rc = spec_registry_add(reg, sapi->document, err);
+    int rc = store_api_registry(idx, ai, &reg, err);
+    if (!reg) return rc;
     *out = reg;
     const spec_api *api = !rc && spec_registry_count(reg) ? spec_registry_api(reg, 0) : NULL;
     char *doc = api && !api->failed && api->content_hash == sapi->content_hash
@@ -178,7 +179,7 @@ int serve_endpoint_detail(store_index *idx, long oi, int lv, struct json_object 
     spec_registry *reg = NULL;
     bool owned = true;
     pthread_mutex_lock(&cache.lock);
-    rc = document_of(sapi, &reg, &owned, err);
+    rc = document_of(idx, sop->api_index, sapi, &reg, &owned, err);
     if (!reg) {
         pthread_mutex_unlock(&cache.lock);
         return rc;
@@ -218,6 +219,8 @@ int serve_endpoint_detail(store_index *idx, long oi, int lv, struct json_object 
         if (!o) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
     core_buf_free(&b);
+    struct json_object *mcp = o ? serve_mcp_entry_json(op, sop->api) : NULL;
+    if (mcp) serve_jadd(o, "mcp", mcp);
     if (owned) spec_registry_free(reg);
     pthread_mutex_unlock(&cache.lock);
     if (rc) return rc;

@@ -78,6 +78,13 @@ const char *serve_jget_str(struct json_object *obj, const char *key);
 /** Adds key: value to obj; returns false on OOM (value is put). */
 bool serve_jadd(struct json_object *obj, const char *key, struct json_object *value);
 
+/**
+ * What an operation made from an MCP server is (tooldefs_mcp.c): {kind: "tool", "resource"
+ * or "prompt", server, name (tool, prompt), uri (resource: its URI or URI template),
+ * annotations (tool)}, or NULL for an endpoint. Caller owns it.
+ */
+struct json_object *serve_mcp_entry_json(const spec_operation *op, const char *server);
+
 /** The plan of a search result as a JSON array of steps (plan_json.c); NULL on OOM. */
 struct json_object *serve_plan_json(const search_result *res);
 

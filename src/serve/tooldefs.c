@@ -406,7 +406,7 @@ static struct json_object *function_description(const spec_operation *op)
 /* ---------------------------------------------------------------- all of them */
 
 typedef struct loaded_doc {
-    const char *document;
+    size_t api_index;
     spec_registry *reg;
 } loaded_doc;
 
@@ -496,12 +496,14 @@ int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve
         const store_api *sapi = &apis[sop->api_index];
         spec_registry *reg = NULL;
         for (size_t d = 0; d < n_docs && !reg; d++)
-            if (!strcmp(docs[d].document, sapi->document)) reg = docs[d].reg;
+            if (docs[d].api_index == sop->api_index) reg = docs[d].reg;
         if (!reg) {
-            if ((rc = spec_registry_new(NULL, &reg, err)) != 0) break;
-            docs[n_docs].document = sapi->document;
-            docs[n_docs++].reg = reg;
-            if ((rc = spec_registry_add(reg, sapi->document, err)) != 0) break;
+            rc = store_api_registry(idx, sop->api_index, &reg, err);
+            if (reg) {
+                docs[n_docs].api_index = sop->api_index;
+                docs[n_docs++].reg = reg;
+            }
+            if (rc) break;
         }
         const spec_api *api = spec_registry_count(reg) ? spec_registry_api(reg, 0) : NULL;
         const spec_operation *op = api && !api->failed ? find_spec_op(api, sop) : NULL;
@@ -514,9 +516,27 @@ int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve
         char name[SERVE_TOOL_NAME_MAX + 1];
         serve_tool_name(sapi->id, sop->id, sop->operation_id, sop->method, sop->path, name);
         const spec_media *media = body_media(op);
-        struct json_object *call = serve_tool_call(api, sop->id, op, media ? media->type : NULL);
+        const jt_node *tool = serve_mcp_tool(op);
+        struct json_object *call =
+            tool ? serve_mcp_call(sapi->id, sop->id, op)
+                 : serve_tool_call(api, sop->id, op, media ? media->type : NULL);
         conv c = {.api = api, .arena = arena};
-        struct json_object *params = function_schema(&c, op, fmt == SERVE_TOOLS_OPENAI);
+        struct json_object *params = NULL;
+        if (!tool) {
+            params = function_schema(&c, op, fmt == SERVE_TOOLS_OPENAI);
+        } else if (fmt == SERVE_TOOLS_OPENAI) { /* inlined for strict mode, below */
+            spec_loc in = {jt_get(tool, "x-mcp-input-schema"), op->node.doc};
+            params = in.node ? convert(&c, in) : NULL;
+        } else { /* the tool's own schema, as its server listed it */
+            params = serve_mcp_schema(op, "x-mcp-input-schema");
+        }
+        if (tool && !params) { /* a tool without an input schema takes no arguments */
+            params = json_object_new_object();
+            if (params) {
+                serve_jadd(params, "type", json_object_new_string("object"));
+                serve_jadd(params, "properties", json_object_new_object());
+            }
+        }
         if (params && fmt == SERVE_TOOLS_OPENAI) {
             strict_ctx sc = {.json_strings = json_object_new_array()};
             struct json_object *strict = serve_schema_strict(&sc, params, false, "", 0);
@@ -527,8 +547,12 @@ int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve
             else
                 json_object_put(sc.json_strings);
         }
-        struct json_object *def =
-            params ? definition(fmt, name, function_description(op), params) : NULL;
+        struct json_object *desc =
+            !tool ? function_description(op)
+                  : serve_mcp_description(op, fmt == SERVE_TOOLS_MCP ? 0 : MAX_DESCRIPTION);
+        struct json_object *def = params ? definition(fmt, name, desc, params) : NULL;
+        if (!params) json_object_put(desc);
+        if (def && tool && fmt == SERVE_TOOLS_MCP) serve_mcp_extras(def, op);
         if (!def || !call) {
             json_object_put(def);
             json_object_put(call);

@@ -25,6 +25,23 @@ void serve_tool_name(const char *api_id, const char *id, const char *operation_i
 struct json_object *serve_tool_call(const spec_api *api, const char *id, const spec_operation *op,
                                     const char *content_type);
 
+/* MCP tools (tooldefs_mcp.c): defined as their server listed them. */
+/** The operation's node when it is an MCP tool (spec/mcp.c), else NULL. */
+const jt_node *serve_mcp_tool(const spec_operation *op);
+/**
+ * The tool's own schema under key ("x-mcp-input-schema", "x-mcp-output-schema") as JSON,
+ * its $refs relative to its own root again; NULL when it has none. Caller owns it.
+ */
+struct json_object *serve_mcp_schema(const spec_operation *op, const char *key);
+/** The tool's description as written (its summary when it has none), cut to max bytes at a
+    sentence or word end (0: whole). Caller owns it. */
+struct json_object *serve_mcp_description(const spec_operation *op, size_t max);
+/** Adds what the MCP shape of a Tool has besides name, description and inputSchema: title,
+    annotations, outputSchema (those the tool has). */
+void serve_mcp_extras(struct json_object *def, const spec_operation *op);
+/** The `calls` entry of an MCP tool: id and {server: API id, tool: its name}. */
+struct json_object *serve_mcp_call(const char *api_id, const char *id, const spec_operation *op);
+
 /* OpenAI strict-mode rewriting (tooldefs_strict.c). */
 typedef struct strict_ctx {
     struct json_object *json_strings; /* argument pointers made JSON strings (borrowed) */

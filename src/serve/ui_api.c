@@ -88,7 +88,7 @@ static struct json_object *diags_json(const core_diags *d, size_t *n_warn, size_
 }
 
 /* One document: what the index holds, and its warnings as it reads now. */
-static struct json_object *document_json(const store_api *sapi)
+static struct json_object *document_json(store_index *idx, size_t ai, const store_api *sapi)
 {
     struct json_object *o = json_object_new_object();
     if (!o) return NULL;
@@ -103,12 +103,10 @@ static struct json_object *document_json(const store_api *sapi)
     spec_registry *reg = NULL;
     apidex_error err;
     core_error_clear(&err);
-    spec_input_options io = {.name = sapi->id};
     const char *state = "read";
     struct json_object *warnings = NULL;
     size_t n_warn = 0, n_err = 0, dropped = 0;
-    if (spec_registry_new(NULL, &reg, &err) ||
-        spec_registry_add_input(reg, sapi->document, &io, &err) || !spec_registry_count(reg)) {
+    if (store_api_registry(idx, ai, &reg, &err) || !spec_registry_count(reg)) {
         state = "unreadable";
         struct json_object *w = json_object_new_object();
         warnings = json_object_new_array();
@@ -151,7 +149,7 @@ static struct json_object *documents_of(serve_snapshot *snap)
     if (!doc_cache.documents || doc_cache.build_id != build) {
         struct json_object *arr = json_object_new_array();
         for (size_t i = 0; arr && i < snap->n_apis; i++) {
-            struct json_object *d = document_json(&snap->apis[i]);
+            struct json_object *d = document_json(snap->idx, i, &snap->apis[i]);
             if (d) json_object_array_add(arr, d);
         }
         size_t len = 0;
@@ -273,9 +271,8 @@ static int build_snippet(store_index *idx, const snippet_args *a, exec_snippet_l
     const store_operation *sop = &ops[oi];
     const store_api *sapi = &apis[sop->api_index];
     spec_registry *reg = NULL;
-    spec_input_options io = {.name = sapi->id}; /* credentials' variables are named by the id */
-    rc = spec_registry_new(NULL, &reg, err);
-    if (!rc) rc = spec_registry_add_input(reg, sapi->document, &io, err);
+    /* named by the API id, as credentials' variables are */
+    rc = store_api_registry(idx, sop->api_index, &reg, err);
     const spec_api *api = !rc && spec_registry_count(reg) ? spec_registry_api(reg, 0) : NULL;
     const spec_operation *op = api && !api->failed ? loaded_op(api, sop) : NULL;
     if (!op) {
@@ -341,15 +338,13 @@ static void snippet(serve_db *db, struct MHD_Connection *conn, serve_ui_reply *o
 
 /* The API's security schemes (name, type, where the credential goes), read from its
    document; JSON null when the document cannot be read again. */
-static struct json_object *auth_schemes(const store_api *sapi)
+static struct json_object *auth_schemes(store_index *idx, size_t ai)
 {
     spec_registry *reg = NULL;
     apidex_error err;
     core_error_clear(&err);
-    spec_input_options io = {.name = sapi->id};
     struct json_object *arr = NULL;
-    if (!spec_registry_new(NULL, &reg, &err) &&
-        !spec_registry_add_input(reg, sapi->document, &io, &err) && spec_registry_count(reg) &&
+    if (!store_api_registry(idx, ai, &reg, &err) && spec_registry_count(reg) &&
         !spec_registry_api(reg, 0)->failed) {
         const spec_api *api = spec_registry_api(reg, 0);
         const jt_node *root = api->root.node;
@@ -392,7 +387,7 @@ void serve_ui_data(serve_db *db, struct MHD_Connection *conn, const char *url, s
     core_error_clear(&err);
     int rc = serve_query_api(snap, id, &obj, &err);
     long ai = rc ? -1 : store_find_api(snap->idx, serve_jget_str(obj, "id"));
-    if (ai >= 0) serve_jadd(obj, "auth", auth_schemes(&snap->apis[ai]));
+    if (ai >= 0) serve_jadd(obj, "auth", auth_schemes(snap->idx, (size_t)ai));
     serve_snapshot_release(snap);
     /* the page's view: each description also as safe HTML (markup.c) */
     if (!rc) serve_markup_add(obj);

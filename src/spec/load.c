@@ -1136,8 +1136,51 @@ static char *server_slug(const char *name)
  * list read and loaded as a document of its own (spec/mcp.c); a server that fails is that
  * API's error, and the other servers are still read. A config entry's name is its API id.
  */
+/* An MCP source's document as an index kept it (spec_input_options.text): built as when it
+   was read from the server, under the same name and key, without starting anything. */
+static int add_mcp_text(spec_registry *reg, const char *input, const char *text, size_t len,
+                        apidex_error *err)
+{
+    size_t kl = strlen(input) + 5;
+    char *key = malloc(kl);
+    char *copy = malloc(len + 1);
+    if (!key || !copy) {
+        free(key);
+        free(copy);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    snprintf(key, kl, "mcp:%s", input);
+    if (spec_strmap_get(&reg->by_real, key, strlen(key), NULL)) {
+        free(key);
+        free(copy);
+        return 0;
+    }
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    apidex_error perr;
+    core_error_clear(&perr);
+    jt_doc *tree = NULL;
+    core_budget *budget = NULL;
+    int lrc = parse_root(reg, copy, len, input, &tree, &budget, &perr);
+    spec_api_int *ai = api_new(reg, input, key, false, true, budget);
+    free(key);
+    if (!ai) {
+        jt_doc_free(tree);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    ai->generated = true;
+    int brc = api_build(ai, lrc ? NULL : tree, &perr);
+    if (brc == APIDEX_ENOMEM || registry_insert(reg, ai)) {
+        api_free(ai);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
 static int add_mcp(spec_registry *reg, const char *input, apidex_error *err)
 {
+    if (reg->input && reg->input->text)
+        return add_mcp_text(reg, input, reg->input->text, reg->input->text_len, err);
     core_arena *a = core_arena_new(0);
     if (!a) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     mcpc_servers ss;
@@ -1197,6 +1240,7 @@ static int add_mcp(spec_registry *reg, const char *input, apidex_error *err)
             rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
             break;
         }
+        ai->generated = true;
         int brc = api_build(ai, lrc ? NULL : tree, &perr);
         if (!brc && !ai->pub.failed && has_mh) ai->pub.content_hash = spec_select_hash(ai, mh);
         if (brc == APIDEX_ENOMEM || registry_insert(reg, ai)) {
@@ -1414,6 +1458,15 @@ void spec_registry_unload(spec_registry *reg, size_t i)
 }
 
 /* ---------------------------------------------------------------- small accessors */
+
+const char *spec_api_generated_text(const spec_api *api, size_t *len)
+{
+    *len = 0;
+    const spec_api_int *ai = api ? spec_api_priv(api) : NULL;
+    if (!ai || !ai->generated || api->failed || !ai->n_docs || !ai->docs[0]->tree) return NULL;
+    *len = ai->docs[0]->tree->text_len;
+    return ai->docs[0]->tree->text;
+}
 
 const char *spec_doc_file(const spec_doc *doc)
 {

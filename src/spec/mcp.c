@@ -169,9 +169,9 @@ static const char *name_words(pm_ctx *c, const char *name, size_t skip)
     return out;
 }
 
-/* The path of a tool: "/" + its name, characters a path template would read otherwise
-   ({, }, /, ?, #, space...) as '_'; unique in the document. */
-static const char *tool_path(pm_ctx *c, spec_strmap *used, const char *name)
+/* "/" + name, characters a path template would read otherwise ({, }, /, ?, #, space...)
+   as '_'. */
+static const char *safe_path(pm_ctx *c, const char *name)
 {
     size_t n = strlen(name);
     char *p = core_arena_alloc(c->a, n + 2);
@@ -187,7 +187,14 @@ static const char *tool_path(pm_ctx *c, spec_strmap *used, const char *name)
         p[i + 1] = ok ? ch : '_';
     }
     p[n + 1] = '\0';
-    return pm_unique(c, used, p, "-");
+    return p;
+}
+
+/* The path of a tool: safe_path of its name, unique in the document. */
+static const char *tool_path(pm_ctx *c, spec_strmap *used, const char *name)
+{
+    const char *p = safe_path(c, name);
+    return p ? pm_unique(c, used, p, "-") : NULL;
 }
 
 /* The parameters of a tool: one per property of its input schema (in: query), required as
@@ -290,11 +297,146 @@ static int add_tool(pm_ctx *c, pm_obj *paths, spec_strmap *names, spec_strmap *u
     pm_put(c, &responses, "200", pm_obj_done(c, &resp));
     pm_put(c, &op, "responses", pm_obj_done(c, &responses));
     if (jt_is(ann, JT_OBJECT)) pm_put(c, &op, "x-mcp-annotations", (jt_node *)ann);
+    pm_put_str(c, &op, "x-mcp-title", jt_get_str(tool, "title"));
     pm_put_str(c, &op, "x-mcp-tool", name);
     pm_put_str(c, &op, "x-mcp-pointer", ptr);
     pm_obj item = {0};
     pm_put(c, &item, lower, pm_obj_done(c, &op));
     return pm_put(c, paths, path, pm_obj_done(c, &item));
+}
+
+/* ---------------------------------------------------------------- resources and prompts */
+
+/* One string parameter (in: query) of a resource template or a prompt. */
+static void string_param(pm_ctx *c, pm_arr *params, const char *name, const char *description,
+                         bool required)
+{
+    pm_obj p = {0}, schema = {0};
+    pm_put_str(c, &p, "name", name);
+    pm_put_str(c, &p, "in", "query");
+    pm_put_str(c, &p, "description", description);
+    if (required) pm_put(c, &p, "required", pm_bool(c, true));
+    pm_put_str(c, &schema, "type", "string");
+    pm_put(c, &p, "schema", pm_obj_done(c, &schema));
+    pm_push(c, params, pm_obj_done(c, &p));
+}
+
+/* The variables of an RFC 6570 URI template as parameters: "{id}", "{+path}" and "{/a,b}"
+   are required, a query expression ("{?q,limit}", "{&page}") optional; modifiers ("*",
+   ":3") dropped, each name once. */
+static jt_node *template_params(pm_ctx *c, const char *tmpl)
+{
+    pm_arr params = {0};
+    spec_strmap seen = {0};
+    for (const char *p = strchr(tmpl, '{'); p && params.n < 64; p = strchr(p, '{')) {
+        const char *end = strchr(++p, '}');
+        if (!end) break;
+        bool optional = *p == '?' || *p == '&';
+        if (p < end && strchr("+#./;?&", *p)) p++;
+        while (p < end) {
+            const char *stop = p;
+            while (stop < end && *stop != ',') stop++;
+            const char *e = p;
+            while (e < stop && *e != '*' && *e != ':') e++;
+            if (e > p && e - p <= MCP_MAX_NAME &&
+                !spec_strmap_get(&seen, p, (size_t)(e - p), NULL)) {
+                const char *name = core_arena_strndup(c->a, p, (size_t)(e - p));
+                if (!name || spec_strmap_put(&seen, p, (size_t)(e - p), 1)) {
+                    c->oom = true;
+                    break;
+                }
+                string_param(c, &params, name, NULL, !optional);
+            }
+            p = stop < end ? stop + 1 : end;
+        }
+        p = end + 1;
+    }
+    spec_strmap_free(&seen);
+    return params.n ? pm_arr_done(c, &params) : NULL;
+}
+
+/* The arguments of a prompt as parameters. */
+static jt_node *prompt_params(pm_ctx *c, const jt_node *args)
+{
+    pm_arr params = {0};
+    for (uint32_t i = 0; jt_is(args, JT_ARRAY) && i < args->len; i++) {
+        const jt_node *a = args->u.items[i];
+        const char *name = jt_get_str(a, "name");
+        if (!name || !*name || strlen(name) > MCP_MAX_NAME) continue;
+        string_param(c, &params, name, jt_get_str(a, "description"),
+                     jt_get_bool(a, "required", false));
+    }
+    return params.n ? pm_arr_done(c, &params) : NULL;
+}
+
+enum entry_kind { ENTRY_RESOURCE, ENTRY_TEMPLATE, ENTRY_PROMPT };
+
+/*
+ * A resource, resource template or prompt as a GET operation (reading one changes nothing):
+ * operationId "resource:NAME" or "prompt:NAME" (so its id is SERVER:resource:NAME), path
+ * "/resource/NAME" or "/prompt/NAME" (tool paths never hold a '/', so they cannot clash), a
+ * template's variables and a prompt's arguments as parameters, the URI in the description.
+ */
+static int add_entry(pm_ctx *c, pm_obj *paths, spec_strmap *used_paths, spec_strmap *used_ids,
+                     const jt_node *item, enum entry_kind kind, size_t i)
+{
+    static const char *const lists[] = {"resources", "resourceTemplates", "prompts"};
+    char ptr[64];
+    snprintf(ptr, sizeof ptr, "/%s/%zu", lists[kind], i);
+    const char *name = jt_get_str(item, "name");
+    if (!jt_is(item, JT_OBJECT) || !name || !*name || strlen(name) > MCP_MAX_NAME) {
+        pm_warn(c, ptr, "an entry needs a name of at most %d bytes; skipped", MCP_MAX_NAME);
+        return 0;
+    }
+    const char *uri = jt_get_str(item, kind == ENTRY_TEMPLATE ? "uriTemplate" : "uri");
+    if (kind != ENTRY_PROMPT && (!uri || !*uri)) {
+        pm_warn(c, ptr, "resource '%s' has no %s; skipped", name,
+                kind == ENTRY_TEMPLATE ? "uriTemplate" : "uri");
+        return 0;
+    }
+    const char *prefix = kind == ENTRY_PROMPT ? "prompt" : "resource";
+    const char *leaf = safe_path(c, name);
+    const char *full = leaf ? core_arena_printf(c->a, "/%s%s", prefix, leaf) : NULL;
+    const char *path = full ? pm_unique(c, used_paths, full, "-") : NULL;
+    if (!path) {
+        c->oom = true;
+        return -1;
+    }
+    pm_obj op = {0};
+    const char *title = jt_get_str(item, "title");
+    const char *desc = jt_get_str(item, "description");
+    const char *want = core_arena_printf(c->a, "%s:%s", prefix, name);
+    const char *op_id = want ? pm_unique(c, used_ids, want, "-") : NULL;
+    if (!op_id) {
+        c->oom = true;
+        return -1;
+    }
+    pm_put_str(c, &op, "operationId", op_id);
+    pm_put_str(c, &op, "summary", title && *title ? title : name_words(c, name));
+    if (uri) {
+        const char *mime = jt_get_str(item, "mimeType");
+        pm_put_str(c, &op, "description",
+                   core_arena_printf(c->a, "%s%s%s %s%s%s%s", desc ? desc : "", desc ? " " : "",
+                                     kind == ENTRY_TEMPLATE ? "URI template:" : "URI:", uri,
+                                     mime ? " (" : "", mime ? mime : "", mime ? ")" : ""));
+    } else {
+        pm_put_str(c, &op, "description", desc);
+    }
+    jt_node *params = kind == ENTRY_TEMPLATE ? template_params(c, uri)
+                      : kind == ENTRY_PROMPT ? prompt_params(c, jt_get(item, "arguments"))
+                                             : NULL;
+    if (params) pm_put(c, &op, "parameters", params);
+    pm_obj resp = {0}, responses = {0};
+    pm_put_str(c, &resp, "description",
+               kind == ENTRY_PROMPT ? "the prompt's messages" : "the resource's contents");
+    pm_put(c, &responses, "200", pm_obj_done(c, &resp));
+    pm_put(c, &op, "responses", pm_obj_done(c, &responses));
+    pm_put_str(c, &op, kind == ENTRY_PROMPT ? "x-mcp-prompt" : "x-mcp-resource",
+               kind == ENTRY_PROMPT ? name : uri);
+    pm_put_str(c, &op, "x-mcp-pointer", ptr);
+    pm_obj get = {0};
+    pm_put(c, &get, "get", pm_obj_done(c, &op));
+    return pm_put(c, paths, path, pm_obj_done(c, &get));
 }
 
 int spec_mcp_translate(spec_api_int *ai, const spec_doc *doc, jt_node **out)
@@ -310,6 +452,15 @@ int spec_mcp_translate(spec_api_int *ai, const spec_doc *doc, jt_node **out)
     size_t prefix = shared_prefix(tools);
     for (uint32_t i = 0; i < tools->len && !rc; i++)
         rc = add_tool(&c, &paths, &names, &used_paths, tools->u.items[i], i, prefix);
+    static const char *const lists[] = {"resources", "resourceTemplates", "prompts"};
+    spec_strmap used_ids = {0}; /* "resource:NAME" twice: the second "resource:NAME-2" */
+    for (int k = 0; k < 3 && !rc; k++) {
+        const jt_node *items = jt_get(root, lists[k]);
+        for (uint32_t i = 0; jt_is(items, JT_ARRAY) && i < items->len && !rc; i++)
+            rc = add_entry(&c, &paths, &used_paths, &used_ids, items->u.items[i],
+                           (enum entry_kind)k, i);
+    }
+    spec_strmap_free(&used_ids);
     if (!rc) {
         pm_put_str(&c, &oas, "openapi", "3.0.3");
         const char *title = jt_get_str(si, "title");

@@ -193,7 +193,19 @@ typedef struct spec_input_options {
        re-indexes the document. */
     const char *const *include_tags;
     const char *const *exclude_tags;
+    /* An MCP source's document as an index kept it (spec_api_generated_text): loaded from
+       these text_len bytes instead of starting the server, so an indexed tool can be shown
+       without its server. NULL = run the source. Ignored for other inputs. */
+    const char *text;
+    size_t text_len;
 } spec_input_options;
+/**
+ * The root document of an API made by running its source (an MCP server's tool list, as
+ * spec/mcp.c reads it), for an index to keep: reading it again would start the server. NULL
+ * for files and URLs (read again from where they are) and once the API is unloaded. The
+ * text belongs to the API; *len its bytes.
+ */
+const char *spec_api_generated_text(const spec_api *api, size_t *len);
 /** spec_registry_add with per-input options (io may be NULL). */
 int spec_registry_add_input(spec_registry *reg, const char *input, const spec_input_options *io,
                             apidex_error *err);

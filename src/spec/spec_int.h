@@ -107,6 +107,8 @@ struct spec_api_int {
     unsigned searches;     /* node → pointer searches done (capped likewise) */
     const char *name;      /* spec_input_options.name (arena), or NULL */
     const char **include_tags, **exclude_tags; /* NULL-terminated (arena), or NULL */
+    bool generated; /* the root was made by running the source (an MCP server's tool list),
+                       so it cannot be read again without it: spec_api_generated_text */
 };
 
 static inline spec_api_int *spec_api_priv(const spec_api *api)

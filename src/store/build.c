@@ -421,6 +421,8 @@ static int index_api(build_ctx *b, const spec_api *api, const char *doc, const c
     rec.spec_version = api->spec_version;
     rec.content_hash = api->content_hash;
     rec.n_files = api->n_files;
+    size_t snapshot_len;
+    rec.snapshot = spec_api_generated_text(api, &snapshot_len);
     rec.n_servers = api->n_servers;
     rec.servers =
         api->n_servers ? core_arena_calloc(b->arena, api->n_servers, sizeof *rec.servers) : NULL;

@@ -33,6 +33,7 @@ struct store_index {
     store_info info;
     bool have_info;
     store_api *apis;
+    int64_t *api_rowids; /* parallel to apis: where to read an API's snapshot */
     size_t n_apis;
     bool apis_loaded;
     store_operation *ops;
@@ -382,6 +383,7 @@ static int api_row(store_index *idx, sqlite3_stmt *st, size_t i)
     a->n_files = col_size(st, 11);
     a->provider = col_str(idx, st, 12, &fail);
     a->overrides = col_str(idx, st, 13, &fail);
+    idx->api_rowids[i] = sqlite3_column_int64(st, 14);
     return fail ? -1 : 0;
 }
 
@@ -428,13 +430,16 @@ static int load_apis(store_index *idx, apidex_error *err)
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
     void *arr = NULL;
-    int rc =
-        rows_begin(idx,
-                   "SELECT id, document, title, version, description, spec_version, servers, "
-                   "tags, n_ops, n_schemas, content_hash, n_files, provider, overrides FROM apis "
-                   "ORDER BY id",
-                   "apis", sizeof *idx->apis, &arr, &cap, &st, err);
+    int rc = rows_begin(idx,
+                        "SELECT id, document, title, version, description, spec_version, servers, "
+                        "tags, n_ops, n_schemas, content_hash, n_files, provider, overrides, rowid "
+                        "FROM apis ORDER BY id",
+                        "apis", sizeof *idx->apis, &arr, &cap, &st, err);
     idx->apis = arr;
+    if (!rc && !(idx->api_rowids = core_arena_calloc(idx->arena, cap ? cap : 1, sizeof(int64_t)))) {
+        sqlite3_finalize(st);
+        rc = oom(err);
+    }
     if (!rc) rc = rows_run(idx, st, cap, "apis", api_row, &idx->n_apis, err);
     if (rc) return rc;
     if (map_build(idx, &idx->api_map, idx->n_apis, api_key, idx->apis)) return oom(err);
@@ -900,6 +905,14 @@ const char *store_operation_content(store_index *idx, size_t i)
     if (!idx || !idx->ops_loaded || i >= idx->n_ops) return "";
     return fetch_text(idx, "SELECT content FROM operations WHERE rowid = ?", idx->op_rowids[i],
                       &idx->ops[i].content, "");
+}
+
+const char *store_api_snapshot(store_index *idx, size_t i)
+{
+    if (!idx || !idx->apis_loaded || i >= idx->n_apis) return NULL;
+    const char *t = fetch_text(idx, "SELECT snapshot FROM apis WHERE rowid = ?", idx->api_rowids[i],
+                               &idx->apis[i].snapshot, no_text);
+    return t == no_text || !*t ? NULL : t;
 }
 
 const char *store_schema_content(store_index *idx, size_t i)

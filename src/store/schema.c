@@ -30,7 +30,7 @@ static const char schema_head[] =
     "  description TEXT, spec_version TEXT, servers TEXT NOT NULL DEFAULT '[]',\n"
     "  tags TEXT NOT NULL DEFAULT '[]', n_ops INTEGER NOT NULL DEFAULT 0,\n"
     "  n_schemas INTEGER NOT NULL DEFAULT 0, content_hash TEXT NOT NULL,\n"
-    "  n_files INTEGER NOT NULL DEFAULT 1, provider TEXT, overrides TEXT);\n"
+    "  n_files INTEGER NOT NULL DEFAULT 1, provider TEXT, overrides TEXT, snapshot TEXT);\n"
     /* Other names an API answers to: ids it had before (a --name, an older apidex). */
     "CREATE TABLE aliases(alias TEXT PRIMARY KEY, api TEXT NOT NULL);\n"
     "CREATE INDEX aliases_api ON aliases(api);\n";

@@ -43,7 +43,7 @@
 #include <stdint.h>
 
 /** The index schema version (PRAGMA user_version). Bumped on every incompatible change. */
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 /** The default index file when neither --db nor APIDEX_DB is given. */
 #define STORE_DEFAULT_DB "apidex.db"
 
@@ -109,6 +109,10 @@ typedef struct store_api {
                                 or NULL */
     const char **aliases;    /* other names it answers to (reader output only), sorted */
     size_t n_aliases;
+    const char *snapshot; /* writer input: the document itself when it cannot be read again
+                             without running its source (spec_api_generated_text: an MCP
+                             server's tool list), or NULL; readers leave it NULL and read it
+                             with store_api_snapshot */
 } store_api;
 
 /** An input an operation needs to be called. */
@@ -326,6 +330,15 @@ int store_resolve_api(store_index *idx, const char *name, long *out, apidex_erro
  * Thread-safe.
  */
 const char *store_operation_content(store_index *idx, size_t i);
+/** API i's kept document (store_api.snapshot), or NULL when the index keeps none. */
+const char *store_api_snapshot(store_index *idx, size_t i);
+/**
+ * A new registry holding API i's document as it was indexed: the kept snapshot (an MCP
+ * server's tool list: no server is started), else the document read again from its path
+ * or URL, with the API's id as its name. *out (set even on an error: what was read, maybe a
+ * failed API) is the caller's: spec_registry_free. Returns the spec_registry_add code.
+ */
+int store_api_registry(store_index *idx, size_t i, spec_registry **out, apidex_error *err);
 const char *store_schema_content(store_index *idx, size_t i);
 const char *store_chunk_content(store_index *idx, size_t i);
 /** The text chunk i was indexed and embedded on when it has its own (summary and query

@@ -190,8 +190,8 @@ static void parent_dir(const char *path, char *out, size_t cap)
 static const char *const insert_sql[ST_COUNT] = {
     [ST_DOC] = "INSERT INTO documents(path, api, content_hash, n_files) VALUES(?,?,?,?)",
     [ST_API] = "INSERT INTO apis(id, document, title, version, description, spec_version, "
-               "servers, tags, n_ops, n_schemas, content_hash, n_files, provider, overrides) "
-               "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+               "servers, tags, n_ops, n_schemas, content_hash, n_files, provider, overrides, "
+               "snapshot) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_INPUT] = "INSERT INTO inputs(operation, api, ord, name, location, field, required) "
                  "VALUES(?,?,?,?,?,?,?)",
     [ST_SCHEMA] = "INSERT INTO schemas(id, api, name, pointer, content, tokens, used_by, "
@@ -434,6 +434,7 @@ int store_w_flush_api(store_writer *w, apidex_error *err)
     sqlite3_bind_int64(st, 12, (sqlite3_int64)(a->n_files ? a->n_files : 1));
     bind_text(st, 13, a->provider);
     bind_text(st, 14, a->overrides);
+    if (store_bind_packed(st, 15, &w->pack, a->snapshot) != SQLITE_OK) return store_w_oom(err);
     int rc = step_done(w->db, st, "writing an API", err);
     w->has_api = false;
     w->n_tags = 0;
@@ -497,6 +498,8 @@ int store_writer_add_api(store_writer *w, const store_api *api, apidex_error *er
     w->api.spec_version = api->spec_version ? core_arena_strdup(a, api->spec_version) : NULL;
     w->api.provider = api->provider ? core_arena_strdup(a, api->provider) : NULL;
     w->api.overrides = api->overrides ? core_arena_strdup(a, api->overrides) : NULL;
+    w->api.snapshot = api->snapshot ? core_arena_strdup(a, api->snapshot) : NULL;
+    if (api->snapshot && !w->api.snapshot) return store_w_oom(err);
     w->api.servers = NULL;
     if (api->n_servers) {
         w->api.servers = core_arena_calloc(a, api->n_servers, sizeof *w->api.servers);

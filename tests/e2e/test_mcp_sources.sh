@@ -61,8 +61,13 @@ jq -e '.results[0].id == "memory:create_entities"' "$T/s1.json" >/dev/null ||
 jq -e '[.results[].id] | index("filesystem:list_directory") != null' "$T/s2.json" >/dev/null ||
   fail "search filesystem: $(jq -c '[.results[].id]' "$T/s2.json")"
 "$BIN" show filesystem:read_text_file --db "$T/a.db" >"$T/show.txt"
-grep -q "^GET /read_text_file - Read Text File" "$T/show.txt" || fail "read-only tool is GET: $(cat "$T/show.txt")"
-grep -q "path (query, string, required)" "$T/show.txt" || fail "parameters: $(cat "$T/show.txt")"
+grep -q "^MCP tool filesystem:read_text_file - Read Text File$" "$T/show.txt" || fail "a tool by its id: $(cat "$T/show.txt")"
+grep -q "^Annotations: readOnlyHint: true" "$T/show.txt" || fail "annotations: $(cat "$T/show.txt")"
+grep -q "^  - path (string, required)" "$T/show.txt" || fail "arguments: $(cat "$T/show.txt")"
+"$BIN" show filesystem:read_text_file --db "$T/a.db" --json >"$T/show.json"
+jq -e '.method == "GET" and .mcp.kind == "tool" and .mcp.server == "filesystem" and
+  .mcp.name == "read_text_file" and .mcp.annotations.readOnlyHint == true' "$T/show.json" >/dev/null ||
+  fail "read-only tool is GET, mcp in the JSON: $(head -c 600 "$T/show.json")"
 (cd / && "$BIN" show filesystem:write_file --db "$T/a.db" --detail full) >"$T/full.txt"
 grep -q "content: string" "$T/full.txt" || fail "show --detail full reads the server again: $(cat "$T/full.txt")"
 grep -q "could not be read again" "$T/full.txt" && fail "full detail fell back: $(cat "$T/full.txt")"

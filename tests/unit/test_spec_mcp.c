@@ -211,6 +211,64 @@ static void test_shared_name_prefix_left_out_of_summary(void **state)
     spec_registry_free(reg);
 }
 
+/* Resources, resource templates and prompts become read-only (GET) operations next to the
+   tools, their template variables and arguments parameters. */
+static void test_resources_and_prompts(void **state)
+{
+    (void)state;
+    spec_registry *reg = load_text(
+        "demo", "{\"mcp\": {\"server\": \"demo\"},\n"
+                " \"tools\": [{\"name\": \"echo\", \"inputSchema\": {\"type\": \"object\"}}],\n"
+                " \"resources\": [{\"uri\": \"demo://docs/a.md\", \"name\": \"a.md\", \"mimeType\":"
+                " \"text/markdown\", \"description\": \"A document.\"},\n"
+                "   {\"uri\": \"demo://docs/b.md\", \"name\": \"a.md\"},\n"
+                "   {\"name\": \"no-uri\"}, {\"uri\": \"demo://x\"}],\n"
+                " \"resourceTemplates\": [{\"name\": \"Dynamic Text\", \"uriTemplate\":"
+                " \"demo://r/{id}/{+path}{?q,limit:3}{&id}\", \"title\": \"Dynamic text\"}],\n"
+                " \"prompts\": [{\"name\": \"args-prompt\", \"description\": \"Two arguments.\",\n"
+                "   \"arguments\": [{\"name\": \"city\", \"description\": \"The city\", "
+                "\"required\": true},\n"
+                "                 {\"name\": \"state\"}]},\n"
+                "   {\"name\": \"simple-prompt\"}]}\n");
+    const spec_api *api = spec_registry_api(reg, 0);
+    assert_false(api->failed);
+    assert_int_equal(api->n_ops, 6); /* echo, two a.md, the template, two prompts */
+
+    const spec_operation *r = spec_api_find_operation(api, "demo:resource:a.md");
+    assert_non_null(r);
+    assert_string_equal(r->method, "GET");
+    assert_string_equal(r->path, "/resource/a.md");
+    assert_int_equal(r->n_params, 0);
+    assert_non_null(strstr(r->description, "URI: demo://docs/a.md (text/markdown)"));
+    const spec_operation *r2 = spec_api_find_operation(api, "demo:resource:a.md-2");
+    assert_non_null(r2);
+    assert_string_equal(r2->path, "/resource/a.md-2");
+    assert_true(has_diag(api, "has no uri", "/resources/2"));
+    assert_true(has_diag(api, "needs a name", "/resources/3"));
+
+    const spec_operation *t = spec_api_find_operation(api, "demo:resource:Dynamic Text");
+    assert_non_null(t);
+    assert_string_equal(t->method, "GET");
+    assert_string_equal(t->path, "/resource/Dynamic_Text");
+    assert_string_equal(t->summary, "Dynamic text");
+    assert_int_equal(t->n_params, 4); /* id, path, q, limit; id once */
+    assert_true(find_param(t, "id")->required);
+    assert_true(find_param(t, "path")->required);
+    assert_false(find_param(t, "q")->required);
+    assert_false(find_param(t, "limit")->required);
+
+    const spec_operation *p = spec_api_find_operation(api, "demo:prompt:args-prompt");
+    assert_non_null(p);
+    assert_string_equal(p->method, "GET");
+    assert_string_equal(p->path, "/prompt/args-prompt");
+    assert_int_equal(p->n_params, 2);
+    assert_true(find_param(p, "city")->required);
+    assert_string_equal(find_param(p, "city")->description, "The city");
+    assert_false(find_param(p, "state")->required);
+    assert_non_null(spec_api_find_operation(api, "demo:prompt:simple-prompt"));
+    spec_registry_free(reg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -218,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_bare_tools_list_result),
         cmocka_unit_test(test_hostile_tools_are_skipped),
         cmocka_unit_test(test_shared_name_prefix_left_out_of_summary),
+        cmocka_unit_test(test_resources_and_prompts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
