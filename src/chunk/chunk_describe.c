@@ -356,9 +356,11 @@ int chunk_operation_fields(const spec_api *api, const spec_operation *op, const 
     if (!tmp) return APIDEX_ENOMEM;
     int rc = 0;
     out->api = api->title ? core_arena_strdup(arena, api->title) : NULL;
-    /* an MCP tool's path is its name again (spec/mcp.c), which the operationId field holds:
-       no path text, so the name is not counted twice as a path and an id */
-    if (!jt_get(op->node.node, "x-mcp-tool")) out->path = core_arena_strdup(arena, op->path);
+    /* an MCP tool's, resource's or prompt's path is its name again (spec/mcp.c), which the
+       operationId field holds: no path text, so the name is not counted twice */
+    const jt_node *n = op->node.node;
+    if (!jt_get(n, "x-mcp-tool") && !jt_get(n, "x-mcp-resource") && !jt_get(n, "x-mcp-prompt"))
+        out->path = core_arena_strdup(arena, op->path);
     out->operation_id = op->operation_id ? id_without_method(op, arena) : NULL;
     if (op->summary) {
         rc = chunk_clean_text(prep, op->summary, 0, &b, NULL);

@@ -175,7 +175,7 @@ int cli_call_build(const char *cmd, const cli_call_args *a, bool placeholders,
     const store_api *sapi = &apis[ai];
     /* the document as indexed, under the index's API id (the variables are named by it) */
     const spec_api *api = NULL;
-    if (exec_api_reload(sapi->id, sapi->document, &t->reg, &api, &err)) {
+    if (exec_api_reload(t->idx, (size_t)ai, &t->reg, &api, &err)) {
         fprintf(stderr, "apidex %s: %s\n", cmd, err.message);
         return CLI_FAILURE;
     }

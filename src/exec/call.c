@@ -1,31 +1,35 @@
 /*
  * One call, from the index to the shaped answer, as `apidex call`, the RestGPT loop's executor
- * and the servers' call_endpoint / POST /v1/call all make it: the indexed API's document read
- * again, the caller's JSON inputs turned into exec_build's name=value inputs, the request sent
- * under the policy (with the hosts it may reach) and the response shaped; a dry run's request
- * as JSON.
+ * and the servers' call_endpoint / POST /v1/call all make it: the indexed API's document (the
+ * index's snapshot of an MCP server's list, else the file read again), the caller's JSON
+ * inputs turned into exec_build's name=value inputs, the request sent under the policy (with
+ * the hosts it may reach) and the response shaped; a dry run's request as JSON.
  */
 #include "exec/exec.h"
 
 #include <json-c/json.h>
 #include <string.h>
 
-int exec_api_reload(const char *api_id, const char *document, spec_registry **reg,
-                    const spec_api **api, apidex_error *err)
+int exec_api_reload(store_index *idx, size_t ai, spec_registry **reg, const spec_api **api,
+                    apidex_error *err)
 {
     *reg = NULL;
     *api = NULL;
+    const store_api *apis = NULL;
+    size_t n = 0;
+    int rc = store_apis(idx, &apis, &n, err);
+    if (rc) return rc;
+    if (ai >= n) return core_error_set(err, APIDEX_EINVAL, "no such API");
     apidex_error lerr;
     core_error_clear(&lerr);
-    spec_input_options io = {.name = api_id};
-    if (spec_registry_new(NULL, reg, &lerr) ||
-        spec_registry_add_input(*reg, document, &io, &lerr) || !spec_registry_count(*reg) ||
+    if (store_api_registry(idx, ai, reg, &lerr) || !spec_registry_count(*reg) ||
         spec_registry_api(*reg, 0)->failed) {
         spec_registry_free(*reg);
         *reg = NULL;
         if (lerr.code == APIDEX_ENOMEM) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
         return core_error_set(err, APIDEX_EINVAL, "cannot read the document of %s again (%s)%s%s",
-                              api_id, document, lerr.message[0] ? ": " : "", lerr.message);
+                              apis[ai].id, apis[ai].document, lerr.message[0] ? ": " : "",
+                              lerr.message);
     }
     *api = spec_registry_api(*reg, 0);
     return 0;

@@ -203,13 +203,14 @@ int exec_select(struct json_object *v, const char *expr, struct json_object **ou
 /* ---------------------------------------------------------------- one call (call.c) */
 
 /**
- * Reads the document of the indexed API api_id (at document, as the index recorded it) again,
- * under the index's API id (the credential variables are named by it). *reg:
- * spec_registry_free; *api lives as long. APIDEX_EINVAL when it cannot be read (the message
- * names the API, the document and why), APIDEX_ENOMEM.
+ * The document of the index's API number ai (store_apis) as indexed, under the index's API id
+ * (the credential variables are named by it): the snapshot the index keeps of a document only
+ * a running source gives (an MCP server's list: no server started), else the file or URL read
+ * again (store_api_registry). *reg: spec_registry_free; *api lives as long. APIDEX_EINVAL when
+ * it cannot be read (the message names the API, the document and why), APIDEX_ENOMEM.
  */
-int exec_api_reload(const char *api_id, const char *document, spec_registry **reg,
-                    const spec_api **api, apidex_error *err);
+int exec_api_reload(store_index *idx, size_t ai, spec_registry **reg, const spec_api **api,
+                    apidex_error *err);
 /** The operation of api with this method and path template, or NULL (the document changed). */
 const spec_operation *exec_api_operation(const spec_api *api, const char *method, const char *path);
 /** params ({name: value}) as exec_build's "name=value" inputs (array and strings in a; *n of

@@ -88,7 +88,7 @@ static int resolve(exec_run_executor *x, const char *id, const store_operation *
         if (!l->id) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
         apidex_error lerr;
         core_error_clear(&lerr);
-        int lrc = exec_api_reload(sapi->id, sapi->document, &l->reg, &l->api, &lerr);
+        int lrc = exec_api_reload(x->idx, (size_t)ai, &l->reg, &l->api, &lerr);
         if (lrc == APIDEX_ENOMEM) return core_error_set(err, lrc, "out of memory");
         if (lrc) l->why = core_arena_strdup(x->arena, lerr.message);
     }

@@ -286,7 +286,7 @@ int serve_query_call(serve_snapshot *snap, const serve_call_config *cfg, struct 
     const store_api *sapi = &snap->apis[ai];
     spec_registry *reg = NULL;
     const spec_api *api = NULL;
-    if ((rc = exec_api_reload(sapi->id, sapi->document, &reg, &api, err)) != 0) return rc;
+    if ((rc = exec_api_reload(snap->idx, (size_t)ai, &reg, &api, err)) != 0) return rc;
     const spec_operation *op = exec_api_operation(api, sop->method, sop->path);
     if (exec_tool_is(op)) {
         rc = call_tool(api, op, sop->id, cfg, &a, out, err);

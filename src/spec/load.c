@@ -1157,6 +1157,10 @@ static int add_mcp_text(spec_registry *reg, const char *input, const char *text,
     }
     memcpy(copy, text, len);
     copy[len] = '\0';
+    /* the same content hash as when the server itself was read (add_mcp), so a snapshot the
+       index kept is recognised as the document it indexed */
+    uint64_t mh = 0;
+    bool has_mh = mcpc_document_hash(text, len, &mh) == 0;
     apidex_error perr;
     core_error_clear(&perr);
     jt_doc *tree = NULL;
@@ -1170,6 +1174,7 @@ static int add_mcp_text(spec_registry *reg, const char *input, const char *text,
     }
     ai->generated = true;
     int brc = api_build(ai, lrc ? NULL : tree, &perr);
+    if (!brc && !ai->pub.failed && has_mh) ai->pub.content_hash = spec_select_hash(ai, mh);
     if (brc == APIDEX_ENOMEM || registry_insert(reg, ai)) {
         api_free(ai);
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");

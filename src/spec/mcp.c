@@ -412,7 +412,7 @@ static int add_entry(pm_ctx *c, pm_obj *paths, spec_strmap *used_paths, spec_str
         return -1;
     }
     pm_put_str(c, &op, "operationId", op_id);
-    pm_put_str(c, &op, "summary", title && *title ? title : name_words(c, name));
+    pm_put_str(c, &op, "summary", title && *title ? title : name_words(c, name, 0));
     if (uri) {
         const char *mime = jt_get_str(item, "mimeType");
         pm_put_str(c, &op, "description",
