@@ -822,7 +822,8 @@ int exec_build(const spec_api *api, const spec_operation *op, const exec_build_o
         return core_error_set(err, APIDEX_EINVAL,
                               "%s is an MCP %s: it is searchable, but apidex calls only an MCP "
                               "server's tools",
-                              op->id, jt_get(op->node.node, "x-mcp-prompt") ? "prompt" : "resource");
+                              op->id,
+                              jt_get(op->node.node, "x-mcp-prompt") ? "prompt" : "resource");
     build *b = calloc(1, sizeof *b);
     out->arena = core_arena_new(REQUEST_ARENA_CAP);
     if (!b || !out->arena) {
