@@ -81,7 +81,7 @@ static int canon_set(core_buf *b, json_object *list)
         if (!rc && !items[i]) rc = APIDEX_ENOMEM;
         core_buf_free(&one);
     }
-    if (!rc) qsort(items, n, sizeof *items, cmp_str);
+    if (!rc && n) qsort(items, n, sizeof *items, cmp_str); /* qsort of NULL: undefined */
     if (!rc) rc = core_buf_putc(b, '[');
     for (size_t i = 0; i < n && !rc; i++) {
         if (i) rc = core_buf_putc(b, ',');
