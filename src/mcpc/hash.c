@@ -27,7 +27,7 @@ static int canon_object(core_buf *b, json_object *v, int depth, bool top)
         (void)ignored;
         keys[i++] = k;
     }
-    qsort(keys, n, sizeof *keys, cmp_str);
+    if (n) qsort(keys, n, sizeof *keys, cmp_str); /* never qsort a NULL array */
     int rc = core_buf_putc(b, '{');
     for (i = 0; i < n && !rc; i++) {
         if (i) rc = core_buf_putc(b, ',');

@@ -48,6 +48,17 @@ static void test_content_is_a_change(void **state)
                 hash_of("{\"tools\":[],\"prompts\":[{\"name\":\"a\"}]}"));
 }
 
+/* Empty objects and lists (an empty inputSchema, a server with no tools) hash without
+   undefined behaviour (a NULL array handed to qsort failed under UBSan) and differ. */
+static void test_empty_parts(void **state)
+{
+    (void)state;
+    uint64_t a = hash_of("{\"tools\":[{\"name\":\"a\",\"inputSchema\":{}}]}");
+    uint64_t b = hash_of("{\"tools\":[]}");
+    uint64_t c = hash_of("{}");
+    assert_true(a != b && b != c && a != c);
+}
+
 static void test_bad_input_is_an_error(void **state)
 {
     (void)state;
@@ -72,6 +83,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_order_is_no_change),
         cmocka_unit_test(test_content_is_a_change),
+        cmocka_unit_test(test_empty_parts),
         cmocka_unit_test(test_bad_input_is_an_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
