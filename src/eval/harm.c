@@ -15,7 +15,7 @@
  * - destructive: the method is DELETE, or it is no safe read (GET, HEAD) and its summary
  *   (its operationId when it has none) has a word that destroys (search_verb_destroys);
  *   counted when no word of the task asks to delete (a word of the lexicon's delete action,
- *   not negated, wherever it stands: "ask for the deletion of an old file" asks it).
+ *   not negated, wherever it stands: a noun of deleting after any verb asks for it too).
  */
 #include "eval/eval.h"
 #include "text/lexicon.h"
