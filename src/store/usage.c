@@ -17,14 +17,34 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum { USAGE_KEEP = 1000, USAGE_BUSY_MS = 5000 };
+enum { USAGE_KEEP = 1000, USAGE_BUSY_MS = 5000, USAGE_RETRY_MS = 10 };
 
+/* Tables are made in a write transaction taken up front (BEGIN IMMEDIATE waits on the busy
+ * timeout), so two processes creating the file at once never both read "absent" and race. */
 static const char usage_schema[] =
-    "PRAGMA journal_mode = WAL;"
+    "BEGIN IMMEDIATE;"
     "CREATE TABLE IF NOT EXISTS usage_event(api TEXT NOT NULL, method TEXT NOT NULL,"
     " shape TEXT NOT NULL, path TEXT NOT NULL, at REAL NOT NULL, task TEXT);"
     "CREATE INDEX IF NOT EXISTS usage_event_key ON usage_event(api, method, shape, at);"
-    "PRAGMA user_version = 1;";
+    "PRAGMA user_version = 1;"
+    "COMMIT;";
+
+/* Sets a new or existing sidecar up. Switching the journal to WAL needs the file to itself,
+ * and SQLite reports a lock met there at once (its busy handler does not wait on it), so
+ * while other writers hold the file this is tried again until USAGE_BUSY_MS has passed. */
+static int usage_setup(sqlite3 *db)
+{
+    int rc = SQLITE_OK;
+    for (int waited = 0;; waited += USAGE_RETRY_MS) {
+        rc = sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+        if (rc == SQLITE_OK) rc = sqlite3_exec(db, usage_schema, NULL, NULL, NULL);
+        int primary = rc & 0xff;
+        if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) || waited >= USAGE_BUSY_MS)
+            return rc; /* closing the connection rolls an open transaction back */
+        if (!sqlite3_get_autocommit(db)) sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        sqlite3_sleep(USAGE_RETRY_MS);
+    }
+}
 
 void store_path_shape(const char *path, core_buf *out)
 {
@@ -64,7 +84,7 @@ static int usage_open(const char *db_path, bool create, sqlite3 **out, apidex_er
     int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
     int rc = sqlite3_open_v2(path.data, &db, flags, NULL);
     if (rc == SQLITE_OK) sqlite3_busy_timeout(db, USAGE_BUSY_MS);
-    if (rc == SQLITE_OK && create) rc = sqlite3_exec(db, usage_schema, NULL, NULL, NULL);
+    if (rc == SQLITE_OK && create) rc = usage_setup(db);
     if (rc != SQLITE_OK) {
         core_error_set(err, APIDEX_EIO, "%s: cannot open the usage file: %s", path.data,
                        db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));

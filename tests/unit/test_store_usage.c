@@ -7,6 +7,7 @@
 #include "store/store.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -79,36 +80,47 @@ static void test_record_and_decay(void **state)
     free(dir);
 }
 
+/* Several processes record at once, the first of them on a file that does not exist yet:
+ * creating the sidecar races too (switching to WAL and making the tables), so each round
+ * starts on a new file. */
 static void test_concurrent_writers_lose_nothing(void **state)
 {
     (void)state;
     char *dir = tu_tempdir();
-    char *db = tu_path(dir, "x.db");
-    enum { WRITERS = 4, EACH = 25 };
-    pid_t kids[WRITERS];
-    for (int w = 0; w < WRITERS; w++) {
-        kids[w] = fork();
-        assert_true(kids[w] >= 0);
-        if (kids[w] == 0) {
-            apidex_error err;
-            store_usage_use u = {"api", "GET", "/things"};
-            for (int i = 0; i < EACH; i++)
-                if (store_usage_record(db, &u, 1, "t", 100.0, &err)) _exit(1);
-            _exit(0);
+    enum { ROUNDS = 8, WRITERS = 4, EACH = 6 };
+    for (int r = 0; r < ROUNDS; r++) {
+        char name[32];
+        snprintf(name, sizeof name, "x%d.db", r);
+        char *db = tu_path(dir, name);
+        pid_t kids[WRITERS];
+        for (int w = 0; w < WRITERS; w++) {
+            kids[w] = fork();
+            assert_true(kids[w] >= 0);
+            if (kids[w] == 0) {
+                apidex_error err;
+                store_usage_use u = {"api", "GET", "/things"};
+                for (int i = 0; i < EACH; i++)
+                    if (store_usage_record(db, &u, 1, "t", 100.0, &err)) {
+                        fprintf(stderr, "round %d, writer %d, use %d: %s\n", r, w, i,
+                                err.message);
+                        _exit(1);
+                    }
+                _exit(0);
+            }
         }
+        for (int w = 0; w < WRITERS; w++) {
+            int status = 0;
+            waitpid(kids[w], &status, 0);
+            assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        }
+        store_usage *s = NULL;
+        apidex_error err;
+        assert_int_equal(store_usage_load(db, 0, 100.0, &s, &err), 0);
+        assert_int_equal(store_usage_find(s, "api", "GET", "/things")->uses, WRITERS * EACH);
+        store_usage_free(s);
+        free(db);
     }
-    for (int w = 0; w < WRITERS; w++) {
-        int status = 0;
-        waitpid(kids[w], &status, 0);
-        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    }
-    store_usage *s = NULL;
-    apidex_error err;
-    assert_int_equal(store_usage_load(db, 0, 100.0, &s, &err), 0);
-    assert_int_equal(store_usage_find(s, "api", "GET", "/things")->uses, WRITERS * EACH);
-    store_usage_free(s);
     tu_rmtree(dir);
-    free(db);
     free(dir);
 }
 
