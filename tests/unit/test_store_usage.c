@@ -101,8 +101,7 @@ static void test_concurrent_writers_lose_nothing(void **state)
                 store_usage_use u = {"api", "GET", "/things"};
                 for (int i = 0; i < EACH; i++)
                     if (store_usage_record(db, &u, 1, "t", 100.0, &err)) {
-                        fprintf(stderr, "round %d, writer %d, use %d: %s\n", r, w, i,
-                                err.message);
+                        fprintf(stderr, "round %d, writer %d, use %d: %s\n", r, w, i, err.message);
                         _exit(1);
                     }
                 _exit(0);
