@@ -2,6 +2,7 @@
 #include "testutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -88,14 +89,19 @@ void tu_rmtree(const char *path)
 int tu_server_start(char *const argv[], const char *dir, const char *port_file, int *port)
 {
     *port = 0;
+    /* Everything the child needs is made before fork: between fork and exec a child of a
+     * threaded process (the engine's threads, QEMU's own) may only make async-signal-safe
+     * calls, or it can wait forever on a lock another thread held at the fork. */
+    char *out = tu_path(dir, "server.out");
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        char *out = tu_path(dir, "server.out");
-        if (!freopen(out, "w", stdout) || !freopen(out, "a", stderr)) _exit(126);
+        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0) _exit(126);
         execv(argv[0], argv);
         _exit(127);
     }
+    free(out);
     for (int i = 0; i < 500; i++) { /* up to 10 s for the interpreter to start */
         FILE *f = fopen(port_file, "r");
         if (f) {
@@ -117,5 +123,11 @@ void tu_server_stop(int pid)
 {
     if (pid <= 0) return;
     kill(pid, SIGTERM);
+    for (int i = 0; i < 250; i++) { /* up to 5 s to end on SIGTERM */
+        if (waitpid(pid, NULL, WNOHANG) != 0) return;
+        struct timespec ts = {0, 20 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGKILL); /* one that ignores or cannot act on SIGTERM (a stuck emulator) */
     waitpid(pid, NULL, 0);
 }

@@ -35,7 +35,8 @@ void tu_rmtree(const char *path);
  * gets the port.
  */
 int tu_server_start(char *const argv[], const char *dir, const char *port_file, int *port);
-/** Stops a server from tu_server_start (SIGTERM, then waits). pid <= 0 is a no-op. */
+/** Stops a server from tu_server_start: SIGTERM, and SIGKILL when it has not ended 5 s later
+ *  (a server that ignores SIGTERM, or a stuck emulator, never hangs a test). pid <= 0: no-op. */
 void tu_server_stop(int pid);
 /** Skips the current test (cmocka skip) when ../shared is missing. */
 #define TU_REQUIRE_SHARED()                                                                        \
