@@ -31,8 +31,9 @@
 # How: each set's index is kept in BUILD_DIR/bench-indexes/<set>.db (socbench:
 # socbench-<domain>.db) and refreshed every run with `apidex index ... --db` (incremental:
 # unchanged documents are reused; output in bench-indexes/index.log). When the apidex binary
-# differs from the one that built an index (sha256 in <db>.stamp) the index is rebuilt with
-# --full, so indexing-code changes that keep the version string are not hidden by reuse.
+# differs from the one that built an index, or the sources' paths differ (both hashed in
+# <db>.stamp), the index is rebuilt with --full --prune, so indexing-code changes that keep
+# the version string are not hidden by reuse and an index from another checkout is replaced.
 # The binary is copied once at start, so a rebuild by someone else mid-run cannot mix two
 # builds in one table. Then `apidex eval --db IDX --queries ... --json --per-query` runs per
 # set (per domain), in parallel (nproc jobs), and bench/retrieval_table.py aggregates:
@@ -244,10 +245,15 @@ fi
 index_one() {  # dbname specs...
   local name=$1; shift
   local db=$idx_dir/$name.db full=()
-  if [ -e "$db" ] && [ "$(cat "$db.stamp" 2>/dev/null)" != "$binsha" ]; then full=(--full); fi
+  # the stamp names the binary and the sources: an index left by another binary, or built
+  # from other paths (another checkout, a moved build folder), is rebuilt whole, never
+  # updated in place (an incremental index refuses to drop every source it had)
+  local stamp
+  stamp="$binsha $(printf '%s\n' "$@" | sha256sum | cut -d' ' -f1)"
+  if [ -e "$db" ] && [ "$(cat "$db.stamp" 2>/dev/null)" != "$stamp" ]; then full=(--full --prune); fi
   local rc=0
   "$bin" index "$@" --db "$db" "${full[@]}" >"$tmp/idx-$name.log" 2>&1 || rc=$?
-  if [ "$rc" = 0 ]; then echo "$binsha" >"$db.stamp"; else rm -f "$db.stamp"; fi
+  if [ "$rc" = 0 ]; then echo "$stamp" >"$db.stamp"; else rm -f "$db.stamp"; fi
   echo "$rc" >"$tmp/idx-$name.rc"
 }
 declare -A indexed=()  # sets sharing an index (everyday, noanswer) build it once
