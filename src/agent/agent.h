@@ -2,8 +2,10 @@
  * agent: what apidex does with an LLM, for users who have one. A client for any
  * OpenAI-compatible Chat Completions API (OpenAI, Anthropic's compatible
  * endpoint, Ollama, llama.cpp server, vLLM), the Discovery Agent of the chunking
- * paper (seed 000 §3.1, Table 4), askAPI answers (seed 001) and LLM-written
- * summary/query texts for the summary and query chunking strategies.
+ * paper (seed 000 §3.1, Table 4), askAPI answers (seed 001), LLM-written
+ * summary/query texts for the summary and query chunking strategies, and the
+ * RestGPT loop (run_loop.c), which solves a task by calling the endpoints
+ * through the executor (src/exec) with apidex's search as its selector.
  *
  * Design notes
  * - Optional by construction. Nothing here reads the environment or touches the
@@ -28,6 +30,7 @@
 #define APIDEX_AGENT_H
 
 #include "chunk/chunk.h"
+#include "exec/exec.h"
 #include "search/search.h"
 #include "store/store.h"
 
@@ -418,5 +421,129 @@ agent_refine_stats agent_refiner_stats(const agent_refiner *r);
  * $HOME/.cache/apidex, into out. APIDEX_ENOTFOUND when none can be named.
  */
 int agent_cache_dir(char *out, size_t cap, apidex_error *err);
+
+/* ---------------------------------------------------------------- the RestGPT loop (run_loop.c) */
+
+/**
+ * How the loop reaches the endpoints: run_call.c wires these to the executor (the request
+ * builder, the safe transport, the response shaping); tests give their own.
+ */
+typedef struct agent_run_ops {
+    /** The call-level details of an operation of the index (parameters, body, response
+        schema) as text, appended to out. */
+    int (*describe)(void *ctx, const char *operation_id, core_buf *out, apidex_error *err);
+    /** Calls the operation with params ({name: value}) and body (NULL: none). An answer of
+        the API, 4xx and 5xx included, is not an error of the function: *status says it.
+        An input the spec refuses, or a call the safety rules refuse, is: err says why
+        (APIDEX_EINVAL, APIDEX_EREFUSED) and the loop shows it to the model. On success:
+        *request (what was sent, credentials masked), *body (the response body as
+        received, possibly cut) and *shaped (the response shaped for a model, JSON text),
+        all in arena. */
+    int (*call)(void *ctx, const char *operation_id, struct json_object *params,
+                struct json_object *body, core_arena *arena, long *status, const char **request,
+                const char **body_out, const char **shaped, apidex_error *err);
+    /** Evaluates a selection (the JSONPath-like subset of shape.c) on a response body; *out
+        the selected value as JSON text in arena. APIDEX_EINVAL: the selection does not parse
+        or selects nothing (err says which). */
+    int (*select)(void *ctx, const char *body, const char *selection, core_arena *arena,
+                  const char **out, apidex_error *err);
+    void *ctx;
+} agent_run_ops;
+
+typedef struct agent_run_options {
+    unsigned max_steps;      /* planner turns, default 10 (at most 50) */
+    size_t k;                /* candidate endpoints apidex's search gives per step, default 5 */
+    const char *const *apis; /* restrict the search to these APIs (NULL-terminated) */
+    size_t describe_chars;   /* cut each candidate's details to this (default 6000) */
+    size_t result_chars;     /* cut each step's selected result to this (default 3000) */
+    /** Progress: event is "plan", "select", "call", "parse", "answer", "retry". */
+    void (*trace)(void *ctx, const char *event, const char *detail);
+    void *trace_ctx;
+} agent_run_options;
+
+/** One plan → select → call → parse turn. Strings live in the run's arena. */
+typedef struct agent_run_step {
+    unsigned n;              /* 1-based */
+    const char *plan;        /* the planner's sub-task, in natural language */
+    const char **candidates; /* operation ids apidex's search offered, best first */
+    size_t n_candidates;
+    const char *operation_id; /* what the caller called (NULL: nothing was called) */
+    const char *params;       /* the caller's arguments, JSON text */
+    const char *request;      /* what was sent, credentials masked */
+    long status;              /* the API's HTTP status (0: nothing was answered) */
+    const char *response;     /* the shaped response the parser saw (JSON text) */
+    const char *selection;    /* the parser's selection */
+    const char *result;       /* what the step found (JSON text), NULL when nothing */
+    const char *error;        /* what went wrong, NULL when nothing */
+    unsigned attempts;        /* calls the caller made for this step */
+    size_t prompt_tokens;     /* cl100k tokens sent to the model in this step */
+    size_t completion_tokens; /* cl100k tokens the model wrote in this step */
+} agent_run_step;
+
+/** A whole run. Everything lives in arena. */
+typedef struct agent_run {
+    const char *task;
+    agent_run_step *steps;
+    size_t n_steps;
+    const char *answer; /* the planner's final answer, NULL when it gave none */
+    const char *note;   /* why it stopped without an answer, or NULL */
+    agent_usage usage;  /* the model's own counts, summed */
+    unsigned llm_calls;
+    unsigned api_calls;
+    double elapsed_ms;
+    core_arena *arena;
+} agent_run;
+
+/**
+ * RestGPT's coarse-to-fine online planning (seed 002) with apidex's search as the API
+ * selector: the planner (the model) proposes the next sub-task in plain words or ends with
+ * an answer; apidex's search (not the model) picks the candidate endpoints for it; the
+ * caller (the model) chooses one and fills its parameters from the candidates' details and
+ * the earlier results; ops->call validates and sends; the parser (the model) writes a
+ * selection guided by the response that ops->select evaluates, so the model never reads a
+ * whole body. A failed call is shown to the caller, who may try once more. *out:
+ * agent_run_free (also on error, when set). Errors: the model's (agent_llm_chat's).
+ */
+int agent_run_task(agent_llm *llm, search_engine *eng, const char *task, const agent_run_ops *ops,
+                   const agent_run_options *opt, agent_run **out, apidex_error *err);
+/** NULL is a no-op. */
+void agent_run_free(agent_run *r);
+/** The transcript as JSON: {"task", "answer", "note", "steps": [...], "usage", ...}. */
+int agent_run_write_json(const agent_run *r, core_buf *out);
+/** The transcript as text for a person. */
+int agent_run_write_text(const agent_run *r, core_buf *out);
+
+/* ---------------------------------------------------------------- the loop's executor
+   (run_call.c) */
+
+/** What the loop's calls may do. Strings and arrays are borrowed for the executor's life. */
+typedef struct agent_run_executor_options {
+    exec_policy policy; /* allowed_hosts: the extra ones (--allow-host); the request's own host
+                           and the spec's servers are always added */
+    const char *const *servers; /* "API=URL": that API's base URL instead of its spec's */
+    size_t n_servers;
+    exec_shape_options shape; /* how responses are shaped for the parser */
+    exec_token_fn token_fn;   /* OAuth2 client credentials (an exec_oauth), or NULL */
+    void *token_ctx;
+} agent_run_executor_options;
+
+typedef struct agent_run_executor agent_run_executor;
+/**
+ * The executor of agent_run_task over idx: *ops gets describe (the operation's call-level
+ * details, chunk_detail_text of CHUNK_DETAIL_CALL), call (exec_build with the model's
+ * params as name=value inputs, exec_send under the policy, exec_shape) and select
+ * (exec_select on the parsed body; nothing selected is APIDEX_EINVAL). Each API's
+ * document is read once, when first needed. *out: agent_run_executor_free (after the run).
+ */
+int agent_run_executor_new(store_index *idx, const agent_run_executor_options *opt,
+                           agent_run_executor **out, agent_run_ops *ops, apidex_error *err);
+void agent_run_executor_free(agent_run_executor *x);
+/* The three operations themselves (ctx = an agent_run_executor). */
+int agent_run_describe(void *ctx, const char *operation_id, core_buf *out, apidex_error *err);
+int agent_run_call(void *ctx, const char *operation_id, struct json_object *params,
+                   struct json_object *body, core_arena *arena, long *status, const char **request,
+                   const char **body_out, const char **shaped, apidex_error *err);
+int agent_run_select(void *ctx, const char *body, const char *selection, core_arena *arena,
+                     const char **out, apidex_error *err);
 
 #endif /* APIDEX_AGENT_H */

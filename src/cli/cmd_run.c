@@ -52,8 +52,8 @@ int cli_cmd_run(int argc, char **argv)
                                     *addresses[RUN_MAX_LIST];
     size_t n_apis = 0, n_servers = 0, n_hosts = 0, n_addresses = 0;
     bool json = false;
-    exec_run_options ro = {0};
-    exec_run_executor_options xo = {0};
+    agent_run_options ro = {0};
+    agent_run_executor_options xo = {0};
     cli_llm_flags lf = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -134,9 +134,9 @@ int cli_cmd_run(int argc, char **argv)
     store_index *idx = NULL;
     search_engine *eng = NULL;
     exec_oauth *oauth = NULL;
-    exec_run_executor *x = NULL;
-    exec_run *run = NULL;
-    exec_run_ops ops;
+    agent_run_executor *x = NULL;
+    agent_run *run = NULL;
+    agent_run_ops ops;
     char dir[4096];
     int rc = store_open(cli_db_path(db), true, &idx, &err);
     if (!rc && n_apis) code = cli_check_apis("run", idx, apis, n_apis);
@@ -152,9 +152,9 @@ int cli_cmd_run(int argc, char **argv)
     if (!rc && code == CLI_OK) {
         xo.token_fn = exec_oauth_token;
         xo.token_ctx = oauth;
-        rc = exec_run_executor_new(idx, &xo, &x, &ops, &err);
+        rc = agent_run_executor_new(idx, &xo, &x, &ops, &err);
     }
-    if (!rc && code == CLI_OK) rc = exec_run_task(llm, eng, task, &ops, &ro, &run, &err);
+    if (!rc && code == CLI_OK) rc = agent_run_task(llm, eng, task, &ops, &ro, &run, &err);
     if (rc) {
         cli_print_error(&err);
         code = rc == APIDEX_EINVAL ? CLI_USAGE : CLI_FAILURE;
@@ -162,15 +162,15 @@ int cli_cmd_run(int argc, char **argv)
     if (run) {
         core_buf b;
         core_buf_init(&b, 0);
-        if (json ? exec_run_write_json(run, &b) : exec_run_write_text(run, &b))
+        if (json ? agent_run_write_json(run, &b) : agent_run_write_text(run, &b))
             code = CLI_FAILURE;
         else
             fputs(b.data ? b.data : "", stdout);
         core_buf_free(&b);
         if (code == CLI_OK && !run->answer) code = CLI_PROBLEMS;
     }
-    exec_run_free(run);
-    exec_run_executor_free(x);
+    agent_run_free(run);
+    agent_run_executor_free(x);
     exec_oauth_free(oauth);
     search_engine_close(eng);
     store_close(idx);

@@ -1,9 +1,9 @@
 /*
- * The RestGPT loop's transcript (run.c) for a program (JSON) and for a person (text): per
+ * The RestGPT loop's transcript (run_loop.c) for a program (JSON) and for a person (text): per
  * step the plan, the candidates apidex's search offered, the call, the shaped response the
  * parser saw, its selection and what it found, with cl100k tokens per step.
  */
-#include "exec/exec.h"
+#include "agent/agent.h"
 
 #include <json-c/json.h>
 #include <string.h>
@@ -21,7 +21,7 @@ static json_object *json_or_text(const char *s)
     return o ? o : json_object_new_string(s);
 }
 
-int exec_run_write_json(const exec_run *r, core_buf *out)
+int agent_run_write_json(const agent_run *r, core_buf *out)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "task", str_or_null(r->task));
@@ -30,7 +30,7 @@ int exec_run_write_json(const exec_run *r, core_buf *out)
     json_object *steps = json_object_new_array();
     size_t prompt = 0, completion = 0;
     for (size_t i = 0; i < r->n_steps; i++) {
-        const exec_run_step *s = &r->steps[i];
+        const agent_run_step *s = &r->steps[i];
         json_object *j = json_object_new_object();
         json_object_object_add(j, "n", json_object_new_int((int)s->n));
         json_object_object_add(j, "plan", str_or_null(s->plan));
@@ -76,12 +76,12 @@ int exec_run_write_json(const exec_run *r, core_buf *out)
     return rc;
 }
 
-int exec_run_write_text(const exec_run *r, core_buf *out)
+int agent_run_write_text(const agent_run *r, core_buf *out)
 {
     core_buf_printf(out, "Task: %s\n", r->task);
     size_t prompt = 0, completion = 0;
     for (size_t i = 0; i < r->n_steps; i++) {
-        const exec_run_step *s = &r->steps[i];
+        const agent_run_step *s = &r->steps[i];
         prompt += s->prompt_tokens;
         completion += s->completion_tokens;
         if (!s->operation_id && !s->error && s->plan && !strcmp(s->plan, "(final answer)"))

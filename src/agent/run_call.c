@@ -1,10 +1,10 @@
 /*
- * The executor behind the RestGPT loop: exec_run_ops wired to the index (which operation,
+ * The executor behind the RestGPT loop: agent_run_ops wired to the index (which operation,
  * which document), the request builder, the safe transport and the response shaping.
  * Each API's document is read again once per run (the first time one of its operations is
  * described or called), under the index's API id, as `apidex call` reads it.
  */
-#include "exec/exec.h"
+#include "agent/agent.h"
 
 #include "chunk/chunk.h"
 #include "store/store.h"
@@ -20,19 +20,19 @@ typedef struct loaded_api {
     const char *why;
 } loaded_api;
 
-struct exec_run_executor {
+struct agent_run_executor {
     store_index *idx;
-    exec_run_executor_options opt;
+    agent_run_executor_options opt;
     loaded_api *apis;
     size_t n_apis, cap_apis;
     core_arena *arena;
 };
 
-int exec_run_executor_new(store_index *idx, const exec_run_executor_options *opt,
-                          exec_run_executor **out, exec_run_ops *ops, apidex_error *err)
+int agent_run_executor_new(store_index *idx, const agent_run_executor_options *opt,
+                           agent_run_executor **out, agent_run_ops *ops, apidex_error *err)
 {
     *out = NULL;
-    exec_run_executor *x = calloc(1, sizeof *x);
+    agent_run_executor *x = calloc(1, sizeof *x);
     if (!x || !(x->arena = core_arena_new(0))) {
         free(x);
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
@@ -40,12 +40,14 @@ int exec_run_executor_new(store_index *idx, const exec_run_executor_options *opt
     x->idx = idx;
     if (opt) x->opt = *opt;
     *out = x;
-    *ops = (exec_run_ops){
-        .describe = exec_run_describe, .call = exec_run_call, .select = exec_run_select, .ctx = x};
+    *ops = (agent_run_ops){.describe = agent_run_describe,
+                           .call = agent_run_call,
+                           .select = agent_run_select,
+                           .ctx = x};
     return 0;
 }
 
-void exec_run_executor_free(exec_run_executor *x)
+void agent_run_executor_free(agent_run_executor *x)
 {
     if (!x) return;
     for (size_t i = 0; i < x->n_apis; i++) spec_registry_free(x->apis[i].reg);
@@ -55,7 +57,7 @@ void exec_run_executor_free(exec_run_executor *x)
 }
 
 /* The operation of the index named id, its API loaded: 0, or APIDEX_EINVAL (err says why). */
-static int resolve(exec_run_executor *x, const char *id, const store_operation **sop_out,
+static int resolve(agent_run_executor *x, const char *id, const store_operation **sop_out,
                    const store_api **sapi_out, const spec_api **api_out,
                    const spec_operation **op_out, apidex_error *err)
 {
@@ -104,9 +106,9 @@ static int resolve(exec_run_executor *x, const char *id, const store_operation *
     return 0;
 }
 
-int exec_run_describe(void *ctx, const char *operation_id, core_buf *out, apidex_error *err)
+int agent_run_describe(void *ctx, const char *operation_id, core_buf *out, apidex_error *err)
 {
-    exec_run_executor *x = ctx;
+    agent_run_executor *x = ctx;
     const store_operation *sop;
     const store_api *sapi;
     const spec_api *api;
@@ -131,7 +133,7 @@ int exec_run_describe(void *ctx, const char *operation_id, core_buf *out, apidex
 }
 
 /* --server API=URL for api_id, or NULL. */
-static const char *server_for(const exec_run_executor *x, const char *api_id)
+static const char *server_for(const agent_run_executor *x, const char *api_id)
 {
     size_t n = strlen(api_id);
     for (size_t i = 0; i < x->opt.n_servers; i++) {
@@ -141,11 +143,11 @@ static const char *server_for(const exec_run_executor *x, const char *api_id)
     return NULL;
 }
 
-int exec_run_call(void *ctx, const char *operation_id, struct json_object *params,
-                  struct json_object *body, core_arena *arena, long *status, const char **request,
-                  const char **body_out, const char **shaped, apidex_error *err)
+int agent_run_call(void *ctx, const char *operation_id, struct json_object *params,
+                   struct json_object *body, core_arena *arena, long *status, const char **request,
+                   const char **body_out, const char **shaped, apidex_error *err)
 {
-    exec_run_executor *x = ctx;
+    agent_run_executor *x = ctx;
     *status = 0;
     *request = *body_out = *shaped = NULL;
     const store_operation *sop;
@@ -192,8 +194,8 @@ int exec_run_call(void *ctx, const char *operation_id, struct json_object *param
     return rc;
 }
 
-int exec_run_select(void *ctx, const char *body, const char *selection, core_arena *arena,
-                    const char **out, apidex_error *err)
+int agent_run_select(void *ctx, const char *body, const char *selection, core_arena *arena,
+                     const char **out, apidex_error *err)
 {
     (void)ctx;
     *out = NULL;

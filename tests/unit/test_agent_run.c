@@ -1,11 +1,9 @@
 /*
- * Tests for the RestGPT loop (exec/run.c): plan → select → call → parse against the scripted
+ * Tests for the RestGPT loop (agent/run_loop.c): plan → select → call → parse against the scripted
  * OpenAI mock, with the executor's operations given by the test (a canned API), so what the
  * loop does with each answer is checked exactly.
  */
 #include "agent_testutil.h"
-
-#include "exec/exec.h"
 
 #include <json-c/json.h>
 
@@ -92,9 +90,9 @@ static int fake_select(void *ctx, const char *body, const char *sel, core_arena 
     return rc;
 }
 
-static exec_run_ops fake_ops(fake_api *f)
+static agent_run_ops fake_ops(fake_api *f)
 {
-    return (exec_run_ops){fake_describe, fake_call, fake_select, f};
+    return (agent_run_ops){fake_describe, fake_call, fake_select, f};
 }
 
 /* ---------------------------------------------------------------- tests */
@@ -129,12 +127,12 @@ static void test_two_steps_with_a_corrected_call(void **state)
         "]}");
     agent_llm *llm = mock_llm_client(&m, 10, 0);
     fake_api f = {0};
-    exec_run_ops ops = fake_ops(&f);
-    exec_run *run = NULL;
+    agent_run_ops ops = fake_ops(&f);
+    agent_run *run = NULL;
     apidex_error err;
     core_error_clear(&err);
-    int rc = exec_run_task(llm, ti.eng, "Who wrote the top rated book?", &ops, NULL, &run, &err);
-    if (rc) fail_msg("exec_run_task: %s", err.message);
+    int rc = agent_run_task(llm, ti.eng, "Who wrote the top rated book?", &ops, NULL, &run, &err);
+    if (rc) fail_msg("agent_run_task: %s", err.message);
     assert_non_null(run->answer);
     assert_string_equal(run->answer, "Frank Herbert wrote it.");
     assert_null(run->note);
@@ -144,7 +142,7 @@ static void test_two_steps_with_a_corrected_call(void **state)
     assert_string_equal(f.called[0], "bookshop:topRatedBooks");
     assert_string_equal(f.called[1], "bookshop:getAuthor");
     assert_string_equal(f.params[2], "{\"author_id\":\"42\"}");
-    const exec_run_step *s1 = &run->steps[0], *s2 = &run->steps[1];
+    const agent_run_step *s1 = &run->steps[0], *s2 = &run->steps[1];
     assert_string_equal(s1->plan, "get the top rated books");
     assert_true(s1->n_candidates >= 1);
     assert_string_equal(s1->result, "author of the top book: 42");
@@ -157,7 +155,7 @@ static void test_two_steps_with_a_corrected_call(void **state)
     assert_int_equal(mock_llm_count(&m, NULL), 8);
     core_buf j;
     core_buf_init(&j, 0);
-    assert_int_equal(exec_run_write_json(run, &j), 0);
+    assert_int_equal(agent_run_write_json(run, &j), 0);
     json_object *o = json_tokener_parse(j.data);
     assert_non_null(o);
     json_object *steps = NULL, *st0 = NULL, *tok = NULL;
@@ -167,10 +165,10 @@ static void test_two_steps_with_a_corrected_call(void **state)
     assert_true(json_object_object_get_ex(st0, "tokens", &tok));
     json_object_put(o);
     core_buf_reset(&j);
-    assert_int_equal(exec_run_write_text(run, &j), 0);
+    assert_int_equal(agent_run_write_text(run, &j), 0);
     assert_non_null(strstr(j.data, "Answer: Frank Herbert wrote it."));
     core_buf_free(&j);
-    exec_run_free(run);
+    agent_run_free(run);
     agent_llm_close(llm);
     mock_llm_stop(&m);
     test_index_close(&ti);
@@ -194,12 +192,12 @@ static void test_only_candidates_are_called(void **state)
                        "{\"content\": \"Final Answer: cannot\"}]}");
     agent_llm *llm = mock_llm_client(&m, 10, 0);
     fake_api f = {0};
-    exec_run_ops ops = fake_ops(&f);
-    exec_run *run = NULL;
+    agent_run_ops ops = fake_ops(&f);
+    agent_run *run = NULL;
     apidex_error err;
     core_error_clear(&err);
-    if (exec_run_task(llm, ti.eng, "Which books are top rated?", &ops, NULL, &run, &err))
-        fail_msg("exec_run_task: %s", err.message);
+    if (agent_run_task(llm, ti.eng, "Which books are top rated?", &ops, NULL, &run, &err))
+        fail_msg("agent_run_task: %s", err.message);
     assert_int_equal(f.calls, 0);
     assert_int_equal(run->api_calls, 0);
     assert_non_null(run->steps[0].error);
@@ -207,7 +205,7 @@ static void test_only_candidates_are_called(void **state)
     for (size_t i = 0; i < run->steps[0].n_candidates; i++)
         assert_string_not_equal(run->steps[0].candidates[i], "bookshop:deleteBook");
     assert_string_equal(run->answer, "cannot");
-    exec_run_free(run);
+    agent_run_free(run);
     agent_llm_close(llm);
     mock_llm_stop(&m);
     test_index_close(&ti);
@@ -232,13 +230,13 @@ static void test_step_limit(void **state)
                    "\"arguments\": {\"select\": \"$.error\"}}]}]}");
     agent_llm *llm = mock_llm_client(&m, 10, 0);
     fake_api f = {0};
-    exec_run_ops ops = fake_ops(&f);
-    exec_run_options o = {.max_steps = 3};
-    exec_run *run = NULL;
+    agent_run_ops ops = fake_ops(&f);
+    agent_run_options o = {.max_steps = 3};
+    agent_run *run = NULL;
     apidex_error err;
     core_error_clear(&err);
-    if (exec_run_task(llm, ti.eng, "Find dune", &ops, &o, &run, &err))
-        fail_msg("exec_run_task: %s", err.message);
+    if (agent_run_task(llm, ti.eng, "Find dune", &ops, &o, &run, &err))
+        fail_msg("agent_run_task: %s", err.message);
     assert_null(run->answer);
     assert_non_null(run->note);
     assert_non_null(strstr(run->note, "step limit (3)"));
@@ -246,7 +244,7 @@ static void test_step_limit(void **state)
     /* the API answered 404 each time: nothing is parsed from an error answer */
     assert_int_equal(run->steps[0].status, 404);
     assert_null(run->steps[0].selection);
-    exec_run_free(run);
+    agent_run_free(run);
     agent_llm_close(llm);
     mock_llm_stop(&m);
     test_index_close(&ti);
@@ -255,10 +253,10 @@ static void test_step_limit(void **state)
 static void test_refuses_missing_pieces(void **state)
 {
     (void)state;
-    exec_run *run = (exec_run *)1;
+    agent_run *run = (agent_run *)1;
     apidex_error err;
     core_error_clear(&err);
-    assert_int_equal(exec_run_task(NULL, NULL, "t", NULL, NULL, &run, &err), APIDEX_EINVAL);
+    assert_int_equal(agent_run_task(NULL, NULL, "t", NULL, NULL, &run, &err), APIDEX_EINVAL);
     assert_null(run);
 }
 

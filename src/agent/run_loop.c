@@ -16,7 +16,7 @@
  *   whole body, so the model never reads or copies a long response.
  * Every step records its prompts' and answers' cl100k tokens.
  */
-#include "exec/exec.h"
+#include "agent/agent.h"
 
 #include <json-c/json.h>
 #include <stdio.h>
@@ -77,9 +77,9 @@ static const char *const extract_params =
 typedef struct run_state {
     agent_llm *llm;
     search_engine *eng;
-    const exec_run_ops *ops;
-    const exec_run_options *opt;
-    exec_run *run;
+    const agent_run_ops *ops;
+    const agent_run_options *opt;
+    agent_run *run;
     size_t cap_steps;
     apidex_error *err;
 } run_state;
@@ -102,7 +102,7 @@ static const char *cut_copy(core_arena *a, const char *s, size_t max)
 /* One model call; the step's token counts and the run's usage follow it. prompt_tokens:
    cl100k of the texts this request carries (the caller passes what it added). */
 static int ask(run_state *st, agent_chat *chat, const agent_call_options *co, size_t prompt_tokens,
-               exec_run_step *step, agent_reply *r)
+               agent_run_step *step, agent_reply *r)
 {
     int rc = agent_llm_chat(st->llm, chat, co, r, st->err);
     if (rc) return rc;
@@ -117,7 +117,7 @@ static int ask(run_state *st, agent_chat *chat, const agent_call_options *co, si
 }
 
 /* The results so far, for the planner and the caller. */
-static void put_history(const exec_run *run, size_t upto, core_buf *b)
+static void put_history(const agent_run *run, size_t upto, core_buf *b)
 {
     if (!upto) {
         core_buf_puts(b, "Results so far: none (this is the first step).\n");
@@ -125,7 +125,7 @@ static void put_history(const exec_run *run, size_t upto, core_buf *b)
     }
     core_buf_puts(b, "Results so far:\n");
     for (size_t i = 0; i < upto; i++) {
-        const exec_run_step *s = &run->steps[i];
+        const agent_run_step *s = &run->steps[i];
         core_buf_printf(b, "%u. %s\n", s->n, s->plan ? s->plan : "");
         if (s->operation_id)
             core_buf_printf(b, "   called %s (HTTP %ld)\n", s->operation_id, s->status);
@@ -171,9 +171,9 @@ static plan_kind read_plan(core_arena *a, const char *text, const char **out)
     return PLAN_STEP;
 }
 
-static int plan(run_state *st, exec_run_step *step, plan_kind *kind, const char **text)
+static int plan(run_state *st, agent_run_step *step, plan_kind *kind, const char **text)
 {
-    exec_run *run = st->run;
+    agent_run *run = st->run;
     core_buf u;
     core_buf_init(&u, 1u << 20);
     core_buf_printf(&u, "Task: %s\n\n", run->task);
@@ -205,7 +205,7 @@ typedef struct candidate {
     const char *id, *method, *path;
 } candidate;
 
-static int select_candidates(run_state *st, exec_run_step *step, candidate **out, size_t *n)
+static int select_candidates(run_state *st, agent_run_step *step, candidate **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
@@ -300,10 +300,10 @@ static const char *obj_str(json_object *o, const char *key)
 }
 
 /* The caller's prompt: the task, the sub-task, the results so far and the candidates. */
-static int caller_prompt(run_state *st, exec_run_step *step, const candidate *c, size_t n,
+static int caller_prompt(run_state *st, agent_run_step *step, const candidate *c, size_t n,
                          core_buf *u)
 {
-    exec_run *run = st->run;
+    agent_run *run = st->run;
     size_t max = st->opt->describe_chars ? st->opt->describe_chars : RUN_DESCRIBE_CHARS;
     core_buf_printf(u, "Task: %s\nSub-task: %s\n\n", run->task, step->plan);
     put_history(run, run->n_steps - 1, u);
@@ -326,10 +326,10 @@ static int caller_prompt(run_state *st, exec_run_step *step, const candidate *c,
 }
 
 /* One call the caller asked for; *feedback: what to tell it when it failed. */
-static int make_call(run_state *st, exec_run_step *step, const candidate *c, size_t n,
+static int make_call(run_state *st, agent_run_step *step, const candidate *c, size_t n,
                      json_object *args, const char **body, const char **feedback)
 {
-    exec_run *run = st->run;
+    agent_run *run = st->run;
     core_arena *a = run->arena;
     *feedback = NULL;
     const char *named = obj_str(args, "endpoint");
@@ -375,7 +375,7 @@ static int make_call(run_state *st, exec_run_step *step, const candidate *c, siz
     return 0;
 }
 
-static int call_step(run_state *st, exec_run_step *step, const candidate *c, size_t n,
+static int call_step(run_state *st, agent_run_step *step, const candidate *c, size_t n,
                      const char **body)
 {
     core_buf u;
@@ -419,9 +419,9 @@ static int call_step(run_state *st, exec_run_step *step, const candidate *c, siz
 
 /* ---------------------------------------------------------------- parser */
 
-static int parse_step(run_state *st, exec_run_step *step, const char *body)
+static int parse_step(run_state *st, agent_run_step *step, const char *body)
 {
-    exec_run *run = st->run;
+    agent_run *run = st->run;
     core_arena *a = run->arena;
     size_t max = st->opt->result_chars ? st->opt->result_chars : RUN_RESULT_CHARS;
     core_buf u;
@@ -479,18 +479,18 @@ static int parse_step(run_state *st, exec_run_step *step, const char *body)
 
 /* ---------------------------------------------------------------- the loop */
 
-static exec_run_step *new_step(run_state *st)
+static agent_run_step *new_step(run_state *st)
 {
-    exec_run *run = st->run;
+    agent_run *run = st->run;
     if (run->n_steps == st->cap_steps) {
         size_t cap = st->cap_steps ? st->cap_steps * 2 : 8;
-        exec_run_step *s = core_arena_calloc(run->arena, cap, sizeof *s);
+        agent_run_step *s = core_arena_calloc(run->arena, cap, sizeof *s);
         if (!s) return NULL;
         if (run->n_steps) memcpy(s, run->steps, run->n_steps * sizeof *s);
         run->steps = s;
         st->cap_steps = cap;
     }
-    exec_run_step *s = &run->steps[run->n_steps++];
+    agent_run_step *s = &run->steps[run->n_steps++];
     memset(s, 0, sizeof *s);
     s->n = (unsigned)run->n_steps;
     return s;
@@ -505,7 +505,7 @@ static double now_ms(void)
 
 static int loop(run_state *st)
 {
-    exec_run *run = st->run;
+    agent_run *run = st->run;
     unsigned max = st->opt->max_steps ? st->opt->max_steps : RUN_DEFAULT_STEPS;
     if (max > RUN_MAX_STEPS) max = RUN_MAX_STEPS;
     int rc = 0;
@@ -517,7 +517,7 @@ static int loop(run_state *st)
                                           max);
             break;
         }
-        exec_run_step *step = new_step(st);
+        agent_run_step *step = new_step(st);
         if (!step) return core_error_set(st->err, APIDEX_ENOMEM, "out of memory");
         plan_kind kind;
         const char *text = NULL;
@@ -551,16 +551,16 @@ static int loop(run_state *st)
     return rc;
 }
 
-int exec_run_task(agent_llm *llm, search_engine *eng, const char *task, const exec_run_ops *ops,
-                  const exec_run_options *opt, exec_run **out, apidex_error *err)
+int agent_run_task(agent_llm *llm, search_engine *eng, const char *task, const agent_run_ops *ops,
+                   const agent_run_options *opt, agent_run **out, apidex_error *err)
 {
     *out = NULL;
     if (!llm || !eng || !task || !*task || !ops || !ops->describe || !ops->call || !ops->select)
         return core_error_set(err, APIDEX_EINVAL,
-                              "exec_run_task: a model, an index, a task "
+                              "agent_run_task: a model, an index, a task "
                               "and the executor's operations are needed");
-    exec_run_options defaults = {0};
-    exec_run *run = calloc(1, sizeof *run);
+    agent_run_options defaults = {0};
+    agent_run *run = calloc(1, sizeof *run);
     if (!run || !(run->arena = core_arena_new(0))) {
         free(run);
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
@@ -575,7 +575,7 @@ int exec_run_task(agent_llm *llm, search_engine *eng, const char *task, const ex
     return rc;
 }
 
-void exec_run_free(exec_run *r)
+void agent_run_free(agent_run *r)
 {
     if (!r) return;
     core_arena_free(r->arena);
