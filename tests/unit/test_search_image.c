@@ -327,18 +327,21 @@ static void image_payload(const char *db, core_buf *out)
 }
 
 /* The images x (patched) and y (from the rows) hold the same LEX and APIS sections, byte for
-   byte: the header's 48 bytes, then a directory of three 24-byte entries (LEX, APIS, then
-   PROD, which only y has: producers of a patched image are read from the rows), then the
-   sections in that order. */
+   byte: the header's 48 bytes (the number of sections at 40), then a directory of 24-byte
+   entries (LEX, APIS, then PROD and OPS, which only y has: a patched image's producers,
+   operations and chunks are read from the rows), then the sections in that order. */
 static void same_lex(const core_buf *x, const core_buf *y)
 {
     uint64_t apis_off, apis_len;
+    uint32_t n_sections;
+    memcpy(&n_sections, x->data + 40, 4);
+    size_t start = 48 + (size_t)n_sections * 24;
     memcpy(&apis_off, x->data + 48 + 24 + 8, 8);
     memcpy(&apis_len, x->data + 48 + 24 + 16, 8);
     size_t end = (size_t)(apis_off + apis_len);
-    assert_true(end <= x->len && end <= y->len && end > 120);
+    assert_true(end <= x->len && end <= y->len && end > start);
     assert_memory_equal(x->data + 48, y->data + 48, 48); /* LEX and APIS entries */
-    assert_memory_equal(x->data + 120, y->data + 120, end - 120);
+    assert_memory_equal(x->data + start, y->data + start, end - start);
 }
 
 /* The same add or remove on a (the old image patched) and b (the image from the rows,
