@@ -518,6 +518,8 @@ int image_open(search_engine *e, apidex_error *err)
         why = "it cannot be read";
     else if (!data)
         why = "it has none (written by an older apidex, or by a program without the search stage)";
+    else if (data == e->ops_image) /* image_ops_open checked it (checksum included) */
+        why = (lex = image_section_of(data, SECTION_LEX)) ? NULL : "it has no lexical section";
     else
         why = image_check(data, len, store_index_version(e->idx), &lex, &apis);
     size_t work = e->work; /* a refused image counts as no image */
