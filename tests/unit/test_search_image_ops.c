@@ -3,11 +3,8 @@
  * plans included (the summaries are read by rowid when shown); a section that lies (the
  * checksum recomputed) is refused and the rows are read; after `add` the patched image has
  * no OPS section and the open reads the rows. */
+#include "image_testutil.h"
 #include "search_testutil.h"
-
-#include <sqlite3.h>
-#include <xxhash.h>
-#include <stdio.h>
 
 static const char *const specs[] = {"tests/data/search/films.yaml", "tests/data/search/music.yaml",
                                     "tests/data/search/crm.yaml", "tests/data/search/notify.yaml",
@@ -75,35 +72,6 @@ static void answers(const char *db, core_buf *out, unsigned *loaded)
     store_close(idx);
 }
 
-static void copy_file(const char *from, const char *to)
-{
-    FILE *f = fopen(from, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    size_t n = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc(n);
-    assert_int_equal(fread(text, 1, n, f), n);
-    fclose(f);
-    f = fopen(to, "wb");
-    assert_int_equal(fwrite(text, 1, n, f), n);
-    fclose(f);
-    free(text);
-}
-
-/* The image of db (its rows concatenated), or an empty buffer when it has none. */
-static void image_of(const char *db, core_buf *out)
-{
-    sqlite3 *h = NULL;
-    sqlite3_stmt *st = NULL;
-    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-    if (sqlite3_prepare_v2(h, "SELECT data FROM image ORDER BY id", -1, &st, NULL) == SQLITE_OK)
-        while (sqlite3_step(st) == SQLITE_ROW)
-            core_buf_append(out, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-}
-
 /* The offset of the section of this kind in img (header: 48 bytes, the section count at 40,
    then 24-byte entries: kind, reserved, offset, length), or 0. */
 static uint64_t section_at(const core_buf *img, uint32_t kind)
@@ -120,22 +88,16 @@ static uint64_t section_at(const core_buf *img, uint32_t kind)
     return 0;
 }
 
-/* Writes img (its checksum recomputed) as db's image. */
-static void put_image(const char *db, core_buf *img)
+/* The answers over db from its image into with, from its rows into rows (equal), and the
+   tables each open loaded. */
+static void both_ways(const char *db, core_buf *with, core_buf *rows, unsigned *l_img,
+                      unsigned *l_rows)
 {
-    uint64_t sum = XXH3_64bits(img->data + 48, img->len - 48);
-    memcpy(img->data + 32, &sum, 8);
-    sqlite3 *h = NULL;
-    sqlite3_stmt *st = NULL;
-    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(h, "DELETE FROM image", NULL, NULL, NULL), SQLITE_OK);
-    assert_int_equal(
-        sqlite3_prepare_v2(h, "INSERT INTO image(id, data) VALUES(1, ?)", -1, &st, NULL),
-        SQLITE_OK);
-    sqlite3_bind_blob64(st, 1, img->data, img->len, SQLITE_STATIC);
-    assert_int_equal(sqlite3_step(st), SQLITE_DONE);
-    sqlite3_finalize(st);
-    sqlite3_close(h);
+    answers(db, with, l_img);
+    setenv("APIDEX_SEARCH_IMAGE", "0", 1);
+    answers(db, rows, l_rows);
+    unsetenv("APIDEX_SEARCH_IMAGE");
+    assert_string_equal(with->data, rows->data);
 }
 
 enum { ROWS = STORE_LOADED_OPERATIONS | STORE_LOADED_CHUNKS | STORE_LOADED_EDGES };
@@ -149,12 +111,8 @@ static void test_ops_from_image(void **state)
     core_buf_init(&with, 0);
     core_buf_init(&rows, 0);
     unsigned l_img = 0, l_rows = 0;
-    answers(db, &with, &l_img);
-    setenv("APIDEX_SEARCH_IMAGE", "0", 1);
-    answers(db, &rows, &l_rows);
-    unsetenv("APIDEX_SEARCH_IMAGE");
+    both_ways(db, &with, &rows, &l_img, &l_rows);
     assert_true(with.len > 1000 && strstr(with.data, "plan "));
-    assert_string_equal(with.data, rows.data);
     /* from the image: no operation, chunk or edge row read, searches included */
     assert_int_equal(l_img, 0);
     assert_int_equal(l_rows & (STORE_LOADED_OPERATIONS | STORE_LOADED_CHUNKS),
@@ -173,7 +131,7 @@ static void test_ops_from_image(void **state)
     /* sections that lie, the checksum recomputed: refused one by one, never a crash */
     core_buf img;
     core_buf_init(&img, 0);
-    image_of(db, &img);
+    image_tu_read(db, &img);
     uint64_t ops = section_at(&img, 4); /* SECTION_OPS */
     assert_true(ops > 0);
     uint64_t recs, n_ops, docs, ends, n_ends;
@@ -196,12 +154,12 @@ static void test_ops_from_image(void **state)
     };
     char *bad = tu_path(dir, "bad.db");
     for (size_t k = 0; k < sizeof lies / sizeof *lies; k++) {
-        copy_file(db, bad);
+        image_tu_copy_file(db, bad);
         core_buf lie;
         core_buf_init(&lie, 0);
         core_buf_append(&lie, img.data, img.len);
         memcpy(lie.data + lies[k].at, &lies[k].value, 4);
-        put_image(bad, &lie);
+        image_tu_write(bad, &lie);
         core_buf got;
         core_buf_init(&got, 0);
         unsigned l_bad = 0;
@@ -212,13 +170,13 @@ static void test_ops_from_image(void **state)
         core_buf_free(&got);
     }
     /* cut short inside the section (the header's length follows, the checksum recomputed) */
-    copy_file(db, bad);
+    image_tu_copy_file(db, bad);
     core_buf cut;
     core_buf_init(&cut, 0);
     core_buf_append(&cut, img.data, (size_t)(ops + 64));
     uint64_t len = cut.len;
     memcpy(cut.data + 24, &len, 8);
-    put_image(bad, &cut);
+    image_tu_write(bad, &cut);
     core_buf got;
     core_buf_init(&got, 0);
     unsigned l_cut = 0;
@@ -251,18 +209,14 @@ static void test_ops_after_add(void **state)
     free(build_from(dir, "index.db", 2, 99)); /* add the others */
     core_buf img;
     core_buf_init(&img, 0);
-    image_of(db, &img);
+    image_tu_read(db, &img);
     assert_true(img.len > 48);
     assert_int_equal(section_at(&img, 4), 0);
     core_buf with, rows;
     core_buf_init(&with, 0);
     core_buf_init(&rows, 0);
     unsigned l_img = 0, l_rows = 0;
-    answers(db, &with, &l_img);
-    setenv("APIDEX_SEARCH_IMAGE", "0", 1);
-    answers(db, &rows, &l_rows);
-    unsetenv("APIDEX_SEARCH_IMAGE");
-    assert_string_equal(with.data, rows.data);
+    both_ways(db, &with, &rows, &l_img, &l_rows);
     assert_true(l_img & STORE_LOADED_OPERATIONS);
     core_buf_free(&img);
     core_buf_free(&with);
