@@ -136,8 +136,8 @@ int image_pool_add(image_strpool *p, const char *s, uint32_t *off);
 void image_pool_free(image_strpool *p);
 /* Appends n bytes and pads to 8 (image.c). */
 int image_put(core_buf *b, const void *p, size_t n);
-/* Section OPS of an engine built from the rows (e->ops and e->chunks loaded), at offset at
-   of b (image_ops.c). */
+/* Section OPS of the index e->idx (store_operations and store_chunks, loaded before: the
+   rows' build loads them), at offset at of b (image_ops.c). */
 int image_write_ops(const search_engine *e, core_buf *b, size_t at);
 
 /* An API's run of chunks, as the APIS section records it. */

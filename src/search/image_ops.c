@@ -27,26 +27,34 @@ static int str_of(image_strpool *sp, const char *s, uint32_t *off)
 
 int image_write_ops(const search_engine *e, core_buf *b, size_t at)
 {
-    image_ops ox = {.n_ops = e->n_ops, .n_docs = e->n_docs};
-    for (size_t i = 0; i < e->n_ops; i++) {
-        ox.n_inputs += e->ops[i].n_inputs;
-        ox.n_tags += e->ops[i].n_tags;
+    /* the store's arrays themselves (loaded before: image_encode asks for this section only
+       when they are), whatever the engine being written holds of them */
+    const store_operation *ops = NULL;
+    const store_chunk *chunks = NULL;
+    size_t n_ops = 0, n_docs = 0;
+    int rc = store_operations(e->idx, &ops, &n_ops, NULL);
+    if (!rc) rc = store_chunks(e->idx, &chunks, &n_docs, NULL);
+    if (rc) return rc;
+    image_ops ox = {.n_ops = n_ops, .n_docs = n_docs};
+    for (size_t i = 0; i < n_ops; i++) {
+        ox.n_inputs += ops[i].n_inputs;
+        ox.n_tags += ops[i].n_tags;
     }
-    for (size_t d = 0; d < e->n_docs; d++) ox.n_ends += e->chunks[d].n_endpoints;
+    for (size_t d = 0; d < n_docs; d++) ox.n_ends += chunks[d].n_endpoints;
     if (ox.n_inputs >= IMAGE_NONE || ox.n_tags >= IMAGE_NONE || ox.n_ends >= IMAGE_NONE ||
-        e->n_ops >= IMAGE_NONE)
+        n_ops >= IMAGE_NONE)
         return APIDEX_ENOMEM;
     image_strpool sp = {0};
     core_buf_init(&sp.b, 0);
-    image_op *recs = malloc((e->n_ops ? e->n_ops : 1) * sizeof *recs);
+    image_op *recs = malloc((n_ops ? n_ops : 1) * sizeof *recs);
     image_input *ins = malloc((ox.n_inputs ? ox.n_inputs : 1) * sizeof *ins);
     uint32_t *tags = malloc((ox.n_tags ? ox.n_tags : 1) * sizeof *tags);
-    image_doc *docs = malloc((e->n_docs ? e->n_docs : 1) * sizeof *docs);
+    image_doc *docs = malloc((n_docs ? n_docs : 1) * sizeof *docs);
     uint32_t *ends = malloc((ox.n_ends ? ox.n_ends : 1) * sizeof *ends);
-    int rc = recs && ins && tags && docs && ends ? 0 : APIDEX_ENOMEM;
+    rc = recs && ins && tags && docs && ends ? 0 : APIDEX_ENOMEM;
     size_t ni = 0, nt = 0, ne = 0;
-    for (size_t i = 0; i < e->n_ops && !rc; i++) {
-        const store_operation *o = &e->ops[i];
+    for (size_t i = 0; i < n_ops && !rc; i++) {
+        const store_operation *o = &ops[i];
         image_op *r = &recs[i];
         *r = (image_op){.api_index = (uint32_t)o->api_index,
                         .flags = o->flags,
@@ -73,30 +81,30 @@ int image_write_ops(const search_engine *e, core_buf *b, size_t at)
         }
         for (size_t k = 0; k < o->n_tags && !rc; k++) rc = str_of(&sp, o->tags[k], &tags[nt++]);
     }
-    for (size_t d = 0; d < e->n_docs && !rc; d++) {
-        const store_chunk *c = &e->chunks[d];
+    for (size_t d = 0; d < n_docs && !rc; d++) {
+        const store_chunk *c = &chunks[d];
         docs[d] = (image_doc){.endpoint = c->type && !strcmp(c->type, "endpoint"),
                               .first_end = (uint32_t)ne,
                               .n_ends = (uint32_t)c->n_endpoints};
         for (size_t k = 0; k < c->n_endpoints; k++) {
             long op = c->endpoint_ops ? c->endpoint_ops[k] : -1;
-            ends[ne++] = op >= 0 && (size_t)op < e->n_ops ? (uint32_t)op : IMAGE_NONE;
+            ends[ne++] = op >= 0 && (size_t)op < n_ops ? (uint32_t)op : IMAGE_NONE;
         }
     }
     if (!rc) {
         ox.pool_len = sp.b.len;
         ox.recs = at + sizeof ox;
-        ox.inputs = ox.recs + e->n_ops * sizeof *recs;
+        ox.inputs = ox.recs + n_ops * sizeof *recs;
         ox.tags = ox.inputs + ox.n_inputs * sizeof *ins;
         ox.docs = ox.tags + ((ox.n_tags * sizeof *tags + 7) & ~(size_t)7);
-        ox.ends = ox.docs + e->n_docs * sizeof *docs;
+        ox.ends = ox.docs + n_docs * sizeof *docs;
         ox.pool = ox.ends + ((ox.n_ends * sizeof *ends + 7) & ~(size_t)7);
         rc = image_put(b, &ox, sizeof ox);
     }
-    if (!rc) rc = image_put(b, recs, e->n_ops * sizeof *recs);
+    if (!rc) rc = image_put(b, recs, n_ops * sizeof *recs);
     if (!rc) rc = image_put(b, ins, ox.n_inputs * sizeof *ins);
     if (!rc) rc = image_put(b, tags, ox.n_tags * sizeof *tags);
-    if (!rc) rc = image_put(b, docs, e->n_docs * sizeof *docs);
+    if (!rc) rc = image_put(b, docs, n_docs * sizeof *docs);
     if (!rc) rc = image_put(b, ends, ox.n_ends * sizeof *ends);
     if (!rc) rc = image_put(b, sp.b.data ? sp.b.data : "", sp.b.len);
     if (!rc && b->len != ((ox.pool + ox.pool_len + 7) & ~(uint64_t)7))
