@@ -56,13 +56,13 @@ static void why_surface(const search_engine *e, uint32_t op, const char *task, w
     ww->stemmer = text_words_new();
     if (tw && ww->stemmer) {
         const store_operation *o = &e->ops[op];
-        why_scan(ww, tw, o->summary);
+        why_scan(ww, tw, image_op_summary(e, op));
         why_scan(ww, tw, o->operation_id);
         why_scan(ww, tw, o->path);
         for (size_t i = 0; i < o->n_inputs && ww->left; i++) why_scan(ww, tw, o->inputs[i].name);
         for (size_t i = 0; i < o->n_tags && ww->left; i++) why_scan(ww, tw, o->tags[i]);
         if (o->api_index < e->n_apis) why_scan(ww, tw, e->apis[o->api_index].title);
-        why_scan(ww, tw, o->description);
+        why_scan(ww, tw, image_op_description(e, op));
         why_scan(ww, tw, task);
     }
     text_words_free(ww->stemmer);

@@ -44,6 +44,7 @@
 void search_engine_close(search_engine *e)
 {
     if (!e) return;
+    image_ops_free(e); /* before lex_free: the image may be both's */
     lex_free(e);
     if (e->info && !e->producer_pool) /* else they point into one array */
         for (size_t i = 0; i < e->n_ops; i++) free(e->info[i].producers);
@@ -207,14 +208,18 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
     pthread_mutex_init(&e->match_lock, NULL);
     e->embed_held = &e->embed_lock;
     e->idx = idx;
-    int rc = store_operations(idx, &e->ops, &e->n_ops, err);
-    if (!rc) rc = store_apis(idx, &e->apis, &e->n_apis, err);
-    if (!rc) rc = store_chunks(idx, &e->chunks, &e->n_docs, err);
+    int rc = store_apis(idx, &e->apis, &e->n_apis, err);
     store_info info; /* read now: lex_build asks for it while the edges load */
     if (!rc) rc = store_index_info(idx, &info, err);
-    /* the rows read: lex_build counts the chunk terms, engine_producers the edges */
+    /* the operations and the chunks' endpoints: from the search image's section OPS when it
+       has a valid one, else the rows */
+    int ops_rows = rc ? 0 : image_ops_open(e, &info, err);
+    if (ops_rows < 0) rc = ops_rows;
+    if (!rc && ops_rows == 1) rc = store_operations(idx, &e->ops, &e->n_ops, err);
+    if (!rc && ops_rows == 1) rc = lex_docs(e, err);
+    /* the rows (or records) read: lex_build counts the chunk terms, engine_producers the
+       edges */
     if (!rc) e->work += e->n_ops + e->n_apis + e->n_docs;
-    if (!rc) rc = lex_docs(e, err);
     if (!rc) {
         e->info = calloc(e->n_ops ? e->n_ops : 1, sizeof *e->info);
         if (!e->info) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
@@ -360,11 +365,11 @@ static void query_free(query_state *st)
    sentence (specs that describe operations only in their description); NULL when neither
    says anything. Display only: ranking never reads it. */
 enum { HIT_SUMMARY_TOKENS = 60 };
-static const char *hit_summary(const store_operation *op, core_arena *a)
+static const char *hit_summary(const search_engine *e, size_t i, core_arena *a)
 {
     core_buf b;
     core_buf_init(&b, 0);
-    text_plain_summary(op->summary, op->description, HIT_SUMMARY_TOKENS, &b);
+    text_plain_summary(image_op_summary(e, i), image_op_description(e, i), HIT_SUMMARY_TOKENS, &b);
     const char *s = b.len ? core_arena_strndup(a, b.data, b.len) : NULL;
     core_buf_free(&b);
     return s;
@@ -431,7 +436,7 @@ int search_engine_run(search_engine *e, const search_query *q, search_result **o
             h->method = op->method;
             h->path = op->path;
             h->operation_id = op->operation_id;
-            h->summary = hit_summary(op, res->arena);
+            h->summary = hit_summary(e, st.out[i], res->arena);
             h->score = st.whole.raw[st.out[i]];
             h->role = st.role[i];
             h->why = context_explain(&st, st.out[i], res->arena);

@@ -37,6 +37,11 @@ static int put(core_buf *b, const void *p, size_t n)
     return core_buf_append(b, zero, align8(b->len) - b->len) ? APIDEX_ENOMEM : 0;
 }
 
+int image_put(core_buf *b, const void *p, size_t n)
+{
+    return put(b, p, n);
+}
+
 static int write_lex(const search_engine *e, core_buf *b, size_t at)
 {
     image_lex lx = {.n_docs = e->n_docs,
@@ -137,14 +142,7 @@ static image_run *runs_of_chunks(const search_engine *e, size_t *n_runs)
     return runs;
 }
 
-/* The strings of the PROD section, each once. */
-typedef struct strpool {
-    core_buf b;
-    uint32_t *slot; /* open addressing: offset + 1 */
-    size_t size, n;
-} strpool;
-
-static int pool_grow(strpool *p)
+static int pool_grow(image_strpool *p)
 {
     size_t size = p->size ? p->size * 2 : 4096;
     uint32_t *t = calloc(size, sizeof *t);
@@ -162,7 +160,13 @@ static int pool_grow(strpool *p)
     return 0;
 }
 
-static int pool_add(strpool *p, const char *s, uint32_t *off)
+void image_pool_free(image_strpool *p)
+{
+    free(p->slot);
+    core_buf_free(&p->b);
+}
+
+int image_pool_add(image_strpool *p, const char *s, uint32_t *off)
 {
     if ((p->n + 1) * 2 > p->size && pool_grow(p)) return APIDEX_ENOMEM;
     size_t len = strlen(s), h = core_hash64(s, len) & (p->size - 1);
@@ -184,7 +188,7 @@ static int write_prod(const search_engine *e, core_buf *b, size_t at)
 {
     image_prod px = {.n_ops = e->n_ops};
     for (size_t i = 0; i < e->n_ops; i++) px.n_refs += e->info[i].n_producers;
-    strpool sp = {0};
+    image_strpool sp = {0};
     core_buf_init(&sp.b, 0);
     image_pref *refs = malloc((px.n_refs ? px.n_refs : 1) * sizeof *refs);
     uint64_t *starts = malloc((e->n_ops + 1) * sizeof *starts);
@@ -198,8 +202,8 @@ static int write_prod(const search_engine *e, core_buf *b, size_t at)
                                    .features = r->features,
                                    .share = r->share,
                                    .api_ops = r->api_ops};
-            rc = pool_add(&sp, r->param, &refs[k].param);
-            if (!rc) rc = pool_add(&sp, r->entity, &refs[k].entity);
+            rc = image_pool_add(&sp, r->param, &refs[k].param);
+            if (!rc) rc = image_pool_add(&sp, r->entity, &refs[k].entity);
         }
     }
     if (!rc) {
@@ -216,12 +220,11 @@ static int write_prod(const search_engine *e, core_buf *b, size_t at)
     if (!rc && b->len != align8(px.pool + px.pool_len)) rc = APIDEX_EINVAL; /* layout slip */
     free(refs);
     free(starts);
-    free(sp.slot);
-    core_buf_free(&sp.b);
+    image_pool_free(&sp);
     return rc;
 }
 
-enum { N_SECTIONS = 3 };
+enum { N_SECTIONS = 4 };
 
 int image_encode(const search_engine *e, const image_run *runs, size_t n_runs, uint64_t build_id,
                  core_buf *out)
@@ -237,7 +240,11 @@ int image_encode(const search_engine *e, const image_run *runs, size_t n_runs, u
                       .n_sections = (uint32_t)n_sections};
     memcpy(h.magic, image_magic, sizeof h.magic);
     image_section dir[N_SECTIONS] = {
-        {.kind = SECTION_LEX}, {.kind = SECTION_APIS}, {.kind = e->info ? SECTION_PROD : 0}};
+        {.kind = SECTION_LEX},
+        {.kind = SECTION_APIS},
+        {.kind = e->info ? SECTION_PROD : 0},
+        /* OPS from the rows only (a patched image has none: the open reads the rows) */
+        {.kind = e->ops && e->chunks ? SECTION_OPS : 0}};
     int rc = put(out, &h, sizeof h);
     if (!rc) rc = put(out, dir, n_sections * sizeof *dir);
     for (size_t i = 0; i < n_sections && !rc; i++) {
@@ -245,6 +252,7 @@ int image_encode(const search_engine *e, const image_run *runs, size_t n_runs, u
         rc = dir[i].kind == SECTION_LEX    ? write_lex(e, out, out->len)
              : dir[i].kind == SECTION_APIS ? write_apis(e, runs, n_runs, out, out->len)
              : dir[i].kind == SECTION_PROD ? write_prod(e, out, out->len)
+             : dir[i].kind == SECTION_OPS  ? image_write_ops(e, out, out->len)
                                            : 0;
         dir[i].length = out->len - dir[i].offset;
     }
@@ -496,10 +504,10 @@ int image_open(search_engine *e, apidex_error *err)
     /* APIDEX_SEARCH_IMAGE=0: built from the rows, silently (comparisons and benches) */
     const char *env = getenv("APIDEX_SEARCH_IMAGE");
     if (env && !strcmp(env, "0")) return 1;
-    void *data = NULL;
-    size_t len = 0;
+    void *data = e->ops_image; /* read once: image_ops_open read it before */
+    size_t len = e->ops_image_len;
     apidex_error rerr = {0};
-    int rc = store_image_read(e->idx, &data, &len, &rerr);
+    int rc = data ? 0 : store_image_read(e->idx, &data, &len, &rerr);
     if (rc == APIDEX_ENOMEM) {
         if (err) *err = rerr;
         return rc;
@@ -510,6 +518,8 @@ int image_open(search_engine *e, apidex_error *err)
         why = "it cannot be read";
     else if (!data)
         why = "it has none (written by an older apidex, or by a program without the search stage)";
+    else if (data == e->ops_image) /* image_ops_open checked it (checksum included) */
+        why = (lex = image_section_of(data, SECTION_LEX)) ? NULL : "it has no lexical section";
     else
         why = image_check(data, len, store_index_version(e->idx), &lex, &apis);
     size_t work = e->work; /* a refused image counts as no image */
@@ -526,7 +536,7 @@ int image_open(search_engine *e, apidex_error *err)
         }
     }
     if (why) {
-        free(data);
+        if (data != e->ops_image) free(data); /* else section OPS points into it */
         fprintf(stderr,
                 "apidex: note: the index's search image is not used (%s); the search structure "
                 "is built from its rows, which takes longer ('apidex index' writes a new one)\n",

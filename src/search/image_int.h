@@ -13,7 +13,8 @@ enum {
     IMAGE_ENDIAN = 0x01020304,
     SECTION_LEX = 1,
     SECTION_APIS = 2,
-    SECTION_PROD = 3
+    SECTION_PROD = 3,
+    SECTION_OPS = 4
 };
 extern const char image_magic[8];
 
@@ -88,6 +89,56 @@ typedef struct image_pref {
 
 _Static_assert(sizeof(image_prod) % 8 == 0 && sizeof(image_pref) % 8 == 0,
                "image records keep 8-byte alignment");
+
+/* Section OPS (image_ops.c): what opening reads of every operation and chunk, so it reads
+   no operation or chunk row. Per operation a record of its values (strings as offsets in
+   the section's pool, IMAGE_NONE for NULL) with its inputs and tags in two arrays; per
+   chunk whether it is an endpoint chunk and the operations it covers (IMAGE_NONE: one the
+   index does not have). Summaries and descriptions stay in the rows, read by rowid. */
+enum { IMAGE_NONE = 0xffffffffu };
+
+typedef struct image_ops {
+    uint64_t n_ops, n_inputs, n_tags, n_docs, n_ends, pool_len;
+    uint64_t recs, inputs, tags, docs, ends, pool; /* offsets */
+} image_ops;
+
+typedef struct image_op {
+    uint32_t id, api, method, path, operation_id, verb; /* in the pool */
+    uint32_t api_index, flags;
+    int32_t action;
+    uint32_t deprecated;
+    uint32_t first_input, n_inputs, first_tag, n_tags;
+    uint64_t tokens;
+    int64_t rowid; /* its row: the summary and description are read from it when shown */
+} image_op;
+
+typedef struct image_input {
+    uint32_t name, location, field, required;
+} image_input;
+
+typedef struct image_doc {
+    uint32_t endpoint; /* its type is "endpoint" */
+    uint32_t first_end, n_ends;
+    uint32_t reserved;
+} image_doc;
+
+_Static_assert(sizeof(image_ops) % 8 == 0 && sizeof(image_op) % 8 == 0 &&
+                   sizeof(image_input) % 8 == 0 && sizeof(image_doc) % 8 == 0,
+               "image records keep 8-byte alignment");
+
+/* Strings each stored once in a section's pool (NUL-terminated; offsets below 4 GiB). */
+typedef struct image_strpool {
+    core_buf b;
+    uint32_t *slot; /* open addressing: offset + 1 */
+    size_t size, n;
+} image_strpool;
+int image_pool_add(image_strpool *p, const char *s, uint32_t *off);
+void image_pool_free(image_strpool *p);
+/* Appends n bytes and pads to 8 (image.c). */
+int image_put(core_buf *b, const void *p, size_t n);
+/* Section OPS of the index e->idx (store_operations and store_chunks, loaded before: the
+   rows' build loads them), at offset at of b (image_ops.c). */
+int image_write_ops(const search_engine *e, core_buf *b, size_t at);
 
 /* An API's run of chunks, as the APIS section records it. */
 typedef struct image_run {

@@ -157,6 +157,7 @@ int lex_docs(search_engine *e, apidex_error *err)
         const store_chunk *c = &e->chunks[d];
         e->docs[d].ops = c->endpoint_ops;
         e->docs[d].n_ops = c->n_endpoints;
+        e->docs[d].endpoint = c->type && !strcmp(c->type, "endpoint");
     }
     return 0;
 }

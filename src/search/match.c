@@ -329,7 +329,7 @@ static struct json_object *cand_json(const search_engine *e, const match_index *
     put_str(o, "api", op->api);
     put_str(o, "method", op->method);
     put_str(o, "path", op->path);
-    put_str(o, "summary", op->summary);
+    put_str(o, "summary", image_op_summary(e, c->op));
     json_object_object_add(o, "score", num3(c->final));
     json_object_object_add(o, "pair", num3(c->pair));
     json_object_object_add(o, "api_cover", num3(cover));

@@ -226,9 +226,7 @@ void match_index_free(match_index *mi)
 /* The operation an endpoint chunk describes, or -1 (schema chunks, shared chunks). */
 static long endpoint_op(const search_engine *e, uint32_t doc)
 {
-    if (doc >= e->n_docs || e->docs[doc].n_ops != 1) return -1;
-    const char *type = e->chunks[doc].type;
-    if (!type || strcmp(type, "endpoint")) return -1;
+    if (doc >= e->n_docs || e->docs[doc].n_ops != 1 || !e->docs[doc].endpoint) return -1;
     long op = e->docs[doc].ops[0];
     return op >= 0 && (size_t)op < e->n_ops ? op : -1;
 }
@@ -298,10 +296,12 @@ static int build_index(search_engine *e, match_index **out, apidex_error *err)
         mi->ops = core_arena_calloc(mi->arena, e->n_ops ? e->n_ops : 1, sizeof *mi->ops);
         if (!mi->ops) rc = APIDEX_ENOMEM;
     }
+    image_op_texts_all(e); /* every summary and description: one read of the rows */
     for (size_t i = 0; !rc && i < e->n_ops; i++) {
         const store_operation *op = &e->ops[i];
-        rc = common_groups(e, op->method, op->path, op->operation_id, op->summary, op->description,
-                           st, NULL, &tmp, &lit, &l, mi->arena, &mi->ops[i]);
+        rc = common_groups(e, op->method, op->path, op->operation_id, image_op_summary(e, i),
+                           image_op_description(e, i), st, NULL, &tmp, &lit, &l, mi->arena,
+                           &mi->ops[i]);
     }
     if (!rc) rc = posting_groups(e, mi);
     free(l.v);

@@ -40,7 +40,7 @@ int plan_build(const query_state *st, search_result *res)
                                 .method = op->method,
                                 .path = op->path,
                                 .operation_id = op->operation_id,
-                                .summary = op->summary,
+                                .summary = image_op_summary(e, st->out[i]),
                                 .role = st->role[i]};
         size_t n = 0;
         for (size_t k = 0; k < st->n_inputs; k++) n += st->inputs[k].consumer == st->out[i];

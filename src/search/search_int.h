@@ -46,6 +46,7 @@ typedef struct doc_info {
     uint32_t field_len[STORE_FIELD_COUNT];
     const long *ops; /* store_chunk.endpoint_ops */
     size_t n_ops;
+    bool endpoint; /* the chunk's type is "endpoint" (match_feat.c) */
 } doc_info;
 
 typedef struct op_info {
@@ -122,6 +123,16 @@ struct search_engine {
     void *image;
     producer_ref *producer_pool; /* every op's producers, from the image (image.c); NULL:
                                     each op's own array (engine_producers) */
+    /* The image as read at open (image_ops.c), when section OPS was used or the lexical
+       index may use it; e->ops, the chunks' endpoints (ops_ends) and their strings point into
+       it. NULL: the operations and chunks are the store's rows. */
+    void *ops_image;
+    size_t ops_image_len;
+    store_operation *own_ops; /* made from section OPS; e->ops then points here */
+    store_input *own_inputs;
+    const char **own_tags;
+    long *own_ends;
+    struct op_texts *texts; /* summaries and descriptions read by rowid (image_ops.c) */
     size_t work; /* what opening did: rows read and loop iterations (search_engine_open_work) */
     embed_provider *embedder;    /* not owned; NULL: lexical only */
     pthread_mutex_t embed_lock;  /* providers are not thread-safe */
@@ -279,6 +290,18 @@ int lex_sort_terms(search_engine *e);
    into the index's image, 1 when it has none or it is not valid (a note on stderr says
    why; the caller builds it from the rows), else an error (image_int.h: the format). */
 int image_open(search_engine *e, apidex_error *err);
+/* image_ops.c: the operations, the chunks' endpoints and e->docs from section OPS of the
+   index's image (e->apis and the index's counts in info read before): 0 when used, 1 when
+   the image has none or it is not valid (the caller reads the rows; the image read stays in
+   e->ops_image for image_open), else an error. APIDEX_IMAGE_OPS=0: never used. */
+int image_ops_open(search_engine *e, const store_info *info, apidex_error *err);
+/* An operation's summary and description: e->ops's own when they are the rows, else read
+   from its row on first use (kept until close). Thread-safe. */
+const char *image_op_summary(const search_engine *e, size_t i);
+const char *image_op_description(const search_engine *e, size_t i);
+/* Before asking for every operation's texts (match_feat.c): reads every row at once. */
+void image_op_texts_all(const search_engine *e);
+void image_ops_free(search_engine *e);
 double lex_idf(const search_engine *e, long term);
 /* r->raw and r->best_doc: each endpoint's best chunk under r's terms; cover[a] (n_apis):
    the idf of the terms API a has at all; r->idf_total their sum. */

@@ -955,6 +955,40 @@ int64_t store_chunk_rowid(const store_index *idx, size_t i)
     return idx->chunks_loaded && i < idx->n_chunks ? idx->chunk_rowids[i] : -1;
 }
 
+int64_t store_operation_rowid(const store_index *idx, size_t i)
+{
+    return idx->ops_loaded && i < idx->n_ops ? idx->op_rowids[i] : -1;
+}
+
+int store_operation_texts_at(store_index *idx, int64_t rowid, core_arena *a, const char **summary,
+                             const char **description)
+{
+    *summary = *description = NULL;
+    pthread_mutex_lock(&idx->lock);
+    sqlite3_stmt *st = NULL;
+    bool fail = false;
+    if (sqlite3_prepare_v2(idx->db, "SELECT summary, description FROM operations WHERE rowid = ?",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, rowid);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            *summary = store_unpack_column(st, 0, a, NULL, &fail);
+            *description = store_unpack_column(st, 1, a, NULL, &fail);
+        }
+    }
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&idx->lock);
+    return fail ? APIDEX_ENOMEM : 0;
+}
+
+unsigned store_loaded(const store_index *idx)
+{
+    unsigned m = 0;
+    if (__atomic_load_n(&idx->ops_loaded, __ATOMIC_ACQUIRE)) m |= STORE_LOADED_OPERATIONS;
+    if (__atomic_load_n(&idx->chunks_loaded, __ATOMIC_ACQUIRE)) m |= STORE_LOADED_CHUNKS;
+    if (__atomic_load_n(&idx->edges_loaded, __ATOMIC_ACQUIRE)) m |= STORE_LOADED_EDGES;
+    return m;
+}
+
 int store_chunk_terms_scan(store_index *idx, store_terms_fn fn, void *ctx, apidex_error *err)
 {
     const store_chunk *chunks;

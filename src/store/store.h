@@ -355,6 +355,21 @@ typedef int (*store_terms_fn)(void *ctx, size_t i, const char *const *terms);
  * its postings from them without keeping the text). Loads the chunks first if needed.
  */
 int store_chunk_terms_scan(store_index *idx, store_terms_fn fn, void *ctx, apidex_error *err);
+/** The rowid of operation i of store_operations() (loaded before), or -1 (the search image
+    keeps it, to read an operation's texts without loading every operation). */
+int64_t store_operation_rowid(const store_index *idx, size_t i);
+/**
+ * The summary and description of the operation in row rowid, into arena a (NULL when the
+ * column is NULL or the row cannot be read): the search reads them for the endpoints it
+ * shows when it opened from the search image and never loaded the operations. Returns 0,
+ * or APIDEX_ENOMEM. Thread-safe.
+ */
+int store_operation_texts_at(store_index *idx, int64_t rowid, core_arena *a, const char **summary,
+                             const char **description);
+/** Which tables store_operations(), store_chunks() and store_edges() have loaded
+    (STORE_LOADED_*): the open-cost guard checks that an open from the image reads none. */
+enum { STORE_LOADED_OPERATIONS = 1u, STORE_LOADED_CHUNKS = 2u, STORE_LOADED_EDGES = 4u };
+unsigned store_loaded(const store_index *idx);
 /** The rowid of chunk i of store_chunks() (loaded before), or -1. A kept row keeps its rowid
     when `add` or `remove` patches the file (the search image's patch matches APIs by it). */
 int64_t store_chunk_rowid(const store_index *idx, size_t i);

@@ -3,11 +3,8 @@
  * (ids, scores bit for bit, roles, why, links, confidence). A damaged image (one byte
  * flipped), one of another build, and an index without one all open from the rows and
  * answer the same. */
+#include "image_testutil.h"
 #include "search_testutil.h"
-
-#include <sqlite3.h>
-#include <xxhash.h>
-#include <stdio.h>
 
 static const char *const specs[] = {"tests/data/search/films.yaml",
                                     "tests/data/search/music.yaml",
@@ -113,24 +110,6 @@ static void flip_byte(const char *db, int off)
     sqlite3_close(h);
 }
 
-static void copy_file(const char *from, const char *to)
-{
-    char *text = NULL;
-    size_t n = 0;
-    FILE *f = fopen(from, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    n = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    text = malloc(n);
-    assert_int_equal(fread(text, 1, n, f), n);
-    fclose(f);
-    f = fopen(to, "wb");
-    assert_int_equal(fwrite(text, 1, n, f), n);
-    fclose(f);
-    free(text);
-}
-
 static void image_payload(const char *db, core_buf *out);
 
 /* A PROD section that passes the checksum yet names an operation the index does not have
@@ -150,19 +129,7 @@ static void lie_in_prod(const char *db)
     assert_true(n_refs > 0);
     uint32_t bad = 0xfffffff0u;
     memcpy(img.data + refs, &bad, 4);
-    uint64_t sum = XXH3_64bits(img.data + 48, img.len - 48);
-    memcpy(img.data + 32, &sum, 8);
-    sqlite3 *h = NULL;
-    sqlite3_stmt *st = NULL;
-    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(h, "DELETE FROM image", NULL, NULL, NULL), SQLITE_OK);
-    assert_int_equal(
-        sqlite3_prepare_v2(h, "INSERT INTO image(id, data) VALUES(1, ?)", -1, &st, NULL),
-        SQLITE_OK);
-    sqlite3_bind_blob64(st, 1, img.data, img.len, SQLITE_STATIC);
-    assert_int_equal(sqlite3_step(st), SQLITE_DONE);
-    sqlite3_finalize(st);
-    sqlite3_close(h);
+    image_tu_write(db, &img);
     core_buf_free(&img);
 }
 
@@ -196,7 +163,7 @@ static void test_image_same_answers(void **state)
 
     /* a flipped byte in the image: the checksum fails, the rows are read, same answers */
     char *bad = tu_path(dir, "bad.db");
-    copy_file(db, bad);
+    image_tu_copy_file(db, bad);
     flip_byte(bad, 200);
     core_buf flipped;
     core_buf_init(&flipped, 0);
@@ -207,7 +174,7 @@ static void test_image_same_answers(void **state)
 
     /* the image of another build (a file's rows with a copied image): not used */
     char *other = tu_path(dir, "other.db");
-    copy_file(plain, other);
+    image_tu_copy_file(plain, other);
     char sql[512];
     snprintf(sql, sizeof sql,
              "ATTACH '%s' AS img; CREATE TABLE image(id INTEGER PRIMARY KEY, data BLOB NOT "
@@ -222,7 +189,7 @@ static void test_image_same_answers(void **state)
     assert_int_equal(w_stale, w_rows);
 
     /* a truncated image (its length no longer matches the header) */
-    copy_file(db, bad);
+    image_tu_copy_file(db, bad);
     exec(bad, "UPDATE image SET data = substr(data, 1, length(data) - 8) WHERE id = 1");
     core_buf cut;
     core_buf_init(&cut, 0);
@@ -232,7 +199,7 @@ static void test_image_same_answers(void **state)
     assert_int_equal(w_cut, w_rows);
 
     /* a producers section that lies: the image is not used (a note), the same answers */
-    copy_file(db, bad);
+    image_tu_copy_file(db, bad);
     lie_in_prod(bad);
     core_buf lie;
     core_buf_init(&lie, 0);
@@ -314,31 +281,26 @@ static void add_spec(const char *db, const char *spec)
 /* The image of db past its header (which holds the build id and the checksum). */
 static void image_payload(const char *db, core_buf *out)
 {
-    sqlite3 *h = NULL;
-    sqlite3_stmt *st = NULL;
-    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(h, "SELECT data FROM image ORDER BY id", -1, &st, NULL),
-                     SQLITE_OK);
-    while (sqlite3_step(st) == SQLITE_ROW)
-        core_buf_append(out, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0));
-    sqlite3_finalize(st);
-    sqlite3_close(h);
+    image_tu_read(db, out);
     assert_true(out->len > 48);
 }
 
 /* The images x (patched) and y (from the rows) hold the same LEX and APIS sections, byte for
-   byte: the header's 48 bytes, then a directory of three 24-byte entries (LEX, APIS, then
-   PROD, which only y has: producers of a patched image are read from the rows), then the
-   sections in that order. */
+   byte: the header's 48 bytes (the number of sections at 40), then a directory of 24-byte
+   entries (LEX, APIS, then PROD and OPS, which only y has: a patched image's producers,
+   operations and chunks are read from the rows), then the sections in that order. */
 static void same_lex(const core_buf *x, const core_buf *y)
 {
     uint64_t apis_off, apis_len;
+    uint32_t n_sections;
+    memcpy(&n_sections, x->data + 40, 4);
+    size_t start = 48 + (size_t)n_sections * 24;
     memcpy(&apis_off, x->data + 48 + 24 + 8, 8);
     memcpy(&apis_len, x->data + 48 + 24 + 16, 8);
     size_t end = (size_t)(apis_off + apis_len);
-    assert_true(end <= x->len && end <= y->len && end > 120);
+    assert_true(end <= x->len && end <= y->len && end > start);
     assert_memory_equal(x->data + 48, y->data + 48, 48); /* LEX and APIS entries */
-    assert_memory_equal(x->data + 120, y->data + 120, end - 120);
+    assert_memory_equal(x->data + start, y->data + start, end - start);
 }
 
 /* The same add or remove on a (the old image patched) and b (the image from the rows,
@@ -397,7 +359,7 @@ static void test_image_patch(void **state)
     char *dir = tu_tempdir();
     search_image_install();
     char *a = build_from(dir, "a.db", 1), *b = tu_path(dir, "b.db");
-    copy_file(a, b);
+    image_tu_copy_file(a, b);
     same_image(a, b, op_add, specs[0]);
     static const size_t first = 0, middle = 2;
     same_image(a, b, op_remove, &middle);
