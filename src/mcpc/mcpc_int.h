@@ -28,7 +28,7 @@ typedef struct mcpc_conn {
     /* http */
     char *session_id;       /* Mcp-Session-Id, once the server gave one */
     char *protocol_version; /* MCP-Protocol-Version sent after initialize */
-    bool session_gone;      /* the server answered 404 to our Mcp-Session-Id: it ended it */
+    bool session_gone; /* the server answered 404 (or 400) to our Mcp-Session-Id: it ended it */
 } mcpc_conn;
 
 /* stdio.c */
