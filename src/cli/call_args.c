@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 
 #include "exec/exec.h"
+#include "mcpc/mcpc.h"
 #include "serve/serve.h"
 #include "store/store.h"
 
@@ -193,17 +194,19 @@ int cli_call_build(const char *cmd, const cli_call_args *a, bool placeholders,
     t->api = api;
     t->op = op;
     if (exec_tool_is(op)) {
-        /* an MCP tool: called over MCP by its server (exec_tool_call), no HTTP request */
+        /* an MCP tool, resource or prompt: called over MCP by its server (exec_tool_call), no
+           HTTP request */
         if (strcmp(cmd, "call"))
             return cli_usage_error(cmd,
-                                   "%s is an MCP tool: there is no HTTP request to write; "
+                                   "%s is an MCP %s: there is no HTTP request to write; "
                                    "call it with apidex call",
-                                   sop->id);
+                                   sop->id, exec_mcp_kind(op));
         if (a->server || a->content_type)
             return cli_usage_error(cmd,
-                                   "%s is an MCP tool: it is called on its registry "
+                                   "%s is an MCP %s: it is called on its registry "
                                    "server, so %s does not apply",
-                                   sop->id, a->server ? "--server" : "--content-type");
+                                   sop->id, exec_mcp_kind(op),
+                                   a->server ? "--server" : "--content-type");
         t->tool_id = sop->id;
         t->tool_body = body;
         return CLI_OK;
@@ -318,7 +321,14 @@ int cli_serve_calls_open(cli_serve_calls *c, serve_call_config *cfg, apidex_erro
        the token host); tokens stay in memory */
     int rc = exec_oauth_new(&p, NULL, &c->oauth, err);
     if (rc) return rc;
-    *cfg = (serve_call_config){.enabled = true, .policy = p, .oauth = c->oauth};
+    /* MCP servers' sessions stay open between calls (docs/MCP-SOURCES.md) */
+    if (!(c->sessions = mcpc_pool_new(0, 0))) {
+        exec_oauth_free(c->oauth);
+        c->oauth = NULL;
+        return core_error_set(err, APIDEX_ENOMEM, "cannot start the MCP session pool");
+    }
+    *cfg = (serve_call_config){
+        .enabled = true, .policy = p, .oauth = c->oauth, .sessions = c->sessions};
     return 0;
 }
 
@@ -327,6 +337,8 @@ void cli_serve_calls_close(cli_serve_calls *c)
     if (!c) return;
     exec_oauth_free(c->oauth);
     c->oauth = NULL;
+    mcpc_pool_free(c->sessions);
+    c->sessions = NULL;
 }
 
 const char *cli_serve_calls_help(void)

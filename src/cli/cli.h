@@ -351,8 +351,9 @@ typedef struct cli_serve_calls {
     size_t n_hosts;
     const char *addresses[CLI_MAX_ALLOW + 1]; /* --allow-address, argv strings */
     size_t n_addresses;
-    long timeout_ms;          /* --call-timeout SECONDS; 0: the default */
-    struct exec_oauth *oauth; /* made by cli_serve_calls_open */
+    long timeout_ms;            /* --call-timeout SECONDS; 0: the default */
+    struct exec_oauth *oauth;   /* made by cli_serve_calls_open */
+    struct mcpc_pool *sessions; /* MCP sessions kept open, made by cli_serve_calls_open */
 } cli_serve_calls;
 /** Takes argv[*i] (and its value) when it is one of the call flags: 1 taken, 0 not one, -1
     after a usage error. */

@@ -50,6 +50,8 @@ static void call_usage(FILE *out)
             "An MCP tool (SERVER:TOOL) is called on its registry server over MCP: -p and\n"
             "--body (a JSON object) are its arguments, checked against its inputSchema; a tool\n"
             "not marked readOnlyHint needs --allow-write (docs/MCP-SOURCES.md).\n"
+            "SERVER:resource:NAME reads the resource (a template's variables as -p), and\n"
+            "SERVER:prompt:NAME gets the prompt (its arguments as -p): reads, no --allow-write.\n"
             "Every input is checked against its schema before anything is sent (exit 2 names\n"
             "the parameter and the rule). Credentials come from APIDEX_AUTH_<API>_<SCHEME>,\n"
             "the registry's auth, or ~/.config/apidex/credentials.yaml (docs/EXECUTE.md).\n"
@@ -165,9 +167,9 @@ static int call_send(const cli_call_args *a, const cli_call_target *t, const exe
     return status >= 400 ? CALL_EXIT_HTTP : CLI_OK;
 }
 
-/* An MCP tool (exec_tool_call): its arguments validated, the read-only rule, then its
-   registry server started, called and ended; the result shaped like a response. Exit codes
-   as call_send's, the tool's isError counting as a 4xx/5xx answer. */
+/* An MCP tool, resource or prompt (exec_tool_call): its arguments validated, the read-only
+   rule (tools), then its registry server started, called and ended; the result shaped like a
+   response. Exit codes as call_send's, a tool's isError counting as a 4xx/5xx answer. */
 static int call_tool(const cli_call_args *a, const cli_call_target *t, const char *id,
                      const char *body)
 {
@@ -195,9 +197,10 @@ static int call_tool(const cli_call_args *a, const cli_call_target *t, const cha
     json_object *v = NULL;
     if (a->json || a->dry_run) {
         puts(json_object_to_json_string_ext(out, flags));
-        if (a->dry_run && !a->json) printf("# dry run: the tool was not called\n");
+        if (a->dry_run && !a->json) printf("# dry run: the server was not called\n");
     } else {
-        printf("tool %s%s\n", id, is_error ? ": the tool answered an error (isError)" : "");
+        printf("%s %s%s\n", exec_mcp_kind(cli_call_target_op(t)), id,
+               is_error ? ": the tool answered an error (isError)" : "");
         if (json_object_object_get_ex(out, "body", &v)) {
             putchar('\n');
             puts(json_object_is_type(v, json_type_string)

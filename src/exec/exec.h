@@ -249,8 +249,15 @@ struct json_object *exec_request_json(const exec_request *r, const char *curl);
 
 /* ---------------------------------------------------------------- MCP tools (tool.c) */
 
-/** Whether op is an MCP server's tool (spec/mcp.c), called over MCP instead of HTTP. */
+struct mcpc_pool;
+
+/** Whether op is an MCP server's tool, resource or prompt (spec/mcp.c), called over MCP
+    instead of HTTP. */
 bool exec_tool_is(const spec_operation *op);
+
+/** What op is of its MCP server: "tool", "resource" (a resource or a resource template) or
+    "prompt"; NULL when it is no MCP entry. */
+const char *exec_mcp_kind(const spec_operation *op);
 
 /** How exec_tool_call builds, checks and shapes (zero = defaults). Strings are borrowed. */
 typedef struct exec_tool_options {
@@ -263,19 +270,24 @@ typedef struct exec_tool_options {
     long timeout_ms;               /* the server's start and its answer; 0: mcpc's default */
     exec_shape_options shape;      /* the result's body, as an HTTP response's */
     bool dry_run;                  /* validate and show the call; start nothing */
+    struct mcpc_pool *sessions;    /* sessions kept open between calls (serve), or NULL */
 } exec_tool_options;
 
 /**
- * Calls the MCP tool op of api over tools/call (docs/MCP-SOURCES.md "Calling a tool"): the
- * arguments built from o and validated against the tool's inputSchema (APIDEX_EINVAL naming
- * the argument; nothing started), the read-only rule (a tool not marked readOnlyHint: true
- * without o->allow_write: APIDEX_EREFUSED), then the server api->file names (the index's
- * source, never a caller's) started, initialized, called and ended. *out: the result shaped
- * as exec_shape shapes a body (body_type, body, tokens, notes; schema when the body is
- * structuredContent) with "tool" and "is_error" (the tool's isError, *is_error);
- * a dry run: {dry_run, operation, server, tool, arguments}. The server config's secrets
- * (header values, env values named like credentials) are masked in *out and in errors.
- * Errors of the server: mcpc_call_tool's (APIDEX_ENET, APIDEX_ESPEC, ...).
+ * Calls the MCP entry op of api (docs/MCP-SOURCES.md "Calling a tool"). A tool: over
+ * tools/call, the arguments built from o and validated against the tool's inputSchema
+ * (APIDEX_EINVAL naming the argument; nothing started), the read-only rule (a tool not marked
+ * readOnlyHint: true without o->allow_write: APIDEX_EREFUSED). A resource: resources/read of
+ * the URI the index holds (a template's variables from the arguments, each declared, the
+ * required ones given). A prompt: prompts/get of its name with its arguments (strings, each
+ * declared, the required ones given). Both are reads (no write rule). Then the server api->file
+ * names (the index's source, never a caller's) is started, initialized, asked and ended (or
+ * a session of o->sessions used). *out: the result shaped as exec_shape shapes a body
+ * (body_type, body, tokens, notes; schema when the body is a tool's structuredContent) with
+ * "tool" and "is_error" (the tool's isError, *is_error), "resource" and "uri", or "prompt";
+ * a dry run: {dry_run, operation, server, tool | uri | prompt, arguments}. The
+ * server config's secrets (header values, env values named like credentials) are masked in
+ * *out and in errors. Errors of the server: mcpc_call's (APIDEX_ENET, APIDEX_ESPEC, ...).
  */
 int exec_tool_call(const spec_api *api, const spec_operation *op, const exec_tool_options *o,
                    struct json_object **out, bool *is_error, apidex_error *err);

@@ -69,4 +69,30 @@ const char *exec_control_char(const char *s, size_t n);
 /** The Levenshtein distance between a and b, capped at 99. */
 size_t exec_edit_distance(const char *a, const char *b);
 
+/* ---------------------------------------------------------------- MCP entries (mcp_entry.c) */
+
+/** A JSON object parsed from text (nesting at most 64), or NULL. New reference. */
+struct json_object *exec_mcp_parse_object(const char *text);
+/** "unknown argument 'name' for KIND ID" with the nearest of known, or the list of them:
+    APIDEX_EINVAL in err. */
+int exec_mcp_unknown_argument(const char *kind, const char *id, const char *name,
+                              const char *const *known, size_t n, apidex_error *err);
+/** A copy of v whose base64 "data" and "blob" strings are replaced by a note, with their
+    size in "bytes" beside (depth: 0). New reference. */
+struct json_object *exec_mcp_hide_binary(struct json_object *v, int depth);
+/**
+ * The request of resource or prompt op: its arguments from o (body or arguments, -p on top;
+ * each declared, strings, the required ones given: APIDEX_EINVAL naming it), *method
+ * "resources/read" or "prompts/get", *params {uri} (a template expanded) or {name,
+ * arguments}, *shown the arguments (new references).
+ */
+int exec_mcp_entry_request(const spec_operation *op, const char *id, const exec_tool_options *o,
+                           const char **method, struct json_object **params,
+                           struct json_object **shown, apidex_error *err);
+/** The result text (masked) of a resources/read (of uri) or prompts/get shaped like an HTTP
+    body, with "resource" and "uri", or "prompt". APIDEX_ESPEC when it is no result. */
+int exec_mcp_entry_shape(const spec_operation *op, const char *id, const char *uri,
+                         const char *text, const exec_shape_options *shape,
+                         struct json_object **out, apidex_error *err);
+
 #endif

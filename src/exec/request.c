@@ -820,8 +820,8 @@ int exec_build(const spec_api *api, const spec_operation *op, const exec_build_o
        not even to a --server the caller names. */
     if (jt_get(op->node.node, "x-mcp-resource") || jt_get(op->node.node, "x-mcp-prompt"))
         return core_error_set(err, APIDEX_EINVAL,
-                              "%s is an MCP %s: it is searchable, but apidex calls only an MCP "
-                              "server's tools",
+                              "%s is an MCP %s: it is read over MCP (apidex call), never "
+                              "sent as an HTTP request",
                               op->id,
                               jt_get(op->node.node, "x-mcp-prompt") ? "prompt" : "resource");
     build *b = calloc(1, sizeof *b);

@@ -26,7 +26,7 @@ enum { TOOL_MAX_DEPTH = 64, TOOL_MIN_SECRET = 4 };
 
 bool exec_tool_is(const spec_operation *op)
 {
-    return op && jt_str(jt_get(op->node.node, "x-mcp-tool")) != NULL;
+    return exec_mcp_kind(op) != NULL;
 }
 
 static const char *tool_name(const spec_operation *op)
@@ -35,19 +35,6 @@ static const char *tool_name(const spec_operation *op)
 }
 
 /* ---------------------------------------------------------------- arguments */
-
-static json_object *parse_object(const char *text)
-{
-    json_tokener *tok = json_tokener_new_ex(TOOL_MAX_DEPTH);
-    json_object *o = tok ? json_tokener_parse_ex(tok, text, (int)strlen(text)) : NULL;
-    if (!tok || json_tokener_get_error(tok) != json_tokener_success ||
-        !json_object_is_type(o, json_type_object)) {
-        json_object_put(o);
-        o = NULL;
-    }
-    json_tokener_free(tok);
-    return o;
-}
 
 /* The property of the input schema named name, or NULL. */
 static const jt_node *property(const jt_node *props, const char *name)
@@ -60,24 +47,12 @@ static const jt_node *property(const jt_node *props, const char *name)
 static int unknown_argument(const spec_operation *op, const jt_node *props, const char *name,
                             apidex_error *err)
 {
-    const char *best = NULL;
-    size_t best_d = 99, len = strlen(name);
-    core_buf known;
-    core_buf_init(&known, 4096);
-    for (size_t i = 0; i < props->len; i++) {
-        const char *k = props->u.members[i].key;
-        size_t d = exec_edit_distance(name, k);
-        if (d < best_d) best_d = d, best = k;
-        core_buf_printf(&known, "%s%s", i ? ", " : "", k);
-    }
-    if (best && best_d <= (len > 6 ? len / 3 : 2))
-        core_error_set(err, APIDEX_EINVAL, "unknown argument '%s' for tool %s (did you mean '%s'?)",
-                       name, op->id, best);
-    else
-        core_error_set(err, APIDEX_EINVAL, "unknown argument '%s' for tool %s; it takes: %s", name,
-                       op->id, known.len ? known.data : "no arguments");
-    core_buf_free(&known);
-    return APIDEX_EINVAL;
+    const char **known = calloc(props->len + 1, sizeof *known);
+    if (!known) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    for (size_t i = 0; i < props->len; i++) known[i] = props->u.members[i].key;
+    int rc = exec_mcp_unknown_argument("tool", op->id, name, known, props->len, err);
+    free(known);
+    return rc;
 }
 
 /* The arguments: o->body (or o->arguments) as the base, each -p input on top; a name given
@@ -88,7 +63,7 @@ static int build_arguments(const spec_api *api, const spec_operation *op,
     *out = NULL;
     json_object *args = NULL;
     if (o->body) {
-        if (!(args = parse_object(o->body)))
+        if (!(args = exec_mcp_parse_object(o->body)))
             return core_error_set(err, APIDEX_EINVAL,
                                   "the body of a tool call is its arguments: a JSON object "
                                   "(e.g. --body '{\"path\": \"a.txt\"}')");
@@ -268,27 +243,8 @@ static json_object *result_body(json_object *res, bool *structured, const char *
         *text = json_object_get_string(json_object_object_get(first, "text"));
         if (*text) return NULL;
     }
-    json_object *items = json_object_new_array();
-    for (size_t i = 0; items && i < n; i++) {
-        json_object *it = json_object_array_get_idx(content, i);
-        json_object *data = json_object_object_get(it, "data");
-        json_object *blob = json_object_object_get(json_object_object_get(it, "resource"), "blob");
-        if (!data && !blob) {
-            json_object_array_add(items, json_object_get(it));
-            continue;
-        }
-        json_object *x = NULL;
-        if (json_object_deep_copy(it, &x, NULL)) continue;
-        size_t bytes = (size_t)json_object_get_string_len(data ? data : blob) / 4 * 3;
-        if (data)
-            json_object_object_add(x, "data", json_object_new_string("(base64 data not shown)"));
-        else
-            json_object_object_add(json_object_object_get(x, "resource"), "blob",
-                                   json_object_new_string("(base64 data not shown)"));
-        json_object_object_add(x, "bytes", json_object_new_int64((int64_t)bytes));
-        json_object_array_add(items, x);
-    }
-    return items;
+    return json_object_is_type(content, json_type_array) ? exec_mcp_hide_binary(content, 0)
+                                                         : json_object_new_array();
 }
 
 /* The result (masked text) shaped like an HTTP response's body. */
@@ -296,7 +252,7 @@ static int shape_result(const spec_api *api, const spec_operation *op, const cha
                         const char *text, const exec_shape_options *shape, json_object **out,
                         bool *is_error, apidex_error *err)
 {
-    json_object *res = parse_object(text);
+    json_object *res = exec_mcp_parse_object(text);
     if (!res)
         return core_error_set(err, APIDEX_ESPEC,
                               "tool %s: the server's result is not a JSON object", id);
@@ -327,6 +283,27 @@ static int shape_result(const spec_api *api, const spec_operation *op, const cha
 
 /* ---------------------------------------------------------------- the call */
 
+/* The tool's request: its arguments built and validated, the read-only rule (not for a dry
+   run); *params {name, arguments}, *shown the arguments. */
+static int tool_request(const spec_api *api, const spec_operation *op, const exec_tool_options *o,
+                        core_arena *arena, json_object **params, json_object **shown,
+                        apidex_error *err)
+{
+    json_object *args = NULL;
+    int rc = build_arguments(api, op, o, &args, err);
+    if (!rc) rc = validate_arguments(api, op, args, arena, err);
+    if (!rc && !o->dry_run) rc = write_rule(op, o->allow_write, err);
+    if (rc) {
+        json_object_put(args);
+        return rc;
+    }
+    *params = json_object_new_object();
+    json_object_object_add(*params, "name", json_object_new_string(tool_name(op)));
+    json_object_object_add(*params, "arguments", json_object_get(args));
+    *shown = args;
+    return 0;
+}
+
 int exec_tool_call(const spec_api *api, const spec_operation *op, const exec_tool_options *o_in,
                    struct json_object **out, bool *is_error, apidex_error *err)
 {
@@ -335,14 +312,17 @@ int exec_tool_call(const spec_api *api, const spec_operation *op, const exec_too
     static const exec_tool_options none = {0};
     const exec_tool_options *o = o_in ? o_in : &none;
     const char *id = o->operation_id ? o->operation_id : op->id;
-    if (!exec_tool_is(op)) return core_error_set(err, APIDEX_EINVAL, "%s is not an MCP tool", id);
+    const char *kind = exec_mcp_kind(op);
+    if (!kind) return core_error_set(err, APIDEX_EINVAL, "%s is not an MCP tool", id);
+    bool tool = !strcmp(kind, "tool");
     exec_request m = {.arena = core_arena_new(0)}; /* the secrets to mask */
-    json_object *args = NULL;
+    json_object *params = NULL, *shown = NULL;
+    const char *method = "tools/call";
     mcpc_servers ss = {0};
     int rc = m.arena ? 0 : core_error_set(err, APIDEX_ENOMEM, "out of memory");
-    if (!rc) rc = build_arguments(api, op, o, &args, err);
-    if (!rc) rc = validate_arguments(api, op, args, m.arena, err);
-    if (!rc && !o->dry_run) rc = write_rule(op, o->allow_write, err);
+    if (!rc)
+        rc = tool ? tool_request(api, op, o, m.arena, &params, &shown, err)
+                  : exec_mcp_entry_request(op, id, o, &method, &params, &shown, err);
     /* the server as the index recorded it: the registry's source, never the caller's */
     if (!rc) rc = mcpc_source_parse(api->file, m.arena, &ss, err);
     if (!rc && ss.n != 1)
@@ -350,32 +330,39 @@ int exec_tool_call(const spec_api *api, const spec_operation *op, const exec_too
                             api->file, ss.n, id);
     if (!rc && server_secrets(&ss.items[0], &m))
         rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
-    const char *args_text =
-        rc ? NULL : json_object_to_json_string_ext(args, JSON_C_TO_STRING_PLAIN);
+    const char *uri = json_object_get_string(json_object_object_get(params, "uri"));
     if (!rc && o->dry_run) {
         json_object *d = json_object_new_object();
         json_object_object_add(d, "dry_run", json_object_new_boolean(1));
         json_object_object_add(d, "operation", json_object_new_string(id));
         json_object_object_add(d, "server",
                                json_object_new_string(exec_mask(&m, api->file, m.arena)));
-        json_object_object_add(d, "tool", json_object_new_string(tool_name(op)));
-        json_object_object_add(d, "arguments", json_object_get(args));
+        json_object_object_add(
+            d, uri ? "uri" : kind,
+            json_object_new_string(
+                uri ? uri : json_object_get_string(json_object_object_get(params, "name"))));
+        json_object_object_add(d, "arguments", json_object_get(shown));
         *out = d;
     } else if (!rc) {
         mcpc_options mo = {.timeout_ms = o->timeout_ms};
         char *res = NULL;
         size_t len = 0;
-        rc = mcpc_call_tool(&ss.items[0], &mo, tool_name(op), args_text, &res, &len, err);
-        if (!rc)
-            rc = shape_result(api, op, id, exec_mask(&m, res, m.arena), &o->shape, out, is_error,
-                              err);
+        rc = mcpc_call(&ss.items[0], &mo, o->sessions, method,
+                       json_object_to_json_string_ext(params, JSON_C_TO_STRING_PLAIN), &res, &len,
+                       err);
+        const char *text = rc ? NULL : exec_mask(&m, res, m.arena);
+        if (!rc && tool)
+            rc = shape_result(api, op, id, text, &o->shape, out, is_error, err);
+        else if (!rc)
+            rc = exec_mcp_entry_shape(op, id, uri, text, &o->shape, out, err);
         free(res);
     }
     if (rc && err) {
         const char *msg = exec_mask(&m, err->message, m.arena);
         if (msg && msg != err->message) core_error_set(err, rc, "%s", msg);
     }
-    json_object_put(args);
+    json_object_put(params);
+    json_object_put(shown);
     core_arena_free(m.arena);
     return rc;
 }

@@ -141,8 +141,11 @@ int mcpc_http_post(mcpc_conn *c, const char *msg, size_t len, long id, json_obje
                             "redirect is never followed; name the server's own URL as the source)",
                             c->label, resp->status, to && *to ? to : "(no Location)");
     } else if (resp->status < 200 || resp->status >= 300) {
-        rc = core_error_set(err, APIDEX_ENET, "server '%s' answered HTTP %ld", c->label,
-                            resp->status);
+        /* 404 to a session id: the server ended the session (the SDK's servers answer 400
+           "No valid session ID"); the request was not handled, a new session may be started */
+        c->session_gone = (resp->status == 404 || resp->status == 400) && c->session_id;
+        rc = core_error_set(err, APIDEX_ENET, "server '%s' answered HTTP %ld%s", c->label,
+                            resp->status, c->session_gone ? " (its session has ended)" : "");
     } else if (id >= 0) {
         if (ctype && !strncmp(ctype, "text/event-stream", 17))
             *answer = from_events(resp->body, resp->body_len, id);

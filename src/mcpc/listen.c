@@ -11,8 +11,7 @@
 
 enum {
     LISTEN_FIRST_ID = 1000000, /* ids after the first read's (which count from 1) */
-    LISTEN_READ_MS = 20,       /* how long one mcpc_listen_read waits for the rest of a line */
-    LISTEN_MAX_LINES = 1000    /* messages handled by one call: a chatty server cannot hold it */
+    LISTEN_READ_MS = 20        /* how long one mcpc_listen_read waits for the rest of a line */
 };
 
 struct mcpc_listener {
@@ -29,44 +28,6 @@ struct mcpc_listener {
 
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static mcpc_listener *live;
-
-/* name, program, arguments and environment, separated by bytes no argument holds */
-static char *server_key(const mcpc_server *s)
-{
-    core_buf b;
-    core_buf_init(&b, 0);
-    core_buf_puts(&b, s->name ? s->name : "");
-    for (size_t i = 0; s->argv && s->argv[i]; i++) {
-        core_buf_putc(&b, '\x1f');
-        core_buf_puts(&b, s->argv[i]);
-    }
-    for (size_t i = 0; i < s->n_env; i++) {
-        core_buf_putc(&b, '\x1e');
-        core_buf_puts(&b, s->env[i]);
-    }
-    char *key = b.failed ? NULL : core_buf_steal(&b, NULL);
-    core_buf_free(&b);
-    return key;
-}
-
-static const char **strv_copy(core_arena *a, const char *const *v, size_t n)
-{
-    const char **out = core_arena_calloc(a, n + 1, sizeof *out);
-    for (size_t i = 0; out && i < n; i++)
-        if (!(out[i] = core_arena_strdup(a, v[i]))) return NULL;
-    return out;
-}
-
-static int server_copy(core_arena *a, const mcpc_server *s, mcpc_server *out)
-{
-    size_t argc = 0;
-    while (s->argv[argc]) argc++;
-    *out = (mcpc_server){.name = s->name ? core_arena_strdup(a, s->name) : NULL,
-                         .argv = strv_copy(a, s->argv, argc),
-                         .env = s->n_env ? strv_copy(a, s->env, s->n_env) : NULL,
-                         .n_env = s->n_env};
-    return (s->name && !out->name) || !out->argv || (s->n_env && !out->env) ? APIDEX_ENOMEM : 0;
-}
 
 /* doc written out as l->text (under live_lock: mcpc_live_document reads it from any
    thread); returns 1 when the text changed, 0 when not, APIDEX_ENOMEM */
@@ -97,8 +58,8 @@ int mcpc_listen_open(const mcpc_server *srv, const mcpc_options *opt, mcpc_liste
     if (srv->url || !srv->argv || !srv->argv[0] || !*srv->argv[0])
         return core_error_set(err, APIDEX_EINVAL, "only a stdio server is kept open");
     mcpc_listener *l = calloc(1, sizeof *l);
-    if (!l || !(l->arena = core_arena_new(0)) || server_copy(l->arena, srv, &l->srv) ||
-        !(l->key = server_key(srv)) || !(l->doc = json_object_new_object())) {
+    if (!l || !(l->arena = core_arena_new(0)) || mcpc_server_copy(l->arena, srv, &l->srv) ||
+        !(l->key = mcpc_server_key(srv)) || !(l->doc = json_object_new_object())) {
         if (l) core_arena_free(l->arena), free(l->key), free(l);
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
@@ -131,7 +92,7 @@ const char *mcpc_listen_label(const mcpc_listener *l)
 
 bool mcpc_listen_is(const mcpc_listener *l, const mcpc_server *srv)
 {
-    char *key = srv->url ? NULL : server_key(srv);
+    char *key = srv->url ? NULL : mcpc_server_key(srv);
     bool same = key && !strcmp(key, l->key);
     free(key);
     return same;
@@ -155,31 +116,8 @@ static int reread_tools(mcpc_listener *l, apidex_error *err)
 int mcpc_listen_read(mcpc_listener *l, apidex_error *err)
 {
     bool changed = false;
-    l->c.total = 0; /* the session's size limit holds per read, not over its whole life */
-    long long deadline = mcpc_now_ms() + LISTEN_READ_MS;
-    for (int k = 0; k < LISTEN_MAX_LINES; k++) {
-        const char *line;
-        size_t n;
-        int rc = mcpc_stdio_read(&l->c, deadline, &line, &n, err);
-        if (rc && l->c.timed_out) {
-            l->c.timed_out = false;
-            core_error_clear(err);
-            break;
-        }
-        if (rc) return rc;
-        deadline = mcpc_now_ms(); /* the rest: only what has come already */
-        json_object *m = mcpc_json_parse(line, n);
-        json_object *method = json_object_object_get(m, "method");
-        json_object *id = json_object_object_get(m, "id");
-        const char *name = json_object_get_string(method);
-        if (method && id)
-            rc = mcpc_session_refuse(&l->c, id, err);
-        else if (name && !strcmp(name, "notifications/tools/list_changed"))
-            changed = true;
-        json_object_put(m);
-        if (rc) return rc;
-    }
-    return changed ? reread_tools(l, err) : 0;
+    int rc = mcpc_session_drain(&l->c, LISTEN_READ_MS, &changed, err);
+    return rc ? rc : changed ? reread_tools(l, err) : 0;
 }
 
 void mcpc_listen_close(mcpc_listener *l)
@@ -202,7 +140,7 @@ void mcpc_listen_close(mcpc_listener *l)
 
 bool mcpc_live_document(const mcpc_server *srv, char **doc, size_t *len)
 {
-    char *key = server_key(srv);
+    char *key = mcpc_server_key(srv);
     if (!key) return false;
     bool found = false;
     pthread_mutex_lock(&live_lock);

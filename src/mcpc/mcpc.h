@@ -136,18 +136,44 @@ typedef struct mcpc_servers {
  */
 int mcpc_source_parse(const char *source, core_arena *arena, mcpc_servers *out, apidex_error *err);
 
-/* ---------------------------------------------------------------- calling a tool (call.c) */
+/* ---------------------------------------------------------------- calling (call.c, pool.c) */
 
 /**
- * Calls tool `tool` of the server: starts or connects to it, initializes, sends tools/call
- * with arguments (a JSON object's text; NULL: {}), and ends the session. *result: the
- * call's result object as the server wrote it ({"content": [...], "structuredContent",
- * "isError"}; malloc'd, NUL-terminated; free), *len its length. A tool that fails answers
- * a result with isError: true, which is no error here. An error answer of the server
- * (unknown tool, invalid arguments) is APIDEX_ESPEC with its message; the rest as
- * mcpc_list's (opt->timeout_ms is the limit of the start and of the call's answer).
+ * Sessions kept open between calls (apidex serve / apidex mcp): one per server (the same
+ * name, command, arguments, environment, URL and headers), started by the first call and
+ * re-used by the next ones instead of starting the server per call. At most max_sessions
+ * are kept (an idle one is ended for a new one; when all are busy the new one ends after its
+ * call); one idle for idle_ms is ended by the pool's thread, as is a stdio server that
+ * exited while idle; a server found dead when a call takes its session is started again.
+ * Thread-safe: a session serves one call at a time (two calls at once to one server use
+ * two sessions).
  */
-int mcpc_call_tool(const mcpc_server *srv, const mcpc_options *opt, const char *tool,
-                   const char *arguments, char **result, size_t *len, apidex_error *err);
+typedef struct mcpc_pool mcpc_pool;
+
+/**
+ * A pool (0: $APIDEX_MCP_SESSIONS, else 8 sessions; 0: $APIDEX_MCP_IDLE_MS, else 300000 ms).
+ * NULL when out of memory or when its thread cannot start. mcpc_pool_free ends them all.
+ */
+mcpc_pool *mcpc_pool_new(size_t max_sessions, long idle_ms);
+
+/** Ends every session and the pool's thread; no call may be running. NULL is a no-op. */
+void mcpc_pool_free(mcpc_pool *p);
+
+/** The sessions open now (busy or idle), for tests and logs. */
+size_t mcpc_pool_open_count(mcpc_pool *p);
+
+/**
+ * One request of a caller to the server: method is "tools/call", "resources/read" or
+ * "prompts/get" (any other is APIDEX_EINVAL: a caller reads and calls, never lists or
+ * subscribes through here), params a JSON object's text (NULL: {}). Without a pool the
+ * server is started (or connected to), initialized, asked and ended; with one, a session of
+ * the pool is used (docs above). *result: the answer's result object as the server wrote it
+ * (malloc'd, NUL-terminated; free), *len its length. A tool that fails answers a result with
+ * isError: true, which is no error here. An error answer of the server (unknown tool or
+ * resource, invalid arguments) is APIDEX_ESPEC with its message; the rest as mcpc_list's
+ * (opt->timeout_ms is the limit of the start and of the answer).
+ */
+int mcpc_call(const mcpc_server *srv, const mcpc_options *opt, mcpc_pool *pool, const char *method,
+              const char *params, char **result, size_t *len, apidex_error *err);
 
 #endif /* APIDEX_MCPC_H */

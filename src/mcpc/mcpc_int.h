@@ -28,6 +28,7 @@ typedef struct mcpc_conn {
     /* http */
     char *session_id;       /* Mcp-Session-Id, once the server gave one */
     char *protocol_version; /* MCP-Protocol-Version sent after initialize */
+    bool session_gone; /* the server answered 404 (or 400) to our Mcp-Session-Id: it ended it */
 } mcpc_conn;
 
 /* stdio.c */
@@ -79,5 +80,27 @@ int mcpc_session_request(mcpc_conn *c, long id, const char *method, struct json_
                          apidex_error *err);
 /** Ends the session (stdio: stops the process group; HTTP: DELETE). */
 void mcpc_session_end(mcpc_conn *c);
+/**
+ * Reads what a stdio server sent on its own since (never waits when nothing came; at most
+ * wait_ms for the rest of a line): its requests are refused, its notifications skipped,
+ * *list_changed (may be NULL) set on notifications/tools/list_changed. 0 when the server is
+ * still there; an error when it exited or broke the protocol (end the session).
+ */
+int mcpc_session_drain(mcpc_conn *c, long wait_ms, bool *list_changed, apidex_error *err);
+
+/* pool.c */
+/** Which server s is: name, program, arguments, environment, URL and headers, separated by
+    bytes no argument holds (malloc'd; NULL when out of memory). */
+char *mcpc_server_key(const mcpc_server *s);
+/** A copy of s in a (strings and arrays). APIDEX_ENOMEM. */
+int mcpc_server_copy(core_arena *a, const mcpc_server *s, mcpc_server *out);
+/** mcpc_call through a pool: params parsed already (borrowed). */
+int mcpc_pool_call(mcpc_pool *p, const mcpc_server *srv, const mcpc_options *opt,
+                   const char *method, struct json_object *params, char **out, size_t *len,
+                   apidex_error *err);
+
+/* call.c */
+/** result written out (malloc'd into *out, NUL-terminated). APIDEX_ENOMEM. */
+int mcpc_result_text(struct json_object *result, char **out, size_t *len, apidex_error *err);
 
 #endif /* APIDEX_MCPC_INT_H */

@@ -6,6 +6,7 @@
 #include "apidex.h"
 
 #include <json-c/json.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -266,7 +267,44 @@ int mcpc_session_list(mcpc_conn *c, long *id, const char *method, const char *ke
     return list_all(c, id, method, key, items, err);
 }
 
-/* ---------------------------------------------------------------- for call.c (tools/call) */
+int mcpc_session_drain(mcpc_conn *c, long wait_ms, bool *list_changed, apidex_error *err)
+{
+    enum { DRAIN_MAX_LINES = 1000 }; /* a chatty server cannot hold the caller */
+    if (list_changed) *list_changed = false;
+    struct pollfd pfd[2] = {{.fd = c->from_child, .events = POLLIN},
+                            {.fd = c->child_err, .events = POLLIN}};
+    if (c->from_child < 0)
+        return core_error_set(err, APIDEX_ENET, "server '%s' is closed", c->label);
+    /* nothing came (the usual case): no read, no wait */
+    if (poll(pfd, c->child_err >= 0 ? 2 : 1, 0) == 0 && c->line.len == c->consumed) return 0;
+    c->total = 0; /* the size limit holds per read, not over a kept-open session's life */
+    long long deadline = mcpc_now_ms() + wait_ms;
+    for (int k = 0; k < DRAIN_MAX_LINES; k++) {
+        const char *line;
+        size_t n;
+        int rc = mcpc_stdio_read(c, deadline, &line, &n, err);
+        if (rc && c->timed_out) {
+            c->timed_out = false;
+            core_error_clear(err);
+            return 0;
+        }
+        if (rc) return rc;
+        deadline = mcpc_now_ms(); /* the rest: only what has come already */
+        json_object *m = mcpc_json_parse(line, n);
+        json_object *method = json_object_object_get(m, "method");
+        json_object *id = json_object_object_get(m, "id");
+        const char *name = json_object_get_string(method);
+        if (method && id)
+            rc = mcpc_session_refuse(c, id, err);
+        else if (name && list_changed && !strcmp(name, "notifications/tools/list_changed"))
+            *list_changed = true;
+        json_object_put(m);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- for call.c and pool.c */
 
 int mcpc_session_request(mcpc_conn *c, long id, const char *method, json_object *params,
                          json_object **answer, json_object **result, apidex_error *err)

@@ -229,20 +229,22 @@ static int dry_run(const spec_api *api, const spec_operation *op, exec_build_opt
     return rc ? core_error_set(err, rc, "out of memory") : 0;
 }
 
-/* An MCP tool (exec_tool_call): params (over body, an object) are its arguments, called on
-   its registry server under the server's write rule and call time limit. */
+/* An MCP tool, resource or prompt (exec_tool_call): params (over body, an object) are its
+   arguments, called on its registry server (a session kept open, cfg->sessions) under the
+   server's write rule and call time limit. */
 static int call_tool(const spec_api *api, const spec_operation *op, const char *id,
                      const serve_call_config *cfg, const call_args *a, struct json_object **out,
                      apidex_error *err)
 {
     if (a->server)
         return core_error_set(err, APIDEX_EINVAL,
-                              "%s is an MCP tool: it is called on its registry server, so "
+                              "%s is an MCP %s: it is called on its registry server, so "
                               "'server' does not apply",
-                              id);
+                              id, exec_mcp_kind(op));
     if (a->body && !json_object_is_type(a->body, json_type_object))
         return core_error_set(err, APIDEX_EINVAL,
-                              "argument 'body': the arguments of an MCP tool are an object");
+                              "argument 'body': the arguments of an MCP %s are an object",
+                              exec_mcp_kind(op));
     struct json_object *args = NULL;
     if (a->body && json_object_deep_copy(a->body, &args, NULL))
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
@@ -259,7 +261,8 @@ static int call_tool(const spec_api *api, const spec_operation *op, const char *
         .allow_write = cfg->policy.allow_write,
         .timeout_ms = cfg->policy.timeout_ms,
         .shape = {.select = a->select, .budget = a->budget, .max_items = a->max_items},
-        .dry_run = a->dry_run};
+        .dry_run = a->dry_run,
+        .sessions = cfg->sessions};
     bool is_error = false;
     int rc = args ? exec_tool_call(api, op, &o, out, &is_error, err)
                   : core_error_set(err, APIDEX_ENOMEM, "out of memory");

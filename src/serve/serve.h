@@ -180,8 +180,9 @@ int serve_query_ask(serve_snapshot *snap, const serve_ask_args *args, struct jso
  */
 typedef struct serve_call_config {
     bool enabled;
-    exec_policy policy;       /* allowed_hosts: the extra ones (--allow-host) */
-    struct exec_oauth *oauth; /* OAuth2 client-credentials tokens (thread-safe), or NULL */
+    exec_policy policy;         /* allowed_hosts: the extra ones (--allow-host) */
+    struct exec_oauth *oauth;   /* OAuth2 client-credentials tokens (thread-safe), or NULL */
+    struct mcpc_pool *sessions; /* MCP sessions kept open between calls (thread-safe), or NULL */
 } serve_call_config;
 
 /**

@@ -74,7 +74,7 @@ grep -q "^MCP resource everything-server:resource:Dynamic Text Resource" "$T/tmp
 "$BIN" search "architecture document" --db "$T/a.db" --json -k 3 >"$T/s-res.json"
 jq -e '[.results[].id] | index("everything-server:resource:architecture.md") != null' "$T/s-res.json" >/dev/null ||
   fail "search finds a resource: $(jq -c '[.results[].id]' "$T/s-res.json")"
-# a resource is searchable, not callable: never an HTTP request, not even to a named --server
+# a resource is read over MCP on its registry server: never an HTTP request, not even to a named --server
 rc=0
 "$BIN" call everything-server:resource:architecture.md --server http://127.0.0.1:9 --db "$T/a.db" >"$T/call-res.txt" 2>&1 || rc=$?
 [ "$rc" = 2 ] && grep -q "is an MCP resource" "$T/call-res.txt" ||
