@@ -6,7 +6,7 @@
 // usage: node check_reads.mjs <tools/node dir> <apidex> <db>
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import assert from 'node:assert/strict';
 
@@ -80,8 +80,15 @@ console.log('ok missing, undeclared and object arguments and an unknown resource
 
 // 4. the server died: the next call starts it again
 process.kill(Number(first[0]), 'SIGKILL');
-// dead: gone, or a zombie apidex has not waited for yet (a call racing the death fails)
-const dead = (p) => { try { return / Z /.test(readFileSync(`/proc/${p}/stat`, 'utf8').replace(/^.*\)/, ')')); } catch { return true; } };
+// dead: gone, or a zombie apidex has not waited for yet whose files are closed (a call racing
+// the death fails). The leader of a threaded process shows Z while its other threads still
+// exit and hold its pipes open, so the state alone is not enough: it must be its last thread.
+const dead = (p) => {
+  try {
+    if (!/ Z /.test(readFileSync(`/proc/${p}/stat`, 'utf8').replace(/^.*\)/, ')'))) return false;
+    return readdirSync(`/proc/${p}/task`).length <= 1;
+  } catch { return true; }
+};
 for (let i = 0; i < 100 && !dead(first[0]); i++) await new Promise((ok) => setTimeout(ok, 50));
 r = await call(c, { endpoint: 'everything:echo', params: { message: 'again' } });
 assert.equal(r.structuredContent?.body, 'Echo: again', JSON.stringify(r));
