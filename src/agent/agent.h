@@ -2,7 +2,7 @@
  * agent: what apidex does with an LLM, for users who have one. A client for any
  * OpenAI-compatible Chat Completions API (OpenAI, Anthropic's compatible
  * endpoint, Ollama, llama.cpp server, vLLM), the Discovery Agent of the chunking
- * paper (seed 000 §3.1, Table 4), askAPI answers (seed 001) and LLM-written
+ * paper (§3.1, Table 4), askAPI answers (ask.c) and LLM-written
  * summary/query texts for the summary and query chunking strategies.
  *
  * Design notes

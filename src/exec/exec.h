@@ -1,5 +1,6 @@
 /*
- * exec: calling an endpoint the index has (issue 15).
+ * exec: calling an endpoint the index has, safely: the request built from the spec, the
+ * credentials kept to their origin, the response shaped for a reader (docs/EXECUTE.md).
  *
  * From an operation and the caller's inputs to an HTTP request (request.c: server URL and
  * its variables, parameter styles, request bodies by content type; inputs validated against
@@ -354,7 +355,7 @@ typedef struct exec_run {
 } exec_run;
 
 /**
- * RestGPT's coarse-to-fine online planning (seed 002) with apidex's search as the API
+ * RestGPT's coarse-to-fine online planning (Song et al., 2023) with apidex's search as the API
  * selector: the planner (the model) proposes the next sub-task in plain words or ends with
  * an answer; apidex's search (not the model) picks the candidate endpoints for it; the
  * caller (the model) chooses one and fills its parameters from the candidates' details and

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Seed 004 names postman.com and shorteners (bit.ly, t.ly): links whose host
- * and path say nothing about the service. */
+/* postman.com (a collection's links to its own parts) and URL shorteners (bit.ly, t.ly):
+ * links whose host and path say nothing about the service. */
 static const char *const default_blacklist[] = {
     "postman.com", "getpostman.com", "pstmn.io", "postman.co", "bit.ly", "bitly.com", "t.ly",
     "tinyurl.com", "goo.gl",         "ow.ly",    "t.co",       "is.gd",  "buff.ly",   "rebrand.ly",

@@ -1,6 +1,6 @@
 /*
  * Function/tool definitions for chosen endpoints (OpenAI function calling, Anthropic tool
- * use, MCP tools): seed 003's prerequisite of endpoints as functions with JSON Schema
+ * use, MCP tools): endpoints handed to a model as functions with JSON Schema
  * parameters. The index keeps renderings, not raw schemas, so the documents it names are
  * read again and each operation's parameters and body become one JSON Schema object, grouped
  * by where they go (path, query, header, cookie, body), $refs inlined to a bounded depth.
