@@ -2,10 +2,10 @@
  * agent: what apidex does with an LLM, for users who have one. A client for any
  * OpenAI-compatible Chat Completions API (OpenAI, Anthropic's compatible
  * endpoint, Ollama, llama.cpp server, vLLM), the Discovery Agent of the chunking
- * paper (seed 000 §3.1, Table 4), askAPI answers (seed 001), LLM-written
- * summary/query texts for the summary and query chunking strategies, and the
- * RestGPT loop (run_loop.c), which solves a task by calling the endpoints
- * through the executor (src/exec) with apidex's search as its selector.
+ * paper (§3.1, Table 4), askAPI answers (ask.c), LLM-written summary/query texts for
+ * the summary and query chunking strategies, and the RestGPT loop (run_loop.c), which
+ * solves a task by calling the endpoints through the executor (src/exec) with apidex's
+ * search as its selector.
  *
  * Design notes
  * - Optional by construction. Nothing here reads the environment or touches the
@@ -495,7 +495,7 @@ typedef struct agent_run {
 } agent_run;
 
 /**
- * RestGPT's coarse-to-fine online planning (seed 002) with apidex's search as the API
+ * RestGPT's coarse-to-fine online planning (Song et al., 2023) with apidex's search as the API
  * selector: the planner (the model) proposes the next sub-task in plain words or ends with
  * an answer; apidex's search (not the model) picks the candidate endpoints for it; the
  * caller (the model) chooses one and fills its parameters from the candidates' details and

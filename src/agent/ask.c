@@ -1,5 +1,5 @@
 /*
- * askAPI (seed 001): question -> retrieval -> expansion (producers of needed
+ * askAPI: question -> retrieval -> expansion (producers of needed
  * inputs, referenced schemas) -> context assembly within a token budget ->
  * an answer from that context only, citing endpoint ids -> JSON examples
  * validated against the schemas they claim.

@@ -1,5 +1,5 @@
 /*
- * The Discovery Agent (seed 000 §3.1, Fig. 2, Table 4): an LLM that splits a
+ * The Discovery Agent (the chunking paper, §3.1, Fig. 2, Table 4): an LLM that splits a
  * task into fine-grained sub-tasks, retrieves endpoints for each through tools,
  * and returns the endpoints that solve the task, in call order.
  *

@@ -1,5 +1,5 @@
 /*
- * LLM chunk refinement (seed 000 §3.2, Table 1, "LLM-based"): for the summary
+ * LLM chunk refinement (the chunking paper, §3.2, Table 1, "LLM-based"): for the summary
  * and query strategies an LLM writes, per endpoint, a summary or a likely user
  * query; that text is what gets indexed and embedded, while the chunk content
  * stays the full endpoint.

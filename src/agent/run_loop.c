@@ -1,5 +1,5 @@
 /*
- * The RestGPT loop (seed 002): plan → select → call → parse, online, until the planner
+ * The RestGPT loop (Song et al., 2023): plan → select → call → parse, online, until the planner
  * answers.
  *
  * - Planner (the model): from the task and the results so far, one line: the next sub-task

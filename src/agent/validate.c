@@ -1,6 +1,6 @@
 /*
  * Validates a JSON example from an LLM answer against the OpenAPI schema it
- * claims to follow (seed 001: "examples validated against schemas"). The
+ * claims to follow (askAPI's JSON examples are checked this way). The
  * schema comes from the API's own document, reloaded from where the index
  * says it lives, so $refs, allOf and nullable mean what the spec says.
  * The checking itself (what is covered, how deep) is spec_validate_json (spec/validate.c).

@@ -1,10 +1,11 @@
 /*
  * chunk: the strategies and the chunk list.
  *
- * Design. The chunking paper (seed 000, Table 1) splits an OpenAPI document
+ * Design. The chunking paper (Pesl et al., "Analyzing OpenAPI Chunking for
+ * Retrieval-Augmented Generation", Table 1) splits an OpenAPI document
  * into intermediate chunks (whole document, one per endpoint, or JSON leaf
  * lines) and refines them (token windows, remove examples, relevant fields, or
- * an LLM summary/query used only for the embedding). Seed 001's hybrid adds
+ * an LLM summary/query used only for the embedding). apidex's hybrid adds
  * what an agent needs to call an endpoint: one chunk per operation with its
  * $ref'd schemas inlined two levels deep, and separate chunks for schemas that
  * are big (> 100 tokens) or shared (>= 3 operations), linked by id.

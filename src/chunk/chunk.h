@@ -2,7 +2,7 @@
  * chunk: turns one loaded API into chunks for retrieval. Eight strategies: the
  * seven of the chunking paper (Table 1: nosplit/endpoint/json + token windows,
  * endpoint with "remove examples" or "relevant fields", LLM summary and query)
- * and seed 001's hybrid (the default): one chunk per operation with its schemas
+ * and apidex's hybrid (the default): one chunk per operation with its schemas
  * inlined to depth 2, plus separate chunks for big or shared schemas.
  *
  * A chunk separates what a user or LLM receives (content) from what is
@@ -184,7 +184,7 @@ int chunk_render_schema(const spec_api *api, size_t index, const chunk_render_op
                         core_buf *out, chunk_refs *refs);
 
 /**
- * Appends the deterministic capability description of op (seed 003): summary
+ * Appends the deterministic capability description of op: summary
  * or first sentence of the description, an action verb + resource from the
  * method and path, the parameters it accepts and what it returns.
  */

@@ -1,5 +1,5 @@
 /*
- * Deterministic descriptions of an operation (seed 003): the capability
+ * Deterministic descriptions of an operation: the capability
  * description used as the summary strategy's text, an example user query for
  * the query strategy, and the per-field text a lexical index weights.
  * An LLM replaces the first two later through chunk_options.describe.

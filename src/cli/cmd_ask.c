@@ -1,4 +1,4 @@
-/* apidex ask: askAPI (seed 001): the endpoints and schemas a question needs, assembled within a
+/* apidex ask: askAPI: the endpoints and schemas a question needs, assembled within a
  * token budget, answered by an LLM from that context only, with examples checked. */
 #include "cli/cli.h"
 

@@ -22,7 +22,7 @@ static void chunk_usage(FILE *out)
             "  --overlap L      tokens shared by consecutive windows (default 0, < S)\n"
             "  --filters LIST   preprocessing, comma-separated: base64, html, markdown, urls,\n"
             "                   urls-all, errors, headers, examples, request-body,\n"
-            "                   remove-examples, all (seed 004's set), none (default)\n"
+            "                   remove-examples, all (base64 to headers), none (default)\n"
             "  --url-blacklist HOSTS  hosts (and their subdomains) the urls filter removes,\n"
             "                   comma-separated (default: postman.com and URL shorteners)\n"
             "  --depth N        schema levels inlined in renderings (default 2, at most 8)\n"

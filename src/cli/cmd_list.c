@@ -1,4 +1,4 @@
-/* apidex list: the catalog grouped by API and tag (seed 003), or a capability manifest. */
+/* apidex list: the catalog grouped by API and tag, or a capability manifest. */
 #include "cli/cli.h"
 
 #include "search/search.h"
@@ -201,7 +201,7 @@ static void print_catalog(const store_api *apis, size_t n_apis, const store_oper
     free(groups);
 }
 
-/* Seed 003's manifest (search/manifest.c): plain text by API and tag, within a budget. */
+/* The capability manifest (search/manifest.c): plain text by API and tag, within a budget. */
 static int print_manifest(store_index *idx, const list_filter *f, size_t budget)
 {
     search_manifest_options o = {.apis = f->apis,

@@ -1,5 +1,5 @@
-/* apidex run: the RestGPT loop (seed 002) against real endpoints: the model plans, apidex's
-   search selects the candidates, the model fills the call, the executor sends it under the
+/* apidex run: the RestGPT loop (Song et al., 2023) against real endpoints: the model plans,
+   apidex's search selects the candidates, the model fills the call, the executor sends it under the
    safety rules, the model writes a selection apidex evaluates; the transcript is printed. */
 #include "cli/cli.h"
 

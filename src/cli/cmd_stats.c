@@ -1,4 +1,4 @@
-/* apidex stats: seed 004's token statistics (documents, documents over the
+/* apidex stats: token statistics (documents, documents over the
  * embedding limit, mean and max tokens per document and per operation) for
  * cl100k and WordPiece, before and after each preprocessing filter in turn. */
 #include "cli/cli.h"
@@ -12,7 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Filters in the order seed 004 applies them; each stage adds one to the last. */
+/* Filters in the order the document cleaning applies them (PREP_ALL_CLEANING, then the
+   chunking paper's remove-examples); each stage adds one to the last. */
 static const unsigned stage_bits[] = {
     0,           PREP_BASE64,  PREP_HTML,     PREP_MARKDOWN,    PREP_URLS,
     PREP_ERRORS, PREP_HEADERS, PREP_EXAMPLES, PREP_REQUEST_BODY};
@@ -46,7 +47,7 @@ static void stats_usage(FILE *out)
             "the 8191-token limit of text-embedding-3, WordPiece with bge-small's 512):\n"
             "documents, documents over the limit, mean and max tokens per document (compact\n"
             "JSON) and per operation (\"METHOD /path\" + its JSON), before any filter and\n"
-            "after each filter of seed 004 in turn: base64, html, markdown, urls (blacklist),\n"
+            "after each preprocessing filter in turn: base64, html, markdown, urls (blacklist),\n"
             "errors, headers, examples, request-body.\n"
             "  --json        machine-readable output\n"
             "  --vocab PATH  WordPiece vocab.txt (default: $APIDEX_MODEL/vocab.txt, the user\n"

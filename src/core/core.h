@@ -285,6 +285,15 @@ void jt_object_finish(core_arena *a, jt_node *obj);
 /** Serialises n as JSON (compact when indent < 0, else pretty with that many spaces). */
 int jt_write_json(core_buf *b, const jt_node *n, int indent);
 
+struct json_object;
+/**
+ * n as a json-c value (jt_json.c): members in document order, integers as int64, reals as
+ * doubles. NULL stands for JSON null, for n NULL, and for a node nested deeper than
+ * max_depth levels below n (n itself is level 0), so the recursion is bounded. The caller owns the
+ * result (json_object_put).
+ */
+struct json_object *jt_to_json_object(const jt_node *n, unsigned max_depth);
+
 /* ---------------------------------------------------------------- listen (listen.c) */
 
 struct sockaddr_storage;

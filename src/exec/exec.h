@@ -1,5 +1,6 @@
 /*
- * exec: calling an endpoint the index has (issue 15).
+ * exec: calling an endpoint the index has, safely: the request built from the spec, the
+ * credentials kept to their origin, the response shaped for a reader (docs/EXECUTE.md).
  *
  * From an operation and the caller's inputs to an HTTP request (request.c: server URL and
  * its variables, parameter styles, request bodies by content type; inputs validated against

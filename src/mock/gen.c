@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { MAX_LITERAL_DEPTH = 64 }; /* nesting of a literal copied */
+
 typedef struct gctx {
     const spec_api *api;
     uint64_t rng;
@@ -42,34 +44,9 @@ static uint64_t rnd(gctx *g, uint64_t n)
 }
 
 /* A literal of the spec (example, enum member, default) as a json-c value. */
-static json_object *literal_json(const jt_node *n, unsigned depth)
+static json_object *literal_json(const jt_node *n)
 {
-    if (!n || depth > 64) return NULL;
-    switch (n->type) {
-    case JT_BOOL:
-        return json_object_new_boolean(n->boolean);
-    case JT_INT:
-        return json_object_new_int64(n->u.i);
-    case JT_REAL:
-        return json_object_new_double(n->u.d);
-    case JT_STRING:
-        return json_object_new_string_len(n->u.s, (int)n->len);
-    case JT_ARRAY: {
-        json_object *a = json_object_new_array();
-        for (uint32_t i = 0; a && i < n->len; i++)
-            json_object_array_add(a, literal_json(n->u.items[i], depth + 1));
-        return a;
-    }
-    case JT_OBJECT: {
-        json_object *o = json_object_new_object();
-        for (uint32_t i = 0; o && i < n->len; i++)
-            json_object_object_add(o, n->u.members[i].key,
-                                   literal_json(n->u.members[i].value, depth + 1));
-        return o;
-    }
-    default:
-        return NULL;
-    }
+    return jt_to_json_object(n, MAX_LITERAL_DEPTH);
 }
 
 /* The example value as JSON when it validates against schema; NULL otherwise (*ok tells
@@ -78,7 +55,7 @@ static json_object *valid_example(gctx *g, spec_loc schema, const jt_node *ex, b
 {
     *ok = false;
     if (!ex) return NULL;
-    json_object *x = literal_json(ex, 0);
+    json_object *x = literal_json(ex);
     if (schema.node) {
         const char *problem = NULL;
         core_arena *a = core_arena_new(0);
@@ -91,24 +68,6 @@ static json_object *valid_example(gctx *g, spec_loc schema, const jt_node *ex, b
     }
     *ok = true;
     return x;
-}
-
-/* A keyword's number, written as a number or, as some specs do ("maximum": "100"), as a
-   numeric string; NAN when it is neither (then it constrains nothing). */
-static double keyword_num(const jt_node *n)
-{
-    if (jt_is(n, JT_INT) || jt_is(n, JT_REAL)) return jt_num(n, NAN);
-    if (!jt_is(n, JT_STRING) || !n->len) return NAN;
-    char *end;
-    double v = strtod(jt_str(n), &end);
-    return *end ? NAN : v;
-}
-
-/* keyword_num, dflt when absent or not a number. */
-static double keyword_or(const jt_node *n, double dflt)
-{
-    double v = keyword_num(n);
-    return isnan(v) ? dflt : v;
 }
 
 static json_object *gen(gctx *g, spec_loc s, const char *hint, bool lean);
@@ -224,7 +183,8 @@ static json_object *gen_string(gctx *g, const jt_node *s, const char *hint)
     const char *word = hint_word(g, hint);
     const char *fmt = jt_get_str(s, "format");
     const char *pat = jt_get_str(s, "pattern");
-    double mn = keyword_or(jt_get(s, "minLength"), 0), mx = keyword_or(jt_get(s, "maxLength"), -1);
+    double mn = spec_keyword_or(jt_get(s, "minLength"), 0),
+           mx = spec_keyword_or(jt_get(s, "maxLength"), -1);
     if (pat) {
         uint64_t r = g->rng;
         char *p = mock_pattern_string(pat, &r);
@@ -265,23 +225,23 @@ static void bounds(const jt_node *s, bool integer, double *lo, double *hi)
     const jt_node *emn = jt_get(s, "exclusiveMinimum"), *emx = jt_get(s, "exclusiveMaximum");
     double step = integer ? 1 : 0.01;
     bool has_lo = false, has_hi = false;
-    if (!isnan(keyword_num(mn))) {
-        *lo = keyword_num(mn);
+    if (!isnan(spec_keyword_num(mn))) {
+        *lo = spec_keyword_num(mn);
         has_lo = true;
         if (jt_is(emn, JT_BOOL) && emn->boolean) *lo += step;
     }
-    if (!isnan(keyword_num(mx))) {
-        *hi = keyword_num(mx);
+    if (!isnan(spec_keyword_num(mx))) {
+        *hi = spec_keyword_num(mx);
         has_hi = true;
         if (jt_is(emx, JT_BOOL) && emx->boolean) *hi -= step;
     }
-    if (!isnan(keyword_num(emn))) { /* 3.1: a number */
-        double v = keyword_num(emn) + step;
+    if (!isnan(spec_keyword_num(emn))) { /* 3.1: a number */
+        double v = spec_keyword_num(emn) + step;
         if (!has_lo || v > *lo) *lo = v;
         has_lo = true;
     }
-    if (!isnan(keyword_num(emx))) {
-        double v = keyword_num(emx) - step;
+    if (!isnan(spec_keyword_num(emx))) {
+        double v = spec_keyword_num(emx) - step;
         if (!has_hi || v < *hi) *hi = v;
         has_hi = true;
     }
@@ -308,7 +268,7 @@ static json_object *gen_number(gctx *g, const jt_node *s, bool integer, const ch
     double lo = 1, hi = 1000;
     bounds(s, integer, &lo, &hi);
     if (hi < lo) hi = lo;
-    double m = keyword_or(jt_get(s, "multipleOf"), 0);
+    double m = spec_keyword_or(jt_get(s, "multipleOf"), 0);
     double v;
     if (m > 0) {
         double k = ceil(lo / m) + (double)rnd(g, 5);
@@ -378,8 +338,8 @@ static json_object *gen_array(gctx *g, spec_loc s, bool lean, const char *hint)
 {
     json_object *a = json_object_new_array();
     if (!a) return NULL;
-    double mn = keyword_or(jt_get(s.node, "minItems"), 0),
-           mx = keyword_or(jt_get(s.node, "maxItems"), -1);
+    double mn = spec_keyword_or(jt_get(s.node, "minItems"), 0),
+           mx = spec_keyword_or(jt_get(s.node, "maxItems"), -1);
     size_t n = lean ? 0 : MOCK_GEN_DEFAULT_ITEMS;
     if ((double)n < mn) n = mn > 1000 ? 1000 : (size_t)mn;
     if (mx >= 0 && (double)n > mx) n = (size_t)mx;
@@ -395,8 +355,7 @@ static json_object *gen_array(gctx *g, spec_loc s, bool lean, const char *hint)
         const jt_node *en = jt_get(d.node, "enum");
         if (jt_is(en, JT_ARRAY) && n > en->len) n = en->len;
         if (jt_is(en, JT_ARRAY)) { /* distinct members, in order */
-            for (size_t i = 0; i < n; i++)
-                json_object_array_add(a, literal_json(en->u.items[i], 0));
+            for (size_t i = 0; i < n; i++) json_object_array_add(a, literal_json(en->u.items[i]));
             return a;
         }
     }
@@ -473,12 +432,12 @@ static json_object *gen_inner(gctx *g, spec_loc s, const char *hint, bool lean)
         uint32_t start = (uint32_t)rnd(g, en->len);
         for (uint32_t k = 0; k < en->len; k++) { /* a non-null member first */
             const jt_node *v = en->u.items[(start + k) % en->len];
-            if (v->type != JT_NULL) return literal_json(v, 0);
+            if (v->type != JT_NULL) return literal_json(v);
         }
         return NULL;
     }
     const jt_node *cn = jt_get(s.node, "const");
-    if (cn) return literal_json(cn, 0);
+    if (cn) return literal_json(cn);
     const jt_node *alts = jt_get(s.node, "oneOf");
     if (!jt_is(alts, JT_ARRAY) || !alts->len) alts = jt_get(s.node, "anyOf");
     if (jt_is(alts, JT_ARRAY) && alts->len) {
@@ -513,8 +472,8 @@ static json_object *smallest(gctx *g, const jt_node *s, const char *hint)
 {
     g->nodes++;
     const jt_node *en = jt_get(s, "enum");
-    if (jt_is(en, JT_ARRAY) && en->len) return literal_json(en->u.items[0], 0);
-    if (jt_get(s, "const")) return literal_json(jt_get(s, "const"), 0);
+    if (jt_is(en, JT_ARRAY) && en->len) return literal_json(en->u.items[0]);
+    if (jt_get(s, "const")) return literal_json(jt_get(s, "const"));
     const char *t = type_of(s);
     if (nullable(s) || !t || !strcmp(t, "null")) return NULL;
     if (!strcmp(t, "object")) return json_object_new_object();

@@ -1,5 +1,6 @@
 /*
- * mock: a mock HTTP server for any OpenAPI document (issue 15, part 2).
+ * mock: a mock HTTP server for any OpenAPI document, so calls can be tried and tested
+ * without the real service (docs/MOCK.md).
  *
  * `apidex mock SPEC...` answers every operation of the given specs the way the spec says
  * a real server would: responses are generated from the response's examples and schema

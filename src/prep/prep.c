@@ -1,7 +1,7 @@
 /*
  * prep: filter names and the tree filter.
  *
- * Design. Seed 004 cleans real OpenAPI documents before chunking: it strips
+ * Design. Real OpenAPI documents are cleaned before chunking: it strips
  * base64 blobs, HTML tags, markdown markup and blacklisted URLs from text, then
  * removes subtrees that cost many tokens but say little about what a service
  * does: 4xx/5xx responses, response headers, and (the paper's "remove examples"
@@ -61,7 +61,7 @@ int prep_parse_filters(const char *list, unsigned *out, apidex_error *err)
                 if (n == 15 && !memcmp(p, "remove-examples", 15))
                     f |= PREP_REMOVE_EXAMPLES;
                 else if (n == 3 && !memcmp(p, "all", 3))
-                    f |= PREP_ALL_SEED004;
+                    f |= PREP_ALL_CLEANING;
                 else if (n == 4 && !memcmp(p, "none", 4))
                     f |= 0;
                 else

@@ -1,8 +1,8 @@
 /*
- * prep: preprocessing filters for OpenAPI documents (seed 004, and the paper's
- * "remove examples" refinement). Text filters clean string values (base64 blobs,
- * HTML tags, markdown markup, URLs); structural filters drop parts of the tree
- * (4xx/5xx responses, response headers, examples, request bodies). Filters never
+ * prep: preprocessing filters for OpenAPI documents (the cleaning of the
+ * documents before chunking, and the chunking paper's "remove examples" refinement). Text filters
+ * clean string values (base64 blobs, HTML tags, markdown markup, URLs); structural filters drop
+ * parts of the tree (4xx/5xx responses, response headers, examples, request bodies). Filters never
  * touch the loaded model: prep_tree builds a new tree in a caller's arena that
  * shares every unchanged subtree with the input. Each filter reports what it
  * removed so `apidex stats` can show before/after numbers.
@@ -33,8 +33,9 @@ enum { PREP_N_FILTERS = 9 };
 #define PREP_TEXT_FILTERS (PREP_BASE64 | PREP_HTML | PREP_MARKDOWN | PREP_URLS | PREP_URLS_ALL)
 /** Filters that remove members of the tree. */
 #define PREP_TREE_FILTERS (PREP_ERRORS | PREP_HEADERS | PREP_EXAMPLES | PREP_REQUEST_BODY)
-/** Every filter seed 004 applies, in its order (URLs by blacklist). */
-#define PREP_ALL_SEED004                                                                           \
+/** The document cleaning before chunking, in its order: base64, HTML, markdown, URLs by
+    blacklist, 4xx/5xx responses, response headers. */
+#define PREP_ALL_CLEANING                                                                          \
     (PREP_BASE64 | PREP_HTML | PREP_MARKDOWN | PREP_URLS | PREP_ERRORS | PREP_HEADERS)
 
 /** Options: which filters, and the URL host blacklist (NULL = prep_default_blacklist). */
@@ -60,7 +61,7 @@ int prep_filter_index(unsigned bit);
 /**
  * Parses a comma-separated filter list: base64, html, markdown, urls, urls-all,
  * errors, headers, examples, request-body, remove-examples (= examples +
- * request-body), all (= seed 004's set), none. Returns 0 or APIDEX_EINVAL with
+ * request-body), all (= PREP_ALL_CLEANING), none. Returns 0 or APIDEX_EINVAL with
  * the unknown name in err.
  */
 int prep_parse_filters(const char *list, unsigned *out, apidex_error *err);

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Seed 004 names postman.com and shorteners (bit.ly, t.ly): links whose host
- * and path say nothing about the service. */
+/* postman.com (a collection's links to its own parts) and URL shorteners (bit.ly, t.ly):
+ * links whose host and path say nothing about the service. */
 static const char *const default_blacklist[] = {
     "postman.com", "getpostman.com", "pstmn.io", "postman.co", "bit.ly", "bitly.com", "t.ly",
     "tinyurl.com", "goo.gl",         "ow.ly",    "t.co",       "is.gd",  "buff.ly",   "rebrand.ly",
@@ -194,11 +194,7 @@ static int tag_kind(const char *name, size_t n)
 static size_t html_tag_len(const char *s, size_t n, bool *block)
 {
     *block = false;
-    if (n >= 4 && !memcmp(s, "<!--", 4)) {
-        for (size_t i = 4; i + 2 < n && i < 8192; i++)
-            if (!memcmp(s + i, "-->", 3)) return i + 3;
-        return 0;
-    }
+    if (n >= 4 && !memcmp(s, "<!--", 4)) return text_html_comment(s, n, 8192);
     size_t i = 1;
     if (i < n && s[i] == '/') i++;
     size_t name = i;
@@ -207,90 +203,9 @@ static size_t html_tag_len(const char *s, size_t n, bool *block)
     if (!kind || i >= n) return 0;
     unsigned char c = (unsigned char)s[i];
     if (c != '>' && c != '/' && !is_space(c)) return 0;
-    /* Attributes: up to the closing '>' (quoted values may hold '>'). */
-    char quote = 0;
-    for (size_t lim = 0; i < n && lim < 4096; i++, lim++) {
-        char ch = s[i];
-        if (quote) {
-            if (ch == quote) quote = 0;
-        } else if (ch == '"' || ch == '\'') {
-            quote = ch;
-        } else if (ch == '<') {
-            return 0;
-        } else if (ch == '>') {
-            *block = kind == 2;
-            return i + 1;
-        }
-    }
-    return 0;
-}
-
-typedef struct html_entity {
-    const char *name;
-    const char *text;
-} html_entity;
-
-static const html_entity entities[] = {
-    {"amp", "&"},   {"lt", "<"},    {"gt", ">"},     {"quot", "\""},  {"apos", "'"},
-    {"nbsp", " "},  {"#39", "'"},   {"ndash", "-"},  {"mdash", "-"},  {"hellip", "..."},
-    {"rsquo", "'"}, {"lsquo", "'"}, {"rdquo", "\""}, {"ldquo", "\""}, {NULL, NULL}};
-
-/* Decodes an entity at s[0] == '&'; returns its length (0 = not an entity). */
-static size_t html_entity_len(const char *s, size_t n, core_buf *out, int *rc)
-{
-    size_t i = 1;
-    while (i < n && i < 12 && (is_alnum((unsigned char)s[i]) || s[i] == '#')) i++;
-    if (i >= n || s[i] != ';' || i == 1) return 0;
-    for (size_t e = 0; entities[e].name; e++) {
-        size_t k = strlen(entities[e].name);
-        if (k == i - 1 && !memcmp(s + 1, entities[e].name, k)) {
-            *rc = core_buf_puts(out, entities[e].text);
-            return i + 1;
-        }
-    }
-    if (s[1] == '#') {
-        unsigned long cp = 0;
-        bool hex = i > 2 && (s[2] == 'x' || s[2] == 'X');
-        size_t j = hex ? 3 : 2;
-        if (j >= i) return 0;
-        for (; j < i; j++) {
-            unsigned char c = (unsigned char)s[j];
-            unsigned v;
-            if (is_digit(c))
-                v = c - '0';
-            else if (hex && lower(c) >= 'a' && lower(c) <= 'f')
-                v = (unsigned)(lower(c) - 'a' + 10);
-            else
-                return 0;
-            cp = cp * (hex ? 16 : 10) + v;
-            if (cp > 0x10FFFF) return 0;
-        }
-        if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-        char u[4];
-        size_t len;
-        if (cp < 0x80) {
-            u[0] = (char)cp;
-            len = 1;
-        } else if (cp < 0x800) {
-            u[0] = (char)(0xC0 | (cp >> 6));
-            u[1] = (char)(0x80 | (cp & 0x3F));
-            len = 2;
-        } else if (cp < 0x10000) {
-            u[0] = (char)(0xE0 | (cp >> 12));
-            u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-            u[2] = (char)(0x80 | (cp & 0x3F));
-            len = 3;
-        } else {
-            u[0] = (char)(0xF0 | (cp >> 18));
-            u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-            u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-            u[3] = (char)(0x80 | (cp & 0x3F));
-            len = 4;
-        }
-        *rc = core_buf_append(out, u, len);
-        return i + 1;
-    }
-    return 0;
+    size_t end = text_html_attrs_end(s, n, i);
+    *block = end && kind == 2;
+    return end;
 }
 
 static int filter_html(const char *s, size_t n, core_buf *out, prep_report *rep)
@@ -315,8 +230,11 @@ static int filter_html(const char *s, size_t n, core_buf *out, prep_report *rep)
         } else if (s[i] == '&') {
             rc = core_buf_append(out, s + copied, i - copied);
             copied = i;
-            size_t k = rc ? 0 : html_entity_len(s + i, n - i, out, &rc);
+            char u[8];
+            size_t ulen = 0;
+            size_t k = rc ? 0 : text_html_entity(s + i, n - i, TEXT_ENTITIES_ASCII, u, &ulen);
             if (k) {
+                rc = core_buf_append(out, u, ulen);
                 note(rep, PREP_HTML, 0);
                 i += k;
                 copied = i;

@@ -1,5 +1,5 @@
 /*
- * The capability manifest (seed 003): what the indexed APIs can do, grouped by API and tag,
+ * The capability manifest: what the indexed APIs can do, grouped by API and tag,
  * in plain text for a system prompt, most useful first and, with a budget, never longer
  * than that many cl100k tokens, ending with what was left out and how to get it.
  *

@@ -1,5 +1,5 @@
 /*
- * apidex match: an OpenAPI document as the query (seed 004).
+ * apidex match: an OpenAPI document as the query (docs/MATCH.md).
  *
  * An agent that needs a service writes the OpenAPI document it imagines; the registry
  * should answer with the real operations that do the same, or say "no match" so the agent

@@ -1,5 +1,5 @@
 /*
- * match: an OpenAPI document as the query (seed 004). An agent writes a document for the
+ * match: an OpenAPI document as the query. An agent writes a document for the
  * service it needs; match finds, for each of its operations, the registry operations that
  * do the same thing (a score in [0, 1] and the features that agree), and the registry APIs
  * that cover the document best. Below the threshold an operation has no match, so the

@@ -283,7 +283,7 @@ typedef struct search_manifest_report {
 } search_manifest_report;
 
 /**
- * The capability manifest of the index (seed 003) appended to out: plain text (HTML and
+ * The capability manifest of the index appended to out: plain text (HTML and
  * markdown stripped, each operation in a few words cut at a sentence or word end),
  * grouped by API and tag, most useful first (the essay of manifest.c says what that
  * means), deprecated operations left out. With a budget the whole is at most that many

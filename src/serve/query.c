@@ -214,7 +214,8 @@ static struct json_object *endpoint_json(const char *method, const char *path)
     return o;
 }
 
-/* The summary shape of seed 000's Summary tool: small, cheap in tokens. */
+/* The summary shape of the Discovery Agent's Summary tool (the chunking paper, §3.1):
+   small, cheap in tokens. */
 static struct json_object *hit_compact(const search_hit *h)
 {
     struct json_object *o = json_object_new_object();

@@ -165,7 +165,7 @@ int serve_query_api_page(serve_snapshot *snap, const char *cursor, size_t page,
 /** One API with its operations (the apidex://apis/{api} resource). */
 int serve_query_api(serve_snapshot *snap, const char *api, struct json_object **out,
                     apidex_error *err);
-/** seed 001's askAPI: the endpoints a task needs and the context assembled within a budget. */
+/** askAPI: the endpoints a task needs and the context assembled within a budget. */
 int serve_query_ask(serve_snapshot *snap, const serve_ask_args *args, struct json_object **out,
                     apidex_error *err);
 

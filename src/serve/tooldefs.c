@@ -1,6 +1,6 @@
 /*
  * Function/tool definitions for chosen endpoints (OpenAI function calling, Anthropic tool
- * use, MCP tools): seed 003's prerequisite of endpoints as functions with JSON Schema
+ * use, MCP tools): endpoints handed to a model as functions with JSON Schema
  * parameters. The index keeps renderings, not raw schemas, so the documents it names are
  * read again and each operation's parameters and body become one JSON Schema object, grouped
  * by where they go (path, query, header, cookie, body), $refs inlined to a bounded depth.
@@ -33,33 +33,9 @@ typedef struct conv {
 } conv;
 
 /* A literal value (enum member, default, const) as JSON, depth-bounded. */
-static struct json_object *value_json(const jt_node *n, unsigned depth)
+static struct json_object *value_json(const jt_node *n)
 {
-    if (!n || depth > MAX_VALUE_DEPTH) return NULL;
-    switch (n->type) {
-    case JT_BOOL:
-        return json_object_new_boolean(n->boolean);
-    case JT_INT:
-        return json_object_new_int64(n->u.i);
-    case JT_REAL:
-        return json_object_new_double(n->u.d);
-    case JT_STRING:
-        return json_object_new_string_len(n->u.s, (int)n->len);
-    case JT_ARRAY: {
-        struct json_object *a = json_object_new_array();
-        for (uint32_t i = 0; a && i < n->len; i++)
-            json_object_array_add(a, value_json(n->u.items[i], depth + 1));
-        return a;
-    }
-    case JT_OBJECT: {
-        struct json_object *o = json_object_new_object();
-        for (uint32_t i = 0; o && i < n->len; i++)
-            serve_jadd(o, n->u.members[i].key, value_json(n->u.members[i].value, depth + 1));
-        return o;
-    }
-    default:
-        return NULL;
-    }
+    return jt_to_json_object(n, MAX_VALUE_DEPTH);
 }
 
 static struct json_object *convert(conv *c, spec_loc loc);
@@ -161,7 +137,7 @@ static struct json_object *enum_json(const jt_node *v)
 {
     struct json_object *e = json_object_new_array();
     for (uint32_t j = 0; e && j < v->len && j < MAX_ENUM; j++) {
-        struct json_object *x = value_json(v->u.items[j], 0);
+        struct json_object *x = value_json(v->u.items[j]);
         bool seen = false;
         for (size_t k = 0; k < json_object_array_length(e) && !seen; k++)
             seen = json_object_equal(json_object_array_get_idx(e, k), x);
@@ -195,7 +171,7 @@ static void convert_members(conv *c, spec_loc s, struct json_object *o)
             struct json_object *d = plain_json(v->u.s);
             if (d) serve_jadd(o, k, d);
         } else if (plain_value(k, v)) {
-            serve_jadd(o, k, value_json(v, 0));
+            serve_jadd(o, k, value_json(v));
         } else if (!strcmp(k, "pattern") && jt_is(v, JT_STRING)) {
             serve_jadd(o, k, pattern_json(v));
         } else if (!strcmp(k, "type")) {
@@ -208,22 +184,22 @@ static void convert_members(conv *c, spec_loc s, struct json_object *o)
                 json_object_array_add(t, json_object_new_string("null"));
                 serve_jadd(o, "type", t);
             } else if (jt_is(v, JT_STRING) || jt_is(v, JT_ARRAY)) {
-                serve_jadd(o, "type", value_json(v, 0));
+                serve_jadd(o, "type", value_json(v));
             }
         } else if (!strcmp(k, "enum") && jt_is(v, JT_ARRAY) && v->len > MAX_ENUM) {
             too_many = v->len; /* a cut enum would reject valid values: say so instead */
         } else if (!strcmp(k, "enum") && jt_is(v, JT_ARRAY) && v->len) {
             serve_jadd(o, "enum", enum_json(v));
         } else if (!strcmp(k, "const") || !strcmp(k, "default")) {
-            serve_jadd(o, k, value_json(v, 0));
+            serve_jadd(o, k, value_json(v));
         } else if (!strcmp(k, "minimum") || !strcmp(k, "maximum")) {
             /* OpenAPI 3.0 / Swagger spell exclusive bounds as a boolean next to the bound. */
             const char *ex = k[1] == 'i' ? "exclusiveMinimum" : "exclusiveMaximum";
             bool exclusive = jt_get_bool(n, ex, false);
             if (v->type == JT_INT || v->type == JT_REAL)
-                serve_jadd(o, exclusive ? ex : k, value_json(v, 0));
+                serve_jadd(o, exclusive ? ex : k, value_json(v));
         } else if (!strcmp(k, "exclusiveMinimum") || !strcmp(k, "exclusiveMaximum")) {
-            if (v->type == JT_INT || v->type == JT_REAL) serve_jadd(o, k, value_json(v, 0));
+            if (v->type == JT_INT || v->type == JT_REAL) serve_jadd(o, k, value_json(v));
         } else if (!strcmp(k, "items")) {
             serve_jadd(o, "items", convert(c, vl));
         } else if (!strcmp(k, "properties") && jt_is(v, JT_OBJECT)) {
@@ -233,7 +209,7 @@ static void convert_members(conv *c, spec_loc s, struct json_object *o)
                            convert(c, (spec_loc){v->u.members[j].value, s.doc}));
             serve_jadd(o, "properties", props);
         } else if (!strcmp(k, "required") && jt_is(v, JT_ARRAY)) {
-            serve_jadd(o, "required", value_json(v, 0));
+            serve_jadd(o, "required", value_json(v));
         } else if (!strcmp(k, "additionalProperties")) {
             serve_jadd(o, k,
                        jt_is(v, JT_BOOL) ? json_object_new_boolean(v->boolean) : convert(c, vl));

@@ -17,47 +17,32 @@ const jt_node *serve_mcp_tool(const spec_operation *op)
     return op && jt_get_str(op->node.node, "x-mcp-tool") ? op->node.node : NULL;
 }
 
-/* n as JSON; a "$ref" string starting with base (where spec/mcp.c rebased it) gets its "#"
-   back. */
-static struct json_object *node_json(const jt_node *n, const char *base, size_t bl, unsigned depth)
+/* Gives the "$ref" strings of o (json-c, from the schema) that start with base, where
+   spec/mcp.c rebased them, their "#" back. */
+static void unrebase_refs(struct json_object *o, const char *base, size_t bl)
 {
-    if (!n || depth > MAX_JSON_DEPTH) return NULL;
-    switch (n->type) {
-    case JT_BOOL:
-        return json_object_new_boolean(n->boolean);
-    case JT_INT:
-        return json_object_new_int64(n->u.i);
-    case JT_REAL:
-        return json_object_new_double(n->u.d);
-    case JT_STRING:
-        return json_object_new_string_len(n->u.s, (int)n->len);
-    case JT_ARRAY: {
-        struct json_object *a = json_object_new_array();
-        for (uint32_t i = 0; a && i < n->len; i++)
-            json_object_array_add(a, node_json(n->u.items[i], base, bl, depth + 1));
-        return a;
+    if (json_object_is_type(o, json_type_array)) {
+        for (size_t i = 0, n = json_object_array_length(o); i < n; i++)
+            unrebase_refs(json_object_array_get_idx(o, i), base, bl);
+        return;
     }
-    case JT_OBJECT: {
-        struct json_object *o = json_object_new_object();
-        for (uint32_t i = 0; o && i < n->len; i++) {
-            const jt_member *m = &n->u.members[i];
-            const char *ref = !strcmp(m->key, "$ref") ? jt_str(m->value) : NULL;
-            if (ref && bl && !strncmp(ref, base, bl) && (!ref[bl] || ref[bl] == '/')) {
-                char *orig = NULL;
-                size_t rl = strlen(ref + bl) + 2;
-                if ((orig = malloc(rl)) != NULL) {
-                    snprintf(orig, rl, "#%s", ref + bl);
-                    serve_jadd(o, m->key, json_object_new_string(orig));
-                    free(orig);
-                }
-                continue;
-            }
-            serve_jadd(o, m->key, node_json(m->value, base, bl, depth + 1));
+    if (!json_object_is_type(o, json_type_object)) return;
+    json_object_object_foreach(o, key, v)
+    {
+        const char *ref = !strcmp(key, "$ref") && json_object_is_type(v, json_type_string)
+                              ? json_object_get_string(v)
+                              : NULL;
+        if (!ref) {
+            unrebase_refs(v, base, bl);
+            continue;
         }
-        return o;
-    }
-    default:
-        return NULL; /* JSON null */
+        if (strncmp(ref, base, bl) || (ref[bl] && ref[bl] != '/')) continue;
+        size_t rl = strlen(ref + bl) + 2;
+        char *orig = malloc(rl);
+        if (!orig) continue;
+        snprintf(orig, rl, "#%s", ref + bl);
+        json_object_set_string(v, orig);
+        free(orig);
     }
 }
 
@@ -81,7 +66,8 @@ struct json_object *serve_mcp_schema(const spec_operation *op, const char *key)
     core_buf_putc(&b, '/');
     for (const char *p = op->method; *p; p++) core_buf_putc(&b, (char)(*p | 0x20));
     core_buf_printf(&b, "/%s", key);
-    struct json_object *o = b.failed ? NULL : node_json(schema, b.data, b.len, 0);
+    struct json_object *o = b.failed ? NULL : jt_to_json_object(schema, MAX_JSON_DEPTH);
+    if (o) unrebase_refs(o, b.data, b.len);
     core_buf_free(&b);
     return o;
 }
@@ -101,7 +87,8 @@ void serve_mcp_extras(struct json_object *def, const spec_operation *op)
     const char *title = jt_get_str(tool, "x-mcp-title");
     if (title) serve_jadd(def, "title", json_object_new_string(title));
     const jt_node *ann = jt_get(tool, "x-mcp-annotations");
-    if (jt_is(ann, JT_OBJECT)) serve_jadd(def, "annotations", node_json(ann, "", 0, 0));
+    if (jt_is(ann, JT_OBJECT))
+        serve_jadd(def, "annotations", jt_to_json_object(ann, MAX_JSON_DEPTH));
     struct json_object *out = serve_mcp_schema(op, "x-mcp-output-schema");
     if (out) serve_jadd(def, "outputSchema", out);
 }
@@ -134,6 +121,6 @@ struct json_object *serve_mcp_entry_json(const spec_operation *op, const char *s
     if (tool || prompt) serve_jadd(o, "name", json_object_new_string(tool ? tool : prompt));
     if (uri) serve_jadd(o, "uri", json_object_new_string(uri));
     const jt_node *ann = jt_get(n, "x-mcp-annotations");
-    if (jt_is(ann, JT_OBJECT)) serve_jadd(o, "annotations", node_json(ann, "", 0, 0));
+    if (jt_is(ann, JT_OBJECT)) serve_jadd(o, "annotations", jt_to_json_object(ann, MAX_JSON_DEPTH));
     return o;
 }

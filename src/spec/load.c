@@ -22,7 +22,7 @@
  *     3. normalise (normalize.c): Swagger 2.0 and OAS 3.x into one model of
  *        servers, tags and operations (Swagger bodies, form data, produces and
  *        consumes become OAS 3 shapes, synthesised in the API's arena);
- *     4. the schema graph (model.c, graph.c), seed 001's two phases: schemas
+ *     4. the schema graph (model.c, graph.c), in two phases: schemas
  *        are found and linked by natural names (component names, or names
  *        derived from the file and pointer of other $ref targets: "pages.meta",
  *        "Thing.$defs.Part"), then get prefixed ids "api:Name". Cycles are

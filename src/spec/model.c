@@ -1,5 +1,5 @@
 /*
- * The schema graph and the ids (seed 001's two phases): schemas are found and
+ * The schema graph and the ids, in two phases: schemas are found and
  * linked by natural names (component names, or names derived from the file and
  * pointer of other $ref targets), then every operation and schema gets its
  * prefixed id "api:name".

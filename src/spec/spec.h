@@ -308,6 +308,15 @@ int spec_schema_merge_allof(const spec_api *api, spec_loc schema, core_arena *ar
 /** The operation with this id ("api:opId" or "api:METHOD /path"), or NULL. */
 const spec_operation *spec_api_find_operation(const spec_api *api, const char *id);
 
+/**
+ * A schema keyword's number (maximum, minLength, multipleOf, ...), written as a number or,
+ * as some specs do ("maximum": "100"), as a numeric string; NAN when it is neither or absent
+ * (then it constrains nothing). validate.c.
+ */
+double spec_keyword_num(const jt_node *n);
+/** spec_keyword_num, dflt when absent or not a number. */
+double spec_keyword_or(const jt_node *n, double dflt);
+
 struct json_object;
 /**
  * Validates the JSON value x against schema (a schema of api, $refs followed). request:

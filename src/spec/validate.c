@@ -106,9 +106,7 @@ static bool same_value(json_object *x, const jt_node *n)
     }
 }
 
-/* A keyword's number, written as a number or, as some specs do ("maximum": "100"), as a
-   numeric string; NAN when it is neither (then it constrains nothing). */
-static double keyword_num(const jt_node *n)
+double spec_keyword_num(const jt_node *n)
 {
     if (jt_is(n, JT_INT) || jt_is(n, JT_REAL)) return jt_num(n, NAN);
     if (!jt_is(n, JT_STRING) || !n->len) return NAN;
@@ -117,10 +115,9 @@ static double keyword_num(const jt_node *n)
     return *end ? NAN : v;
 }
 
-/* keyword_num, dflt when absent or not a number. */
-static double keyword_or(const jt_node *n, double dflt)
+double spec_keyword_or(const jt_node *n, double dflt)
 {
-    double v = keyword_num(n);
+    double v = spec_keyword_num(n);
     return isnan(v) ? dflt : v;
 }
 
@@ -243,8 +240,8 @@ static int check_object(vctx *v, spec_loc s, json_object *x, unsigned depth)
 static int check_array(vctx *v, spec_loc s, json_object *x, unsigned depth)
 {
     size_t n = json_object_array_length(x);
-    double min = keyword_or(jt_get(s.node, "minItems"), 0),
-           max = keyword_or(jt_get(s.node, "maxItems"), -1);
+    double min = spec_keyword_or(jt_get(s.node, "minItems"), 0),
+           max = spec_keyword_or(jt_get(s.node, "maxItems"), -1);
     char num[32];
     snprintf(num, sizeof num, "%zu", n);
     if ((double)n < min) return fail(v, "has %s items, fewer than minItems%s", num, "");
@@ -268,8 +265,8 @@ static int check_scalar(vctx *v, spec_loc s, json_object *x)
         const char *str = json_object_get_string(x);
         size_t bytes = (size_t)json_object_get_string_len(x), chars = utf8_chars(str, bytes);
         snprintf(num, sizeof num, "%zu", chars);
-        double mn = keyword_or(jt_get(s.node, "minLength"), 0);
-        double mx = keyword_or(jt_get(s.node, "maxLength"), -1);
+        double mn = spec_keyword_or(jt_get(s.node, "minLength"), 0);
+        double mx = spec_keyword_or(jt_get(s.node, "maxLength"), -1);
         if ((double)chars < mn)
             return fail(v, "is %s characters, shorter than minLength%s", num, "");
         if (mx >= 0 && (double)chars > mx)
@@ -289,8 +286,8 @@ static int check_scalar(vctx *v, spec_loc s, json_object *x)
     const jt_node *emn = jt_get(s.node, "exclusiveMinimum"),
                   *emx = jt_get(s.node, "exclusiveMaximum");
     bool ex_min = jt_is(emn, JT_BOOL) && emn->boolean, ex_max = jt_is(emx, JT_BOOL) && emx->boolean;
-    double lo = keyword_num(mn), hi = keyword_num(mx);
-    double elo = keyword_num(emn), ehi = keyword_num(emx); /* 3.1: numbers */
+    double lo = spec_keyword_num(mn), hi = spec_keyword_num(mx);
+    double elo = spec_keyword_num(emn), ehi = spec_keyword_num(emx); /* 3.1: numbers */
     if (!isnan(lo) && (ex_min ? d <= lo : d < lo))
         return fail(v, "%s is below the minimum%s", num, "");
     if (!isnan(hi) && (ex_max ? d >= hi : d > hi))

@@ -425,8 +425,6 @@ static int build_locked(PGconn *c, const char *display, spec_registry *reg,
     char build_id[64] = "";
     if (!rc && !(gen = next_generation(c, display, err))) rc = APIDEX_EDB;
     if (!rc) rc = publish_staging(c, display, path, gen, build_id, sizeof build_id, err);
-    const char *delay = getenv("APIDEX_TEST_PUBLISH_DELAY_MS");
-    if (!rc && delay) sleep_ms((unsigned)strtoul(delay, NULL, 10)); /* kill -9 tests */
     if (!rc) rc = publish_flip(c, display, gen, cur.generation, build_id, err);
     if (!rc) drop_generations(c, gen, cur.generation, NULL);
     store_pg_tempdir_remove(dir);

@@ -86,7 +86,7 @@ static const struct {
     {"meta", TAG_INLINE},    {"link", TAG_INLINE},  {"input", TAG_INLINE},
 };
 
-enum { TAG_NAME_MAX = 24, TAG_SCAN_MAX = 4096, CLOSE_SCAN_MAX = 65536 };
+enum { TAG_NAME_MAX = 24, CLOSE_SCAN_MAX = 65536 };
 
 static int tag_kind(const char *name, size_t n)
 {
@@ -127,12 +127,9 @@ static size_t html_tag(const char *s, size_t n, size_t i, int *kind, bool *closi
     *closing = false;
     *name_at = *name_len = 0;
     if (m >= 4 && !memcmp(t, "<!--", 4)) {
-        for (size_t k = 4; k + 2 < m && k < CLOSE_SCAN_MAX; k++)
-            if (!memcmp(t + k, "-->", 3)) {
-                *kind = TAG_INLINE;
-                return k + 3;
-            }
-        return 0;
+        size_t k = text_html_comment(t, m, CLOSE_SCAN_MAX);
+        if (k) *kind = TAG_INLINE;
+        return k;
     }
     size_t k = 1;
     if (k < m && t[k] == '/') {
@@ -149,100 +146,13 @@ static size_t html_tag(const char *s, size_t n, size_t i, int *kind, bool *closi
     int kd = tag_kind(t + name, k - name);
     if (!kd && (*closing || closed_later(s, n, i + k, t + name, k - name))) kd = TAG_SPACE;
     if (!kd) return 0;
-    char quote = 0;
-    for (size_t lim = 0; k < m && lim < TAG_SCAN_MAX; k++, lim++) {
-        char ch = t[k];
-        if (quote) {
-            if (ch == quote) quote = 0;
-        } else if (ch == '"' || ch == '\'') {
-            quote = ch;
-        } else if (ch == '<') {
-            return 0;
-        } else if (ch == '>') {
-            *kind = kd;
-            *name_at = i + name;
-            *name_len = name_end - name;
-            return k + 1;
-        }
+    size_t end = text_html_attrs_end(t, m, k);
+    if (end) {
+        *kind = kd;
+        *name_at = i + name;
+        *name_len = name_end - name;
     }
-    return 0;
-}
-
-static const struct {
-    const char *name, *text;
-} entities[] = {
-    {"amp", "&"},         {"lt", "<"},         {"gt", ">"},          {"quot", "\""},
-    {"apos", "'"},        {"nbsp", " "},       {"ndash", "\u2013"},  {"mdash", "\u2014"},
-    {"hellip", "\u2026"}, {"rsquo", "\u2019"}, {"lsquo", "\u2018"},  {"rdquo", "\u201d"},
-    {"ldquo", "\u201c"},  {"copy", "\u00a9"},  {"reg", "\u00ae"},    {"trade", "\u2122"},
-    {"deg", "\u00b0"},    {"times", "\u00d7"}, {"middot", "\u00b7"}, {"bull", "\u2022"},
-    {"larr", "\u2190"},   {"rarr", "\u2192"},  {"le", "\u2264"},     {"ge", "\u2265"},
-    {"ne", "\u2260"},     {"euro", "\u20ac"},  {"pound", "\u00a3"},  {"sect", "\u00a7"},
-    {"laquo", "\u00ab"},  {"raquo", "\u00bb"}, {"shy", ""},          {"zwj", ""},
-    {"zwnj", ""},
-};
-
-static size_t utf8_put(unsigned long cp, char *u)
-{
-    if (cp < 0x80) {
-        u[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        u[0] = (char)(0xC0 | (cp >> 6));
-        u[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        u[0] = (char)(0xE0 | (cp >> 12));
-        u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        u[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    u[0] = (char)(0xF0 | (cp >> 18));
-    u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    u[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
-/* An entity at s[0] == '&' decoded into out (at most 4 bytes); its length, 0 if none. */
-static size_t html_entity(const char *s, size_t n, char *out, size_t *out_len)
-{
-    size_t i = 1;
-    while (
-        i < n && i < 12 &&
-        (is_alpha((unsigned char)s[i]) || is_digit((unsigned char)s[i]) || (i == 1 && s[i] == '#')))
-        i++;
-    if (i >= n || s[i] != ';' || i == 1) return 0;
-    for (size_t e = 0; e < sizeof entities / sizeof entities[0]; e++) {
-        size_t k = strlen(entities[e].name);
-        if (k == i - 1 && !memcmp(s + 1, entities[e].name, k)) {
-            *out_len = strlen(entities[e].text);
-            memcpy(out, entities[e].text, *out_len);
-            return i + 1;
-        }
-    }
-    if (s[1] != '#') return 0;
-    bool hex = i > 2 && (s[2] == 'x' || s[2] == 'X');
-    size_t j = hex ? 3 : 2;
-    if (j >= i) return 0;
-    unsigned long cp = 0;
-    for (; j < i; j++) {
-        unsigned char c = (unsigned char)s[j];
-        unsigned v;
-        if (is_digit(c))
-            v = c - '0';
-        else if (hex && lower(c) >= 'a' && lower(c) <= 'f')
-            v = (unsigned)(lower(c) - 'a' + 10);
-        else
-            return 0;
-        cp = cp * (hex ? 16 : 10) + v;
-        if (cp > 0x10FFFF) return 0;
-    }
-    if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    *out_len = utf8_put(cp, out);
-    return i + 1;
+    return end;
 }
 
 /*
@@ -302,7 +212,7 @@ static int html_pass(const char *s, size_t n, bool keep_lines, core_buf *out)
         if (c == '&') {
             char u[8];
             size_t ulen = 0;
-            size_t k = html_entity(s + i, n - i, u, &ulen);
+            size_t k = text_html_entity(s + i, n - i, TEXT_ENTITIES_UNICODE, u, &ulen);
             if (k) {
                 rc = core_buf_append(out, s + copied, i - copied);
                 if (!rc) rc = core_buf_append(out, u, ulen);

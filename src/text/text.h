@@ -160,6 +160,25 @@ bool text_md_closes(const char *s, size_t n, size_t i, size_t k);
 /** The index of the closing run of exactly k markers c after from, on the same line, or n. */
 size_t text_md_find_close(const char *s, size_t n, size_t from, char c, size_t k);
 
+/* ---------------------------------------------------------------- HTML pieces (html.c) */
+
+/** Which named entities are decoded: the ASCII few of the index text (prep: "&ndash;" is
+    "-"), or the characters themselves for the plain text of answers. */
+typedef enum { TEXT_ENTITIES_ASCII, TEXT_ENTITIES_UNICODE } text_entity_set;
+/**
+ * An entity at s[0] == '&' (a name of set, "&#N;" or "&#xH;") decoded into out (room for 8
+ * bytes; *out_len its length): its length in s, 0 when there is none.
+ */
+size_t text_html_entity(const char *s, size_t n, text_entity_set set, char *out, size_t *out_len);
+/** The length of the comment at s[0] ("<!--", the caller checked) through "-->", or 0
+    when "-->" does not start within max bytes. */
+size_t text_html_comment(const char *s, size_t n, size_t max);
+/** How far a tag's attributes are scanned for its '>' (bytes). */
+enum { TEXT_HTML_ATTRS_MAX = 4096 };
+/** A tag's attributes from s[k] to its '>' (quoted values may hold '>', a '<' means no
+    tag): the index just past the '>', or 0 when there is none. */
+size_t text_html_attrs_end(const char *s, size_t n, size_t k);
+
 /* ---------------------------------------------------------------- plain text (plain.c) */
 
 enum {

