@@ -473,6 +473,7 @@ void search_result_free(search_result *res)
     if (!res) return;
     free(res->context);
     core_arena_free(res->arena);
+    search_engine_close(res->owned);
     free(res);
 }
 
@@ -482,6 +483,10 @@ int search_run(store_index *idx, const search_query *q, search_result **out, api
     int rc = search_engine_open(idx, &e, err);
     if (rc) return rc;
     rc = search_engine_run(e, q, out, err);
-    search_engine_close(e);
-    return rc;
+    if (rc) {
+        search_engine_close(e);
+        return rc;
+    }
+    (*out)->owned = e; /* the hits point into it */
+    return 0;
 }

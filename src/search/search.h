@@ -175,6 +175,7 @@ typedef struct search_result {
     double evidence;
     const char *best_id;
     core_arena *arena;
+    struct search_engine *owned; /* search_run's engine, closed with the result; else NULL */
 } search_result;
 
 /**
@@ -260,7 +261,9 @@ size_t search_closest_apis(const search_result *res, const char **out, size_t ma
  */
 int search_match_words(const search_result *res, core_buf *out);
 
-/** One-shot convenience: open an engine on idx, run q, close it. */
+/** One-shot convenience: open an engine on idx and run q. The hits' strings live in the
+    engine (an engine opened from the search image holds them in the image), so the engine
+    is closed with the result by search_result_free: free the result before closing idx. */
 int search_run(store_index *idx, const search_query *q, search_result **out, apidex_error *err);
 /** NULL is a no-op. */
 void search_result_free(search_result *res);
