@@ -153,19 +153,16 @@ int store_image_read(store_index *idx, void **data, size_t *len, apidex_error *e
     return 0;
 }
 
-int store_chunk_runs(store_index *idx, core_arena *a, store_chunk_run **out, size_t *n,
-                     apidex_error *err)
+/* The runs of rows per API a GROUP BY query gives (api, count, min rowid, max rowid). */
+static int row_runs(store_index *idx, const char *sql, const char *what, core_arena *a,
+                    store_chunk_run **out, size_t *n, apidex_error *err)
 {
     *out = NULL;
     *n = 0;
     sqlite3 *db = store_index_db(idx);
     sqlite3_stmt *st = NULL;
-    /* chunks_api holds every row's api and rowid: no table page is read */
-    if (sqlite3_prepare_v2(db,
-                           "SELECT api, count(*), min(rowid), max(rowid) FROM chunks "
-                           "GROUP BY api ORDER BY 3",
-                           -1, &st, NULL) != SQLITE_OK)
-        return store_db_error(db, "chunks", err);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return store_db_error(db, what, err);
     size_t cap = 0;
     int rc = 0, step;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -186,7 +183,7 @@ int store_chunk_runs(store_index *idx, core_arena *a, store_chunk_run **out, siz
         r->last_rowid = sqlite3_column_int64(st, 3);
         if (!r->api) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
-    if (!rc && step != SQLITE_DONE) rc = store_db_error(db, "chunks", err);
+    if (!rc && step != SQLITE_DONE) rc = store_db_error(db, what, err);
     sqlite3_finalize(st);
     if (rc) {
         free(*out);
@@ -194,6 +191,16 @@ int store_chunk_runs(store_index *idx, core_arena *a, store_chunk_run **out, siz
         *n = 0;
     }
     return rc;
+}
+
+int store_chunk_runs(store_index *idx, core_arena *a, store_chunk_run **out, size_t *n,
+                     apidex_error *err)
+{
+    /* chunks_api holds every row's api and rowid: no table page is read */
+    return row_runs(idx,
+                    "SELECT api, count(*), min(rowid), max(rowid) FROM chunks "
+                    "GROUP BY api ORDER BY 3",
+                    "chunks", a, out, n, err);
 }
 
 int store_chunk_terms_at(store_index *idx, const int64_t *rowids, size_t n, size_t *n_endpoints,
@@ -243,44 +250,11 @@ int store_chunk_terms_at(store_index *idx, const int64_t *rowids, size_t n, size
 
 int store_op_runs(store_index *idx, core_arena *a, store_op_run **out, size_t *n, apidex_error *err)
 {
-    *out = NULL;
-    *n = 0;
-    sqlite3 *db = store_index_db(idx);
-    sqlite3_stmt *st = NULL;
     /* operations_api holds every row's api and rowid: no table page is read */
-    if (sqlite3_prepare_v2(db,
-                           "SELECT api, count(*), min(rowid), max(rowid) FROM operations "
-                           "GROUP BY api ORDER BY api",
-                           -1, &st, NULL) != SQLITE_OK)
-        return store_db_error(db, "operations", err);
-    size_t cap = 0;
-    int rc = 0, step;
-    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 256;
-            store_op_run *r = realloc(*out, cap * sizeof *r);
-            if (!r) {
-                rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
-                break;
-            }
-            *out = r;
-        }
-        const char *api = (const char *)sqlite3_column_text(st, 0);
-        store_op_run *r = &(*out)[(*n)++];
-        r->api = core_arena_strdup(a, api ? api : "");
-        r->n = (size_t)sqlite3_column_int64(st, 1);
-        r->first_rowid = sqlite3_column_int64(st, 2);
-        r->last_rowid = sqlite3_column_int64(st, 3);
-        if (!r->api) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
-    }
-    if (!rc && step != SQLITE_DONE) rc = store_db_error(db, "operations", err);
-    sqlite3_finalize(st);
-    if (rc) {
-        free(*out);
-        *out = NULL;
-        *n = 0;
-    }
-    return rc;
+    return row_runs(idx,
+                    "SELECT api, count(*), min(rowid), max(rowid) FROM operations "
+                    "GROUP BY api ORDER BY api",
+                    "operations", a, out, n, err);
 }
 
 static int cmp_id_at(const void *a, const void *b, void *ctx)

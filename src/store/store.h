@@ -386,11 +386,7 @@ int store_chunk_runs(store_index *idx, core_arena *a, store_chunk_run **out, siz
 /** The operations of each API, in API order (the order of store_operations()): a run of n
     rows, the lowest and highest rowid (an API's rows that add or remove kept keep theirs).
     *out: free(); api strings in a. */
-typedef struct store_op_run {
-    const char *api;
-    int64_t first_rowid, last_rowid;
-    size_t n;
-} store_op_run;
+typedef store_chunk_run store_op_run;
 int store_op_runs(store_index *idx, core_arena *a, store_op_run **out, size_t *n,
                   apidex_error *err);
 /** One API's data flow as store_operations() and store_edges() would give it, read from its
