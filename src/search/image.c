@@ -67,6 +67,7 @@ static int write_lex(const search_engine *e, core_buf *b, size_t at)
     lx.sorted = off;
     off += align8(e->n_terms * sizeof(uint32_t));
     lx.pool = off;
+    if (lx.pool_len > UINT32_MAX) return APIDEX_ELIMIT; /* a term's string offset is a u32 */
     int rc = put(b, &lx, sizeof lx);
     for (size_t d = 0; d < e->n_docs && !rc; d++)
         rc = core_buf_append(b, e->docs[d].field_len, sizeof e->docs[d].field_len);
@@ -183,16 +184,18 @@ int image_pool_add(image_strpool *p, const char *s, uint32_t *off)
     return 0;
 }
 
-/* Every operation's producers (section PROD). */
-static int write_prod(const search_engine *e, core_buf *b, size_t at)
+/* Every operation's producers and the APIs' runs of operations (section PROD). */
+static int write_prod(const search_engine *e, const image_op_run *ops, size_t n_op_runs,
+                      core_buf *b, size_t at)
 {
-    image_prod px = {.n_ops = e->n_ops};
+    image_prod px = {.n_ops = e->n_ops, .n_apis = n_op_runs};
     for (size_t i = 0; i < e->n_ops; i++) px.n_refs += e->info[i].n_producers;
     image_strpool sp = {0};
     core_buf_init(&sp.b, 0);
     image_pref *refs = malloc((px.n_refs ? px.n_refs : 1) * sizeof *refs);
     uint64_t *starts = malloc((e->n_ops + 1) * sizeof *starts);
-    int rc = refs && starts ? 0 : APIDEX_ENOMEM;
+    image_prod_api *apis = calloc(n_op_runs ? n_op_runs : 1, sizeof *apis);
+    int rc = refs && starts && apis ? 0 : APIDEX_ENOMEM;
     size_t k = 0;
     for (size_t i = 0; i < e->n_ops && !rc; i++) {
         starts[i] = k;
@@ -206,33 +209,44 @@ static int write_prod(const search_engine *e, core_buf *b, size_t at)
             if (!rc) rc = image_pool_add(&sp, r->entity, &refs[k].entity);
         }
     }
+    for (size_t i = 0; i < n_op_runs && !rc; i++) {
+        apis[i] = (image_prod_api){.len = (uint32_t)strlen(ops[i].api),
+                                   .hash = ops[i].hash,
+                                   .first_rowid = ops[i].first_rowid,
+                                   .last_rowid = ops[i].last_rowid,
+                                   .n_ops = ops[i].n_ops};
+        rc = image_pool_add(&sp, ops[i].api, &apis[i].str);
+    }
     if (!rc) {
         starts[e->n_ops] = k;
         px.pool_len = sp.b.len;
         px.starts = at + align8(sizeof px);
         px.refs = px.starts + (e->n_ops + 1) * sizeof *starts;
-        px.pool = px.refs + px.n_refs * sizeof *refs;
+        px.apis = px.refs + px.n_refs * sizeof *refs;
+        px.pool = px.apis + n_op_runs * sizeof *apis;
         rc = put(b, &px, sizeof px);
     }
     if (!rc) rc = put(b, starts, (e->n_ops + 1) * sizeof *starts);
     if (!rc) rc = put(b, refs, px.n_refs * sizeof *refs);
+    if (!rc) rc = put(b, apis, n_op_runs * sizeof *apis);
     if (!rc) rc = put(b, sp.b.data ? sp.b.data : "", sp.b.len);
     if (!rc && b->len != align8(px.pool + px.pool_len)) rc = APIDEX_EINVAL; /* layout slip */
     free(refs);
     free(starts);
+    free(apis);
     image_pool_free(&sp);
     return rc;
 }
 
 enum { N_SECTIONS = 4 };
 
-int image_encode(const search_engine *e, const image_run *runs, size_t n_runs, uint64_t build_id,
-                 core_buf *out)
+int image_encode(const search_engine *e, const image_run *runs, size_t n_runs,
+                 const image_op_run *ops, size_t n_op_runs, uint64_t build_id, core_buf *out)
 {
     if (out->len) return APIDEX_EINVAL; /* offsets are from the buffer's first byte */
-    /* PROD only with the producers (a patched image has none: they are read from the rows);
-       its entry is always there (kind 0 when absent), so the other sections' offsets are
-       the same either way */
+    /* PROD only with the producers (image_build always has them; an image without them
+       is read with the producers built from the rows); its entry is always there (kind 0
+       when absent), so the other sections' offsets are the same either way */
     size_t n_sections = N_SECTIONS;
     image_header h = {.version = IMAGE_VERSION,
                       .endian = IMAGE_ENDIAN,
@@ -251,7 +265,7 @@ int image_encode(const search_engine *e, const image_run *runs, size_t n_runs, u
         dir[i].offset = out->len;
         rc = dir[i].kind == SECTION_LEX    ? write_lex(e, out, out->len)
              : dir[i].kind == SECTION_APIS ? write_apis(e, runs, n_runs, out, out->len)
-             : dir[i].kind == SECTION_PROD ? write_prod(e, out, out->len)
+             : dir[i].kind == SECTION_PROD ? write_prod(e, ops, n_op_runs, out, out->len)
              : dir[i].kind == SECTION_OPS  ? image_write_ops(e, out, out->len)
                                            : 0;
         dir[i].length = out->len - dir[i].offset;
@@ -302,11 +316,10 @@ static int image_build(store_index *idx, uint64_t build_id, core_buf *out, apide
         store_image_read(idx, &old, &old_len, err) == APIDEX_ENOMEM)
         rc = APIDEX_ENOMEM;
     image_run *runs = NULL;
-    size_t n_runs = 0;
+    image_op_run *ops = NULL;
+    size_t n_runs = 0, n_op_runs = 0;
     int patched = rc || !old ? 1 : image_patch(&e, old, old_len, &runs, &n_runs, err);
-    free(old);
     if (patched < 0) rc = patched;
-    if (patched == 0) __atomic_add_fetch(&images_patched, 1, __ATOMIC_RELAXED);
     if (!rc && patched == 1) {
         rc = lex_docs(&e, err);
         if (!rc && !(runs = runs_of_chunks(&e, &n_runs)))
@@ -314,10 +327,18 @@ static int image_build(store_index *idx, uint64_t build_id, core_buf *out, apide
         if (!rc && lex_table_grow(&e)) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
         if (!rc) rc = lex_build(&e, err);
         if (!rc && lex_sort_terms(&e)) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
-        if (!rc) rc = build_producers(&e, err);
     }
-    if (!rc && image_encode(&e, runs, n_runs, build_id, out))
+    /* the producers: the old image's for the APIs it had (when its lexical index could be
+       patched), else from the operations and edges as an open from the rows */
+    if (!rc) rc = image_op_runs(&e, &ops, &n_op_runs, err);
+    int prod = rc || patched ? 1 : image_prod_patch(&e, old, old_len, ops, n_op_runs, err);
+    free(old);
+    if (prod < 0) rc = prod;
+    if (!rc && prod == 1) rc = build_producers(&e, err);
+    if (!rc && !patched && !prod) __atomic_add_fetch(&images_patched, 1, __ATOMIC_RELAXED);
+    if (!rc && image_encode(&e, runs, n_runs, ops, n_op_runs, build_id, out))
         rc = core_error_set(err, APIDEX_ENOMEM, "out of memory building the search image");
+    free(ops);
     free(runs);
     if (e.info)
         for (size_t i = 0; i < e.n_ops; i++) free(e.info[i].producers);

@@ -7,9 +7,10 @@
 
 #include "search/search_int.h"
 
-/* version 2: the APIS section (which chunks are whose, so add and remove patch the image) */
+/* version 2: the APIS section (which chunks are whose, so add and remove patch the image);
+   3: PROD's API records (whose operations are where, so add and remove patch PROD too) */
 enum {
-    IMAGE_VERSION = 2,
+    IMAGE_VERSION = 3,
     IMAGE_ENDIAN = 0x01020304,
     SECTION_LEX = 1,
     SECTION_APIS = 2,
@@ -74,11 +75,24 @@ typedef struct image_api {
 
 /* Section PROD: every operation's producers as engine_producers leaves them (in its order,
    its shares bit for bit): per operation the first of its records (n_ops + 1 of them),
-   the records, and a pool of the parameter and entity strings (each once). */
+   the records, per API with operations (in operation order) its record, and a pool of the
+   parameter, entity and API id strings (each once). */
 typedef struct image_prod {
     uint64_t n_ops, n_refs, pool_len;
     uint64_t starts, refs, pool; /* offsets */
+    uint64_t n_apis, apis;       /* API records, offset */
 } image_prod;
+
+/* An API's operations: n_ops rows from first_rowid to last_rowid (store_op_runs), its
+   content hash; an API's producers are its own (its edges name its operations only, its
+   shares count its operations only), so an API of a patched file with the same record
+   keeps its producers, moved by the shift of its first operation. */
+typedef struct image_prod_api {
+    uint32_t str, len; /* its id, in the pool, NUL-terminated */
+    uint64_t hash;
+    int64_t first_rowid, last_rowid;
+    uint64_t n_ops;
+} image_prod_api;
 
 typedef struct image_pref {
     uint32_t producer, features;
@@ -87,7 +101,8 @@ typedef struct image_pref {
     uint64_t api_ops;
 } image_pref;
 
-_Static_assert(sizeof(image_prod) % 8 == 0 && sizeof(image_pref) % 8 == 0,
+_Static_assert(sizeof(image_prod) % 8 == 0 && sizeof(image_pref) % 8 == 0 &&
+                   sizeof(image_prod_api) % 8 == 0,
                "image records keep 8-byte alignment");
 
 /* Section OPS (image_ops.c): what opening reads of every operation and chunk, so it reads
@@ -148,10 +163,27 @@ typedef struct image_run {
     size_t n_docs, n_ranked;
 } image_run;
 
+/* An API's run of operations, as the PROD section records it. */
+typedef struct image_op_run {
+    const char *api;
+    uint64_t hash;
+    int64_t first_rowid, last_rowid;
+    size_t n_ops;
+} image_op_run;
+
 /* The image of a built lexical index, its runs of chunks and, when e->info is set, its
-   operations' producers (out empty). */
-int image_encode(const search_engine *e, const image_run *runs, size_t n_runs, uint64_t build_id,
-                 core_buf *out);
+   operations' producers and runs of operations (out empty). */
+int image_encode(const search_engine *e, const image_run *runs, size_t n_runs,
+                 const image_op_run *ops, size_t n_op_runs, uint64_t build_id, core_buf *out);
+/* image_prod.c: the file's runs of operations (*out: free()); strings in e->arena. */
+int image_op_runs(search_engine *e, image_op_run **out, size_t *n, apidex_error *err);
+/* image_prod.c: every operation's producers (e->n_ops, e->info with per-operation arrays) as
+   engine_producers would leave them on the file's rows, from the PROD section of the old
+   image of the file add or remove patched for the APIs whose runs of operations are the
+   same, from their own rows for the others: 0 done, 1 the old image's PROD cannot be used
+   (e as it was), else an error. */
+int image_prod_patch(search_engine *e, const void *old, size_t len, const image_op_run *ops,
+                     size_t n_op_runs, apidex_error *err);
 
 _Static_assert(sizeof(image_apis) % 8 == 0 && sizeof(image_api) % 8 == 0,
                "image records keep 8-byte alignment");

@@ -194,8 +194,8 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
  * without a valid image still opens: built from its rows, with a note on stderr.
  */
 void search_image_install(void);
-/** How many images this process wrote by patching the old file's (after add or remove)
-    rather than from the rows (tests and benches). */
+/** How many images this process wrote by patching the old file's (after add or remove:
+    its lexical index and its producers) rather than from the rows (tests and benches). */
 size_t search_image_patched(void);
 /** NULL is a no-op. */
 void search_engine_close(search_engine *eng);

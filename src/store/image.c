@@ -9,6 +9,7 @@
 #include "store/store_int.h"
 #include "store/writer_int.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,10 +67,20 @@ static int put_rows(sqlite3 *db, const core_buf *img, apidex_error *err)
     return rc;
 }
 
+/* The image's cap. It is made from the index's own rows, not from outside input, so it may
+   be as large as they make it: core_buf's default of 1 GiB is less than the synthetic 10x
+   registry's image (about 1.5 GB), which then failed to build. Its rows stay at most
+   IMAGE_ROW_BYTES each. */
+#if SIZE_MAX > 0xffffffffu
+#define IMAGE_MAX_BYTES ((size_t)1 << 40)
+#else
+#define IMAGE_MAX_BYTES ((size_t)0x7fffffff)
+#endif
+
 int store_w_put_image(const char *tmp, uint64_t build_id, apidex_error *err)
 {
     core_buf img;
-    core_buf_init(&img, 0);
+    core_buf_init(&img, IMAGE_MAX_BYTES);
     int rc = 0;
     if (image_builder) {
         store_index *idx = NULL;
@@ -142,19 +153,16 @@ int store_image_read(store_index *idx, void **data, size_t *len, apidex_error *e
     return 0;
 }
 
-int store_chunk_runs(store_index *idx, core_arena *a, store_chunk_run **out, size_t *n,
-                     apidex_error *err)
+/* The runs of rows per API a GROUP BY query gives (api, count, min rowid, max rowid). */
+static int row_runs(store_index *idx, const char *sql, const char *what, core_arena *a,
+                    store_chunk_run **out, size_t *n, apidex_error *err)
 {
     *out = NULL;
     *n = 0;
     sqlite3 *db = store_index_db(idx);
     sqlite3_stmt *st = NULL;
-    /* chunks_api holds every row's api and rowid: no table page is read */
-    if (sqlite3_prepare_v2(db,
-                           "SELECT api, count(*), min(rowid), max(rowid) FROM chunks "
-                           "GROUP BY api ORDER BY 3",
-                           -1, &st, NULL) != SQLITE_OK)
-        return store_db_error(db, "chunks", err);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return store_db_error(db, what, err);
     size_t cap = 0;
     int rc = 0, step;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -175,7 +183,7 @@ int store_chunk_runs(store_index *idx, core_arena *a, store_chunk_run **out, siz
         r->last_rowid = sqlite3_column_int64(st, 3);
         if (!r->api) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
-    if (!rc && step != SQLITE_DONE) rc = store_db_error(db, "chunks", err);
+    if (!rc && step != SQLITE_DONE) rc = store_db_error(db, what, err);
     sqlite3_finalize(st);
     if (rc) {
         free(*out);
@@ -183,6 +191,16 @@ int store_chunk_runs(store_index *idx, core_arena *a, store_chunk_run **out, siz
         *n = 0;
     }
     return rc;
+}
+
+int store_chunk_runs(store_index *idx, core_arena *a, store_chunk_run **out, size_t *n,
+                     apidex_error *err)
+{
+    /* chunks_api holds every row's api and rowid: no table page is read */
+    return row_runs(idx,
+                    "SELECT api, count(*), min(rowid), max(rowid) FROM chunks "
+                    "GROUP BY api ORDER BY 3",
+                    "chunks", a, out, n, err);
 }
 
 int store_chunk_terms_at(store_index *idx, const int64_t *rowids, size_t n, size_t *n_endpoints,
@@ -228,4 +246,149 @@ int store_chunk_terms_at(store_index *idx, const int64_t *rowids, size_t n, size
     sqlite3_finalize(st);
     core_arena_free(a);
     return rc;
+}
+
+int store_op_runs(store_index *idx, core_arena *a, store_op_run **out, size_t *n, apidex_error *err)
+{
+    /* operations_api holds every row's api and rowid: no table page is read */
+    return row_runs(idx,
+                    "SELECT api, count(*), min(rowid), max(rowid) FROM operations "
+                    "GROUP BY api ORDER BY api",
+                    "operations", a, out, n, err);
+}
+
+static int cmp_id_at(const void *a, const void *b, void *ctx)
+{
+    const char *const *ids = ctx;
+    return strcmp(ids[*(const size_t *)a], ids[*(const size_t *)b]);
+}
+
+/* The position of operation id among ids (by[] sorts them), or -1. */
+static long op_ordinal(const char *const *ids, const size_t *by, size_t n, const char *id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(ids[by[mid]], id);
+        if (!c) return (long)by[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+/* The API's operations (ids in rowid order) and each one's input entities. */
+static int flow_ops(sqlite3 *db, const char *api, core_arena *a, store_api_flow *out,
+                    apidex_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    size_t cap = 0, *by = NULL;
+    const char **ids = NULL;
+    bool fail = false;
+    int rc = 0, step = SQLITE_DONE;
+    if (sqlite3_prepare_v2(db, "SELECT id FROM operations WHERE api = ? ORDER BY rowid", -1, &st,
+                           NULL) != SQLITE_OK)
+        return store_db_error(db, "operations", err);
+    sqlite3_bind_text(st, 1, api, -1, SQLITE_STATIC);
+    while (!fail && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (out->n_ops == cap) {
+            cap = cap ? cap * 2 : 64;
+            const char **t = realloc(ids, cap * sizeof *t);
+            if (!(fail = !t)) ids = t;
+        }
+        if (!fail) fail = !(ids[out->n_ops++] = store_unpack_column(st, 0, a, NULL, &fail));
+    }
+    if (!fail && step != SQLITE_DONE) rc = store_db_error(db, "operations", err);
+    sqlite3_finalize(st);
+    st = NULL;
+    size_t n = out->n_ops;
+    if (!rc && !fail) {
+        by = malloc((n ? n : 1) * sizeof *by);
+        out->n_fields = core_arena_calloc(a, n ? n : 1, sizeof *out->n_fields);
+        out->fields = core_arena_calloc(a, n ? n : 1, sizeof *out->fields);
+        fail = !by || !out->n_fields || !out->fields;
+    }
+    for (size_t i = 0; !rc && !fail && i < n; i++) by[i] = i;
+    if (!rc && !fail) qsort_r(by, n, sizeof *by, cmp_id_at, ids);
+    if (!rc && !fail &&
+        sqlite3_prepare_v2(db,
+                           "SELECT operation, field FROM inputs WHERE api = ? "
+                           "ORDER BY operation, ord",
+                           -1, &st, NULL) != SQLITE_OK)
+        rc = store_db_error(db, "inputs", err);
+    if (st) sqlite3_bind_text(st, 1, api, -1, SQLITE_STATIC);
+    /* rows come grouped by operation: a group's fields are gathered, then copied */
+    const char **group = NULL;
+    size_t n_group = 0, group_cap = 0;
+    long cur = -1;
+    while (!rc && !fail && st) {
+        step = sqlite3_step(st);
+        const char *op = step == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+        long oi = op ? op_ordinal(ids, by, n, op) : -1;
+        if (step == SQLITE_ROW && oi < 0) continue; /* an input of no operation of this API */
+        if (cur >= 0 && oi != cur) {
+            const char **f = core_arena_calloc(a, n_group ? n_group : 1, sizeof *f);
+            if (!(fail = !f)) {
+                memcpy(f, group, n_group * sizeof *f);
+                out->fields[cur] = f;
+                out->n_fields[cur] = n_group;
+            }
+            n_group = 0;
+        }
+        if (step != SQLITE_ROW) break;
+        cur = oi;
+        if (n_group == group_cap) {
+            group_cap = group_cap ? group_cap * 2 : 16;
+            const char **t = realloc(group, group_cap * sizeof *t);
+            if (!(fail = !t)) group = t;
+        }
+        if (!fail) group[n_group++] = store_unpack_column(st, 1, a, NULL, &fail);
+    }
+    if (!rc && !fail && st && step != SQLITE_DONE) rc = store_db_error(db, "inputs", err);
+    sqlite3_finalize(st);
+    free(group);
+    free(by);
+    free(ids);
+    return rc ? rc : fail ? core_error_set(err, APIDEX_ENOMEM, "out of memory") : 0;
+}
+
+int store_api_flow_read(store_index *idx, const char *api, core_arena *a, store_api_flow *out,
+                        apidex_error *err)
+{
+    *out = (store_api_flow){0};
+    sqlite3 *db = store_index_db(idx);
+    int rc = flow_ops(db, api, a, out, err);
+    sqlite3_stmt *st = NULL;
+    if (!rc && sqlite3_prepare_v2(db,
+                                  "SELECT src, dst, param, field, features FROM edges "
+                                  "WHERE api = ? AND kind = 2 ORDER BY seq",
+                                  -1, &st, NULL) != SQLITE_OK)
+        rc = store_db_error(db, "edges", err);
+    if (st) sqlite3_bind_text(st, 1, api, -1, SQLITE_STATIC);
+    size_t cap = 0;
+    bool fail = false;
+    int step = SQLITE_DONE;
+    while (!rc && !fail && st && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (out->n_edges == cap) {
+            size_t c = cap ? cap * 2 : 64;
+            store_edge *t = core_arena_calloc(a, c, sizeof *t);
+            if ((fail = !t)) break;
+            if (cap) memcpy(t, out->edges, cap * sizeof *t);
+            out->edges = t;
+            cap = c;
+        }
+        store_edge *e = &out->edges[out->n_edges++];
+        sqlite3_int64 src = sqlite3_column_int64(st, 0), dst = sqlite3_column_int64(st, 1);
+        *e = (store_edge){.kind = STORE_EDGE_PRODUCER,
+                          .src_index = src >= 0 && (size_t)src < out->n_ops ? (long)src : -1,
+                          .dst_index = dst >= 0 && (size_t)dst < out->n_ops ? (long)dst : -1,
+                          .features = (unsigned)sqlite3_column_int64(st, 4)};
+        e->param = store_unpack_column(st, 2, a, NULL, &fail);
+        e->field = store_unpack_column(st, 3, a, NULL, &fail);
+    }
+    if (!rc && !fail && st && step != SQLITE_DONE) rc = store_db_error(db, "edges", err);
+    sqlite3_finalize(st);
+    return rc ? rc : fail ? core_error_set(err, APIDEX_ENOMEM, "out of memory") : 0;
 }

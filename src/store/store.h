@@ -383,6 +383,25 @@ typedef struct store_chunk_run {
 } store_chunk_run;
 int store_chunk_runs(store_index *idx, core_arena *a, store_chunk_run **out, size_t *n,
                      apidex_error *err);
+/** The operations of each API, in API order (the order of store_operations()): a run of n
+    rows, the lowest and highest rowid (an API's rows that add or remove kept keep theirs).
+    *out: free(); api strings in a. */
+typedef store_chunk_run store_op_run;
+int store_op_runs(store_index *idx, core_arena *a, store_op_run **out, size_t *n,
+                  apidex_error *err);
+/** One API's data flow as store_operations() and store_edges() would give it, read from its
+    rows alone: its n_ops operations in rowid order, each one's input entities
+    (store_input.field, NULL for none) in input order, and its producer edges in edge order
+    (src_index/dst_index: the operations' positions in this API, -1 when out of range). In a. */
+typedef struct store_api_flow {
+    size_t n_ops;
+    size_t *n_fields;     /* per operation */
+    const char ***fields; /* per operation, n_fields[i] of them */
+    store_edge *edges;    /* kind STORE_EDGE_PRODUCER only */
+    size_t n_edges;
+} store_api_flow;
+int store_api_flow_read(store_index *idx, const char *api, core_arena *a, store_api_flow *out,
+                        apidex_error *err);
 /** store_chunk_terms_scan for the chunk rows rowids[0..n) only, in that order (fn's i is the
     index into rowids), one row read by rowid each; n_endpoints[i]: its endpoint count, set
     before fn is called. */

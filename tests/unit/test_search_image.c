@@ -285,27 +285,33 @@ static void image_payload(const char *db, core_buf *out)
     assert_true(out->len > 48);
 }
 
-/* The images x (patched) and y (from the rows) hold the same LEX and APIS sections, byte for
-   byte: the header's 48 bytes (the number of sections at 40), then a directory of 24-byte
-   entries (LEX, APIS, then PROD and OPS, which only y has: a patched image's producers,
-   operations and chunks are read from the rows), then the sections in that order. */
-static void same_lex(const core_buf *x, const core_buf *y)
+/* The images x (patched) and y (from the rows) hold the same LEX, APIS and PROD sections,
+   byte for byte: the header's 48 bytes (the number of sections at 40), then a directory of
+   24-byte entries (LEX, APIS, PROD, then OPS, which only y has: a patched image's
+   operations and chunks are read from the rows), then the sections in that order, PROD
+   included (the producers per operation, their order and shares). */
+static void same_sections(const core_buf *x, const core_buf *y)
 {
-    uint64_t apis_off, apis_len;
-    uint32_t n_sections;
+    uint32_t n_sections, prod_kind;
     memcpy(&n_sections, x->data + 40, 4);
     size_t start = 48 + (size_t)n_sections * 24;
-    memcpy(&apis_off, x->data + 48 + 24 + 8, 8);
-    memcpy(&apis_len, x->data + 48 + 24 + 16, 8);
-    size_t end = (size_t)(apis_off + apis_len);
-    assert_true(end <= x->len && end <= y->len && end > start);
-    assert_memory_equal(x->data + 48, y->data + 48, 48); /* LEX and APIS entries */
+    memcpy(&prod_kind, x->data + 48 + 2 * 24, 4);
+    assert_int_equal(prod_kind, 3); /* SECTION_PROD */
+    uint64_t prod_off = 0, prod_len = 0, n_refs = 0;
+    memcpy(&prod_off, x->data + 48 + 2 * 24 + 8, 8);
+    memcpy(&prod_len, x->data + 48 + 2 * 24 + 16, 8);
+    size_t end = (size_t)(prod_off + prod_len);
+    assert_true(end <= x->len && end <= y->len && prod_off + 16 <= end && prod_off >= start);
+    memcpy(&n_refs, x->data + prod_off + 8, 8);
+    assert_true(n_refs > 0); /* producers to move and to compute, not an empty section */
+    assert_memory_equal(x->data + 48, y->data + 48, 3 * 24); /* LEX, APIS and PROD entries */
     assert_memory_equal(x->data + start, y->data + start, end - start);
 }
 
 /* The same add or remove on a (the old image patched) and b (the image from the rows,
    APIDEX_IMAGE_PATCH=0): the images are the same bytes past the header (terms, their
-   numbers, postings, table, order, field lengths, the APIs' chunks), and a answers with
+   numbers, postings, table, order, field lengths, the APIs' chunks, every operation's
+   producers), and a answers with
    its image as from its rows. */
 static void same_image(const char *a, const char *b, void (*op)(const char *, const void *),
                        const void *arg)
@@ -322,7 +328,7 @@ static void same_image(const char *a, const char *b, void (*op)(const char *, co
     core_buf_init(&y, 0);
     image_payload(a, &x);
     image_payload(b, &y);
-    same_lex(&x, &y);
+    same_sections(&x, &y);
     core_buf_free(&x);
     core_buf_free(&y);
     core_buf with, rows;
@@ -365,6 +371,21 @@ static void test_image_patch(void **state)
     same_image(a, b, op_remove, &middle);
     same_image(a, b, op_remove, &first);
     same_image(a, b, op_add, specs[1]); /* already there: unchanged, nothing read */
+    /* an old PROD that passes the checksum yet names an operation outside its API is not
+       patched: the producers come from the rows, the same bytes */
+    lie_in_prod(a);
+    size_t before = search_image_patched();
+    add_spec(a, specs[1]);
+    assert_int_equal(search_image_patched(), before);
+    add_spec(b, specs[1]);
+    core_buf x0, y0;
+    core_buf_init(&x0, 0);
+    core_buf_init(&y0, 0);
+    image_payload(a, &x0);
+    image_payload(b, &y0);
+    same_sections(&x0, &y0);
+    core_buf_free(&x0);
+    core_buf_free(&y0);
     /* an image of another format version is not patched: built from the rows */
     exec(a, "UPDATE image SET data = substr(data, 1, 8) || x'01000000' || substr(data, 13) "
             "WHERE id = 1");
@@ -377,7 +398,7 @@ static void test_image_patch(void **state)
     core_buf_init(&y, 0);
     image_payload(a, &x);
     image_payload(b, &y);
-    same_lex(&x, &y);
+    same_sections(&x, &y);
     core_buf_free(&x);
     core_buf_free(&y);
     tu_rmtree(dir);
@@ -416,12 +437,40 @@ static void test_image_after_remove(void **state)
     free(db);
 }
 
+static size_t builder_cap;
+
+static int cap_probe(store_index *idx, uint64_t build_id, core_buf *out, apidex_error *err)
+{
+    (void)idx;
+    (void)build_id;
+    (void)err;
+    builder_cap = out->max;
+    return 0;
+}
+
+/* The image's buffer may grow past core_buf's default cap of 1 GiB (the synthetic 10x
+   registry's image is about 1.5 GB and failed to build): the builder gets a buffer whose
+   cap is larger, checked without allocating it. */
+static void test_image_cap(void **state)
+{
+    (void)state;
+    char *dir = tu_tempdir();
+    store_image_set_builder(cap_probe);
+    char *db = build(dir, "index.db");
+    search_image_install();
+    assert_true(builder_cap > ((size_t)1 << 30));
+    tu_rmtree(dir);
+    free(dir);
+    free(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_image_same_answers),
         cmocka_unit_test(test_image_after_remove),
         cmocka_unit_test(test_image_patch),
+        cmocka_unit_test(test_image_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
