@@ -215,10 +215,11 @@ int cli_check_task(const char *cmd, const char *task)
 
 /* ---------------------------------------------------------------- --color */
 
+const char *const cli_color_names[] = {"auto", "always", "never", NULL};
+
 int cli_color_parse(const char *cmd, const char *value, cli_color *out)
 {
-    static const char *const whens[] = {"auto", "always", "never", NULL};
-    int c = cli_arg_choice(cmd, "--color", value, whens);
+    int c = cli_arg_choice(cmd, "--color", value, cli_color_names);
     if (c < 0) return CLI_USAGE;
     *out = (cli_color)c;
     return CLI_OK;
