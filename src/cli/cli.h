@@ -74,6 +74,8 @@ typedef enum {
                       count in the size_t at `count_at`; cap values at most (too_many says so,
                       given the flag and cap); with choices, each value is one of them and the
                       list gets the canonical spelling */
+    CLI_F_WORDS,   /* the words after the flag up to the next flag (one at least), appended
+                      to the char ** at `at` (room for argc words), counted at `count_at` */
     CLI_F_HANDLER, /* a value given to take (which checks it and says what is wrong) */
     CLI_F_INCLUDE  /* the rows of table, their offsets relative to `at` */
 } cli_flag_kind;
@@ -86,6 +88,7 @@ typedef struct cli_flag {
     size_t at, count_at;
     double lo, hi;
     bool above_lo;
+    bool unlisted;              /* INCLUDE: its help lines are left out of --help */
     const char *const *choices; /* NULL-terminated */
     size_t cap;
     const char *too_many;
@@ -141,6 +144,11 @@ typedef struct cli_flag_table {
         .count_at = CLI_FIELD_(T, cnt, size_t), .choices = (set), .cap = (max), .too_many = (msg), \
         .help = (h)                                                                                \
     }
+#define CLI_WORDS(n, T, f, cnt, h)                                                                 \
+    {                                                                                              \
+        .kind = CLI_F_WORDS, .name = (n), .at = CLI_FIELD_(T, f, char **),                         \
+        .count_at = CLI_FIELD_(T, cnt, size_t), .help = (h)                                        \
+    }
 #define CLI_HANDLER(n, a, fn, set, h)                                                              \
     {                                                                                              \
         .kind = CLI_F_HANDLER, .name = (n), .alias = (a), .take = (fn), .choices = (set),          \
@@ -149,6 +157,11 @@ typedef struct cli_flag_table {
 #define CLI_INCLUDE(T, f, tab)                                                                     \
     {                                                                                              \
         .kind = CLI_F_INCLUDE, .at = offsetof(T, f), .table = (tab)                                \
+    }
+/* The same without the table's help lines (the command's help points elsewhere for them). */
+#define CLI_INCLUDE_UNLISTED(T, f, tab)                                                            \
+    {                                                                                              \
+        .kind = CLI_F_INCLUDE, .at = offsetof(T, f), .table = (tab), .unlisted = true              \
     }
 enum { CLI_FLAGS_HELP = -2 };
 /** Takes argv[*i] (and its value, *i then points at it) when it is a flag of t: 1 taken, 0 not
@@ -169,6 +182,7 @@ extern const cli_flag_table cli_llm_table;   /* cmd_agent.c: cli_llm_flags */
 extern const cli_flag_table cli_search_table;
 extern const cli_flag_table cli_list_table;
 extern const cli_flag_table cli_agent_table;
+extern const cli_flag_table cli_eval_table;
 
 /* ---- the command table and what is generated from the flag tables or help text (help.c) */
 typedef void (*cli_usage_fn)(FILE *out);

@@ -112,6 +112,16 @@ int cli_flags_take(const char *cmd, const cli_flag_table *t, void (*usage)(FILE 
         *(bool *)(at + f->at) = true;
         return 1;
     }
+    if (f->kind == CLI_F_WORDS) {
+        char **list = *(char ***)(at + f->at);
+        size_t *count = (size_t *)(at + f->count_at);
+        int start = *i;
+        while (*i + 1 < argc && !(argv[*i + 1][0] == '-' && argv[*i + 1][1]))
+            list[(*count)++] = argv[++*i];
+        if (*i > start) return 1;
+        cli_arg_unknown(cmd, arg);
+        return -1;
+    }
     if (*i + 1 >= argc) {
         /* "needs a value" for a flag cmd's table (or, not converted yet, its help) names */
         cli_arg_unknown(cmd, arg);
@@ -124,7 +134,7 @@ void cli_flags_help(const cli_flag_table *t, FILE *out)
 {
     for (size_t r = 0; r < t->n; r++) {
         const cli_flag *f = &t->rows[r];
-        if (f->kind == CLI_F_INCLUDE)
+        if (f->kind == CLI_F_INCLUDE && !f->unlisted)
             cli_flags_help(f->table, out);
         else if (f->help)
             fputs(f->help, out);

@@ -41,7 +41,7 @@ static const cli_command commands[] = {
     {"ask", cli_cmd_ask, cli_usage_ask, "answer a question about the APIs from their docs (askAPI)",
      NULL},
     {"eval", cli_cmd_eval, cli_usage_eval,
-     "recall / precision / F1, tokens and latency on query sets", NULL},
+     "recall / precision / F1, tokens and latency on query sets", &cli_eval_table},
     {"tokens", cli_cmd_tokens, cli_usage_tokens,
      "count or print the tokens of a file (cl100k or WordPiece)", NULL},
     {"embed", cli_cmd_embed, cli_usage_embed,
