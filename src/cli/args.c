@@ -4,8 +4,9 @@
  *
  * Each check prints one line that names the command, the flag, what it takes and what it
  * got, then a one-line pointer to --help (never the whole usage: it buries the reason).
- * The known flags of a command are read from its help text (help.c), so a new flag is
- * suggested, completed and documented as soon as its help line is written.
+ * The known flags of a command come from its flag table (flags.c; help.c reads the help
+ * text of a command not converted yet), so a new flag is suggested, completed and
+ * documented as soon as its row is written.
  */
 #include "cli/cli.h"
 

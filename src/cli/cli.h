@@ -88,7 +88,9 @@ typedef struct cli_flag {
     size_t at, count_at;
     double lo, hi;
     bool above_lo;
-    bool unlisted;              /* INCLUDE: its help lines are left out of --help */
+    /* INCLUDE: its help lines are left out of --help; a flag: taken, but never offered
+       (completion, did-you-mean, "needs a value") */
+    bool unlisted;
     const char *const *choices; /* NULL-terminated */
     size_t cap;
     const char *too_many;
@@ -176,13 +178,16 @@ void cli_flags_help(const cli_flag_table *t, FILE *out);
 /** Visits every flag row of t (through its includes), in order. */
 void cli_flags_each(const cli_flag_table *t, void (*fn)(const cli_flag *f, void *ctx), void *ctx);
 /* Shared tables: their rows fill the struct named (cli_embed_flags, cli_llm_flags, ...). */
-extern const cli_flag_table cli_embed_table; /* embed_flags.c: cli_embed_flags */
-extern const cli_flag_table cli_llm_table;   /* cmd_agent.c: cli_llm_flags */
+extern const cli_flag_table cli_embed_table;       /* embed_flags.c: cli_embed_flags, with --mode */
+extern const cli_flag_table cli_embed_model_table; /* the same without --mode, --hybrid-weight */
+extern const cli_flag_table cli_llm_table;         /* cmd_agent.c: cli_llm_flags */
+extern const cli_flag_table cli_write_table;       /* cmd_index.c: store_lock_options */
 /* Commands' tables (in cmd_*.c). */
 extern const cli_flag_table cli_search_table;
 extern const cli_flag_table cli_list_table;
 extern const cli_flag_table cli_agent_table;
 extern const cli_flag_table cli_eval_table;
+extern const cli_flag_table cli_index_table;
 
 /* ---- the command table and what is generated from the flag tables or help text (help.c) */
 typedef void (*cli_usage_fn)(FILE *out);
@@ -202,11 +207,13 @@ const cli_command *cli_command_find(const char *name);
 /** `apidex --help`. */
 void cli_usage_main(FILE *out);
 enum { CLI_MAX_FLAGS = 96 };
-/** The flags cmd's help text names (--db, -k, ...), each once, into flags[0..cap) (they live
-    until exit); returns how many. */
+/** The flags cmd knows (--db, -k, ...): its flag table's, or for a command without one the
+    flags its help text names; each once, into flags[0..cap) (they live until exit); returns
+    how many. */
 size_t cli_command_flags(const char *cmd, const char **flags, size_t cap);
-/** The fixed values a flag takes as its help text spells them (`--format openai|anthropic`):
-    written to vals[0..cap) (NULL-terminated, living until exit); returns how many (0: free). */
+/** The fixed values a flag takes (its table row's set, or as the help text of a command
+    without a table spells them: `--format openai|anthropic`): written to vals[0..cap)
+    (NULL-terminated, living until exit); returns how many (0: free). */
 size_t cli_flag_values(const char *cmd, const char *flag, const char **vals, size_t cap);
 int cli_cmd_completion(int argc, char **argv);
 int cli_cmd_man(int argc, char **argv);

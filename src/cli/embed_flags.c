@@ -68,14 +68,21 @@ static int take_precision(const char *cmd, const char *flag, const char *value, 
     return CLI_OK;
 }
 
-/* --mode and --hybrid-weight have no help line here: each command says what they do for it. */
-static const cli_flag embed_rows[] = {
-    CLI_HANDLER("--mode", NULL, take_mode, modes, NULL),
+/* The embedding model's flags (index builds vectors with them) ... */
+static const cli_flag model_rows[] = {
     CLI_HANDLER("--model", NULL, take_provider, NULL, HELP_MODEL),
     CLI_HANDLER("--embed-url", NULL, take_provider, NULL, HELP_URL),
     CLI_HANDLER("--embed-key", NULL, take_provider, NULL, HELP_KEY),
-    CLI_HANDLER("--hybrid-weight", NULL, take_weight, NULL, NULL),
     CLI_HANDLER("--precision", NULL, take_precision, precisions, HELP_PRECISION),
+};
+const cli_flag_table cli_embed_model_table = {model_rows, sizeof model_rows / sizeof *model_rows};
+
+/* ... and where a search runs, --mode and --hybrid-weight too. They have no help line here:
+   each command says what they do for it. */
+static const cli_flag embed_rows[] = {
+    CLI_HANDLER("--mode", NULL, take_mode, modes, NULL),
+    CLI_HANDLER("--hybrid-weight", NULL, take_weight, NULL, NULL),
+    {.kind = CLI_F_INCLUDE, .at = 0, .table = &cli_embed_model_table},
 };
 const cli_flag_table cli_embed_table = {embed_rows, sizeof embed_rows / sizeof *embed_rows};
 

@@ -1,9 +1,11 @@
 /*
- * The command table and what is generated from its help text: the flags each command
- * knows (for "did you mean"), shell completion for bash, zsh and fish, and the man page.
+ * The command table and what is generated from each command's flags: the flags it knows
+ * (for "did you mean"), shell completion for bash, zsh and fish, and the man page.
  *
- * The help text is the one source of truth: a flag exists for completion, suggestions and
- * the manual when a usage line names it (`--format openai|anthropic` also gives its values).
+ * A converted command's flag table (flags.c) is the one source of its flags and of the
+ * values a flag takes (its choice set). A command without a table yet is read from its help
+ * text: a flag exists for completion, suggestions and the manual when a usage line names it
+ * (`--format openai|anthropic` also gives its values).
  */
 #include "cli/cli.h"
 
@@ -19,7 +21,7 @@ static const cli_command commands[] = {
      "find the endpoints a task needs, by relevance, and the plan that calls them",
      &cli_search_table},
     {"index", cli_cmd_index, cli_usage_index, "build or update the index (incremental, atomic)",
-     NULL},
+     &cli_index_table},
     {"add", cli_cmd_add, cli_usage_add, "add or update APIs, keeping the rest of the index", NULL},
     {"remove", cli_cmd_remove, cli_usage_remove, "remove APIs from the index by id", NULL},
     {"show", cli_cmd_show, cli_usage_show, "one operation, resolved, with the schemas it needs",
@@ -151,6 +153,7 @@ static void read_values(help_flag *hf, const char *p)
 static void add_table_flag(const cli_flag *f, void *ctx)
 {
     help_info *h = ctx;
+    if (f->unlisted) return;
     const char *names[2] = {f->name, f->alias};
     for (size_t k = 0; k < 2; k++) {
         bool seen = !names[k];
