@@ -188,6 +188,7 @@ extern const cli_flag_table cli_list_table;
 extern const cli_flag_table cli_agent_table;
 extern const cli_flag_table cli_eval_table;
 extern const cli_flag_table cli_index_table;
+extern const cli_flag_table cli_ask_table;
 
 /* ---- the command table and what is generated from the flag tables or help text (help.c) */
 typedef void (*cli_usage_fn)(FILE *out);

@@ -41,7 +41,7 @@ static const cli_command commands[] = {
     {"agent", cli_cmd_agent, cli_usage_agent,
      "the Discovery Agent: an LLM picks the endpoints a task needs", &cli_agent_table},
     {"ask", cli_cmd_ask, cli_usage_ask, "answer a question about the APIs from their docs (askAPI)",
-     NULL},
+     &cli_ask_table},
     {"eval", cli_cmd_eval, cli_usage_eval,
      "recall / precision / F1, tokens and latency on query sets", &cli_eval_table},
     {"tokens", cli_cmd_tokens, cli_usage_tokens,
