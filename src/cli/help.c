@@ -25,7 +25,7 @@ static const cli_command commands[] = {
     {"add", cli_cmd_add, cli_usage_add, "add or update APIs, keeping the rest of the index", NULL},
     {"remove", cli_cmd_remove, cli_usage_remove, "remove APIs from the index by id", NULL},
     {"show", cli_cmd_show, cli_usage_show, "one operation, resolved, with the schemas it needs",
-     NULL},
+     &cli_show_table},
     {"feedback", cli_cmd_feedback, cli_usage_feedback,
      "report the endpoints used for a task (the usage prior of search)", NULL},
     {"call", cli_cmd_call, cli_usage_call,
