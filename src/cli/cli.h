@@ -190,6 +190,7 @@ extern const cli_flag_table cli_eval_table;
 extern const cli_flag_table cli_index_table;
 extern const cli_flag_table cli_ask_table;
 extern const cli_flag_table cli_show_table;
+extern const cli_flag_table cli_tools_table;
 
 /* ---- the command table and what is generated from the flag tables or help text (help.c) */
 typedef void (*cli_usage_fn)(FILE *out);

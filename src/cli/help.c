@@ -61,7 +61,7 @@ static const cli_command commands[] = {
     {"mock", cli_cmd_mock, cli_usage_mock,
      "a mock server for specs: examples, schema-valid answers, checked requests", NULL},
     {"tools", cli_cmd_tools, cli_usage_tools,
-     "OpenAI / Anthropic function definitions for endpoints", NULL},
+     "OpenAI / Anthropic function definitions for endpoints", &cli_tools_table},
     {"completion", cli_cmd_completion, cli_usage_completion,
      "print shell completion for bash, zsh or fish", NULL},
     {"man", cli_cmd_man, cli_usage_man, "print this manual as a man page (roff)", NULL},
