@@ -4,8 +4,9 @@
  *
  * Each check prints one line that names the command, the flag, what it takes and what it
  * got, then a one-line pointer to --help (never the whole usage: it buries the reason).
- * The known flags of a command are read from its help text (help.c), so a new flag is
- * suggested, completed and documented as soon as its help line is written.
+ * The known flags of a command come from its flag table (flags.c; help.c reads the help
+ * text of a command not converted yet), so a new flag is suggested, completed and
+ * documented as soon as its row is written.
  */
 #include "cli/cli.h"
 
@@ -215,10 +216,11 @@ int cli_check_task(const char *cmd, const char *task)
 
 /* ---------------------------------------------------------------- --color */
 
+const char *const cli_color_names[] = {"auto", "always", "never", NULL};
+
 int cli_color_parse(const char *cmd, const char *value, cli_color *out)
 {
-    static const char *const whens[] = {"auto", "always", "never", NULL};
-    int c = cli_arg_choice(cmd, "--color", value, whens);
+    int c = cli_arg_choice(cmd, "--color", value, cli_color_names);
     if (c < 0) return CLI_USAGE;
     *out = (cli_color)c;
     return CLI_OK;

@@ -4,6 +4,7 @@
 
 #include "core/core.h"
 
+#include <stddef.h>
 #include <stdio.h>
 
 /* Exit codes: 0 ok, 1 the work found problems (e.g. a document failed), 2 usage error,
@@ -57,13 +58,150 @@ int cli_cmd_run(int argc, char **argv);
 int cli_cmd_snippet(int argc, char **argv);
 int cli_cmd_match(int argc, char **argv);
 
-/* ---- the command table and what is generated from its help text (help.c) */
+/* ---- flag tables (flags.c): one declarative table per command drives its parsing, --help,
+   did-you-mean, completion and the man page. A row is prose for --help, a flag (its name,
+   short alias, value kind and where the value goes: an offset into the command's options
+   struct) or a shared table (--db's siblings: embedding, LLM, writer flags). */
+typedef enum {
+    CLI_F_TEXT,    /* no flag: lines of --help (synopsis, notes) */
+    CLI_F_SWITCH,  /* no value: sets the bool at `at` */
+    CLI_F_STRING,  /* a value: the const char * at `at` points to argv */
+    CLI_F_SIZE,    /* a whole number in [lo, hi] into the size_t at `at` */
+    CLI_F_LONG,    /* the same into a long */
+    CLI_F_DOUBLE,  /* a number in [lo, hi] ((lo, hi] with above_lo) into the double at `at` */
+    CLI_F_CHOICE,  /* one of choices (any case): its index into the int at `at` */
+    CLI_F_LIST,    /* repeatable: argv strings appended to the const char *[] at `at`, their
+                      count in the size_t at `count_at`; cap values at most (too_many says so,
+                      given the flag and cap); with choices, each value is one of them and the
+                      list gets the canonical spelling */
+    CLI_F_WORDS,   /* the words after the flag up to the next flag (one at least), appended
+                      to the char ** at `at` (room for argc words), counted at `count_at` */
+    CLI_F_HANDLER, /* a value given to take (which checks it and says what is wrong) */
+    CLI_F_INCLUDE  /* the rows of table, their offsets relative to `at` */
+} cli_flag_kind;
+struct cli_flag_table;
+typedef struct cli_flag {
+    cli_flag_kind kind;
+    const char *name;  /* "--db" (NULL for TEXT and INCLUDE) */
+    const char *alias; /* "-k", "-v" or NULL */
+    const char *also;  /* an older spelling still taken, never offered (agent's --k) */
+    size_t at, count_at;
+    double lo, hi;
+    bool above_lo;
+    /* INCLUDE: its help lines are left out of --help; a flag: taken, but never offered
+       (completion, did-you-mean, "needs a value") */
+    bool unlisted;
+    const char *const *choices; /* NULL-terminated */
+    size_t cap;
+    const char *too_many;
+    /* HANDLER: CLI_OK or CLI_USAGE (said); opts is the struct the table's offsets are in.
+       Its choices, when set, are only what completion offers. */
+    int (*take)(const char *cmd, const char *flag, const char *value, void *opts);
+    const struct cli_flag_table *table;
+    const char *help; /* the lines this row adds to --help, verbatim (NULL: none) */
+} cli_flag;
+typedef struct cli_flag_table {
+    const cli_flag *rows;
+    size_t n;
+} cli_flag_table;
+/* Row makers. T is the options struct; the _Generic makes a field of the wrong type a
+   compile error. */
+#define CLI_FIELD_(T, f, type) _Generic(((T *)0)->f, type : offsetof(T, f))
+#define CLI_TEXT(h)                                                                                \
+    {                                                                                              \
+        .kind = CLI_F_TEXT, .help = (h)                                                            \
+    }
+#define CLI_SWITCH(n, a, T, f, h)                                                                  \
+    {                                                                                              \
+        .kind = CLI_F_SWITCH, .name = (n), .alias = (a), .at = CLI_FIELD_(T, f, bool), .help = (h) \
+    }
+#define CLI_STRING(n, a, T, f, h)                                                                  \
+    {                                                                                              \
+        .kind = CLI_F_STRING, .name = (n), .alias = (a), .at = CLI_FIELD_(T, f, const char *),     \
+        .help = (h)                                                                                \
+    }
+#define CLI_SIZE(n, a, T, f, l, u, h)                                                              \
+    {                                                                                              \
+        .kind = CLI_F_SIZE, .name = (n), .alias = (a), .at = CLI_FIELD_(T, f, size_t), .lo = (l),  \
+        .hi = (u), .help = (h)                                                                     \
+    }
+#define CLI_LONG(n, a, T, f, l, u, h)                                                              \
+    {                                                                                              \
+        .kind = CLI_F_LONG, .name = (n), .alias = (a), .at = CLI_FIELD_(T, f, long), .lo = (l),    \
+        .hi = (u), .help = (h)                                                                     \
+    }
+#define CLI_DOUBLE(n, a, T, f, l, u, above, h)                                                     \
+    {                                                                                              \
+        .kind = CLI_F_DOUBLE, .name = (n), .alias = (a), .at = CLI_FIELD_(T, f, double),           \
+        .lo = (l), .hi = (u), .above_lo = (above), .help = (h)                                     \
+    }
+#define CLI_CHOICE(n, a, T, f, set, h)                                                             \
+    {                                                                                              \
+        .kind = CLI_F_CHOICE, .name = (n), .alias = (a), .at = CLI_FIELD_(T, f, int),              \
+        .choices = (set), .help = (h)                                                              \
+    }
+#define CLI_LIST(n, a, T, f, cnt, set, max, msg, h)                                                \
+    {                                                                                              \
+        .kind = CLI_F_LIST, .name = (n), .alias = (a), .at = offsetof(T, f),                       \
+        .count_at = CLI_FIELD_(T, cnt, size_t), .choices = (set), .cap = (max), .too_many = (msg), \
+        .help = (h)                                                                                \
+    }
+#define CLI_WORDS(n, T, f, cnt, h)                                                                 \
+    {                                                                                              \
+        .kind = CLI_F_WORDS, .name = (n), .at = CLI_FIELD_(T, f, char **),                         \
+        .count_at = CLI_FIELD_(T, cnt, size_t), .help = (h)                                        \
+    }
+#define CLI_HANDLER(n, a, fn, set, h)                                                              \
+    {                                                                                              \
+        .kind = CLI_F_HANDLER, .name = (n), .alias = (a), .take = (fn), .choices = (set),          \
+        .help = (h)                                                                                \
+    }
+#define CLI_INCLUDE(T, f, tab)                                                                     \
+    {                                                                                              \
+        .kind = CLI_F_INCLUDE, .at = offsetof(T, f), .table = (tab)                                \
+    }
+/* The same without the table's help lines (the command's help points elsewhere for them). */
+#define CLI_INCLUDE_UNLISTED(T, f, tab)                                                            \
+    {                                                                                              \
+        .kind = CLI_F_INCLUDE, .at = offsetof(T, f), .table = (tab), .unlisted = true              \
+    }
+enum { CLI_FLAGS_HELP = -2 };
+/** Takes argv[*i] (and its value, *i then points at it) when it is a flag of t: 1 taken, 0 not
+    one of t's flags (a positional word or an unknown flag: the caller decides), -1 after a
+    usage error (said: a missing value, a value out of range or set), CLI_FLAGS_HELP when it is
+    --help or -h and usage printed the help to stdout (usage NULL: not taken). opts: the
+    struct the table's offsets are in. */
+int cli_flags_take(const char *cmd, const cli_flag_table *t, void (*usage)(FILE *), int argc,
+                   char **argv, int *i, void *opts);
+/** The --help text of t: its rows' help lines in order. */
+void cli_flags_help(const cli_flag_table *t, FILE *out);
+/** Visits every flag row of t (through its includes), in order. */
+void cli_flags_each(const cli_flag_table *t, void (*fn)(const cli_flag *f, void *ctx), void *ctx);
+/* Shared tables: their rows fill the struct named (cli_embed_flags, cli_llm_flags, ...). */
+extern const cli_flag_table cli_embed_table;       /* embed_flags.c: cli_embed_flags, with --mode */
+extern const cli_flag_table cli_embed_model_table; /* the same without --mode, --hybrid-weight */
+extern const cli_flag_table cli_llm_table;         /* cmd_agent.c: cli_llm_flags */
+extern const cli_flag_table cli_write_table;       /* cmd_index.c: store_lock_options */
+/* Commands' tables (in cmd_*.c). */
+extern const cli_flag_table cli_search_table;
+extern const cli_flag_table cli_list_table;
+extern const cli_flag_table cli_agent_table;
+extern const cli_flag_table cli_eval_table;
+extern const cli_flag_table cli_index_table;
+extern const cli_flag_table cli_ask_table;
+extern const cli_flag_table cli_show_table;
+extern const cli_flag_table cli_tools_table;
+
+/* ---- the command table and what is generated from the flag tables or help text (help.c) */
 typedef void (*cli_usage_fn)(FILE *out);
 typedef struct cli_command {
     const char *name;
     cli_cmd_fn fn;
-    cli_usage_fn usage; /* the command's --help text: the one source of flags */
+    cli_usage_fn usage; /* the command's --help text */
     const char *summary;
+    /* the command's flags, the one source of its flags and --help; NULL (a command not yet
+       converted): the flags its help text names */
+    const cli_flag_table *flags;
 } cli_command;
 /** The commands in the order `apidex --help` lists them; *n gets their count. */
 const cli_command *cli_commands(size_t *n);
@@ -72,11 +210,13 @@ const cli_command *cli_command_find(const char *name);
 /** `apidex --help`. */
 void cli_usage_main(FILE *out);
 enum { CLI_MAX_FLAGS = 96 };
-/** The flags cmd's help text names (--db, -k, ...), each once, into flags[0..cap) (they live
-    until exit); returns how many. */
+/** The flags cmd knows (--db, -k, ...): its flag table's, or for a command without one the
+    flags its help text names; each once, into flags[0..cap) (they live until exit); returns
+    how many. */
 size_t cli_command_flags(const char *cmd, const char **flags, size_t cap);
-/** The fixed values a flag takes as its help text spells them (`--format openai|anthropic`):
-    written to vals[0..cap) (NULL-terminated, living until exit); returns how many (0: free). */
+/** The fixed values a flag takes (its table row's set, or as the help text of a command
+    without a table spells them: `--format openai|anthropic`): written to vals[0..cap)
+    (NULL-terminated, living until exit); returns how many (0: free). */
 size_t cli_flag_values(const char *cmd, const char *flag, const char **vals, size_t cap);
 int cli_cmd_completion(int argc, char **argv);
 int cli_cmd_man(int argc, char **argv);
@@ -151,6 +291,8 @@ struct store_index;
 int cli_check_apis(const char *cmd, struct store_index *idx, const char **apis, size_t n_apis);
 /** --color WHEN for human output. */
 typedef enum { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER } cli_color;
+/** The --color values, indexed by cli_color (NULL-terminated). */
+extern const char *const cli_color_names[];
 /** Parses a --color value; CLI_OK or CLI_USAGE (said). */
 int cli_color_parse(const char *cmd, const char *value, cli_color *out);
 /** Whether to colour out: always, never, or auto = a terminal, TERM not dumb, NO_COLOR unset. */

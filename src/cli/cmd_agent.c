@@ -15,60 +15,65 @@
 
 /* ---------------------------------------------------------------- LLM flags */
 
+#define HELP_HEAD  "LLM (flags > env > config file; see docs/LLM.md):\n"
+#define HELP_URL   "  --llm-url URL        OpenAI-compatible base URL   ($" AGENT_ENV_BASE_URL ")\n"
+#define HELP_MODEL "  --llm-model NAME     model                        ($" AGENT_ENV_MODEL ")\n"
+#define HELP_KEY                                                                                   \
+    "  --llm-key-env VAR    read the API key from $VAR   (default $" AGENT_ENV_API_KEY ")\n"
+#define HELP_CONFIG                                                                                \
+    "  --llm-config FILE    JSON config file             ($" AGENT_ENV_CONFIG                      \
+    ", ~/.config/apidex/llm.json)\n"
+#define HELP_TEMPERATURE "  --temperature T      sampling temperature (default 0)\n"
+#define HELP_MAX_TOKENS  "  --max-tokens N       completion cap per LLM call (default 1024)\n"
+#define HELP_TIMEOUT                                                                               \
+    "  --llm-timeout S      seconds per request (default 120); --llm-retries N (default 3)\n"
+
 const char *cli_llm_flags_help(void)
 {
-    return "LLM (flags > env > config file; see docs/LLM.md):\n"
-           "  --llm-url URL        OpenAI-compatible base URL   ($" AGENT_ENV_BASE_URL ")\n"
-           "  --llm-model NAME     model                        ($" AGENT_ENV_MODEL ")\n"
-           "  --llm-key-env VAR    read the API key from $VAR   (default $" AGENT_ENV_API_KEY ")\n"
-           "  --llm-config FILE    JSON config file             ($" AGENT_ENV_CONFIG
-           ", ~/.config/apidex/llm.json)\n"
-           "  --temperature T      sampling temperature (default 0)\n"
-           "  --max-tokens N       completion cap per LLM call (default 1024)\n"
-           "  --llm-timeout S      seconds per request (default 120); --llm-retries N (default "
-           "3)\n";
+    return HELP_HEAD HELP_URL HELP_MODEL HELP_KEY HELP_CONFIG HELP_TEMPERATURE HELP_MAX_TOKENS
+        HELP_TIMEOUT;
 }
+
+static int take_temperature(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    cli_llm_flags *f = opts;
+    if (!cli_arg_double(cmd, flag, value, 0, 2, false, &f->temperature)) return CLI_USAGE;
+    f->has_temperature = true;
+    return CLI_OK;
+}
+
+static int take_max_tokens(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    long n = 0;
+    if (!cli_arg_long(cmd, flag, value, 1, 1000000, &n)) return CLI_USAGE;
+    ((cli_llm_flags *)opts)->max_tokens = (int)n;
+    return CLI_OK;
+}
+
+static int take_retries(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    long n = 0;
+    if (!cli_arg_long(cmd, flag, value, 0, 20, &n)) return CLI_USAGE;
+    ((cli_llm_flags *)opts)->retries = (int)n + 1; /* 0 = unset */
+    return CLI_OK;
+}
+
+static const cli_flag llm_rows[] = {
+    CLI_TEXT(HELP_HEAD),
+    CLI_STRING("--llm-url", NULL, cli_llm_flags, base_url, HELP_URL),
+    CLI_STRING("--llm-model", NULL, cli_llm_flags, model, HELP_MODEL),
+    CLI_STRING("--llm-key-env", NULL, cli_llm_flags, key_env, HELP_KEY),
+    CLI_STRING("--llm-config", NULL, cli_llm_flags, config, HELP_CONFIG),
+    CLI_HANDLER("--temperature", NULL, take_temperature, NULL, HELP_TEMPERATURE),
+    CLI_HANDLER("--max-tokens", NULL, take_max_tokens, NULL, HELP_MAX_TOKENS),
+    CLI_DOUBLE("--llm-timeout", NULL, cli_llm_flags, timeout, 0, 86400, true, HELP_TIMEOUT),
+    CLI_HANDLER("--llm-retries", NULL, take_retries, NULL, NULL),
+};
+const cli_flag_table cli_llm_table = {llm_rows, sizeof llm_rows / sizeof *llm_rows};
 
 int cli_llm_parse_flag(int argc, char **argv, int *i, cli_llm_flags *f)
 {
-    const char *cmd = argv[0], *a = argv[*i];
-    const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    double d = 0;
-    long n = 0;
-    static const char *const valued[] = {"--llm-url",     "--llm-model",   "--llm-key-env",
-                                         "--llm-config",  "--temperature", "--max-tokens",
-                                         "--llm-timeout", "--llm-retries", NULL};
-    bool known = false;
-    for (size_t k = 0; valued[k] && !known; k++) known = !strcmp(a, valued[k]);
-    if (!known) return 0;
-    if (!v) {
-        cli_arg_unknown(cmd, a);
-        return -1;
-    }
-    (*i)++;
-    if (!strcmp(a, "--llm-url"))
-        f->base_url = v;
-    else if (!strcmp(a, "--llm-model"))
-        f->model = v;
-    else if (!strcmp(a, "--llm-key-env"))
-        f->key_env = v;
-    else if (!strcmp(a, "--llm-config"))
-        f->config = v;
-    else if (!strcmp(a, "--temperature")) {
-        if (!cli_arg_double(cmd, a, v, 0, 2, false, &d)) return -1;
-        f->temperature = d;
-        f->has_temperature = true;
-    } else if (!strcmp(a, "--max-tokens")) {
-        if (!cli_arg_long(cmd, a, v, 1, 1000000, &n)) return -1;
-        f->max_tokens = (int)n;
-    } else if (!strcmp(a, "--llm-timeout")) {
-        if (!cli_arg_double(cmd, a, v, 0, 86400, true, &d)) return -1;
-        f->timeout = d;
-    } else if (!strcmp(a, "--llm-retries")) {
-        if (!cli_arg_long(cmd, a, v, 0, 20, &n)) return -1;
-        f->retries = (int)n + 1; /* 0 = unset */
-    }
-    return 1;
+    return cli_flags_take(argv[0], &cli_llm_table, NULL, argc, argv, i, f);
 }
 
 int cli_llm_resolve(const cli_llm_flags *f, agent_llm_config *c, apidex_error *err)
@@ -239,27 +244,61 @@ int cli_eval_agent(const char *db, const eval_set *set, const cli_eval_agent_arg
 
 /* ---------------------------------------------------------------- apidex agent */
 
+enum { AGENT_MAX_APIS = 32 };
+
+typedef struct agent_opts {
+    agent_discover_options o;
+    const char *apis[AGENT_MAX_APIS + 1];
+    size_t n_apis;
+    const char *db;
+    bool json, verbose;
+    int tools;
+    long max_steps;
+    cli_llm_flags llm;
+} agent_opts;
+
+static const char *const tool_modes[] = {"summary", "query", NULL}; /* agent_tools_mode */
+
+static const cli_flag agent_rows[] = {
+    CLI_TEXT("usage: apidex agent \"TASK\" [--tools summary|query] [-k N] [--max-steps N]\n"
+             "                    [--api A]... [--db FILE] [--json] [--verbose] [LLM flags]\n"
+             "\n"
+             "The Discovery Agent: an LLM splits TASK into sub-tasks, retrieves endpoints for\n"
+             "each with tools, and returns the endpoints that solve it, in call order, each with\n"
+             "a rationale. Endpoints the index does not have are dropped and reported.\n"),
+    CLI_CHOICE("--tools", NULL, agent_opts, tools, tool_modes,
+               "  --tools summary   search_endpoints (method, path, one line) + get_endpoint on\n"
+               "                    demand (default: the paper's best configuration)\n"
+               "  --tools query     one tool returning the full documentation of the results\n"),
+    {.kind = CLI_F_SIZE,
+     .name = "-k",
+     .also = "--k",
+     .at = CLI_FIELD_(agent_opts, o.k, size_t),
+     .lo = 1,
+     .hi = 100,
+     .help = "  -k N              results per retrieval (default 10)\n"},
+    CLI_LONG("--max-steps", NULL, agent_opts, max_steps, 1, 64,
+             "  --max-steps N     LLM calls before the agent must answer (default 12)\n"),
+    CLI_LIST("--api", NULL, agent_opts, apis, n_apis, NULL, AGENT_MAX_APIS, "%s: at most %d APIs",
+             "  --api A           only endpoints of API A (repeatable)\n"),
+    CLI_STRING("--db", NULL, agent_opts, db,
+               "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
+               "                    or ./apidex.db)\n"),
+    CLI_SWITCH("--json", NULL, agent_opts, json, NULL),
+    {.kind = CLI_F_SWITCH,
+     .name = "--verbose",
+     .also = "-v",
+     .at = CLI_FIELD_(agent_opts, verbose, bool),
+     .help = "  --verbose         print each step to stderr\n"},
+    CLI_TEXT("\n"),
+    CLI_INCLUDE(agent_opts, llm, &cli_llm_table),
+    CLI_TEXT("Exit status: 0 ok, 2 usage or no LLM configured, 3 failure.\n"),
+};
+const cli_flag_table cli_agent_table = {agent_rows, sizeof agent_rows / sizeof *agent_rows};
+
 static void agent_usage_text(FILE *out)
 {
-    fprintf(out,
-            "usage: apidex agent \"TASK\" [--tools summary|query] [-k N] [--max-steps N]\n"
-            "                    [--api A]... [--db FILE] [--json] [--verbose] [LLM flags]\n"
-            "\n"
-            "The Discovery Agent: an LLM splits TASK into sub-tasks, retrieves endpoints for\n"
-            "each with tools, and returns the endpoints that solve it, in call order, each with\n"
-            "a rationale. Endpoints the index does not have are dropped and reported.\n"
-            "  --tools summary   search_endpoints (method, path, one line) + get_endpoint on\n"
-            "                    demand (default: the paper's best configuration)\n"
-            "  --tools query     one tool returning the full documentation of the results\n"
-            "  -k N              results per retrieval (default 10)\n"
-            "  --max-steps N     LLM calls before the agent must answer (default 12)\n"
-            "  --api A           only endpoints of API A (repeatable)\n"
-            "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
-            "                    or ./apidex.db)\n"
-            "  --verbose         print each step to stderr\n"
-            "\n%s"
-            "Exit status: 0 ok, 2 usage or no LLM configured, 3 failure.\n",
-            cli_llm_flags_help());
+    cli_flags_help(&cli_agent_table, out);
 }
 
 static void print_discovery(const agent_discovery *d)
@@ -289,60 +328,27 @@ static void print_discovery(const agent_discovery *d)
     if (d->note) printf("Note: %s\n", d->note);
 }
 
-enum { AGENT_MAX_APIS = 32 };
-
 int cli_cmd_agent(int argc, char **argv)
 {
-    const char *task = NULL, *db = NULL;
-    const char *apis[AGENT_MAX_APIS + 1] = {0};
-    size_t n_apis = 0;
-    bool json = false, verbose = false;
-    agent_discover_options o = {0};
-    cli_llm_flags lf = {0};
+    agent_opts ao = {0};
+    const char *task = NULL;
     for (int i = 1; i < argc; i++) {
+        int r = cli_flags_take("agent", &cli_agent_table, agent_usage_text, argc, argv, &i, &ao);
+        if (r == CLI_FLAGS_HELP) return CLI_OK;
+        if (r < 0) return CLI_USAGE;
+        if (r) continue;
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool ok = true;
-        long n = 0;
-        int r = cli_llm_parse_flag(argc, argv, &i, &lf);
-        if (r) {
-            if (r < 0) return CLI_USAGE;
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            agent_usage_text(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
-            verbose = true;
-        } else if (!strcmp(a, "--tools") && v) {
-            static const char *const modes[] = {"summary", "query", NULL};
-            int m = cli_arg_choice("agent", a, v, modes);
-            if (m < 0) return CLI_USAGE;
-            o.tools = m == 0 ? AGENT_TOOLS_SUMMARY : AGENT_TOOLS_QUERY;
-            i++;
-        } else if ((!strcmp(a, "-k") || !strcmp(a, "--k")) && v) {
-            if (!cli_arg_size("agent", a, v, 1, 100, &o.k)) return CLI_USAGE;
-            i++;
-        } else if (!strcmp(a, "--max-steps") && v) {
-            if (!cli_arg_long("agent", a, v, 1, 64, &n)) return CLI_USAGE;
-            o.max_steps = (unsigned)n;
-            i++;
-        } else if (!strcmp(a, "--api") && v) {
-            ok = n_apis < AGENT_MAX_APIS;
-            if (ok) apis[n_apis++] = v;
-            i++;
-        } else if (!strcmp(a, "--db") && v) {
-            db = v;
-            i++;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_arg_unknown("agent", a);
-        } else if (task) {
-            return cli_arg_unquoted("agent", task, argc, argv, i);
-        } else {
-            task = a;
-        }
-        if (!ok) return cli_usage_error("agent", "%s: at most %d APIs", a, AGENT_MAX_APIS);
+        if (a[0] == '-' && a[1]) return cli_arg_unknown("agent", a);
+        if (task) return cli_arg_unquoted("agent", task, argc, argv, i);
+        task = a;
     }
+    agent_discover_options o = ao.o;
+    o.tools = ao.tools == 0 ? AGENT_TOOLS_SUMMARY : AGENT_TOOLS_QUERY;
+    o.max_steps = (unsigned)ao.max_steps;
+    const char **apis = ao.apis, *db = ao.db;
+    size_t n_apis = ao.n_apis;
+    bool json = ao.json, verbose = ao.verbose;
+    cli_llm_flags lf = ao.llm;
     if (!task) return cli_usage_error("agent", "name the task: apidex agent \"TASK\"");
     if (cli_check_task("agent", task)) return CLI_USAGE;
     if (n_apis) o.apis = apis;

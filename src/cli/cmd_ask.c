@@ -11,30 +11,73 @@
 
 enum { ASK_MAX_APIS = 32 };
 
+typedef struct ask_opts {
+    agent_ask_options o;
+    const char *apis[ASK_MAX_APIS + 1];
+    size_t n_apis;
+    const char *db;
+    bool json, stream, no_cache;
+    cli_llm_flags llm;
+} ask_opts;
+
+static int take_cache_ttl(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    long n = 0;
+    if (!cli_arg_long(cmd, flag, value, 1, LONG_MAX, &n)) return CLI_USAGE;
+    ((ask_opts *)opts)->o.cache_ttl_s = n;
+    return CLI_OK;
+}
+
+static const cli_flag ask_rows[] = {
+    CLI_TEXT(
+        "usage: apidex ask \"QUESTION\" [--api A]... [--budget N] [-k N] [--db FILE] [--json]\n"
+        "                  [--context-only] [--stream] [--no-cache] [--cache-ttl S]\n"
+        "                  [LLM flags]\n"
+        "\n"
+        "Retrieves the endpoints a question needs (plus the endpoints producing their\n"
+        "inputs and the schemas they use), assembles them within a token budget and has\n"
+        "an LLM answer from that context only, citing endpoint ids. JSON examples in the\n"
+        "answer are validated against the schema they claim to follow.\n"),
+    {.kind = CLI_F_LIST,
+     .name = "--api",
+     .also = "--apis",
+     .at = offsetof(ask_opts, apis),
+     .count_at = CLI_FIELD_(ask_opts, n_apis, size_t),
+     .cap = ASK_MAX_APIS,
+     .too_many = "%s: at most %d APIs",
+     .help = "  --api A           only APIs A (repeatable)\n"},
+    CLI_SIZE("--budget", NULL, ask_opts, o.budget, 1, 10000000,
+             "  --budget N        cl100k tokens of context (default 4000)\n"),
+    {.kind = CLI_F_SIZE,
+     .name = "-k",
+     .also = "--k",
+     .at = CLI_FIELD_(ask_opts, o.k, size_t),
+     .lo = 1,
+     .hi = 100,
+     .help = "  -k N              endpoints to retrieve before expansion (default: adaptive)\n"},
+    CLI_SWITCH("--json", NULL, ask_opts, json, NULL),
+    CLI_SWITCH("--context-only", NULL, ask_opts, o.context_only,
+               "  --context-only    print the assembled context; no LLM needed\n"),
+    CLI_SWITCH("--stream", NULL, ask_opts, stream,
+               "  --stream          print the answer as it arrives\n"),
+    CLI_SWITCH("--no-cache", NULL, ask_opts, no_cache,
+               "  --no-cache        do not read or write the answer cache\n"),
+    CLI_HANDLER("--cache-ttl", NULL, take_cache_ttl, NULL,
+                "  --cache-ttl S     seconds a cached answer stays valid (default 86400); the "
+                "cache\n"
+                "                    lives in $" AGENT_ENV_CACHE " or ~/.cache/apidex\n"),
+    CLI_STRING("--db", NULL, ask_opts, db,
+               "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
+               "                    or ./apidex.db)\n"
+               "\n"),
+    CLI_INCLUDE(ask_opts, llm, &cli_llm_table),
+    CLI_TEXT("Exit status: 0 ok, 2 usage or no LLM configured (use --context-only), 3 failure.\n"),
+};
+const cli_flag_table cli_ask_table = {ask_rows, sizeof ask_rows / sizeof *ask_rows};
+
 static void ask_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: apidex ask \"QUESTION\" [--api A]... [--budget N] [-k N] [--db FILE] [--json]\n"
-            "                  [--context-only] [--stream] [--no-cache] [--cache-ttl S]\n"
-            "                  [LLM flags]\n"
-            "\n"
-            "Retrieves the endpoints a question needs (plus the endpoints producing their\n"
-            "inputs and the schemas they use), assembles them within a token budget and has\n"
-            "an LLM answer from that context only, citing endpoint ids. JSON examples in the\n"
-            "answer are validated against the schema they claim to follow.\n"
-            "  --api A           only APIs A (repeatable)\n"
-            "  --budget N        cl100k tokens of context (default 4000)\n"
-            "  -k N              endpoints to retrieve before expansion (default: adaptive)\n"
-            "  --context-only    print the assembled context; no LLM needed\n"
-            "  --stream          print the answer as it arrives\n"
-            "  --no-cache        do not read or write the answer cache\n"
-            "  --cache-ttl S     seconds a cached answer stays valid (default 86400); the cache\n"
-            "                    lives in $%s or ~/.cache/apidex\n"
-            "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
-            "                    or ./apidex.db)\n"
-            "\n%s"
-            "Exit status: 0 ok, 2 usage or no LLM configured (use --context-only), 3 failure.\n",
-            AGENT_ENV_CACHE, cli_llm_flags_help());
+    cli_flags_help(&cli_ask_table, out);
 }
 
 static void on_delta(void *ctx, const char *s, size_t n)
@@ -95,57 +138,23 @@ static void print_answer(const agent_answer *a, bool streamed, size_t budget)
 
 int cli_cmd_ask(int argc, char **argv)
 {
-    const char *question = NULL, *db = NULL;
-    const char *apis[ASK_MAX_APIS + 1] = {0};
-    size_t n_apis = 0;
-    bool json = false, stream = false, no_cache = false;
-    agent_ask_options o = {0};
-    cli_llm_flags lf = {0};
+    ask_opts ao = {0};
+    const char *question = NULL;
     for (int i = 1; i < argc; i++) {
+        int r = cli_flags_take("ask", &cli_ask_table, ask_usage, argc, argv, &i, &ao);
+        if (r == CLI_FLAGS_HELP) return CLI_OK;
+        if (r < 0) return CLI_USAGE;
+        if (r) continue;
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool ok = true;
-        long n = 0;
-        int r = cli_llm_parse_flag(argc, argv, &i, &lf);
-        if (r) {
-            if (r < 0) return CLI_USAGE;
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            ask_usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--stream")) {
-            stream = true;
-        } else if (!strcmp(a, "--context-only")) {
-            o.context_only = true;
-        } else if (!strcmp(a, "--no-cache")) {
-            no_cache = true;
-        } else if (!strcmp(a, "--cache-ttl") && v) {
-            if (!cli_arg_long("ask", a, v, 1, LONG_MAX, &n)) return CLI_USAGE;
-            o.cache_ttl_s = n;
-            i++;
-        } else if (!strcmp(a, "--budget") && v) {
-            if (!cli_arg_size("ask", a, v, 1, 10000000, &o.budget)) return CLI_USAGE;
-            i++;
-        } else if ((!strcmp(a, "-k") || !strcmp(a, "--k")) && v) {
-            if (!cli_arg_size("ask", a, v, 1, 100, &o.k)) return CLI_USAGE;
-            i++;
-        } else if ((!strcmp(a, "--api") || !strcmp(a, "--apis")) && v) {
-            ok = n_apis < ASK_MAX_APIS;
-            if (ok) apis[n_apis++] = v;
-            i++;
-        } else if (!strcmp(a, "--db") && v) {
-            db = v;
-            i++;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_arg_unknown("ask", a);
-        } else if (question) {
-            return cli_arg_unquoted("ask", question, argc, argv, i);
-        } else {
-            question = a;
-        }
-        if (!ok) return cli_usage_error("ask", "%s: at most %d APIs", a, ASK_MAX_APIS);
+        if (a[0] == '-' && a[1]) return cli_arg_unknown("ask", a);
+        if (question) return cli_arg_unquoted("ask", question, argc, argv, i);
+        question = a;
     }
+    agent_ask_options o = ao.o;
+    const char **apis = ao.apis, *db = ao.db;
+    size_t n_apis = ao.n_apis;
+    bool json = ao.json, stream = ao.stream, no_cache = ao.no_cache;
+    cli_llm_flags lf = ao.llm;
     if (!question) return cli_usage_error("ask", "ask a question: apidex ask \"QUESTION\"");
     if (cli_check_task("ask", question)) return CLI_USAGE;
     if (n_apis) o.apis = apis;

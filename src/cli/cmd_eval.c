@@ -14,42 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static void eval_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: apidex eval --specs PATH... --queries FILE.json... [-k N] [--strategy NAME]\n"
-            "                   [--filters LIST] [--budget N] [--mode M] [--db FILE] [--json]\n"
-            "                   [--per-query] [--sweep] [--param NAME=VALUE]...\n"
-            "                   [--sweep-param NAME=V1,V2,...] [--list-params [--markdown]]\n"
-            "  --specs PATH...    specs to index into a temporary index (one index for all)\n"
-            "  --queries FILE...  RestBench format: [{\"query\", \"solution\": [\"GET /p\"]}]\n"
-            "  --db FILE          evaluate an existing index instead of --specs\n"
-            "  -k N               fixed cut-off in distinct endpoints (default 10)\n"
-            "  --budget N         context budget of the adaptive answer (default %d)\n"
-            "  --strategy NAME    chunking strategy of the temporary index; with --sweep a\n"
-            "                     comma-separated list (default: every strategy)\n"
-            "  --sweep            strategy x k in {5, 10, 20}: a markdown table (paper layout)\n"
-            "  --per-query        every query's numbers (and misses) too\n"
-            "  --param NAME=VALUE set a search parameter (repeatable; --list-params lists them)\n"
-            "  --sweep-param NAME=V1,V2,...  the same set once per value of one parameter, on\n"
-            "                     one index: a table with a row per value\n"
-            "  --list-params      the search parameters with their defaults and ranges\n"
-            "                     (with --markdown: the table of docs/SEARCH.md)\n"
-            "  --usage-check W1,W2,...  the usage prior's check at each weight: adversarial\n"
-            "                     uses on every non-gold top-20 endpoint (pairs inverted),\n"
-            "                     honest uses of the gold ones (recall); JSON lines\n"
-            "  --agent MODE       the Discovery Agent (an LLM) with tools summary or query, next\n"
-            "                     to the search at k: the paper's Table 4 (--limit N: the first N\n"
-            "                     queries per file; --max-steps N); needs an LLM (docs/LLM.md)\n"
-            "  --no-llm           summary/query strategies: deterministic texts even when an LLM\n"
-            "                     is configured\n"
-            "  --mode M           lexical (default), dense or hybrid: the temporary index is\n"
-            "                     embedded with the model below (docs/SEARCH.md)\n"
-            "  --hybrid-weight W  hybrid: W * lexical + (1 - W) * cosine instead of rank fusion\n"
-            "%s",
-            EVAL_DEFAULT_BUDGET, cli_embed_flags_help());
-}
-
 typedef struct eval_args {
     char **specs;
     size_t n_specs;
@@ -63,10 +27,92 @@ typedef struct eval_args {
     const char *sweep_param;    /* --sweep-param NAME=V1,V2,... */
     const char *usage_check;    /* --usage-check W1,W2,... */
     bool agent_on, no_llm;      /* --agent, --no-llm */
+    int agent_mode;             /* --agent: an index into agent_modes, -1 when not given */
+    long limit, max_steps;      /* --limit, --max-steps as given (0: not given) */
     cli_eval_agent_args agent;  /* its options and the LLM flags */
     cli_embed_flags embed;      /* --model, --embed-url, --embed-key, --hybrid-weight */
     embed_provider *embedder;   /* dense and hybrid modes: builds and queries the vectors */
 } eval_args;
+
+static const char *const agent_modes[] = {"summary", "query", NULL}; /* agent_tools_mode */
+
+static int take_param(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    apidex_error perr;
+    core_error_clear(&perr);
+    if (!search_params_parse(&((eval_args *)opts)->params, value, &perr)) return CLI_OK;
+    cli_print_error(&perr);
+    return CLI_USAGE;
+}
+
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x)  STRINGIFY_(x)
+
+static const cli_flag eval_rows[] = {
+    CLI_TEXT("usage: apidex eval --specs PATH... --queries FILE.json... [-k N] [--strategy NAME]\n"
+             "                   [--filters LIST] [--budget N] [--mode M] [--db FILE] [--json]\n"
+             "                   [--per-query] [--sweep] [--param NAME=VALUE]...\n"
+             "                   [--sweep-param NAME=V1,V2,...] [--list-params [--markdown]]\n"),
+    CLI_WORDS("--specs", eval_args, specs, n_specs,
+              "  --specs PATH...    specs to index into a temporary index (one index for all)\n"),
+    CLI_WORDS("--queries", eval_args, queries, n_queries,
+              "  --queries FILE...  RestBench format: [{\"query\", \"solution\": [\"GET /p\"]}]\n"),
+    CLI_STRING("--db", NULL, eval_args, db,
+               "  --db FILE          evaluate an existing index instead of --specs\n"),
+    CLI_SIZE("-k", NULL, eval_args, opt.k, 1, 1000,
+             "  -k N               fixed cut-off in distinct endpoints (default 10)\n"),
+    CLI_SIZE("--budget", NULL, eval_args, opt.budget, 1, 10000000,
+             "  --budget N         context budget of the adaptive answer (default " STRINGIFY(
+                 EVAL_DEFAULT_BUDGET) ")\n"),
+    CLI_STRING("--strategy", NULL, eval_args, strategy,
+               "  --strategy NAME    chunking strategy of the temporary index; with --sweep a\n"
+               "                     comma-separated list (default: every strategy)\n"),
+    CLI_STRING("--filters", NULL, eval_args, filters, NULL),
+    CLI_SWITCH("--json", NULL, eval_args, json, NULL),
+    CLI_SWITCH(
+        "--sweep", NULL, eval_args, sweep,
+        "  --sweep            strategy x k in {5, 10, 20}: a markdown table (paper layout)\n"),
+    CLI_SWITCH("--per-query", NULL, eval_args, per_query,
+               "  --per-query        every query's numbers (and misses) too\n"),
+    CLI_HANDLER("--param", NULL, take_param, NULL,
+                "  --param NAME=VALUE set a search parameter (repeatable; --list-params lists "
+                "them)\n"),
+    CLI_STRING("--sweep-param", NULL, eval_args, sweep_param,
+               "  --sweep-param NAME=V1,V2,...  the same set once per value of one parameter, on\n"
+               "                     one index: a table with a row per value\n"),
+    CLI_SWITCH("--list-params", NULL, eval_args, list_params,
+               "  --list-params      the search parameters with their defaults and ranges\n"
+               "                     (with --markdown: the table of docs/SEARCH.md)\n"),
+    CLI_SWITCH("--markdown", NULL, eval_args, markdown, NULL),
+    CLI_STRING("--usage-check", NULL, eval_args, usage_check,
+               "  --usage-check W1,W2,...  the usage prior's check at each weight: adversarial\n"
+               "                     uses on every non-gold top-20 endpoint (pairs inverted),\n"
+               "                     honest uses of the gold ones (recall); JSON lines\n"),
+    CLI_CHOICE(
+        "--agent", NULL, eval_args, agent_mode, agent_modes,
+        "  --agent MODE       the Discovery Agent (an LLM) with tools summary or query, next\n"
+        "                     to the search at k: the paper's Table 4 (--limit N: the first N\n"
+        "                     queries per file; --max-steps N); needs an LLM (docs/LLM.md)\n"),
+    CLI_LONG("--limit", NULL, eval_args, limit, 1, 100000, NULL),
+    CLI_LONG("--max-steps", NULL, eval_args, max_steps, 1, 100000, NULL),
+    CLI_SWITCH(
+        "--no-llm", NULL, eval_args, no_llm,
+        "  --no-llm           summary/query strategies: deterministic texts even when an LLM\n"
+        "                     is configured\n"),
+    CLI_TEXT(
+        "  --mode M           lexical (default), dense or hybrid: the temporary index is\n"
+        "                     embedded with the model below (docs/SEARCH.md)\n"
+        "  --hybrid-weight W  hybrid: W * lexical + (1 - W) * cosine instead of rank fusion\n"),
+    CLI_INCLUDE(eval_args, embed, &cli_embed_table),
+    /* --agent's LLM: its flags are taken, their help is docs/LLM.md's */
+    CLI_INCLUDE_UNLISTED(eval_args, agent.llm, &cli_llm_table),
+};
+const cli_flag_table cli_eval_table = {eval_rows, sizeof eval_rows / sizeof *eval_rows};
+
+static void eval_usage(FILE *out)
+{
+    cli_flags_help(&cli_eval_table, out);
+}
 
 /* A fresh directory for temporary indexes, under $TMPDIR (or /tmp). */
 static char *temp_dir(void)
@@ -400,14 +446,6 @@ static int run_sweep(const eval_args *a, const eval_set *set, bool *problems)
     return code;
 }
 
-/* Collects the values following a multi-value option (up to the next option). */
-static int take_values(int argc, char **argv, int *i, char **list, size_t *n)
-{
-    int start = *i;
-    while (*i + 1 < argc && !(argv[*i + 1][0] == '-' && argv[*i + 1][1])) list[(*n)++] = argv[++*i];
-    return *i > start ? 0 : -1;
-}
-
 int cli_cmd_eval(int argc, char **argv)
 {
     eval_args a = {0};
@@ -421,85 +459,23 @@ int cli_cmd_eval(int argc, char **argv)
         return CLI_FAILURE;
     }
     int code = CLI_OK;
+    a.agent_mode = -1;
     for (int i = 1; i < argc && code == CLI_OK; i++) {
-        const char *o = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int llm_flag = cli_llm_parse_flag(argc, argv, &i, &a.agent.llm);
-        int embed_flag = llm_flag ? 0 : cli_embed_parse_flag(argc, argv, &i, &a.embed);
-        if (embed_flag) {
-            if (embed_flag < 0) code = CLI_USAGE;
-        } else if (llm_flag) {
-            if (llm_flag < 0) code = CLI_USAGE;
-        } else if (!strcmp(o, "--agent") && v) {
-            static const char *const modes[] = {"summary", "query", NULL};
-            int m = cli_arg_choice("eval", o, v, modes);
-            a.agent_on = true;
-            a.agent.tools = m == 0 ? AGENT_TOOLS_SUMMARY : AGENT_TOOLS_QUERY;
-            if (m < 0) code = CLI_USAGE;
-            i++;
-        } else if (!strcmp(o, "--no-llm")) {
-            a.no_llm = true;
-        } else if ((!strcmp(o, "--limit") || !strcmp(o, "--max-steps")) && v) {
-            long n = 0;
-            if (!cli_arg_long("eval", o, v, 1, 100000, &n)) code = CLI_USAGE;
-            if (!strcmp(o, "--limit"))
-                a.agent.limit = (size_t)n;
-            else
-                a.agent.max_steps = (unsigned)(n > 64 ? 64 : n);
-            i++;
-        } else if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
-            eval_usage(stdout);
+        int r = cli_flags_take("eval", &cli_eval_table, eval_usage, argc, argv, &i, &a);
+        if (r == CLI_FLAGS_HELP) {
             free(a.specs);
             free(a.queries);
             return CLI_OK;
-        } else if (!strcmp(o, "--specs")) {
-            if (take_values(argc, argv, &i, a.specs, &a.n_specs)) code = cli_arg_unknown("eval", o);
-        } else if (!strcmp(o, "--queries")) {
-            if (take_values(argc, argv, &i, a.queries, &a.n_queries))
-                code = cli_arg_unknown("eval", o);
-        } else if (!strcmp(o, "--param") && v) {
-            apidex_error perr;
-            core_error_clear(&perr);
-            if (search_params_parse(&a.params, v, &perr)) {
-                cli_print_error(&perr);
-                code = CLI_USAGE;
-            }
-            i++;
-        } else if (!strcmp(o, "--sweep-param") && v) {
-            a.sweep_param = v;
-            i++;
-        } else if (!strcmp(o, "--usage-check") && v) {
-            a.usage_check = v;
-            i++;
-        } else if (!strcmp(o, "--list-params")) {
-            a.list_params = true;
-        } else if (!strcmp(o, "--markdown")) {
-            a.markdown = true;
-        } else if (!strcmp(o, "--json")) {
-            a.json = true;
-        } else if (!strcmp(o, "--per-query")) {
-            a.per_query = true;
-        } else if (!strcmp(o, "--sweep")) {
-            a.sweep = true;
-        } else if (!strcmp(o, "-k") && v) {
-            if (!cli_arg_size("eval", o, v, 1, 1000, &a.opt.k)) code = CLI_USAGE;
-            i++;
-        } else if (!strcmp(o, "--budget") && v) {
-            if (!cli_arg_size("eval", o, v, 1, 10000000, &a.opt.budget)) code = CLI_USAGE;
-            i++;
-        } else if (!strcmp(o, "--db") && v) {
-            a.db = v;
-            i++;
-        } else if (!strcmp(o, "--strategy") && v) {
-            a.strategy = v;
-            i++;
-        } else if (!strcmp(o, "--filters") && v) {
-            a.filters = v;
-            i++;
-        } else {
-            code = cli_arg_unknown("eval", o);
         }
+        if (r < 0) code = CLI_USAGE;
+        if (!r) code = cli_arg_unknown("eval", argv[i]);
     }
+    if (a.agent_mode >= 0) {
+        a.agent_on = true;
+        a.agent.tools = a.agent_mode == 0 ? AGENT_TOOLS_SUMMARY : AGENT_TOOLS_QUERY;
+    }
+    if (a.limit) a.agent.limit = (size_t)a.limit;
+    if (a.max_steps) a.agent.max_steps = (unsigned)(a.max_steps > 64 ? 64 : a.max_steps);
     if (code == CLI_OK && a.markdown && !a.list_params)
         code = cli_usage_error("eval", "--markdown goes with --list-params");
     if (code == CLI_OK && a.list_params) {

@@ -14,53 +14,154 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct index_opts {
+    const char *db, *registry, *api_name;
+    unsigned load_memory; /* --max-load-memory */
+    store_build_options opt;
+    bool json, quiet, verbose, no_llm, prune, watch;
+    cli_llm_flags llm;
+    cli_embed_flags embed;
+    char **paths; /* PATH... and the sources of --mcp-config (room for argc) */
+    size_t n_paths;
+} index_opts;
+
+static int take_strategy(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    if (!cli_arg_strategy(cmd, flag, value)) return CLI_USAGE;
+    ((index_opts *)opts)->opt.strategy = value;
+    return CLI_OK;
+}
+
+static int take_jobs(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    char *end = NULL;
+    long j = strtol(value, &end, 10);
+    if (end == value || *end || j < 1 || j > 64)
+        return cli_usage_error(cmd, "--jobs takes a number from 1 to 64, not '%s'", value);
+    ((index_opts *)opts)->opt.jobs = (unsigned)j;
+    return CLI_OK;
+}
+
+static int take_load_memory(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    return cli_arg_load_memory(cmd, value, &((index_opts *)opts)->load_memory) ? CLI_OK : CLI_USAGE;
+}
+
+static int take_name(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    if (!spec_id_valid(value))
+        return cli_usage_error(cmd,
+                               "--name '%s': an id is 1-%d of a-z 0-9 . _ - and starts "
+                               "and ends with a letter or digit",
+                               value, SPEC_ID_MAX);
+    ((index_opts *)opts)->api_name = value;
+    return CLI_OK;
+}
+
+static int take_mcp_config(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    index_opts *o = opts;
+    const char *src = cli_mcp_config_source(value);
+    if (!src) return cli_usage_error(cmd, "too many --mcp-config");
+    o->paths[o->n_paths++] = (char *)src;
+    return CLI_OK;
+}
+
+/* --mode and --hybrid-weight: checked as search checks them, then refused. */
+static int take_search_option(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    char *words[] = {(char *)cmd, (char *)flag, (char *)value};
+    int at = 1;
+    cli_embed_flags unused = {0};
+    if (cli_flags_take(cmd, &cli_embed_table, NULL, 3, words, &at, &unused) < 0) return CLI_USAGE;
+    return cli_usage_error(cmd, "%s is a search option, not an index one", flag);
+}
+
+static const cli_flag index_rows[] = {
+    CLI_TEXT("usage: apidex index [PATH...] [--registry FILE] [--watch] [--db FILE]\n"
+             "                    [--strategy NAME] [--filters LIST] [--full] [--prune]\n"
+             "                    [--jobs N] [--max-load-memory N] [--name ID] [--wait SECONDS]\n"
+             "                    [--mcp-config FILE]\n"
+             "                    [--no-wait] [--json]\n"
+             "                    [--quiet] [--verbose]\n"
+             "  PATH              spec files, directories (searched recursively) or URLs;\n"
+             "                    MCP servers: mcp+stdio:'PROGRAM ARG...', mcp+http(s)://URL\n"
+             "                    (docs/MCP-SOURCES.md); none: the sources of the registry file\n"),
+    CLI_HANDLER("--mcp-config", NULL, take_mcp_config, NULL,
+                "  --mcp-config FILE every server of an MCP client config (mcpServers JSON)\n"),
+    CLI_HANDLER("--name", NULL, take_name, NULL,
+                "  --name ID         the API id of the one document PATH holds (else the id comes\n"
+                "                    from the document; docs/INDEX.md, \"API ids\")\n"),
+    CLI_STRING("--registry", NULL, index_opts, registry,
+               "  --registry FILE   the registry file (default $APIDEX_REGISTRY or "
+               "./" REGISTRY_DEFAULT_FILE ";\n"
+               "                    docs/REGISTRY.md): sources, ids, tag filters, overrides\n"),
+    CLI_SWITCH("--watch", NULL, index_opts, watch,
+               "  --watch           keep running: re-index when the sources or the registry\n"
+               "                    file change (inotify; Ctrl-C stops)\n"),
+    CLI_STRING("--db", NULL, index_opts, db,
+               "  --db FILE         index file (default $APIDEX_DB, the registry's db, or "
+               "./" STORE_DEFAULT_DB ")\n"),
+    CLI_HANDLER(
+        "--strategy", NULL, take_strategy, NULL,
+        "  --strategy NAME   chunking: hybrid (default), endpoint, endpoint-re, "
+        "endpoint-rf,\n"
+        "                    json, nosplit, summary, query; NAME:SIZE:OVERLAP for windows\n"),
+    CLI_STRING("--filters", NULL, index_opts, opt.filters,
+               "  --filters LIST    preprocessing: base64,html,markdown,urls,urls-all,errors,\n"
+               "                    headers,examples,request-body,remove-examples,all,none\n"),
+    CLI_SWITCH(
+        "--full", NULL, index_opts, opt.full,
+        "  --full            rebuild everything instead of reusing unchanged documents;\n"
+        "                    also replaces a damaged index (never another program's file)\n"),
+    CLI_SWITCH(
+        "--prune", NULL, index_opts, prune,
+        "  --prune           allow a build that removes more than half of the indexed\n"
+        "                    APIs, or that has no documents at all (else refused, exit 4)\n"),
+    CLI_HANDLER("--jobs", NULL, take_jobs, NULL,
+                "  --jobs N          threads (default $APIDEX_JOBS, else the CPUs): N-1 parse the\n"
+                "                    next documents while one writes; the index is the same\n"),
+    CLI_HANDLER(
+        "--max-load-memory", NULL, take_load_memory, NULL,
+        "  --max-load-memory N  memory one document may use while it loads: 64 MiB + N x\n"
+        "                    the bytes of its files (default $APIDEX_MAX_LOAD_MEMORY, else\n"
+        "                    32); past it that document fails, the others are indexed\n"),
+    CLI_INCLUDE(index_opts, opt.lock, &cli_write_table),
+    CLI_SWITCH("--json", NULL, index_opts, json,
+               "  --json            print a JSON summary on stdout\n"),
+    {.kind = CLI_F_SWITCH,
+     .name = "--quiet",
+     .also = "-q",
+     .at = CLI_FIELD_(index_opts, quiet, bool)},
+    {.kind = CLI_F_SWITCH,
+     .name = "--verbose",
+     .also = "-v",
+     .at = CLI_FIELD_(index_opts, verbose, bool),
+     .help = "  --verbose         also print warnings\n"},
+    CLI_SWITCH("--no-llm", NULL, index_opts, no_llm,
+               "  --no-llm          summary/query: deterministic texts even when an LLM is\n"
+               "                    configured (else the LLM writes them; docs/LLM.md)\n"),
+    CLI_TEXT("Dense vectors (every chunk's text is embedded when one of these is given;\n"
+             "docs/SEARCH.md):\n"),
+    CLI_INCLUDE(index_opts, embed, &cli_embed_model_table),
+    {.kind = CLI_F_HANDLER, .name = "--mode", .take = take_search_option, .unlisted = true},
+    {.kind = CLI_F_HANDLER,
+     .name = "--hybrid-weight",
+     .take = take_search_option,
+     .unlisted = true},
+    /* the LLM of the summary and query strategies: help in docs/LLM.md */
+    CLI_INCLUDE_UNLISTED(index_opts, llm, &cli_llm_table),
+    CLI_TEXT("The index becomes exactly PATH... (or the registry's sources): documents not\n"
+             "among them are removed ('apidex add' and 'apidex remove' change one API and\n"
+             "keep the rest). Exit status: 0 ok, 1 some documents failed (the rest is\n"
+             "indexed), 2 usage, 3 failure, 4 refused (nothing changed: see --prune; or --db\n"
+             "is not an apidex index), 5 another writer held the index (--no-wait, --wait).\n"),
+};
+const cli_flag_table cli_index_table = {index_rows, sizeof index_rows / sizeof *index_rows};
+
 static void index_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: apidex index [PATH...] [--registry FILE] [--watch] [--db FILE]\n"
-            "                    [--strategy NAME] [--filters LIST] [--full] [--prune]\n"
-            "                    [--jobs N] [--max-load-memory N] [--name ID] [--wait SECONDS]\n"
-            "                    [--mcp-config FILE]\n"
-            "                    [--no-wait] [--json]\n"
-            "                    [--quiet] [--verbose]\n"
-            "  PATH              spec files, directories (searched recursively) or URLs;\n"
-            "                    MCP servers: mcp+stdio:'PROGRAM ARG...', mcp+http(s)://URL\n"
-            "                    (docs/MCP-SOURCES.md); none: the sources of the registry file\n"
-            "  --mcp-config FILE every server of an MCP client config (mcpServers JSON)\n"
-            "  --name ID         the API id of the one document PATH holds (else the id comes\n"
-            "                    from the document; docs/INDEX.md, \"API ids\")\n"
-            "  --registry FILE   the registry file (default $APIDEX_REGISTRY or ./%s;\n"
-            "                    docs/REGISTRY.md): sources, ids, tag filters, overrides\n"
-            "  --watch           keep running: re-index when the sources or the registry\n"
-            "                    file change (inotify; Ctrl-C stops)\n"
-            "  --db FILE         index file (default $APIDEX_DB, the registry's db, or ./%s)\n"
-            "  --strategy NAME   chunking: hybrid (default), endpoint, endpoint-re, endpoint-rf,\n"
-            "                    json, nosplit, summary, query; NAME:SIZE:OVERLAP for windows\n"
-            "  --filters LIST    preprocessing: base64,html,markdown,urls,urls-all,errors,\n"
-            "                    headers,examples,request-body,remove-examples,all,none\n"
-            "  --full            rebuild everything instead of reusing unchanged documents;\n"
-            "                    also replaces a damaged index (never another program's file)\n"
-            "  --prune           allow a build that removes more than half of the indexed\n"
-            "                    APIs, or that has no documents at all (else refused, exit 4)\n"
-            "  --jobs N          threads (default $APIDEX_JOBS, else the CPUs): N-1 parse the\n"
-            "                    next documents while one writes; the index is the same\n"
-            "  --max-load-memory N  memory one document may use while it loads: 64 MiB + N x\n"
-            "                    the bytes of its files (default $APIDEX_MAX_LOAD_MEMORY, else\n"
-            "                    32); past it that document fails, the others are indexed\n"
-            "%s"
-            "  --json            print a JSON summary on stdout\n"
-            "  --verbose         also print warnings\n"
-            "  --no-llm          summary/query: deterministic texts even when an LLM is\n"
-            "                    configured (else the LLM writes them; docs/LLM.md)\n"
-            "Dense vectors (every chunk's text is embedded when one of these is given;\n"
-            "docs/SEARCH.md):\n%s"
-            "The index becomes exactly PATH... (or the registry's sources): documents not\n"
-            "among them are removed ('apidex add' and 'apidex remove' change one API and\n"
-            "keep the rest). Exit status: 0 ok, 1 some documents failed (the rest is\n"
-            "indexed), 2 usage, 3 failure, 4 refused (nothing changed: see --prune; or --db\n"
-            "is not an apidex index), 5 another writer held the index (--no-wait, --wait).\n",
-            REGISTRY_DEFAULT_FILE, STORE_DEFAULT_DB, cli_write_flags_help(),
-            cli_embed_flags_help());
+    cli_flags_help(&cli_index_table, out);
 }
 
 const char *cli_db_path(const char *flag)
@@ -367,27 +468,35 @@ int cli_build_status(int rc)
 
 /* ---------------------------------------------------------------- writer flags */
 
+#define HELP_WAIT                                                                                  \
+    "  --wait SECONDS    wait this long for another writer of the same index\n"                    \
+    "                    (default 300; it says once whom it waits for)\n"
+#define HELP_NO_WAIT "  --no-wait         fail at once (exit 5) when another writer has the index\n"
+
 const char *cli_write_flags_help(void)
 {
-    return "  --wait SECONDS    wait this long for another writer of the same index\n"
-           "                    (default 300; it says once whom it waits for)\n"
-           "  --no-wait         fail at once (exit 5) when another writer has the index\n";
+    return HELP_WAIT HELP_NO_WAIT;
 }
+
+static int take_wait(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    store_lock_options *lock = opts;
+    double s = 0;
+    if (!cli_arg_double(cmd, flag, value, 0, 1e7, false, &s)) return CLI_USAGE;
+    lock->wait_seconds = s;
+    lock->no_wait = s == 0;
+    return CLI_OK;
+}
+
+static const cli_flag write_rows[] = {
+    CLI_HANDLER("--wait", NULL, take_wait, NULL, HELP_WAIT),
+    CLI_SWITCH("--no-wait", NULL, store_lock_options, no_wait, HELP_NO_WAIT),
+};
+const cli_flag_table cli_write_table = {write_rows, sizeof write_rows / sizeof *write_rows};
 
 int cli_write_parse_flag(int argc, char **argv, int *i, store_lock_options *lock)
 {
-    const char *a = argv[*i];
-    if (!strcmp(a, "--no-wait")) {
-        lock->no_wait = true;
-        return 1;
-    }
-    if (strcmp(a, "--wait") != 0 || *i + 1 >= argc) return 0;
-    double s = 0;
-    if (!cli_arg_double(argv[0], a, argv[*i + 1], 0, 1e7, false, &s)) return -1;
-    lock->wait_seconds = s;
-    lock->no_wait = s == 0;
-    (*i)++;
-    return 1;
+    return cli_flags_take(argv[0], &cli_write_table, NULL, argc, argv, i, lock);
 }
 
 static void tell_wait(void *ctx, long holder, double seconds)
@@ -500,112 +609,31 @@ void cli_print_build(const char *verb, const char *db, const store_build_report 
 
 int cli_cmd_index(int argc, char **argv)
 {
-    const char *db = NULL, *registry_flag = NULL, *api_name = NULL;
-    unsigned load_memory = 0; /* --max-load-memory */
-    store_build_options opt = {0};
-    bool json = false, quiet = false, verbose = false, no_llm = false, prune = false;
-    bool watch = false;
-    cli_llm_flags llm_flags = {0};
-    cli_embed_flags embed_flags = {0};
-    int embed_flag = 0;
-    char **paths = calloc((size_t)argc, sizeof *paths);
-    size_t n_paths = 0;
+    index_opts io = {0};
+    char **paths = io.paths = calloc((size_t)argc, sizeof *paths);
     if (!paths) return CLI_FAILURE;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            index_usage(stdout);
+        int r = cli_flags_take("index", &cli_index_table, index_usage, argc, argv, &i, &io);
+        if (r == CLI_FLAGS_HELP || r < 0) {
             free(paths);
-            return CLI_OK;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            quiet = true;
-        } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
-            verbose = true;
-        } else if (!strcmp(a, "--full")) {
-            opt.full = true;
-        } else if (!strcmp(a, "--prune")) {
-            prune = true;
-        } else if (!strcmp(a, "--watch")) {
-            watch = true;
-        } else if ((embed_flag = cli_write_parse_flag(argc, argv, &i, &opt.lock)) != 0) {
-            if (embed_flag < 0) {
-                free(paths);
-                return CLI_USAGE;
-            }
-        } else if (!strcmp(a, "--no-llm")) {
-            no_llm = true;
-        } else if ((embed_flag = cli_embed_parse_flag(argc, argv, &i, &embed_flags)) != 0) {
-            if (embed_flag > 0 && (embed_flags.weight_arg || embed_flags.mode_given))
-                cli_usage_error("index", "%s is a search option, not an index one", a);
-            if (embed_flag < 0 || embed_flags.weight_arg || embed_flags.mode_given) {
-                free(paths);
-                return CLI_USAGE;
-            }
-        } else if ((embed_flag = cli_llm_parse_flag(argc, argv, &i, &llm_flags)) != 0) {
-            /* LLM flags: for the texts of the summary and query strategies */
-            if (embed_flag < 0) {
-                free(paths);
-                return CLI_USAGE;
-            }
-        } else if (!strcmp(a, "--db") && v) {
-            db = v;
-            i++;
-        } else if (!strcmp(a, "--registry") && v) {
-            registry_flag = v;
-            i++;
-        } else if (!strcmp(a, "--strategy") && v) {
-            if (!cli_arg_strategy("index", a, v)) {
-                free(paths);
-                return CLI_USAGE;
-            }
-            opt.strategy = v;
-            i++;
-        } else if (!strcmp(a, "--jobs") && v) {
-            char *end = NULL;
-            long j = strtol(v, &end, 10);
-            if (end == v || *end || j < 1 || j > 64) {
-                free(paths);
-                return cli_usage_error("index", "--jobs takes a number from 1 to 64, not '%s'", v);
-            }
-            opt.jobs = (unsigned)j;
-            i++;
-        } else if (!strcmp(a, "--max-load-memory") && v) {
-            if (!cli_arg_load_memory("index", v, &load_memory)) {
-                free(paths);
-                return CLI_USAGE;
-            }
-            i++;
-        } else if (!strcmp(a, "--filters") && v) {
-            opt.filters = v;
-            i++;
-        } else if (!strcmp(a, "--name") && v) {
-            if (!spec_id_valid(v)) {
-                free(paths);
-                return cli_usage_error("index",
-                                       "--name '%s': an id is 1-%d of a-z 0-9 . _ - and starts "
-                                       "and ends with a letter or digit",
-                                       v, SPEC_ID_MAX);
-            }
-            api_name = v;
-            i++;
-        } else if (!strcmp(a, "--mcp-config") && v) {
-            const char *src = cli_mcp_config_source(v);
-            if (!src) {
-                free(paths);
-                return cli_usage_error("index", "too many --mcp-config");
-            }
-            paths[n_paths++] = (char *)src;
-            i++;
-        } else if (a[0] == '-' && a[1]) {
+            return r == CLI_FLAGS_HELP ? CLI_OK : CLI_USAGE;
+        }
+        if (r) continue;
+        if (a[0] == '-' && a[1]) {
             free(paths);
             return cli_arg_unknown("index", a);
-        } else {
-            paths[n_paths++] = argv[i];
         }
+        paths[io.n_paths++] = argv[i];
     }
+    const char *db = io.db, *registry_flag = io.registry, *api_name = io.api_name;
+    unsigned load_memory = io.load_memory;
+    store_build_options opt = io.opt;
+    bool json = io.json, quiet = io.quiet, verbose = io.verbose, no_llm = io.no_llm;
+    bool prune = io.prune, watch = io.watch;
+    cli_llm_flags llm_flags = io.llm;
+    cli_embed_flags embed_flags = io.embed;
+    size_t n_paths = io.n_paths;
     if (n_paths && registry_flag) {
         free(paths);
         return cli_usage_error("index", "give PATH... or --registry FILE, not both");

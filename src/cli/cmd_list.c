@@ -12,28 +12,6 @@
 /* Operations without a tag are listed under this name. */
 static const char untagged[] = "untagged";
 
-static void list_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: apidex list [--operations] [--api A] [--tag T] [--manifest [--budget N]]\n"
-            "                   [--duplicates] [--db FILE] [--json]\n"
-            "The APIs of the index and their operation counts; --operations, --api or --tag\n"
-            "list the operations too, by API and tag.\n"
-            "  --operations  every operation, by API and tag\n"
-            "  --api A       only this API, with its operations (repeatable)\n"
-            "  --tag T       only operations with this tag (repeatable)\n"
-            "  --manifest    a capability manifest for a system prompt instead of the catalog:\n"
-            "                plain text by API and tag, most useful first\n"
-            "  --budget N    the manifest within N cl100k tokens (1 to 10000000), ending with\n"
-            "                what was left out\n"
-            "  --duplicates  the APIs that are one service (same title or server host), newest\n"
-            "                first: search prefers the newest (docs/REGISTRY.md)\n"
-            "  --db FILE     index file (default $APIDEX_DB, the registry file's db,\n"
-            "                or ./%s)\n"
-            "  --json        the whole catalog as JSON: APIs, tags and operations\n",
-            STORE_DEFAULT_DB);
-}
-
 enum { MAX_FILTERS = 64 };
 
 typedef struct list_filter {
@@ -42,6 +20,62 @@ typedef struct list_filter {
     const char *tags[MAX_FILTERS];
     size_t n_tags;
 } list_filter;
+
+typedef struct list_opts {
+    list_filter f;
+    const char *db;
+    bool json, manifest, dupes, operations;
+    size_t budget;
+} list_opts;
+
+static int take_budget(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    char *end;
+    long long n = strtoll(value, &end, 10);
+    if (*end || end == value || n < 1 || n > 10000000) {
+        fprintf(stderr,
+                "apidex list: --budget takes a number of tokens from 1 to 10000000, not '%s'\n",
+                value);
+        return CLI_USAGE;
+    }
+    ((list_opts *)opts)->budget = (size_t)n;
+    return CLI_OK;
+}
+
+#define TOO_MANY "%s: at most %d of them"
+
+static const cli_flag list_rows[] = {
+    CLI_TEXT("usage: apidex list [--operations] [--api A] [--tag T] [--manifest [--budget N]]\n"
+             "                   [--duplicates] [--db FILE] [--json]\n"
+             "The APIs of the index and their operation counts; --operations, --api or --tag\n"
+             "list the operations too, by API and tag.\n"),
+    CLI_SWITCH("--operations", NULL, list_opts, operations,
+               "  --operations  every operation, by API and tag\n"),
+    CLI_LIST("--api", NULL, list_opts, f.apis, f.n_apis, NULL, MAX_FILTERS, TOO_MANY,
+             "  --api A       only this API, with its operations (repeatable)\n"),
+    CLI_LIST("--tag", NULL, list_opts, f.tags, f.n_tags, NULL, MAX_FILTERS, TOO_MANY,
+             "  --tag T       only operations with this tag (repeatable)\n"),
+    CLI_SWITCH("--manifest", NULL, list_opts, manifest,
+               "  --manifest    a capability manifest for a system prompt instead of the catalog:\n"
+               "                plain text by API and tag, most useful first\n"),
+    CLI_HANDLER("--budget", NULL, take_budget, NULL,
+                "  --budget N    the manifest within N cl100k tokens (1 to 10000000), ending with\n"
+                "                what was left out\n"),
+    CLI_SWITCH("--duplicates", NULL, list_opts, dupes,
+               "  --duplicates  the APIs that are one service (same title or server host), newest\n"
+               "                first: search prefers the newest (docs/REGISTRY.md)\n"),
+    CLI_STRING("--db", NULL, list_opts, db,
+               "  --db FILE     index file (default $APIDEX_DB, the registry file's db,\n"
+               "                or ./" STORE_DEFAULT_DB ")\n"),
+    CLI_SWITCH("--json", NULL, list_opts, json,
+               "  --json        the whole catalog as JSON: APIs, tags and operations\n"),
+};
+const cli_flag_table cli_list_table = {list_rows, sizeof list_rows / sizeof *list_rows};
+
+static void list_usage(FILE *out)
+{
+    cli_flags_help(&cli_list_table, out);
+}
 
 static bool in_list(const char *const *list, size_t n, const char *s)
 {
@@ -305,53 +339,17 @@ static void print_json(const store_api *apis, size_t n_apis, const store_operati
 
 int cli_cmd_list(int argc, char **argv)
 {
-    list_filter f = {0};
-    const char *db = NULL;
-    bool json = false, manifest = false, dupes = false, operations = false;
-    size_t budget = 0;
+    list_opts o = {0};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool ok = true;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            list_usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--operations")) {
-            operations = true;
-        } else if (!strcmp(a, "--manifest")) {
-            manifest = true;
-        } else if (!strcmp(a, "--duplicates")) {
-            dupes = true;
-        } else if (!strcmp(a, "--budget") && v) {
-            char *end;
-            long long n = strtoll(v, &end, 10);
-            if (*end || end == v || n < 1 || n > 10000000) {
-                fprintf(stderr,
-                        "apidex list: --budget takes a number of tokens from 1 to "
-                        "10000000, not '%s'\n",
-                        v);
-                return CLI_USAGE;
-            }
-            budget = (size_t)n;
-            i++;
-        } else if (!strcmp(a, "--db") && v) {
-            db = v;
-            i++;
-        } else if (!strcmp(a, "--api") && v) {
-            ok = f.n_apis < MAX_FILTERS;
-            if (ok) f.apis[f.n_apis++] = v;
-            i++;
-        } else if (!strcmp(a, "--tag") && v) {
-            ok = f.n_tags < MAX_FILTERS;
-            if (ok) f.tags[f.n_tags++] = v;
-            i++;
-        } else {
-            return cli_arg_unknown("list", a);
-        }
-        if (!ok) return cli_usage_error("list", "%s: at most %d of them", a, MAX_FILTERS);
+        int r = cli_flags_take("list", &cli_list_table, list_usage, argc, argv, &i, &o);
+        if (r == CLI_FLAGS_HELP) return CLI_OK;
+        if (r < 0) return CLI_USAGE;
+        if (!r) return cli_arg_unknown("list", argv[i]);
     }
+    list_filter f = o.f;
+    const char *db = o.db;
+    bool json = o.json, manifest = o.manifest, dupes = o.dupes, operations = o.operations;
+    size_t budget = o.budget;
     if (budget && !manifest) {
         fprintf(stderr, "apidex list: --budget applies to --manifest\n");
         return CLI_USAGE;

@@ -12,41 +12,67 @@
 
 enum { MAX_FILTERS = 32 };
 
+typedef struct search_opts {
+    search_query q;
+    const char *apis[MAX_FILTERS], *tags[MAX_FILTERS], *methods[MAX_FILTERS];
+    size_t n_apis, n_tags, n_methods;
+    const char *db;
+    bool json;
+    int color, all_versions;
+    double usage_prior;
+    cli_embed_flags embed;
+} search_opts;
+
+static const char *const http_methods[] = {"GET",   "PUT",     "POST",  "DELETE", "HEAD",
+                                           "PATCH", "OPTIONS", "TRACE", NULL};
+static const char *const duplicates[] = {"prefer-newest", "all", NULL};
+#define TOO_MANY "%s: at most %d filters of one kind"
+
+static const cli_flag search_rows[] = {
+    CLI_TEXT(
+        "usage: apidex search \"TASK\" [--db FILE] [-k N | --adaptive] [--api A]... [--tag T]...\n"
+        "                     [--method M]... [--include-deprecated] [--budget N] [--json]\n"),
+    CLI_SWITCH("--json", NULL, search_opts, json, NULL),
+    CLI_SWITCH("--include-deprecated", NULL, search_opts, q.include_deprecated, NULL),
+    CLI_SIZE("-k", NULL, search_opts, q.k, 1, 1000,
+             "  -k N                 distinct endpoints to return (default 10)\n"),
+    CLI_SWITCH("--adaptive", NULL, search_opts, q.adaptive,
+               "  --adaptive           return only what the task needs (primaries + producers)\n"),
+    CLI_TEXT("  results are ordered by relevance; the plan after them gives the call order and\n"
+             "  where each step's inputs come from (an earlier step, the task, the caller)\n"
+             "  --api/--tag/--method filters (repeatable)\n"),
+    CLI_LIST("--api", NULL, search_opts, apis, n_apis, NULL, MAX_FILTERS - 1, TOO_MANY, NULL),
+    CLI_LIST("--tag", NULL, search_opts, tags, n_tags, NULL, MAX_FILTERS - 1, TOO_MANY, NULL),
+    CLI_SIZE("--budget", NULL, search_opts, q.budget, 0, 10000000,
+             "  --budget N           the whole output (list and the endpoints' documentation and\n"
+             "                       schemas) within N cl100k tokens\n"),
+    CLI_STRING("--db", NULL, search_opts, db,
+               "  --db FILE            index file (default $APIDEX_DB, the registry file's db,\n"
+               "                       or ./apidex.db)\n"),
+    CLI_LIST("--method", NULL, search_opts, methods, n_methods, http_methods, MAX_FILTERS - 1,
+             TOO_MANY,
+             "  --method GET|PUT|POST|DELETE|HEAD|PATCH|OPTIONS|TRACE  (any case, repeatable)\n"),
+    CLI_CHOICE("--color", NULL, search_opts, color, cli_color_names,
+               "  --color auto|always|never  colour the results (auto: on a terminal, unless "
+               "NO_COLOR)\n"),
+    CLI_TEXT("  --mode lexical|dense|hybrid  lexical is the default; dense and hybrid need the\n"
+             "                       index's vectors (apidex index ... --model M; docs/SEARCH.md)\n"
+             "  --hybrid-weight W    hybrid: W * lexical + (1 - W) * cosine instead of rank "
+             "fusion\n"),
+    CLI_DOUBLE("--usage-prior", NULL, search_opts, usage_prior, 0, 0.2, false,
+               "  --usage-prior W      weigh the uses reported with apidex feedback (FILE.usage):\n"
+               "                       a used endpoint adds up to W times the best score (W in\n"
+               "                       [0, 0.2]; 0, the default: off; docs/SEARCH.md)\n"),
+    CLI_CHOICE("--duplicates", NULL, search_opts, all_versions, duplicates,
+               "  --duplicates prefer-newest|all  of APIs that are one service (apidex list\n"
+               "                       --duplicates), answer from the newest (default) or all\n"),
+    CLI_INCLUDE(search_opts, embed, &cli_embed_table),
+};
+const cli_flag_table cli_search_table = {search_rows, sizeof search_rows / sizeof *search_rows};
+
 static void search_usage(FILE *out)
 {
-    fprintf(
-        out,
-        "usage: apidex search \"TASK\" [--db FILE] [-k N | --adaptive] [--api A]... [--tag T]...\n"
-        "                     [--method M]... [--include-deprecated] [--budget N] [--json]\n"
-        "  -k N                 distinct endpoints to return (default 10)\n"
-        "  --adaptive           return only what the task needs (primaries + producers)\n"
-        "  results are ordered by relevance; the plan after them gives the call order and\n"
-        "  where each step's inputs come from (an earlier step, the task, the caller)\n"
-        "  --api/--tag/--method filters (repeatable)\n"
-        "  --budget N           the whole output (list and the endpoints' documentation and\n"
-        "                       schemas) within N cl100k tokens\n"
-        "  --db FILE            index file (default $APIDEX_DB, the registry file's db,\n"
-        "                       or ./apidex.db)\n"
-        "  --method GET|PUT|POST|DELETE|HEAD|PATCH|OPTIONS|TRACE  (any case, repeatable)\n"
-        "  --color auto|always|never  colour the results (auto: on a terminal, unless NO_COLOR)\n"
-        "  --mode lexical|dense|hybrid  lexical is the default; dense and hybrid need the\n"
-        "                       index's vectors (apidex index ... --model M; docs/SEARCH.md)\n"
-        "  --hybrid-weight W    hybrid: W * lexical + (1 - W) * cosine instead of rank fusion\n"
-        "  --usage-prior W      weigh the uses reported with apidex feedback (FILE.usage):\n"
-        "                       a used endpoint adds up to W times the best score (W in\n"
-        "                       [0, 0.2]; 0, the default: off; docs/SEARCH.md)\n"
-        "  --duplicates prefer-newest|all  of APIs that are one service (apidex list\n"
-        "                       --duplicates), answer from the newest (default) or all\n"
-        "%s",
-        cli_embed_flags_help());
-}
-
-static bool add_filter(const char **list, size_t *n, const char *v)
-{
-    if (*n + 1 >= MAX_FILTERS) return false;
-    list[(*n)++] = v;
-    list[*n] = NULL;
-    return true;
+    cli_flags_help(&cli_search_table, out);
 }
 
 /* The answer's match: "match", "confidence", and the words when it is weak or none ("note",
@@ -238,81 +264,31 @@ static int run_render(search_engine *eng, search_query *q, bool json, core_buf *
 
 int cli_cmd_search(int argc, char **argv)
 {
-    search_query q = {0};
-    const char *apis[MAX_FILTERS] = {0}, *tags[MAX_FILTERS] = {0}, *methods[MAX_FILTERS] = {0};
-    size_t n_apis = 0, n_tags = 0, n_methods = 0;
-    const char *db = NULL;
-    bool json = false;
-    cli_embed_flags embed_flags = {0};
-    int embed_flag = 0;
-    static const char *const http_methods[] = {"GET",   "PUT",     "POST",  "DELETE", "HEAD",
-                                               "PATCH", "OPTIONS", "TRACE", NULL};
-    cli_color color = CLI_COLOR_AUTO;
-    double usage_prior = 0;
-    int all_versions = 0;
+    search_opts o = {0};
     for (int i = 1; i < argc; i++) {
+        int r = cli_flags_take("search", &cli_search_table, search_usage, argc, argv, &i, &o);
+        if (r == CLI_FLAGS_HELP) return CLI_OK;
+        if (r < 0) return CLI_USAGE;
+        if (r) continue;
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        bool ok = true;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            search_usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--json"))
-            json = true;
-        else if (!strcmp(a, "--adaptive"))
-            q.adaptive = true;
-        else if (!strcmp(a, "--include-deprecated"))
-            q.include_deprecated = true;
-        else if (!strcmp(a, "-k") && v) {
-            if (!cli_arg_size("search", "-k", v, 1, 1000, &q.k)) return CLI_USAGE;
-            i++;
-        } else if (!strcmp(a, "--budget") && v) {
-            if (!cli_arg_size("search", "--budget", v, 0, 10000000, &q.budget)) return CLI_USAGE;
-            i++;
-        } else if (!strcmp(a, "--color") && v) {
-            if (cli_color_parse("search", v, &color)) return CLI_USAGE;
-            i++;
-        } else if (!strcmp(a, "--duplicates") && v) {
-            static const char *const modes[] = {"prefer-newest", "all", NULL};
-            if ((all_versions = cli_arg_choice("search", "--duplicates", v, modes)) < 0)
-                return CLI_USAGE;
-            i++;
-        } else if (!strcmp(a, "--usage-prior") && v) {
-            if (!cli_arg_double("search", "--usage-prior", v, 0, 0.2, false, &usage_prior))
-                return CLI_USAGE;
-            i++;
-        } else if (!strcmp(a, "--db") && v) {
-            db = v;
-            i++;
-        } else if (!strcmp(a, "--api") && v) {
-            ok = add_filter(apis, &n_apis, v);
-            i++;
-        } else if (!strcmp(a, "--tag") && v) {
-            ok = add_filter(tags, &n_tags, v);
-            i++;
-        } else if (!strcmp(a, "--method") && v) {
-            int m = cli_arg_choice("search", "--method", v, http_methods);
-            if (m < 0) return CLI_USAGE;
-            ok = add_filter(methods, &n_methods, http_methods[m]);
-            i++;
-        } else if ((embed_flag = cli_embed_parse_flag(argc, argv, &i, &embed_flags)) != 0) {
-            if (embed_flag < 0) return CLI_USAGE;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_arg_unknown("search", a);
-        } else if (q.text) {
-            return cli_arg_unquoted("search", q.text, argc, argv, i);
-        } else {
-            q.text = a;
-        }
-        if (!ok)
-            return cli_usage_error("search", "%s: at most %d filters of one kind", a,
-                                   MAX_FILTERS - 1);
+        if (a[0] == '-' && a[1]) return cli_arg_unknown("search", a);
+        if (o.q.text) return cli_arg_unquoted("search", o.q.text, argc, argv, i);
+        o.q.text = a;
     }
+    search_query q = o.q;
+    const char **apis = o.apis;
+    size_t n_apis = o.n_apis;
+    const char *db = o.db;
+    bool json = o.json;
+    cli_embed_flags embed_flags = o.embed;
+    cli_color color = (cli_color)o.color;
+    double usage_prior = o.usage_prior;
+    int all_versions = o.all_versions;
     if (!q.text) return cli_usage_error("search", "name the task: apidex search \"TASK\"");
     if (cli_check_task("search", q.text)) return CLI_USAGE;
     if (n_apis) q.apis = apis;
-    if (n_tags) q.tags = tags;
-    if (n_methods) q.methods = methods;
+    if (o.n_tags) q.tags = o.tags;
+    if (o.n_methods) q.methods = o.methods;
     q.hybrid_weight = embed_flags.hybrid_weight;
     q.mode = (search_mode)embed_flags.mode;
     embed_provider *embedder = NULL;

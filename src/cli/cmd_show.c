@@ -13,24 +13,54 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void show_usage(FILE *out)
+typedef struct show_opts {
+    const char *api, *db;
+    bool json;
+    chunk_detail level;
+    int color;
+} show_opts;
+
+static const char *const levels[] = {"summary", "call", "full", NULL};
+
+static int take_detail(const char *cmd, const char *flag, const char *value, void *opts)
 {
-    fprintf(
-        out,
-        "usage: apidex show ID | \"METHOD /path\" | operationId [--api A] [--db FILE]\n"
-        "                   [--detail summary|call|full] [--json]\n"
-        "  ID                an operation id as search prints it (api:operationId)\n"
-        "  --api A           pick the API when several have the endpoint\n"
+    apidex_error derr;
+    if (cli_arg_choice(cmd, flag, value, levels) < 0) return CLI_USAGE;
+    if (chunk_detail_parse(value, &((show_opts *)opts)->level, &derr)) {
+        fprintf(stderr, "apidex show: %s\n", derr.message);
+        return CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
+static const cli_flag show_rows[] = {
+    CLI_TEXT("usage: apidex show ID | \"METHOD /path\" | operationId [--api A] [--db FILE]\n"
+             "                   [--detail summary|call|full] [--json]\n"
+             "  ID                an operation id as search prints it (api:operationId)\n"),
+    CLI_STRING("--api", NULL, show_opts, api,
+               "  --api A           pick the API when several have the endpoint\n"),
+    CLI_HANDLER(
+        "--detail", NULL, take_detail, levels,
         "  --detail summary|call|full\n"
         "                    summary: one line; call (default): what a call needs (URL and\n"
         "                    server variables, auth, every parameter, body schema, required\n"
         "                    inputs, the success response in brief); full: everything, each\n"
-        "                    schema once\n"
-        "  --json            the same as JSON (what MCP get_endpoint and /v1/endpoints return)\n"
-        "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
-        "                    or ./%s)\n"
-        "  --color auto|always|never  colour the text (auto: on a terminal, unless NO_COLOR)\n",
-        STORE_DEFAULT_DB);
+        "                    schema once\n"),
+    CLI_SWITCH("--json", NULL, show_opts, json,
+               "  --json            the same as JSON (what MCP get_endpoint and /v1/endpoints "
+               "return)\n"),
+    CLI_STRING("--db", NULL, show_opts, db,
+               "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
+               "                    or ./" STORE_DEFAULT_DB ")\n"),
+    CLI_CHOICE("--color", NULL, show_opts, color, cli_color_names,
+               "  --color auto|always|never  colour the text (auto: on a terminal, unless "
+               "NO_COLOR)\n"),
+};
+const cli_flag_table cli_show_table = {show_rows, sizeof show_rows / sizeof *show_rows};
+
+static void show_usage(FILE *out)
+{
+    cli_flags_help(&cli_show_table, out);
 }
 
 /* "METHOD /path" compared with placeholders by position ({a} == {b}). */
@@ -143,42 +173,21 @@ static int print_detail(store_index *idx, long oi, chunk_detail level, bool json
 
 int cli_cmd_show(int argc, char **argv)
 {
-    const char *what = NULL, *api = NULL, *db = NULL;
-    bool json = false;
-    chunk_detail level = CHUNK_DETAIL_CALL;
-    cli_color color = CLI_COLOR_AUTO;
+    show_opts so = {.level = CHUNK_DETAIL_CALL};
+    const char *what = NULL;
     for (int i = 1; i < argc; i++) {
+        int r = cli_flags_take("show", &cli_show_table, show_usage, argc, argv, &i, &so);
+        if (r == CLI_FLAGS_HELP) return CLI_OK;
+        if (r < 0) return CLI_USAGE;
+        if (r) continue;
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            show_usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--detail") && v) {
-            static const char *const levels[] = {"summary", "call", "full", NULL};
-            apidex_error derr;
-            if (cli_arg_choice("show", "--detail", v, levels) < 0) return CLI_USAGE;
-            if (chunk_detail_parse(v, &level, &derr)) {
-                fprintf(stderr, "apidex show: %s\n", derr.message);
-                return CLI_USAGE;
-            }
-            i++;
-        } else if (!strcmp(a, "--api") && v) {
-            api = v;
-            i++;
-        } else if (!strcmp(a, "--db") && v) {
-            db = v;
-            i++;
-        } else if (!strcmp(a, "--color") && v) {
-            if (cli_color_parse("show", v, &color)) return CLI_USAGE;
-            i++;
-        } else if ((a[0] == '-' && a[1]) || what) {
-            return cli_arg_unknown("show", a);
-        } else {
-            what = a;
-        }
+        if ((a[0] == '-' && a[1]) || what) return cli_arg_unknown("show", a);
+        what = a;
     }
+    const char *api = so.api, *db = so.db;
+    bool json = so.json;
+    chunk_detail level = so.level;
+    cli_color color = (cli_color)so.color;
     if (!what)
         return cli_usage_error("show",
                                "name an endpoint: an id, \"METHOD /path\" or an operationId");

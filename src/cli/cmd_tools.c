@@ -8,61 +8,70 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct tools_opts {
+    const char *db, *task;
+    size_t k;
+    int format; /* an index into formats */
+    bool compact;
+} tools_opts;
+
+static const char *const formats[] = {"openai", "anthropic", "mcp", NULL};
+
+static const cli_flag tools_rows[] = {
+    CLI_TEXT("usage: apidex tools [--db FILE] [--format openai|anthropic|mcp] [--compact] ID...\n"
+             "       apidex tools [--db FILE] [--format F] --search \"TASK\" [-k N]\n"
+             "  Prints {\"tools\": [...], \"calls\": {...}}: tool definitions for the endpoint\n"
+             "  ids given (as `apidex search` prints them), or for the endpoints a task needs\n"
+             "  (--search: the adaptive answer set; -k N: the top N instead). Each takes its\n"
+             "  arguments grouped as path, query, header, cookie and body; calls[NAME] says how\n"
+             "  to make the HTTP call: method, path, server, content_type, auth "
+             "(docs/CLIENTS.md).\n"
+             "  Names are API__operationId, or shortened with a hash: the same in every "
+             "request.\n"),
+    CLI_STRING("--db", NULL, tools_opts, db, NULL),
+    CLI_SWITCH("--compact", NULL, tools_opts, compact, NULL),
+    CLI_STRING("--search", NULL, tools_opts, task, NULL),
+    CLI_SIZE("-k", NULL, tools_opts, k, 1, 100, NULL),
+    CLI_CHOICE("--format", NULL, tools_opts, format, formats,
+               "  --format F   openai (default: {type: function, function: {..., strict: true}},\n"
+               "               schemas in OpenAI's strict subset), anthropic ({name, description,\n"
+               "               input_schema}) or mcp ({name, description, inputSchema})\n"),
+};
+const cli_flag_table cli_tools_table = {tools_rows, sizeof tools_rows / sizeof *tools_rows};
+
 static void tools_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: apidex tools [--db FILE] [--format openai|anthropic|mcp] [--compact] ID...\n"
-            "       apidex tools [--db FILE] [--format F] --search \"TASK\" [-k N]\n"
-            "  Prints {\"tools\": [...], \"calls\": {...}}: tool definitions for the endpoint\n"
-            "  ids given (as `apidex search` prints them), or for the endpoints a task needs\n"
-            "  (--search: the adaptive answer set; -k N: the top N instead). Each takes its\n"
-            "  arguments grouped as path, query, header, cookie and body; calls[NAME] says how\n"
-            "  to make the HTTP call: method, path, server, content_type, auth (docs/CLIENTS.md).\n"
-            "  Names are API__operationId, or shortened with a hash: the same in every request.\n"
-            "  --format F   openai (default: {type: function, function: {..., strict: true}},\n"
-            "               schemas in OpenAI's strict subset), anthropic ({name, description,\n"
-            "               input_schema}) or mcp ({name, description, inputSchema})\n");
+    cli_flags_help(&cli_tools_table, out);
 }
 
 int cli_cmd_tools(int argc, char **argv)
 {
-    const char *db_flag = NULL, *task = NULL;
+    tools_opts to = {0};
     /* Ids come from the command line or from one search: no fixed cap, argc bounds them. */
     const char **ids = calloc((size_t)argc, sizeof *ids);
-    size_t n_ids = 0, k = 0;
-    serve_tools_format fmt = SERVE_TOOLS_OPENAI;
-    bool compact = false;
+    size_t n_ids = 0;
     if (!ids) return CLI_FAILURE;
     int code = CLI_OK;
     for (int i = 1; i < argc && code == CLI_OK; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            tools_usage(stdout);
+        int r = cli_flags_take("tools", &cli_tools_table, tools_usage, argc, argv, &i, &to);
+        if (r == CLI_FLAGS_HELP) {
             free(ids);
             return CLI_OK;
-        } else if (!strcmp(a, "--compact")) {
-            compact = true;
-        } else if (!strcmp(a, "--db") && v) {
-            db_flag = v;
-            i++;
-        } else if (!strcmp(a, "--search") && v) {
-            task = v;
-            i++;
-        } else if (!strcmp(a, "-k") && v) {
-            if (!cli_arg_size("tools", a, v, 1, 100, &k)) code = CLI_USAGE;
-            i++;
-        } else if (!strcmp(a, "--format") && v) {
-            static const char *const formats[] = {"openai", "anthropic", "mcp", NULL};
-            int f = cli_arg_choice("tools", a, v, formats);
-            if (f < 0) code = CLI_USAGE;
-            fmt = f == 1 ? SERVE_TOOLS_ANTHROPIC : f == 2 ? SERVE_TOOLS_MCP : SERVE_TOOLS_OPENAI;
-            i++;
-        } else if (a[0] == '-' && a[1]) {
-            code = cli_arg_unknown("tools", a);
-        } else {
-            ids[n_ids++] = a;
         }
+        if (r < 0) code = CLI_USAGE;
+        if (r) continue;
+        const char *a = argv[i];
+        if (a[0] == '-' && a[1])
+            code = cli_arg_unknown("tools", a);
+        else
+            ids[n_ids++] = a;
     }
+    const char *db_flag = to.db, *task = to.task;
+    size_t k = to.k;
+    bool compact = to.compact;
+    serve_tools_format fmt = to.format == 1   ? SERVE_TOOLS_ANTHROPIC
+                             : to.format == 2 ? SERVE_TOOLS_MCP
+                                              : SERVE_TOOLS_OPENAI;
     if (code == CLI_OK && !n_ids == !task)
         code = cli_usage_error("tools", "give endpoint ids or --search \"TASK\", not both");
     if (code == CLI_OK && task) code = cli_check_task("tools", task);

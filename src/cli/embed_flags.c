@@ -12,58 +12,83 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define HELP_MODEL                                                                                 \
+    "  --model M         embedding model: a folder, or a name under ~/.cache/apidex/models\n"      \
+    "                    (default " EMBED_DEFAULT_MODEL "); with --embed-url the remote name\n"
+#define HELP_URL                                                                                   \
+    "  --embed-url URL   an OpenAI-compatible /v1/embeddings server instead of the local model\n"
+#define HELP_KEY "  --embed-key K     its API key (else $APIDEX_EMBED_KEY or $OPENAI_API_KEY)\n"
+#define HELP_PRECISION                                                                             \
+    "  --precision P     local model: f32 (default) or bf16 (AVX-512 BF16 CPUs, ~1.4x faster)\n"
+
 const char *cli_embed_flags_help(void)
 {
-    return "  --model M         embedding model: a folder, or a name under ~/.cache/apidex/models\n"
-           "                    (default " EMBED_DEFAULT_MODEL
-           "); with --embed-url the remote name\n"
-           "  --embed-url URL   an OpenAI-compatible /v1/embeddings server instead of the local "
-           "model\n"
-           "  --embed-key K     its API key (else $APIDEX_EMBED_KEY or $OPENAI_API_KEY)\n"
-           "  --precision P     local model: f32 (default) or bf16 (AVX-512 BF16 CPUs, ~1.4x "
-           "faster)\n";
+    return HELP_MODEL HELP_URL HELP_KEY HELP_PRECISION;
 }
+
+static const char *const modes[] = {"lexical", "dense", "hybrid", NULL};
+static const char *const precisions[] = {"f32", "bf16", NULL};
+
+static int take_mode(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    static const search_mode values[] = {SEARCH_LEXICAL, SEARCH_DENSE, SEARCH_HYBRID};
+    cli_embed_flags *f = opts;
+    int m = cli_arg_choice(cmd, flag, value, modes);
+    if (m < 0) return CLI_USAGE;
+    f->mode = (int)values[m];
+    f->mode_given = true;
+    return CLI_OK;
+}
+
+/* --model, --embed-url and --embed-key: a provider was named. */
+static int take_provider(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    cli_embed_flags *f = opts;
+    *(!strcmp(flag, "--model")       ? &f->model
+      : !strcmp(flag, "--embed-url") ? &f->url
+                                     : &f->key) = value;
+    f->given = true;
+    return CLI_OK;
+}
+
+static int take_weight(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    cli_embed_flags *f = opts;
+    f->weight_arg = value;
+    return cli_arg_double(cmd, flag, value, 0, 1, true, &f->hybrid_weight) ? CLI_OK : CLI_USAGE;
+}
+
+static int take_precision(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    cli_embed_flags *f = opts;
+    int p = cli_arg_choice(cmd, flag, value, precisions);
+    if (p < 0) return CLI_USAGE;
+    f->precision = precisions[p];
+    f->given = true;
+    return CLI_OK;
+}
+
+/* The embedding model's flags (index builds vectors with them) ... */
+static const cli_flag model_rows[] = {
+    CLI_HANDLER("--model", NULL, take_provider, NULL, HELP_MODEL),
+    CLI_HANDLER("--embed-url", NULL, take_provider, NULL, HELP_URL),
+    CLI_HANDLER("--embed-key", NULL, take_provider, NULL, HELP_KEY),
+    CLI_HANDLER("--precision", NULL, take_precision, precisions, HELP_PRECISION),
+};
+const cli_flag_table cli_embed_model_table = {model_rows, sizeof model_rows / sizeof *model_rows};
+
+/* ... and where a search runs, --mode and --hybrid-weight too. They have no help line here:
+   each command says what they do for it. */
+static const cli_flag embed_rows[] = {
+    CLI_HANDLER("--mode", NULL, take_mode, modes, NULL),
+    CLI_HANDLER("--hybrid-weight", NULL, take_weight, NULL, NULL),
+    {.kind = CLI_F_INCLUDE, .at = 0, .table = &cli_embed_model_table},
+};
+const cli_flag_table cli_embed_table = {embed_rows, sizeof embed_rows / sizeof *embed_rows};
 
 int cli_embed_parse_flag(int argc, char **argv, int *i, cli_embed_flags *f)
 {
-    const char *cmd = argv[0], *a = argv[*i];
-    if (!strcmp(a, "--mode")) {
-        if (*i + 1 >= argc) {
-            cli_arg_unknown(cmd, a);
-            return -1;
-        }
-        static const char *const modes[] = {"lexical", "dense", "hybrid", NULL};
-        static const search_mode values[] = {SEARCH_LEXICAL, SEARCH_DENSE, SEARCH_HYBRID};
-        int m = cli_arg_choice(cmd, a, argv[++*i], modes);
-        if (m < 0) return -1;
-        f->mode = (int)values[m];
-        f->mode_given = true;
-        return 1;
-    }
-    const char **slot = !strcmp(a, "--model")           ? &f->model
-                        : !strcmp(a, "--embed-url")     ? &f->url
-                        : !strcmp(a, "--embed-key")     ? &f->key
-                        : !strcmp(a, "--hybrid-weight") ? &f->weight_arg
-                        : !strcmp(a, "--precision")     ? &f->precision
-                                                        : NULL;
-    if (!slot) return 0;
-    if (*i + 1 >= argc) {
-        cli_arg_unknown(cmd, a);
-        return -1;
-    }
-    *slot = argv[++*i];
-    if (slot == &f->weight_arg) {
-        if (!cli_arg_double(cmd, a, *slot, 0, 1, true, &f->hybrid_weight)) return -1;
-    } else if (slot == &f->precision) {
-        static const char *const precisions[] = {"f32", "bf16", NULL};
-        int p = cli_arg_choice(cmd, a, *slot, precisions);
-        if (p < 0) return -1;
-        *slot = precisions[p];
-        f->given = true;
-    } else {
-        f->given = true;
-    }
-    return 1;
+    return cli_flags_take(argv[0], &cli_embed_table, NULL, argc, argv, i, f);
 }
 
 int cli_embed_open(const cli_embed_flags *f, embed_provider **out)

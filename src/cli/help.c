@@ -1,9 +1,11 @@
 /*
- * The command table and what is generated from its help text: the flags each command
- * knows (for "did you mean"), shell completion for bash, zsh and fish, and the man page.
+ * The command table and what is generated from each command's flags: the flags it knows
+ * (for "did you mean"), shell completion for bash, zsh and fish, and the man page.
  *
- * The help text is the one source of truth: a flag exists for completion, suggestions and
- * the manual when a usage line names it (`--format openai|anthropic` also gives its values).
+ * A converted command's flag table (flags.c) is the one source of its flags and of the
+ * values a flag takes (its choice set). A command without a table yet is read from its help
+ * text: a flag exists for completion, suggestions and the manual when a usage line names it
+ * (`--format openai|anthropic` also gives its values).
  */
 #include "cli/cli.h"
 
@@ -14,50 +16,55 @@
 
 static const cli_command commands[] = {
     {"inspect", cli_cmd_inspect, cli_usage_inspect,
-     "load specs and report what was found (and what is wrong)"},
+     "load specs and report what was found (and what is wrong)", NULL},
     {"search", cli_cmd_search, cli_usage_search,
-     "find the endpoints a task needs, by relevance, and the plan that calls them"},
-    {"index", cli_cmd_index, cli_usage_index, "build or update the index (incremental, atomic)"},
-    {"add", cli_cmd_add, cli_usage_add, "add or update APIs, keeping the rest of the index"},
-    {"remove", cli_cmd_remove, cli_usage_remove, "remove APIs from the index by id"},
-    {"show", cli_cmd_show, cli_usage_show, "one operation, resolved, with the schemas it needs"},
+     "find the endpoints a task needs, by relevance, and the plan that calls them",
+     &cli_search_table},
+    {"index", cli_cmd_index, cli_usage_index, "build or update the index (incremental, atomic)",
+     &cli_index_table},
+    {"add", cli_cmd_add, cli_usage_add, "add or update APIs, keeping the rest of the index", NULL},
+    {"remove", cli_cmd_remove, cli_usage_remove, "remove APIs from the index by id", NULL},
+    {"show", cli_cmd_show, cli_usage_show, "one operation, resolved, with the schemas it needs",
+     &cli_show_table},
     {"feedback", cli_cmd_feedback, cli_usage_feedback,
-     "report the endpoints used for a task (the usage prior of search)"},
+     "report the endpoints used for a task (the usage prior of search)", NULL},
     {"call", cli_cmd_call, cli_usage_call,
-     "call an endpoint (validated, safe by default) or show the call (--dry-run)"},
+     "call an endpoint (validated, safe by default) or show the call (--dry-run)", NULL},
     {"run", cli_cmd_run, cli_usage_run,
-     "solve a task by calling the APIs: plan, select, call, parse (RestGPT)"},
+     "solve a task by calling the APIs: plan, select, call, parse (RestGPT)", NULL},
     {"snippet", cli_cmd_snippet, cli_usage_snippet,
-     "a ready-to-run call in curl, Python, JavaScript or Go"},
+     "a ready-to-run call in curl, Python, JavaScript or Go", NULL},
     {"match", cli_cmd_match, cli_usage_match,
-     "the registry operations an OpenAPI document describes, or no match"},
+     "the registry operations an OpenAPI document describes, or no match", NULL},
     {"list", cli_cmd_list, cli_usage_list,
-     "the APIs and their operations, or a capability manifest"},
+     "the APIs and their operations, or a capability manifest", &cli_list_table},
     {"agent", cli_cmd_agent, cli_usage_agent,
-     "the Discovery Agent: an LLM picks the endpoints a task needs"},
-    {"ask", cli_cmd_ask, cli_usage_ask,
-     "answer a question about the APIs from their docs (askAPI)"},
+     "the Discovery Agent: an LLM picks the endpoints a task needs", &cli_agent_table},
+    {"ask", cli_cmd_ask, cli_usage_ask, "answer a question about the APIs from their docs (askAPI)",
+     &cli_ask_table},
     {"eval", cli_cmd_eval, cli_usage_eval,
-     "recall / precision / F1, tokens and latency on query sets"},
+     "recall / precision / F1, tokens and latency on query sets", &cli_eval_table},
     {"tokens", cli_cmd_tokens, cli_usage_tokens,
-     "count or print the tokens of a file (cl100k or WordPiece)"},
+     "count or print the tokens of a file (cl100k or WordPiece)", NULL},
     {"embed", cli_cmd_embed, cli_usage_embed,
-     "print the embeddings of texts (local model or HTTP provider)"},
-    {"model", cli_cmd_model, cli_usage_model, "install (pull), locate or list embedding models"},
+     "print the embeddings of texts (local model or HTTP provider)", NULL},
+    {"model", cli_cmd_model, cli_usage_model, "install (pull), locate or list embedding models",
+     NULL},
     {"chunk", cli_cmd_chunk, cli_usage_chunk,
-     "split specs into chunks with one of eight strategies"},
+     "split specs into chunks with one of eight strategies", NULL},
     {"stats", cli_cmd_stats, cli_usage_stats,
-     "token statistics per document and operation, per filter"},
+     "token statistics per document and operation, per filter", NULL},
     {"serve", cli_cmd_serve, cli_usage_serve,
-     "HTTP JSON API and MCP (Streamable HTTP) over the index"},
-    {"mcp", cli_cmd_mcp, cli_usage_mcp, "MCP server on stdio, for Claude Desktop, Cursor, VS Code"},
+     "HTTP JSON API and MCP (Streamable HTTP) over the index", NULL},
+    {"mcp", cli_cmd_mcp, cli_usage_mcp, "MCP server on stdio, for Claude Desktop, Cursor, VS Code",
+     NULL},
     {"mock", cli_cmd_mock, cli_usage_mock,
-     "a mock server for specs: examples, schema-valid answers, checked requests"},
+     "a mock server for specs: examples, schema-valid answers, checked requests", NULL},
     {"tools", cli_cmd_tools, cli_usage_tools,
-     "OpenAI / Anthropic function definitions for endpoints"},
+     "OpenAI / Anthropic function definitions for endpoints", &cli_tools_table},
     {"completion", cli_cmd_completion, cli_usage_completion,
-     "print shell completion for bash, zsh or fish"},
-    {"man", cli_cmd_man, cli_usage_man, "print this manual as a man page (roff)"},
+     "print shell completion for bash, zsh or fish", NULL},
+    {"man", cli_cmd_man, cli_usage_man, "print this manual as a man page (roff)", NULL},
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
@@ -142,6 +149,25 @@ static void read_values(help_flag *hf, const char *p)
     hf->values[n] = NULL;
 }
 
+/* A table's flag (and its alias) with the values of its set, once each. */
+static void add_table_flag(const cli_flag *f, void *ctx)
+{
+    help_info *h = ctx;
+    if (f->unlisted) return;
+    const char *names[2] = {f->name, f->alias};
+    for (size_t k = 0; k < 2; k++) {
+        bool seen = !names[k];
+        for (size_t i = 0; i < h->n_flags && !seen; i++) seen = !strcmp(h->flags[i].name, names[k]);
+        if (seen || h->n_flags == CLI_MAX_FLAGS) continue;
+        help_flag *hf = &h->flags[h->n_flags++];
+        hf->name = names[k];
+        size_t n = 0;
+        for (; f->choices && f->choices[n] && n + 1 < sizeof hf->values / sizeof *hf->values; n++)
+            hf->values[n] = f->choices[n];
+        hf->values[n] = NULL;
+    }
+}
+
 static help_info *help_load(const char *cmd)
 {
     const cli_command *c = cli_command_find(cmd);
@@ -150,6 +176,12 @@ static help_info *help_load(const char *cmd)
     if (h->loaded) return h;
     h->loaded = true;
     h->text = usage_text(c->usage);
+    if (c->flags) {
+        /* A converted command: its table is the one source of its flags. */
+        cli_flags_each(c->flags, add_table_flag, h);
+        add_table_flag(&(cli_flag){.kind = CLI_F_SWITCH, .name = "--help"}, h);
+        return h;
+    }
     for (const char *p = h->text; p && *p; p++) {
         if (*p != '-' || (p > h->text && !strchr(" [|(/,\n", p[-1]))) continue;
         const char *s = p;

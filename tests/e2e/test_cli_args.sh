@@ -173,4 +173,26 @@ grep '"id":2' "$tmp/mcp.jsonl" | grep -q '"isError":true' || fail "MCP blank tas
 grep '"id":2' "$tmp/mcp.jsonl" | grep -q 'task is empty: describe what you want to do in plain words' ||
   fail "MCP blank task: $(cat "$tmp/mcp.jsonl")"
 
+echo "== flag tables: lists, older spellings, flags taken but never offered"
+args=()
+for n in $(seq 1 32); do args+=(--api "a$n"); done
+usage_error "search 32 --api" "apidex search: --api: at most 31 filters of one kind" \
+  "$bin" search "pets" "${args[@]}" --db "$db"
+usage_error "agent --k range" "apidex agent: --k takes a whole number from 1 to 100, got '0'" \
+  "$bin" agent "pets" --k 0 --db "$db"
+usage_error "index --mode" "apidex index: --mode is a search option, not an index one" \
+  "$bin" index "$src/examples" --mode dense --db "$tmp/y.db"
+usage_error "index --mode at the end" "unknown option '--mode'; did you mean '--model'?" \
+  "$bin" index "$src/examples" --mode
+usage_error "eval --llm-url at the end" "apidex eval: --llm-url needs a value (see --help)" \
+  "$bin" eval --queries q.json --llm-url
+"$bin" completion bash > "$tmp/c.bash"
+agent_opts=$(grep '^    agent) opts=' "$tmp/c.bash")
+index_opts=$(grep '^    index) opts=' "$tmp/c.bash")
+case " $agent_opts " in *" --k "*) fail "completion offers agent's older --k" ;; esac
+case " $index_opts " in *" --mode "*|*" --hybrid-weight "*) fail "completion offers index --mode" ;; esac
+case " $index_opts " in *" --model "*) ;; *) fail "completion lacks index --model: $index_opts" ;; esac
+grep -q '"search --method") COMPREPLY=($(compgen -W "GET PUT POST DELETE HEAD PATCH OPTIONS TRACE"' \
+  "$tmp/c.bash" || fail "completion lacks search --method's values"
+
 echo "ok"
