@@ -1,8 +1,8 @@
 /*
- * The HTTP server (libmicrohttpd): the JSON API routes, MCP over Streamable
- * HTTP at /mcp, bearer-token authentication, limits, CORS, metrics and the
- * structured access log. Each request takes one index snapshot, so a rebuild
- * swaps the index under a running server without failing anything in flight.
+ * The HTTP server (libmicrohttpd): requests routed by the route table (routes.c) to the
+ * JSON API (http_api.c), the page, MCP over Streamable HTTP at /mcp, bearer-token authentication,
+ * limits, CORS, metrics and the structured access log. Each request takes one index snapshot, so a
+ * rebuild swaps the index under a running server without failing anything in flight.
  *
  * Limits and where they bite: headers larger than max_header do not fit the
  * connection's memory pool and get 431 from the library; a Content-Length over
@@ -20,14 +20,10 @@
  * query parameter, \u0000 in a JSON body) is refused with 400 naming where it
  * is, never acted on cut at the NUL.
  */
-#include "serve/serve_int.h"
-
-#include "chunk/chunk.h"
+#include "serve/http_int.h"
 
 #include <arpa/inet.h>
-#include <microhttpd.h>
 #include <netinet/in.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,44 +31,6 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-
-struct serve_http {
-    struct MHD_Daemon *daemon;
-    serve_db *db;
-    mcp_server *mcp;
-    serve_metrics *metrics;
-    struct agent_llm *llm;
-    const serve_call_config *calls; /* POST /v1/call; NULL: off */
-    char *token;
-    size_t token_len;
-    size_t max_body, max_header;
-    double timeout_s;
-    serve_guard *guard; /* the header deadline */
-    const char **cors;  /* NULL-terminated copy; NULL = off */
-    bool cors_any;
-    bool loopback; /* bound to a loopback address: Host must name it */
-    int log_fd;
-    pthread_mutex_t log_lock; /* also guards the three below */
-    double mhd_log_window;    /* the library's messages: when this window began */
-    size_t mhd_log_count, mhd_log_left_out;
-    unsigned port;
-    serve_sse *sse; /* subscriptions/listen streams and the thread that feeds them */
-};
-
-/* Per-request state, from the headers to the completion callback. */
-typedef struct req_ctx {
-    bool begun;    /* the access handler has seen it (headers complete) */
-    bool path_nul; /* the raw path held %00 */
-    double start;
-    serve_route route;
-    core_buf body;
-    bool too_large;
-    int status;
-    size_t bytes;
-    const char *rpc_method;
-    char method[16];
-    char path[200];
-} req_ctx;
 
 /* ---------------------------------------------------------------- responses */
 
@@ -93,9 +51,9 @@ static void add_common_headers(serve_http *h, struct MHD_Connection *conn, struc
 }
 
 /* Queues a response; body is malloc'd (taken) or NULL. */
-static enum MHD_Result respond(serve_http *h, struct MHD_Connection *conn, req_ctx *rq, int status,
-                               const char *content_type, char *body, size_t len,
-                               const char *const *headers)
+enum MHD_Result serve_respond(serve_http *h, struct MHD_Connection *conn, req_ctx *rq, int status,
+                              const char *content_type, char *body, size_t len,
+                              const char *const *headers)
 {
     struct MHD_Response *r =
         body ? MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE)
@@ -117,24 +75,24 @@ static enum MHD_Result respond(serve_http *h, struct MHD_Connection *conn, req_c
     return ret;
 }
 
-static enum MHD_Result respond_json(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
-                                    int status, struct json_object *obj)
+enum MHD_Result serve_respond_json(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                                   int status, struct json_object *obj)
 {
     size_t len = 0;
     char *text = obj ? serve_json_dump(obj, &len) : NULL;
     json_object_put(obj);
-    if (!text) return respond(h, conn, rq, 500, "text/plain", NULL, 0, NULL);
-    return respond(h, conn, rq, status, "application/json", text, len, NULL);
+    if (!text) return serve_respond(h, conn, rq, 500, "text/plain", NULL, 0, NULL);
+    return serve_respond(h, conn, rq, status, "application/json", text, len, NULL);
 }
 
-static enum MHD_Result respond_error(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
-                                     int status, const char *message, const char *const *headers)
+enum MHD_Result serve_respond_error(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                                    int status, const char *message, const char *const *headers)
 {
     struct json_object *o = json_object_new_object(), *e = json_object_new_object();
     if (!o || !e) {
         json_object_put(o);
         json_object_put(e);
-        return respond(h, conn, rq, status, NULL, NULL, 0, headers);
+        return serve_respond(h, conn, rq, status, NULL, NULL, 0, headers);
     }
     serve_jadd(e, "status", json_object_new_int(status));
     serve_jadd(e, "message", json_object_new_string(message));
@@ -142,31 +100,31 @@ static enum MHD_Result respond_error(serve_http *h, struct MHD_Connection *conn,
     size_t len = 0;
     char *text = serve_json_dump(o, &len);
     json_object_put(o);
-    return respond(h, conn, rq, status, "application/json", text, text ? len : 0, headers);
+    return serve_respond(h, conn, rq, status, "application/json", text, text ? len : 0, headers);
 }
 
 /* Maps a query failure to a status: bad arguments 400, unknown things 404. */
-static enum MHD_Result respond_query(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
-                                     int rc, struct json_object *obj, const apidex_error *err)
+enum MHD_Result serve_respond_query(serve_http *h, struct MHD_Connection *conn, req_ctx *rq, int rc,
+                                    struct json_object *obj, const apidex_error *err)
 {
-    if (!rc) return respond_json(h, conn, rq, 200, obj);
+    if (!rc) return serve_respond_json(h, conn, rq, 200, obj);
     int status = rc == APIDEX_EINVAL ? 400 : rc == APIDEX_ENOTFOUND ? 404 : 500;
-    return respond_error(h, conn, rq, status, err->message[0] ? err->message : apidex_strerror(rc),
-                         NULL);
+    return serve_respond_error(h, conn, rq, status,
+                               err->message[0] ? err->message : apidex_strerror(rc), NULL);
 }
 
 /* respond_query, and with ?markup=html (the page) each description also as safe HTML
    (serve_markup_add); another markup value is 400. */
-static enum MHD_Result respond_marked(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
-                                      int rc, struct json_object *obj, const apidex_error *err)
+enum MHD_Result serve_respond_marked(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                                     int rc, struct json_object *obj, const apidex_error *err)
 {
     const char *markup = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "markup");
     if (markup && strcmp(markup, "html")) {
         json_object_put(obj);
-        return respond_error(h, conn, rq, 400, "markup must be html", NULL);
+        return serve_respond_error(h, conn, rq, 400, "markup must be html", NULL);
     }
     if (!rc && markup) serve_markup_add(obj);
-    return respond_query(h, conn, rq, rc, obj, err);
+    return serve_respond_query(h, conn, rq, rc, obj, err);
 }
 
 /* ---------------------------------------------------------------- request checks */
@@ -241,407 +199,11 @@ static bool origin_allowed(serve_http *h, const char *origin)
     return is_loopback_host(p, strlen(p));
 }
 
-static serve_route route_of(const char *url)
+enum MHD_Result serve_on_healthz(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                                 const char *url, const char *method)
 {
-    serve_route ui = serve_ui_route(url); /* the web page (ui_page.c, ui_api.c) */
-    if (ui != ROUTE_OTHER) return ui;
-    if (!strcmp(url, "/v1/search")) return ROUTE_SEARCH;
-    if (!strncmp(url, "/v1/endpoints/", 14) || !strcmp(url, "/v1/endpoints")) return ROUTE_ENDPOINT;
-    if (!strcmp(url, "/v1/apis")) return ROUTE_APIS;
-    if (!strcmp(url, "/v1/ask")) return ROUTE_ASK;
-    if (!strcmp(url, "/v1/tools")) return ROUTE_TOOLS;
-    if (!strcmp(url, "/v1/match")) return ROUTE_MATCH;
-    if (!strcmp(url, "/v1/feedback")) return ROUTE_FEEDBACK;
-    if (!strcmp(url, "/v1/call")) return ROUTE_CALL;
-    if (!strcmp(url, "/healthz")) return ROUTE_HEALTHZ;
-    if (!strcmp(url, "/metrics")) return ROUTE_METRICS;
-    if (!strcmp(url, "/openapi.json")) return ROUTE_OPENAPI;
-    if (!strcmp(url, "/mcp")) return ROUTE_MCP;
-    return ROUTE_OTHER;
-}
-
-static const char *allowed_methods(serve_route r)
-{
-    switch (r) {
-    case ROUTE_ASK:
-    case ROUTE_MATCH:
-    case ROUTE_FEEDBACK:
-    case ROUTE_CALL:
-        return "POST";
-    case ROUTE_MCP:
-        return "POST, DELETE";
-    case ROUTE_OTHER:
-        return NULL;
-    default:
-        return "GET, HEAD";
-    }
-}
-
-static bool method_allowed(serve_route r, const char *m)
-{
-    const char *allow = allowed_methods(r);
-    if (!allow) return true;         /* unknown route: 404 comes first */
-    if (r == ROUTE_MCP) return true; /* the MCP transport answers 405 itself (GET included) */
-    if (r == ROUTE_ASK || r == ROUTE_MATCH || r == ROUTE_FEEDBACK || r == ROUTE_CALL)
-        return !strcmp(m, "POST");
-    return !strcmp(m, "GET") || !strcmp(m, "HEAD");
-}
-
-/* ---------------------------------------------------------------- routes */
-
-typedef struct http_search_args {
-    const char *q, *k, *adaptive, *include_deprecated;
-    const char *apis[SERVE_MAX_FILTERS + 1], *tags[SERVE_MAX_FILTERS + 1],
-        *methods[SERVE_MAX_FILTERS + 1];
-    size_t n_apis, n_tags, n_methods;
-    char bad[120]; /* first problem found */
-} http_search_args;
-
-static enum MHD_Result collect_search(void *cls, enum MHD_ValueKind kind, const char *key,
-                                      const char *value)
-{
-    (void)kind;
-    http_search_args *p = cls;
-    if (p->bad[0]) return MHD_YES;
-    if (!value) value = "";
-    const char **list = NULL;
-    size_t *n = NULL;
-    if (!strcmp(key, "q"))
-        p->q = value;
-    else if (!strcmp(key, "k"))
-        p->k = value;
-    else if (!strcmp(key, "adaptive"))
-        p->adaptive = value;
-    else if (!strcmp(key, "include_deprecated"))
-        p->include_deprecated = value;
-    else if (!strcmp(key, "api"))
-        list = p->apis, n = &p->n_apis;
-    else if (!strcmp(key, "tag"))
-        list = p->tags, n = &p->n_tags;
-    else if (!strcmp(key, "method"))
-        list = p->methods, n = &p->n_methods;
-    else
-        snprintf(p->bad, sizeof p->bad,
-                 "unknown parameter '%.40s' (q, k, adaptive, api, tag, method, include_deprecated)",
-                 key);
-    if (list) {
-        if (*n >= SERVE_MAX_FILTERS)
-            snprintf(p->bad, sizeof p->bad, "too many '%s' values", key);
-        else
-            list[(*n)++] = value, list[*n] = NULL;
-    }
-    return MHD_YES;
-}
-
-static bool parse_bool(const char *s, bool *out)
-{
-    if (!s) return true;
-    if (!strcmp(s, "true") || !strcmp(s, "1") || !*s)
-        *out = true;
-    else if (!strcmp(s, "false") || !strcmp(s, "0"))
-        *out = false;
-    else
-        return false;
-    return true;
-}
-
-static enum MHD_Result route_search(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
-{
-    http_search_args p = {0};
-    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_search, &p);
-    if (p.bad[0]) return respond_error(h, conn, rq, 400, p.bad, NULL);
-    if (!p.q) return respond_error(h, conn, rq, 400, "missing parameter q (the task)", NULL);
-    serve_search_args a = {.task = p.q};
-    if (p.k) {
-        char *end;
-        long k = strtol(p.k, &end, 10);
-        if (*end || end == p.k || k < 1 || k > SERVE_MAX_K)
-            return respond_error(h, conn, rq, 400, "k must be an integer between 1 and 100", NULL);
-        a.k = (size_t)k;
-    }
-    if (!parse_bool(p.adaptive, &a.adaptive) ||
-        !parse_bool(p.include_deprecated, &a.include_deprecated))
-        return respond_error(h, conn, rq, 400, "adaptive and include_deprecated take true or false",
-                             NULL);
-    a.apis = p.n_apis ? p.apis : NULL;
-    a.tags = p.n_tags ? p.tags : NULL;
-    a.methods = p.n_methods ? p.methods : NULL;
-    serve_snapshot *snap = serve_db_acquire(h->db);
-    struct json_object *obj = NULL;
-    apidex_error err;
-    core_error_clear(&err);
-    int rc = serve_query_search(snap, &a, &obj, &err);
-    serve_snapshot_release(snap);
-    return respond_query(h, conn, rq, rc, obj, &err);
-}
-
-static enum MHD_Result route_endpoint(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
-                                      const char *url)
-{
-    serve_snapshot *snap = serve_db_acquire(h->db);
-    struct json_object *obj = NULL;
-    apidex_error err;
-    core_error_clear(&err);
-    int rc;
-    const char *detail = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "detail");
-    const char *markup = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "markup");
-    if (markup && !strcmp(markup, "html") && strcmp(url, "/v1/endpoints")) {
-        /* the page's view: descriptions as written, made safe HTML by respond_marked */
-        chunk_detail level = CHUNK_DETAIL_CALL;
-        long found = -1;
-        const char *id = url + strlen("/v1/endpoints/");
-        rc = detail ? chunk_detail_parse(detail, &level, &err) : 0;
-        if (!rc) rc = serve_find_endpoint(snap, id, NULL, NULL, NULL, &found, &err);
-        if (!rc)
-            rc = serve_endpoint_detail(snap->idx, found, (int)level | CHUNK_DETAIL_AS_WRITTEN, &obj,
-                                       &err);
-    } else if (!strcmp(url, "/v1/endpoints")) {
-        const char *m = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "method");
-        const char *p = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "path");
-        const char *api = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "api");
-        if (!m || !p) {
-            serve_snapshot_release(snap);
-            return respond_error(h, conn, rq, 400,
-                                 "give method and path (or use /v1/endpoints/{id})", NULL);
-        }
-        rc = serve_query_endpoint(snap, NULL, m, p, api, detail, &obj, &err);
-    } else {
-        /* The library hands over the path already percent-decoded. */
-        const char *id = url + strlen("/v1/endpoints/");
-        rc = *id ? serve_query_endpoint(snap, id, NULL, NULL, NULL, detail, &obj, &err)
-                 : core_error_set(&err, APIDEX_EINVAL, "missing endpoint id");
-    }
-    serve_snapshot_release(snap);
-    return respond_marked(h, conn, rq, rc, obj, &err);
-}
-
-/* GET /v1/tools: id (repeated) or q [k], format (tooldefs.c does the work) */
-typedef struct http_tools_args {
-    const char *ids[SERVE_MAX_TOOL_IDS];
-    size_t n_ids;
-    const char *q, *k, *format;
-    char bad[120];
-} http_tools_args;
-
-static enum MHD_Result collect_tools(void *cls, enum MHD_ValueKind kind, const char *key,
-                                     const char *value)
-{
-    (void)kind;
-    http_tools_args *p = cls;
-    if (p->bad[0]) return MHD_YES;
-    if (!value) value = "";
-    if (!strcmp(key, "id")) {
-        if (p->n_ids < SERVE_MAX_TOOL_IDS)
-            p->ids[p->n_ids++] = value;
-        else
-            snprintf(p->bad, sizeof p->bad, "too many ids (at most %d)", SERVE_MAX_TOOL_IDS);
-    } else if (!strcmp(key, "q")) {
-        p->q = value;
-    } else if (!strcmp(key, "k")) {
-        p->k = value;
-    } else if (!strcmp(key, "format")) {
-        p->format = value;
-    } else {
-        snprintf(p->bad, sizeof p->bad, "unknown parameter '%.40s' (id, q, k, format)", key);
-    }
-    return MHD_YES;
-}
-
-static enum MHD_Result route_tools(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
-{
-    http_tools_args p = {0};
-    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_tools, &p);
-    if (p.bad[0]) return respond_error(h, conn, rq, 400, p.bad, NULL);
-    serve_tools_format fmt = SERVE_TOOLS_OPENAI;
-    if (p.format && !strcmp(p.format, "anthropic"))
-        fmt = SERVE_TOOLS_ANTHROPIC;
-    else if (p.format && !strcmp(p.format, "mcp"))
-        fmt = SERVE_TOOLS_MCP;
-    else if (p.format && strcmp(p.format, "openai"))
-        return respond_error(h, conn, rq, 400, "format must be openai, anthropic or mcp", NULL);
-    size_t k = 0;
-    if (p.k) {
-        char *end;
-        long n = strtol(p.k, &end, 10);
-        if (*end || end == p.k || n < 1 || n > SERVE_MAX_K)
-            return respond_error(h, conn, rq, 400, "k must be an integer between 1 and 100", NULL);
-        k = (size_t)n;
-    }
-    serve_snapshot *snap = serve_db_acquire(h->db);
-    struct json_object *obj = NULL;
-    apidex_error err;
-    core_error_clear(&err);
-    int rc = serve_query_tools(snap, p.ids, p.n_ids, p.q, k, fmt, &obj, &err);
-    serve_snapshot_release(snap);
-    return respond_query(h, conn, rq, rc, obj, &err);
-}
-
-static enum MHD_Result route_apis(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
-{
-    serve_snapshot *snap = serve_db_acquire(h->db);
-    struct json_object *obj = NULL;
-    apidex_error err;
-    core_error_clear(&err);
-    int rc = serve_query_apis(snap, &obj, &err);
-    serve_snapshot_release(snap);
-    return respond_marked(h, conn, rq, rc, obj, &err);
-}
-
-static bool is_json_type(const char *ct)
-{
-    if (!ct) return false;
-    size_t n = strcspn(ct, "; \t");
-    return n == 16 && !strncasecmp(ct, "application/json", 16);
-}
-
-/* The request body as a JSON object, or NULL after answering 415/400 (*ret: how the answer
-   was queued). */
-static struct json_object *json_body(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
-                                     enum MHD_Result *ret)
-{
-    if (!is_json_type(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type"))) {
-        *ret = respond_error(h, conn, rq, 415, "the body must be application/json", NULL);
-        return NULL;
-    }
-    struct json_object *body = serve_json_object_parse(rq->body.data, rq->body.len);
-    if (!body) {
-        *ret = respond_error(h, conn, rq, 400, "the body must be a JSON object", NULL);
-        return NULL;
-    }
-    char at[96], msg[200];
-    if (serve_json_nul_at(rq->body.data, rq->body.len, body, NULL, at, sizeof at)) {
-        json_object_put(body);
-        snprintf(msg, sizeof msg,
-                 "%s%s%s contains a NUL character (\\u0000): refused rather than cut at it",
-                 strcmp(at, "a member name") ? "member '" : "", at,
-                 strcmp(at, "a member name") ? "'" : "");
-        *ret = respond_error(h, conn, rq, 400, msg, NULL);
-        return NULL;
-    }
-    return body;
-}
-
-/* POST /v1/feedback: the endpoints a caller used for a task (usage.c does the work) */
-static enum MHD_Result route_feedback(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
-{
-    enum MHD_Result ret = MHD_NO;
-    struct json_object *body = json_body(h, conn, rq, &ret);
-    if (!body) return ret;
-    apidex_error err;
-    core_error_clear(&err);
-    struct json_object *obj = NULL;
-    serve_snapshot *snap = serve_db_acquire(h->db);
-    int rc = serve_query_feedback(snap, body, &obj, &err);
-    serve_snapshot_release(snap);
-    json_object_put(body);
-    return respond_query(h, conn, rq, rc, obj, &err);
-}
-
-/* POST /v1/call: serve_query_call (call.c); 403 while calls are off. */
-static enum MHD_Result route_call(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
-{
-    if (!h->calls)
-        return respond_error(h, conn, rq, 403,
-                             "calls are off: start the server with apidex serve --allow-calls",
-                             NULL);
-    enum MHD_Result ret = MHD_YES;
-    struct json_object *body = json_body(h, conn, rq, &ret);
-    if (!body) return ret;
-    serve_snapshot *snap = serve_db_acquire(h->db);
-    struct json_object *obj = NULL;
-    apidex_error err;
-    core_error_clear(&err);
-    int rc = serve_query_call(snap, h->calls, body, &obj, &err);
-    serve_snapshot_release(snap);
-    json_object_put(body);
-    if (!rc) return respond_json(h, conn, rq, 200, obj);
-    return respond_error(h, conn, rq, serve_call_http_status(rc),
-                         err.message[0] ? err.message : apidex_strerror(rc), NULL);
-}
-
-static enum MHD_Result route_ask(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
-{
-    enum MHD_Result ret = MHD_YES;
-    struct json_object *body = json_body(h, conn, rq, &ret);
-    if (!body) return ret;
-    serve_ask_args a = {0};
-    const char *apis[SERVE_MAX_FILTERS + 1] = {0};
-    size_t n_apis = 0, task_len = 0;
-    char bad[160] = "";
-    json_object_object_foreach(body, key, val)
-    {
-        if (bad[0]) break;
-        if (!strcmp(key, "task")) {
-            if (!json_object_is_type(val, json_type_string)) {
-                snprintf(bad, sizeof bad, "task must be a string");
-            } else {
-                a.task = json_object_get_string(val);
-                task_len = (size_t)json_object_get_string_len(val);
-            }
-        } else if (!strcmp(key, "budget")) {
-            if (!json_object_is_type(val, json_type_int) || json_object_get_int64(val) < 0)
-                snprintf(bad, sizeof bad, "budget must be a positive integer");
-            else
-                a.budget = (size_t)json_object_get_int64(val);
-        } else if (!strcmp(key, "apis")) {
-            if (!json_object_is_type(val, json_type_array) ||
-                json_object_array_length(val) > SERVE_MAX_FILTERS) {
-                snprintf(bad, sizeof bad, "apis must be an array of at most %d strings",
-                         SERVE_MAX_FILTERS);
-                continue;
-            }
-            for (size_t i = 0; i < json_object_array_length(val); i++) {
-                struct json_object *it = json_object_array_get_idx(val, i);
-                if (!json_object_is_type(it, json_type_string) ||
-                    !serve_text_ok(json_object_get_string(it),
-                                   (size_t)json_object_get_string_len(it))) {
-                    snprintf(bad, sizeof bad, "apis must be an array of strings");
-                    break;
-                }
-                apis[n_apis++] = json_object_get_string(it);
-            }
-        } else {
-            snprintf(bad, sizeof bad, "unknown member '%.40s' (task, apis, budget)", key);
-        }
-    }
-    if (!bad[0] && !a.task) snprintf(bad, sizeof bad, "task is required");
-    if (!bad[0] && !serve_text_ok(a.task, task_len))
-        snprintf(bad, sizeof bad, "task must be UTF-8 text without NUL bytes");
-    if (bad[0]) {
-        json_object_put(body);
-        return respond_error(h, conn, rq, 400, bad, NULL);
-    }
-    a.apis = n_apis ? apis : NULL;
-    a.llm = h->llm;
-    if (a.budget > SERVE_MAX_BUDGET * 4)
-        a.budget = SERVE_MAX_BUDGET + 1; /* still refused, no overflow */
-    serve_snapshot *snap = serve_db_acquire(h->db);
-    struct json_object *obj = NULL;
-    apidex_error err;
-    core_error_clear(&err);
-    int rc = serve_query_ask(snap, &a, &obj, &err);
-    serve_snapshot_release(snap);
-    json_object_put(body);
-    return respond_query(h, conn, rq, rc, obj, &err);
-}
-
-/* POST /v1/match[?threshold=T&k=K]: the body is an OpenAPI document (JSON or YAML) */
-static enum MHD_Result route_match(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
-{
-    serve_snapshot *snap = serve_db_acquire(h->db);
-    struct json_object *obj = NULL;
-    apidex_error err;
-    core_error_clear(&err);
-    int rc = serve_query_match_args(
-        snap, MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "threshold"),
-        MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "k"), rq->body.data, rq->body.len,
-        &obj, &err);
-    serve_snapshot_release(snap);
-    return respond_query(h, conn, rq, rc, obj, &err);
-}
-
-static enum MHD_Result route_healthz(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
-{
+    (void)url;
+    (void)method;
     serve_snapshot *snap = serve_db_acquire(h->db);
     const store_info *info = serve_snapshot_info(snap);
     char build[17];
@@ -663,40 +225,64 @@ static enum MHD_Result route_healthz(serve_http *h, struct MHD_Connection *conn,
     }
     json_object_put(idx);
     serve_snapshot_release(snap);
-    return respond_json(h, conn, rq, 200, o);
+    return serve_respond_json(h, conn, rq, 200, o);
 }
 
-static enum MHD_Result route_metrics(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
+enum MHD_Result serve_on_metrics(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                                 const char *url, const char *method)
 {
+    (void)url;
+    (void)method;
     core_buf b;
     core_buf_init(&b, 4 << 20);
     if (serve_metrics_render(h->metrics, h->db, h->mcp, &b)) {
         core_buf_free(&b);
-        return respond_error(h, conn, rq, 500, "out of memory", NULL);
+        return serve_respond_error(h, conn, rq, 500, "out of memory", NULL);
     }
     size_t len = b.len;
     char *text = core_buf_steal(&b, NULL);
-    return respond(h, conn, rq, 200, "text/plain; version=0.0.4; charset=utf-8", text,
-                   text ? len : 0, NULL);
+    return serve_respond(h, conn, rq, 200, "text/plain; version=0.0.4; charset=utf-8", text,
+                         text ? len : 0, NULL);
 }
 
-/* The web page and the data it reads besides the JSON API (ui_page.c, ui_api.c). */
-static enum MHD_Result route_ui(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
-                                const char *url)
+/* The web page (ui_page.c) and the data it reads besides the JSON API (ui_api.c). */
+static enum MHD_Result send_ui(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                               serve_ui_reply *r)
 {
+    return serve_respond(h, conn, rq, r->status, r->content_type, r->body, r->len, r->headers);
+}
+
+enum MHD_Result serve_on_page(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                              const char *url, const char *method)
+{
+    (void)method;
     serve_ui_reply r = {0};
-    if (rq->route == ROUTE_PAGE)
-        serve_ui_page(conn, url, &r);
-    else
-        serve_ui_data(h->db, conn, url, &r);
-    return respond(h, conn, rq, r.status, r.content_type, r.body, r.len, r.headers);
+    serve_ui_page(conn, url, &r);
+    return send_ui(h, conn, rq, &r);
 }
 
-static enum MHD_Result route_openapi(serve_http *h, struct MHD_Connection *conn, req_ctx *rq)
+enum MHD_Result serve_on_ui_data(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                                 const char *url, const char *method)
 {
-    const char *doc = serve_openapi_document();
+    (void)method;
+    serve_ui_reply r = {0};
+    serve_ui_data(h->db, conn, url, &r);
+    return send_ui(h, conn, rq, &r);
+}
+
+/* apidex's own document: the route table's paths with their operations from
+   openapi_self.json (openapi_self.c) */
+enum MHD_Result serve_on_openapi(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                                 const char *url, const char *method)
+{
+    (void)url;
+    (void)method;
+    apidex_error err;
+    core_error_clear(&err);
+    const char *doc = serve_openapi_document(&err);
+    if (!doc) return serve_respond_error(h, conn, rq, 500, err.message, NULL);
     char *copy = strdup(doc);
-    return respond(h, conn, rq, 200, "application/json", copy, copy ? strlen(copy) : 0, NULL);
+    return serve_respond(h, conn, rq, 200, "application/json", copy, copy ? strlen(copy) : 0, NULL);
 }
 
 /* A subscriptions/listen answer: an event stream that stays open (http_sse.c). */
@@ -704,7 +290,7 @@ static enum MHD_Result open_stream(serve_http *h, struct MHD_Connection *conn, r
                                    mcp_listen *listen, char *ack, size_t ack_len)
 {
     struct MHD_Response *r = serve_sse_open(h->sse, conn, listen, ack, ack_len);
-    if (!r) return respond_error(h, conn, rq, 500, "out of memory", NULL);
+    if (!r) return serve_respond_error(h, conn, rq, 500, "out of memory", NULL);
     MHD_add_response_header(r, "Content-Type", "text/event-stream");
     MHD_add_response_header(r, "X-Accel-Buffering", "no");
     add_common_headers(h, conn, r);
@@ -714,9 +300,10 @@ static enum MHD_Result open_stream(serve_http *h, struct MHD_Connection *conn, r
     return ret;
 }
 
-static enum MHD_Result route_mcp(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
-                                 const char *method)
+enum MHD_Result serve_on_mcp(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
+                             const char *url, const char *method)
 {
+    (void)url;
     char client[64];
     client_text(conn, client, sizeof client);
     mcp_http_request req = {
@@ -748,8 +335,8 @@ static enum MHD_Result route_mcp(serve_http *h, struct MHD_Connection *conn, req
     }
     char *body = res.body;
     res.body = NULL;
-    enum MHD_Result ret = respond(h, conn, rq, res.status, body ? "application/json" : NULL, body,
-                                  body ? res.body_len : 0, headers);
+    enum MHD_Result ret = serve_respond(h, conn, rq, res.status, body ? "application/json" : NULL,
+                                        body, body ? res.body_len : 0, headers);
     mcp_http_response_clear(&res);
     return ret;
 }
@@ -808,34 +395,35 @@ static enum MHD_Result first_call(serve_http *h, struct MHD_Connection *conn, re
     MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_length, &line);
     MHD_get_connection_values(conn, MHD_HEADER_KIND, add_length, &head);
     if (line > h->max_header)
-        return respond_error(h, conn, rq, 414, "request target too long", NULL);
+        return serve_respond_error(h, conn, rq, 414, "request target too long", NULL);
     if (line + head > h->max_header) {
         char msg[96];
         snprintf(msg, sizeof msg, "request line and headers over the limit of %zu bytes",
                  h->max_header);
-        return respond_error(h, conn, rq, 431, msg, NULL);
+        return serve_respond_error(h, conn, rq, 431, msg, NULL);
     }
     if (rq->path_nul)
-        return respond_error(h, conn, rq, 400,
-                             "the path contains a NUL character (%00): refused rather than cut "
-                             "at it",
-                             NULL);
+        return serve_respond_error(
+            h, conn, rq, 400,
+            "the path contains a NUL character (%00): refused rather than cut "
+            "at it",
+            NULL);
     nul_check nc = {.what = "parameter"};
     MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, find_nul, &nc);
     if (!nc.bad[0]) {
         nc.what = "header";
         MHD_get_connection_values_n(conn, MHD_HEADER_KIND, find_nul, &nc);
     }
-    if (nc.bad[0]) return respond_error(h, conn, rq, 400, nc.bad, NULL);
+    if (nc.bad[0]) return serve_respond_error(h, conn, rq, 400, nc.bad, NULL);
     /* DNS rebinding: on loopback, the Host must name loopback too. */
     const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
     if (h->loopback && host && !is_loopback_host(host, strlen(host)))
-        return respond_error(h, conn, rq, 403, "Host not allowed", NULL);
+        return serve_respond_error(h, conn, rq, 403, "Host not allowed", NULL);
     if (!origin_allowed(h, MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin")))
-        return respond_error(h, conn, rq, 403, "Origin not allowed", NULL);
+        return serve_respond_error(h, conn, rq, 403, "Origin not allowed", NULL);
     if (!strcmp(method, "OPTIONS")) {
         const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
-        if (h->cors && origin && rq->route != ROUTE_OTHER) {
+        if (h->cors && origin && rq->def) {
             const char *headers[] = {
                 "Access-Control-Allow-Methods",
                 "GET, HEAD, POST, DELETE, OPTIONS",
@@ -845,17 +433,17 @@ static enum MHD_Result first_call(serve_http *h, struct MHD_Connection *conn, re
                 "Access-Control-Max-Age",
                 "600",
                 NULL};
-            return respond(h, conn, rq, 204, NULL, NULL, 0, headers);
+            return serve_respond(h, conn, rq, 204, NULL, NULL, 0, headers);
         }
     }
-    if (rq->route == ROUTE_OTHER) return respond_error(h, conn, rq, 404, "no such route", NULL);
-    if (rq->route != ROUTE_HEALTHZ && rq->route != ROUTE_PAGE && !authorized(h, conn)) {
+    if (!rq->def) return serve_respond_error(h, conn, rq, 404, "no such route", NULL);
+    if (!(rq->def->flags & SERVE_ROUTE_OPEN) && !authorized(h, conn)) {
         const char *headers[] = {"WWW-Authenticate", "Bearer realm=\"apidex\"", NULL};
-        return respond_error(h, conn, rq, 401, "missing or wrong bearer token", headers);
+        return serve_respond_error(h, conn, rq, 401, "missing or wrong bearer token", headers);
     }
-    if (!method_allowed(rq->route, method)) {
-        const char *headers[] = {"Allow", allowed_methods(rq->route), NULL};
-        return respond_error(h, conn, rq, 405, "method not allowed", headers);
+    if (!serve_route_allows(rq->def, method)) {
+        const char *headers[] = {"Allow", rq->def->allow, NULL};
+        return serve_respond_error(h, conn, rq, 405, "method not allowed", headers);
     }
     const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
     if (cl) {
@@ -864,7 +452,7 @@ static enum MHD_Result first_call(serve_http *h, struct MHD_Connection *conn, re
         if (*end || n > h->max_body) {
             char msg[96];
             snprintf(msg, sizeof msg, "request body over the limit of %zu bytes", h->max_body);
-            return respond_error(h, conn, rq, 413, msg, NULL);
+            return serve_respond_error(h, conn, rq, 413, msg, NULL);
         }
     }
     (void)url;
@@ -884,7 +472,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (!rq && !(rq = *con_cls = calloc(1, sizeof *rq))) return MHD_NO;
         rq->begun = true;
         rq->start = core_now();
-        rq->route = route_of(url);
+        rq->def = serve_route_find(url);
+        rq->route = rq->def ? rq->def->route : ROUTE_OTHER;
         core_buf_init(&rq->body, h->max_body + 1);
         snprintf(rq->method, sizeof rq->method, "%s", method);
         snprintf(rq->path, sizeof rq->path, "%s", url);
@@ -905,41 +494,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (rq->too_large) {
         char msg[96];
         snprintf(msg, sizeof msg, "request body over the limit of %zu bytes", h->max_body);
-        return respond_error(h, conn, rq, 413, msg, NULL);
+        return serve_respond_error(h, conn, rq, 413, msg, NULL);
     }
     if (core_now() - rq->start > h->timeout_s)
-        return respond_error(h, conn, rq, 408, "request took too long to arrive", NULL);
-    switch (rq->route) {
-    case ROUTE_SEARCH:
-        return route_search(h, conn, rq);
-    case ROUTE_ENDPOINT:
-        return route_endpoint(h, conn, rq, url);
-    case ROUTE_APIS:
-        return route_apis(h, conn, rq);
-    case ROUTE_ASK:
-        return route_ask(h, conn, rq);
-    case ROUTE_HEALTHZ:
-        return route_healthz(h, conn, rq);
-    case ROUTE_METRICS:
-        return route_metrics(h, conn, rq);
-    case ROUTE_OPENAPI:
-        return route_openapi(h, conn, rq);
-    case ROUTE_MCP:
-        return route_mcp(h, conn, rq, method);
-    case ROUTE_TOOLS:
-        return route_tools(h, conn, rq);
-    case ROUTE_PAGE:
-    case ROUTE_UI_DATA:
-        return route_ui(h, conn, rq, url);
-    case ROUTE_MATCH:
-        return route_match(h, conn, rq);
-    case ROUTE_FEEDBACK:
-        return route_feedback(h, conn, rq);
-    case ROUTE_CALL:
-        return route_call(h, conn, rq);
-    default:
-        return respond_error(h, conn, rq, 404, "no such route", NULL);
-    }
+        return serve_respond_error(h, conn, rq, 408, "request took too long to arrive", NULL);
+    if (!rq->def) return serve_respond_error(h, conn, rq, 404, "no such route", NULL);
+    return rq->def->handler(h, conn, rq, url, method);
 }
 
 /* ---------------------------------------------------------------- access log and metrics */

@@ -391,8 +391,19 @@ void serve_http_stop(serve_http *h);
 /* ---------------------------------------------------------------- apidex's own API
  * (openapi_self.c) */
 
-/** apidex's HTTP API as an OpenAPI 3.1 document (static JSON text). */
-const char *serve_openapi_document(void);
+/**
+ * apidex's HTTP API as an OpenAPI 3.1 document: JSON text built once from the route table and
+ * src/serve/openapi_self.json, owned by the library for the process's life (thread-safe).
+ * NULL, with err set, when the two disagree (a mistake of the source, not of the input).
+ */
+const char *serve_openapi_document(apidex_error *err);
+/**
+ * The document from data (the text of an openapi_self.json): info.version set to this
+ * version, paths in the route table's order. *out is malloc'd (caller frees). APIDEX_EINVAL
+ * naming the path when the data documents a path or method the table has not, or the
+ * other way round.
+ */
+int serve_openapi_build(const char *data, size_t len, char **out, apidex_error *err);
 
 /* ---------------------------------------------------------------- function definitions
  * (tooldefs.c) */

@@ -337,8 +337,6 @@ void serve_guard_closed(serve_guard *g, void **socket_context);
 bool serve_guard_headers_done(serve_guard *g, struct MHD_Connection *conn);
 /** A request completed: a kept-alive connection's next headers get a new deadline. */
 void serve_guard_request_done(serve_guard *g, struct MHD_Connection *conn);
-/** The kind of route url is for the page: ROUTE_PAGE, ROUTE_UI_DATA or ROUTE_OTHER. */
-serve_route serve_ui_route(const char *url);
 /** Answers a ROUTE_PAGE url: the asset with its type, ETag (304 on If-None-Match) and CSP. */
 void serve_ui_page(struct MHD_Connection *conn, const char *url, serve_ui_reply *out);
 

@@ -23,16 +23,6 @@ static const serve_ui_asset *find_asset(const char *url)
     return NULL;
 }
 
-serve_route serve_ui_route(const char *url)
-{
-    if (!strcmp(url, "/") || !strcmp(url, "/index.html") || !strncmp(url, "/ui/", 4))
-        return ROUTE_PAGE;
-    if (!strcmp(url, "/v1/index") || !strcmp(url, "/v1/snippet") ||
-        (!strncmp(url, "/v1/apis/", 9) && url[9]))
-        return ROUTE_UI_DATA;
-    return ROUTE_OTHER;
-}
-
 /* Does If-None-Match (a list, or "*") name etag? */
 static bool etag_matches(const char *inm, const char *etag)
 {
