@@ -7,6 +7,7 @@
  */
 #include "serve/serve_int.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,12 +87,12 @@ static const tool_def tool_defs[] = {
      "endpoints may not do it) or none (nothing fits: `note` says so and names the closest "
      "APIs), with a calibrated `confidence` in [0, 1]. Read-only and cheap in tokens.",
      "{\"type\":\"object\",\"properties\":{"
-     "\"task\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4000,\"description\":\"What "
+     "\"task\":{\"x-route\":\"GET /v1/search q\",\"description\":\"What "
      "you want to do, in plain words, e.g. 'Who directed the top-1 rated movie?'\"},"
-     "\"k\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"default\":10,"
+     "\"k\":{\"x-route\":\"GET /v1/search k\","
      "\"description\":\"How many distinct endpoints to return (ignored when adaptive is "
      "true)\"},"
-     "\"adaptive\":{\"type\":\"boolean\",\"default\":false,\"description\":\"Return only the "
+     "\"adaptive\":{\"x-route\":\"GET /v1/search adaptive\",\"description\":\"Return only the "
      "endpoints the task needs: the best matches plus the endpoints producing their inputs\"},"
      "\"apis\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":32,"
      "\"description\":\"Only these APIs (ids from list_apis)\"},"
@@ -100,7 +101,8 @@ static const tool_def tool_defs[] = {
      "\"methods\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"GET\",\"POST\","
      "\"PUT\",\"PATCH\",\"DELETE\",\"HEAD\",\"OPTIONS\",\"TRACE\"]},\"maxItems\":8,"
      "\"description\":\"Only these HTTP methods\"},"
-     "\"include_deprecated\":{\"type\":\"boolean\",\"default\":false,\"description\":\"Also "
+     "\"include_deprecated\":{\"x-route\":\"GET /v1/search "
+     "include_deprecated\",\"description\":\"Also "
      "return deprecated endpoints\"}},"
      "\"required\":[\"task\"],\"additionalProperties\":false}",
      "{\"type\":\"object\",\"properties\":{\"task\":{\"type\":\"string\"},"
@@ -127,8 +129,8 @@ static const tool_def tool_defs[] = {
      "'/movie/{movie_id}', when no id is given\"},"
      "\"api\":{\"type\":\"string\",\"description\":\"API id, to pick between APIs that share a "
      "path\"},"
-     "\"detail\":{\"type\":\"string\",\"enum\":[\"summary\",\"call\",\"full\"],"
-     "\"default\":\"call\",\"description\":\"How much to return: summary (one line), call "
+     "\"detail\":{\"x-route\":\"GET /v1/endpoints/{id} detail\",\"description\":\"How much to "
+     "return: summary (one line), call "
      "(what a call needs, the default) or full (everything, each schema once)\"}},"
      "\"additionalProperties\":false}",
      "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},"
@@ -180,11 +182,11 @@ static const tool_def tool_defs[] = {
      "documentation only, citing endpoint ids. Use it when you want the details for a whole "
      "task at once rather than search_endpoints followed by get_endpoint.",
      "{\"type\":\"object\",\"properties\":{"
-     "\"task\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4000,\"description\":\"The "
+     "\"task\":{\"x-route\":\"POST /v1/ask task\",\"description\":\"The "
      "task or question, in plain words\"},"
-     "\"apis\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":32,"
+     "\"apis\":{\"x-route\":\"POST /v1/ask apis\","
      "\"description\":\"Only these APIs (ids from list_apis)\"},"
-     "\"budget\":{\"type\":\"integer\",\"minimum\":200,\"maximum\":32000,\"default\":4000,"
+     "\"budget\":{\"x-route\":\"POST /v1/ask budget\","
      "\"description\":\"Most tokens (cl100k) of documentation to return\"}},"
      "\"required\":[\"task\"],\"additionalProperties\":false}",
      "{\"type\":\"object\",\"properties\":{\"task\":{\"type\":\"string\"},"
@@ -216,10 +218,9 @@ static const tool_def tool_defs[] = {
      "\"description\":\"Endpoint ids from search_endpoints\"},"
      "\"task\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4000,\"description\":"
      "\"Instead of ids: a task in plain words, for the endpoints it needs\"},"
-     "\"k\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100,\"description\":\"With "
+     "\"k\":{\"x-route\":\"GET /v1/tools k\",\"description\":\"With "
      "task: the top k endpoints instead of just the ones it needs\"},"
-     "\"format\":{\"type\":\"string\",\"enum\":[\"openai\",\"anthropic\",\"mcp\"],"
-     "\"default\":\"openai\"}},"
+     "\"format\":{\"x-route\":\"GET /v1/tools format\"}},"
      "\"additionalProperties\":false}",
      "{\"type\":\"object\",\"properties\":{\"tools\":{\"type\":\"array\",\"items\":{"
      "\"type\":\"object\"}},\"calls\":{\"type\":\"object\",\"additionalProperties\":{"
@@ -256,6 +257,66 @@ static struct json_object *parse_static(const char *text)
     return json_tokener_parse(text);
 }
 
+/*
+ * An input a tool shares with an HTTP route names it, {"x-route":"GET /v1/search k",
+ * "description":...}: its schema is that route parameter's (or body property's) in
+ * apidex's own OpenAPI document (routes.c, openapi_self.json), followed by the tool's own
+ * description. Resolved once, into input_texts; test_serve_routes holds the result to the
+ * schemas the tools had before.
+ */
+static char *input_texts[N_TOOLS];
+static pthread_once_t inputs_once = PTHREAD_ONCE_INIT;
+
+/* The schema "METHOD /path name" names in doc, then the description of prop; NULL if absent. */
+static struct json_object *route_input(struct json_object *doc, const char *ref,
+                                       struct json_object *prop)
+{
+    char method[8], path[64], name[64];
+    if (sscanf(ref, "%7s %63s %63s", method, path, name) != 3) return NULL;
+    for (char *c = method; *c; c++) *c = (char)(*c - 'A' + 'a');
+    struct json_object *schema = serve_openapi_schema(doc, path, method, name), *desc = NULL;
+    if (schema && json_object_object_get_ex(prop, "description", &desc))
+        json_object_object_add(schema, "description", json_object_get(desc));
+    return schema;
+}
+
+static void resolve_inputs(void)
+{
+    const char *text = serve_openapi_document(NULL);
+    struct json_object *doc = text ? json_tokener_parse(text) : NULL;
+    for (size_t i = 0; doc && i < N_TOOLS; i++) {
+        struct json_object *schema = parse_static(tool_defs[i].input_schema), *props = NULL;
+        bool all = schema && json_object_object_get_ex(schema, "properties", &props);
+        if (!all) {
+            json_object_put(schema);
+            continue;
+        }
+        json_object_object_foreach(props, name, prop)
+        {
+            struct json_object *ref = NULL, *shared = NULL;
+            if (!json_object_object_get_ex(prop, "x-route", &ref)) continue;
+            shared = route_input(doc, json_object_get_string(ref), prop);
+            if (!shared) {
+                all = false;
+                break;
+            }
+            json_object_object_add(props, name, shared);
+        }
+        if (all)
+            input_texts[i] = strdup(json_object_to_json_string_ext(
+                schema, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(schema);
+    }
+    json_object_put(doc);
+}
+
+/* A tool's input schema, its shared inputs taken from the route they name. */
+static struct json_object *input_schema(size_t i)
+{
+    pthread_once(&inputs_once, resolve_inputs);
+    return parse_static(input_texts[i] ? input_texts[i] : tool_defs[i].input_schema);
+}
+
 struct json_object *mcp_tools_list(const mcp_server *srv, const mcp_rev_info *rev)
 {
     struct json_object *arr = json_object_new_array();
@@ -266,7 +327,7 @@ struct json_object *mcp_tools_list(const mcp_server *srv, const mcp_rev_info *re
         serve_jadd(o, "name", json_object_new_string(t->name));
         if (rev->tool_title) serve_jadd(o, "title", json_object_new_string(t->title));
         serve_jadd(o, "description", json_object_new_string(t->description));
-        serve_jadd(o, "inputSchema", parse_static(t->input_schema));
+        serve_jadd(o, "inputSchema", input_schema(i));
         if (rev->structured) serve_jadd(o, "outputSchema", parse_static(t->output_schema));
         bool writes = !strcmp(t->name, "report_usage"); /* records: not read-only */
         if (rev->tool_annotations) {

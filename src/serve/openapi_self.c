@@ -141,3 +141,54 @@ const char *serve_openapi_document(apidex_error *err)
     if (!document && err) *err = document_err;
     return document;
 }
+
+/* A local "$ref" ("#/components/schemas/X") of doc followed once; other nodes as they are. */
+static struct json_object *follow_ref(struct json_object *doc, struct json_object *node)
+{
+    struct json_object *ref = NULL, *at = doc;
+    if (!json_object_object_get_ex(node, "$ref", &ref)) return node;
+    const char *p = json_object_get_string(ref);
+    if (strncmp(p, "#/", 2)) return NULL;
+    char seg[128];
+    for (p += 2; *p && at;) {
+        size_t n = strcspn(p, "/");
+        if (n >= sizeof seg) return NULL;
+        memcpy(seg, p, n);
+        seg[n] = '\0';
+        if (!json_object_object_get_ex(at, seg, &at)) return NULL;
+        p += n;
+        p += *p == '/';
+    }
+    return at;
+}
+
+struct json_object *serve_openapi_schema(struct json_object *doc, const char *path,
+                                         const char *method, const char *name)
+{
+    struct json_object *paths = NULL, *item = NULL, *op = NULL, *params = NULL, *body = NULL;
+    if (!json_object_object_get_ex(doc, "paths", &paths) ||
+        !json_object_object_get_ex(paths, path, &item) ||
+        !json_object_object_get_ex(item, method, &op))
+        return NULL;
+    if (json_object_object_get_ex(op, "parameters", &params))
+        for (size_t i = 0; i < json_object_array_length(params); i++) {
+            struct json_object *p = json_object_array_get_idx(params, i), *pname = NULL,
+                               *schema = NULL;
+            if (json_object_object_get_ex(p, "name", &pname) &&
+                !strcmp(json_object_get_string(pname), name) &&
+                json_object_object_get_ex(p, "schema", &schema)) {
+                struct json_object *copy = NULL;
+                return json_object_deep_copy(schema, &copy, NULL) ? NULL : copy;
+            }
+        }
+    struct json_object *content = NULL, *json = NULL, *schema = NULL, *props = NULL, *prop = NULL,
+                       *copy = NULL;
+    if (json_object_object_get_ex(op, "requestBody", &body) &&
+        json_object_object_get_ex(body, "content", &content) &&
+        json_object_object_get_ex(content, "application/json", &json) &&
+        json_object_object_get_ex(json, "schema", &schema) && (schema = follow_ref(doc, schema)) &&
+        json_object_object_get_ex(schema, "properties", &props) &&
+        json_object_object_get_ex(props, name, &prop) && !json_object_deep_copy(prop, &copy, NULL))
+        return copy;
+    return NULL;
+}

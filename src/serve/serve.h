@@ -404,6 +404,14 @@ const char *serve_openapi_document(apidex_error *err);
  * other way round.
  */
 int serve_openapi_build(const char *data, size_t len, char **out, apidex_error *err);
+/**
+ * The schema of one input of an operation of doc (the parsed document): the parameter named
+ * name of paths[path][method] (method lower-case), else the property name of its JSON
+ * request body (a local $ref followed). A new object (caller puts it), NULL when absent.
+ * The MCP tools take the schemas they share with an HTTP route from here (mcp_tools.c).
+ */
+struct json_object *serve_openapi_schema(struct json_object *doc, const char *path,
+                                         const char *method, const char *name);
 
 /* ---------------------------------------------------------------- function definitions
  * (tooldefs.c) */

@@ -181,6 +181,44 @@ static void test_urls_find_their_rows(void **state)
     }
 }
 
+/* The MCP tools take the inputs they share with a route from the document: their input
+   schemas are the ones they had before (tests/data/serve/mcp_tool_inputs_before.json). */
+static void test_mcp_tools_share_the_routes_schemas(void **state)
+{
+    (void)state;
+    char *text = source_file("tests/data/serve/mcp_tool_inputs_before.json");
+    struct json_object *before = sv_parse(text);
+    free(text);
+    const mcp_rev_info *rev = &mcp_revs[0];
+    struct json_object *tools = mcp_tools_list(NULL, rev);
+    assert_int_equal(json_object_array_length(tools), json_object_object_length(before));
+    for (size_t i = 0; i < json_object_array_length(tools); i++) {
+        struct json_object *t = json_object_array_get_idx(tools, i);
+        const char *name = sv_str(t, "name");
+        struct json_object *want = NULL;
+        if (!json_object_object_get_ex(before, name, &want)) fail_msg("new tool %s", name);
+        const char *got = json_object_to_json_string(sv_at(t, "inputSchema"));
+        if (strstr(got, "x-route")) fail_msg("%s: an input left unresolved: %s", name, got);
+        if (!json_object_equal(want, sv_at(t, "inputSchema")))
+            fail_msg("%s: input schema differs: %s", name, got);
+    }
+    /* the same schema object as the route's: search_endpoints' k is GET /v1/search's k */
+    struct json_object *doc = served_document();
+    struct json_object *k = serve_openapi_schema(doc, "/v1/search", "get", "k");
+    assert_non_null(k);
+    json_object_object_add(k, "description",
+                           json_object_get(sv_at(tools, "0.inputSchema.properties.k.description")));
+    assert_true(json_object_equal(k, sv_at(tools, "0.inputSchema.properties.k")));
+    json_object_put(k);
+    assert_null(serve_openapi_schema(doc, "/v1/search", "get", "nope"));
+    assert_null(serve_openapi_schema(doc, "/v1/nope", "get", "k"));
+    assert_non_null(k = serve_openapi_schema(doc, "/v1/ask", "post", "budget")); /* via $ref */
+    json_object_put(k);
+    json_object_put(doc);
+    json_object_put(tools);
+    json_object_put(before);
+}
+
 /* ---------------------------------------------------------------- on a real server */
 
 static size_t on_header(char *p, size_t size, size_t n, void *ud)
@@ -259,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_table_and_document_name_the_same_routes),
         cmocka_unit_test(test_a_route_without_its_document_is_refused),
         cmocka_unit_test(test_urls_find_their_rows),
+        cmocka_unit_test(test_mcp_tools_share_the_routes_schemas),
         cmocka_unit_test(test_every_route_refuses_other_methods_with_its_allow),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
