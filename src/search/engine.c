@@ -69,6 +69,50 @@ size_t search_engine_open_work(const search_engine *eng)
     return eng ? eng->work : 0;
 }
 
+const store_operation *search_engine_operations(const search_engine *eng, size_t *n)
+{
+    *n = eng->n_ops;
+    return eng->ops;
+}
+
+const char *search_engine_op_summary(const search_engine *eng, size_t i)
+{
+    return image_op_summary(eng, i);
+}
+
+/* The first operation of API ai: the operations are in API order. */
+static size_t first_of_api(const search_engine *e, size_t ai)
+{
+    size_t lo = 0, hi = e->n_ops;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e->ops[mid].api_index < ai)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+long search_engine_find_operation(const search_engine *eng, const char *id)
+{
+    /* "api:operationId" or "api:METHOD /path": the API is the part before one of the
+       colons (an API id may hold one itself), then its run of operations is scanned */
+    for (const char *c = strchr(id, ':'); c; c = strchr(c + 1, ':')) {
+        char api[512];
+        size_t len = (size_t)(c - id);
+        if (len >= sizeof api) break;
+        memcpy(api, id, len);
+        api[len] = '\0';
+        long ai = store_find_api(eng->idx, api);
+        if (ai < 0) continue;
+        for (size_t i = first_of_api(eng, (size_t)ai);
+             i < eng->n_ops && eng->ops[i].api_index == (size_t)ai; i++)
+            if (!strcmp(eng->ops[i].id, id)) return (long)i;
+    }
+    return -1;
+}
+
 void search_engine_set_embedder(search_engine *eng, embed_provider *p)
 {
     search_engine_share_embedder(eng, p, NULL);

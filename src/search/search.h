@@ -208,6 +208,20 @@ void search_engine_close(search_engine *eng);
  * faster than the registry (docs/SCALE.md).
  */
 size_t search_engine_open_work(const search_engine *eng);
+/**
+ * The engine's operations, in the order and with the indexes of store_operations(), as it
+ * opened them: from the search image (no row read) their ids, API, method, path, operationId,
+ * tags, inputs, flags and api_index; summary, description, pointer, capability and content
+ * are then NULL (search_engine_op_summary reads a summary; store_operations reads every
+ * row). Owned by the engine, valid until close. Thread-safe.
+ */
+const store_operation *search_engine_operations(const search_engine *eng, size_t *n);
+/** Operation i's summary: read from its row on first use when the engine opened from the
+    image (kept until close), NULL when it has none or i is out of range. Thread-safe. */
+const char *search_engine_op_summary(const search_engine *eng, size_t i);
+/** The index (into search_engine_operations(), as store_find_operation) of the operation
+    with this id, or -1: the run of its API only, reading no row. Thread-safe. */
+long search_engine_find_operation(const search_engine *eng, const char *id);
 struct embed_provider;
 /**
  * Gives the engine the provider that embeds queries for SEARCH_DENSE and

@@ -283,7 +283,8 @@ int serve_query_call(serve_snapshot *snap, const serve_call_config *cfg, struct 
     int rc = parse_args(args, &a, err);
     if (!rc) rc = find_operation(snap, &a, &found, err);
     if (rc) return rc;
-    const store_operation *sop = &snap->ops[found];
+    size_t n_ops = 0;
+    const store_operation *sop = &search_engine_operations(snap->eng, &n_ops)[found];
     long ai = store_find_api(snap->idx, sop->api);
     if (ai < 0) return core_error_set(err, APIDEX_ENOTFOUND, "the index has no API %s", sop->api);
     const store_api *sapi = &snap->apis[ai];

@@ -29,77 +29,9 @@ static void follow_tick(void *ctx, long long generation);
 static void snapshot_free(serve_snapshot *s)
 {
     if (!s) return;
-    free(s->op_schema_off);
-    free(s->op_schema);
-    free(s->schema_ref_off);
-    free(s->schema_ref);
-    free(s->op_prod_off);
-    free(s->op_prod);
     search_engine_close(s->eng);
     store_close(s->idx);
     free(s);
-}
-
-/* CSR from (key, value) pairs: counts per key, prefix sums, fill. */
-typedef struct csr_pair {
-    size_t key, value;
-} csr_pair;
-
-static int csr_build(const csr_pair *pairs, size_t n_pairs, size_t n_keys, size_t **off_out,
-                     size_t **val_out)
-{
-    size_t *off = calloc(n_keys + 1, sizeof *off);
-    size_t *val = malloc((n_pairs ? n_pairs : 1) * sizeof *val);
-    size_t *fill = calloc(n_keys + 1, sizeof *fill);
-    if (!off || !val || !fill) {
-        free(off);
-        free(val);
-        free(fill);
-        return APIDEX_ENOMEM;
-    }
-    for (size_t i = 0; i < n_pairs; i++) off[pairs[i].key + 1]++;
-    for (size_t k = 0; k < n_keys; k++) off[k + 1] += off[k];
-    for (size_t i = 0; i < n_pairs; i++) {
-        size_t k = pairs[i].key;
-        val[off[k] + fill[k]++] = pairs[i].value;
-    }
-    free(fill);
-    *off_out = off;
-    *val_out = val;
-    return 0;
-}
-
-/* The three adjacency tables from the edge list (dangling edges are skipped). */
-static int snapshot_graph(serve_snapshot *s)
-{
-    size_t n = s->n_edges ? s->n_edges : 1;
-    csr_pair *os = malloc(n * sizeof *os), *sr = malloc(n * sizeof *sr),
-             *pr = malloc(n * sizeof *pr);
-    size_t n_os = 0, n_sr = 0, n_pr = 0;
-    int rc = (!os || !sr || !pr) ? APIDEX_ENOMEM : 0;
-    for (size_t i = 0; i < s->n_edges && !rc; i++) {
-        const store_edge *e = &s->edges[i];
-        if (e->src_index < 0 || e->dst_index < 0) continue;
-        size_t src = (size_t)e->src_index, dst = (size_t)e->dst_index;
-        switch (e->kind) {
-        case STORE_EDGE_OP_SCHEMA:
-            if (src < s->n_ops && dst < s->n_schemas) os[n_os++] = (csr_pair){src, dst};
-            break;
-        case STORE_EDGE_SCHEMA_SCHEMA:
-            if (src < s->n_schemas && dst < s->n_schemas) sr[n_sr++] = (csr_pair){src, dst};
-            break;
-        case STORE_EDGE_PRODUCER:
-            if (src < s->n_ops && dst < s->n_ops) pr[n_pr++] = (csr_pair){src, i};
-            break;
-        }
-    }
-    if (!rc) rc = csr_build(os, n_os, s->n_ops, &s->op_schema_off, &s->op_schema);
-    if (!rc) rc = csr_build(sr, n_sr, s->n_schemas, &s->schema_ref_off, &s->schema_ref);
-    if (!rc) rc = csr_build(pr, n_pr, s->n_ops, &s->op_prod_off, &s->op_prod);
-    free(os);
-    free(sr);
-    free(pr);
-    return rc;
 }
 
 /* One query in the served mode, so that an index without the right vectors is refused
@@ -125,15 +57,10 @@ static int snapshot_open(serve_db *db, serve_snapshot **out, apidex_error *err)
     int rc = store_open(db->path, true, &s->idx, err);
     if (!rc) rc = store_index_info(s->idx, &s->info, err);
     if (!rc) rc = store_apis(s->idx, &s->apis, &s->n_apis, err);
-    if (!rc) rc = store_operations(s->idx, &s->ops, &s->n_ops, err);
-    if (!rc) rc = store_schemas(s->idx, &s->schemas, &s->n_schemas, err);
-    if (!rc) rc = store_edges(s->idx, &s->edges, &s->n_edges, err);
     if (!rc) rc = search_engine_open(s->idx, &s->eng, err);
     if (!rc && db->search.embedder)
         search_engine_share_embedder(s->eng, db->search.embedder, &db->embed_lock);
     if (!rc && db->search.mode != SEARCH_LEXICAL) rc = probe_mode(s, err);
-    if (!rc && (rc = snapshot_graph(s)) != 0)
-        core_error_set(err, rc, "out of memory while loading the index");
     if (rc) {
         snapshot_free(s);
         return rc;

@@ -185,14 +185,15 @@ static void plan_inputs(core_buf *b, const store_operation *op)
 static void plan_endpoint(core_buf *b, serve_snapshot *snap, size_t n, struct json_object *hit)
 {
     const char *id = serve_jget_str(hit, "id"), *role = serve_jget_str(hit, "role");
-    long i = id ? store_find_operation(snap->idx, id) : -1;
-    if (i < 0 || (size_t)i >= snap->n_ops) return;
-    const store_operation *op = &snap->ops[i];
+    size_t n_ops = 0;
+    const store_operation *ops = search_engine_operations(snap->eng, &n_ops);
+    long i = id ? search_engine_find_operation(snap->eng, id) : -1;
+    if (i < 0 || (size_t)i >= n_ops) return;
+    const store_operation *op = &ops[i];
     core_buf sum;
     core_buf_init(&sum, 0);
-    const char *summary = NULL;
-    if (op->summary && !text_plain_line(op->summary, strlen(op->summary), 0, &sum, NULL))
-        summary = sum.data;
+    const char *summary = NULL, *text = search_engine_op_summary(snap->eng, (size_t)i);
+    if (text && !text_plain_line(text, strlen(text), 0, &sum, NULL)) summary = sum.data;
     const store_api *api = op->api_index < snap->n_apis ? &snap->apis[op->api_index] : NULL;
     const char *server = api && api->n_servers && api->servers[0].url ? api->servers[0].url : "";
     size_t slen = strlen(server);
@@ -421,16 +422,17 @@ static void complete_tags(serve_snapshot *snap, const char *api, matches *m)
    the API ("getF"); ids of the first kind come first. */
 static void complete_endpoints(serve_snapshot *snap, matches *m)
 {
-    for (size_t i = 0; i < snap->n_ops; i++)
-        if (starts_with_ci(snap->ops[i].id, m->prefix, m->prefix_len))
-            match_add(m, snap->ops[i].id, false);
+    size_t n_ops = 0;
+    const store_operation *ops = search_engine_operations(snap->eng, &n_ops);
+    for (size_t i = 0; i < n_ops; i++)
+        if (starts_with_ci(ops[i].id, m->prefix, m->prefix_len)) match_add(m, ops[i].id, false);
     if (memchr(m->prefix, ':', m->prefix_len)) return;
-    for (size_t i = 0; i < snap->n_ops; i++) {
-        const char *colon = snap->ops[i].id ? strchr(snap->ops[i].id, ':') : NULL;
+    for (size_t i = 0; i < n_ops; i++) {
+        const char *colon = ops[i].id ? strchr(ops[i].id, ':') : NULL;
         /* not taken by the first pass already (as when the API id starts with the value) */
         if (colon && starts_with_ci(colon + 1, m->prefix, m->prefix_len) &&
-            !starts_with_ci(snap->ops[i].id, m->prefix, m->prefix_len))
-            match_add(m, snap->ops[i].id, false);
+            !starts_with_ci(ops[i].id, m->prefix, m->prefix_len))
+            match_add(m, ops[i].id, false);
     }
 }
 

@@ -374,8 +374,10 @@ static int find_by_route(serve_snapshot *snap, const char *method, const char *p
         size_t n = 0;
         core_buf apis;
         core_buf_init(&apis, 4096);
-        for (size_t i = 0; i < snap->n_ops; i++) {
-            const store_operation *op = &snap->ops[i];
+        size_t n_ops = 0;
+        const store_operation *ops = search_engine_operations(snap->eng, &n_ops);
+        for (size_t i = 0; i < n_ops; i++) {
+            const store_operation *op = &ops[i];
             if (strcasecmp(op->method, method)) continue;
             if (api && strcmp(op->api, api)) continue;
             if (pass == 0 ? strcmp(op->path, path) != 0 : !path_similar(op->path, path)) continue;
@@ -447,7 +449,7 @@ int serve_find_endpoint(serve_snapshot *snap, const char *id, const char *method
     if (id && *id) {
         if (!serve_text_ok(id, strlen(id)) || strlen(id) > 2048)
             return core_error_set(err, APIDEX_EINVAL, "id is not a valid endpoint id");
-        found = store_find_operation(snap->idx, id);
+        found = search_engine_find_operation(snap->eng, id);
         if (found < 0) {
             apidex_error loose;
             core_error_clear(&loose);
@@ -599,14 +601,16 @@ int serve_query_api(serve_snapshot *snap, const char *api_id, struct json_object
     struct json_object *ops = json_object_new_array();
     core_buf uri;
     core_buf_init(&uri, 8192);
-    for (size_t i = 0; ops && i < snap->n_ops; i++) {
-        const store_operation *op = &snap->ops[i];
+    size_t n_ops = 0;
+    const store_operation *all = search_engine_operations(snap->eng, &n_ops);
+    for (size_t i = 0; ops && i < n_ops; i++) {
+        const store_operation *op = &all[i];
         if (op->api_index != (size_t)ai) continue;
         struct json_object *oo = json_object_new_object();
         if (!oo) break;
         serve_jadd(oo, "id", serve_jstr(op->id));
         serve_jadd(oo, "endpoint", endpoint_json(op->method, op->path));
-        serve_jadd(oo, "summary", serve_jstr(op->summary));
+        serve_jadd(oo, "summary", serve_jstr(search_engine_op_summary(snap->eng, i)));
         serve_jadd(oo, "tags", str_array(op->tags, op->n_tags));
         serve_jadd(oo, "deprecated", json_object_new_boolean(op->deprecated));
         core_buf_reset(&uri);
@@ -635,10 +639,12 @@ static struct json_object *str_list(const char *const *items, size_t n)
 static struct json_object *ask_endpoints(serve_snapshot *snap, const agent_answer *ans)
 {
     struct json_object *arr = json_object_new_array();
+    size_t n_ops = 0;
+    const store_operation *ops = search_engine_operations(snap->eng, &n_ops);
     for (size_t i = 0; arr && i < ans->n_endpoints; i++) {
-        long oi = store_find_operation(snap->idx, ans->endpoints[i]);
+        long oi = search_engine_find_operation(snap->eng, ans->endpoints[i]);
         if (oi < 0) continue;
-        const store_operation *op = &snap->ops[oi];
+        const store_operation *op = &ops[oi];
         bool producer = false;
         for (size_t k = 0; k < ans->n_items; k++)
             if (!ans->items[k].is_schema && !strcmp(ans->items[k].id, op->id))
@@ -648,7 +654,7 @@ static struct json_object *ask_endpoints(serve_snapshot *snap, const agent_answe
         serve_jadd(o, "id", serve_jstr(op->id));
         serve_jadd(o, "endpoint", endpoint_json(op->method, op->path));
         serve_jadd(o, "api", serve_jstr(op->api));
-        serve_jadd(o, "summary", serve_jstr(op->summary));
+        serve_jadd(o, "summary", serve_jstr(search_engine_op_summary(snap->eng, (size_t)oi)));
         serve_jadd(o, "role", json_object_new_string(producer ? "producer" : "primary"));
         json_object_array_add(arr, o);
     }

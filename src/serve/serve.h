@@ -8,8 +8,16 @@
  *   HTTP routes and the MCP tools only translate arguments and wrap results,
  *   so the two faces can never disagree about what an endpoint is.
  * - Hot reload without failing requests in flight: a serve_db hands out
- *   reference-counted snapshots (an open index, its search engine and a few
- *   derived tables). A request acquires one snapshot and uses it to the end.
+ *   reference-counted snapshots (an open index, its search engine and the API
+ *   table). A request acquires one snapshot and uses it to the end.
+ * - Opening a snapshot reads no operation, schema or edge row (issue 28: at
+ *   directory scale that was seconds and hundreds of MB per start): the engine
+ *   opens from the search image, and the operations a request names are found
+ *   in its table (search_engine_find_operation, _operations) with their
+ *   summaries read by rowid. An endpoint's detail, ask_api and tool
+ *   definitions still load every operation row on their first use
+ *   (store_operations, once per snapshot). tests/unit/test_serve_open_cost.c
+ *   counts the tables read.
  *   At most once per check interval an acquire stats the file; when a build
  *   has replaced it (builds rename a new file over the old one, see store.h),
  *   one thread opens the new file while the others keep using the old

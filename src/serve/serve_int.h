@@ -7,7 +7,11 @@
 #include <json-c/json.h>
 #include <stdatomic.h>
 
-/* One generation of the index with the tables the queries need, built once. */
+/* One generation of the index: the store, its search engine and the API table. Opening
+   reads no operation, schema or edge row: the engine opens from the search image, and the
+   operations a request names are found in the engine's table (serve_snapshot_ops) with
+   their texts read by rowid; the few requests that need every row (an endpoint's detail)
+   load them then (store_operations, once per snapshot). */
 struct serve_snapshot {
     serve_db *db;
     atomic_size_t refs;
@@ -16,17 +20,6 @@ struct serve_snapshot {
     store_info info;
     const store_api *apis;
     size_t n_apis;
-    const store_operation *ops;
-    size_t n_ops;
-    const store_schema *schemas;
-    size_t n_schemas;
-    const store_edge *edges;
-    size_t n_edges;
-    /* Adjacency in CSR form: the schemas an operation references directly,
-       the schemas a schema references, and the producer edges of a consumer. */
-    size_t *op_schema_off, *op_schema;
-    size_t *schema_ref_off, *schema_ref;
-    size_t *op_prod_off, *op_prod; /* indexes into edges */
 };
 
 /* ---------------------------------------------------------------- usage prior (usage.c) */
@@ -89,10 +82,10 @@ struct json_object *serve_mcp_entry_json(const spec_operation *op, const char *s
 struct json_object *serve_plan_json(const search_result *res);
 
 /**
- * The index of the operation (into snap->ops) named by id (exact, else the loose forms
- * get_endpoint takes), or by method + path (+ api when several APIs have it; placeholder
- * names may differ): serve_query_endpoint's lookup (query.c). 0, APIDEX_EINVAL (a bad
- * argument) or APIDEX_ENOTFOUND (err says what to do).
+ * The index of the operation (into store_operations(), search_engine_operations()) named by id
+ * (exact, else the loose forms get_endpoint takes), or by method + path (+ api when several APIs
+ * have it; placeholder names may differ): serve_query_endpoint's lookup (query.c). 0, APIDEX_EINVAL
+ * (a bad argument) or APIDEX_ENOTFOUND (err says what to do).
  */
 int serve_find_endpoint(serve_snapshot *snap, const char *id, const char *method, const char *path,
                         const char *api, long *out, apidex_error *err);
