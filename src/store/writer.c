@@ -535,6 +535,8 @@ static int check_api(store_writer *w, const char *api, const char *what, apidex_
    off[f] is where field f's terms start. In an index ranked field by field, a chunk
    with terms in a field before STORE_FIELD_TAGS is ranked on its fields alone
    (search/lexical.c), so its STORE_FIELD_OTHER terms, the biggest, are left empty. */
+_Static_assert(STORE_FIELD_OTHER > STORE_FIELD_TAGS, "field_terms reads off[TAGS] at OTHER");
+
 static int field_terms(store_writer *w, const char *const *fields, const char *const *terms,
                        size_t off[STORE_FIELD_COUNT])
 {
@@ -543,9 +545,10 @@ static int field_terms(store_writer *w, const char *const *fields, const char *c
     core_buf_init(&scratch, 0);
     for (int f = 0; f < STORE_FIELD_COUNT; f++) {
         off[f] = w->buf.len;
-        /* Fields before tags hold terms when more than their NULs precede tags. */
-        bool specific = off[STORE_FIELD_TAGS] > (size_t)STORE_FIELD_TAGS;
-        if (f == STORE_FIELD_OTHER && specific && w->by_field) {
+        /* Fields before tags hold terms when more than their NULs precede tags
+           (off[STORE_FIELD_TAGS] is only read once it is set: OTHER comes after TAGS). */
+        if (f == STORE_FIELD_OTHER && w->by_field &&
+            off[STORE_FIELD_TAGS] > (size_t)STORE_FIELD_TAGS) {
             core_buf_putc(&w->buf, '\0');
             continue;
         }
