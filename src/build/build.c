@@ -535,7 +535,7 @@ static int check_plan(store_writer *w, const char *db_path, const spec_registry 
         return core_error_set(err, APIDEX_EINVAL,
                               "no OpenAPI documents in the given paths: nothing to add");
     /* A given id (--name, the registry file's id) another document of the index keeps is
-       refused; a derived one would get a suffix (build_ids.c). */
+       refused; a derived one would get a suffix (ids.c). */
     for (size_t r = 0; opt->keep_unlisted && r < n; r++) {
         const spec_api *api = spec_registry_api(reg, r);
         const char *given = spec_registry_given_id(reg, r);
@@ -706,7 +706,7 @@ static int build_locked(const char *db_path, spec_registry *reg, const build_opt
             continue;
         }
         /* The API's id, now that it is parsed, before any row of it: on this thread, in
-           registry order, so the same for every number of jobs (build_ids.c). */
+           registry order, so the same for every number of jobs (ids.c). */
         if ((rc = build_ids_settle(ids, reg, i, err)) != 0) break;
         if (!api->failed && api->n_ops == 0 && opt->on_empty)
             opt->on_empty(opt->on_empty_ctx, build_ids_final(ids, i), api->file);
