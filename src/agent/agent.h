@@ -29,6 +29,7 @@
 #ifndef APIDEX_AGENT_H
 #define APIDEX_AGENT_H
 
+#include "build/build.h"
 #include "chunk/chunk.h"
 #include "exec/exec.h"
 #include "search/search.h"
@@ -396,7 +397,7 @@ int agent_refine_prefetch(agent_refiner *r, const spec_registry *reg, apidex_err
 /**
  * A chunk_describe_fn (ctx = the refiner): the LLM text of op for the
  * summary/query strategy, from memory, the cache or one LLM call. Plug into
- * chunk_options.describe (or store_build_options.describe).
+ * chunk_options.describe (or build_options.describe).
  */
 int agent_refine_describe(void *ctx, const spec_api *api, const spec_operation *op,
                           chunk_strategy strategy, core_buf *out, apidex_error *err);
@@ -407,7 +408,7 @@ int agent_refine_describe(void *ctx, const spec_api *api, const spec_operation *
  * r's LLM texts (prefetched concurrently first), any other strategy is left
  * alone. r must outlive the build.
  */
-void agent_refiner_attach(agent_refiner *r, store_build_options *opt);
+void agent_refiner_attach(agent_refiner *r, build_options *opt);
 
 /** "llm:<model>:p<prompt version>": goes into the index signature. Owned by r. */
 const char *agent_refiner_signature(const agent_refiner *r);

@@ -467,7 +467,7 @@ static int attach_prepare(void *ctx, const spec_registry *reg, apidex_error *err
     return agent_refine_prefetch(ctx, reg, err);
 }
 
-void agent_refiner_attach(agent_refiner *r, store_build_options *opt)
+void agent_refiner_attach(agent_refiner *r, build_options *opt)
 {
     opt->chunk_setup = attach_setup;
     opt->chunk_setup_ctx = r;

@@ -323,14 +323,14 @@ typedef struct cli_index_flags {
     const char *api_name;  /* --name: the id of the one API the paths hold (NULL: derived) */
     unsigned load_memory;  /* --max-load-memory (0: $APIDEX_MAX_LOAD_MEMORY, else 32) */
 } cli_index_flags;
-struct store_build_options;
+struct build_options;
 struct store_build_report;
 struct store_lock_options;
 /** Loads paths and builds the index db (cmd_index.c); returns a CLI_* exit code. */
 int cli_build_index(const char *db, char *const *paths, size_t n_paths,
-                    const struct store_build_options *opt, const cli_index_flags *flags,
+                    const struct build_options *opt, const cli_index_flags *flags,
                     struct store_build_report *rep, apidex_error *err);
-/** The CLI_* exit code of a store_build status. */
+/** The CLI_* exit code of a build_index status. */
 int cli_build_status(int rc);
 
 /* ---- what the writers (index, add, remove) share (cmd_index.c) */
@@ -341,13 +341,13 @@ const char *cli_write_flags_help(void);
 int cli_write_parse_flag(int argc, char **argv, int *i, struct store_lock_options *lock);
 /** Makes lock announce the wait ("waiting for pid N") for db on stderr. */
 void cli_write_tell_wait(struct store_lock_options *lock, const char *db);
-/** The API ids a build added, updated and removed (store_build_options.on_change). */
+/** The API ids a build added, updated and removed (build_options.on_change). */
 typedef struct cli_changes {
     core_buf ids[3]; /* per store_change - 1: NUL-separated ids */
     size_t n[3];
 } cli_changes;
 /** Sets opt->on_change to collect into c (initialised here; cli_changes_free). */
-void cli_changes_collect(cli_changes *c, struct store_build_options *opt);
+void cli_changes_collect(cli_changes *c, struct build_options *opt);
 void cli_changes_free(cli_changes *c);
 /** The summary of a build: text on stderr (unless quiet) or JSON on stdout, with what was
     added, updated and removed. errors: the JSON error objects (may be NULL). */
@@ -359,7 +359,7 @@ struct registry_file;
 /** Loads the sources of a registry file (ids, tag filters, overrides) and builds db
     (cmd_index.c); returns a CLI_* exit code. */
 int cli_build_registry(const char *db, const struct registry_file *rf,
-                       const struct store_build_options *opt, const cli_index_flags *flags,
+                       const struct build_options *opt, const cli_index_flags *flags,
                        struct store_build_report *rep, apidex_error *err);
 
 /** serve --watch (serve_watch.c): loads the registry file (registry_flag, else the default),
@@ -415,7 +415,7 @@ int cli_llm_resolve(const cli_llm_flags *f, struct agent_llm_config *c, apidex_e
 int cli_llm_open(const cli_llm_flags *f, bool required, struct agent_llm **out);
 /** index --strategy summary|query with an LLM configured (and not no_llm): LLM texts. */
 typedef struct cli_llm_refine cli_llm_refine;
-int cli_llm_refine_begin(struct store_build_options *opt, const cli_llm_flags *f, bool no_llm,
+int cli_llm_refine_begin(struct build_options *opt, const cli_llm_flags *f, bool no_llm,
                          bool progress, cli_llm_refine **out);
 /** Prints what the LLM wrote (unless quiet) and frees. NULL is a no-op. */
 void cli_llm_refine_end(cli_llm_refine *s, bool quiet);

@@ -6,6 +6,7 @@
  */
 #include "cli/cli.h"
 
+#include "build/build.h"
 #include "agent/agent.h"
 #include "eval/eval.h"
 
@@ -147,8 +148,8 @@ static void refine_progress(void *ctx, size_t done, size_t total)
     fflush(stderr);
 }
 
-int cli_llm_refine_begin(store_build_options *opt, const cli_llm_flags *f, bool no_llm,
-                         bool progress, cli_llm_refine **out)
+int cli_llm_refine_begin(build_options *opt, const cli_llm_flags *f, bool no_llm, bool progress,
+                         cli_llm_refine **out)
 {
     *out = NULL;
     const char *st = opt->strategy ? opt->strategy : "";

@@ -5,6 +5,7 @@
  */
 #include "cli/cli.h"
 
+#include "build/build.h"
 #include "chunk/chunk.h"
 #include "embed/embed.h"
 #include "eval/eval.h"
@@ -140,7 +141,7 @@ static void temp_remove(const char *dir, const char *db)
 /* Builds the temporary index for one strategy; returns a CLI_* code. */
 static int build_temp(const eval_args *a, const char *strategy, const char *db, bool *problems)
 {
-    store_build_options bo = {
+    build_options bo = {
         .strategy = strategy, .filters = a->filters, .full = true, .embedder = a->embedder};
     cli_index_flags flags = {.progress = !a->json && cli_stderr_is_tty(), .quiet = false};
     store_build_report rep = {0};

@@ -1,6 +1,7 @@
 /* apidex index: load specs and build (or incrementally rebuild) the index; shared by eval. */
 #include "cli/cli.h"
 
+#include "build/build.h"
 #include "embed/embed.h"
 #include "registry/registry.h"
 #include "store/store.h"
@@ -17,7 +18,7 @@
 typedef struct index_opts {
     const char *db, *registry, *api_name;
     unsigned load_memory; /* --max-load-memory */
-    store_build_options opt;
+    build_options opt;
     bool json, quiet, verbose, no_llm, prune, watch;
     cli_llm_flags llm;
     cli_embed_flags embed;
@@ -289,16 +290,16 @@ static void warn_empty(void *ctx, const char *api, const char *file)
 }
 
 /* Builds db from the loaded reg and reports its diagnostics; frees reg. */
-static int build_loaded(const char *db, spec_registry *reg, const store_build_options *opt,
+static int build_loaded(const char *db, spec_registry *reg, const build_options *opt,
                         const cli_index_flags *flags, store_build_report *rep, apidex_error *err)
 {
     int rc;
     progress_state prog = {.on = flags->progress};
-    store_build_options o = opt ? *opt : (store_build_options){0};
+    build_options o = opt ? *opt : (build_options){0};
     o.progress = progress_draw;
     o.progress_ctx = &prog;
     if (!flags->quiet && !o.on_empty) o.on_empty = warn_empty;
-    rc = store_build(db, reg, &o, rep, err);
+    rc = build_index(db, reg, &o, rep, err);
     if (prog.on && prog.last_width) progress_draw(&prog, 0, 0, NULL);
     size_t hidden = report_diags(reg, flags->verbose, flags->quiet, flags->errors_json);
     if (hidden && !flags->quiet && !flags->verbose)
@@ -309,9 +310,8 @@ static int build_loaded(const char *db, spec_registry *reg, const store_build_op
     return rep->failed ? CLI_PROBLEMS : CLI_OK;
 }
 
-int cli_build_index(const char *db, char *const *paths, size_t n_paths,
-                    const store_build_options *opt, const cli_index_flags *flags,
-                    store_build_report *rep, apidex_error *err)
+int cli_build_index(const char *db, char *const *paths, size_t n_paths, const build_options *opt,
+                    const cli_index_flags *flags, store_build_report *rep, apidex_error *err)
 {
     spec_registry *reg = NULL;
     /* Deferred: documents are parsed while the build goes, a few at a time, never all. */
@@ -340,7 +340,7 @@ int cli_build_index(const char *db, char *const *paths, size_t n_paths,
     return build_loaded(db, reg, opt, flags, rep, err);
 }
 
-int cli_build_registry(const char *db, const registry_file *rf, const store_build_options *opt,
+int cli_build_registry(const char *db, const registry_file *rf, const build_options *opt,
                        const cli_index_flags *flags, store_build_report *rep, apidex_error *err)
 {
     spec_registry *reg = NULL;
@@ -355,7 +355,7 @@ int cli_build_registry(const char *db, const registry_file *rf, const store_buil
         spec_registry_free(reg);
         return rc == APIDEX_ENOMEM ? CLI_FAILURE : CLI_USAGE;
     }
-    store_build_options o = opt ? *opt : (store_build_options){0};
+    build_options o = opt ? *opt : (build_options){0};
     o.overrides = registry_overrides;
     o.overrides_ctx = loaded;
     int code = build_loaded(db, reg, &o, flags, rep, err);
@@ -368,7 +368,7 @@ typedef struct index_run {
     const char *db;
     char **paths;
     size_t n_paths;
-    store_build_options opt;
+    build_options opt;
     cli_index_flags flags;
     bool json, quiet, embedded;
 } index_run;
@@ -383,7 +383,7 @@ static int index_once(void *ctx, const registry_file *rf)
     apidex_error err;
     core_error_clear(&err);
     store_build_report rep = {0};
-    store_build_options opt = r->opt;
+    build_options opt = r->opt;
     cli_changes changes;
     cli_changes_collect(&changes, &opt);
     /* the registry's settings, where no flag gave them */
@@ -525,7 +525,7 @@ static void collect_change(void *ctx, store_change kind, const char *api)
     c->n[kind - 1]++;
 }
 
-void cli_changes_collect(cli_changes *c, store_build_options *opt)
+void cli_changes_collect(cli_changes *c, build_options *opt)
 {
     memset(c, 0, sizeof *c);
     for (int k = 0; k < 3; k++) core_buf_init(&c->ids[k], 0);
@@ -628,7 +628,7 @@ int cli_cmd_index(int argc, char **argv)
     }
     const char *db = io.db, *registry_flag = io.registry, *api_name = io.api_name;
     unsigned load_memory = io.load_memory;
-    store_build_options opt = io.opt;
+    build_options opt = io.opt;
     bool json = io.json, quiet = io.quiet, verbose = io.verbose, no_llm = io.no_llm;
     bool prune = io.prune, watch = io.watch;
     cli_llm_flags llm_flags = io.llm;

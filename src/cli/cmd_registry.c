@@ -1,6 +1,7 @@
 /* apidex add and apidex remove: change some APIs of the index and copy the rest as it is. */
 #include "cli/cli.h"
 
+#include "build/build.h"
 #include "embed/embed.h"
 #include "store/store.h"
 
@@ -53,7 +54,7 @@ static void remove_usage(FILE *out)
 typedef struct write_args {
     const char *db;
     bool json, quiet, verbose;
-    store_build_options opt;
+    build_options opt;
     cli_embed_flags embed;
     const char *name;
     char **words; /* paths (add) or ids (remove) */

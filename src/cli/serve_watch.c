@@ -2,6 +2,7 @@
    hot reload (serve/db.c) picks up each new index file. */
 #include "cli/cli.h"
 
+#include "build/build.h"
 #include "registry/registry.h"
 #include "store/store.h"
 
@@ -18,7 +19,7 @@ struct cli_serve_watch {
     registry_mcp *mcp; /* the stdio MCP servers kept open for tools/list_changed */
     const char *registry_path;
     const char *db;
-    store_build_options opt;
+    build_options opt;
     int stop[2];
     pthread_t thread;
     bool started;
@@ -27,7 +28,7 @@ struct cli_serve_watch {
 static int build_once(void *ctx, const registry_file *rf)
 {
     cli_serve_watch *sw = ctx;
-    store_build_options opt = sw->opt;
+    build_options opt = sw->opt;
     opt.strategy = rf->strategy;
     opt.filters = rf->filters;
     cli_index_flags flags = {.quiet = false};

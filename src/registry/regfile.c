@@ -7,6 +7,7 @@
 
 #include "mcpc/mcpc.h"
 
+#include "build/build.h"
 #include "chunk/chunk.h"
 #include "prep/prep.h"
 
@@ -438,7 +439,7 @@ static int parse_top(parser *p, const jt_node *root)
                 chunk_options copt;
                 apidex_error e;
                 core_error_clear(&e);
-                if (store_strategy_parse(rf->strategy, &copt, NULL, &e))
+                if (build_strategy_parse(rf->strategy, &copt, NULL, &e))
                     return FAIL(p, v, "%s", e.message);
             }
         } else if (key_is(m, "filters")) {

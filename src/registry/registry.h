@@ -95,7 +95,7 @@ typedef struct registry_loaded registry_loaded;
 int registry_file_add_specs(const registry_file *rf, spec_registry *reg, registry_loaded **out,
                             apidex_error *err);
 void registry_loaded_free(registry_loaded *l);
-/** store_build_options.overrides: the overrides JSON of api's source (ctx: registry_loaded). */
+/** build_options.overrides: the overrides JSON of api's source (ctx: registry_loaded). */
 const char *registry_overrides(void *ctx, const spec_api *api);
 
 /* ---------------------------------------------------------------- watch */

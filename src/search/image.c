@@ -16,6 +16,8 @@
  */
 #include "search/image_int.h"
 
+#include "build/build.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,7 +301,7 @@ size_t search_image_patched(void)
 {
     return __atomic_load_n(&images_patched, __ATOMIC_RELAXED);
 }
-/* The builder the store calls at the end of every build (store_image_set_builder): the
+/* The builder the store calls at the end of every build (build_image_set_builder): the
    lexical index of the finished file, as opening would build it. After `add` or `remove`
    the temp file still holds the old file's image: that is patched with the chunks that
    changed (image_patch.c), else (a full build, no usable old image) built from the rows. */
@@ -350,7 +352,7 @@ static int image_build(store_index *idx, uint64_t build_id, core_buf *out, apide
 
 void search_image_install(void)
 {
-    store_image_set_builder(image_build);
+    build_image_set_builder(image_build);
 }
 
 /* ---------------------------------------------------------------- reading */

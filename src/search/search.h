@@ -188,7 +188,7 @@ typedef struct search_engine search_engine;
 
 int search_engine_open(store_index *idx, search_engine **out, apidex_error *err);
 /**
- * Registers the search image's builder with the store (store_image_set_builder), so every
+ * Registers the search image's builder with the build stage (build_image_set_builder), so every
  * build, add and remove of this process writes the image search_engine_open reads
  * (docs/INDEX.md, "The search image"). Call once at start, before any build. An index
  * without a valid image still opens: built from its rows, with a note on stderr.

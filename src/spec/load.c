@@ -55,7 +55,7 @@
  *   order they were added; a given id (spec_input_options.name, --name) is
  *   taken as it is, first. A deferred document proposes once it is parsed
  *   (spec_registry_load). The index keeps ids stable across rebuilds and
- *   renames (store: build_ids.c), renaming through spec_registry_set_id.
+ *   renames (build: ids.c), renaming through spec_registry_set_id.
  *   Operation ids: "api:operationId"; without one, or for the second use of a
  *   duplicate one (a warning), "api:METHOD /path".
  */
@@ -1407,7 +1407,7 @@ int spec_registry_load(spec_registry *reg, size_t i)
     int brc = api_build(ai, rc ? NULL : tree, &perr);
     if (brc == APIDEX_ENOMEM) return brc;
     /* The id it proposes now that it is parsed (a given id as it is); the build makes it
-       unique in registry order (store build_ids.c). Only this API is touched: thread-safe
+       unique in registry order (build ids.c). Only this API is touched: thread-safe
        with loads of other APIs. */
     const char *given = given_id(reg, ai);
     char proposed[SPEC_ID_MAX + 1];

@@ -218,7 +218,7 @@ const spec_api *spec_registry_find(const spec_registry *reg, const char *id);
 /**
  * Renames API i (its operation and schema ids follow: "id:operationId").
  * APIDEX_EINVAL when id is not valid (spec_id_valid); uniqueness is the
- * caller's (store_build settles ids in registry order). Touches API i only:
+ * caller's (build_index settles ids in registry order). Touches API i only:
  * safe while other APIs load; the id look-up of spec_registry_find is stale
  * until spec_registry_reindex_ids.
  */

@@ -4,7 +4,8 @@
  * before the fsync and rename, so it is swapped with everything else at once, and read
  * back with one sqlite3_blob_read into one buffer. What the bytes mean is the search
  * stage's (src/search/image.c): the store neither builds nor parses them; it calls the
- * builder the program registered, and hands the bytes back.
+ * builder the writer was given (the build stage passes the one the program registered),
+ * and hands the bytes back.
  */
 #include "store/store_int.h"
 #include "store/writer_int.h"
@@ -12,13 +13,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-static store_image_builder image_builder;
-
-void store_image_set_builder(store_image_builder fn)
-{
-    image_builder = fn;
-}
 
 /* The image's rows (1..n), or 0 when the file has none (an index written before the
    image, or by a program that registered no builder). */
@@ -77,7 +71,8 @@ static int put_rows(sqlite3 *db, const core_buf *img, apidex_error *err)
 #define IMAGE_MAX_BYTES ((size_t)0x7fffffff)
 #endif
 
-int store_w_put_image(const char *tmp, uint64_t build_id, apidex_error *err)
+int store_w_put_image(const char *tmp, uint64_t build_id, store_image_builder image_builder,
+                      apidex_error *err)
 {
     core_buf img;
     core_buf_init(&img, IMAGE_MAX_BYTES);

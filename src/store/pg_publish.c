@@ -395,55 +395,79 @@ static long long next_generation(PGconn *c, const char *display, apidex_error *e
     return g;
 }
 
-/* Under the builders' lock: copy the current generation down, build, publish. */
-static int build_locked(PGconn *c, const char *display, spec_registry *reg,
-                        const store_build_options *opt, store_build_report *rep, apidex_error *err)
+/* A build into a server database (store_target_begin): its connection, which holds the
+   builders' lock, the generation it started from and the private file it writes. */
+struct store_pg_stage {
+    PGconn *c;
+    char display[1024];
+    store_pg_current cur;
+    char *dir;
+    char path[4096];
+};
+
+/* Under the builders' lock: copy the current generation down into the private file the
+   build writes. The current generation is where the build starts (unchanged documents are
+   reused); one of another schema version is rebuilt in full, as a file would be. */
+static int stage_locked(store_pg_stage *s, bool full, apidex_error *err)
 {
+    PGconn *c = s->c;
+    const char *display = s->display;
     int rc = ensure_schema(c, display, err);
-    store_pg_current cur = {0};
-    if (!rc) rc = store_pg_current_read(c, display, &cur, err);
+    if (!rc) rc = store_pg_current_read(c, display, &s->cur, err);
     /* A staging schema no generation points at: a build killed before its flip. */
-    if (!rc) drop_generations(c, cur.generation, cur.previous, NULL);
-    char *dir = NULL;
-    if (!rc) rc = store_pg_tempdir(&dir, err);
-    char path[4096] = "";
-    if (dir) snprintf(path, sizeof path, "%s/index.db", dir);
-    /* The current generation is where the build starts (unchanged documents are reused);
-       one of another schema version is rebuilt in full, as a file would be. */
-    if (!rc && cur.generation && cur.schema_version == STORE_SCHEMA_VERSION && !opt->full) {
+    if (!rc) drop_generations(c, s->cur.generation, s->cur.previous, NULL);
+    if (!rc) rc = store_pg_tempdir(&s->dir, err);
+    if (s->dir) snprintf(s->path, sizeof s->path, "%s/index.db", s->dir);
+    if (!rc && s->cur.generation && s->cur.schema_version == STORE_SCHEMA_VERSION && !full) {
         rc = store_pg_exec(c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", display, err);
-        if (!rc) rc = store_pg_fetch(c, display, cur.generation, path, err);
+        if (!rc) rc = store_pg_fetch(c, display, s->cur.generation, s->path, err);
         PQclear(PQexec(c, rc ? "ROLLBACK" : "COMMIT"));
     }
-    store_build_options local = *opt;
-    memset(&local.lock, 0, sizeof local.lock); /* the private file: nobody else writes it */
-    if (!rc) {
-        rc = store_build(path, reg, &local, rep, err);
-        if (rc) store_pg_error_rename(err, path, display);
-    }
-    long long gen = 0;
-    char build_id[64] = "";
-    if (!rc && !(gen = next_generation(c, display, err))) rc = APIDEX_EDB;
-    if (!rc) rc = publish_staging(c, display, path, gen, build_id, sizeof build_id, err);
-    if (!rc) rc = publish_flip(c, display, gen, cur.generation, build_id, err);
-    if (!rc) drop_generations(c, gen, cur.generation, NULL);
-    store_pg_tempdir_remove(dir);
-    free(dir);
     return rc;
 }
 
-int store_pg_build(const char *url, spec_registry *reg, const store_build_options *opt,
-                   store_build_report *rep, apidex_error *err)
+int store_pg_stage_begin(const char *url, const store_lock_options *lock, bool full,
+                         store_pg_stage **out, apidex_error *err)
 {
-    char display[1024];
-    store_display(url, display, sizeof display);
-    double t0 = core_now();
-    PGconn *c = NULL;
-    int rc = store_pg_connect(url, display, &c, err);
-    if (!rc) rc = lock_take(c, display, &opt->lock, err);
-    if (!rc) rc = build_locked(c, display, reg, opt, rep, err);
-    /* the lock goes with the session */
-    PQfinish(c);
-    rep->seconds = core_now() - t0;
+    *out = NULL;
+    store_pg_stage *s = calloc(1, sizeof *s);
+    if (!s) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    store_display(url, s->display, sizeof s->display);
+    int rc = store_pg_connect(url, s->display, &s->c, err);
+    if (!rc) rc = lock_take(s->c, s->display, lock, err);
+    if (!rc) rc = stage_locked(s, full, err);
+    if (rc) {
+        store_pg_stage_end(s, rc, err);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+const char *store_pg_stage_path(const store_pg_stage *s)
+{
+    return s->path;
+}
+
+int store_pg_stage_publish(store_pg_stage *s, apidex_error *err)
+{
+    long long gen = 0;
+    char build_id[64] = "";
+    int rc = 0;
+    if (!(gen = next_generation(s->c, s->display, err))) rc = APIDEX_EDB;
+    if (!rc) rc = publish_staging(s->c, s->display, s->path, gen, build_id, sizeof build_id, err);
+    if (!rc) rc = publish_flip(s->c, s->display, gen, s->cur.generation, build_id, err);
+    if (!rc) drop_generations(s->c, gen, s->cur.generation, NULL);
     return rc;
+}
+
+void store_pg_stage_end(store_pg_stage *s, int rc, apidex_error *err)
+{
+    if (!s) return;
+    /* the private file's name means nothing to the user: the URL does */
+    if (rc && s->path[0]) store_pg_error_rename(err, s->path, s->display);
+    store_pg_tempdir_remove(s->dir);
+    free(s->dir);
+    PQfinish(s->c); /* the builders' lock goes with the session */
+    free(s);
 }

@@ -4,8 +4,6 @@
  */
 #include "store/store_int.h"
 
-#include "chunk/dataflow.h"
-
 #include <stdio.h>
 #include <string.h>
 
@@ -132,13 +130,14 @@ int store_schema_check(sqlite3 *db, const char *schema, const char *path, int *v
     return 0;
 }
 
-int store_signature(const char *strategy, const char *filters, core_buf *out)
+int store_signature(const char *strategy, const char *filters, int dataflow, core_buf *out)
 {
     /* The apidex version is part of it: a new release may chunk differently; so is the
-       data-flow analysis version, whose edges an unchanged document would carry over. */
+       data-flow analysis version (the builder's), whose edges an unchanged document would
+       carry over. */
     core_buf_printf(out, "apidex=%s;schema=%d;dataflow=%d;strategy=%s;filters=%s",
-                    APIDEX_VERSION_STRING, STORE_SCHEMA_VERSION, DATAFLOW_VERSION,
-                    strategy ? strategy : "", filters ? filters : "");
+                    APIDEX_VERSION_STRING, STORE_SCHEMA_VERSION, dataflow, strategy ? strategy : "",
+                    filters ? filters : "");
     return out->failed ? APIDEX_ENOMEM : 0;
 }
 

@@ -1,6 +1,9 @@
 /*
  * store: the index. One SQLite file holds every API, operation, schema and
  * chunk of a registry, the edges between them and room for chunk vectors.
+ * The store is the codec (the file, or generations in PostgreSQL): rows in and
+ * out. What the rows are made from (rendering, analysis, chunking, embedding,
+ * the ids) is the build stage's (src/build, build_index).
  *
  * Design notes
  * - Builds never touch the live file. A build writes a new database next to
@@ -232,14 +235,14 @@ void store_close(store_index *idx);
 uint64_t store_index_version(const store_index *idx);
 /**
  * The search image (docs/INDEX.md, "The search image"): bytes the search stage builds from
- * a finished index, stored in it and swapped with it. A program registers the builder
- * once (before any build); every build, add and remove then calls it on the complete temp
- * file (build_id: the new index's store_index_version) before the rename. With none
- * registered, a build writes no image and drops a copied one.
+ * a finished index, stored in it and swapped with it. A writer given a builder
+ * (store_writer_options.image; the build stage passes the one the program registered with
+ * build_image_set_builder) calls it on the complete temp file (build_id: the new index's
+ * store_index_version) before the rename. Without one, a writer writes no image and drops
+ * a copied one.
  */
 typedef int (*store_image_builder)(store_index *idx, uint64_t build_id, core_buf *out,
                                    apidex_error *err);
-void store_image_set_builder(store_image_builder fn);
 /** The image's bytes in one malloc'd buffer (*data: free), or *data NULL when the index has
     none. Errors: APIDEX_ENOMEM, APIDEX_EDB. */
 int store_image_read(store_index *idx, void **data, size_t *len, apidex_error *err);
@@ -474,7 +477,7 @@ typedef struct store_build_report {
     size_t failed;                             /* documents that could not be indexed */
     size_t kept; /* of the failed ones: previous version kept from the old index */
     size_t n_apis, n_operations, n_schemas, n_chunks, n_edges; /* in the new index */
-    size_t embedded;       /* chunks embedded in this build (store_build_options.embedder) */
+    size_t embedded;       /* chunks embedded in this build (build_options.embedder) */
     size_t vectors_reused; /* chunks of changed documents whose vector was copied */
     bool full_rebuild;     /* the old index could not be reused (see reason) */
     char reason[256];      /* why a full rebuild ("" for none / first build) */
@@ -503,6 +506,10 @@ typedef struct store_writer_options {
         (in that order), with its id. Never called for a build that did not commit. */
     void (*on_change)(void *ctx, store_change kind, const char *api);
     void *on_change_ctx;
+    store_image_builder image; /* the search image's builder (NULL: none written) */
+    /* The version of the builder's data-flow analysis (DATAFLOW_VERSION): part of the
+       signature, so new producer edges re-analyse unchanged documents. */
+    int dataflow;
 } store_writer_options;
 
 /**
@@ -579,95 +586,47 @@ int store_writer_set_overrides(store_writer *w, const char *api_id, const char *
 /** Drops the temp file and frees w. NULL is a no-op. */
 void store_writer_abort(store_writer *w);
 
-/* ---------------------------------------------------------------- building from specs */
-
-struct chunk_options;
-
-/** What store_build does; zero = defaults. */
-typedef struct store_build_options {
-    const char *strategy; /* NAME[:SIZE[:OVERLAP]] (chunk strategy names; NULL = "hybrid") */
-    const char *filters;  /* preprocessing filter list (prep_parse_filters; NULL = none) */
-    bool full;            /* rebuild everything, reuse nothing */
-    /** Called before each document (doc = its file) and once at the end (doc = NULL). */
-    void (*progress)(void *ctx, size_t done, size_t total, const char *doc);
-    void *progress_ctx;
-    unsigned delay_ms; /* test hook: sleep after each document (kill-during-build tests) */
-    /* LLM-written texts for the summary and query strategies (the agent stage's refiner):
-       chunk_setup may set copt->describe once the strategy is parsed; when it does,
-       describe_signature ("llm:MODEL:p1") joins the index signature and describe_prepare
-       runs with reg before anything is chunked (e.g. a concurrent LLM prefetch). */
-    void (*chunk_setup)(void *ctx, struct chunk_options *copt);
-    void *chunk_setup_ctx;
-    const char *describe_signature;
-    int (*describe_prepare)(void *ctx, const spec_registry *reg, apidex_error *err);
-    /* Dense vectors: when set, each new or changed chunk's text (its content when it has
-       none) is embedded (passages, L2-normalised) and stored under the provider's model
-       id. The provider's fingerprint joins the index signature ("+embed=FP"), so another
-       model or prefix rebuilds everything; reused documents keep their vectors, and a
-       changed document re-embeds only the chunks whose text changed. Not thread-safe:
-       the build makes one call at a time. */
-    struct embed_provider *embedder;
-    /* Registry changes (add, remove). keep_unlisted: the documents of the current index
-       that reg does not hold are copied as they are (reg adds or updates documents), except
-       the APIs named in drop_apis, which are removed. Needs an index whose rows can be
-       reused; with inherit, the strategy and filters are the current index's (strategy and
-       filters above are then ignored). */
-    bool keep_unlisted, inherit;
-    const char *const *drop_apis;
-    size_t n_drop_apis;
-    /* The guard of `apidex index` (without --prune): refuse (APIDEX_EREFUSED, nothing
-       written) a build from zero documents (or from documents that all failed, leaving an
-       empty index), or one that would remove more than half of the indexed APIs; the
-       message names how many and the first few ids. */
-    bool guard;
-    /* Called for each API written (new, changed or unchanged) that has no operation: it
-       is indexed, but nothing can find it (a file with an empty paths object). */
-    void (*on_empty)(void *ctx, const char *api, const char *file);
-    void *on_empty_ctx;
-    store_lock_options lock; /* waiting for another writer (every build takes the lock) */
-    void (*on_change)(void *ctx, store_change kind, const char *api); /* store_writer_options */
-    void *on_change_ctx;
-    /* Per-API settings of the registry file (store_api.overrides): when set, every API of
-       the new index gets what it returns (a JSON object, or NULL for none), reused ones
-       included; when NULL, reused and kept APIs keep the overrides they had. */
-    const char *(*overrides)(void *ctx, const spec_api *api);
-    void *overrides_ctx;
-    /* Threads for a deferred registry (spec_options.deferred): jobs - 1 of them parse the
-       next documents while this one renders, chunks and writes in registry order, so the
-       index is the same for every value. 0 = $APIDEX_JOBS, else the online CPUs (at most
-       8). Ignored (one document at a time on this thread) for an eager registry. */
-    unsigned jobs;
-    /* What the jobs' loads may hold together: a load starts only while the memory budgets
-       (spec_options.load_memory_*) of the APIs loaded and not yet written fit, or when
-       none is. 0 = $APIDEX_MAX_LOAD_MEMORY_TOTAL (MiB), else half the machine's RAM. */
-    size_t load_memory_total;
-} store_build_options;
+/* What the build stage's id rules (src/build/ids.c) read from the old index and write. */
+/** Old document i's content hash (writer_old.c; 0 when out of range). */
+uint64_t store_writer_old_hash(const store_writer *w, size_t i);
+/** True when the old index is of an older schema, whose ids were file names. */
+bool store_writer_old_ids_legacy(const store_writer *w);
+/** The aliases of the old index (none in an index of an older schema); strings owned by w. */
+size_t store_writer_old_alias_count(const store_writer *w);
+void store_writer_old_alias(const store_writer *w, size_t i, const char **alias, const char **api);
+/** Records that `alias` names API `api` in the new index (the first one given wins). */
+int store_writer_add_alias(store_writer *w, const char *alias, const char *api, apidex_error *err);
 
 /**
- * Builds (or incrementally rebuilds) the index at db_path from every API of
- * reg (a deferred registry is loaded a few documents at a time and each API is
- * unloaded once written; reg's ids, diagnostics and failed flags stay): unchanged documents are
- * copied from the current index, changed and new ones are chunked, documents no longer in reg are
- * dropped. A failed document is counted in rep->failed (its errors are in its api->diags) and its
- * previous version, if any, is kept. Each API's id is settled right before its rows
- * are written, in registry order (build_ids.c): a given name, else the id the
- * old index had for the path (or, for a rename, the content), else the one the
- * document proposes, made unique; reg's APIs are renamed to it and old ids stay
- * as aliases. Atomic: on any error, or if the process
- * dies, the current index stays as it was. opt and rep may be NULL.
- * Takes the writer lock (store_lock_acquire with opt->lock) before it reads the
- * current index: APIDEX_EBUSY when another build held it too long. APIDEX_EREFUSED:
- * the guard, or a file at db_path that is not an apidex index (never replaced).
+ * The strategy (without its "+llm"/"+embed" parts) and filters the index at db_path was
+ * built with, from its meta table (add and remove build as the index was built): malloc'd
+ * strings, NULL when the file is missing, empty or lacks them. A file that is not an apidex
+ * index: APIDEX_EREFUSED (store_file_error, writing).
  */
-int store_build(const char *db_path, spec_registry *reg, const store_build_options *opt,
-                store_build_report *rep, apidex_error *err);
+int store_index_settings(const char *db_path, char **strategy, char **filters, apidex_error *err);
+
+/* ---------------------------------------------------------------- where a build writes (target.c)
+ */
 
 /**
- * Parses a strategy NAME[:SIZE[:OVERLAP]] into chunk options (zeroed first);
- * canon (may be NULL) gets the canonical spelling. APIDEX_EINVAL when bad.
+ * The one place a writer tells a file from a server database (store_is_server). Begin takes
+ * the builders' lock (`<db>.lock` for a file, PostgreSQL's advisory lock for a server; lock:
+ * how long to wait) and names the SQLite file a store_writer builds (store_target_path): db
+ * itself, or for a postgres:// URL a private file that starts as a copy of the current
+ * generation (none when full, or when it is of another schema version), so unchanged
+ * documents are reused either way. Commit, after store_writer_commit: nothing more for a
+ * file (the writer renamed it into place); for a server, publishes the file as the next
+ * generation. *out: store_target_end (rc: the build's status; for a server an error that
+ * names the private file names the URL instead), which releases the lock.
  */
-int store_strategy_parse(const char *spec, struct chunk_options *out, core_buf *canon,
-                         apidex_error *err);
+typedef struct store_target store_target;
+int store_target_begin(const char *db, const store_lock_options *lock, bool full,
+                       store_target **out, apidex_error *err);
+const char *store_target_path(const store_target *t);
+/** True for a server database (the build's time then counts the publish too). */
+bool store_target_server(const store_target *t);
+int store_target_commit(store_target *t, apidex_error *err);
+void store_target_end(store_target *t, int rc, apidex_error *err);
 
 /* ---------------------------------------------------------------- usage sidecar (usage.c) */
 

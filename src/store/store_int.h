@@ -20,8 +20,9 @@ int store_schema_create(sqlite3 *db, apidex_error *err);
 int store_schema_check(sqlite3 *db, const char *schema, const char *path, int *version,
                        apidex_error *err);
 
-/** The build signature: what must match for rows of an old index to be reused. */
-int store_signature(const char *strategy, const char *filters, core_buf *out);
+/** The build signature: what must match for rows of an old index to be reused (dataflow:
+    store_writer_options.dataflow). */
+int store_signature(const char *strategy, const char *filters, int dataflow, core_buf *out);
 
 /** Sets err from db's last error: APIDEX_EDB, "what: sqlite message". Returns APIDEX_EDB. */
 int store_db_error(sqlite3 *db, const char *what, apidex_error *err);
@@ -43,10 +44,17 @@ int store_pg_open(const char *url, store_index **out, apidex_error *err);
 /** The current generation at url, 0 when it cannot be read (store_index_changed). */
 long long store_pg_generation(const char *url);
 
-/** store_build for a server database: builds from the current generation, publishes a new
-    one (pg_publish.c). */
-int store_pg_build(const char *url, spec_registry *reg, const store_build_options *opt,
-                   store_build_report *rep, apidex_error *err);
+/** A build into a server database (store_target_begin, pg_publish.c): connects, takes the
+    builders' lock and copies the current generation into a private file (none with full, or
+    when it is of another schema version), which the build writes (store_pg_stage_path);
+    store_pg_stage_publish makes it the next generation. *out: store_pg_stage_end (rc: the
+    build's status; an error naming the private file names the URL instead). */
+typedef struct store_pg_stage store_pg_stage;
+int store_pg_stage_begin(const char *url, const store_lock_options *lock, bool full,
+                         store_pg_stage **out, apidex_error *err);
+const char *store_pg_stage_path(const store_pg_stage *s);
+int store_pg_stage_publish(store_pg_stage *s, apidex_error *err);
+void store_pg_stage_end(store_pg_stage *s, int rc, apidex_error *err);
 
 /** Runs SQL without results; APIDEX_EDB on failure. */
 int store_exec(sqlite3 *db, const char *sql, apidex_error *err);
@@ -107,54 +115,6 @@ int store_patch_copy(const char *from, const char *to, apidex_error *err);
 int store_patch_drop(sqlite3 *db, const char *path, const char *api, store_rows *removed,
                      apidex_error *err);
 
-/* ---------------------------------------------------------------- load-ahead (prefetch.c) */
-
-/** Load-ahead of a deferred registry's APIs, in registry order (see prefetch.c). */
-typedef struct store_prefetch store_prefetch;
-/** Starts jobs - 1 worker threads (jobs >= 1; the caller's thread is the last job). A load
-    starts only while the memory budgets of the APIs loaded and not yet written fit in
-    mem_cap bytes (0: half the RAM, or $APIDEX_MAX_LOAD_MEMORY_TOTAL MiB), or none is held. */
-int store_prefetch_start(spec_registry *reg, unsigned jobs, size_t mem_cap, store_prefetch **out);
-/** Waits until API i is loaded (loading it on this thread when no worker took it). Call in
-    ascending i. Returns spec_registry_load's status. */
-int store_prefetch_wait(store_prefetch *p, size_t i);
-/** API i is written: unloads it and lets the workers load further. */
-void store_prefetch_done(store_prefetch *p, size_t i);
-/** Stops and joins the workers, frees p. NULL is a no-op. held_peak, reserved_peak (each may
-    be NULL) get the most APIs that held a budget at once, and the most bytes they held. */
-void store_prefetch_stop(store_prefetch *p, size_t *held_peak, size_t *reserved_peak);
-
-/* ---------------------------------------------------------------- API ids (build_ids.c) */
-
-/** Old document i's content hash (writer_old.c; 0 when out of range). */
-uint64_t store_writer_old_hash(const store_writer *w, size_t i);
-/** True when the old index is of an older schema, whose ids were file names. */
-bool store_writer_old_ids_legacy(const store_writer *w);
-/** The aliases of the old index (none in an index of an older schema); strings owned by w. */
-size_t store_writer_old_alias_count(const store_writer *w);
-void store_writer_old_alias(const store_writer *w, size_t i, const char **alias, const char **api);
-/** Records that `alias` names API `api` in the new index (the first one given wins). */
-int store_writer_add_alias(store_writer *w, const char *alias, const char *api, apidex_error *err);
-
-/** The ids of one build, settled API by API in registry order (build_ids.c). */
-typedef struct store_ids store_ids;
-/**
- * Before any API is written: the given ids (APIDEX_EINVAL when one is not valid or two
- * documents have the same), the ids the old index keeps, and the ids proposals may not
- * take. doc_keys[i]: the documents-table key of API i.
- */
-int store_ids_begin(store_writer *w, spec_registry *reg, const char *const *doc_keys,
-                    const store_build_options *opt, store_ids **out, apidex_error *err);
-/** API i is loaded: gives it its id (renaming it in reg) before any row of it is written.
-    Call in ascending i, on one thread. */
-int store_ids_settle(store_ids *ids, spec_registry *reg, size_t i, apidex_error *err);
-/** The id API i was settled with, or NULL. */
-const char *store_ids_final(const store_ids *ids, size_t i);
-/** API i was settled but is not in the new index (it failed, with no version to keep). */
-void store_ids_unwritten(store_ids *ids, size_t i);
-/** After the last API: writes the aliases of the new index. */
-int store_ids_finish(store_ids *ids, apidex_error *err);
-void store_ids_free(store_ids *ids);
 /* json_read.c: a JSON list of strings (NULL or "" = none; text that is not one reads as
    none) and an API's servers and tags JSON, into arena records. APIDEX_ENOMEM or 0. */
 int store_json_strings(core_arena *a, const char *text, const char ***out, size_t *n);

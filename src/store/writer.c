@@ -252,6 +252,8 @@ int store_writer_begin(const char *db_path, const store_writer_options *opt, sto
     core_buf_init(&w->changes, 0);
     w->on_change = opt ? opt->on_change : NULL;
     w->on_change_ctx = opt ? opt->on_change_ctx : NULL;
+    w->image = opt ? opt->image : NULL;
+    w->dataflow = opt ? opt->dataflow : 0;
     size_t n = strlen(db_path) + 32;
     w->tmp = malloc(n);
     w->terms = store_terms_new();
@@ -284,7 +286,7 @@ int store_writer_begin(const char *db_path, const store_writer_options *opt, sto
     if (opt && opt->patch && !opt->full) {
         core_buf sig;
         core_buf_init(&sig, 0);
-        if (store_signature(opt->strategy, opt->filters, &sig)) {
+        if (store_signature(opt->strategy, opt->filters, opt->dataflow, &sig)) {
             core_buf_free(&sig);
             store_writer_abort(w);
             return store_w_oom(err);
@@ -843,7 +845,7 @@ int store_writer_commit(store_writer *w, store_build_report *rep, apidex_error *
     strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
     core_buf sig;
     core_buf_init(&sig, 0);
-    if (!rc && store_signature(w->strategy, w->filters, &sig)) rc = store_w_oom(err);
+    if (!rc && store_signature(w->strategy, w->filters, w->dataflow, &sig)) rc = store_w_oom(err);
     if (!rc) rc = put_meta(w, "build_id", idhex, err);
     if (!rc) rc = put_meta(w, "created", created, err);
     if (!rc) rc = put_meta(w, "apidex_version", APIDEX_VERSION_STRING, err);
@@ -891,7 +893,7 @@ int store_writer_commit(store_writer *w, store_build_report *rep, apidex_error *
     }
     w->db = NULL;
     /* The search image of the complete file, in it before it becomes visible. */
-    if ((rc = store_w_put_image(w->tmp, build_id, err)) != 0) {
+    if ((rc = store_w_put_image(w->tmp, build_id, w->image, err)) != 0) {
         store_writer_abort(w);
         return rc;
     }

@@ -79,6 +79,8 @@ struct store_writer {
     core_buf changes;
     void (*on_change)(void *ctx, store_change kind, const char *api);
     void *on_change_ctx;
+    store_image_builder image; /* store_writer_options.image */
+    int dataflow;              /* store_writer_options.dataflow */
     store_terms *terms;
     bool by_field; /* strategy hybrid: chunks are ranked field by field (field_terms) */
     store_pack pack;
@@ -109,9 +111,10 @@ static inline char *store_w_strdup(const char *s)
 int store_w_flush_api(store_writer *w, apidex_error *err);
 
 /* image.c: after the last row, before the fsync and rename: the search image of the
-   finished temp file (the registered builder's bytes; none registered: any old one is
+   finished temp file (the bytes of the writer's builder; without one, any old image is
    dropped). */
-int store_w_put_image(const char *tmp, uint64_t build_id, apidex_error *err);
+int store_w_put_image(const char *tmp, uint64_t build_id, store_image_builder image,
+                      apidex_error *err);
 
 /* writer_old.c */
 /** The old document at path, or NULL. */

@@ -163,7 +163,8 @@ int store_w_attach_old(store_writer *w, const store_writer_options *opt, apidex_
     /* Same schema: the rows are reusable when the chunking options are the same. */
     core_buf sig;
     core_buf_init(&sig, 0);
-    if (store_signature(opt ? opt->strategy : NULL, opt ? opt->filters : NULL, &sig)) {
+    if (store_signature(opt ? opt->strategy : NULL, opt ? opt->filters : NULL,
+                        opt ? opt->dataflow : 0, &sig)) {
         core_buf_free(&sig);
         return store_w_oom(err);
     }

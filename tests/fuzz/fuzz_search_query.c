@@ -2,6 +2,7 @@
    @handles, URLs, typos, ids, any bytes) run as a ranked list, as an adaptive answer with a
    context budget, and with filters, against an index of the example and fixture specs
    (built once; run from the source root, as scripts/fuzz-smoke.sh does). */
+#include "build/build.h"
 #include "search/search.h"
 #include "spec/spec.h"
 
@@ -30,7 +31,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
             fprintf(stderr, "fuzz_search_query: %s (run from the source root)\n", err.message);
             abort();
         }
-    if (store_build(path, reg, NULL, NULL, &err)) abort();
+    if (build_index(path, reg, NULL, NULL, &err)) abort();
     spec_registry_free(reg);
     if (store_open(path, true, &idx, &err) || search_engine_open(idx, &eng, &err)) abort();
     unlink(path); /* the open index keeps its data */

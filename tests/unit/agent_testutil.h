@@ -5,6 +5,7 @@
 
 #include "testutil.h"
 
+#include "build/build.h"
 #include "agent/agent.h"
 
 #include <signal.h>
@@ -122,8 +123,8 @@ static inline void test_index_open(test_index *t, const char *strategy)
     spec_registry *reg = NULL;
     assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
     assert_int_equal(spec_registry_add(reg, spec, &err), 0);
-    store_build_options bo = {.strategy = strategy};
-    if (store_build(t->db, reg, &bo, NULL, &err)) fail_msg("store_build: %s", err.message);
+    build_options bo = {.strategy = strategy};
+    if (build_index(t->db, reg, &bo, NULL, &err)) fail_msg("build_index: %s", err.message);
     spec_registry_free(reg);
     free(spec);
     if (store_open(t->db, true, &t->idx, &err)) fail_msg("store_open: %s", err.message);

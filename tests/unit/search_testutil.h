@@ -5,6 +5,7 @@
 
 #include "testutil.h"
 
+#include "build/build.h"
 #include "search/search.h"
 #include "spec/spec.h"
 
@@ -32,7 +33,7 @@ static inline search_fixture *search_fixture_new(const char *const *specs)
         assert_int_equal(spec_registry_add(reg, p, &err), 0);
         free(p);
     }
-    if (store_build(f->db, reg, NULL, NULL, &err)) fail_msg("store_build: %s", err.message);
+    if (build_index(f->db, reg, NULL, NULL, &err)) fail_msg("build_index: %s", err.message);
     spec_registry_free(reg);
     if (store_open(f->db, true, &f->idx, &err)) fail_msg("store_open: %s", err.message);
     if (search_engine_open(f->idx, &f->eng, &err)) fail_msg("engine: %s", err.message);

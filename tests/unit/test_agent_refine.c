@@ -33,10 +33,10 @@ static void build(const char *db, const char *spec, const char *strategy, agent_
     core_error_clear(&err);
     assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
     assert_int_equal(spec_registry_add(reg, spec, &err), 0);
-    store_build_options bo = {.strategy = strategy, .full = true};
+    build_options bo = {.strategy = strategy, .full = true};
     if (r) agent_refiner_attach(r, &bo);
-    int rc = store_build(db, reg, &bo, NULL, &err);
-    if (rc != expect_rc) fail_msg("store_build returned %d: %s", rc, err.message);
+    int rc = build_index(db, reg, &bo, NULL, &err);
+    if (rc != expect_rc) fail_msg("build_index returned %d: %s", rc, err.message);
     spec_registry_free(reg);
 }
 

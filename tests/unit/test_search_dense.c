@@ -2,6 +2,7 @@
    time, incremental reuse, fusion, the errors that say how to build vectors. */
 #include "embed_testutil.h"
 
+#include "build/build.h"
 #include "embed/embed.h"
 #include "search/search.h"
 
@@ -15,9 +16,9 @@ static int build(const char *specs, const char *db, embed_provider *p, store_bui
     apidex_error err;
     assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
     assert_int_equal(spec_registry_add(reg, specs, &err), 0);
-    store_build_options opt = {.embedder = p};
-    int rc = store_build(db, reg, &opt, rep, &err);
-    if (rc) print_message("store_build: %s\n", err.message);
+    build_options opt = {.embedder = p};
+    int rc = build_index(db, reg, &opt, rep, &err);
+    if (rc) print_message("build_index: %s\n", err.message);
     spec_registry_free(reg);
     return rc;
 }

@@ -49,7 +49,7 @@ static char *build_from(const char *dir, const char *name, size_t first)
         assert_int_equal(spec_registry_add(reg, p, &err), 0);
         free(p);
     }
-    if (store_build(db, reg, NULL, NULL, &err)) fail_msg("store_build: %s", err.message);
+    if (build_index(db, reg, NULL, NULL, &err)) fail_msg("build_index: %s", err.message);
     spec_registry_free(reg);
     return db;
 }
@@ -139,7 +139,7 @@ static void test_image_same_answers(void **state)
     char *dir = tu_tempdir();
     search_image_install();
     char *db = build(dir, "index.db");
-    store_image_set_builder(NULL);
+    build_image_set_builder(NULL);
     char *plain = build(dir, "plain.db"); /* no builder: no image */
 
     core_buf with, rows, none;
@@ -252,9 +252,8 @@ static void remove_nth(const char *db, size_t nth)
     char *id = strdup(apis[nth].id);
     store_close(idx);
     const char *drop[] = {id};
-    store_build_options o = {
-        .keep_unlisted = true, .inherit = true, .drop_apis = drop, .n_drop_apis = 1};
-    if (store_build(db, NULL, &o, NULL, &err)) fail_msg("remove: %s", err.message);
+    build_options o = {.keep_unlisted = true, .inherit = true, .drop_apis = drop, .n_drop_apis = 1};
+    if (build_index(db, NULL, &o, NULL, &err)) fail_msg("remove: %s", err.message);
     free(id);
 }
 
@@ -273,8 +272,8 @@ static void add_spec(const char *db, const char *spec)
     char *p = tu_path(tu_source_dir(), spec);
     assert_int_equal(spec_registry_add(reg, p, &err), 0);
     free(p);
-    store_build_options o = {.keep_unlisted = true, .inherit = true};
-    if (store_build(db, reg, &o, NULL, &err)) fail_msg("add: %s", err.message);
+    build_options o = {.keep_unlisted = true, .inherit = true};
+    if (build_index(db, reg, &o, NULL, &err)) fail_msg("add: %s", err.message);
     spec_registry_free(reg);
 }
 
@@ -416,7 +415,7 @@ static void test_image_after_remove(void **state)
     search_image_install();
     char *db = build(dir, "index.db");
     remove_first(db);
-    store_image_set_builder(NULL);
+    build_image_set_builder(NULL);
     assert_int_equal(image_rows(db), 1);
     core_buf with, rows;
     core_buf_init(&with, 0);
@@ -455,7 +454,7 @@ static void test_image_cap(void **state)
 {
     (void)state;
     char *dir = tu_tempdir();
-    store_image_set_builder(cap_probe);
+    build_image_set_builder(cap_probe);
     char *db = build(dir, "index.db");
     search_image_install();
     assert_true(builder_cap > ((size_t)1 << 30));

@@ -32,8 +32,8 @@ static char *build_from(const char *dir, const char *name, size_t first, size_t 
         assert_int_equal(spec_registry_add(reg, p, &err), 0);
         free(p);
     }
-    store_build_options o = {.keep_unlisted = first > 0, .inherit = first > 0};
-    if (store_build(db, reg, &o, NULL, &err)) fail_msg("store_build: %s", err.message);
+    build_options o = {.keep_unlisted = first > 0, .inherit = first > 0};
+    if (build_index(db, reg, &o, NULL, &err)) fail_msg("build_index: %s", err.message);
     spec_registry_free(reg);
     return db;
 }
@@ -191,7 +191,7 @@ static void test_ops_from_image(void **state)
     core_buf_free(&with);
     core_buf_free(&rows);
     core_buf_free(&off);
-    store_image_set_builder(NULL);
+    build_image_set_builder(NULL);
     tu_rmtree(dir);
     free(dir);
     free(db);
@@ -221,7 +221,7 @@ static void test_ops_after_add(void **state)
     core_buf_free(&img);
     core_buf_free(&with);
     core_buf_free(&rows);
-    store_image_set_builder(NULL);
+    build_image_set_builder(NULL);
     tu_rmtree(dir);
     free(dir);
     free(db);

@@ -2,6 +2,7 @@
    useful first, and within a budget counted with the cl100k tokenizer. */
 #include "testutil.h"
 
+#include "build/build.h"
 #include "search/search.h"
 #include "spec/spec.h"
 
@@ -59,7 +60,7 @@ static int setup(void **state)
     assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
     assert_int_equal(spec_registry_add(reg, a, &err), 0);
     assert_int_equal(spec_registry_add(reg, b, &err), 0);
-    if (store_build(db, reg, NULL, NULL, &err)) fail_msg("store_build: %s", err.message);
+    if (build_index(db, reg, NULL, NULL, &err)) fail_msg("build_index: %s", err.message);
     spec_registry_free(reg);
     if (store_open(db, true, &f->idx, &err)) fail_msg("store_open: %s", err.message);
     free(a);

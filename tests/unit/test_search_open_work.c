@@ -94,8 +94,8 @@ static double work_per_op(size_t n, bool image)
     }
     char *db = tu_path(dir, "index.db");
     if (image) search_image_install();
-    if (store_build(db, reg, NULL, NULL, &err)) fail_msg("store_build: %s", err.message);
-    store_image_set_builder(NULL);
+    if (build_index(db, reg, NULL, NULL, &err)) fail_msg("build_index: %s", err.message);
+    build_image_set_builder(NULL);
     spec_registry_free(reg);
     store_index *idx = NULL;
     search_engine *eng = NULL;

@@ -114,7 +114,7 @@ static int setup(void **state)
         free(p);
     }
     x->f.db = tu_path(x->dir, "index.db");
-    if (store_build(x->f.db, reg, NULL, NULL, &err)) fail_msg("store_build: %s", err.message);
+    if (build_index(x->f.db, reg, NULL, NULL, &err)) fail_msg("build_index: %s", err.message);
     spec_registry_free(reg);
     if (store_open(x->f.db, true, &x->f.idx, &err)) fail_msg("store_open: %s", err.message);
     if (search_engine_open(x->f.idx, &x->f.eng, &err)) fail_msg("engine: %s", err.message);

@@ -3,6 +3,7 @@
  * them is not swapped in by a reload (the old one keeps serving). */
 #include "embed_testutil.h"
 
+#include "build/build.h"
 #include "serve/serve.h"
 #include "spec/spec.h"
 
@@ -14,9 +15,9 @@ static int build(const char *specs, const char *db, embed_provider *p)
     apidex_error err;
     assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
     assert_int_equal(spec_registry_add(reg, specs, &err), 0);
-    store_build_options opt = {.embedder = p};
-    int rc = store_build(db, reg, &opt, NULL, &err);
-    if (rc) print_message("store_build: %s\n", err.message);
+    build_options opt = {.embedder = p};
+    int rc = build_index(db, reg, &opt, NULL, &err);
+    if (rc) print_message("build_index: %s\n", err.message);
     spec_registry_free(reg);
     return rc;
 }

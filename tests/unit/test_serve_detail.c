@@ -5,6 +5,7 @@
    API reads that one. */
 #include "serve_testutil.h"
 
+#include "build/build.h"
 #include "chunk/chunk.h"
 #include "spec/spec.h"
 
@@ -65,7 +66,7 @@ static void test_document_kept_while_indexed(void **state)
     spec_registry *reg = NULL;
     assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
     assert_int_equal(spec_registry_add(reg, specs, &err), 0);
-    assert_int_equal(store_build(db, reg, NULL, NULL, &err), 0);
+    assert_int_equal(build_index(db, reg, NULL, NULL, &err), 0);
     spec_registry_free(reg);
     store_index *idx = NULL;
     assert_int_equal(store_open(db, true, &idx, &err), 0);

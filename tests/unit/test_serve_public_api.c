@@ -2,6 +2,7 @@
 #include "testutil.h"
 
 #include "apidex.h"
+#include "build/build.h"
 #include "search/search.h"
 #include "spec/spec.h"
 
@@ -19,7 +20,7 @@ static void test_open_search_close(void **state)
     spec_registry *reg = NULL;
     assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
     assert_int_equal(spec_registry_add(reg, spec, &err), 0);
-    assert_int_equal(store_build(db, reg, NULL, NULL, &err), 0);
+    assert_int_equal(build_index(db, reg, NULL, NULL, &err), 0);
     spec_registry_free(reg);
 
     apidex_index *idx = NULL;

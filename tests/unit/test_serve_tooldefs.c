@@ -4,6 +4,7 @@
    location, calling details and OpenAI's strict mode. */
 #include "serve_testutil.h"
 
+#include "build/build.h"
 #include "spec/spec.h"
 
 static const char oas3[] =
@@ -94,7 +95,7 @@ static void test_tooldefs(void **state)
     spec_registry *reg = NULL;
     assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
     assert_int_equal(spec_registry_add(reg, specs, &err), 0);
-    assert_int_equal(store_build(db, reg, NULL, NULL, &err), 0);
+    assert_int_equal(build_index(db, reg, NULL, NULL, &err), 0);
     spec_registry_free(reg);
     store_index *idx = NULL;
     assert_int_equal(store_open(db, true, &idx, &err), 0);

@@ -1,6 +1,6 @@
 /* The usage sidecar (src/store/usage.c, usage_feedback.c): path shapes, recording and
- * reading with decay, a rebuild of the index keeps it, writers at once lose nothing, and
- * endpoints resolve (or name the closest). */
+ * reading with decay, writers at once lose nothing, and endpoints resolve (or name the
+ * closest). Feedback on a built index, kept across a rebuild: test_build_usage.c. */
 #include "testutil.h"
 
 #include "spec/spec.h"
@@ -12,22 +12,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static char *build_index(const char *dir, const char *spec)
-{
-    char *db = tu_path(dir, "index.db");
-    apidex_error err;
-    core_error_clear(&err);
-    spec_registry *reg = NULL;
-    assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
-    char *p = tu_path(tu_source_dir(), spec);
-    assert_int_equal(spec_registry_add(reg, p, &err), 0);
-    free(p);
-    store_build_options bo = {.full = true};
-    if (store_build(db, reg, &bo, NULL, &err)) fail_msg("store_build: %s", err.message);
-    spec_registry_free(reg);
-    return db;
-}
 
 static void test_path_shape(void **state)
 {
@@ -123,39 +107,6 @@ static void test_concurrent_writers_lose_nothing(void **state)
     free(dir);
 }
 
-static void test_feedback_resolves_and_survives_rebuild(void **state)
-{
-    (void)state;
-    char *dir = tu_tempdir();
-    char *db = build_index(dir, "tests/data/store/petstore.yaml");
-    apidex_error err;
-    store_index *idx = NULL;
-    assert_int_equal(store_open(db, true, &idx, &err), 0);
-    const char *ok[] = {"pet-store:showPetById", "post /pets", "GET /pets/{other}"};
-    assert_int_equal(store_usage_feedback(db, idx, ok, 3, NULL, "a task", &err), 0);
-    /* an unknown endpoint: nothing recorded, the closest named */
-    const char *bad[] = {"pet-store:listPets", "GET /pet/{id}"};
-    assert_int_equal(store_usage_feedback(db, idx, bad, 2, NULL, NULL, &err), APIDEX_ENOTFOUND);
-    assert_non_null(strstr(err.message, "no endpoint 'GET /pet/{id}'"));
-    assert_non_null(strstr(err.message, "closest: 'pet-store:showPetById'"));
-    const char *unknown_api[] = {"GET /pets"};
-    assert_int_equal(store_usage_feedback(db, idx, unknown_api, 1, "nope", NULL, &err),
-                     APIDEX_ENOTFOUND);
-    store_close(idx);
-    /* the index is rebuilt (a new file renamed over it): the uses stay */
-    free(build_index(dir, "tests/data/store/petstore.yaml"));
-    store_usage *s = NULL;
-    assert_int_equal(store_usage_load(db, 0, 0, &s, &err), 0);
-    assert_int_equal(s->n, 2);
-    assert_int_equal(store_usage_find(s, "pet-store", "GET", "/pets/{}")->uses, 2);
-    assert_int_equal(store_usage_find(s, "pet-store", "POST", "/pets")->uses, 1);
-    assert_null(store_usage_find(s, "pet-store", "GET", "/pets"));
-    store_usage_free(s);
-    tu_rmtree(dir);
-    free(db);
-    free(dir);
-}
-
 static void test_resolve_ambiguous_method_path(void **state)
 {
     (void)state;
@@ -202,7 +153,6 @@ int main(void)
         cmocka_unit_test(test_path_shape),
         cmocka_unit_test(test_record_and_decay),
         cmocka_unit_test(test_concurrent_writers_lose_nothing),
-        cmocka_unit_test(test_feedback_resolves_and_survives_rebuild),
         cmocka_unit_test(test_resolve_ambiguous_method_path),
         cmocka_unit_test(test_server_database_keeps_no_sidecar),
     };

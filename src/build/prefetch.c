@@ -1,5 +1,5 @@
 /*
- * Load-ahead for store_build over a deferred registry: worker threads parse and
+ * Load-ahead for build_index over a deferred registry: worker threads parse and
  * build the next few APIs (spec_registry_load) while the build renders, analyses,
  * chunks and writes the current one, and each API is freed once it is written.
  *
@@ -12,11 +12,11 @@
  * Memory: each API is loaded within its own budget (spec_options.load_memory_*: 64 MiB + 32x
  * the bytes of its files), and an API holds that much from the start of its load until it
  * is written. A worker starts the next load only while the budgets of the APIs loaded and
- * not yet written fit in `mem_cap` (half the machine's RAM, store_build_options
+ * not yet written fit in `mem_cap` (half the machine's RAM, build_options
  * .load_memory_total), or when nothing else is loaded: so N jobs never hold more than
  * mem_cap, or one document's budget, whatever N is. Waiting changes nothing but the time.
  */
-#include "store/store_int.h"
+#include "build/build_int.h"
 
 #include <malloc.h>
 #include <pthread.h>
@@ -27,7 +27,7 @@
 enum { SLOT_IDLE = 0, SLOT_LOADING = 1, SLOT_LOADED = 2 };
 enum { TRIM_MIN_ITEMS = 2000 }; /* operations + schemas of a "big" document */
 
-struct store_prefetch {
+struct build_prefetch {
     spec_registry *reg;
     size_t n, window;
     pthread_mutex_t mu;
@@ -46,7 +46,7 @@ struct store_prefetch {
 };
 
 /* Counts API i's budget as held (lock held). */
-static void hold(store_prefetch *p, size_t i)
+static void hold(build_prefetch *p, size_t i)
 {
     p->holds[i] = 1;
     p->reserved += p->budget[i];
@@ -55,7 +55,7 @@ static void hold(store_prefetch *p, size_t i)
 }
 
 /* After API i's load: its budget as its files set it ($ref'd files add theirs). */
-static void hold_adjust(store_prefetch *p, size_t i)
+static void hold_adjust(build_prefetch *p, size_t i)
 {
     const spec_api *api = spec_registry_api(p->reg, i);
     if (!api || api->load_memory_limit <= p->budget[i]) return;
@@ -65,7 +65,7 @@ static void hold_adjust(store_prefetch *p, size_t i)
 }
 
 /* Whether the next load may start: its budget fits beside those held, or none is held. */
-static bool may_start(const store_prefetch *p, size_t i)
+static bool may_start(const build_prefetch *p, size_t i)
 {
     return p->reserved == 0 ||
            (p->budget[i] <= p->mem_cap && p->reserved <= p->mem_cap - p->budget[i]);
@@ -73,7 +73,7 @@ static bool may_start(const store_prefetch *p, size_t i)
 
 static void *worker(void *arg)
 {
-    store_prefetch *p = arg;
+    build_prefetch *p = arg;
     pthread_mutex_lock(&p->mu);
     for (;;) {
         while (!p->stop && p->next < p->n &&
@@ -112,10 +112,10 @@ static size_t default_mem_cap(void)
     return (size_t)pages / 2 * (size_t)page;
 }
 
-int store_prefetch_start(spec_registry *reg, unsigned jobs, size_t mem_cap, store_prefetch **out)
+int build_prefetch_start(spec_registry *reg, unsigned jobs, size_t mem_cap, build_prefetch **out)
 {
     *out = NULL;
-    store_prefetch *p = calloc(1, sizeof *p);
+    build_prefetch *p = calloc(1, sizeof *p);
     if (!p) return APIDEX_ENOMEM;
     p->reg = reg;
     p->n = spec_registry_count(reg);
@@ -161,7 +161,7 @@ int store_prefetch_start(spec_registry *reg, unsigned jobs, size_t mem_cap, stor
     return 0;
 }
 
-int store_prefetch_wait(store_prefetch *p, size_t i)
+int build_prefetch_wait(build_prefetch *p, size_t i)
 {
     if (i >= p->n) return 0;
     pthread_mutex_lock(&p->mu);
@@ -185,7 +185,7 @@ int store_prefetch_wait(store_prefetch *p, size_t i)
     return rc;
 }
 
-void store_prefetch_done(store_prefetch *p, size_t i)
+void build_prefetch_done(build_prefetch *p, size_t i)
 {
     spec_registry_unload(p->reg, i);
     pthread_mutex_lock(&p->mu);
@@ -199,7 +199,7 @@ void store_prefetch_done(store_prefetch *p, size_t i)
     pthread_mutex_unlock(&p->mu);
 }
 
-void store_prefetch_stop(store_prefetch *p, size_t *held_peak, size_t *reserved_peak)
+void build_prefetch_stop(build_prefetch *p, size_t *held_peak, size_t *reserved_peak)
 {
     if (!p) return;
     if (held_peak) *held_peak = p->held_peak;

@@ -1,13 +1,13 @@
 /*
- * store_build: a loaded registry into an index. Per API: reuse the old rows
+ * build_index: a loaded registry into an index. Per API: reuse the old rows
  * when its content hash and id did not change; otherwise render operations and
  * schemas, run the data-flow analysis (producer edges) and chunk it.
  */
-#include "store/store_int.h"
+#include "build/build_int.h"
 
-#include "chunk/chunk.h"
 #include "chunk/dataflow.h"
-#include "embed/embed.h"
+#include "prep/prep.h"
+#include "text/text.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -18,7 +18,7 @@
 
 /* ---------------------------------------------------------------- options */
 
-int store_strategy_parse(const char *spec, struct chunk_options *out, core_buf *canon,
+int build_strategy_parse(const char *spec, struct chunk_options *out, core_buf *canon,
                          apidex_error *err)
 {
     /* NAME[:SIZE[:OVERLAP]], e.g. "endpoint:8191:50" for the paper's token windows. */
@@ -59,6 +59,9 @@ int store_strategy_parse(const char *spec, struct chunk_options *out, core_buf *
 }
 
 /* ---------------------------------------------------------------- helpers */
+
+/* The search image's builder the program registered (build_image_set_builder). */
+static store_image_builder image_builder;
 
 typedef struct build_ctx {
     store_writer *w;
@@ -490,41 +493,7 @@ static bool path_set_add(path_set *s, const char *path)
 
 /* ---------------------------------------------------------------- registry changes */
 
-/* add and remove: the strategy (without its "+llm"/"+embed" parts, which come from the
-   options) and filters the current index was built with, read from its meta table. */
-static int inherit_options(const char *db_path, char **strategy, char **filters, apidex_error *err)
-{
-    *strategy = *filters = NULL;
-    store_file_kind kind = store_probe(db_path);
-    if (kind == STORE_FILE_MISSING || kind == STORE_FILE_EMPTY) return 0;
-    if (kind != STORE_FILE_APIDEX) return store_file_error(db_path, SQLITE_NOTADB, true, err);
-    core_buf uri;
-    core_buf_init(&uri, 0);
-    if (store_uri_immutable(db_path, &uri)) return oom(err);
-    sqlite3 *db = NULL;
-    int rc = sqlite3_open_v2(uri.data, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-    core_buf_free(&uri);
-    sqlite3_stmt *st = NULL;
-    if (rc == SQLITE_OK)
-        rc = sqlite3_prepare_v2(
-            db, "SELECT key, value FROM meta WHERE key IN ('strategy', 'filters')", -1, &st, NULL);
-    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *k = (const char *)sqlite3_column_text(st, 0);
-        const char *v = (const char *)sqlite3_column_text(st, 1);
-        if (!k || !v) continue;
-        if (!strcmp(k, "strategy") && !*strategy) *strategy = strndup(v, strcspn(v, "+"));
-        if (!strcmp(k, "filters") && !*filters) *filters = strdup(v);
-        rc = SQLITE_OK;
-    }
-    sqlite3_finalize(st);
-    int ret = 0;
-    if (rc != SQLITE_DONE && rc != SQLITE_OK)
-        ret = store_file_error(db_path, db ? sqlite3_extended_errcode(db) : rc, true, err);
-    sqlite3_close(db);
-    return ret;
-}
-
-static bool is_dropped(const store_build_options *opt, const char *api)
+static bool is_dropped(const build_options *opt, const char *api)
 {
     for (size_t i = 0; i < opt->n_drop_apis; i++)
         if (api && !strcmp(opt->drop_apis[i], api)) return true;
@@ -532,7 +501,7 @@ static bool is_dropped(const store_build_options *opt, const char *api)
 }
 
 /* Whether old document i leaves the index in this build. */
-static bool leaves(const store_build_options *opt, const path_set *listed, const char *path,
+static bool leaves(const build_options *opt, const path_set *listed, const char *path,
                    const char *api)
 {
     return opt->keep_unlisted ? is_dropped(opt, api) : !path_set_has(listed, path);
@@ -541,7 +510,7 @@ static bool leaves(const store_build_options *opt, const path_set *listed, const
 /* Before any document is touched: the ids to drop exist, an add does not take the id of
    another document, and the guard of `index` (zero documents, more than half removed). */
 static int check_plan(store_writer *w, const char *db_path, const spec_registry *reg,
-                      const path_set *listed, const store_build_options *opt, apidex_error *err)
+                      const path_set *listed, const build_options *opt, apidex_error *err)
 {
     size_t n_old = store_writer_old_count(w);
     for (size_t k = 0; k < opt->n_drop_apis; k++) {
@@ -566,7 +535,7 @@ static int check_plan(store_writer *w, const char *db_path, const spec_registry 
         return core_error_set(err, APIDEX_EINVAL,
                               "no OpenAPI documents in the given paths: nothing to add");
     /* A given id (--name, the registry file's id) another document of the index keeps is
-       refused; a derived one would get a suffix (build_ids.c). */
+       refused; a derived one would get a suffix (ids.c). */
     for (size_t r = 0; opt->keep_unlisted && r < n; r++) {
         const spec_api *api = spec_registry_api(reg, r);
         const char *given = spec_registry_given_id(reg, r);
@@ -614,7 +583,7 @@ static int check_plan(store_writer *w, const char *db_path, const spec_registry 
 }
 
 /* add and remove: every old document that is neither listed nor dropped is copied. */
-static int keep_unlisted(store_writer *w, const path_set *listed, const store_build_options *opt,
+static int keep_unlisted(store_writer *w, const path_set *listed, const build_options *opt,
                          apidex_error *err)
 {
     for (size_t i = 0; i < store_writer_old_count(w); i++) {
@@ -632,7 +601,7 @@ static int keep_unlisted(store_writer *w, const path_set *listed, const store_bu
 /* ---------------------------------------------------------------- the build */
 
 /* Threads for a deferred registry: the option, else $APIDEX_JOBS, else the CPUs (<= 8). */
-static unsigned build_jobs(const store_build_options *opt)
+static unsigned build_jobs(const build_options *opt)
 {
     if (opt->jobs) return opt->jobs;
     const char *env = getenv("APIDEX_JOBS");
@@ -641,14 +610,14 @@ static unsigned build_jobs(const store_build_options *opt)
     return n < 1 ? 1u : n > 8 ? 8u : (unsigned)n;
 }
 
-static int build_locked(const char *db_path, spec_registry *reg, const store_build_options *opt,
+static int build_locked(const char *db_path, spec_registry *reg, const build_options *opt,
                         store_build_report *rep, apidex_error *err)
 {
     double t0 = core_now();
     char *inherited_strategy = NULL, *inherited_filters = NULL;
     const char *strategy_arg = opt->strategy, *filters_arg = opt->filters;
     if (opt->inherit) {
-        int irc = inherit_options(db_path, &inherited_strategy, &inherited_filters, err);
+        int irc = store_index_settings(db_path, &inherited_strategy, &inherited_filters, err);
         if (irc) return irc;
         strategy_arg = inherited_strategy;
         filters_arg = inherited_filters;
@@ -658,7 +627,7 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
     core_buf strategy, filters;
     core_buf_init(&strategy, 0);
     core_buf_init(&filters, 0);
-    int rc = store_strategy_parse(strategy_arg, &copt, &strategy, err);
+    int rc = build_strategy_parse(strategy_arg, &copt, &strategy, err);
     if (!rc && filters_arg && *filters_arg) {
         rc = prep_parse_filters(filters_arg, &copt.prep.filters, err);
         if (!rc && prep_format_filters(copt.prep.filters, &filters)) rc = oom(err);
@@ -691,7 +660,9 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
                                  .full = opt->full,
                                  .patch = opt->keep_unlisted,
                                  .on_change = opt->on_change,
-                                 .on_change_ctx = opt->on_change_ctx};
+                                 .on_change_ctx = opt->on_change_ctx,
+                                 .image = image_builder,
+                                 .dataflow = DATAFLOW_VERSION};
     store_writer *w = NULL;
     rc = store_writer_begin(db_path, &wopt, &w, err);
     core_buf_free(&strategy);
@@ -714,16 +685,16 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
         path_set_add(&listed, doc_keys[i]);
     }
     if (!rc) rc = check_plan(w, db_path, reg, &listed, opt, err);
-    store_ids *ids = NULL;
-    if (!rc) rc = store_ids_begin(w, reg, doc_keys, opt, &ids, err);
-    store_prefetch *ahead = NULL;
+    build_ids *ids = NULL;
+    if (!rc) rc = build_ids_begin(w, reg, doc_keys, opt, &ids, err);
+    build_prefetch *ahead = NULL;
     size_t n_written = 0; /* APIs new, changed, unchanged or kept from the last build */
     /* A deferred registry streams: parsed ahead on worker threads, written here in order. */
     if (!rc && spec_registry_deferred(reg) &&
-        store_prefetch_start(reg, build_jobs(opt), opt->load_memory_total, &ahead))
+        build_prefetch_start(reg, build_jobs(opt), opt->load_memory_total, &ahead))
         rc = oom(err);
     for (size_t i = 0; i < n && !rc; i++) {
-        if (ahead && store_prefetch_wait(ahead, i)) {
+        if (ahead && build_prefetch_wait(ahead, i)) {
             rc = oom(err);
             break;
         }
@@ -731,20 +702,20 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
         const char *doc = doc_keys[i];
         if (opt->progress) opt->progress(opt->progress_ctx, i, n, api->file);
         if (api->skipped || !path_set_add(&seen, doc)) {
-            if (ahead) store_prefetch_done(ahead, i);
+            if (ahead) build_prefetch_done(ahead, i);
             continue;
         }
         /* The API's id, now that it is parsed, before any row of it: on this thread, in
-           registry order, so the same for every number of jobs (build_ids.c). */
-        if ((rc = store_ids_settle(ids, reg, i, err)) != 0) break;
+           registry order, so the same for every number of jobs (ids.c). */
+        if ((rc = build_ids_settle(ids, reg, i, err)) != 0) break;
         if (!api->failed && api->n_ops == 0 && opt->on_empty)
-            opt->on_empty(opt->on_empty_ctx, store_ids_final(ids, i), api->file);
+            opt->on_empty(opt->on_empty_ctx, build_ids_final(ids, i), api->file);
         if (api->failed) {
             rep->failed++;
             /* Keep the last good version, unless its id now belongs to another API. */
             const char *old = store_writer_old_api(w, doc);
-            bool keep = old && !strcmp(old, store_ids_final(ids, i));
-            if (!keep) store_ids_unwritten(ids, i);
+            bool keep = old && !strcmp(old, build_ids_final(ids, i));
+            if (!keep) build_ids_unwritten(ids, i);
             n_written += keep;
             if (keep) {
                 rc = store_writer_keep(w, doc, err);
@@ -767,14 +738,14 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
             core_arena_free(b.arena);
             b.arena = NULL;
         }
-        if (ahead) store_prefetch_done(ahead, i);
+        if (ahead) build_prefetch_done(ahead, i);
         /* Test hook: lets tests kill the build while it is half done. */
         if (opt->delay_ms) core_sleep_ms(opt->delay_ms);
     }
-    store_prefetch_stop(ahead, &rep->loads_at_once, &rep->load_memory_at_once);
+    build_prefetch_stop(ahead, &rep->loads_at_once, &rep->load_memory_at_once);
     if (!rc && opt->keep_unlisted) rc = keep_unlisted(w, &listed, opt, err);
-    if (!rc && ids) rc = store_ids_finish(ids, err);
-    store_ids_free(ids);
+    if (!rc && ids) rc = build_ids_finish(ids, err);
+    build_ids_free(ids);
     if (reg && spec_registry_reindex_ids(reg) && !rc) rc = oom(err);
     if (opt->progress && !rc) opt->progress(opt->progress_ctx, n, n, NULL);
     free(seen.slots);
@@ -803,22 +774,28 @@ static int build_locked(const char *db_path, spec_registry *reg, const store_bui
     return rc;
 }
 
-int store_build(const char *db_path, spec_registry *reg, const store_build_options *opt,
+int build_index(const char *db_path, spec_registry *reg, const build_options *opt,
                 store_build_report *rep, apidex_error *err)
 {
-    store_build_options defaults = {0};
+    build_options defaults = {0};
     if (!opt) opt = &defaults;
     store_build_report local;
     if (!rep) rep = &local;
     memset(rep, 0, sizeof *rep);
     if (!db_path || !*db_path) return core_error_set(err, APIDEX_EINVAL, "no index path given");
-    if (store_is_server(db_path)) return store_pg_build(db_path, reg, opt, rep, err);
-    /* One writer at a time, and the lock comes first: a build that waited starts from the
-       index the other one left, so neither's work is lost. */
-    store_lock *lock = NULL;
-    int rc = store_lock_acquire(db_path, &opt->lock, &lock, err);
+    double t0 = core_now();
+    /* The file, or a server's private copy of its current generation: the build is the same. */
+    store_target *t = NULL;
+    int rc = store_target_begin(db_path, &opt->lock, opt->full, &t, err);
     if (rc) return rc;
-    rc = build_locked(db_path, reg, opt, rep, err);
-    store_lock_release(lock);
+    rc = build_locked(store_target_path(t), reg, opt, rep, err);
+    if (!rc) rc = store_target_commit(t, err);
+    if (store_target_server(t)) rep->seconds = core_now() - t0; /* the publish included */
+    store_target_end(t, rc, err);
     return rc;
+}
+
+void build_image_set_builder(store_image_builder fn)
+{
+    image_builder = fn;
 }

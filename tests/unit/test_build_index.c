@@ -1,7 +1,8 @@
-/* store_build on the tests/data/store fixtures: first build, incremental re-index, failures. */
+/* build_index on the tests/data/store fixtures: first build, incremental re-index, failures. */
 #include "testutil.h"
 #include "store_testutil.h"
 
+#include "build/build.h"
 #include "chunk/chunk.h"
 #include "store/store.h"
 
@@ -49,9 +50,9 @@ static int build_inputs(const char *dir, const char *const *inputs, size_t n, co
         snprintf(path, sizeof path, "%s/%s", dir, inputs[i]);
         assert_int_equal(spec_registry_add(reg, path, &err), 0);
     }
-    store_build_options opt = {.strategy = strategy};
-    int rc = store_build(db, reg, &opt, rep, &err);
-    if (rc) print_message("store_build: %s\n", err.message);
+    build_options opt = {.strategy = strategy};
+    int rc = build_index(db, reg, &opt, rep, &err);
+    if (rc) print_message("build_index: %s\n", err.message);
     spec_registry_free(reg);
     return rc;
 }
@@ -150,8 +151,8 @@ static void build_deferred_capped(const char *dir, const char *db, unsigned jobs
     snprintf(path, sizeof path, "%s/specs", dir);
     assert_int_equal(spec_registry_add(reg, path, &err), 0);
     assert_true(spec_registry_deferred(reg));
-    store_build_options opt = {.jobs = jobs, .load_memory_total = mem_total};
-    assert_int_equal(store_build(db, reg, &opt, rep, &err), 0);
+    build_options opt = {.jobs = jobs, .load_memory_total = mem_total};
+    assert_int_equal(build_index(db, reg, &opt, rep, &err), 0);
     bool skipped = false;
     for (size_t i = 0; i < spec_registry_count(reg); i++) {
         const spec_api *api = spec_registry_api(reg, i);
@@ -402,18 +403,18 @@ static void test_strategy_parse(void **state)
     core_buf b;
     core_buf_init(&b, 0);
     apidex_error err;
-    assert_int_equal(store_strategy_parse("endpoint:8191:50", &o, &b, &err), 0);
+    assert_int_equal(build_strategy_parse("endpoint:8191:50", &o, &b, &err), 0);
     assert_int_equal(o.strategy, CHUNK_ENDPOINT);
     assert_int_equal(o.size, 8191);
     assert_int_equal(o.overlap, 50);
     assert_string_equal(b.data, "endpoint:8191:50");
     core_buf_reset(&b);
-    assert_int_equal(store_strategy_parse(NULL, &o, &b, &err), 0);
+    assert_int_equal(build_strategy_parse(NULL, &o, &b, &err), 0);
     assert_string_equal(b.data, "hybrid");
-    assert_int_equal(store_strategy_parse("json:100:100", &o, NULL, &err), APIDEX_EINVAL);
-    assert_int_equal(store_strategy_parse("json:x", &o, NULL, &err), APIDEX_EINVAL);
-    assert_int_equal(store_strategy_parse("json:0", &o, NULL, &err), APIDEX_EINVAL);
-    assert_int_equal(store_strategy_parse("json:10:2:3", &o, NULL, &err), APIDEX_EINVAL);
+    assert_int_equal(build_strategy_parse("json:100:100", &o, NULL, &err), APIDEX_EINVAL);
+    assert_int_equal(build_strategy_parse("json:x", &o, NULL, &err), APIDEX_EINVAL);
+    assert_int_equal(build_strategy_parse("json:0", &o, NULL, &err), APIDEX_EINVAL);
+    assert_int_equal(build_strategy_parse("json:10:2:3", &o, NULL, &err), APIDEX_EINVAL);
     core_buf_free(&b);
 }
 
@@ -436,10 +437,10 @@ static void test_corpus(void **state)
     assert_int_equal(spec_registry_add(reg, specs, &err), 0);
     size_t n_docs = spec_registry_count(reg);
     store_build_report rep;
-    assert_int_equal(store_build(db, reg, NULL, &rep, &err), 0);
+    assert_int_equal(build_index(db, reg, NULL, &rep, &err), 0);
     assert_int_equal(rep.added + rep.failed, n_docs);
     assert_true(rep.n_operations > 1000);
-    assert_int_equal(store_build(db, reg, NULL, &rep, &err), 0);
+    assert_int_equal(build_index(db, reg, NULL, &rep, &err), 0);
     assert_int_equal(rep.unchanged + rep.failed, n_docs);
     assert_int_equal(rep.added + rep.updated, 0);
     spec_registry_free(reg);

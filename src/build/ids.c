@@ -22,7 +22,7 @@
  * older schema whose ids were file names) leaves the old one as an alias; the
  * aliases of an API follow it, and those of APIs that are gone are dropped.
  */
-#include "store/store_int.h"
+#include "build/build_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +95,7 @@ static bool set_has(void *ctx, const char *k)
     return s->slots[set_slot(s, k)] != NULL;
 }
 
-struct store_ids {
+struct build_ids {
     store_writer *w;
     size_t n, n_old;
     bool legacy;
@@ -110,7 +110,7 @@ struct store_ids {
     name_set taken;     /* ids a proposal may not take */
 };
 
-static bool is_dropped(const store_build_options *opt, const char *api)
+static bool is_dropped(const build_options *opt, const char *api)
 {
     for (size_t i = 0; i < opt->n_drop_apis; i++)
         if (api && !strcmp(opt->drop_apis[i], api)) return true;
@@ -133,7 +133,7 @@ static long old_find(const store_writer *w, const char *path)
     return -1;
 }
 
-void store_ids_free(store_ids *ids)
+void build_ids_free(build_ids *ids)
 {
     if (!ids) return;
     set_free(&ids->taken);
@@ -148,11 +148,11 @@ void store_ids_free(store_ids *ids)
     free(ids);
 }
 
-int store_ids_begin(store_writer *w, spec_registry *reg, const char *const *doc_keys,
-                    const store_build_options *opt, store_ids **out, apidex_error *err)
+int build_ids_begin(store_writer *w, spec_registry *reg, const char *const *doc_keys,
+                    const build_options *opt, build_ids **out, apidex_error *err)
 {
     *out = NULL;
-    store_ids *ids = calloc(1, sizeof *ids);
+    build_ids *ids = calloc(1, sizeof *ids);
     if (!ids) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     size_t n = reg ? spec_registry_count(reg) : 0, n_old = store_writer_old_count(w);
     ids->w = w;
@@ -241,14 +241,14 @@ int store_ids_begin(store_writer *w, spec_registry *reg, const char *const *doc_
     set_free(&givens);
     if (rc == APIDEX_ENOMEM) rc = core_error_set(err, rc, "out of memory");
     if (rc) {
-        store_ids_free(ids);
+        build_ids_free(ids);
         return rc;
     }
     *out = ids;
     return 0;
 }
 
-int store_ids_settle(store_ids *ids, spec_registry *reg, size_t i, apidex_error *err)
+int build_ids_settle(build_ids *ids, spec_registry *reg, size_t i, apidex_error *err)
 {
     const spec_api *api = spec_registry_api(reg, i);
     const char *id = ids->fixed[i];
@@ -279,17 +279,17 @@ int store_ids_settle(store_ids *ids, spec_registry *reg, size_t i, apidex_error 
     return spec_registry_set_id(reg, i, copy, err);
 }
 
-const char *store_ids_final(const store_ids *ids, size_t i)
+const char *build_ids_final(const build_ids *ids, size_t i)
 {
     return ids && i < ids->n ? ids->final[i] : NULL;
 }
 
-void store_ids_unwritten(store_ids *ids, size_t i)
+void build_ids_unwritten(build_ids *ids, size_t i)
 {
     if (ids && i < ids->n) ids->final[i] = NULL;
 }
 
-int store_ids_finish(store_ids *ids, apidex_error *err)
+int build_ids_finish(build_ids *ids, apidex_error *err)
 {
     store_writer *w = ids->w;
     size_t n = ids->n;
