@@ -364,7 +364,7 @@ int route_api_names(search_engine *e)
         api_words(tw, &e->apis[a], &c);
         e->work += 1 + c.n;
         for (size_t i = 0; i < c.n && !rc; i++) {
-            if (lex_is_stop(e, c.stems[i], strlen(c.stems[i]))) continue;
+            if (text_term_is_stop(c.stems[i], strlen(c.stems[i]))) continue;
             if (n == cap) {
                 size_t nc = cap ? cap * 2 : 256;
                 char(*nw)[32] = realloc(words, nc * sizeof *nw);

@@ -79,7 +79,7 @@ struct store_writer {
     core_buf changes;
     void (*on_change)(void *ctx, store_change kind, const char *api);
     void *on_change_ctx;
-    store_terms *terms;
+    text_analyzer *terms;
     bool by_field; /* strategy hybrid: chunks are ranked field by field (field_terms) */
     store_pack pack;
     core_buf buf;  /* terms of one record, NUL-separated */
