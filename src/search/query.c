@@ -128,7 +128,7 @@ static int find_name(const char *w, size_t n, void *ctx)
 }
 
 /* Splits the task into words and classifies each. */
-static int read_words(query_state *st, const bool *value, text_words *tw)
+static int read_words(query_state *st, const bool *value, text_analyzer *ta)
 {
     const char *text = st->q->text;
     size_t n = strlen(text), cap = n / 2 + 2;
@@ -169,15 +169,15 @@ static int read_words(query_state *st, const bool *value, text_words *tw)
             w->kind = QW_NAME;
         }
         w->literal = (uint8_t)literal_kind(st->p, text + s, e - s);
-        if (e > s && !is_value) text_words_first_stem(tw, text + s, e - s, w->stem, sizeof w->stem);
+        if (e > s && !is_value)
+            text_analyzer_first_stem(ta, text + s, e - s, w->stem, sizeof w->stem);
         w->action = w->stem[0] ? action_of_stem(st->e, st->p, w->stem) : 0;
         w->name = -1;
         if (e > s && !is_value && st->e->n_names) {
             bool caps =
                 e - s > 1 && isupper((unsigned char)text[s]) && isupper((unsigned char)text[s + 1]);
             name_ctx nc = {st->e, st->p, -1, w->kind == QW_NAME || caps, w->lower};
-            text_words_split(tw, text + s, e - s, TEXT_WORDS_STEM | TEXT_WORDS_KEEP_IDENT,
-                             find_name, &nc);
+            text_analyzer_each(ta, text + s, e - s, TEXT_TERMS_INDEX, find_name, &nc);
             w->name = (int)nc.name;
         }
         sentence_start = punct == '.' || punct == '?' || punct == '!' || punct == ':';
@@ -302,14 +302,14 @@ int query_read(query_state *st)
 {
     const char *text = st->q->text;
     bool *value = calloc(strlen(text) + 1, sizeof *value);
-    text_words *tw = text_words_new();
-    int rc = value && tw ? 0 : APIDEX_ENOMEM;
+    text_analyzer *ta = text_analyzer_new();
+    int rc = value && ta ? 0 : APIDEX_ENOMEM;
     if (!rc) {
         mark_values(text, value);
-        rc = read_words(st, value, tw);
+        rc = read_words(st, value, ta);
     }
     free(value);
-    text_words_free(tw);
+    text_analyzer_free(ta);
     if (!rc) mark_negated(st);
     if (!rc) rc = read_terms(st);
     static const char *const mine[] = {TEXT_LEX_MINE, NULL};

@@ -2,7 +2,8 @@
  * text: the analyzer, the one chain that turns text into the terms of the lexical index and
  * of a query: identifier-aware split, case fold, Snowball stem and whole identifiers
  * (words.c with TEXT_WORDS_STEM | TEXT_WORDS_KEEP_IDENT), the stop words a query drops, and
- * the word families a query term reaches in the index's vocabulary.
+ * the word families a query term reaches in the index's vocabulary; and the stemmed words a
+ * verb is read from (an operation's at index time, a task's at query time).
  *
  * Why one place: a query finds an operation only when its words become the very terms the
  * index builder stored. The index (store/writer.c) and the query reader (search/) used to
@@ -81,8 +82,18 @@ size_t text_analyzer_each(text_analyzer *a, const char *s, size_t n, text_terms_
 {
     if (!a || !fn || !s || n == 0) return 0;
     each_ctx c = {use, fn, ctx, 0};
-    text_words_split(a->words, s, n, ANALYZER_FLAGS, each_term, &c);
+    text_words_split(a->words, s, n, use == TEXT_TERMS_STEMS ? TEXT_WORDS_STEM : ANALYZER_FLAGS,
+                     each_term, &c);
     return c.n;
+}
+
+size_t text_analyzer_first_stem(text_analyzer *a, const char *s, size_t n, char *out, size_t cap)
+{
+    if (!a) {
+        if (cap) out[0] = '\0';
+        return 0;
+    }
+    return text_words_first_stem(a->words, s, n, out, cap);
 }
 
 static int append_term(const char *word, size_t len, void *ctx)

@@ -137,7 +137,10 @@ size_t text_words_first_stem(text_words *w, const char *s, size_t n, char *out, 
 /** What the terms are for. Values only grow. */
 typedef enum {
     TEXT_TERMS_INDEX = 0, /* every term, as the index stores it */
-    TEXT_TERMS_QUERY = 1  /* the same terms but the stop words (text_term_is_stop) */
+    TEXT_TERMS_QUERY = 1, /* the same terms but the stop words (text_term_is_stop) */
+    /* the stemmed words alone (no whole identifiers, no stop words dropped): what a verb is
+       read from, at index time (chunk/opfacts.c, data flow) and in a task (search/query.c) */
+    TEXT_TERMS_STEMS = 2
 } text_terms_use;
 
 /** An analyzer (its own splitter and stemmer). Not thread-safe: one per thread. */
@@ -160,6 +163,11 @@ size_t text_analyzer_each(text_analyzer *a, const char *s, size_t n, text_terms_
  */
 size_t text_analyzer_terms(text_analyzer *a, const char *s, size_t n, text_terms_use use,
                            core_buf *out);
+/**
+ * The first stemmed word of s[0..n) (TEXT_TERMS_STEMS) into out (NUL-terminated, at most
+ * cap - 1 bytes); returns its length, 0 when s has no word or the word does not fit.
+ */
+size_t text_analyzer_first_stem(text_analyzer *a, const char *s, size_t n, char *out, size_t cap);
 /** Whether term[0..n) (a term as the analyzer makes it) is a stop word. Thread-safe. */
 bool text_term_is_stop(const char *term, size_t n);
 

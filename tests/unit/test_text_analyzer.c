@@ -77,6 +77,21 @@ static void test_a_query_drops_the_stop_words(void **state)
     assert_string_equal(terms(a, "", TEXT_TERMS_QUERY), "");
 }
 
+/* The stemmed words a verb is read from: no whole identifiers, no stop words dropped. */
+static void test_stems_for_verbs(void **state)
+{
+    text_analyzer *a = *state;
+    assert_string_equal(terms(a, "getHTTPResponse", TEXT_TERMS_STEMS), "get http respons");
+    assert_string_equal(terms(a, "Please list the movie_id", TEXT_TERMS_STEMS),
+                        "pleas list the movi id");
+    char stem[32];
+    assert_int_equal(text_analyzer_first_stem(a, "Retrieving all", 14, stem, sizeof stem), 7);
+    assert_string_equal(stem, "retriev");
+    assert_int_equal(text_analyzer_first_stem(a, "--", 2, stem, sizeof stem), 0);
+    assert_string_equal(stem, "");
+    assert_int_equal(text_analyzer_first_stem(a, "subscriptions", 13, stem, 4), 0);
+}
+
 /* Each term, as text_analyzer_each gives it, and stopping. */
 static int count_until_two(const char *w, size_t n, void *ctx)
 {
@@ -158,6 +173,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_identifiers_split_and_kept_whole, setup, teardown),
         cmocka_unit_test_setup_teardown(test_case_fold_and_stems, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_query_drops_the_stop_words, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stems_for_verbs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_each_stops_when_asked, setup, teardown),
         cmocka_unit_test(test_word_families),
     };
