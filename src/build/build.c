@@ -151,7 +151,7 @@ static int op_inputs(build_ctx *b, const spec_operation *op, const dataflow *df,
 
 /* One operation's row: its rendering, fields, inputs and facts, and its schema edges. */
 static int add_operation_row(build_ctx *b, const spec_api *api, const spec_operation *op,
-                             const dataflow *df, size_t i, text_words *tw, apidex_error *err)
+                             const dataflow *df, size_t i, text_analyzer *ta, apidex_error *err)
 {
     chunk_render_options ropt = {.prep = b->copt->prep};
     store_operation rec = {0};
@@ -177,7 +177,7 @@ static int add_operation_row(build_ctx *b, const spec_api *api, const spec_opera
     rec.tokens = count_tokens(b, rec.content);
     if (op_inputs(b, op, df, i, &rec)) return oom(err);
     chunk_op_facts facts;
-    if (chunk_op_read_facts(op, tw, b->arena, &facts)) return oom(err);
+    if (chunk_op_read_facts(op, ta, b->arena, &facts)) return oom(err);
     rec.action = (int)facts.action;
     rec.verb = facts.verb;
     rec.flags = (facts.text_query ? STORE_OP_TEXT_QUERY : 0) | (facts.mine ? STORE_OP_MINE : 0) |
@@ -212,23 +212,23 @@ static void row_arena_end(build_ctx *b, core_arena *keep)
 }
 
 static int add_operation(build_ctx *b, const spec_api *api, const spec_operation *op,
-                         const dataflow *df, size_t i, text_words *tw, apidex_error *err)
+                         const dataflow *df, size_t i, text_analyzer *ta, apidex_error *err)
 {
     core_arena *keep = row_arena_begin(b);
     if (!keep) return oom(err);
-    int rc = add_operation_row(b, api, op, df, i, tw, err);
+    int rc = add_operation_row(b, api, op, df, i, ta, err);
     row_arena_end(b, keep);
     return rc;
 }
 
 static int add_operations(build_ctx *b, const spec_api *api, const dataflow *df, apidex_error *err)
 {
-    text_words *tw = text_words_new();
-    if (!tw) return oom(err);
+    text_analyzer *ta = text_analyzer_new();
+    if (!ta) return oom(err);
     int rc = 0;
     for (size_t i = 0; i < api->n_ops && !rc; i++)
-        rc = add_operation(b, api, &api->ops[i], df, i, tw, err);
-    text_words_free(tw);
+        rc = add_operation(b, api, &api->ops[i], df, i, ta, err);
+    text_analyzer_free(ta);
     return rc;
 }
 

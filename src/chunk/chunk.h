@@ -272,7 +272,7 @@ typedef struct chunk_op_facts {
  * Reads the facts of op. tw: a splitter the caller owns (not thread-safe); strings are
  * allocated in a. Returns 0.
  */
-int chunk_op_read_facts(const spec_operation *op, text_words *tw, core_arena *a,
+int chunk_op_read_facts(const spec_operation *op, text_analyzer *ta, core_arena *a,
                         chunk_op_facts *out);
 /** Is a parameter a free-text search (q, query, search, term, keyword(s), text in the query)? */
 bool chunk_param_is_text_query(const char *name, const char *in);

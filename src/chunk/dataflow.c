@@ -154,7 +154,7 @@ static void sset_free(str_set *s)
 typedef struct df_ctx {
     const spec_api *api;
     core_arena *arena;
-    text_words *tw;
+    text_analyzer *ta;
     str_set vocab;       /* entities of the API's path parameters and identifier inputs */
     word_set envelope;   /* container words (stemmed) */
     output_set *out;     /* outputs of the operation being analysed */
@@ -214,7 +214,7 @@ static void add_words(df_ctx *d, word_set *set, const char *s)
 {
     if (!s) return;
     collect_ctx c = {set, d};
-    text_words_split(d->tw, s, strlen(s), TEXT_WORDS_STEM, collect_word, &c);
+    text_analyzer_each(d->ta, s, strlen(s), TEXT_TERMS_STEMS, collect_word, &c);
 }
 
 /* Words that name containers in JSON and REST responses, or the kind of a generated
@@ -1138,11 +1138,11 @@ int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
     *out = NULL;
     dataflow *df = calloc(1, sizeof *df);
     core_arena *a = core_arena_new(0);
-    text_words *tw = text_words_new();
-    if (!df || !a || !tw) {
+    text_analyzer *ta = text_analyzer_new();
+    if (!df || !a || !ta) {
         free(df);
         core_arena_free(a);
-        text_words_free(tw);
+        text_analyzer_free(ta);
         return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
     df->arena = a;
@@ -1157,7 +1157,7 @@ int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
     int rc = (!df->inputs || !df->n_inputs || !df->outputs || !df->n_outputs || !outs || !facts)
                  ? APIDEX_ENOMEM
                  : 0;
-    df_ctx d = {.api = api, .arena = a, .tw = tw};
+    df_ctx d = {.api = api, .arena = a, .ta = ta};
     d.vocab.arena = a;
     d.words.arena = a;
     envelope_words(&d);
@@ -1165,7 +1165,7 @@ int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
         const spec_operation *op = &api->ops[i];
         df->inputs[i] =
             core_arena_calloc(a, op->n_params + 2 * DF_MAX_BODY_INPUTS + 1, sizeof(dataflow_input));
-        if (!df->inputs[i] || chunk_op_read_facts(op, tw, a, &facts[i])) rc = APIDEX_ENOMEM;
+        if (!df->inputs[i] || chunk_op_read_facts(op, ta, a, &facts[i])) rc = APIDEX_ENOMEM;
     }
     if (!rc) find_inputs(&d, df);
     if (!rc) refine_query_ids(&d, df);
@@ -1209,7 +1209,7 @@ int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
     sset_free(&produced);
     sset_free(&d.vocab);
     sset_free(&d.words);
-    text_words_free(tw);
+    text_analyzer_free(ta);
     if (rc) {
         dataflow_free(df);
         return core_error_set(err, rc, "out of memory");

@@ -30,11 +30,11 @@ static int keep_word(const char *w, size_t n, void *ctx)
     return 0;
 }
 
-static void first_words(text_words *tw, const char *s, core_arena *a, words_ctx *out)
+static void first_words(text_analyzer *ta, const char *s, core_arena *a, words_ctx *out)
 {
     memset(out, 0, sizeof *out);
     out->arena = a;
-    if (s) text_words_split(tw, s, strlen(s), TEXT_WORDS_STEM, keep_word, out);
+    if (s) text_analyzer_each(ta, s, strlen(s), TEXT_TERMS_STEMS, keep_word, out);
 }
 
 /* Free-text search parameters: what a user types to find a thing by its name. */
@@ -47,7 +47,7 @@ bool chunk_param_is_text_query(const char *name, const char *in)
     return false;
 }
 
-int chunk_op_read_facts(const spec_operation *op, text_words *tw, core_arena *a,
+int chunk_op_read_facts(const spec_operation *op, text_analyzer *ta, core_arena *a,
                         chunk_op_facts *out)
 {
     memset(out, 0, sizeof *out);
@@ -56,8 +56,8 @@ int chunk_op_read_facts(const spec_operation *op, text_words *tw, core_arena *a,
        whichever the lexicon knows; an unknown first word of the summary is kept as the
        verb, for the search stage to learn. */
     words_ctx sw, iw;
-    first_words(tw, op->summary, a, &sw);
-    first_words(tw, op->operation_id, a, &iw);
+    first_words(ta, op->summary, a, &sw);
+    first_words(ta, op->operation_id, a, &iw);
     const char *cands[2] = {sw.count ? sw.w[0] : NULL, iw.count ? iw.w[0] : NULL};
     text_action action = TEXT_ACTION_NONE;
     for (int i = 0; i < 2 && action == TEXT_ACTION_NONE; i++) {

@@ -292,7 +292,6 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
     }
     int mrc = 0;
     if (!rc && edges) mrc = engine_producers(e, el.edges, el.n_edges);
-    if (!rc && !mrc) mrc = lex_stop_words(e);
     if (!rc && !mrc && from_rows == 1) mrc = lex_sort_terms(e);
     if (!rc && !mrc) mrc = action_learn(e);
     if (!rc && !mrc) mrc = opposite_learn(e);

@@ -150,7 +150,7 @@ static void mark_adjuncts(query_state *st, size_t w0, size_t w1)
         /* the object must say what the resource is: a name or a value alone does not
            ("add Blue Moon by X to my list": the list is the resource) */
         if (w->kind == QW_PLAIN && !w->literal && w->stem[0] &&
-            !lex_is_stop(st->e, w->stem, strlen(w->stem)))
+            !text_term_is_stop(w->stem, strlen(w->stem)))
             object = true;
         if (w->punct) return;
     }
@@ -167,7 +167,7 @@ static bool refers_back(const query_state *st, size_t w0, size_t w1)
         if (query_word_in(st, i, pronouns))
             pronoun = true;
         else if (!w->verb && w->kind == QW_PLAIN && w->stem[0] &&
-                 !lex_is_stop(st->e, w->stem, strlen(w->stem)))
+                 !text_term_is_stop(w->stem, strlen(w->stem)))
             content++;
     }
     return pronoun && content <= 2;
@@ -195,7 +195,7 @@ static size_t content_words(const query_state *st, size_t i, size_t n)
     for (; i < n; i++) {
         const qword *w = &st->words[i];
         if (w->kind == QW_PLAIN && w->stem[0] && !w->literal &&
-            !lex_is_stop(st->e, w->stem, strlen(w->stem)) && !query_word_in(st, i, connectives))
+            !text_term_is_stop(w->stem, strlen(w->stem)) && !query_word_in(st, i, connectives))
             count++;
         if (w->punct) break;
     }

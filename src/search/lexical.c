@@ -4,14 +4,10 @@
  * against the index's vocabulary.
  */
 #include "search/search_int.h"
-#include "text/lexicon.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Ordinary English words that carry no intent; removed from queries only. */
-static const char *const stop_words[] = {TEXT_LEX_STOP_WORDS, NULL};
 
 static uint64_t term_hash(const char *s, size_t n)
 {
@@ -207,31 +203,9 @@ int lex_build(search_engine *e, apidex_error *err)
     return 0;
 }
 
-/* The stop words through the same term pipeline as the index. */
-int lex_stop_words(search_engine *e)
+size_t lex_query_terms(text_analyzer *a, const char *s, size_t n, core_buf *out)
 {
-    store_terms *tp = store_terms_new();
-    size_t n_sw = 0;
-    while (stop_words[n_sw]) n_sw++;
-    e->stop = core_arena_calloc(e->arena, n_sw * 2 + 1, sizeof(char *));
-    int rc = tp && e->stop ? 0 : APIDEX_ENOMEM;
-    for (size_t i = 0; i < n_sw && !rc; i++) {
-        core_buf b;
-        core_buf_init(&b, 4096);
-        store_terms_append(tp, stop_words[i], strlen(stop_words[i]), &b);
-        if (b.len && !strchr(b.data, ' '))
-            e->stop[e->n_stop++] = core_arena_strdup(e->arena, b.data);
-        core_buf_free(&b);
-    }
-    store_terms_free(tp);
-    return rc;
-}
-
-bool lex_is_stop(const search_engine *e, const char *s, size_t n)
-{
-    for (size_t i = 0; i < e->n_stop; i++)
-        if (strlen(e->stop[i]) == n && memcmp(e->stop[i], s, n) == 0) return true;
-    return false;
+    return text_analyzer_terms(a, s, n, TEXT_TERMS_QUERY, out);
 }
 
 static int cmp_term_r(const void *a, const void *b, void *ctx)
@@ -250,76 +224,33 @@ int lex_sort_terms(search_engine *e)
     return 0;
 }
 
-/* Derivational suffixes of English as Snowball leaves them ("payment", "subscription" ->
-   "subscript", "activity" -> "activ" + "iti"). */
-static const char *const suffixes[] = {TEXT_LEX_SUFFIXES, NULL};
-
-/* The suffixes that make a verb's action noun (pay -> payment, subscribe -> subscription). */
-static bool action_noun_suffix(const char *s)
+/* The engine's terms as the analyzer's vocabulary (text_term_family). */
+static long vocab_find(void *ctx, const char *s, size_t n)
 {
-    static const char *const nouns[] = {TEXT_LEX_NOUN_SUFFIXES, NULL};
-    for (const char *const *k = nouns; *k; k++)
-        if (!strcmp(*k, s)) return true;
-    return false;
+    return lex_term_find(ctx, s, n);
 }
 
-static size_t family_add(long *out, bool *noun, size_t n, size_t cap, long t, long self,
-                         bool is_noun)
+static const char *vocab_sorted(void *ctx, size_t i, size_t *len, long *id)
 {
-    if (t < 0 || t == self || n >= cap) return n;
-    for (size_t i = 0; i < n; i++)
-        if (out[i] == t) {
-            noun[i] |= is_noun;
-            return n;
-        }
-    out[n] = t;
-    noun[n] = is_noun;
-    return n + 1;
+    const search_engine *e = ctx;
+    const term_entry *t = &e->terms[e->sorted[i]];
+    *len = t->len;
+    *id = (long)e->sorted[i];
+    return t->term;
 }
 
-/*
- * The index terms of the same word family as term: the term with a derivational suffix
- * added or removed (pay/payment, notify -> "notifi"/"notif"), or, for stems of six letters
- * or more (query.family_min_len), one that differs from it only in its last two letters or
- * fewer (query.family_tail; "subscrib"/"subscript": Snowball keeps the Latin alternation
- * apart). Both sides keep a stem of three letters or more (query.family_stem).
- */
 size_t lex_family(const search_engine *e, const search_params *p, long term, long *out, bool *noun,
                   size_t cap)
 {
     const term_entry *t = &e->terms[term];
-    size_t n = 0, len = t->len;
-    char buf[96];
-    size_t stem = (size_t)p->family_stem, tail = (size_t)p->family_tail;
-    if (len < stem || len + 8 >= sizeof buf) return 0;
-    for (const char *const *s = suffixes; *s; s++) {
-        size_t sl = strlen(*s);
-        memcpy(buf, t->term, len);
-        memcpy(buf + len, *s, sl);
-        n = family_add(out, noun, n, cap, lex_term_find(e, buf, len + sl), term,
-                       action_noun_suffix(*s));
-        if (len >= sl + stem && !memcmp(t->term + len - sl, *s, sl))
-            n = family_add(out, noun, n, cap, lex_term_find(e, t->term, len - sl), term, false);
-    }
-    if (len >= (size_t)p->family_min_len && len > tail && e->sorted) {
-        /* the terms that share all but the last two letters */
-        size_t keep = len - tail, lo = 0, hi = e->n_terms;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (strncmp(e->terms[e->sorted[mid]].term, t->term, keep) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        for (size_t i = lo; i < e->n_terms && n < cap; i++) {
-            const term_entry *u = &e->terms[e->sorted[i]];
-            if (strncmp(u->term, t->term, keep)) break;
-            if (u->len <= len + tail && u->len + tail >= len && u->len >= keep)
-                n = family_add(out, noun, n, cap, (long)e->sorted[i], term,
-                               u->len > len); /* subscrib -> subscript: the longer is the noun */
-        }
-    }
-    return n;
+    text_vocab v = {.ctx = (void *)e,
+                    .find = vocab_find,
+                    .sorted = e->sorted ? vocab_sorted : NULL,
+                    .n_sorted = e->sorted ? e->n_terms : 0};
+    text_family_rule r = {.stem = (size_t)p->family_stem,
+                          .min_len = (size_t)p->family_min_len,
+                          .tail = (size_t)p->family_tail};
+    return text_term_family(&v, &r, term, t->term, t->len, out, noun, cap);
 }
 
 bool lex_field_ops(const search_engine *e, long t, int field,

@@ -469,7 +469,7 @@ int match_run(search_engine *e, const spec_registry *reg, const match_query *mq,
     double *cover = calloc(e->n_apis ? e->n_apis : 1, sizeof *cover);
     double *best = calloc(e->n_apis ? e->n_apis : 1, sizeof *best);
     core_arena *arena = core_arena_new(0);
-    store_terms *st = store_terms_new();
+    text_analyzer *st = text_analyzer_new();
     match_unknown unknown = {0};
     if (!qs || !mark || !by_id || !cover || !best || !arena || !st) rc = APIDEX_ENOMEM;
     for (size_t i = 0; !rc && i < e->n_ops; i++) by_id[i] = (uint32_t)i;
@@ -533,7 +533,7 @@ int match_run(search_engine *e, const spec_registry *reg, const match_query *mq,
     free(cover);
     free(best);
     core_arena_free(arena);
-    store_terms_free(st);
+    text_analyzer_free(st);
     match_unknown_free(&unknown);
     if (rc && !err->code) core_error_set(err, rc, "out of memory");
     return rc;

@@ -2,7 +2,7 @@
  * The match features of operations: the registry's, built once per engine from the
  * index (names and descriptions from the operations, parameter and response words from
  * the endpoint chunks' postings: the very terms the index holds), and a query document's,
- * made with the same pipeline (chunk_operation_fields, then store_terms) so both sides
+ * made with the same pipeline (chunk_operation_fields, then the analyzer) so both sides
  * agree on every word.
  */
 #include "search/match_int.h"
@@ -74,14 +74,14 @@ static long unknown_id(match_unknown *u, const char *w, size_t n)
     return -(long)u->n;
 }
 
-/* Adds the terms of s to l: store_terms (split, lower-case, stem), stop words dropped;
+/* Adds the terms of s to l: the query's terms (lex_query_terms: stop words dropped);
    words the index lacks get unknown ids (u), or are skipped when u is NULL. */
-static int add_text(const search_engine *e, store_terms *st, match_unknown *u, core_buf *tmp,
+static int add_text(const search_engine *e, text_analyzer *st, match_unknown *u, core_buf *tmp,
                     const char *s, term_list *l)
 {
     if (!s || !*s) return 0;
     core_buf_reset(tmp);
-    store_terms_append(st, s, strlen(s), tmp);
+    lex_query_terms(st, s, strlen(s), tmp);
     if (tmp->failed) return APIDEX_ENOMEM;
     size_t i = 0;
     while (i < tmp->len) {
@@ -91,7 +91,6 @@ static int add_text(const search_engine *e, store_terms *st, match_unknown *u, c
         if (i == start) break;
         const char *w = tmp->data + start;
         size_t n = i - start;
-        if (lex_is_stop(e, w, n)) continue;
         long id = lex_term_find(e, w, n);
         if (id < 0) {
             if (!u) continue;
@@ -142,7 +141,7 @@ static const char *id_without_method(const char *id, const char *method)
 /* The groups computed from an operation's own strings: LIT, NAME and DESC. */
 static int common_groups(const search_engine *e, const char *method, const char *path,
                          const char *operation_id, const char *summary, const char *description,
-                         store_terms *st, match_unknown *u, core_buf *tmp, core_buf *lit,
+                         text_analyzer *st, match_unknown *u, core_buf *tmp, core_buf *lit,
                          term_list *l, core_arena *a, match_feat *f)
 {
     f->method = method;
@@ -167,7 +166,7 @@ static int common_groups(const search_engine *e, const char *method, const char 
 }
 
 int match_feat_query(const search_engine *e, const spec_api *api, const spec_operation *op,
-                     store_terms *st, match_unknown *u, core_arena *a, match_feat *out)
+                     text_analyzer *st, match_unknown *u, core_arena *a, match_feat *out)
 {
     memset(out, 0, sizeof *out);
     core_buf tmp, lit;
@@ -265,7 +264,7 @@ static int posting_groups(const search_engine *e, match_index *mi)
     free(cnt);
     for (size_t t = 0; t < e->n_terms; t++) {
         const term_entry *te = &e->terms[t];
-        if (lex_is_stop(e, te->term, te->len)) continue;
+        if (text_term_is_stop(te->term, te->len)) continue;
         double w = lex_idf(e, (long)t);
         for (size_t p = 0; p < te->n_post; p++) {
             int g = group_of_field(te->post[p].field);
@@ -285,7 +284,7 @@ static int posting_groups(const search_engine *e, match_index *mi)
 static int build_index(search_engine *e, match_index **out, apidex_error *err)
 {
     match_index *mi = calloc(1, sizeof *mi);
-    store_terms *st = store_terms_new();
+    text_analyzer *st = text_analyzer_new();
     core_buf tmp, lit;
     core_buf_init(&tmp, 0);
     core_buf_init(&lit, 0);
@@ -307,7 +306,7 @@ static int build_index(search_engine *e, match_index **out, apidex_error *err)
     free(l.v);
     core_buf_free(&tmp);
     core_buf_free(&lit);
-    store_terms_free(st);
+    text_analyzer_free(st);
     if (rc) {
         match_index_free(mi);
         return core_error_set(err, rc, "out of memory building the match features");

@@ -47,6 +47,6 @@ void match_unknown_free(match_unknown *u);
 
 /* The features of a query operation; arrays in a. */
 int match_feat_query(const search_engine *e, const spec_api *api, const spec_operation *op,
-                     store_terms *st, match_unknown *u, core_arena *a, match_feat *out);
+                     text_analyzer *st, match_unknown *u, core_arena *a, match_feat *out);
 
 #endif /* APIDEX_SEARCH_MATCH_INT_H */

@@ -28,19 +28,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The first term of a path segment through the term pipeline, or -1. */
-static long segment_terms(const search_engine *e, store_terms *tp, core_buf *b, const char *s,
+/* The first term of a path segment as a query reads it (lex_query_terms), or -1. */
+static long segment_terms(const search_engine *e, text_analyzer *tp, core_buf *b, const char *s,
                           size_t n, long *out, size_t cap, size_t *m)
 {
     core_buf_reset(b);
-    store_terms_append(tp, s, n, b);
+    lex_query_terms(tp, s, n, b);
     if (b->failed) return -2;
     long first = -1;
     for (const char *t = b->data ? b->data : ""; *t;) {
         while (*t == ' ') t++;
         const char *end = t;
         while (*end && *end != ' ') end++;
-        if (end > t && !lex_is_stop(e, t, (size_t)(end - t))) {
+        if (end > t) {
             long ti = lex_term_find(e, t, (size_t)(end - t));
             if (ti >= 0 && first < 0) first = ti;
             if (ti >= 0 && out && *m < cap) out[(*m)++] = ti;
@@ -65,7 +65,7 @@ static bool name_gives(const search_engine *e, const op_info *in, const char *pa
 
 int owner_learn(search_engine *e)
 {
-    store_terms *tp = store_terms_new();
+    text_analyzer *tp = text_analyzer_new();
     if (!tp) return APIDEX_ENOMEM;
     core_buf b;
     core_buf_init(&b, 1 << 16);
@@ -118,7 +118,7 @@ int owner_learn(search_engine *e)
         in->n_has = k;
         in->owner = owner;
     }
-    store_terms_free(tp);
+    text_analyzer_free(tp);
     core_buf_free(&b);
     return rc;
 }

@@ -128,7 +128,7 @@ static int find_name(const char *w, size_t n, void *ctx)
 }
 
 /* Splits the task into words and classifies each. */
-static int read_words(query_state *st, const bool *value, text_words *tw)
+static int read_words(query_state *st, const bool *value, text_analyzer *ta)
 {
     const char *text = st->q->text;
     size_t n = strlen(text), cap = n / 2 + 2;
@@ -169,15 +169,15 @@ static int read_words(query_state *st, const bool *value, text_words *tw)
             w->kind = QW_NAME;
         }
         w->literal = (uint8_t)literal_kind(st->p, text + s, e - s);
-        if (e > s && !is_value) text_words_first_stem(tw, text + s, e - s, w->stem, sizeof w->stem);
+        if (e > s && !is_value)
+            text_analyzer_first_stem(ta, text + s, e - s, w->stem, sizeof w->stem);
         w->action = w->stem[0] ? action_of_stem(st->e, st->p, w->stem) : 0;
         w->name = -1;
         if (e > s && !is_value && st->e->n_names) {
             bool caps =
                 e - s > 1 && isupper((unsigned char)text[s]) && isupper((unsigned char)text[s + 1]);
             name_ctx nc = {st->e, st->p, -1, w->kind == QW_NAME || caps, w->lower};
-            text_words_split(tw, text + s, e - s, TEXT_WORDS_STEM | TEXT_WORDS_KEEP_IDENT,
-                             find_name, &nc);
+            text_analyzer_each(ta, text + s, e - s, TEXT_TERMS_INDEX, find_name, &nc);
             w->name = (int)nc.name;
         }
         sentence_start = punct == '.' || punct == '?' || punct == '!' || punct == ':';
@@ -217,12 +217,12 @@ static int occ_add(query_state *st, long term, double weight, uint32_t word, uin
 
 /* The index terms of what a verb sends ("text" -> send message), as occurrences of the
    verb's word (family 3, counted only when the word is a request's verb: rank.c). */
-static int sense_add(query_state *st, store_terms *tp, const char *sense, double weight,
+static int sense_add(query_state *st, text_analyzer *tp, const char *sense, double weight,
                      uint32_t word)
 {
     core_buf b;
     core_buf_init(&b, 64);
-    store_terms_append(tp, sense, strlen(sense), &b);
+    lex_query_terms(tp, sense, strlen(sense), &b);
     int rc = b.failed ? APIDEX_ENOMEM : 0;
     for (const char *t = b.data ? b.data : ""; *t && !rc;) {
         while (*t == ' ') t++;
@@ -242,7 +242,7 @@ static int sense_add(query_state *st, store_terms *tp, const char *sense, double
 static int read_terms(query_state *st)
 {
     const search_engine *e = st->e;
-    store_terms *tp = store_terms_new();
+    text_analyzer *tp = text_analyzer_new();
     if (!tp) return APIDEX_ENOMEM;
     core_buf b;
     core_buf_init(&b, 1 << 20);
@@ -262,14 +262,14 @@ static int read_terms(query_state *st)
             continue; /* "but don't delete it" */
         double weight = w->kind == QW_NAME ? st->p->name_weight : 1.0;
         core_buf_reset(&b);
-        store_terms_append(tp, text + w->start, w->end - w->start, &b);
+        lex_query_terms(tp, text + w->start, w->end - w->start, &b);
         if (b.failed) rc = APIDEX_ENOMEM;
         for (const char *t = b.data ? b.data : ""; *t && !rc;) {
             while (*t == ' ') t++;
             const char *end = t;
             while (*end && *end != ' ') end++;
             size_t n = (size_t)(end - t);
-            if (n && !lex_is_stop(e, t, n)) {
+            if (n) {
                 long ti = lex_term_find(e, t, n);
                 if (ti < 0 && w->lower && tries < max_corrections) {
                     tries++; /* each try scans the vocabulary: a long task gets a few */
@@ -293,7 +293,7 @@ static int read_terms(query_state *st)
         const char *sense = w->kind == QW_PLAIN ? text_verb_sense(w->stem, strlen(w->stem)) : NULL;
         if (sense && !rc) rc = sense_add(st, tp, sense, weight, (uint32_t)wi);
     }
-    store_terms_free(tp);
+    text_analyzer_free(tp);
     core_buf_free(&b);
     return rc;
 }
@@ -302,14 +302,14 @@ int query_read(query_state *st)
 {
     const char *text = st->q->text;
     bool *value = calloc(strlen(text) + 1, sizeof *value);
-    text_words *tw = text_words_new();
-    int rc = value && tw ? 0 : APIDEX_ENOMEM;
+    text_analyzer *ta = text_analyzer_new();
+    int rc = value && ta ? 0 : APIDEX_ENOMEM;
     if (!rc) {
         mark_values(text, value);
-        rc = read_words(st, value, tw);
+        rc = read_words(st, value, ta);
     }
     free(value);
-    text_words_free(tw);
+    text_analyzer_free(ta);
     if (!rc) mark_negated(st);
     if (!rc) rc = read_terms(st);
     static const char *const mine[] = {TEXT_LEX_MINE, NULL};

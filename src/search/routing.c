@@ -171,7 +171,7 @@ static bool prose_word(const store_api *a, const char *w, size_t n)
    that is one identifier (no hyphen or underscore: those join descriptive words), but the
    last (the top-level domain), as its stem; a label that ends in "api" or "apis" also
    without it ("exampleapi.com": the service is "example"). */
-static void host_labels(text_words *tw, const store_api *a, const char *h, size_t n, cand_ctx *c)
+static void host_labels(text_analyzer *ta, const store_api *a, const char *h, size_t n, cand_ctx *c)
 {
     size_t end = n;
     while (end && h[end - 1] != '.') end--;
@@ -188,8 +188,7 @@ static void host_labels(text_words *tw, const store_api *a, const char *h, size_
         if (!len) len = e - s;
         for (int pass = 0; word && pass < 2 && len; pass++) {
             last_word l = {.n = 0};
-            text_words_split(tw, h + s, len, TEXT_WORDS_STEM | TEXT_WORDS_KEEP_IDENT, keep_last,
-                             &l);
+            text_analyzer_each(ta, h + s, len, TEXT_TERMS_INDEX, keep_last, &l);
             /* one word, or the identifier joined from its parts ("s3": s, 3, s3) */
             c->labels =
                 prose_word(a, h + s, len) ? ROUTE_LABEL : ROUTE_LABEL | ROUTE_LABEL_NOT_PROSE;
@@ -211,13 +210,12 @@ static void host_labels(text_words *tw, const store_api *a, const char *h, size_
    capitals: query.c), so that a title's ordinary words ("Order Management", "Weather
    Data") or a descriptive host or file name ("fleet-status-monitor.com",
    "customer_support_service") name nothing when a task uses them as words. */
-static void api_words(text_words *tw, const store_api *a, cand_ctx *c)
+static void api_words(text_analyzer *ta, const store_api *a, cand_ctx *c)
 {
     const char *texts[3] = {a->provider, a->id, a->title};
     for (int i = 0; i < 3; i++) {
         if (!texts[i]) continue;
-        text_words_split(tw, texts[i], strlen(texts[i]), TEXT_WORDS_STEM | TEXT_WORDS_KEEP_IDENT,
-                         take_stem, c);
+        text_analyzer_each(ta, texts[i], strlen(texts[i]), TEXT_TERMS_INDEX, take_stem, c);
     }
     for (size_t s = 0; s < a->n_servers; s++) {
         const char *u = a->servers[s].url;
@@ -226,11 +224,11 @@ static void api_words(text_words *tw, const store_api *a, cand_ctx *c)
         if (!h) continue; /* a relative server names no host */
         h += 3;
         size_t n = strcspn(h, "/:?#{");
-        text_words_split(tw, h, n, TEXT_WORDS_STEM, take_stem, c);
+        text_analyzer_each(ta, h, n, TEXT_TERMS_STEMS, take_stem, c);
         /* a template's variable ends the host: s3{dash-or-dot}{region}.amazonaws.com */
-        host_labels(tw, a, h, strcspn(h, "/:?#"), c);
+        host_labels(ta, a, h, strcspn(h, "/:?#"), c);
     }
-    if (a->provider) host_labels(tw, a, a->provider, strcspn(a->provider, "/:?#"), c);
+    if (a->provider) host_labels(ta, a, a->provider, strcspn(a->provider, "/:?#"), c);
 }
 
 /* Share of a term's chunks that belong to the given APIs (1 when the index lacks it), and
@@ -347,7 +345,7 @@ static int name_add(search_engine *e, const char *word, size_t i, const uint32_t
 int route_api_names(search_engine *e)
 {
     if (e->n_apis < 2) return 0;
-    text_words *tw = text_words_new();
+    text_analyzer *ta = text_analyzer_new();
     cand_ctx c = {.cap = 64};
     c.stems = calloc(c.cap, sizeof *c.stems);
     c.label = calloc(c.cap, sizeof *c.label);
@@ -358,13 +356,13 @@ int route_api_names(search_engine *e)
     uint8_t *label = NULL;
     bool *in_group = calloc(e->n_apis, sizeof *in_group);
     uint32_t *stamp = calloc(e->n_apis, sizeof *stamp);
-    int rc = tw && c.stems && c.label && in_group && stamp ? 0 : APIDEX_ENOMEM;
+    int rc = ta && c.stems && c.label && in_group && stamp ? 0 : APIDEX_ENOMEM;
     for (size_t a = 0; a < e->n_apis && !rc; a++) {
         c.n = 0;
-        api_words(tw, &e->apis[a], &c);
+        api_words(ta, &e->apis[a], &c);
         e->work += 1 + c.n;
         for (size_t i = 0; i < c.n && !rc; i++) {
-            if (lex_is_stop(e, c.stems[i], strlen(c.stems[i]))) continue;
+            if (text_term_is_stop(c.stems[i], strlen(c.stems[i]))) continue;
             if (n == cap) {
                 size_t nc = cap ? cap * 2 : 256;
                 char(*nw)[32] = realloc(words, nc * sizeof *nw);
@@ -436,7 +434,7 @@ int route_api_names(search_engine *e)
     free(stamp);
     free(c.stems);
     free(c.label);
-    text_words_free(tw);
+    text_analyzer_free(ta);
     return rc;
 }
 

@@ -115,8 +115,6 @@ struct search_engine {
        verb ids */
     uint32_t (*opposites)[2];
     size_t n_opposites;
-    char **stop; /* stop words through the term pipeline */
-    size_t n_stop;
     core_arena *arena;
     /* The search image the lexical index points into (image.c): terms[].post, table and
        sorted are inside it, not allocated; NULL: built from the rows (lexical.c). */
@@ -278,11 +276,15 @@ int lex_build(search_engine *e, apidex_error *err);
 int lex_build_of(search_engine *e, const int64_t *rowids, const size_t *docs, size_t n,
                  apidex_error *err);
 bool lex_use_fields(search_engine *e);
-int lex_stop_words(search_engine *e);
-bool lex_is_stop(const search_engine *e, const char *s, size_t n);
+/* The terms of s[0..n) as the query side reads them, appended to out (the analyzer with
+   TEXT_TERMS_QUERY: the index's chain, stop words dropped): every query-side use of the
+   analyzer goes through here, and tests/unit/test_search_analyzer.c pins it against the
+   terms the index stores. Returns the number of terms. */
+size_t lex_query_terms(text_analyzer *a, const char *s, size_t n, core_buf *out);
 long lex_term_correct(const search_engine *e, const char *s, size_t n, size_t min_len);
-/* The index terms of a term's word family (lexical.c): at most cap into out; noun[i]: out[i]
-   is an action noun of the term as a verb (pay -> payment, subscribe -> subscription). */
+/* The index terms of a term's word family (text_term_family over the engine's vocabulary):
+   at most cap into out; noun[i]: out[i] is an action noun of the term as a verb (pay ->
+   payment, subscribe -> subscription). */
 size_t lex_family(const search_engine *e, const search_params *p, long term, long *out, bool *noun,
                   size_t cap);
 int lex_sort_terms(search_engine *e);

@@ -112,11 +112,11 @@ static bool weigh_op(void *ctx, uint32_t op, long term)
 }
 
 /* Weighs the operations whose parameter field has the kind's word. */
-static int weigh_kind(query_state *st, store_terms *tp, core_buf *b, value_kind k, long word)
+static int weigh_kind(query_state *st, text_analyzer *tp, core_buf *b, value_kind k, long word)
 {
     const char *kw = kind_word[k];
     core_buf_reset(b);
-    store_terms_append(tp, kw, strlen(kw), b);
+    lex_query_terms(tp, kw, strlen(kw), b);
     if (b->failed) return APIDEX_ENOMEM;
     const char *t = b->data ? b->data : "";
     const char *end = strchr(t, ' ');
@@ -151,7 +151,7 @@ int values_read(query_state *st)
     const char *text = st->q->text;
     size_t n = strlen(text);
     bool seen[5] = {false};
-    store_terms *tp = NULL;
+    text_analyzer *tp = NULL;
     core_buf b;
     core_buf_init(&b, 256);
     int rc = 0;
@@ -184,10 +184,10 @@ int values_read(query_state *st)
         seen[k] = true; /* one weight per kind: two numbers are no more a phone's */
         st->has_value[k] = true;
         if (st->p->value_weight <= 0) continue;
-        if (!tp && !(tp = store_terms_new())) rc = APIDEX_ENOMEM;
+        if (!tp && !(tp = text_analyzer_new())) rc = APIDEX_ENOMEM;
         if (!rc) rc = weigh_kind(st, tp, &b, k, w);
     }
-    store_terms_free(tp);
+    text_analyzer_free(tp);
     core_buf_free(&b);
     return rc;
 }

@@ -74,9 +74,6 @@ typedef enum {
 /** Column names of the fields ("path", "operation_id", ...), indexed by store_field. */
 extern const char *const store_field_names[STORE_FIELD_COUNT];
 
-/** text_words_split flags of the term pipeline, used at index and at query time. */
-#define STORE_TERM_FLAGS (TEXT_WORDS_STEM | TEXT_WORDS_KEEP_IDENT)
-
 /* ---------------------------------------------------------------- records */
 
 /* Every record below is used both ways: the build fills one and hands it to a
@@ -420,18 +417,6 @@ typedef struct store_vectors {
 /** Loads (once) the vectors stored for model; n == 0 when there are none. Owned by the index. */
 int store_vectors_load(store_index *idx, const char *model, const store_vectors **out,
                        apidex_error *err);
-
-/* ---------------------------------------------------------------- terms */
-
-/** A term pipeline: text_words_split with STORE_TERM_FLAGS. Not thread-safe: one per thread. */
-typedef struct store_terms store_terms;
-store_terms *store_terms_new(void);
-void store_terms_free(store_terms *t);
-/**
- * Appends the terms of s[0..n) to out, separated by single spaces (a space is
- * put before the first one when out is not empty). Returns the number of terms.
- */
-size_t store_terms_append(store_terms *t, const char *s, size_t n, core_buf *out);
 
 /* ---------------------------------------------------------------- files and the writer lock */
 

@@ -256,7 +256,7 @@ int store_writer_begin(const char *db_path, const store_writer_options *opt, sto
     w->dataflow = opt ? opt->dataflow : 0;
     size_t n = strlen(db_path) + 32;
     w->tmp = malloc(n);
-    w->terms = store_terms_new();
+    w->terms = text_analyzer_new();
     w->api_arena = core_arena_new(0);
     if (!w->target || !w->strategy || !w->filters || !w->tmp || !w->terms || !w->api_arena) {
         store_writer_abort(w);
@@ -558,7 +558,7 @@ static int field_terms(store_writer *w, const char *const *fields, const char *c
             core_buf_puts(&w->buf, terms[f]);
         } else if (fields && fields[f] && fields[f][0]) {
             core_buf_reset(&scratch);
-            store_terms_append(w->terms, fields[f], strlen(fields[f]), &scratch);
+            text_analyzer_terms(w->terms, fields[f], strlen(fields[f]), TEXT_TERMS_INDEX, &scratch);
             if (scratch.len) core_buf_append(&w->buf, scratch.data, scratch.len);
         }
         core_buf_putc(&w->buf, '\0');
@@ -951,7 +951,7 @@ void store_writer_abort(store_writer *w)
     ord_map_free(&w->op_ords);
     ord_map_free(&w->schema_ords);
     core_arena_free(w->api_arena);
-    store_terms_free(w->terms);
+    text_analyzer_free(w->terms);
     store_pack_free(&w->pack);
     core_buf_free(&w->buf);
     core_buf_free(&w->json);

@@ -81,7 +81,7 @@ struct store_writer {
     void *on_change_ctx;
     store_image_builder image; /* store_writer_options.image */
     int dataflow;              /* store_writer_options.dataflow */
-    store_terms *terms;
+    text_analyzer *terms;
     bool by_field; /* strategy hybrid: chunks are ranked field by field (field_terms) */
     store_pack pack;
     core_buf buf;  /* terms of one record, NUL-separated */

@@ -62,8 +62,8 @@
     {"text", "send message"}, {"txt", "send message"}, {"sms", "send message"}, \
     {"dm", "send message"}, {"wire", "transfer"}, {"bill", "invoice"}
 
-/* search/lexical.c: ordinary English words that carry no intent; removed from queries only
-   (lex_is_stop) */
+/* text/analyzer.c: ordinary English words that carry no intent; removed from queries only
+   (text_term_is_stop) */
 #define TEXT_LEX_STOP_WORDS \
     "a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "is", "are", "was", "be", \
     "by", "with", "from", "at", "as", "it", "this", "that", "these", "those", "me", "my", "i", \
@@ -71,14 +71,14 @@
     "tell", "show", "some", "any", "all", "do", "does", "did", "please", "can", "could", \
     "would", "will", "want", "need", "let"
 
-/* search/lexical.c: derivational suffixes of English as Snowball leaves them (lex_family: word
-   families, query.morph_weight) */
+/* text/analyzer.c: derivational suffixes of English as Snowball leaves them (text_term_family:
+   word families, query.morph_weight) */
 #define TEXT_LEX_SUFFIXES \
     "ment", "ion", "tion", "ation", "sion", "ance", "ence", "al", "er", "or", "ure", "iti", \
     "age", "eri", "ist", "ive", "ic", "abl", "ant", "ent", "ship", "ness", "ism"
 
-/* search/lexical.c: the suffixes that make a verb's action noun (lex_family: pay -> payment;
-   query.verb_noun_weight) */
+/* text/analyzer.c: the suffixes that make a verb's action noun (text_term_family: pay ->
+   payment; query.verb_noun_weight) */
 #define TEXT_LEX_NOUN_SUFFIXES \
     "ment", "ion", "tion", "ation", "sion", "al", "ance", "ence", "ure"
 

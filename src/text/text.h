@@ -1,7 +1,8 @@
 /*
  * text: tokenizers. cl100k_base byte-level BPE (byte-exact with tiktoken) for
  * token counts and budgets, BERT WordPiece (as bge-small-en-v1.5 uses) for the
- * encoder, and identifier-aware word splitting plus Snowball stemming for BM25.
+ * encoder, identifier-aware word splitting plus Snowball stemming, and the analyzer: the
+ * one chain from text to the terms of BM25, shared by the index builder and the query reader.
  */
 #ifndef APIDEX_TEXT_H
 #define APIDEX_TEXT_H
@@ -121,6 +122,84 @@ size_t text_words_split(text_words *w, const char *s, size_t n, unsigned flags, 
  * returns its length, 0 when s has no word or the word does not fit.
  */
 size_t text_words_first_stem(text_words *w, const char *s, size_t n, char *out, size_t cap);
+
+/* ---------------------------------------------------------------- the analyzer (analyzer.c) */
+
+/*
+ * The one chain from text to the terms of lexical search, used by the index builder
+ * (store/writer.c: every field of every chunk) and by the query reader (search/: a task's
+ * words, and every text a query term is compared with), so the two cannot drift: split
+ * identifier-aware, case-fold, Snowball-stem, add whole identifiers (text_words_split with
+ * TEXT_WORDS_STEM | TEXT_WORDS_KEEP_IDENT), and, for a query, drop the stop words. The
+ * chain is the same for every field.
+ */
+
+/** What the terms are for. Values only grow. */
+typedef enum {
+    TEXT_TERMS_INDEX = 0, /* every term, as the index stores it */
+    TEXT_TERMS_QUERY = 1, /* the same terms but the stop words (text_term_is_stop) */
+    /* the stemmed words alone (no whole identifiers, no stop words dropped): what a verb is
+       read from, at index time (chunk/opfacts.c, data flow) and in a task (search/query.c) */
+    TEXT_TERMS_STEMS = 2
+} text_terms_use;
+
+/** An analyzer (its own splitter and stemmer). Not thread-safe: one per thread. */
+typedef struct text_analyzer text_analyzer;
+
+/** A new analyzer; NULL on OOM. Free with text_analyzer_free. */
+text_analyzer *text_analyzer_new(void);
+/** NULL is a no-op. */
+void text_analyzer_free(text_analyzer *a);
+/**
+ * Calls fn with each term of s[0..n) for use, in text order (term is valid only during the
+ * call; non-zero from fn stops). Returns the number of terms given to fn.
+ */
+size_t text_analyzer_each(text_analyzer *a, const char *s, size_t n, text_terms_use use,
+                          text_word_fn fn, void *ctx);
+/**
+ * Appends the terms of s[0..n) for use to out, separated by single spaces (a space goes
+ * before the first one when out is not empty). Returns the number of terms; a full out
+ * stops early (out->failed).
+ */
+size_t text_analyzer_terms(text_analyzer *a, const char *s, size_t n, text_terms_use use,
+                           core_buf *out);
+/**
+ * The first stemmed word of s[0..n) (TEXT_TERMS_STEMS) into out (NUL-terminated, at most
+ * cap - 1 bytes); returns its length, 0 when s has no word or the word does not fit.
+ */
+size_t text_analyzer_first_stem(text_analyzer *a, const char *s, size_t n, char *out, size_t cap);
+/** Whether term[0..n) (a term as the analyzer makes it) is a stop word. Thread-safe. */
+bool text_term_is_stop(const char *term, size_t n);
+
+/** The index vocabulary a word family is looked up in (the search engine's term table). */
+typedef struct text_vocab {
+    void *ctx;
+    /** The id of term s[0..n), or -1. */
+    long (*find)(void *ctx, const char *s, size_t n);
+    /** The i-th term in byte order (NUL-terminated), its length and id; NULL when the
+        vocabulary has no sorted order (no families by shared stem then). */
+    const char *(*sorted)(void *ctx, size_t i, size_t *len, long *id);
+    size_t n_sorted;
+} text_vocab;
+
+/** When two terms are one family (search parameters query.family_*). */
+typedef struct text_family_rule {
+    size_t stem;    /* a suffix is added or taken off only when the shorter keeps this many */
+    size_t min_len; /* terms of this many letters or more also meet by shared stem ... */
+    size_t tail;    /* ... when they differ only in their last tail letters or fewer */
+} text_family_rule;
+
+/**
+ * The vocabulary's terms of the same word family as term[0..len) (NUL-terminated after
+ * len), whose id is self: the term with a derivational suffix of English added or removed
+ * (pay/payment, notify -> "notifi"/"notif"), or, for terms of rule->min_len letters or
+ * more, one that differs from it only in its last rule->tail letters or fewer
+ * ("subscrib"/"subscript": Snowball keeps the Latin alternation apart). At most cap ids
+ * into out; noun[i] says whether out[i] is the action noun of term as a verb (payment of
+ * pay; the longer of a shared-stem pair). Returns how many. Thread-safe.
+ */
+size_t text_term_family(const text_vocab *v, const text_family_rule *rule, long self,
+                        const char *term, size_t len, long *out, bool *noun, size_t cap);
 
 /* ---------------------------------------------------------------- action words */
 

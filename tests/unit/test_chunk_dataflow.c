@@ -264,7 +264,7 @@ static void test_operation_facts(void **state)
 {
     (void)state;
     loaded l = load(shop);
-    text_words *tw = text_words_new();
+    text_analyzer *tw = text_analyzer_new();
     core_arena *a = core_arena_new(0);
     chunk_op_facts f;
     struct {
@@ -295,7 +295,7 @@ static void test_operation_facts(void **state)
     assert_int_equal(text_action_of_stem("revok", 5), TEXT_ACTION_DELETE);
     assert_int_equal(text_action_of_stem("zebra", 5), TEXT_ACTION_NONE);
     core_arena_free(a);
-    text_words_free(tw);
+    text_analyzer_free(tw);
     unload(&l);
 }
 
