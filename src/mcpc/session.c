@@ -360,7 +360,7 @@ int mcpc_list(const mcpc_server *srv, const mcpc_options *opt, char **out, size_
     *out = NULL;
     *len = 0;
     /* a server kept open (listen.c) answers from the session: its tools as last read */
-    if (!srv->url && mcpc_live_document(srv, out, len)) return 0;
+    if (mcpc_live_document(srv, out, len)) return 0;
     mcpc_conn c;
     int rc = mcpc_session_open(&c, srv, opt, err);
     if (rc) return rc;
