@@ -32,15 +32,8 @@ JSON
 mkdir -p "$T/reg"
 printf 'db: w.db\nsources: ["mcp+config:%s/mcp.json"]\n' "$T" >"$T/reg/apidex.yaml"
 MCP_WAIT_LOG="$T/serve.log"
-APIDEX_MCP_POLL_MS=500 "$BIN" serve --watch --registry "$T/reg/apidex.yaml" --listen 127.0.0.1:0 \
-  --port-file "$T/port" --reload-interval 0.2 --access-log none >"$T/serve.log" 2>&1 &
-SERVE=$!
-mcp_track "$SERVE"
-mcp_wait_for "serve to listen" test -s "$T/port"
-PORT=$(cat "$T/port")
-top() { curl -s "http://127.0.0.1:$PORT/v1/search?k=1&q=$1" | jq -r '.results[0].id // "none"'; }
-is_top() { [ "$(top "$1")" = "$2" ]; }
-mcp_wait_for "serve answers" is_top "send+a+fax" "gamma:send_fax"
+APIDEX_MCP_POLL_MS=500 mcp_serve_watch "$T/reg/apidex.yaml" "$T/serve.log"
+mcp_wait_for "serve answers" mcp_is_top "send+a+fax" "gamma:send_fax"
 for s in gamma delta hostile; do
   grep -q "server '$s' kept open for tools/list_changed" "$T/serve.log" || fail "$s kept open: $(cat "$T/serve.log")"
 done
@@ -48,35 +41,35 @@ mcp_wait_for "gamma's event stream" grep -q "server 'gamma': event stream open" 
 
 # 1. a tool added to gamma: list_changed on its GET stream, its tools read again, re-indexed
 echo '{"name":"gamma","tools":[{"name":"send_fax","description":"Send a fax to a phone number","inputSchema":{"type":"object","properties":{"number":{"type":"string"}}}},{"name":"order_pizza","description":"Order a pizza for delivery","inputSchema":{"type":"object"}}]}' >"$T/gamma.json"
-MCP_WAIT_LIMIT=20 mcp_wait_for "the tool added to gamma" is_top "order+a+pizza" "gamma:order_pizza"
+MCP_WAIT_LIMIT=20 mcp_wait_for "the tool added to gamma" mcp_is_top "order+a+pizza" "gamma:order_pizza"
 grep -q "the tools of MCP server 'gamma' changed: re-indexing" "$T/serve.log" || fail "gamma list_changed: $(cat "$T/serve.log")"
 # a tool the running process alone holds: only a read over the open session sees it
 kill -USR1 "$GAMMA"
-MCP_WAIT_LIMIT=20 mcp_wait_for "the tool added in the running gamma" is_top "ring+the+bell" "gamma:ring_bell"
+MCP_WAIT_LIMIT=20 mcp_wait_for "the tool added in the running gamma" mcp_is_top "ring+the+bell" "gamma:ring_bell"
 
 # 2. delta offers no stream (405): said once, then its tools are polled
 grep -q "server 'delta' offers no event stream (HTTP 405)" "$T/serve.log" || fail "delta 405: $(cat "$T/serve.log")"
 [ "$(grep -c "server 'delta' offers no event stream" "$T/serve.log")" = 1 ] || fail "405 said once: $(cat "$T/serve.log")"
 echo '{"name":"delta","tools":[{"name":"water_plants","description":"Water the plants in the garden","inputSchema":{"type":"object"}},{"name":"prune_roses","description":"Prune the rose bushes","inputSchema":{"type":"object"}}]}' >"$T/delta.json"
-MCP_WAIT_LIMIT=20 mcp_wait_for "delta polled" is_top "prune+the+rose+bushes" "delta:prune_roses"
+MCP_WAIT_LIMIT=20 mcp_wait_for "delta polled" mcp_is_top "prune+the+rose+bushes" "delta:prune_roses"
 
 # 3. gamma forgets its sessions (as a restarted server): a new session, then list_changed again
 kill -USR2 "$GAMMA"
 MCP_WAIT_LIMIT=30 mcp_wait_for "gamma's new session" grep -q "server 'gamma' ended its session" "$T/serve.log"
 mcp_wait_for "gamma's stream on the new session" sh -c "[ \$(grep -c \"server 'gamma': event stream open\" '$T/serve.log') -ge 2 ]"
 echo '{"name":"gamma","tools":[{"name":"send_fax","description":"Send a fax to a phone number","inputSchema":{"type":"object","properties":{"number":{"type":"string"}}}},{"name":"book_taxi","description":"Book a taxi to the airport","inputSchema":{"type":"object"}}]}' >"$T/gamma.json"
-MCP_WAIT_LIMIT=20 mcp_wait_for "the tool added after the new session" is_top "book+a+taxi+to+the+airport" "gamma:book_taxi"
+MCP_WAIT_LIMIT=20 mcp_wait_for "the tool added after the new session" mcp_is_top "book+a+taxi+to+the+airport" "gamma:book_taxi"
 
 # 4. the hostile stream: the notification after the garbage counts; serve lives, its memory
 #    stays bounded while the server sends lines that never end (each connection cut at the
 #    size limit, opened again with backoff)
-MCP_WAIT_LIMIT=30 mcp_wait_for "the hostile server's notification" is_top "seas+calm+for+sailing" "hostile:calm_seas"
+MCP_WAIT_LIMIT=30 mcp_wait_for "the hostile server's notification" mcp_is_top "seas+calm+for+sailing" "hostile:calm_seas"
 mcp_wait_for "the hostile stream to be opened again" sh -c "[ \$(wc -l <'$T/hostile.log') -ge 3 ]"
 kill -0 "$SERVE" || fail "serve died: $(cat "$T/serve.log")"
 HWM=$(awk '/VmHWM/ {print $2}' "/proc/$SERVE/status")
 [ "$HWM" -lt 262144 ] || fail "serve's peak memory ${HWM} kB under a hostile stream"
 grep -q "server 'hostile': event stream closed (size limit)" "$T/serve.log" || fail "hostile cut: $(cat "$T/serve.log")"
-is_top "send+a+fax" "gamma:send_fax" || fail "serve still answers"
+mcp_is_top "send+a+fax" "gamma:send_fax" || fail "serve still answers"
 
 # 5. stop: serve ends promptly with its streams open
 START=$SECONDS
