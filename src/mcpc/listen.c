@@ -161,6 +161,13 @@ int mcpc_listen_read(mcpc_listener *l, apidex_error *err)
         core_error_clear(err);
         return restart_session(l, err);
     }
+    if (rc < 0 && rc != APIDEX_ENOMEM) {
+        /* the session is still there (the stream says when it is not): the tools stay as
+           last read, and the next notification or reconnection reads them again */
+        core_buf_printf(&l->notes, "%s (its tools stay as last read)\n", err->message);
+        core_error_clear(err);
+        return 0;
+    }
     return rc;
 }
 

@@ -117,6 +117,8 @@ void mcpc_stream_stop(mcpc_stream *st);
 /* session.c */
 /** Answers the server's request id with "method not found" (we offer no client methods). */
 int mcpc_session_refuse(mcpc_conn *c, json_object *id, apidex_error *err);
+/** The positive integer in the environment variable name, else fallback. */
+long mcpc_env_long(const char *name, long fallback);
 /** The time limit of each wait: opt's, else $APIDEX_MCP_TIMEOUT_MS, else 30000 ms. */
 long mcpc_timeout_ms(const mcpc_options *opt);
 /** initialize, notifications/initialized and every list, into doc (as mcpc_list writes it);

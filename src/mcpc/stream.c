@@ -242,14 +242,6 @@ static void *run(void *arg)
     return NULL;
 }
 
-static long poll_interval(void)
-{
-    const char *e = getenv("APIDEX_MCP_POLL_MS");
-    char *end = NULL;
-    long v = e ? strtol(e, &end, 10) : 0;
-    return e && end && !*end && v > 0 ? v : STREAM_POLL_MS;
-}
-
 int mcpc_stream_start(const mcpc_server *srv, const char *label, const char *session_id,
                       const char *protocol_version, mcpc_stream **out)
 {
@@ -258,7 +250,7 @@ int mcpc_stream_start(const mcpc_server *srv, const char *label, const char *ses
     if (!st) return APIDEX_ENOMEM;
     st->srv = srv;
     st->label = label;
-    st->poll_ms = poll_interval();
+    st->poll_ms = mcpc_env_long("APIDEX_MCP_POLL_MS", STREAM_POLL_MS);
     st->pipe[0] = st->pipe[1] = -1;
     st->sid = session_id ? strdup(session_id) : NULL;
     st->pv = protocol_version ? strdup(protocol_version) : NULL;
