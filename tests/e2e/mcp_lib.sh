@@ -18,6 +18,8 @@
 #   mcp_serve_watch REG LOG [DIR]  starts `apidex serve --watch --registry REG` in DIR on a
 #                             free port (SERVE its pid, PORT; its output in LOG) and waits
 #                             until it listens; variables set before the call reach it
+#   mcp_write FILE TEXT       writes TEXT (and a newline) to FILE whole (a temporary file
+#                             renamed): a server watching FILE never reads it half-written
 #   mcp_top Q / mcp_is_top Q ID    the first result of /v1/search?k=1&q=Q on PORT / whether
 #                             it is ID
 set -euo pipefail
@@ -85,3 +87,4 @@ mcp_serve_watch() {
 
 mcp_top() { curl -s "http://127.0.0.1:$PORT/v1/search?k=1&q=$1" | jq -r '.results[0].id // "none"'; }
 mcp_is_top() { [ "$(mcp_top "$1")" = "$2" ]; }
+mcp_write() { printf '%s\n' "$2" >"$1.tmp" && mv "$1.tmp" "$1"; }

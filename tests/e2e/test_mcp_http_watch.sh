@@ -10,11 +10,10 @@
 . "${APIDEX_SOURCE_DIR:?APIDEX_SOURCE_DIR must name the source tree}/tests/e2e/mcp_lib.sh"
 mcp_need @modelcontextprotocol/sdk/package.json
 LISTED="$SRC/tests/data/mcp_sources/listed_server.mjs"
-put() { printf '%s\n' "$2" >"$T/$1.tmp" && mv "$T/$1.tmp" "$T/$1.json"; } # whole, never half-written
 HOSTILE="$SRC/tests/data/mcp_sources/hostile_stream_server.py"
 
-put gamma '{"name":"gamma","tools":[{"name":"send_fax","description":"Send a fax to a phone number","inputSchema":{"type":"object","properties":{"number":{"type":"string"}}}}]}'
-put delta '{"name":"delta","tools":[{"name":"water_plants","description":"Water the plants in the garden","inputSchema":{"type":"object"}}]}'
+mcp_write "$T/gamma.json" '{"name":"gamma","tools":[{"name":"send_fax","description":"Send a fax to a phone number","inputSchema":{"type":"object","properties":{"number":{"type":"string"}}}}]}'
+mcp_write "$T/delta.json" '{"name":"delta","tools":[{"name":"water_plants","description":"Water the plants in the garden","inputSchema":{"type":"object"}}]}'
 "$NODE" "$LISTED" "$NODE_DIR" "$T/gamma.json" "http:$T/gamma.port" >"$T/gamma.out" 2>&1 &
 GAMMA=$!
 mcp_track "$GAMMA"
@@ -41,7 +40,7 @@ done
 mcp_wait_for "gamma's event stream" grep -q "server 'gamma': event stream open" "$T/serve.log"
 
 # 1. a tool added to gamma: list_changed on its GET stream, its tools read again, re-indexed
-put gamma '{"name":"gamma","tools":[{"name":"send_fax","description":"Send a fax to a phone number","inputSchema":{"type":"object","properties":{"number":{"type":"string"}}}},{"name":"order_pizza","description":"Order a pizza for delivery","inputSchema":{"type":"object"}}]}'
+mcp_write "$T/gamma.json" '{"name":"gamma","tools":[{"name":"send_fax","description":"Send a fax to a phone number","inputSchema":{"type":"object","properties":{"number":{"type":"string"}}}},{"name":"order_pizza","description":"Order a pizza for delivery","inputSchema":{"type":"object"}}]}'
 MCP_WAIT_LIMIT=20 mcp_wait_for "the tool added to gamma" mcp_is_top "order+a+pizza" "gamma:order_pizza"
 grep -q "the tools of MCP server 'gamma' changed: re-indexing" "$T/serve.log" || fail "gamma list_changed: $(cat "$T/serve.log")"
 # a tool the running process alone holds: only a read over the open session sees it
@@ -51,14 +50,14 @@ MCP_WAIT_LIMIT=20 mcp_wait_for "the tool added in the running gamma" mcp_is_top 
 # 2. delta offers no stream (405): said once, then its tools are polled
 grep -q "server 'delta' offers no event stream (HTTP 405)" "$T/serve.log" || fail "delta 405: $(cat "$T/serve.log")"
 [ "$(grep -c "server 'delta' offers no event stream" "$T/serve.log")" = 1 ] || fail "405 said once: $(cat "$T/serve.log")"
-put delta '{"name":"delta","tools":[{"name":"water_plants","description":"Water the plants in the garden","inputSchema":{"type":"object"}},{"name":"prune_roses","description":"Prune the rose bushes","inputSchema":{"type":"object"}}]}'
+mcp_write "$T/delta.json" '{"name":"delta","tools":[{"name":"water_plants","description":"Water the plants in the garden","inputSchema":{"type":"object"}},{"name":"prune_roses","description":"Prune the rose bushes","inputSchema":{"type":"object"}}]}'
 MCP_WAIT_LIMIT=20 mcp_wait_for "delta polled" mcp_is_top "prune+the+rose+bushes" "delta:prune_roses"
 
 # 3. gamma forgets its sessions (as a restarted server): a new session, then list_changed again
 kill -USR2 "$GAMMA"
 MCP_WAIT_LIMIT=30 mcp_wait_for "gamma's new session" grep -q "server 'gamma' ended its session" "$T/serve.log"
 mcp_wait_for "gamma's stream on the new session" sh -c "[ \$(grep -c \"server 'gamma': event stream open\" '$T/serve.log') -ge 2 ]"
-put gamma '{"name":"gamma","tools":[{"name":"send_fax","description":"Send a fax to a phone number","inputSchema":{"type":"object","properties":{"number":{"type":"string"}}}},{"name":"book_taxi","description":"Book a taxi to the airport","inputSchema":{"type":"object"}}]}'
+mcp_write "$T/gamma.json" '{"name":"gamma","tools":[{"name":"send_fax","description":"Send a fax to a phone number","inputSchema":{"type":"object","properties":{"number":{"type":"string"}}}},{"name":"book_taxi","description":"Book a taxi to the airport","inputSchema":{"type":"object"}}]}'
 MCP_WAIT_LIMIT=20 mcp_wait_for "the tool added after the new session" mcp_is_top "book+a+taxi+to+the+airport" "gamma:book_taxi"
 
 # 4. the hostile stream: the notification after the garbage counts; serve lives, its memory

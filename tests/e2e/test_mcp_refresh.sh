@@ -11,7 +11,7 @@ LISTED="$SRC/tests/data/mcp_sources/listed_server.mjs"
 
 # two servers whose tool lists are files the test edits between indexings
 weather() { # $1: the description of get_weather
-  printf '{"name":"alpha","tools":[{"name":"get_weather","description":"%s","inputSchema":{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer"}},"required":["city"]}},{"name":"list_cities","description":"List the cities with a forecast","inputSchema":{"type":"object"}}]}\n' "$1" >"$T/alpha.json"
+  mcp_write "$T/alpha.json" "$(printf '{"name":"alpha","tools":[{"name":"get_weather","description":"%s","inputSchema":{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer"}},"required":["city"]}},{"name":"list_cities","description":"List the cities with a forecast","inputSchema":{"type":"object"}}]}' "$1")"
 }
 weather "Get the weather forecast for a city"
 echo '{"name":"beta","tools":[{"name":"send_email","description":"Send an email message to a recipient","inputSchema":{"type":"object","properties":{"to":{"type":"string"},"body":{"type":"string"}}}}]}' >"$T/beta.json"
