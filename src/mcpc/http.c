@@ -10,54 +10,81 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct find_answer {
+    long id;
+    json_object *found;
+} find_answer;
+
+static bool take_answer(void *ctx, const char *data, size_t len)
+{
+    find_answer *f = ctx;
+    json_object *m = mcpc_json_parse(data, len);
+    json_object *mid = json_object_object_get(m, "id");
+    if (m && !json_object_object_get(m, "method") && json_object_is_type(mid, json_type_int) &&
+        json_object_get_int64(mid) == f->id) {
+        f->found = m;
+        return false; /* found: the rest is not read */
+    }
+    json_object_put(m);
+    return true;
+}
+
 /* The message with this id among the messages of an event stream (or NULL). */
 static json_object *from_events(const char *body, size_t len, long id)
 {
-    core_buf data;
-    core_buf_init(&data, (size_t)MCPC_MAX_MESSAGE + 1);
-    json_object *found = NULL;
-    const char *p = body, *end = body + len;
-    while (p <= end && !found) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *le = nl ? nl : end;
-        size_t ll = (size_t)(le - p);
-        if (ll && p[ll - 1] == '\r') ll--;
-        if (ll == 0) {
-            /* an event ends: its data is one message */
-            if (data.len) {
-                json_object *m = mcpc_json_parse(data.data, data.len);
-                json_object *mid = json_object_object_get(m, "id");
-                if (m && !json_object_object_get(m, "method") &&
-                    json_object_is_type(mid, json_type_int) && json_object_get_int64(mid) == id)
-                    found = m;
-                else
-                    json_object_put(m);
-            }
-            core_buf_reset(&data);
-        } else if (ll >= 5 && !memcmp(p, "data:", 5)) {
-            const char *v = p + 5;
-            size_t vl = ll - 5;
-            if (vl && *v == ' ') v++, vl--;
-            if (data.len) core_buf_putc(&data, '\n');
-            core_buf_append(&data, v, vl);
-        }
-        if (!nl) {
-            if (data.len && !found) {
-                /* the stream ended without the blank line */
-                json_object *m = mcpc_json_parse(data.data, data.len);
-                json_object *mid = json_object_object_get(m, "id");
-                if (m && json_object_is_type(mid, json_type_int) &&
-                    json_object_get_int64(mid) == id)
-                    found = m;
-                else
-                    json_object_put(m);
-            }
-            break;
-        }
-        p = nl + 1;
+    mcpc_sse s;
+    mcpc_sse_init(&s, (size_t)MCPC_MAX_MESSAGE);
+    find_answer f = {.id = id};
+    if (mcpc_sse_feed(&s, body, len, take_answer, &f)) mcpc_sse_end(&s, take_answer, &f);
+    mcpc_sse_free(&s);
+    return f.found;
+}
+
+int mcpc_http_parts_init(mcpc_http_parts *x, const mcpc_server *s,
+                         const char *const *allowed_addresses, const net_header *first,
+                         size_t n_first)
+{
+    memset(x, 0, sizeof *x);
+    x->h = calloc(s->n_headers + n_first + 1, sizeof *x->h);
+    x->secrets = calloc(s->n_headers + 1, sizeof *x->secrets);
+    x->names = calloc(s->n_headers + 1, sizeof *x->names);
+    if (!x->h || !x->secrets || !x->names) {
+        mcpc_http_parts_free(x);
+        return APIDEX_ENOMEM;
     }
-    core_buf_free(&data);
-    return found;
+    for (size_t i = 0; i < n_first; i++) x->h[x->nh++] = first[i];
+    x->n_names = s->n_headers;
+    for (size_t i = 0; i < s->n_headers; i++) {
+        const char *colon = strchr(s->headers[i], ':');
+        if (!colon) continue;
+        x->names[i] = strndup(s->headers[i], (size_t)(colon - s->headers[i]));
+        const char *v = colon + 1;
+        while (*v == ' ') v++;
+        if (!x->names[i]) continue;
+        x->h[x->nh++] = (net_header){x->names[i], v, true};
+        if (*v) x->secrets[x->ns++] = v;
+    }
+    x->host = net_url_host(s->url);
+    x->hosts[0] = x->host;
+    x->origins[0] = s->url;
+    size_t n_addrs = 0;
+    while (allowed_addresses && allowed_addresses[n_addrs]) n_addrs++;
+    x->p = (net_policy){.allowed_hosts = x->hosts,
+                        .n_allowed_hosts = x->host ? 1 : 0,
+                        .allowed_origins = x->origins,
+                        .n_allowed_origins = 1,
+                        .allowed_addresses = allowed_addresses,
+                        .n_allowed_addresses = n_addrs,
+                        .max_redirects = NET_NO_REDIRECTS,
+                        .private_hint = "--allow-address IP to allow"};
+    return 0;
+}
+
+void mcpc_http_parts_free(mcpc_http_parts *x)
+{
+    for (size_t i = 0; x->names && i < x->n_names; i++) free(x->names[i]);
+    free(x->names), free(x->h), free(x->secrets), free(x->host);
+    memset(x, 0, sizeof *x);
 }
 
 int mcpc_http_post(mcpc_conn *c, const char *msg, size_t len, long id, json_object **answer,
@@ -65,59 +92,31 @@ int mcpc_http_post(mcpc_conn *c, const char *msg, size_t len, long id, json_obje
 {
     *answer = NULL;
     const mcpc_server *s = c->srv;
-    net_header *h = calloc(s->n_headers + 4, sizeof *h);
-    const char **secrets = calloc(s->n_headers + 1, sizeof *secrets);
-    char **names = calloc(s->n_headers + 1, sizeof *names);
-    if (!h || !secrets || !names) {
-        free(h), free(secrets), free(names);
-        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
-    }
-    size_t nh = 0, ns = 0;
-    h[nh++] = (net_header){"Accept", "application/json, text/event-stream", false};
-    if (c->session_id) h[nh++] = (net_header){"Mcp-Session-Id", c->session_id, false};
+    net_header first[3];
+    size_t nf = 0;
+    first[nf++] = (net_header){"Accept", "application/json, text/event-stream", false};
+    if (c->session_id) first[nf++] = (net_header){"Mcp-Session-Id", c->session_id, false};
     if (c->protocol_version)
-        h[nh++] = (net_header){"MCP-Protocol-Version", c->protocol_version, false};
-    for (size_t i = 0; i < s->n_headers; i++) {
-        const char *colon = strchr(s->headers[i], ':');
-        if (!colon) continue;
-        names[i] = strndup(s->headers[i], (size_t)(colon - s->headers[i]));
-        const char *v = colon + 1;
-        while (*v == ' ') v++;
-        if (!names[i]) continue;
-        h[nh++] = (net_header){names[i], v, true};
-        if (*v) secrets[ns++] = v;
-    }
-    char *host = net_url_host(s->url);
-    const char *hosts[1] = {host};
-    const char *origins[1] = {s->url};
-    size_t n_addrs = 0;
-    while (c->opt->allowed_addresses && c->opt->allowed_addresses[n_addrs]) n_addrs++;
-    net_policy p = {.allowed_hosts = hosts,
-                    .n_allowed_hosts = host ? 1 : 0,
-                    .allowed_origins = origins,
-                    .n_allowed_origins = 1,
-                    .allowed_addresses = c->opt->allowed_addresses,
-                    .n_allowed_addresses = n_addrs,
-                    .max_redirects = NET_NO_REDIRECTS,
-                    .timeout_ms = c->timeout_ms,
-                    .max_bytes = (size_t)MCPC_MAX_MESSAGE,
-                    .private_hint = "--allow-address IP to allow"};
+        first[nf++] = (net_header){"MCP-Protocol-Version", c->protocol_version, false};
+    mcpc_http_parts x;
+    if (mcpc_http_parts_init(&x, s, c->opt->allowed_addresses, first, nf))
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    x.p.timeout_ms = c->timeout_ms;
+    x.p.max_bytes = (size_t)MCPC_MAX_MESSAGE;
     net_request r = {.method = "POST",
                      .url = s->url,
-                     .headers = h,
-                     .n_headers = nh,
+                     .headers = x.h,
+                     .n_headers = x.nh,
                      .body = msg,
                      .body_len = len,
                      .content_type = "application/json",
-                     .secrets = secrets,
-                     .n_secrets = ns};
+                     .secrets = x.secrets,
+                     .n_secrets = x.ns};
     net_response *resp = NULL;
     apidex_error nerr;
     core_error_clear(&nerr);
-    int rc = net_send(&r, &p, &resp, NULL, &nerr);
-    free(host);
-    for (size_t i = 0; i < s->n_headers; i++) free(names[i]);
-    free(names), free(h), free(secrets);
+    int rc = net_send(&r, &x.p, &resp, NULL, &nerr);
+    mcpc_http_parts_free(&x);
     if (rc == APIDEX_ENOMEM) return core_error_set(err, rc, "out of memory");
     if (rc)
         return core_error_set(err, rc == APIDEX_EREFUSED ? rc : APIDEX_ENET, "server '%s': %s",
@@ -166,23 +165,22 @@ int mcpc_http_post(mcpc_conn *c, const char *msg, size_t len, long id, json_obje
 void mcpc_http_close(mcpc_conn *c)
 {
     /* the session ends with the client: a server that keeps sessions forgets it on DELETE */
-    if (c->session_id) {
-        char *host = net_url_host(c->srv->url);
-        const char *hosts[1] = {host};
-        const char *origins[1] = {c->srv->url};
-        net_header h[1] = {{"Mcp-Session-Id", c->session_id, false}};
-        net_policy p = {.allowed_hosts = hosts,
-                        .n_allowed_hosts = host ? 1 : 0,
-                        .allowed_origins = origins,
-                        .n_allowed_origins = 1,
-                        .max_redirects = NET_NO_REDIRECTS,
-                        .timeout_ms = 2000,
-                        .max_bytes = 65536};
-        net_request r = {.method = "DELETE", .url = c->srv->url, .headers = h, .n_headers = 1};
+    mcpc_http_parts x;
+    net_header first[1] = {{"Mcp-Session-Id", c->session_id, false}};
+    if (c->session_id &&
+        !mcpc_http_parts_init(&x, c->srv, c->opt ? c->opt->allowed_addresses : NULL, first, 1)) {
+        x.p.timeout_ms = 2000;
+        x.p.max_bytes = 65536;
+        net_request r = {.method = "DELETE",
+                         .url = c->srv->url,
+                         .headers = x.h,
+                         .n_headers = x.nh,
+                         .secrets = x.secrets,
+                         .n_secrets = x.ns};
         net_response *resp = NULL;
-        net_send(&r, &p, &resp, NULL, NULL);
+        net_send(&r, &x.p, &resp, NULL, NULL);
         net_response_free(resp);
-        free(host);
+        mcpc_http_parts_free(&x);
     }
     free(c->session_id);
     free(c->protocol_version);

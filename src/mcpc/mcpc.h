@@ -76,36 +76,48 @@ int mcpc_document_hash(const char *doc, size_t len, uint64_t *hash);
 /* ---------------------------------------------------------------- kept open (listen.c) */
 
 /**
- * A stdio server kept open after it was read (serve --watch): its session stays up so the
- * server can send notifications/tools/list_changed, upon which its tools are read again
- * over the same session. While it is open, mcpc_list of the same server (same name,
- * command, arguments and environment) answers the document as last read, from any thread,
- * without starting the server again.
+ * A server kept open after it was read (serve --watch): its session stays up so the server
+ * can send notifications/tools/list_changed, upon which its tools are read again over the
+ * same session. A stdio server sends it on its stdout; a Streamable HTTP server on the GET
+ * event stream of its session, which a thread of the listener holds open (stream.c:
+ * reconnected with backoff, Last-Event-ID; a new session when the server forgot this one;
+ * a server that answers the GET 405 has its tools read again every $APIDEX_MCP_POLL_MS,
+ * default 60 s). While it is open, mcpc_list of the same server (same name, command,
+ * arguments, environment, URL and headers) answers the document as last read, from any
+ * thread, without starting the server or a session again.
  */
 typedef struct mcpc_listener mcpc_listener;
 
 /**
- * Starts the stdio server srv (copied), reads its document (as mcpc_list) and keeps the
- * session. Errors as mcpc_list's; APIDEX_EINVAL for an HTTP server (not kept open).
+ * Starts (or connects to) the server srv (copied), reads its document (as mcpc_list) and
+ * keeps the session (opt: its time limit only). Errors as mcpc_list's.
  */
 int mcpc_listen_open(const mcpc_server *srv, const mcpc_options *opt, mcpc_listener **out,
                      apidex_error *err);
 
-/** The descriptors to poll for input (the server's stdout and stderr; -1 when closed). */
+/** The descriptors to poll for input (stdio: the server's stdout and stderr; HTTP: the
+    stream's wake-up pipe and -1; -1 when closed). */
 void mcpc_listen_fds(const mcpc_listener *l, int fds[2]);
 
 /**
- * Reads what the server sent (call when a descriptor is readable; never blocks for long).
- * On notifications/tools/list_changed, reads the tools again over the session and updates
- * the document. Returns 1 when the document changed, 0 when nothing did, or an error: the
- * server exited or broke the protocol (close it; mcpc_list starts it afresh).
+ * Reads what the server sent (call when a descriptor is readable; never blocks for long,
+ * but for the tools/list it asks). On notifications/tools/list_changed (HTTP: also when the
+ * event stream (re)opens, and at each poll of a server without one), reads the tools again
+ * over the session and updates the document; an HTTP server that forgot the session gets a
+ * new one, read afresh. Returns 1 when the document changed, 0 when nothing did, or an
+ * error: the server exited or broke the protocol (close it; mcpc_list starts it afresh).
  */
 int mcpc_listen_read(mcpc_listener *l, apidex_error *err);
 
-/** The server's name for messages (its config name, else its program). */
+/** Lines for the log since the last call (HTTP: the event stream opened, closed, absent),
+    into buf (NUL-terminated, cut at cap); their length (0: none). */
+size_t mcpc_listen_news(mcpc_listener *l, char *buf, size_t cap);
+
+/** The server's name for messages (its config name, else its program or URL). */
 const char *mcpc_listen_label(const mcpc_listener *l);
 
-/** Whether l runs the server srv names (same name, command, arguments and environment). */
+/** Whether l runs the server srv names (same name, command, arguments, environment, URL
+    and headers). */
 bool mcpc_listen_is(const mcpc_listener *l, const mcpc_server *srv);
 
 /** Ends the session and the server; NULL is a no-op. */

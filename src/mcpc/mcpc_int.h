@@ -5,6 +5,8 @@
 
 #include "mcpc/mcpc.h"
 
+#include "net/net.h"
+
 #include <sys/types.h>
 
 struct json_object;
@@ -49,10 +51,74 @@ void mcpc_stdio_close(mcpc_conn *c);
 int mcpc_http_post(mcpc_conn *c, const char *msg, size_t len, long id, struct json_object **answer,
                    apidex_error *err);
 void mcpc_http_close(mcpc_conn *c);
+/** What every HTTP request to a server carries: the given headers, then the configured ones
+    (secret), and the policy (its URL the one origin, no redirect); x must stay where it is
+    while used (the policy points into it). APIDEX_ENOMEM. */
+typedef struct mcpc_http_parts {
+    net_header *h;
+    size_t nh;
+    const char **secrets;
+    size_t ns;
+    char **names;
+    size_t n_names;
+    char *host;
+    const char *hosts[1], *origins[1];
+    net_policy p; /* timeout and size: the caller's */
+} mcpc_http_parts;
+int mcpc_http_parts_init(mcpc_http_parts *x, const mcpc_server *s,
+                         const char *const *allowed_addresses, const net_header *first,
+                         size_t n_first);
+void mcpc_http_parts_free(mcpc_http_parts *x);
+
+/* sse.c */
+/** One event's data (NUL-terminated, len bytes); false stops the reading. */
+typedef bool (*mcpc_sse_fn)(void *ctx, const char *data, size_t len);
+/** An event stream read as it arrives: at most max bytes of data an event (a longer line or
+    event is skipped to its end, and counted), so memory stays under about 2 * max. */
+typedef struct mcpc_sse {
+    size_t max;
+    core_buf line, data;
+    bool skip_line, skip_event, after_cr;
+    char last_id[256]; /* the last id: field (Last-Event-ID), "" when none */
+    long retry_ms;     /* the last retry: field, -1 when none */
+    size_t skipped;    /* events skipped for their size */
+} mcpc_sse;
+void mcpc_sse_init(mcpc_sse *s, size_t max);
+/** Reads n more bytes; events are handed to fn as they end. false when fn said stop. */
+bool mcpc_sse_feed(mcpc_sse *s, const char *p, size_t n, mcpc_sse_fn fn, void *ctx);
+/** The stream ended: an event still open (no blank line after it) is handed to fn. */
+bool mcpc_sse_end(mcpc_sse *s, mcpc_sse_fn fn, void *ctx);
+/** A new connection: the event being read is dropped (the last id is kept). */
+void mcpc_sse_restart(mcpc_sse *s);
+void mcpc_sse_free(mcpc_sse *s);
+
+/* stream.c */
+/**
+ * The GET event stream of an HTTP server kept open (listen.c): a thread holds it open,
+ * reconnects with backoff when it drops (Last-Event-ID when the server gave ids), and says
+ * what came by flags and a byte on a pipe: MCPC_STREAM_RELIST (tools/list_changed came, or
+ * the stream (re)opened, or, for a server that offers no stream, the poll interval passed)
+ * and MCPC_STREAM_GONE (the server forgot the session: start a new one, then resume).
+ */
+typedef struct mcpc_stream mcpc_stream;
+enum { MCPC_STREAM_RELIST = 1u, MCPC_STREAM_GONE = 2u };
+/** srv and label are borrowed for the stream's life. APIDEX_ENOMEM or APIDEX_EIO. */
+int mcpc_stream_start(const mcpc_server *srv, const char *label, const char *session_id,
+                      const char *protocol_version, mcpc_stream **out);
+/** Readable when something happened. */
+int mcpc_stream_fd(const mcpc_stream *st);
+/** What happened since the last call (flags); lines for the log appended to notes. */
+unsigned mcpc_stream_take(mcpc_stream *st, core_buf *notes);
+/** The new session after MCPC_STREAM_GONE: the stream opens again with it. */
+void mcpc_stream_resume(mcpc_stream *st, const char *session_id, const char *protocol_version);
+/** Ends the stream and its thread (within about a second). NULL is a no-op. */
+void mcpc_stream_stop(mcpc_stream *st);
 
 /* session.c */
 /** Answers the server's request id with "method not found" (we offer no client methods). */
 int mcpc_session_refuse(mcpc_conn *c, json_object *id, apidex_error *err);
+/** The positive integer in the environment variable name, else fallback. */
+long mcpc_env_long(const char *name, long fallback);
 /** The time limit of each wait: opt's, else $APIDEX_MCP_TIMEOUT_MS, else 30000 ms. */
 long mcpc_timeout_ms(const mcpc_options *opt);
 /** initialize, notifications/initialized and every list, into doc (as mcpc_list writes it);

@@ -302,21 +302,13 @@ static void *pool_thread(void *arg)
     return NULL;
 }
 
-static long env_long(const char *name, long fallback)
-{
-    const char *e = getenv(name);
-    char *end = NULL;
-    long v = e ? strtol(e, &end, 10) : 0;
-    return e && end && !*end && v > 0 ? v : fallback;
-}
-
 mcpc_pool *mcpc_pool_new(size_t max_sessions, long idle_ms)
 {
     mcpc_pool *p = calloc(1, sizeof *p);
     if (!p) return NULL;
-    p->max =
-        max_sessions ? max_sessions : (size_t)env_long("APIDEX_MCP_SESSIONS", POOL_DEFAULT_MAX);
-    p->idle_ms = idle_ms > 0 ? idle_ms : env_long("APIDEX_MCP_IDLE_MS", POOL_DEFAULT_IDLE_MS);
+    p->max = max_sessions ? max_sessions
+                          : (size_t)mcpc_env_long("APIDEX_MCP_SESSIONS", POOL_DEFAULT_MAX);
+    p->idle_ms = idle_ms > 0 ? idle_ms : mcpc_env_long("APIDEX_MCP_IDLE_MS", POOL_DEFAULT_IDLE_MS);
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->wake, NULL);
     if (pthread_create(&p->thread, NULL, pool_thread, p)) {

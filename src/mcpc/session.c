@@ -183,17 +183,18 @@ static json_object *initialize_params(void)
     return p;
 }
 
-static long default_timeout(void)
+long mcpc_env_long(const char *name, long fallback)
 {
-    const char *e = getenv("APIDEX_MCP_TIMEOUT_MS");
+    const char *e = getenv(name);
     char *end = NULL;
     long v = e ? strtol(e, &end, 10) : 0;
-    return e && end && !*end && v > 0 ? v : 30000;
+    return e && end && !*end && v > 0 ? v : fallback;
 }
 
 long mcpc_timeout_ms(const mcpc_options *opt)
 {
-    return opt && opt->timeout_ms > 0 ? opt->timeout_ms : default_timeout();
+    return opt && opt->timeout_ms > 0 ? opt->timeout_ms
+                                      : mcpc_env_long("APIDEX_MCP_TIMEOUT_MS", 30000);
 }
 
 static int send_initialized(mcpc_conn *c, apidex_error *err)
@@ -360,7 +361,7 @@ int mcpc_list(const mcpc_server *srv, const mcpc_options *opt, char **out, size_
     *out = NULL;
     *len = 0;
     /* a server kept open (listen.c) answers from the session: its tools as last read */
-    if (!srv->url && mcpc_live_document(srv, out, len)) return 0;
+    if (mcpc_live_document(srv, out, len)) return 0;
     mcpc_conn c;
     int rc = mcpc_session_open(&c, srv, opt, err);
     if (rc) return rc;

@@ -109,6 +109,14 @@ typedef struct net_session net_session;
 typedef bool (*net_body_fn)(void *ctx, long status, const char *content_type, const char *data,
                             size_t n);
 
+/**
+ * Called about once a second (and more often while data arrives) for as long as an exchange
+ * runs, with the status of the response once its headers came (0 before). Returns false to
+ * end the exchange: net_send then fails (NET_FAIL_SINK). An event stream that stays open
+ * uses it to stop when its owner stops, and to know when the server answered.
+ */
+typedef bool (*net_wait_fn)(void *ctx, long status);
+
 /** Masks every secret in text (the result in arena; text itself when it has none). */
 typedef const char *(*net_mask_fn)(void *ctx, const char *text, core_arena *arena);
 
@@ -127,6 +135,8 @@ typedef struct net_request {
     void *mask_ctx;
     net_body_fn on_body; /* NULL: the body is collected into the response */
     void *body_ctx;
+    net_wait_fn on_wait; /* NULL: none (a long exchange, such as an event stream, uses it) */
+    void *wait_ctx;
     net_session *session; /* NULL: a connection of its own */
 } net_request;
 

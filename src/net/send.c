@@ -464,6 +464,18 @@ static size_t hop_write(char *p, size_t size, size_t n, void *user)
     return bytes;
 }
 
+static int hop_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                        curl_off_t ulnow)
+{
+    (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+    hop *h = user;
+    long status = 0;
+    curl_easy_getinfo(h->c, CURLINFO_RESPONSE_CODE, &status);
+    if (h->s->r->on_wait(h->s->r->wait_ctx, status)) return 0;
+    h->sink_stopped = true;
+    return 1; /* aborts the transfer */
+}
+
 static size_t hop_header(char *p, size_t size, size_t n, void *user)
 {
     hop *h = user;
@@ -575,6 +587,11 @@ static int send_hop(send_state *s, hop *h, double deadline, CURL *c, long *statu
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, hop_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, h);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+    if (s->r->on_wait) {
+        curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, hop_progress);
+        curl_easy_setopt(c, CURLOPT_XFERINFODATA, h);
+        curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    }
     if (!strcmp(s->method, "HEAD")) {
         curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
     } else if (s->body) {

@@ -1,7 +1,7 @@
-/* The stdio MCP servers a watched registry names, kept open (mcpc/listen.c) so their
-   notifications/tools/list_changed start a build like a changed file does; the build reads
-   their documents from the open sessions, and the content hash re-uses every server whose
-   tools did not change. */
+/* The MCP servers a watched registry names (stdio and Streamable HTTP), kept open
+   (mcpc/listen.c) so their notifications/tools/list_changed start a build like a changed
+   file does; the build reads their documents from the open sessions, and the content hash
+   re-uses every server whose tools did not change. */
 #include "registry/registry.h"
 
 #include "mcpc/mcpc.h"
@@ -32,6 +32,16 @@ static void drop(registry_mcp *set, size_t i)
     set->named[i] = set->named[set->n];
 }
 
+/* What a server's listener has to say (its event stream opened, closed...), one line each. */
+static void say_news(mcpc_listener *l, FILE *log)
+{
+    char news[4096];
+    if (!mcpc_listen_news(l, news, sizeof news)) return;
+    char *save = NULL;
+    for (char *line = strtok_r(news, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+        fprintf(log, "apidex: %s\n", line);
+}
+
 static int keep(registry_mcp *set, const mcpc_server *srv, const char *source, FILE *log)
 {
     for (size_t i = 0; i < set->n; i++)
@@ -60,6 +70,7 @@ static int keep(registry_mcp *set, const mcpc_server *srv, const char *source, F
     }
     fprintf(log, "apidex: %s: server '%s' kept open for tools/list_changed\n", source,
             mcpc_listen_label(l));
+    say_news(l, log);
     set->items[set->n] = l;
     set->named[set->n++] = true;
     return 0;
@@ -81,8 +92,7 @@ int registry_mcp_sync(registry_mcp **setp, const registry_file *rf, FILE *log)
         core_error_clear(&err);
         /* a source that does not parse is the build's error to report */
         if (mcpc_source_parse(s->resolved, a, &ss, &err) == 0)
-            for (size_t k = 0; k < ss.n && !rc; k++)
-                if (!ss.items[k].url) rc = keep(set, &ss.items[k], s->written, log);
+            for (size_t k = 0; k < ss.n && !rc; k++) rc = keep(set, &ss.items[k], s->written, log);
         core_arena_free(a);
     }
     for (size_t i = set->n; i-- > 0;)
@@ -114,6 +124,7 @@ bool registry_mcp_read(registry_mcp *set, const struct pollfd *fds, char *what, 
         apidex_error err;
         core_error_clear(&err);
         int rc = mcpc_listen_read(set->items[i], &err);
+        say_news(set->items[i], log);
         if (rc == 1) {
             if (!changed && what_cap)
                 snprintf(what, what_cap, "the tools of MCP server '%s'",

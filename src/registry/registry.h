@@ -106,13 +106,13 @@ const char *registry_overrides(void *ctx, const spec_api *api);
  */
 typedef int (*registry_build_fn)(void *ctx, const registry_file *rf);
 
-/** The stdio MCP servers of a watched registry, kept open (mcp_keep.c). */
+/** The MCP servers of a watched registry (stdio and Streamable HTTP), kept open (mcp_keep.c). */
 typedef struct registry_mcp registry_mcp;
 
 struct pollfd;
 
 /**
- * Keeps open every stdio MCP server rf's sources name (mcpc_listen_open: while open, the
+ * Keeps open every MCP server rf's sources name (mcpc_listen_open: while open, the
  * build reads its document from the session) and closes those no longer named; *set is
  * made on first use. A server that cannot be kept open is a line on log (the build then
  * starts it as usual and reports its error). APIDEX_ENOMEM only.
@@ -120,7 +120,8 @@ struct pollfd;
 int registry_mcp_sync(registry_mcp **set, const registry_file *rf, FILE *log);
 /** How many servers are open; the poll entries they need are twice that. */
 size_t registry_mcp_count(const registry_mcp *set);
-/** Fills fds with two entries per open server (its stdout, its stderr); returns how many. */
+/** Fills fds with two entries per open server (stdio: its stdout and stderr; HTTP: its event
+    stream's wake-up pipe and -1); returns how many. */
 size_t registry_mcp_poll_fds(const registry_mcp *set, struct pollfd *fds);
 /**
  * After poll on the entries registry_mcp_poll_fds filled: reads the servers that sent
@@ -140,7 +141,7 @@ typedef struct registry_watch_options {
     int stop_fd;          /* readable = stop after the current build; -1 = none */
     bool build_first;     /* build once at the start (else wait for a change) */
     FILE *log;            /* one line per change seen and build (NULL = stderr) */
-    /* the stdio MCP servers kept open, synced before each build and followed for
+    /* the MCP servers kept open, synced before each build and followed for
        notifications/tools/list_changed (registry_mcp_sync); NULL: none are kept open */
     registry_mcp **mcp;
 } registry_watch_options;

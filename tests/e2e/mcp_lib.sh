@@ -15,6 +15,13 @@
 #                             showing the file $MCP_WAIT_LOG when set)
 #   mcp_everything_http LOG   starts server-everything over Streamable HTTP on a free port
 #                             (PORT, its log in LOG) and waits until it listens
+#   mcp_serve_watch REG LOG [DIR]  starts `apidex serve --watch --registry REG` in DIR on a
+#                             free port (SERVE its pid, PORT; its output in LOG) and waits
+#                             until it listens; variables set before the call reach it
+#   mcp_write FILE TEXT       writes TEXT (and a newline) to FILE whole (a temporary file
+#                             renamed): a server watching FILE never reads it half-written
+#   mcp_top Q / mcp_is_top Q ID    the first result of /v1/search?k=1&q=Q on PORT / whether
+#                             it is ID
 set -euo pipefail
 BIN=${APIDEX_BIN:?APIDEX_BIN must name the apidex binary}
 SRC=${APIDEX_SOURCE_DIR:?APIDEX_SOURCE_DIR must name the source tree}
@@ -68,3 +75,16 @@ mcp_everything_http() {
   mcp_track $!
   mcp_wait_for "server-everything to listen on $PORT" grep -q "listening" "$log"
 }
+
+mcp_serve_watch() {
+  (cd "${3:-.}" && exec "$BIN" serve --watch --registry "$1" --listen 127.0.0.1:0 \
+    --port-file "$T/serve.port" --reload-interval 0.2 --access-log none) >"$2" 2>&1 &
+  SERVE=$!
+  mcp_track "$SERVE"
+  mcp_wait_for "serve to listen" test -s "$T/serve.port"
+  PORT=$(cat "$T/serve.port")
+}
+
+mcp_top() { curl -s "http://127.0.0.1:$PORT/v1/search?k=1&q=$1" | jq -r '.results[0].id // "none"'; }
+mcp_is_top() { [ "$(mcp_top "$1")" = "$2" ]; }
+mcp_write() { printf '%s\n' "$2" >"$1.tmp" && mv "$1.tmp" "$1"; }

@@ -11,7 +11,7 @@ LISTED="$SRC/tests/data/mcp_sources/listed_server.mjs"
 
 # two servers whose tool lists are files the test edits between indexings
 weather() { # $1: the description of get_weather
-  printf '{"name":"alpha","tools":[{"name":"get_weather","description":"%s","inputSchema":{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer"}},"required":["city"]}},{"name":"list_cities","description":"List the cities with a forecast","inputSchema":{"type":"object"}}]}\n' "$1" >"$T/alpha.json"
+  mcp_write "$T/alpha.json" "$(printf '{"name":"alpha","tools":[{"name":"get_weather","description":"%s","inputSchema":{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer"}},"required":["city"]}},{"name":"list_cities","description":"List the cities with a forecast","inputSchema":{"type":"object"}}]}' "$1")"
 }
 weather "Get the weather forecast for a city"
 echo '{"name":"beta","tools":[{"name":"send_email","description":"Send an email message to a recipient","inputSchema":{"type":"object","properties":{"to":{"type":"string"},"body":{"type":"string"}}}}]}' >"$T/beta.json"
@@ -59,25 +59,18 @@ grep -q "0 added, 0 updated, 0 removed, 2 unchanged" "$T/add.txt" || fail "add a
 mkdir -p "$T/reg" "$T/elsewhere"
 printf 'db: w.db\nsources: ["mcp+config:%s/mcp.json"]\n' "$T" >"$T/reg/apidex.yaml"
 MCP_WAIT_LOG="$T/serve.log"
-(cd "$T/elsewhere" && LISTED_STARTS="$T/starts.log" exec "$BIN" serve --watch --registry "$T/reg/apidex.yaml" \
-  --listen 127.0.0.1:0 --port-file "$T/port" --reload-interval 0.2 --access-log none) >"$T/serve.log" 2>&1 &
-SERVE=$!
-mcp_track "$SERVE"
-mcp_wait_for "serve to listen" test -s "$T/port"
-PORT=$(cat "$T/port")
-top() { curl -s "http://127.0.0.1:$PORT/v1/search?k=1&q=$1" | jq -r '.results[0].id // "none"'; }
-is_top() { [ "$(top "$1")" = "$2" ]; }
-mcp_wait_for "serve answers" is_top "send+an+email" "beta:send_email"
+LISTED_STARTS="$T/starts.log" mcp_serve_watch "$T/reg/apidex.yaml" "$T/serve.log" "$T/elsewhere"
+mcp_wait_for "serve answers" mcp_is_top "send+an+email" "beta:send_email"
 grep -q "server 'alpha' kept open for tools/list_changed" "$T/serve.log" || fail "kept open: $(cat "$T/serve.log")"
 [ "$(wc -l <"$T/starts.log")" = 2 ] || fail "each server started once: $(cat "$T/starts.log")"
 weather "Get the weather forecast and the tide tables for a city"
-mcp_wait_for "the changed description searched" is_top "tide+tables" "alpha:get_weather"
+mcp_wait_for "the changed description searched" mcp_is_top "tide+tables" "alpha:get_weather"
 grep -q "the tools of MCP server 'alpha' changed: re-indexing" "$T/serve.log" || fail "list_changed: $(cat "$T/serve.log")"
 grep -q "0 added, 1 updated, 0 removed, 1 unchanged" "$T/serve.log" || fail "alpha alone rebuilt: $(cat "$T/serve.log")"
 # a tool the running process alone holds: seen only by reading over the open session
 BETA=$(pgrep -n -f -- "listed_server.mjs .*$T/beta.json") || fail "beta's process"
 kill -USR1 "$BETA"
-mcp_wait_for "the tool added in the running server" is_top "ring+the+bell" "beta:ring_bell"
+mcp_wait_for "the tool added in the running server" mcp_is_top "ring+the+bell" "beta:ring_bell"
 [ "$(wc -l <"$T/starts.log")" = 2 ] || fail "no server started again: $(cat "$T/starts.log")"
 kill -TERM "$SERVE"
 wait "$SERVE" || fail "serve --watch exit: $(cat "$T/serve.log")"
