@@ -265,39 +265,51 @@ const char *cli_call_target_tool(const cli_call_target *t, const char **body)
 
 /* ---------------------------------------------------------------- serve and mcp --allow-calls */
 
-int cli_serve_calls_flag(const char *cmd, int argc, char **argv, int *i, cli_serve_calls *c)
+/* --allow-host and --allow-address: repeatable, at most CLI_MAX_ALLOW each; an address is
+   checked. */
+static int take_allow(const char *cmd, const char *flag, const char *value, void *opts)
 {
-    const char *f = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    if (!strcmp(f, "--allow-calls")) {
-        c->allow_calls = true;
-    } else if (!strcmp(f, "--allow-write")) {
-        c->allow_write = true;
-    } else if (!strcmp(f, "--allow-private")) {
-        c->allow_private = true;
-    } else if (!strcmp(f, "--allow-host") || !strcmp(f, "--allow-address")) {
-        bool host = !strcmp(f, "--allow-host");
-        size_t *n = host ? &c->n_hosts : &c->n_addresses;
-        if (!v) {
-            cli_usage_error(cmd, "%s wants a value", f);
-            return -1;
-        }
-        if (*n >= CLI_MAX_ALLOW) {
-            cli_usage_error(cmd, "at most %d %s flags", CLI_MAX_ALLOW, f);
-            return -1;
-        }
-        if (!host && !cli_arg_address(cmd, v)) return -1;
-        (host ? c->hosts : c->addresses)[(*n)++] = v;
-        ++*i;
-    } else if (!strcmp(f, "--call-timeout")) {
-        double s = 0;
-        if (!v || !cli_arg_double(cmd, f, v, 0.001, 3600, false, &s)) return -1;
-        c->timeout_ms = (long)(s * 1000 + 0.5);
-        ++*i;
-    } else {
-        return 0;
-    }
-    return 1;
+    cli_serve_calls *c = opts;
+    bool host = !strcmp(flag, "--allow-host");
+    size_t *n = host ? &c->n_hosts : &c->n_addresses;
+    if (*n >= CLI_MAX_ALLOW)
+        return cli_usage_error(cmd, "at most %d %s flags", CLI_MAX_ALLOW, flag);
+    if (!host && !cli_arg_address(cmd, value)) return CLI_USAGE;
+    (host ? c->hosts : c->addresses)[(*n)++] = value;
+    return CLI_OK;
 }
+
+static int take_call_timeout(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    double s = 0;
+    if (!cli_arg_double(cmd, flag, value, 0.001, 3600, false, &s)) return CLI_USAGE;
+    ((cli_serve_calls *)opts)->timeout_ms = (long)(s * 1000 + 0.5);
+    return CLI_OK;
+}
+
+static const cli_flag serve_calls_rows[] = {
+    CLI_TEXT("Calling endpoints (the MCP tool call_endpoint, POST /v1/call; off by default;\n"
+             "the safety rules of `apidex call`, docs/EXECUTE.md):\n"),
+    CLI_SWITCH("--allow-calls", NULL, cli_serve_calls, allow_calls,
+               "  --allow-calls         let clients call the indexed endpoints (GET, HEAD and\n"
+               "                        OPTIONS only; the API's origins only)\n"),
+    CLI_SWITCH("--allow-write", NULL, cli_serve_calls, allow_write,
+               "  --allow-write         other methods too (POST, PUT, PATCH, DELETE)\n"),
+    CLI_HANDLER("--allow-host", NULL, take_allow, NULL,
+                "  --allow-host HOST     another host, no credentials (repeatable);\n"
+                "                        scheme://HOST[:PORT]: that origin, and the API's\n"
+                "                        credentials may go there\n"),
+    CLI_SWITCH("--allow-private", NULL, cli_serve_calls, allow_private,
+               "  --allow-private       private, loopback and link-local addresses\n"),
+    CLI_HANDLER("--allow-address", NULL, take_allow, NULL,
+                "  --allow-address IP    this one private address only (repeatable)\n"),
+    CLI_HANDLER("--call-timeout", NULL, take_call_timeout, NULL,
+                "  --call-timeout S      each call's whole exchange (default 30)\n"),
+    CLI_TEXT("Credentials: APIDEX_AUTH_<API>_<SCHEME>, the registry's auth, or the credentials\n"
+             "file, as for `apidex call`.\n"),
+};
+const cli_flag_table cli_serve_calls_table = {serve_calls_rows,
+                                              sizeof serve_calls_rows / sizeof *serve_calls_rows};
 
 int cli_serve_calls_open(cli_serve_calls *c, serve_call_config *cfg, apidex_error *err)
 {
@@ -339,21 +351,4 @@ void cli_serve_calls_close(cli_serve_calls *c)
     c->oauth = NULL;
     mcpc_pool_free(c->sessions);
     c->sessions = NULL;
-}
-
-const char *cli_serve_calls_help(void)
-{
-    return "Calling endpoints (the MCP tool call_endpoint, POST /v1/call; off by default;\n"
-           "the safety rules of `apidex call`, docs/EXECUTE.md):\n"
-           "  --allow-calls         let clients call the indexed endpoints (GET, HEAD and\n"
-           "                        OPTIONS only; the API's origins only)\n"
-           "  --allow-write         other methods too (POST, PUT, PATCH, DELETE)\n"
-           "  --allow-host HOST     another host, no credentials (repeatable);\n"
-           "                        scheme://HOST[:PORT]: that origin, and the API's\n"
-           "                        credentials may go there\n"
-           "  --allow-private       private, loopback and link-local addresses\n"
-           "  --allow-address IP    this one private address only (repeatable)\n"
-           "  --call-timeout S      each call's whole exchange (default 30)\n"
-           "Credentials: APIDEX_AUTH_<API>_<SCHEME>, the registry's auth, or the credentials\n"
-           "file, as for `apidex call`.\n";
 }

@@ -182,6 +182,7 @@ extern const cli_flag_table cli_embed_table;       /* embed_flags.c: cli_embed_f
 extern const cli_flag_table cli_embed_model_table; /* the same without --mode, --hybrid-weight */
 extern const cli_flag_table cli_llm_table;         /* cmd_agent.c: cli_llm_flags */
 extern const cli_flag_table cli_write_table;       /* cmd_index.c: store_lock_options */
+extern const cli_flag_table cli_serve_calls_table; /* call_args.c: cli_serve_calls */
 /* Commands' tables (in cmd_*.c). */
 extern const cli_flag_table cli_search_table;
 extern const cli_flag_table cli_list_table;
@@ -191,6 +192,8 @@ extern const cli_flag_table cli_index_table;
 extern const cli_flag_table cli_ask_table;
 extern const cli_flag_table cli_show_table;
 extern const cli_flag_table cli_tools_table;
+extern const cli_flag_table cli_serve_table;
+extern const cli_flag_table cli_mcp_table;
 
 /* ---- the command table and what is generated from the flag tables or help text (help.c) */
 typedef void (*cli_usage_fn)(FILE *out);
@@ -497,17 +500,12 @@ typedef struct cli_serve_calls {
     struct exec_oauth *oauth;   /* made by cli_serve_calls_open */
     struct mcpc_pool *sessions; /* MCP sessions kept open, made by cli_serve_calls_open */
 } cli_serve_calls;
-/** Takes argv[*i] (and its value) when it is one of the call flags: 1 taken, 0 not one, -1
-    after a usage error. */
-int cli_serve_calls_flag(const char *cmd, int argc, char **argv, int *i, cli_serve_calls *c);
 struct serve_call_config;
 /** After parsing: a rule flag without --allow-calls is APIDEX_EINVAL (err says so); else cfg
     is filled (enabled with --allow-calls, an OAuth2 token cache made) and 0 returned.
     cli_serve_calls_close after. */
 int cli_serve_calls_open(cli_serve_calls *c, struct serve_call_config *cfg, apidex_error *err);
 void cli_serve_calls_close(cli_serve_calls *c);
-/** The flags' --help lines. */
-const char *cli_serve_calls_help(void);
 /** True when stderr is a terminal (progress bars). */
 int cli_stderr_is_tty(void);
 
