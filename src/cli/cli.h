@@ -194,6 +194,9 @@ extern const cli_flag_table cli_show_table;
 extern const cli_flag_table cli_tools_table;
 extern const cli_flag_table cli_serve_table;
 extern const cli_flag_table cli_mcp_table;
+extern const cli_flag_table cli_mock_table;
+extern const cli_flag_table cli_call_table;
+extern const cli_flag_table cli_snippet_table;
 
 /* ---- the command table and what is generated from the flag tables or help text (help.c) */
 typedef void (*cli_usage_fn)(FILE *out);
@@ -467,10 +470,20 @@ typedef struct cli_call_args {
     size_t budget, max_items;
     struct exec_oauth *oauth; /* OAuth2 tokens for the request (NULL: only env tokens) */
 } cli_call_args;
-/** Parses call/snippet flags (snippet: --lang; call: --dry-run, --json). Returns CLI_OK, a
-    usage error, or -1 after printing --help (exit 0). a->params, a->hosts, a->addresses: free()
-   them. */
-int cli_call_parse(const char *cmd, int argc, char **argv, void (*usage)(FILE *), cli_call_args *a);
+/** Parses call's or snippet's flags (its table t, whose offsets are into cli_call_args).
+    Returns CLI_OK, a usage error, or -1 after printing --help (exit 0). a->params, a->hosts,
+    a->addresses: free() them. */
+int cli_call_parse(const char *cmd, const cli_flag_table *t, void (*usage)(FILE *), int argc,
+                   char **argv, cli_call_args *a);
+/** The handlers of call's and snippet's table rows: -p/--param, --allow-host, --allow-address
+    (checked), --timeout SECONDS and the sizes --max-bytes, --budget, --max-items (positive). */
+int cli_call_take_param(const char *cmd, const char *flag, const char *value, void *opts);
+int cli_call_take_host(const char *cmd, const char *flag, const char *value, void *opts);
+int cli_call_take_address(const char *cmd, const char *flag, const char *value, void *opts);
+int cli_call_take_timeout(const char *cmd, const char *flag, const char *value, void *opts);
+int cli_call_take_max_bytes(const char *cmd, const char *flag, const char *value, void *opts);
+int cli_call_take_budget(const char *cmd, const char *flag, const char *value, void *opts);
+int cli_call_take_max_items(const char *cmd, const char *flag, const char *value, void *opts);
 struct exec_request;
 struct exec_build_options;
 typedef struct cli_call_target cli_call_target;
