@@ -31,7 +31,7 @@ static const cli_command commands[] = {
     {"call", cli_cmd_call, cli_usage_call,
      "call an endpoint (validated, safe by default) or show the call (--dry-run)", &cli_call_table},
     {"run", cli_cmd_run, cli_usage_run,
-     "solve a task by calling the APIs: plan, select, call, parse (RestGPT)", NULL},
+     "solve a task by calling the APIs: plan, select, call, parse (RestGPT)", &cli_run_table},
     {"snippet", cli_cmd_snippet, cli_usage_snippet,
      "a ready-to-run call in curl, Python, JavaScript or Go", &cli_snippet_table},
     {"match", cli_cmd_match, cli_usage_match,
