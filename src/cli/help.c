@@ -51,7 +51,7 @@ static const cli_command commands[] = {
     {"model", cli_cmd_model, cli_usage_model, "install (pull), locate or list embedding models",
      NULL},
     {"chunk", cli_cmd_chunk, cli_usage_chunk,
-     "split specs into chunks with one of eight strategies", NULL},
+     "split specs into chunks with one of eight strategies", &cli_chunk_table},
     {"stats", cli_cmd_stats, cli_usage_stats,
      "token statistics per document and operation, per filter", NULL},
     {"serve", cli_cmd_serve, cli_usage_serve,
