@@ -35,7 +35,7 @@ static const cli_command commands[] = {
     {"snippet", cli_cmd_snippet, cli_usage_snippet,
      "a ready-to-run call in curl, Python, JavaScript or Go", &cli_snippet_table},
     {"match", cli_cmd_match, cli_usage_match,
-     "the registry operations an OpenAPI document describes, or no match", NULL},
+     "the registry operations an OpenAPI document describes, or no match", &cli_match_table},
     {"list", cli_cmd_list, cli_usage_list,
      "the APIs and their operations, or a capability manifest", &cli_list_table},
     {"agent", cli_cmd_agent, cli_usage_agent,
