@@ -16,7 +16,7 @@
 
 static const cli_command commands[] = {
     {"inspect", cli_cmd_inspect, cli_usage_inspect,
-     "load specs and report what was found (and what is wrong)", NULL},
+     "load specs and report what was found (and what is wrong)", &cli_inspect_table},
     {"search", cli_cmd_search, cli_usage_search,
      "find the endpoints a task needs, by relevance, and the plan that calls them",
      &cli_search_table},
