@@ -45,7 +45,7 @@ static const cli_command commands[] = {
     {"eval", cli_cmd_eval, cli_usage_eval,
      "recall / precision / F1, tokens and latency on query sets", &cli_eval_table},
     {"tokens", cli_cmd_tokens, cli_usage_tokens,
-     "count or print the tokens of a file (cl100k or WordPiece)", NULL},
+     "count or print the tokens of a file (cl100k or WordPiece)", &cli_tokens_table},
     {"embed", cli_cmd_embed, cli_usage_embed,
      "print the embeddings of texts (local model or HTTP provider)", NULL},
     {"model", cli_cmd_model, cli_usage_model, "install (pull), locate or list embedding models",
