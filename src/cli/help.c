@@ -47,7 +47,7 @@ static const cli_command commands[] = {
     {"tokens", cli_cmd_tokens, cli_usage_tokens,
      "count or print the tokens of a file (cl100k or WordPiece)", &cli_tokens_table},
     {"embed", cli_cmd_embed, cli_usage_embed,
-     "print the embeddings of texts (local model or HTTP provider)", NULL},
+     "print the embeddings of texts (local model or HTTP provider)", &cli_embed_cmd_table},
     {"model", cli_cmd_model, cli_usage_model, "install (pull), locate or list embedding models",
      NULL},
     {"chunk", cli_cmd_chunk, cli_usage_chunk,
