@@ -49,7 +49,7 @@ static const cli_command commands[] = {
     {"embed", cli_cmd_embed, cli_usage_embed,
      "print the embeddings of texts (local model or HTTP provider)", &cli_embed_cmd_table},
     {"model", cli_cmd_model, cli_usage_model, "install (pull), locate or list embedding models",
-     NULL},
+     &cli_model_table},
     {"chunk", cli_cmd_chunk, cli_usage_chunk,
      "split specs into chunks with one of eight strategies", &cli_chunk_table},
     {"stats", cli_cmd_stats, cli_usage_stats,
