@@ -53,7 +53,7 @@ static const cli_command commands[] = {
     {"chunk", cli_cmd_chunk, cli_usage_chunk,
      "split specs into chunks with one of eight strategies", &cli_chunk_table},
     {"stats", cli_cmd_stats, cli_usage_stats,
-     "token statistics per document and operation, per filter", NULL},
+     "token statistics per document and operation, per filter", &cli_stats_table},
     {"serve", cli_cmd_serve, cli_usage_serve,
      "HTTP JSON API and MCP (Streamable HTTP) over the index", &cli_serve_table},
     {"mcp", cli_cmd_mcp, cli_usage_mcp, "MCP server on stdio, for Claude Desktop, Cursor, VS Code",
