@@ -205,6 +205,7 @@ extern const cli_flag_table cli_tokens_table;
 extern const cli_flag_table cli_embed_cmd_table; /* apidex embed's own (cmd_embed.c) */
 extern const cli_flag_table cli_model_table;
 extern const cli_flag_table cli_stats_table;
+extern const cli_flag_table cli_feedback_table;
 
 /* ---- the command table and what is generated from the flag tables or help text (help.c) */
 typedef void (*cli_usage_fn)(FILE *out);

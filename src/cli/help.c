@@ -27,7 +27,7 @@ static const cli_command commands[] = {
     {"show", cli_cmd_show, cli_usage_show, "one operation, resolved, with the schemas it needs",
      &cli_show_table},
     {"feedback", cli_cmd_feedback, cli_usage_feedback,
-     "report the endpoints used for a task (the usage prior of search)", NULL},
+     "report the endpoints used for a task (the usage prior of search)", &cli_feedback_table},
     {"call", cli_cmd_call, cli_usage_call,
      "call an endpoint (validated, safe by default) or show the call (--dry-run)", &cli_call_table},
     {"run", cli_cmd_run, cli_usage_run,
