@@ -180,6 +180,9 @@ void cli_flags_each(const cli_flag_table *t, void (*fn)(const cli_flag *f, void 
 /* Shared tables: their rows fill the struct named (cli_embed_flags, cli_llm_flags, ...). */
 extern const cli_flag_table cli_embed_table;       /* embed_flags.c: cli_embed_flags, with --mode */
 extern const cli_flag_table cli_embed_model_table; /* the same without --mode, --hybrid-weight */
+/* --mode and --hybrid-weight checked, then refused as search options (never offered): for
+   commands that build (index, add); into cli_embed_flags */
+extern const cli_flag_table cli_embed_refused_table;
 extern const cli_flag_table cli_llm_table;         /* cmd_agent.c: cli_llm_flags */
 extern const cli_flag_table cli_write_table;       /* cmd_index.c: store_lock_options */
 extern const cli_flag_table cli_serve_calls_table; /* call_args.c: cli_serve_calls */
@@ -206,6 +209,8 @@ extern const cli_flag_table cli_embed_cmd_table; /* apidex embed's own (cmd_embe
 extern const cli_flag_table cli_model_table;
 extern const cli_flag_table cli_stats_table;
 extern const cli_flag_table cli_feedback_table;
+extern const cli_flag_table cli_add_table;
+extern const cli_flag_table cli_remove_table;
 
 /* ---- the command table and what is generated from the flag tables or help text (help.c) */
 typedef void (*cli_usage_fn)(FILE *out);
@@ -278,6 +283,8 @@ bool cli_arg_double(const char *cmd, const char *flag, const char *value, double
 /** value is an IP address as --allow-address takes it (IPv4, IPv6, [IPv6]); false after saying
     it is not (naming the value). */
 bool cli_arg_address(const char *cmd, const char *value);
+/** value is an API id (spec_id_valid); false after saying what an id is. */
+bool cli_arg_api_id(const char *cmd, const char *flag, const char *value);
 /** The source "mcp+config:FILE" of `--mcp-config FILE` (lives until exit; NULL on OOM). */
 const char *cli_mcp_config_source(const char *file);
 /** Parses --max-load-memory N (or Nx): the budget of a document is 64 MiB + N x the bytes of
@@ -349,11 +356,6 @@ int cli_build_index(const char *db, char *const *paths, size_t n_paths,
 int cli_build_status(int rc);
 
 /* ---- what the writers (index, add, remove) share (cmd_index.c) */
-/** The writer flags' help lines (--wait, --no-wait). */
-const char *cli_write_flags_help(void);
-/** Consumes argv[*i] (and its value) if it is --wait SECONDS or --no-wait: 1 taken, 0 not
-    one, -1 bad (said). A waiting writer says once on stderr whom it waits for, unless quiet. */
-int cli_write_parse_flag(int argc, char **argv, int *i, struct store_lock_options *lock);
 /** Makes lock announce the wait ("waiting for pid N") for db on stderr. */
 void cli_write_tell_wait(struct store_lock_options *lock, const char *db);
 /** The API ids a build added, updated and removed (store_build_options.on_change). */
@@ -397,11 +399,6 @@ typedef struct cli_embed_flags {
     bool given; /* --model, --embed-url or --embed-key was given */
 } cli_embed_flags;
 struct embed_provider;
-/** The embedding flags' help lines. */
-const char *cli_embed_flags_help(void);
-/** Consumes argv[*i] (and its value) if it is an embedding flag or --mode: 1 taken, 0 not
-    one, -1 bad (said on stderr, naming the command argv[0]). */
-int cli_embed_parse_flag(int argc, char **argv, int *i, cli_embed_flags *f);
 /** Opens the provider of the flags (env fills the rest); prints errors; a CLI_* code. */
 int cli_embed_open(const cli_embed_flags *f, struct embed_provider **out);
 struct serve_search_config;
@@ -419,11 +416,6 @@ typedef struct cli_llm_flags {
 struct agent_llm;
 struct agent_llm_config;
 struct eval_set;
-/** The LLM flags' help lines. */
-const char *cli_llm_flags_help(void);
-/** Consumes argv[*i] (and its value) if it is an LLM flag: 1 taken, 0 not one, -1 bad value
-    (said on stderr, naming the command argv[0]). */
-int cli_llm_parse_flag(int argc, char **argv, int *i, cli_llm_flags *f);
 /** Flags over env over config file. */
 int cli_llm_resolve(const cli_llm_flags *f, struct agent_llm_config *c, apidex_error *err);
 /** Opens the configured LLM (*out NULL when none and !required); prints why not. CLI_* code. */
