@@ -88,8 +88,7 @@ typedef struct cli_flag {
     size_t at, count_at;
     double lo, hi;
     bool above_lo;
-    /* INCLUDE: its help lines are left out of --help; a flag: taken, but never offered
-       (completion, did-you-mean, "needs a value") */
+    /* a flag taken, but never offered (completion, did-you-mean, "needs a value") */
     bool unlisted;
     const char *const *choices; /* NULL-terminated */
     size_t cap;
@@ -160,11 +159,6 @@ typedef struct cli_flag_table {
     {                                                                                              \
         .kind = CLI_F_INCLUDE, .at = offsetof(T, f), .table = (tab)                                \
     }
-/* The same without the table's help lines (the command's help points elsewhere for them). */
-#define CLI_INCLUDE_UNLISTED(T, f, tab)                                                            \
-    {                                                                                              \
-        .kind = CLI_F_INCLUDE, .at = offsetof(T, f), .table = (tab), .unlisted = true              \
-    }
 enum { CLI_FLAGS_HELP = -2 };
 /** Takes argv[*i] (and its value, *i then points at it) when it is a flag of t: 1 taken, 0 not
     one of t's flags (a positional word or an unknown flag: the caller decides), -1 after a
@@ -219,8 +213,8 @@ typedef struct cli_command {
     cli_cmd_fn fn;
     cli_usage_fn usage; /* the command's --help text */
     const char *summary;
-    /* the command's flags, the one source of its flags and --help; NULL (a command not yet
-       converted): the flags its help text names */
+    /* the command's flags: the one source of its parse, --help, did-you-mean, completion and
+       man page */
     const cli_flag_table *flags;
 } cli_command;
 /** The commands in the order `apidex --help` lists them; *n gets their count. */
@@ -230,12 +224,10 @@ const cli_command *cli_command_find(const char *name);
 /** `apidex --help`. */
 void cli_usage_main(FILE *out);
 enum { CLI_MAX_FLAGS = 96 };
-/** The flags cmd knows (--db, -k, ...): its flag table's, or for a command without one the
-    flags its help text names; each once, into flags[0..cap) (they live until exit); returns
-    how many. */
+/** The flags cmd knows (--db, -k, ...): its flag table's (but the unlisted), and --help;
+    each once, into flags[0..cap) (they live until exit); returns how many. */
 size_t cli_command_flags(const char *cmd, const char **flags, size_t cap);
-/** The fixed values a flag takes (its table row's set, or as the help text of a command
-    without a table spells them: `--format openai|anthropic`): written to vals[0..cap)
+/** The fixed values a flag takes (its table row's set): written to vals[0..cap)
     (NULL-terminated, living until exit); returns how many (0: free). */
 size_t cli_flag_values(const char *cmd, const char *flag, const char **vals, size_t cap);
 int cli_cmd_completion(int argc, char **argv);

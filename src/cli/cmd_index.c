@@ -131,8 +131,8 @@ static const cli_flag index_rows[] = {
              "docs/SEARCH.md):\n"),
     CLI_INCLUDE(index_opts, embed, &cli_embed_model_table),
     CLI_INCLUDE(index_opts, embed, &cli_embed_refused_table),
-    /* the LLM of the summary and query strategies: help in docs/LLM.md */
-    CLI_INCLUDE_UNLISTED(index_opts, llm, &cli_llm_table),
+    CLI_TEXT("With --strategy summary or query (without --no-llm):\n"),
+    CLI_INCLUDE(index_opts, llm, &cli_llm_table),
     CLI_TEXT("The index becomes exactly PATH... (or the registry's sources): documents not\n"
              "among them are removed ('apidex add' and 'apidex remove' change one API and\n"
              "keep the rest). Exit status: 0 ok, 1 some documents failed (the rest is\n"

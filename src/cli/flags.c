@@ -18,8 +18,7 @@
  * value, a number out of range, a value not in the set with the nearest one), --help
  * (cli_flags_help), and in help.c the flags and value sets that did-you-mean, completion
  * and the man page use. A flag that takes a value takes it in the next word or, as
- * getopt_long allows, after '=' (--tokenizer=wordpiece). A command whose cli_command row has no
- * table yet is read from its help text as before (help.c); a converted one never is.
+ * getopt_long allows, after '=' (--tokenizer=wordpiece). Every command has a table.
  */
 #include "cli/cli.h"
 
@@ -145,7 +144,7 @@ void cli_flags_help(const cli_flag_table *t, FILE *out)
 {
     for (size_t r = 0; r < t->n; r++) {
         const cli_flag *f = &t->rows[r];
-        if (f->kind == CLI_F_INCLUDE && !f->unlisted)
+        if (f->kind == CLI_F_INCLUDE)
             cli_flags_help(f->table, out);
         else if (f->help)
             fputs(f->help, out);
