@@ -149,6 +149,13 @@ int cli_cmd_model(int argc, char **argv)
         model_usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? CLI_USAGE : CLI_OK;
     }
+    if (argv[1][0] == '-' && argv[1][1]) {
+        /* a flag before the action: pull's flags are named as before, others get the nearest */
+        const char *flags[CLI_MAX_FLAGS];
+        size_t n = cli_command_flags("model", flags, CLI_MAX_FLAGS), k = 0;
+        while (k < n && strcmp(flags[k], argv[1])) k++;
+        if (k == n) return cli_arg_unknown("model", argv[1]);
+    }
     if (!strcmp(argv[1], "pull")) return model_pull(argc - 1, argv + 1);
     if (!strcmp(argv[1], "path")) return model_path(argc - 1, argv + 1);
     if (!strcmp(argv[1], "list")) return model_list();
