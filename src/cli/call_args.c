@@ -269,16 +269,26 @@ const char *cli_call_target_tool(const cli_call_target *t, const char **body)
 
 /* --allow-host and --allow-address: repeatable, at most CLI_MAX_ALLOW each; an address is
    checked. */
-static int take_allow(const char *cmd, const char *flag, const char *value, void *opts)
+static int allow_add(const char *cmd, const char *flag, const char *value, bool address,
+                     const char **list, size_t *n)
 {
-    cli_serve_calls *c = opts;
-    bool host = !strcmp(flag, "--allow-host");
-    size_t *n = host ? &c->n_hosts : &c->n_addresses;
     if (*n >= CLI_MAX_ALLOW)
         return cli_usage_error(cmd, "at most %d %s flags", CLI_MAX_ALLOW, flag);
-    if (!host && !cli_arg_address(cmd, value)) return CLI_USAGE;
-    (host ? c->hosts : c->addresses)[(*n)++] = value;
+    if (address && !cli_arg_address(cmd, value)) return CLI_USAGE;
+    list[(*n)++] = value;
     return CLI_OK;
+}
+
+static int take_allow_host(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    cli_serve_calls *c = opts;
+    return allow_add(cmd, flag, value, false, c->hosts, &c->n_hosts);
+}
+
+static int take_allow_address(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    cli_serve_calls *c = opts;
+    return allow_add(cmd, flag, value, true, c->addresses, &c->n_addresses);
 }
 
 static int take_call_timeout(const char *cmd, const char *flag, const char *value, void *opts)
@@ -297,13 +307,13 @@ static const cli_flag serve_calls_rows[] = {
                "                        OPTIONS only; the API's origins only)\n"),
     CLI_SWITCH("--allow-write", NULL, cli_serve_calls, allow_write,
                "  --allow-write         other methods too (POST, PUT, PATCH, DELETE)\n"),
-    CLI_HANDLER("--allow-host", NULL, take_allow, NULL,
+    CLI_HANDLER("--allow-host", NULL, take_allow_host, NULL,
                 "  --allow-host HOST     another host, no credentials (repeatable);\n"
                 "                        scheme://HOST[:PORT]: that origin, and the API's\n"
                 "                        credentials may go there\n"),
     CLI_SWITCH("--allow-private", NULL, cli_serve_calls, allow_private,
                "  --allow-private       private, loopback and link-local addresses\n"),
-    CLI_HANDLER("--allow-address", NULL, take_allow, NULL,
+    CLI_HANDLER("--allow-address", NULL, take_allow_address, NULL,
                 "  --allow-address IP    this one private address only (repeatable)\n"),
     CLI_HANDLER("--call-timeout", NULL, take_call_timeout, NULL,
                 "  --call-timeout S      each call's whole exchange (default 30)\n"),

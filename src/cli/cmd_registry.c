@@ -42,6 +42,18 @@ static int take_mcp_config(const char *cmd, const char *flag, const char *value,
     "                    or ./" STORE_DEFAULT_DB ")\n"
 #define HELP_JSON "  --json            print a JSON summary on stdout\n"
 
+/* --db, the writers' --wait/--no-wait, --json and --quiet (-q): add's and remove's */
+static const cli_flag write_rows[] = {
+    CLI_STRING("--db", NULL, write_args, db, HELP_DB),
+    CLI_INCLUDE(write_args, opt.lock, &cli_write_table),
+    CLI_SWITCH("--json", NULL, write_args, json, HELP_JSON),
+    {.kind = CLI_F_SWITCH,
+     .name = "--quiet",
+     .also = "-q",
+     .at = CLI_FIELD_(write_args, quiet, bool)},
+};
+static const cli_flag_table write_table = {write_rows, sizeof write_rows / sizeof *write_rows};
+
 static const cli_flag add_rows[] = {
     CLI_TEXT("usage: apidex add PATH|URL... [--mcp-config FILE] [--name ID] [--db FILE]\n"
              "                  [--wait SECONDS] [--no-wait]\n"
@@ -53,13 +65,7 @@ static const cli_flag add_rows[] = {
                 "  --mcp-config FILE every server of an MCP client config (mcpServers JSON)\n"),
     CLI_HANDLER("--name", NULL, take_name, NULL,
                 "  --name ID         the API id of the one document added (a-z 0-9 . _ -)\n"),
-    CLI_STRING("--db", NULL, write_args, db, HELP_DB),
-    CLI_INCLUDE(write_args, opt.lock, &cli_write_table),
-    CLI_SWITCH("--json", NULL, write_args, json, HELP_JSON),
-    {.kind = CLI_F_SWITCH,
-     .name = "--quiet",
-     .also = "-q",
-     .at = CLI_FIELD_(write_args, quiet, bool)},
+    {.kind = CLI_F_INCLUDE, .table = &write_table},
     {.kind = CLI_F_SWITCH,
      .name = "--verbose",
      .also = "-v",
@@ -80,13 +86,7 @@ static const cli_flag remove_rows[] = {
     CLI_TEXT("usage: apidex remove ID... [--db FILE] [--wait SECONDS] [--no-wait] [--json]\n"
              "                     [--quiet]\n"
              "  ID                API ids to remove from the index ('apidex list' shows them)\n"),
-    CLI_STRING("--db", NULL, write_args, db, HELP_DB),
-    CLI_INCLUDE(write_args, opt.lock, &cli_write_table),
-    CLI_SWITCH("--json", NULL, write_args, json, HELP_JSON),
-    {.kind = CLI_F_SWITCH,
-     .name = "--quiet",
-     .also = "-q",
-     .at = CLI_FIELD_(write_args, quiet, bool)},
+    {.kind = CLI_F_INCLUDE, .table = &write_table},
     CLI_TEXT("Every other API is copied as it is. Exit status: 0 ok, 2 usage (an unknown id:\n"
              "the nearest are named; nothing is removed), 3 failure, 4 --db is not an apidex\n"
              "index, 5 another writer held the index.\n"),
