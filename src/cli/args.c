@@ -82,6 +82,16 @@ bool cli_arg_address(const char *cmd, const char *value)
     return false;
 }
 
+bool cli_arg_api_id(const char *cmd, const char *flag, const char *value)
+{
+    if (spec_id_valid(value)) return true;
+    cli_usage_error(cmd,
+                    "%s '%s': an id is 1-%d of a-z 0-9 . _ - and starts and ends with a letter or "
+                    "digit",
+                    flag, value, SPEC_ID_MAX);
+    return false;
+}
+
 bool cli_arg_load_memory(const char *cmd, const char *value, unsigned *out)
 {
     char *end = NULL;

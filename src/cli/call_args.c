@@ -24,87 +24,89 @@ struct cli_call_target {
     const char *tool_body; /* its --body (the arguments), @file read */
 };
 
-int cli_call_parse(const char *cmd, int argc, char **argv, void (*usage)(FILE *), cli_call_args *a)
+int cli_call_take_param(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    (void)cmd, (void)flag;
+    cli_call_args *a = opts;
+    a->params[a->n_params++] = value;
+    return CLI_OK;
+}
+
+int cli_call_take_host(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    (void)cmd, (void)flag;
+    cli_call_args *a = opts;
+    a->hosts[a->n_hosts++] = value;
+    return CLI_OK;
+}
+
+int cli_call_take_address(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    (void)flag;
+    cli_call_args *a = opts;
+    if (!cli_arg_address(cmd, value)) return CLI_USAGE;
+    a->addresses[a->n_addresses++] = value;
+    return CLI_OK;
+}
+
+/* A positive number (whole, or of seconds) of at most 1e12, into *x. */
+static int positive(const char *cmd, const char *flag, const char *v, bool whole, double *x)
+{
+    char *end = NULL;
+    *x = strtod(v, &end);
+    if (end == v || *end || !(*x > 0) || *x > 1e12 || (whole && *x != (double)(long long)*x))
+        return cli_usage_error(cmd, "%s wants a positive %s, not '%s'", flag,
+                               whole ? "whole number" : "number of seconds", v);
+    return CLI_OK;
+}
+
+int cli_call_take_timeout(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    double x = 0;
+    if (positive(cmd, flag, value, false, &x)) return CLI_USAGE;
+    ((cli_call_args *)opts)->timeout_ms = (long)(x * 1000 + 0.5);
+    return CLI_OK;
+}
+
+static int take_whole(const char *cmd, const char *flag, const char *value, size_t *out)
+{
+    double x = 0;
+    if (positive(cmd, flag, value, true, &x)) return CLI_USAGE;
+    *out = (size_t)x;
+    return CLI_OK;
+}
+
+int cli_call_take_max_bytes(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    return take_whole(cmd, flag, value, &((cli_call_args *)opts)->max_bytes);
+}
+
+int cli_call_take_budget(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    return take_whole(cmd, flag, value, &((cli_call_args *)opts)->budget);
+}
+
+int cli_call_take_max_items(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    return take_whole(cmd, flag, value, &((cli_call_args *)opts)->max_items);
+}
+
+int cli_call_parse(const char *cmd, const cli_flag_table *t, void (*usage)(FILE *), int argc,
+                   char **argv, cli_call_args *a)
 {
     memset(a, 0, sizeof *a);
-    bool snippet = !strcmp(cmd, "snippet");
     a->params = calloc((size_t)argc + 1, sizeof *a->params);
     a->hosts = calloc((size_t)argc + 1, sizeof *a->hosts);
     a->addresses = calloc((size_t)argc + 1, sizeof *a->addresses);
     if (!a->params || !a->hosts || !a->addresses) return CLI_FAILURE;
     for (int i = 1; i < argc; i++) {
+        int r = cli_flags_take(cmd, t, usage, argc, argv, &i, a);
+        if (r == CLI_FLAGS_HELP) return -1;
+        if (r < 0) return CLI_USAGE;
+        if (r) continue;
         const char *f = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(f, "--help") || !strcmp(f, "-h")) {
-            usage(stdout);
-            return -1;
-        } else if ((!strcmp(f, "-p") || !strcmp(f, "--param")) && v) {
-            a->params[a->n_params++] = v;
-            i++;
-        } else if (!strcmp(f, "--body") && v) {
-            a->body = v;
-            i++;
-        } else if (!strcmp(f, "--server") && v) {
-            a->server = v;
-            i++;
-        } else if (!strcmp(f, "--content-type") && v) {
-            a->content_type = v;
-            i++;
-        } else if (!strcmp(f, "--api") && v) {
-            a->api = v;
-            i++;
-        } else if (!strcmp(f, "--db") && v) {
-            a->db = v;
-            i++;
-        } else if (snippet && !strcmp(f, "--lang") && v) {
-            static const char *const langs[] = {"curl", "python", "javascript", "go", NULL};
-            exec_snippet_lang l;
-            if (exec_snippet_lang_parse(v, &l) && cli_arg_choice(cmd, "--lang", v, langs) < 0)
-                return CLI_USAGE;
-            a->lang = v;
-            i++;
-        } else if (!snippet && !strcmp(f, "--dry-run")) {
-            a->dry_run = true;
-        } else if (!snippet && !strcmp(f, "--json")) {
-            a->json = true;
-        } else if (!snippet && !strcmp(f, "--allow-write")) {
-            a->allow_write = true;
-        } else if (!snippet && !strcmp(f, "--allow-private")) {
-            a->allow_private = true;
-        } else if (!snippet && !strcmp(f, "--allow-host") && v) {
-            a->hosts[a->n_hosts++] = v;
-            i++;
-        } else if (!snippet && !strcmp(f, "--allow-address") && v) {
-            if (!cli_arg_address(cmd, v)) return CLI_USAGE;
-            a->addresses[a->n_addresses++] = v;
-            i++;
-        } else if (!snippet && !strcmp(f, "--select") && v) {
-            a->select = v;
-            i++;
-        } else if (!snippet &&
-                   (!strcmp(f, "--timeout") || !strcmp(f, "--max-bytes") ||
-                    !strcmp(f, "--budget") || !strcmp(f, "--max-items")) &&
-                   v) {
-            char *end = NULL;
-            double x = strtod(v, &end);
-            bool whole = strcmp(f, "--timeout") != 0;
-            if (end == v || *end || !(x > 0) || x > 1e12 || (whole && x != (double)(long long)x))
-                return cli_usage_error(cmd, "%s wants a positive %s, not '%s'", f,
-                                       whole ? "whole number" : "number of seconds", v);
-            if (!strcmp(f, "--timeout"))
-                a->timeout_ms = (long)(x * 1000 + 0.5);
-            else if (!strcmp(f, "--max-bytes"))
-                a->max_bytes = (size_t)x;
-            else if (!strcmp(f, "--budget"))
-                a->budget = (size_t)x;
-            else
-                a->max_items = (size_t)x;
-            i++;
-        } else if ((f[0] == '-' && f[1]) || a->what) {
-            return cli_arg_unknown(cmd, f);
-        } else {
-            a->what = f;
-        }
+        if ((f[0] == '-' && f[1]) || a->what) return cli_arg_unknown(cmd, f);
+        a->what = f;
     }
     if (!a->what)
         return cli_usage_error(cmd, "name an endpoint: an id, \"METHOD /path\" or an operationId");
@@ -265,39 +267,61 @@ const char *cli_call_target_tool(const cli_call_target *t, const char **body)
 
 /* ---------------------------------------------------------------- serve and mcp --allow-calls */
 
-int cli_serve_calls_flag(const char *cmd, int argc, char **argv, int *i, cli_serve_calls *c)
+/* --allow-host and --allow-address: repeatable, at most CLI_MAX_ALLOW each; an address is
+   checked. */
+static int allow_add(const char *cmd, const char *flag, const char *value, bool address,
+                     const char **list, size_t *n)
 {
-    const char *f = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    if (!strcmp(f, "--allow-calls")) {
-        c->allow_calls = true;
-    } else if (!strcmp(f, "--allow-write")) {
-        c->allow_write = true;
-    } else if (!strcmp(f, "--allow-private")) {
-        c->allow_private = true;
-    } else if (!strcmp(f, "--allow-host") || !strcmp(f, "--allow-address")) {
-        bool host = !strcmp(f, "--allow-host");
-        size_t *n = host ? &c->n_hosts : &c->n_addresses;
-        if (!v) {
-            cli_usage_error(cmd, "%s wants a value", f);
-            return -1;
-        }
-        if (*n >= CLI_MAX_ALLOW) {
-            cli_usage_error(cmd, "at most %d %s flags", CLI_MAX_ALLOW, f);
-            return -1;
-        }
-        if (!host && !cli_arg_address(cmd, v)) return -1;
-        (host ? c->hosts : c->addresses)[(*n)++] = v;
-        ++*i;
-    } else if (!strcmp(f, "--call-timeout")) {
-        double s = 0;
-        if (!v || !cli_arg_double(cmd, f, v, 0.001, 3600, false, &s)) return -1;
-        c->timeout_ms = (long)(s * 1000 + 0.5);
-        ++*i;
-    } else {
-        return 0;
-    }
-    return 1;
+    if (*n >= CLI_MAX_ALLOW)
+        return cli_usage_error(cmd, "at most %d %s flags", CLI_MAX_ALLOW, flag);
+    if (address && !cli_arg_address(cmd, value)) return CLI_USAGE;
+    list[(*n)++] = value;
+    return CLI_OK;
 }
+
+static int take_allow_host(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    cli_serve_calls *c = opts;
+    return allow_add(cmd, flag, value, false, c->hosts, &c->n_hosts);
+}
+
+static int take_allow_address(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    cli_serve_calls *c = opts;
+    return allow_add(cmd, flag, value, true, c->addresses, &c->n_addresses);
+}
+
+static int take_call_timeout(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    double s = 0;
+    if (!cli_arg_double(cmd, flag, value, 0.001, 3600, false, &s)) return CLI_USAGE;
+    ((cli_serve_calls *)opts)->timeout_ms = (long)(s * 1000 + 0.5);
+    return CLI_OK;
+}
+
+static const cli_flag serve_calls_rows[] = {
+    CLI_TEXT("Calling endpoints (the MCP tool call_endpoint, POST /v1/call; off by default;\n"
+             "the safety rules of `apidex call`, docs/EXECUTE.md):\n"),
+    CLI_SWITCH("--allow-calls", NULL, cli_serve_calls, allow_calls,
+               "  --allow-calls         let clients call the indexed endpoints (GET, HEAD and\n"
+               "                        OPTIONS only; the API's origins only)\n"),
+    CLI_SWITCH("--allow-write", NULL, cli_serve_calls, allow_write,
+               "  --allow-write         other methods too (POST, PUT, PATCH, DELETE)\n"),
+    CLI_HANDLER("--allow-host", NULL, take_allow_host, NULL,
+                "  --allow-host HOST     another host, no credentials (repeatable);\n"
+                "                        scheme://HOST[:PORT]: that origin, and the API's\n"
+                "                        credentials may go there\n"),
+    CLI_SWITCH("--allow-private", NULL, cli_serve_calls, allow_private,
+               "  --allow-private       private, loopback and link-local addresses\n"),
+    CLI_HANDLER("--allow-address", NULL, take_allow_address, NULL,
+                "  --allow-address IP    this one private address only (repeatable)\n"),
+    CLI_HANDLER("--call-timeout", NULL, take_call_timeout, NULL,
+                "  --call-timeout S      each call's whole exchange (default 30)\n"),
+    CLI_TEXT("Credentials: APIDEX_AUTH_<API>_<SCHEME>, the registry's auth, or the credentials\n"
+             "file, as for `apidex call`.\n"),
+};
+const cli_flag_table cli_serve_calls_table = {serve_calls_rows,
+                                              sizeof serve_calls_rows / sizeof *serve_calls_rows};
 
 int cli_serve_calls_open(cli_serve_calls *c, serve_call_config *cfg, apidex_error *err)
 {
@@ -339,21 +363,4 @@ void cli_serve_calls_close(cli_serve_calls *c)
     c->oauth = NULL;
     mcpc_pool_free(c->sessions);
     c->sessions = NULL;
-}
-
-const char *cli_serve_calls_help(void)
-{
-    return "Calling endpoints (the MCP tool call_endpoint, POST /v1/call; off by default;\n"
-           "the safety rules of `apidex call`, docs/EXECUTE.md):\n"
-           "  --allow-calls         let clients call the indexed endpoints (GET, HEAD and\n"
-           "                        OPTIONS only; the API's origins only)\n"
-           "  --allow-write         other methods too (POST, PUT, PATCH, DELETE)\n"
-           "  --allow-host HOST     another host, no credentials (repeatable);\n"
-           "                        scheme://HOST[:PORT]: that origin, and the API's\n"
-           "                        credentials may go there\n"
-           "  --allow-private       private, loopback and link-local addresses\n"
-           "  --allow-address IP    this one private address only (repeatable)\n"
-           "  --call-timeout S      each call's whole exchange (default 30)\n"
-           "Credentials: APIDEX_AUTH_<API>_<SCHEME>, the registry's auth, or the credentials\n"
-           "file, as for `apidex call`.\n";
 }

@@ -88,8 +88,7 @@ typedef struct cli_flag {
     size_t at, count_at;
     double lo, hi;
     bool above_lo;
-    /* INCLUDE: its help lines are left out of --help; a flag: taken, but never offered
-       (completion, did-you-mean, "needs a value") */
+    /* a flag taken, but never offered (completion, did-you-mean, "needs a value") */
     bool unlisted;
     const char *const *choices; /* NULL-terminated */
     size_t cap;
@@ -160,11 +159,6 @@ typedef struct cli_flag_table {
     {                                                                                              \
         .kind = CLI_F_INCLUDE, .at = offsetof(T, f), .table = (tab)                                \
     }
-/* The same without the table's help lines (the command's help points elsewhere for them). */
-#define CLI_INCLUDE_UNLISTED(T, f, tab)                                                            \
-    {                                                                                              \
-        .kind = CLI_F_INCLUDE, .at = offsetof(T, f), .table = (tab), .unlisted = true              \
-    }
 enum { CLI_FLAGS_HELP = -2 };
 /** Takes argv[*i] (and its value, *i then points at it) when it is a flag of t: 1 taken, 0 not
     one of t's flags (a positional word or an unknown flag: the caller decides), -1 after a
@@ -180,8 +174,12 @@ void cli_flags_each(const cli_flag_table *t, void (*fn)(const cli_flag *f, void 
 /* Shared tables: their rows fill the struct named (cli_embed_flags, cli_llm_flags, ...). */
 extern const cli_flag_table cli_embed_table;       /* embed_flags.c: cli_embed_flags, with --mode */
 extern const cli_flag_table cli_embed_model_table; /* the same without --mode, --hybrid-weight */
+/* --mode and --hybrid-weight checked, then refused as search options (never offered): for
+   commands that build (index, add); into cli_embed_flags */
+extern const cli_flag_table cli_embed_refused_table;
 extern const cli_flag_table cli_llm_table;         /* cmd_agent.c: cli_llm_flags */
 extern const cli_flag_table cli_write_table;       /* cmd_index.c: store_lock_options */
+extern const cli_flag_table cli_serve_calls_table; /* call_args.c: cli_serve_calls */
 /* Commands' tables (in cmd_*.c). */
 extern const cli_flag_table cli_search_table;
 extern const cli_flag_table cli_list_table;
@@ -191,6 +189,22 @@ extern const cli_flag_table cli_index_table;
 extern const cli_flag_table cli_ask_table;
 extern const cli_flag_table cli_show_table;
 extern const cli_flag_table cli_tools_table;
+extern const cli_flag_table cli_serve_table;
+extern const cli_flag_table cli_mcp_table;
+extern const cli_flag_table cli_mock_table;
+extern const cli_flag_table cli_call_table;
+extern const cli_flag_table cli_snippet_table;
+extern const cli_flag_table cli_run_table;
+extern const cli_flag_table cli_chunk_table;
+extern const cli_flag_table cli_match_table;
+extern const cli_flag_table cli_inspect_table;
+extern const cli_flag_table cli_tokens_table;
+extern const cli_flag_table cli_embed_cmd_table; /* apidex embed's own (cmd_embed.c) */
+extern const cli_flag_table cli_model_table;
+extern const cli_flag_table cli_stats_table;
+extern const cli_flag_table cli_feedback_table;
+extern const cli_flag_table cli_add_table;
+extern const cli_flag_table cli_remove_table;
 
 /* ---- the command table and what is generated from the flag tables or help text (help.c) */
 typedef void (*cli_usage_fn)(FILE *out);
@@ -199,8 +213,8 @@ typedef struct cli_command {
     cli_cmd_fn fn;
     cli_usage_fn usage; /* the command's --help text */
     const char *summary;
-    /* the command's flags, the one source of its flags and --help; NULL (a command not yet
-       converted): the flags its help text names */
+    /* the command's flags: the one source of its parse, --help, did-you-mean, completion and
+       man page */
     const cli_flag_table *flags;
 } cli_command;
 /** The commands in the order `apidex --help` lists them; *n gets their count. */
@@ -210,12 +224,10 @@ const cli_command *cli_command_find(const char *name);
 /** `apidex --help`. */
 void cli_usage_main(FILE *out);
 enum { CLI_MAX_FLAGS = 96 };
-/** The flags cmd knows (--db, -k, ...): its flag table's, or for a command without one the
-    flags its help text names; each once, into flags[0..cap) (they live until exit); returns
-    how many. */
+/** The flags cmd knows (--db, -k, ...): its flag table's (but the unlisted), and --help;
+    each once, into flags[0..cap) (they live until exit); returns how many. */
 size_t cli_command_flags(const char *cmd, const char **flags, size_t cap);
-/** The fixed values a flag takes (its table row's set, or as the help text of a command
-    without a table spells them: `--format openai|anthropic`): written to vals[0..cap)
+/** The fixed values a flag takes (its table row's set): written to vals[0..cap)
     (NULL-terminated, living until exit); returns how many (0: free). */
 size_t cli_flag_values(const char *cmd, const char *flag, const char **vals, size_t cap);
 int cli_cmd_completion(int argc, char **argv);
@@ -263,6 +275,8 @@ bool cli_arg_double(const char *cmd, const char *flag, const char *value, double
 /** value is an IP address as --allow-address takes it (IPv4, IPv6, [IPv6]); false after saying
     it is not (naming the value). */
 bool cli_arg_address(const char *cmd, const char *value);
+/** value is an API id (spec_id_valid); false after saying what an id is. */
+bool cli_arg_api_id(const char *cmd, const char *flag, const char *value);
 /** The source "mcp+config:FILE" of `--mcp-config FILE` (lives until exit; NULL on OOM). */
 const char *cli_mcp_config_source(const char *file);
 /** Parses --max-load-memory N (or Nx): the budget of a document is 64 MiB + N x the bytes of
@@ -334,11 +348,6 @@ int cli_build_index(const char *db, char *const *paths, size_t n_paths,
 int cli_build_status(int rc);
 
 /* ---- what the writers (index, add, remove) share (cmd_index.c) */
-/** The writer flags' help lines (--wait, --no-wait). */
-const char *cli_write_flags_help(void);
-/** Consumes argv[*i] (and its value) if it is --wait SECONDS or --no-wait: 1 taken, 0 not
-    one, -1 bad (said). A waiting writer says once on stderr whom it waits for, unless quiet. */
-int cli_write_parse_flag(int argc, char **argv, int *i, struct store_lock_options *lock);
 /** Makes lock announce the wait ("waiting for pid N") for db on stderr. */
 void cli_write_tell_wait(struct store_lock_options *lock, const char *db);
 /** The API ids a build added, updated and removed (build_options.on_change). */
@@ -382,11 +391,6 @@ typedef struct cli_embed_flags {
     bool given; /* --model, --embed-url or --embed-key was given */
 } cli_embed_flags;
 struct embed_provider;
-/** The embedding flags' help lines. */
-const char *cli_embed_flags_help(void);
-/** Consumes argv[*i] (and its value) if it is an embedding flag or --mode: 1 taken, 0 not
-    one, -1 bad (said on stderr, naming the command argv[0]). */
-int cli_embed_parse_flag(int argc, char **argv, int *i, cli_embed_flags *f);
 /** Opens the provider of the flags (env fills the rest); prints errors; a CLI_* code. */
 int cli_embed_open(const cli_embed_flags *f, struct embed_provider **out);
 struct serve_search_config;
@@ -404,11 +408,6 @@ typedef struct cli_llm_flags {
 struct agent_llm;
 struct agent_llm_config;
 struct eval_set;
-/** The LLM flags' help lines. */
-const char *cli_llm_flags_help(void);
-/** Consumes argv[*i] (and its value) if it is an LLM flag: 1 taken, 0 not one, -1 bad value
-    (said on stderr, naming the command argv[0]). */
-int cli_llm_parse_flag(int argc, char **argv, int *i, cli_llm_flags *f);
 /** Flags over env over config file. */
 int cli_llm_resolve(const cli_llm_flags *f, struct agent_llm_config *c, apidex_error *err);
 /** Opens the configured LLM (*out NULL when none and !required); prints why not. CLI_* code. */
@@ -464,10 +463,20 @@ typedef struct cli_call_args {
     size_t budget, max_items;
     struct exec_oauth *oauth; /* OAuth2 tokens for the request (NULL: only env tokens) */
 } cli_call_args;
-/** Parses call/snippet flags (snippet: --lang; call: --dry-run, --json). Returns CLI_OK, a
-    usage error, or -1 after printing --help (exit 0). a->params, a->hosts, a->addresses: free()
-   them. */
-int cli_call_parse(const char *cmd, int argc, char **argv, void (*usage)(FILE *), cli_call_args *a);
+/** Parses call's or snippet's flags (its table t, whose offsets are into cli_call_args).
+    Returns CLI_OK, a usage error, or -1 after printing --help (exit 0). a->params, a->hosts,
+    a->addresses: free() them. */
+int cli_call_parse(const char *cmd, const cli_flag_table *t, void (*usage)(FILE *), int argc,
+                   char **argv, cli_call_args *a);
+/** The handlers of call's and snippet's table rows: -p/--param, --allow-host, --allow-address
+    (checked), --timeout SECONDS and the sizes --max-bytes, --budget, --max-items (positive). */
+int cli_call_take_param(const char *cmd, const char *flag, const char *value, void *opts);
+int cli_call_take_host(const char *cmd, const char *flag, const char *value, void *opts);
+int cli_call_take_address(const char *cmd, const char *flag, const char *value, void *opts);
+int cli_call_take_timeout(const char *cmd, const char *flag, const char *value, void *opts);
+int cli_call_take_max_bytes(const char *cmd, const char *flag, const char *value, void *opts);
+int cli_call_take_budget(const char *cmd, const char *flag, const char *value, void *opts);
+int cli_call_take_max_items(const char *cmd, const char *flag, const char *value, void *opts);
 struct exec_request;
 struct exec_build_options;
 typedef struct cli_call_target cli_call_target;
@@ -497,17 +506,12 @@ typedef struct cli_serve_calls {
     struct exec_oauth *oauth;   /* made by cli_serve_calls_open */
     struct mcpc_pool *sessions; /* MCP sessions kept open, made by cli_serve_calls_open */
 } cli_serve_calls;
-/** Takes argv[*i] (and its value) when it is one of the call flags: 1 taken, 0 not one, -1
-    after a usage error. */
-int cli_serve_calls_flag(const char *cmd, int argc, char **argv, int *i, cli_serve_calls *c);
 struct serve_call_config;
 /** After parsing: a rule flag without --allow-calls is APIDEX_EINVAL (err says so); else cfg
     is filled (enabled with --allow-calls, an OAuth2 token cache made) and 0 returned.
     cli_serve_calls_close after. */
 int cli_serve_calls_open(cli_serve_calls *c, struct serve_call_config *cfg, apidex_error *err);
 void cli_serve_calls_close(cli_serve_calls *c);
-/** The flags' --help lines. */
-const char *cli_serve_calls_help(void);
 /** True when stderr is a terminal (progress bars). */
 int cli_stderr_is_tty(void);
 

@@ -29,12 +29,6 @@
 #define HELP_TIMEOUT                                                                               \
     "  --llm-timeout S      seconds per request (default 120); --llm-retries N (default 3)\n"
 
-const char *cli_llm_flags_help(void)
-{
-    return HELP_HEAD HELP_URL HELP_MODEL HELP_KEY HELP_CONFIG HELP_TEMPERATURE HELP_MAX_TOKENS
-        HELP_TIMEOUT;
-}
-
 static int take_temperature(const char *cmd, const char *flag, const char *value, void *opts)
 {
     cli_llm_flags *f = opts;
@@ -71,11 +65,6 @@ static const cli_flag llm_rows[] = {
     CLI_HANDLER("--llm-retries", NULL, take_retries, NULL, NULL),
 };
 const cli_flag_table cli_llm_table = {llm_rows, sizeof llm_rows / sizeof *llm_rows};
-
-int cli_llm_parse_flag(int argc, char **argv, int *i, cli_llm_flags *f)
-{
-    return cli_flags_take(argv[0], &cli_llm_table, NULL, argc, argv, i, f);
-}
 
 int cli_llm_resolve(const cli_llm_flags *f, agent_llm_config *c, apidex_error *err)
 {

@@ -12,51 +12,73 @@
 /* The exit code when the API answered 4xx or 5xx (documented in --help and docs/EXECUTE.md). */
 enum { CALL_EXIT_HTTP = 6 };
 
+static const cli_flag call_rows[] = {
+    CLI_TEXT("usage: apidex call ID | \"METHOD /path\" [--api A] [-p name=value]...\n"
+             "                   [--body JSON|@file] [--content-type TYPE] [--server URL]\n"
+             "                   [--dry-run] [--json] [--db FILE]\n"
+             "  ID                an operation id as search prints it (api:operationId)\n"),
+    CLI_STRING("--api", NULL, cli_call_args, api,
+               "  --api A           pick the API when several have the endpoint\n"),
+    CLI_HANDLER("--param", "-p", cli_call_take_param, NULL,
+                "  -p, --param name=value\n"
+                "                    a path/query/header/cookie parameter, a server variable, or "
+                "a\n"
+                "                    field of an object body; [..] and {..} values are JSON, an\n"
+                "                    array may be a,b,c; repeat for each input; a name at\n"
+                "                    several locations: query:id=7, path:id=1, body:id=x\n"),
+    CLI_STRING("--body", NULL, cli_call_args, body,
+               "  --body JSON|@file the request body (JSON, or text for a non-JSON media type)\n"),
+    CLI_STRING("--content-type", NULL, cli_call_args, content_type,
+               "  --content-type TYPE  which of the body's media types to send (default: JSON,\n"
+               "                    else form, else multipart)\n"),
+    CLI_STRING("--server", NULL, cli_call_args, server,
+               "  --server URL      the base URL instead of the spec's servers\n"),
+    CLI_SWITCH("--dry-run", NULL, cli_call_args, dry_run,
+               "  --dry-run         print the request (secrets masked) and a curl command; send\n"
+               "                    nothing\n"),
+    CLI_SWITCH("--json", NULL, cli_call_args, json,
+               "  --json            the same as JSON (sent: the shaped response as JSON)\n"),
+    CLI_TEXT("Sending (without --dry-run) follows the safety rules of docs/EXECUTE.md:\n"),
+    CLI_SWITCH("--allow-write", NULL, cli_call_args, allow_write,
+               "  --allow-write     methods other than GET/HEAD/OPTIONS\n"),
+    CLI_HANDLER("--allow-host", NULL, cli_call_take_host, NULL,
+                "  --allow-host HOST another host, no credentials (the spec's servers and\n"
+                "                    --server are allowed); scheme://HOST[:PORT]: that origin,\n"
+                "                    and the API's credentials may go there\n"),
+    CLI_SWITCH("--allow-private", NULL, cli_call_args, allow_private,
+               "  --allow-private   private, loopback and link-local addresses\n"),
+    CLI_HANDLER("--allow-address", NULL, cli_call_take_address, NULL,
+                "  --allow-address IP  this one private address only (repeatable)\n"),
+    CLI_HANDLER("--timeout", NULL, cli_call_take_timeout, NULL,
+                "  --timeout SECONDS the whole exchange (default 30)\n"),
+    CLI_HANDLER("--max-bytes", NULL, cli_call_take_max_bytes, NULL,
+                "  --max-bytes N     cut the response body at N bytes (default 8 MiB)\n"),
+    CLI_STRING("--select", NULL, cli_call_args, select,
+               "  --select EXPR     the fields of the body to show (JSONPath subset, e.g.\n"
+               "                    $.results[*].title)\n"),
+    CLI_HANDLER("--budget", NULL, cli_call_take_budget, NULL,
+                "  --budget N        cut the body to N cl100k tokens (default 2000)\n"),
+    CLI_HANDLER("--max-items", NULL, cli_call_take_max_items, NULL,
+                "  --max-items N     items shown of a long array (default 10)\n"),
+    CLI_STRING("--db", NULL, cli_call_args, db,
+               "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
+               "                    or ./apidex.db)\n"),
+    CLI_TEXT("An MCP tool (SERVER:TOOL) is called on its registry server over MCP: -p and\n"
+             "--body (a JSON object) are its arguments, checked against its inputSchema; a tool\n"
+             "not marked readOnlyHint needs --allow-write (docs/MCP-SOURCES.md).\n"
+             "SERVER:resource:NAME reads the resource (a template's variables as -p), and\n"
+             "SERVER:prompt:NAME gets the prompt (its arguments as -p): reads, no --allow-write.\n"
+             "Every input is checked against its schema before anything is sent (exit 2 names\n"
+             "the parameter and the rule). Credentials come from APIDEX_AUTH_<API>_<SCHEME>,\n"
+             "the registry's auth, or ~/.config/apidex/credentials.yaml (docs/EXECUTE.md).\n"
+             "Exit: 0 the API answered 1xx-3xx, 6 it answered 4xx/5xx, 2 refused inputs,\n"
+             "4 refused by a safety rule, 3 a network failure, 1 no such endpoint.\n"),
+};
+const cli_flag_table cli_call_table = {call_rows, sizeof call_rows / sizeof *call_rows};
+
 static void call_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: apidex call ID | \"METHOD /path\" [--api A] [-p name=value]...\n"
-            "                   [--body JSON|@file] [--content-type TYPE] [--server URL]\n"
-            "                   [--dry-run] [--json] [--db FILE]\n"
-            "  ID                an operation id as search prints it (api:operationId)\n"
-            "  --api A           pick the API when several have the endpoint\n"
-            "  -p, --param name=value\n"
-            "                    a path/query/header/cookie parameter, a server variable, or a\n"
-            "                    field of an object body; [..] and {..} values are JSON, an\n"
-            "                    array may be a,b,c; repeat for each input; a name at\n"
-            "                    several locations: query:id=7, path:id=1, body:id=x\n"
-            "  --body JSON|@file the request body (JSON, or text for a non-JSON media type)\n"
-            "  --content-type TYPE  which of the body's media types to send (default: JSON,\n"
-            "                    else form, else multipart)\n"
-            "  --server URL      the base URL instead of the spec's servers\n"
-            "  --dry-run         print the request (secrets masked) and a curl command; send\n"
-            "                    nothing\n"
-            "  --json            the same as JSON (sent: the shaped response as JSON)\n"
-            "Sending (without --dry-run) follows the safety rules of docs/EXECUTE.md:\n"
-            "  --allow-write     methods other than GET/HEAD/OPTIONS\n"
-            "  --allow-host HOST another host, no credentials (the spec's servers and\n"
-            "                    --server are allowed); scheme://HOST[:PORT]: that origin,\n"
-            "                    and the API's credentials may go there\n"
-            "  --allow-private   private, loopback and link-local addresses\n"
-            "  --allow-address IP  this one private address only (repeatable)\n"
-            "  --timeout SECONDS the whole exchange (default 30)\n"
-            "  --max-bytes N     cut the response body at N bytes (default 8 MiB)\n"
-            "  --select EXPR     the fields of the body to show (JSONPath subset, e.g.\n"
-            "                    $.results[*].title)\n"
-            "  --budget N        cut the body to N cl100k tokens (default 2000)\n"
-            "  --max-items N     items shown of a long array (default 10)\n"
-            "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
-            "                    or ./apidex.db)\n"
-            "An MCP tool (SERVER:TOOL) is called on its registry server over MCP: -p and\n"
-            "--body (a JSON object) are its arguments, checked against its inputSchema; a tool\n"
-            "not marked readOnlyHint needs --allow-write (docs/MCP-SOURCES.md).\n"
-            "SERVER:resource:NAME reads the resource (a template's variables as -p), and\n"
-            "SERVER:prompt:NAME gets the prompt (its arguments as -p): reads, no --allow-write.\n"
-            "Every input is checked against its schema before anything is sent (exit 2 names\n"
-            "the parameter and the rule). Credentials come from APIDEX_AUTH_<API>_<SCHEME>,\n"
-            "the registry's auth, or ~/.config/apidex/credentials.yaml (docs/EXECUTE.md).\n"
-            "Exit: 0 the API answered 1xx-3xx, 6 it answered 4xx/5xx, 2 refused inputs,\n"
-            "4 refused by a safety rule, 3 a network failure, 1 no such endpoint.\n");
+    cli_flags_help(&cli_call_table, out);
 }
 
 static int dry_run(const cli_call_args *a, const exec_request *r)
@@ -232,7 +254,7 @@ static int check_select(const char *expr)
 int cli_cmd_call(int argc, char **argv)
 {
     cli_call_args a;
-    int code = cli_call_parse("call", argc, argv, call_usage, &a);
+    int code = cli_call_parse("call", &cli_call_table, call_usage, argc, argv, &a);
     if (code == CLI_OK) {
         cli_call_target *t = NULL;
         exec_request *r = NULL;

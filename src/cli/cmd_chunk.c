@@ -8,28 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void chunk_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: apidex chunk PATH... [--strategy NAME] [--size S] [--overlap L]\n"
-            "                    [--filters LIST] [--depth N] [--json] [--fields]\n"
-            "\n"
-            "Chunks the OpenAPI documents in PATH (files, directories, URLs) and prints them.\n"
-            "  --strategy NAME  hybrid (default), nosplit, endpoint, endpoint-re, endpoint-rf,\n"
-            "                   json, summary, query\n"
-            "  --size S         token window size in cl100k tokens (nosplit, endpoint, json;\n"
-            "                   default 1024)\n"
-            "  --overlap L      tokens shared by consecutive windows (default 0, < S)\n"
-            "  --filters LIST   preprocessing, comma-separated: base64, html, markdown, urls,\n"
-            "                   urls-all, errors, headers, examples, request-body,\n"
-            "                   remove-examples, all (base64 to headers), none (default)\n"
-            "  --url-blacklist HOSTS  hosts (and their subdomains) the urls filter removes,\n"
-            "                   comma-separated (default: postman.com and URL shorteners)\n"
-            "  --depth N        schema levels inlined in renderings (default 2, at most 8)\n"
-            "  --json           print {\"chunks\": [...]} (pretty JSON)\n"
-            "  --fields         with --json: add each chunk's per-field text\n");
-}
-
 /* "a.com, B.io" -> {"a.com", "b.io", NULL} in one allocation (lower case: hosts compare so). */
 static char **split_hosts(const char *list)
 {
@@ -53,6 +31,77 @@ static char **split_hosts(const char *list)
     }
     v[k] = NULL;
     return v;
+}
+
+typedef struct chunk_opts {
+    chunk_options opt;
+    char **blacklist; /* --url-blacklist, split (freed by the command) */
+    size_t depth;
+    bool json, fields, out_of_memory;
+} chunk_opts;
+
+static int take_strategy(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    apidex_error err;
+    if (!cli_arg_strategy(cmd, flag, value) ||
+        chunk_strategy_parse(value, &((chunk_opts *)opts)->opt.strategy, &err))
+        return CLI_USAGE;
+    return CLI_OK;
+}
+
+static int take_filters(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    (void)flag;
+    apidex_error err;
+    if (prep_parse_filters(value, &((chunk_opts *)opts)->opt.prep.filters, &err))
+        return cli_usage_error(cmd, "%s", err.message);
+    return CLI_OK;
+}
+
+static int take_blacklist(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    (void)cmd, (void)flag;
+    chunk_opts *o = opts;
+    free(o->blacklist);
+    o->blacklist = split_hosts(value);
+    o->out_of_memory = !o->blacklist;
+    o->opt.prep.url_blacklist = (const char *const *)o->blacklist;
+    return o->blacklist ? CLI_OK : CLI_FAILURE;
+}
+
+static const cli_flag chunk_rows[] = {
+    CLI_TEXT("usage: apidex chunk PATH... [--strategy NAME] [--size S] [--overlap L]\n"
+             "                    [--filters LIST] [--depth N] [--json] [--fields]\n"
+             "\n"
+             "Chunks the OpenAPI documents in PATH (files, directories, URLs) and prints them.\n"),
+    CLI_HANDLER(
+        "--strategy", NULL, take_strategy, NULL,
+        "  --strategy NAME  hybrid (default), nosplit, endpoint, endpoint-re, endpoint-rf,\n"
+        "                   json, summary, query\n"),
+    CLI_SIZE("--size", NULL, chunk_opts, opt.size, 1, (size_t)1 << 40,
+             "  --size S         token window size in cl100k tokens (nosplit, endpoint, json;\n"
+             "                   default 1024)\n"),
+    CLI_SIZE("--overlap", NULL, chunk_opts, opt.overlap, 0, (size_t)1 << 40,
+             "  --overlap L      tokens shared by consecutive windows (default 0, < S)\n"),
+    CLI_HANDLER("--filters", NULL, take_filters, NULL,
+                "  --filters LIST   preprocessing, comma-separated: base64, html, markdown, urls,\n"
+                "                   urls-all, errors, headers, examples, request-body,\n"
+                "                   remove-examples, all (base64 to headers), none (default)\n"),
+    CLI_HANDLER("--url-blacklist", NULL, take_blacklist, NULL,
+                "  --url-blacklist HOSTS  hosts (and their subdomains) the urls filter removes,\n"
+                "                   comma-separated (default: postman.com and URL shorteners)\n"),
+    CLI_SIZE("--depth", NULL, chunk_opts, depth, 1, 8,
+             "  --depth N        schema levels inlined in renderings (default 2, at most 8)\n"),
+    CLI_SWITCH("--json", NULL, chunk_opts, json,
+               "  --json           print {\"chunks\": [...]} (pretty JSON)\n"),
+    CLI_SWITCH("--fields", NULL, chunk_opts, fields,
+               "  --fields         with --json: add each chunk's per-field text\n"),
+};
+const cli_flag_table cli_chunk_table = {chunk_rows, sizeof chunk_rows / sizeof *chunk_rows};
+
+static void chunk_usage(FILE *out)
+{
+    cli_flags_help(&cli_chunk_table, out);
 }
 
 static void print_diags(const spec_api *api)
@@ -94,73 +143,32 @@ static void print_text(const chunk_list *l)
 
 int cli_cmd_chunk(int argc, char **argv)
 {
-    chunk_options opt = {0};
-    char **blacklist = NULL;
-    bool json = false, fields = false;
+    chunk_opts co = {0};
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     size_t n_paths = 0;
     apidex_error err;
     core_error_clear(&err);
     if (!paths) return CLI_FAILURE;
     int status = CLI_OK;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        bool takes = !strcmp(a, "--strategy") || !strcmp(a, "--size") || !strcmp(a, "--overlap") ||
-                     !strcmp(a, "--filters") || !strcmp(a, "--depth") ||
-                     !strcmp(a, "--url-blacklist");
-        if (takes && !val) {
-            status = cli_arg_unknown("chunk", a);
-            break;
-        }
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            chunk_usage(stdout);
+    for (int i = 1; i < argc && !status; i++) {
+        int r = cli_flags_take("chunk", &cli_chunk_table, chunk_usage, argc, argv, &i, &co);
+        if (r == CLI_FLAGS_HELP) {
             free(paths);
-            free(blacklist);
+            free(co.blacklist);
             return CLI_OK;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--fields")) {
-            fields = true;
-        } else if (!strcmp(a, "--strategy")) {
-            if (!cli_arg_strategy("chunk", a, val) ||
-                chunk_strategy_parse(val, &opt.strategy, &err))
-                status = CLI_USAGE;
-            i++;
-        } else if (!strcmp(a, "--size") || !strcmp(a, "--overlap") || !strcmp(a, "--depth")) {
-            size_t v = 0;
-            size_t lo = !strcmp(a, "--overlap") ? 0 : 1;
-            size_t hi = !strcmp(a, "--depth") ? 8 : (size_t)1 << 40;
-            if (!cli_arg_size("chunk", a, val, lo, hi, &v)) {
-                status = CLI_USAGE;
-            } else if (!strcmp(a, "--size")) {
-                opt.size = v;
-            } else if (!strcmp(a, "--overlap")) {
-                opt.overlap = v;
-            } else {
-                opt.inline_depth = (unsigned)v;
-            }
-            i++;
-        } else if (!strcmp(a, "--url-blacklist")) {
-            free(blacklist);
-            blacklist = split_hosts(val);
-            if (!blacklist) {
-                status = CLI_FAILURE;
-                break;
-            }
-            opt.prep.url_blacklist = (const char *const *)blacklist;
-            i++;
-        } else if (!strcmp(a, "--filters")) {
-            if (prep_parse_filters(val, &opt.prep.filters, &err))
-                status = cli_usage_error("chunk", "%s", err.message);
-            i++;
-        } else if (a[0] == '-' && a[1]) {
-            status = cli_arg_unknown("chunk", a);
-        } else {
-            paths[n_paths++] = a;
         }
-        if (status) break;
+        if (r < 0) status = co.out_of_memory ? CLI_FAILURE : CLI_USAGE;
+        if (r) continue;
+        const char *a = argv[i];
+        if (a[0] == '-' && a[1])
+            status = cli_arg_unknown("chunk", a);
+        else
+            paths[n_paths++] = a;
     }
+    chunk_options opt = co.opt;
+    if (co.depth) opt.inline_depth = (unsigned)co.depth;
+    char **blacklist = co.blacklist;
+    bool json = co.json, fields = co.fields;
     if (!status && !n_paths)
         status = cli_usage_error("chunk", "name the OpenAPI files or folders to chunk");
     size_t size = opt.size ? opt.size : 1024;

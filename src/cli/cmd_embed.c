@@ -2,32 +2,129 @@
 #include "cli/cli.h"
 #include "embed/embed.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct embed_opts {
+    embed_options o;
+    bool query, json, no_prefix;
+} embed_opts;
+
+static const char *const kinds[] = {"local", "http", NULL};
+static const char *const precisions[] = {"f32", "bf16", NULL};
+
+static int take_provider(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    if (cli_arg_choice(cmd, flag, value, kinds) < 0) return CLI_USAGE;
+    ((embed_opts *)opts)->o.provider = value;
+    return CLI_OK;
+}
+
+static int take_precision(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    int p = cli_arg_choice(cmd, flag, value, precisions);
+    if (p < 0) return CLI_USAGE;
+    ((embed_opts *)opts)->o.precision = precisions[p];
+    return CLI_OK;
+}
+
+static int take_prefix(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    (void)cmd, (void)flag;
+    embed_opts *e = opts;
+    e->o.query_prefix = value;
+    e->no_prefix = false; /* the last of --prefix and --no-prefix counts */
+    return CLI_OK;
+}
+
+/* --threads, --batch, --max-tokens: from 1 to 2^20; --retries from 0 */
+static int take_count(const char *cmd, const char *flag, const char *value, long min, long *v)
+{
+    return cli_arg_long(cmd, flag, value, min, 1 << 20, v) ? CLI_OK : CLI_USAGE;
+}
+
+static int take_threads(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    long v = 0;
+    if (take_count(cmd, flag, value, 1, &v)) return CLI_USAGE;
+    ((embed_opts *)opts)->o.threads = (int)(v > 64 ? 64 : v);
+    return CLI_OK;
+}
+
+static int take_batch(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    long v = 0;
+    if (take_count(cmd, flag, value, 1, &v)) return CLI_USAGE;
+    ((embed_opts *)opts)->o.batch_size = (size_t)v;
+    return CLI_OK;
+}
+
+static int take_max_tokens(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    long v = 0;
+    if (take_count(cmd, flag, value, 1, &v)) return CLI_USAGE;
+    ((embed_opts *)opts)->o.max_tokens = (size_t)v;
+    return CLI_OK;
+}
+
+static int take_retries(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    long v = 0;
+    if (take_count(cmd, flag, value, 0, &v)) return CLI_USAGE;
+    ((embed_opts *)opts)->o.max_retries = v ? (int)v : -1;
+    return CLI_OK;
+}
+
+static const cli_flag embed_rows[] = {
+    CLI_TEXT("usage: apidex embed [OPTIONS] TEXT... | -\n"
+             "Prints one embedding per text (\"-\" reads one text per line from stdin).\n\n"),
+    {.kind = CLI_F_STRING,
+     .name = "--model",
+     .also = "-m",
+     .at = CLI_FIELD_(embed_opts, o.model, const char *),
+     .help = "  --model PATH|NAME   model folder or name in the cache (env APIDEX_MODEL;\n"
+             "                      default " EMBED_DEFAULT_MODEL "); for http the remote model\n"},
+    {.kind = CLI_F_SWITCH,
+     .name = "--query",
+     .also = "-q",
+     .at = CLI_FIELD_(embed_opts, query, bool),
+     .help = "  --query             embed as search queries (adds the model's query prefix)\n"},
+    {.kind = CLI_F_SWITCH,
+     .name = "--json",
+     .also = "-j",
+     .at = CLI_FIELD_(embed_opts, json, bool),
+     .help = "  --json              {\"model\", \"dim\", \"embeddings\": [[...], ...]}\n"},
+    CLI_HANDLER("--provider", NULL, take_provider, kinds,
+                "  --provider KIND     local (default) or http (default when a URL is given)\n"),
+    CLI_STRING("--embed-url", NULL, embed_opts, o.base_url,
+               "  --embed-url URL     OpenAI-compatible server, e.g. http://localhost:11434\n"
+               "                      (env APIDEX_EMBED_URL)\n"),
+    CLI_STRING("--embed-key", NULL, embed_opts, o.api_key,
+               "  --embed-key KEY     API key (env APIDEX_EMBED_KEY or OPENAI_API_KEY)\n"),
+    CLI_HANDLER(
+        "--prefix", NULL, take_prefix, NULL,
+        "  --prefix TEXT       query prefix instead of the model's; --no-prefix for none\n"),
+    {.kind = CLI_F_SWITCH, .name = "--no-prefix", .at = CLI_FIELD_(embed_opts, no_prefix, bool)},
+    CLI_HANDLER("--threads", NULL, take_threads, NULL,
+                "  --threads N         encoder threads (env APIDEX_THREADS; default: all CPUs)\n"),
+    CLI_HANDLER("--batch", NULL, take_batch, NULL,
+                "  --batch N           texts per forward pass or request\n"),
+    CLI_HANDLER("--max-tokens", NULL, take_max_tokens, NULL,
+                "  --max-tokens N      truncate inputs at N tokens (default 512)\n"),
+    CLI_HANDLER("--retries", NULL, take_retries, NULL,
+                "  --retries N         http retries on 429/5xx (default 5)\n"),
+    CLI_HANDLER(
+        "--precision", NULL, take_precision, precisions,
+        "  --precision P       local: f32 (default) or bf16: products in bf16 on CPUs with\n"
+        "                      AVX-512 BF16, ~1.4x faster, vectors within ~1e-3 (env\n"
+        "                      APIDEX_EMBED_PRECISION; part of the index signature)\n"),
+};
+const cli_flag_table cli_embed_cmd_table = {embed_rows, sizeof embed_rows / sizeof *embed_rows};
+
 static void embed_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: apidex embed [OPTIONS] TEXT... | -\n"
-            "Prints one embedding per text (\"-\" reads one text per line from stdin).\n\n"
-            "  --model PATH|NAME   model folder or name in the cache (env APIDEX_MODEL;\n"
-            "                      default " EMBED_DEFAULT_MODEL "); for http the remote model\n"
-            "  --query             embed as search queries (adds the model's query prefix)\n"
-            "  --json              {\"model\", \"dim\", \"embeddings\": [[...], ...]}\n"
-            "  --provider KIND     local (default) or http (default when a URL is given)\n"
-            "  --embed-url URL     OpenAI-compatible server, e.g. http://localhost:11434\n"
-            "                      (env APIDEX_EMBED_URL)\n"
-            "  --embed-key KEY     API key (env APIDEX_EMBED_KEY or OPENAI_API_KEY)\n"
-            "  --prefix TEXT       query prefix instead of the model's; --no-prefix for none\n"
-            "  --threads N         encoder threads (env APIDEX_THREADS; default: all CPUs)\n"
-            "  --batch N           texts per forward pass or request\n"
-            "  --max-tokens N      truncate inputs at N tokens (default 512)\n"
-            "  --retries N         http retries on 429/5xx (default 5)\n"
-            "  --precision P       local: f32 (default) or bf16: products in bf16 on CPUs with\n"
-            "                      AVX-512 BF16, ~1.4x faster, vectors within ~1e-3 (env\n"
-            "                      APIDEX_EMBED_PRECISION; part of the index signature)\n");
+    cli_flags_help(&cli_embed_cmd_table, out);
 }
 
 /* Splits stdin into lines (a final newline does not make an extra empty text). */
@@ -66,109 +163,44 @@ static int read_stdin_lines(core_buf *all, char ***lines, size_t *n)
 
 int cli_cmd_embed(int argc, char **argv)
 {
-    enum {
-        O_PROVIDER = 256,
-        O_URL,
-        O_KEY,
-        O_PREFIX,
-        O_NOPREFIX,
-        O_THREADS,
-        O_BATCH,
-        O_MAXTOK,
-        O_RETRIES,
-        O_PRECISION
-    };
-    static const struct option longopts[] = {{"model", required_argument, 0, 'm'},
-                                             {"query", no_argument, 0, 'q'},
-                                             {"json", no_argument, 0, 'j'},
-                                             {"provider", required_argument, 0, O_PROVIDER},
-                                             {"embed-url", required_argument, 0, O_URL},
-                                             {"embed-key", required_argument, 0, O_KEY},
-                                             {"prefix", required_argument, 0, O_PREFIX},
-                                             {"no-prefix", no_argument, 0, O_NOPREFIX},
-                                             {"threads", required_argument, 0, O_THREADS},
-                                             {"batch", required_argument, 0, O_BATCH},
-                                             {"max-tokens", required_argument, 0, O_MAXTOK},
-                                             {"retries", required_argument, 0, O_RETRIES},
-                                             {"precision", required_argument, 0, O_PRECISION},
-                                             {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
-    embed_options o = {0};
-    bool is_query = false, json = false;
-    long v;
-    int c;
-    optind = 1;
-    opterr = 0; /* cli_arg_unknown says what is wrong, with the nearest flag */
-    while ((c = getopt_long(argc, argv, ":m:qjh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'm':
-            o.model = optarg;
-            break;
-        case 'q':
-            is_query = true;
-            break;
-        case 'j':
-            json = true;
-            break;
-        case O_PROVIDER: {
-            static const char *const kinds[] = {"local", "http", NULL};
-            if (cli_arg_choice("embed", "--provider", optarg, kinds) < 0) return CLI_USAGE;
-            o.provider = optarg;
-            break;
+    embed_opts eo = {0};
+    char **texts = calloc((size_t)argc + 1, sizeof *texts);
+    size_t n = 0;
+    if (!texts) return CLI_FAILURE;
+    bool opts_done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (opts_done || a[0] != '-' || !a[1]) {
+            texts[n++] = argv[i];
+            continue;
         }
-        case O_URL:
-            o.base_url = optarg;
-            break;
-        case O_KEY:
-            o.api_key = optarg;
-            break;
-        case O_PREFIX:
-            o.query_prefix = optarg;
-            break;
-        case O_NOPREFIX:
-            o.query_prefix = "";
-            break;
-        case O_PRECISION: {
-            static const char *const precisions[] = {"f32", "bf16", NULL};
-            int p = cli_arg_choice("embed", "--precision", optarg, precisions);
-            if (p < 0) return CLI_USAGE;
-            o.precision = precisions[p];
-            break;
+        if (!strcmp(a, "--")) { /* the words after it are texts */
+            opts_done = true;
+            continue;
         }
-        case O_THREADS:
-        case O_BATCH:
-        case O_MAXTOK:
-        case O_RETRIES: {
-            char flag[32] = "N";
-            for (size_t l = 0; longopts[l].name; l++)
-                if (longopts[l].val == c) snprintf(flag, sizeof flag, "--%s", longopts[l].name);
-            if (!cli_arg_long("embed", flag, optarg, c == O_RETRIES ? 0 : 1, 1 << 20, &v))
-                return CLI_USAGE;
-        }
-            if (c == O_THREADS) o.threads = (int)(v > 64 ? 64 : v);
-            if (c == O_BATCH) o.batch_size = (size_t)v;
-            if (c == O_MAXTOK) o.max_tokens = (size_t)v;
-            if (c == O_RETRIES) o.max_retries = v ? (int)v : -1;
-            break;
-        case 'h':
-            embed_usage(stdout);
-            return CLI_OK;
-        default: /* ':' a value is missing, '?' an unknown flag */
-            return cli_arg_unknown("embed", argv[optind - 1]);
-        }
+        int r = cli_flags_take("embed", &cli_embed_cmd_table, embed_usage, argc, argv, &i, &eo);
+        if (r == 1) continue;
+        free(texts);
+        if (r == CLI_FLAGS_HELP) return CLI_OK;
+        return r < 0 ? CLI_USAGE : cli_arg_unknown("embed", a);
     }
-    if (optind >= argc) return cli_usage_error("embed", "give texts to embed, or - for stdin");
+    if (!n) {
+        free(texts);
+        return cli_usage_error("embed", "give texts to embed, or - for stdin");
+    }
+    embed_options o = eo.o;
+    if (eo.no_prefix) o.query_prefix = "";
+    bool is_query = eo.query, json = eo.json;
     embed_options_from_env(&o);
 
     core_buf input;
     core_buf_init(&input, 256u << 20);
-    char **texts = argv + optind;
-    size_t n = (size_t)(argc - optind);
-    char **lines = NULL;
+    char **lines = NULL, **args = texts;
     if (n == 1 && !strcmp(texts[0], "-")) {
         if (read_stdin_lines(&input, &lines, &n) != 0) {
             fprintf(stderr, "apidex embed: stdin is too large or out of memory\n");
             core_buf_free(&input);
+            free(args);
             return CLI_FAILURE;
         }
         texts = lines;
@@ -218,6 +250,7 @@ int cli_cmd_embed(int argc, char **argv)
     }
     free(vecs);
     free(lines);
+    free(args);
     core_buf_free(&input);
     embed_provider_close(p);
     if (!rc) return CLI_OK;

@@ -105,8 +105,8 @@ static const cli_flag eval_rows[] = {
         "                     embedded with the model below (docs/SEARCH.md)\n"
         "  --hybrid-weight W  hybrid: W * lexical + (1 - W) * cosine instead of rank fusion\n"),
     CLI_INCLUDE(eval_args, embed, &cli_embed_table),
-    /* --agent's LLM: its flags are taken, their help is docs/LLM.md's */
-    CLI_INCLUDE_UNLISTED(eval_args, agent.llm, &cli_llm_table),
+    CLI_TEXT("\nWith --agent:\n"),
+    CLI_INCLUDE(eval_args, agent.llm, &cli_llm_table),
 };
 const cli_flag_table cli_eval_table = {eval_rows, sizeof eval_rows / sizeof *eval_rows};
 

@@ -9,49 +9,50 @@
 
 enum { MAX_ENDPOINTS = 256 };
 
+typedef struct feedback_opts {
+    const char *db, *api, *task;
+} feedback_opts;
+
+static const cli_flag feedback_rows[] = {
+    CLI_TEXT("usage: apidex feedback ENDPOINT... [--db FILE] [--api A] [--task \"TEXT\"]\n"
+             "  ENDPOINT          an operation id as search prints it (api:operationId), or\n"
+             "                    \"METHOD /path\" (with --api when several APIs have it)\n"),
+    CLI_STRING("--api", NULL, feedback_opts, api,
+               "  --api A           the API of \"METHOD /path\" endpoints\n"),
+    CLI_STRING("--task", NULL, feedback_opts, task,
+               "  --task \"TEXT\"     the task they were used for (kept with the uses)\n"),
+    CLI_STRING("--db", NULL, feedback_opts, db,
+               "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
+               "                    or ./" STORE_DEFAULT_DB "); the uses go to FILE.usage beside "
+               "it, which a\n"
+               "                    rebuild of the index keeps\n"),
+    CLI_TEXT("Search weighs reported uses only when asked: apidex search --usage-prior W.\n"),
+};
+const cli_flag_table cli_feedback_table = {feedback_rows,
+                                           sizeof feedback_rows / sizeof *feedback_rows};
+
 static void feedback_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: apidex feedback ENDPOINT... [--db FILE] [--api A] [--task \"TEXT\"]\n"
-            "  ENDPOINT          an operation id as search prints it (api:operationId), or\n"
-            "                    \"METHOD /path\" (with --api when several APIs have it)\n"
-            "  --api A           the API of \"METHOD /path\" endpoints\n"
-            "  --task \"TEXT\"     the task they were used for (kept with the uses)\n"
-            "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
-            "                    or ./%s); the uses go to FILE.usage beside it, which a\n"
-            "                    rebuild of the index keeps\n"
-            "Search weighs reported uses only when asked: apidex search --usage-prior W.\n",
-            STORE_DEFAULT_DB);
+    cli_flags_help(&cli_feedback_table, out);
 }
 
 int cli_cmd_feedback(int argc, char **argv)
 {
     const char *endpoints[MAX_ENDPOINTS];
     size_t n = 0;
-    const char *db = NULL, *api = NULL, *task = NULL;
+    feedback_opts o = {0};
     for (int i = 1; i < argc; i++) {
+        int r = cli_flags_take("feedback", &cli_feedback_table, feedback_usage, argc, argv, &i, &o);
+        if (r == CLI_FLAGS_HELP) return CLI_OK;
+        if (r < 0) return CLI_USAGE;
+        if (r) continue;
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            feedback_usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--db") && v) {
-            db = v;
-            i++;
-        } else if (!strcmp(a, "--api") && v) {
-            api = v;
-            i++;
-        } else if (!strcmp(a, "--task") && v) {
-            task = v;
-            i++;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_arg_unknown("feedback", a);
-        } else if (n == MAX_ENDPOINTS) {
+        if (a[0] == '-' && a[1]) return cli_arg_unknown("feedback", a);
+        if (n == MAX_ENDPOINTS)
             return cli_usage_error("feedback", "at most %d endpoints at a time", MAX_ENDPOINTS);
-        } else {
-            endpoints[n++] = a;
-        }
+        endpoints[n++] = a;
     }
+    const char *db = o.db, *api = o.api, *task = o.task;
     if (!n)
         return cli_usage_error("feedback",
                                "name the endpoints you used: an id or \"METHOD /path\"");

@@ -50,11 +50,7 @@ static int take_load_memory(const char *cmd, const char *flag, const char *value
 
 static int take_name(const char *cmd, const char *flag, const char *value, void *opts)
 {
-    if (!spec_id_valid(value))
-        return cli_usage_error(cmd,
-                               "--name '%s': an id is 1-%d of a-z 0-9 . _ - and starts "
-                               "and ends with a letter or digit",
-                               value, SPEC_ID_MAX);
+    if (!cli_arg_api_id(cmd, flag, value)) return CLI_USAGE;
     ((index_opts *)opts)->api_name = value;
     return CLI_OK;
 }
@@ -66,16 +62,6 @@ static int take_mcp_config(const char *cmd, const char *flag, const char *value,
     if (!src) return cli_usage_error(cmd, "too many --mcp-config");
     o->paths[o->n_paths++] = (char *)src;
     return CLI_OK;
-}
-
-/* --mode and --hybrid-weight: checked as search checks them, then refused. */
-static int take_search_option(const char *cmd, const char *flag, const char *value, void *opts)
-{
-    char *words[] = {(char *)cmd, (char *)flag, (char *)value};
-    int at = 1;
-    cli_embed_flags unused = {0};
-    if (cli_flags_take(cmd, &cli_embed_table, NULL, 3, words, &at, &unused) < 0) return CLI_USAGE;
-    return cli_usage_error(cmd, "%s is a search option, not an index one", flag);
 }
 
 static const cli_flag index_rows[] = {
@@ -145,13 +131,9 @@ static const cli_flag index_rows[] = {
     CLI_TEXT("Dense vectors (every chunk's text is embedded when one of these is given;\n"
              "docs/SEARCH.md):\n"),
     CLI_INCLUDE(index_opts, embed, &cli_embed_model_table),
-    {.kind = CLI_F_HANDLER, .name = "--mode", .take = take_search_option, .unlisted = true},
-    {.kind = CLI_F_HANDLER,
-     .name = "--hybrid-weight",
-     .take = take_search_option,
-     .unlisted = true},
-    /* the LLM of the summary and query strategies: help in docs/LLM.md */
-    CLI_INCLUDE_UNLISTED(index_opts, llm, &cli_llm_table),
+    CLI_INCLUDE(index_opts, embed, &cli_embed_refused_table),
+    CLI_TEXT("With --strategy summary or query (without --no-llm):\n"),
+    CLI_INCLUDE(index_opts, llm, &cli_llm_table),
     CLI_TEXT("The index becomes exactly PATH... (or the registry's sources): documents not\n"
              "among them are removed ('apidex add' and 'apidex remove' change one API and\n"
              "keep the rest). Exit status: 0 ok, 1 some documents failed (the rest is\n"
@@ -473,11 +455,6 @@ int cli_build_status(int rc)
     "                    (default 300; it says once whom it waits for)\n"
 #define HELP_NO_WAIT "  --no-wait         fail at once (exit 5) when another writer has the index\n"
 
-const char *cli_write_flags_help(void)
-{
-    return HELP_WAIT HELP_NO_WAIT;
-}
-
 static int take_wait(const char *cmd, const char *flag, const char *value, void *opts)
 {
     store_lock_options *lock = opts;
@@ -493,11 +470,6 @@ static const cli_flag write_rows[] = {
     CLI_SWITCH("--no-wait", NULL, store_lock_options, no_wait, HELP_NO_WAIT),
 };
 const cli_flag_table cli_write_table = {write_rows, sizeof write_rows / sizeof *write_rows};
-
-int cli_write_parse_flag(int argc, char **argv, int *i, store_lock_options *lock)
-{
-    return cli_flags_take(argv[0], &cli_write_table, NULL, argc, argv, i, lock);
-}
 
 static void tell_wait(void *ctx, long holder, double seconds)
 {

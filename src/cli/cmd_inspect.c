@@ -6,28 +6,68 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct inspect_opts {
+    bool json, allow_remote;
+    unsigned load_memory;
+    const char **hosts, **addresses; /* room for argc each */
+    size_t nh, na;
+} inspect_opts;
+
+static int take_load_memory(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    (void)flag;
+    return cli_arg_load_memory(cmd, value, &((inspect_opts *)opts)->load_memory) ? CLI_OK
+                                                                                 : CLI_USAGE;
+}
+
+static int take_host(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    (void)cmd, (void)flag;
+    inspect_opts *o = opts;
+    o->hosts[o->nh++] = value;
+    return CLI_OK;
+}
+
+static int take_address(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    (void)flag;
+    inspect_opts *o = opts;
+    if (!cli_arg_address(cmd, value)) return CLI_USAGE;
+    o->addresses[o->na++] = value;
+    return CLI_OK;
+}
+
+static const cli_flag inspect_rows[] = {
+    CLI_TEXT("usage: apidex inspect PATH... [--json] [--allow-remote-refs] [--allow-host HOST]\n"
+             "                      [--allow-address IP] [--max-load-memory N]\n"
+             "\n"
+             "Loads OpenAPI/Swagger documents (files, directories searched recursively for\n"
+             "*.json/*.yaml/*.yml roots, or http(s) URLs) and reports, per document: its API\n"
+             "id, title, version, spec version, operations, component schemas, schema cycles,\n"
+             "warnings and errors (with file, line:col and JSON pointer).\n"
+             "\n"),
+    CLI_SWITCH("--json", NULL, inspect_opts, json,
+               "  --json               one JSON object {\"documents\": [...]}\n"),
+    CLI_SWITCH("--allow-remote-refs", NULL, inspect_opts, allow_remote,
+               "  --allow-remote-refs  follow http(s) $refs (off by default)\n"),
+    CLI_HANDLER("--allow-host", NULL, take_host, NULL,
+                "  --allow-host HOST    a host remote $refs may reach (repeatable; '*' = any)\n"),
+    CLI_HANDLER("--allow-address", NULL, take_address, NULL,
+                "  --allow-address IP   a private address (loopback, private, link-local) remote\n"
+                "                       $refs may reach (repeatable); others are always refused\n"),
+    CLI_HANDLER("--max-load-memory", NULL, take_load_memory, NULL,
+                "  --max-load-memory N  memory one document may use while it loads: 64 MiB + N x\n"
+                "                       the bytes of its files (default $APIDEX_MAX_LOAD_MEMORY,\n"
+                "                       else 32); past it that document fails\n"),
+    CLI_TEXT("\n"
+             "Exit status: 0 every document loaded (warnings allowed), 1 some document failed\n"
+             "or has errors (the others are still reported), 2 usage error, 3 failure.\n"),
+};
+const cli_flag_table cli_inspect_table = {inspect_rows, sizeof inspect_rows / sizeof *inspect_rows};
+
 static void inspect_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: apidex inspect PATH... [--json] [--allow-remote-refs] [--allow-host HOST]\n"
-            "                      [--allow-address IP] [--max-load-memory N]\n"
-            "\n"
-            "Loads OpenAPI/Swagger documents (files, directories searched recursively for\n"
-            "*.json/*.yaml/*.yml roots, or http(s) URLs) and reports, per document: its API\n"
-            "id, title, version, spec version, operations, component schemas, schema cycles,\n"
-            "warnings and errors (with file, line:col and JSON pointer).\n"
-            "\n"
-            "  --json               one JSON object {\"documents\": [...]}\n"
-            "  --allow-remote-refs  follow http(s) $refs (off by default)\n"
-            "  --allow-host HOST    a host remote $refs may reach (repeatable; '*' = any)\n"
-            "  --allow-address IP   a private address (loopback, private, link-local) remote\n"
-            "                       $refs may reach (repeatable); others are always refused\n"
-            "  --max-load-memory N  memory one document may use while it loads: 64 MiB + N x\n"
-            "                       the bytes of its files (default $APIDEX_MAX_LOAD_MEMORY,\n"
-            "                       else 32); past it that document fails\n"
-            "\n"
-            "Exit status: 0 every document loaded (warnings allowed), 1 some document failed\n"
-            "or has errors (the others are still reported), 2 usage error, 3 failure.\n");
+    cli_flags_help(&cli_inspect_table, out);
 }
 
 /* An input that could not be read at all, reported like a failed document. */
@@ -152,13 +192,13 @@ static void print_api(const spec_api *api)
 
 int cli_cmd_inspect(int argc, char **argv)
 {
-    bool json = false, allow_remote = false, opts_done = false;
-    unsigned load_memory = 0;
+    bool opts_done = false;
+    inspect_opts o = {.hosts = calloc((size_t)argc + 1, sizeof *o.hosts),
+                      .addresses = calloc((size_t)argc + 1, sizeof *o.addresses)};
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
-    const char **hosts = calloc((size_t)argc + 1, sizeof *hosts);
-    const char **addresses = calloc((size_t)argc + 1, sizeof *addresses);
+    const char **hosts = o.hosts, **addresses = o.addresses;
     missing_input *missing = calloc((size_t)argc + 1, sizeof *missing);
-    size_t np = 0, nh = 0, na = 0, nm = 0;
+    size_t np = 0, nm = 0;
     int status = CLI_OK;
     spec_registry *reg = NULL;
     if (!paths || !hosts || !addresses || !missing) {
@@ -170,33 +210,21 @@ int cli_cmd_inspect(int argc, char **argv)
         const char *a = argv[i];
         if (opts_done || a[0] != '-' || !a[1]) {
             paths[np++] = a;
-        } else if (!strcmp(a, "--")) {
-            opts_done = true;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--allow-remote-refs")) {
-            allow_remote = true;
-        } else if (!strcmp(a, "--max-load-memory") && i + 1 < argc) {
-            if (!cli_arg_load_memory("inspect", argv[++i], &load_memory)) {
-                status = CLI_USAGE;
-                goto out;
-            }
-        } else if (!strcmp(a, "--allow-host") && i + 1 < argc) {
-            hosts[nh++] = argv[++i];
-        } else if (!strcmp(a, "--allow-address") && i + 1 < argc) {
-            if (!cli_arg_address("inspect", argv[i + 1])) {
-                status = CLI_USAGE;
-                goto out;
-            }
-            addresses[na++] = argv[++i];
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            inspect_usage(stdout);
-            goto out;
-        } else {
-            status = cli_arg_unknown("inspect", a);
-            goto out;
+            continue;
         }
+        if (!strcmp(a, "--")) { /* the words after it are paths */
+            opts_done = true;
+            continue;
+        }
+        int r = cli_flags_take("inspect", &cli_inspect_table, inspect_usage, argc, argv, &i, &o);
+        if (r == CLI_FLAGS_HELP) goto out;
+        if (r < 0) status = CLI_USAGE;
+        if (!r) status = cli_arg_unknown("inspect", a);
+        if (status) goto out;
     }
+    bool json = o.json, allow_remote = o.allow_remote;
+    unsigned load_memory = o.load_memory;
+    size_t nh = o.nh, na = o.na;
     if (!np) {
         status = cli_usage_error("inspect", "name the OpenAPI files or folders to inspect");
         goto out;

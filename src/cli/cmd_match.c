@@ -12,24 +12,51 @@
 #include <string.h>
 #include <sys/stat.h>
 
+typedef struct match_opts {
+    const char *db;
+    bool json;
+    match_params params;
+    match_query q;
+} match_opts;
+
+static int take_param(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    (void)flag;
+    apidex_error perr;
+    core_error_clear(&perr);
+    if (match_params_parse(&((match_opts *)opts)->params, value, &perr))
+        return cli_usage_error(cmd, "%s", perr.message);
+    return CLI_OK;
+}
+
+static const cli_flag match_rows[] = {
+    CLI_TEXT("usage: apidex match FILE... [--json] [--threshold T] [--k K] [--apis N]\n"
+             "                   [--param NAME=VALUE] [--db FILE]\n"
+             "  FILE              an OpenAPI 3 or Swagger 2 document (JSON or YAML), e.g. the\n"
+             "                    one an agent wrote for the service it needs\n"),
+    CLI_SWITCH("--json", NULL, match_opts, json,
+               "  --json            the answer as JSON (one object; an array for several "
+               "FILEs)\n"),
+    CLI_DOUBLE("--threshold", NULL, match_opts, q.threshold, 0, 1, false,
+               "  --threshold T     below this score (0..1) an operation has no match (default\n"
+               "                    the parameter match.threshold, docs/MATCH.md)\n"),
+    CLI_SIZE("--k", NULL, match_opts, q.k, 1, 100,
+             "  --k K             candidates shown per operation (default 5)\n"),
+    CLI_SIZE("--apis", NULL, match_opts, q.k_apis, 1, 100,
+             "  --apis N          APIs shown for the whole document (default 5)\n"),
+    CLI_HANDLER("--param", NULL, take_param, NULL,
+                "  --param NAME=VALUE  set a match parameter (docs/MATCH.md lists them)\n"),
+    CLI_STRING("--db", NULL, match_opts, db,
+               "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
+               "                    or ./" STORE_DEFAULT_DB ")\n"),
+    CLI_TEXT("Exit status: 0 answered (also when nothing matched), 2 a FILE is not a document\n"
+             "(file:line:col), 3 the index cannot be read.\n"),
+};
+const cli_flag_table cli_match_table = {match_rows, sizeof match_rows / sizeof *match_rows};
+
 static void match_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: apidex match FILE... [--json] [--threshold T] [--k K] [--apis N]\n"
-            "                   [--param NAME=VALUE] [--db FILE]\n"
-            "  FILE              an OpenAPI 3 or Swagger 2 document (JSON or YAML), e.g. the\n"
-            "                    one an agent wrote for the service it needs\n"
-            "  --json            the answer as JSON (one object; an array for several FILEs)\n"
-            "  --threshold T     below this score (0..1) an operation has no match (default\n"
-            "                    the parameter match.threshold, docs/MATCH.md)\n"
-            "  --k K             candidates shown per operation (default 5)\n"
-            "  --apis N          APIs shown for the whole document (default 5)\n"
-            "  --param NAME=VALUE  set a match parameter (docs/MATCH.md lists them)\n"
-            "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
-            "                    or ./%s)\n"
-            "Exit status: 0 answered (also when nothing matched), 2 a FILE is not a document\n"
-            "(file:line:col), 3 the index cannot be read.\n",
-            STORE_DEFAULT_DB);
+    cli_flags_help(&cli_match_table, out);
 }
 
 void cli_usage_match(FILE *out)
@@ -78,48 +105,30 @@ static int print_one(search_engine *eng, const char *file, const match_query *q,
 
 int cli_cmd_match(int argc, char **argv)
 {
-    const char *db = NULL;
-    bool json = false;
-    match_params params;
-    match_params_default(&params);
-    match_query q = {.threshold = -1, .params = &params};
+    match_opts mo = {.q = {.threshold = -1}};
+    match_params_default(&mo.params);
     const char **files = calloc((size_t)argc + 1, sizeof *files);
     size_t n_files = 0;
     if (!files) return CLI_FAILURE;
     int status = CLI_OK;
     for (int i = 1; i < argc && status == CLI_OK; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            match_usage(stdout);
+        int r = cli_flags_take("match", &cli_match_table, match_usage, argc, argv, &i, &mo);
+        if (r == CLI_FLAGS_HELP) {
             free(files);
             return CLI_OK;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--threshold") && v) {
-            if (!cli_arg_double("match", a, v, 0, 1, false, &q.threshold)) status = CLI_USAGE;
-            i++;
-        } else if (!strcmp(a, "--k") && v) {
-            if (!cli_arg_size("match", a, v, 1, 100, &q.k)) status = CLI_USAGE;
-            i++;
-        } else if (!strcmp(a, "--apis") && v) {
-            if (!cli_arg_size("match", a, v, 1, 100, &q.k_apis)) status = CLI_USAGE;
-            i++;
-        } else if (!strcmp(a, "--param") && v) {
-            apidex_error perr;
-            core_error_clear(&perr);
-            if (match_params_parse(&params, v, &perr))
-                status = cli_usage_error("match", "%s", perr.message);
-            i++;
-        } else if (!strcmp(a, "--db") && v) {
-            db = v;
-            i++;
-        } else if (a[0] == '-' && a[1]) {
-            status = cli_arg_unknown("match", a);
-        } else {
-            files[n_files++] = a;
         }
+        if (r < 0) status = CLI_USAGE;
+        if (r) continue;
+        const char *a = argv[i];
+        if (a[0] == '-' && a[1])
+            status = cli_arg_unknown("match", a);
+        else
+            files[n_files++] = a;
     }
+    const char *db = mo.db;
+    bool json = mo.json;
+    match_query q = mo.q;
+    q.params = &mo.params;
     if (status == CLI_OK && !n_files)
         status = cli_usage_error("match", "name the OpenAPI document to match (FILE)");
     for (size_t f = 0; status == CLI_OK && f < n_files; f++) {

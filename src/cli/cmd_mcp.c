@@ -19,75 +19,87 @@ static void on_signal(int sig)
     mcp_stop = 1;
 }
 
+typedef struct mcp_opts {
+    const char *db;
+    double interval, usage_prior;
+    int all_versions;
+    bool no_llm;
+    cli_llm_flags llm;
+    cli_embed_flags embed;
+    cli_serve_calls calls;
+} mcp_opts;
+
+static const char *const duplicates[] = {"prefer-newest", "all", NULL};
+
+/* The protocol revisions of the help's first lines. */
+static void mcp_revisions(FILE *out)
+{
+    fprintf(out,
+            "usage: apidex mcp [--db FILE] [--reload-interval SECONDS] [--no-llm] [--mode M]\n"
+            "                  [--usage-prior W] [--duplicates prefer-newest|all]\n"
+            "                  [--allow-calls [rules]] [embedding flags] [LLM flags]\n"
+            "  Speaks the Model Context Protocol on stdin/stdout (revisions %s,\n"
+            "  %s, %s, %s and %s) with the tools search_endpoints,\n",
+            mcp_supported_revisions[0], mcp_supported_revisions[1], mcp_supported_revisions[2],
+            mcp_supported_revisions[3], mcp_supported_revisions[4]);
+}
+
+static const cli_flag mcp_rows[] = {
+    CLI_TEXT("  get_endpoint, list_apis, ask_api, get_tool_definitions, match_spec and\n"
+             "  report_usage and the resources apidex://apis/{api} and\n"
+             "  apidex://endpoints/{id}; with --allow-calls also call_endpoint. Logs go to "
+             "stderr.\n"),
+    CLI_STRING("--db", NULL, mcp_opts, db,
+               "  --db FILE               index file (default $APIDEX_DB, the registry file's db,\n"
+               "                          or ./apidex.db)\n"),
+    CLI_DOUBLE("--reload-interval", NULL, mcp_opts, interval, 0, 86400, false,
+               "  --reload-interval S     look for a rebuilt index at most every S seconds\n"
+               "                          (default 2; 0 = on every request, -1 = never)\n"),
+    CLI_SWITCH("--no-llm", NULL, mcp_opts, no_llm,
+               "  --no-llm                ask_api returns the context only, even with an LLM "
+               "set\n"),
+    /* --mode and --hybrid-weight are rows of the embedding table (included below) */
+    CLI_TEXT("  --mode M                lexical (default), dense or hybrid ranking (needs the\n"
+             "                          index's vectors: apidex index ... --model; checked at "
+             "start)\n"
+             "  --hybrid-weight W       weighted sum instead of rank fusion (0 < W <= 1)\n"),
+    CLI_DOUBLE("--usage-prior", NULL, mcp_opts, usage_prior, 0, 0.2, false,
+               "  --usage-prior W         searches weigh the uses reported with report_usage and\n"
+               "                          apidex feedback (W in [0, 0.2]; 0: off)\n"),
+    CLI_CHOICE("--duplicates", NULL, mcp_opts, all_versions, duplicates,
+               "  --duplicates prefer-newest|all  of APIs that are one service, answer from the\n"
+               "                          newest (default) or from all (apidex list "
+               "--duplicates)\n"),
+    CLI_TEXT("See docs/CLIENTS.md for Claude Desktop, Cursor and VS Code configuration.\n\n"),
+    CLI_INCLUDE(mcp_opts, calls, &cli_serve_calls_table),
+    CLI_TEXT("\nEmbedding (with --mode dense|hybrid: the model the index was built with):\n"),
+    CLI_INCLUDE(mcp_opts, embed, &cli_embed_table),
+    CLI_INCLUDE(mcp_opts, llm, &cli_llm_table),
+};
+const cli_flag_table cli_mcp_table = {mcp_rows, sizeof mcp_rows / sizeof *mcp_rows};
+
 static void mcp_usage(FILE *out)
 {
-    fprintf(
-        out,
-        "usage: apidex mcp [--db FILE] [--reload-interval SECONDS] [--no-llm] [--mode M]\n"
-        "                  [--usage-prior W] [--duplicates prefer-newest|all]\n"
-        "                  [--allow-calls [rules]] [embedding flags] [LLM flags]\n"
-        "  Speaks the Model Context Protocol on stdin/stdout (revisions %s,\n"
-        "  %s, %s, %s and %s) with the tools search_endpoints,\n"
-        "  get_endpoint, list_apis, ask_api, get_tool_definitions, match_spec and\n"
-        "  report_usage and the resources apidex://apis/{api} and\n"
-        "  apidex://endpoints/{id}; with --allow-calls also call_endpoint. Logs go to stderr.\n"
-        "  --db FILE               index file (default $APIDEX_DB, the registry file's db,\n"
-        "                          or ./apidex.db)\n"
-        "  --reload-interval S     look for a rebuilt index at most every S seconds\n"
-        "                          (default 2; 0 = on every request, -1 = never)\n"
-        "  --no-llm                ask_api returns the context only, even with an LLM set\n"
-        "  --mode M                lexical (default), dense or hybrid ranking (needs the\n"
-        "                          index's vectors: apidex index ... --model; checked at start)\n"
-        "  --hybrid-weight W       weighted sum instead of rank fusion (0 < W <= 1)\n"
-        "  --usage-prior W         searches weigh the uses reported with report_usage and\n"
-        "                          apidex feedback (W in [0, 0.2]; 0: off)\n"
-        "  --duplicates prefer-newest|all  of APIs that are one service, answer from the\n"
-        "                          newest (default) or from all (apidex list --duplicates)\n"
-        "See docs/CLIENTS.md for Claude Desktop, Cursor and VS Code configuration.\n\n"
-        "%s\nEmbedding (with --mode dense|hybrid: the model the index was built with):\n%s%s",
-        mcp_supported_revisions[0], mcp_supported_revisions[1], mcp_supported_revisions[2],
-        mcp_supported_revisions[3], mcp_supported_revisions[4], cli_serve_calls_help(),
-        cli_embed_flags_help(), cli_llm_flags_help());
+    mcp_revisions(out);
+    cli_flags_help(&cli_mcp_table, out);
 }
 
 int cli_cmd_mcp(int argc, char **argv)
 {
-    const char *db_flag = NULL;
-    double interval = 2.0, usage_prior = 0;
-    int all_versions = 0;
-    cli_llm_flags llm_flags = {0};
-    cli_embed_flags embed_flags = {0};
-    bool no_llm = false;
-    cli_serve_calls calls = {0};
+    mcp_opts mo_ = {.interval = 2.0};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int taken = cli_llm_parse_flag(argc, argv, &i, &llm_flags);
-        if (!taken) taken = cli_embed_parse_flag(argc, argv, &i, &embed_flags);
-        if (!taken) taken = cli_serve_calls_flag("mcp", argc, argv, &i, &calls);
-        if (taken < 0) return CLI_USAGE;
-        if (taken) continue;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            mcp_usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--no-llm")) {
-            no_llm = true;
-        } else if (!strcmp(a, "--db") && v) {
-            db_flag = v;
-            i++;
-        } else if (!strcmp(a, "--reload-interval") && v) {
-            if (!cli_arg_double("mcp", a, v, 0, 86400, false, &interval)) return CLI_USAGE;
-            i++;
-        } else if (!strcmp(a, "--duplicates") && v) {
-            static const char *const modes[] = {"prefer-newest", "all", NULL};
-            if ((all_versions = cli_arg_choice("mcp", a, v, modes)) < 0) return CLI_USAGE;
-            i++;
-        } else if (!strcmp(a, "--usage-prior") && v) {
-            if (!cli_arg_double("mcp", a, v, 0, 0.2, false, &usage_prior)) return CLI_USAGE;
-            i++;
-        } else {
-            return cli_arg_unknown("mcp", a);
-        }
+        int r = cli_flags_take("mcp", &cli_mcp_table, mcp_usage, argc, argv, &i, &mo_);
+        if (r == CLI_FLAGS_HELP) return CLI_OK;
+        if (r < 0) return CLI_USAGE;
+        if (!r) return cli_arg_unknown("mcp", argv[i]);
     }
+    const char *db_flag = mo_.db;
+    double interval = mo_.interval, usage_prior = mo_.usage_prior;
+    int all_versions = mo_.all_versions;
+    cli_llm_flags llm_flags = mo_.llm;
+    cli_embed_flags embed_flags = mo_.embed;
+    bool no_llm = mo_.no_llm;
+    cli_serve_calls calls = mo_.calls;
     const char *db_path = cli_db_path(db_flag);
     serve_search_config search;
     int code = cli_search_config(&embed_flags, &search);

@@ -21,29 +21,11 @@ static void on_stop_signal(int sig)
     (void)w;
 }
 
-static void mock_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: apidex mock SPEC... [--listen HOST:PORT] [--seed N] [--max-body BYTES]\n"
-            "                   [--port-file FILE] [--quiet] [--allow-remote]\n"
-            "  Serves every operation of the specs (files, directories or URLs) with responses\n"
-            "  made from their examples and schemas, checks requests against the spec (400 with\n"
-            "  the parameter or JSON pointer and the rule), and keeps what is created (POST)\n"
-            "  so that it can be read (GET), updated (PUT, PATCH) and deleted (DELETE).\n"
-            "  Each spec is served under the path of its first server URL (or /<api id>/...\n"
-            "  when that path is taken); the URLs are printed at start. docs/MOCK.md.\n"
-            "  --listen HOST:PORT    default 127.0.0.1:4010; port 0 picks a free port\n"
-            "  --seed N              the same seed answers the same requests the same (default 0)\n"
-            "  --max-body BYTES      largest request body (default 1048576)\n"
-            "  --port-file FILE      write the bound port there once listening\n"
-            "  --quiet               no line per request on stderr\n"
-            "  --allow-remote        allow a non-loopback --listen address\n");
-}
-
-void cli_usage_mock(FILE *out)
-{
-    mock_usage(out);
-}
+typedef struct mock_opts {
+    const char *listen, *port_file;
+    uint64_t seed, max_body;
+    bool quiet, allow_remote;
+} mock_opts;
 
 static int parse_u64(const char *flag, const char *v, uint64_t *out)
 {
@@ -56,44 +38,79 @@ static int parse_u64(const char *flag, const char *v, uint64_t *out)
     return 0;
 }
 
+static int take_seed(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    (void)cmd;
+    return parse_u64(flag, value, &((mock_opts *)opts)->seed) ? CLI_USAGE : CLI_OK;
+}
+
+static int take_max_body(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    uint64_t *x = &((mock_opts *)opts)->max_body;
+    if (parse_u64(flag, value, x)) return CLI_USAGE;
+    return *x ? CLI_OK : cli_usage_error(cmd, "--max-body must be positive");
+}
+
+static const cli_flag mock_rows[] = {
+    CLI_TEXT("usage: apidex mock SPEC... [--listen HOST:PORT] [--seed N] [--max-body BYTES]\n"
+             "                   [--port-file FILE] [--quiet] [--allow-remote]\n"
+             "  Serves every operation of the specs (files, directories or URLs) with responses\n"
+             "  made from their examples and schemas, checks requests against the spec (400 with\n"
+             "  the parameter or JSON pointer and the rule), and keeps what is created (POST)\n"
+             "  so that it can be read (GET), updated (PUT, PATCH) and deleted (DELETE).\n"
+             "  Each spec is served under the path of its first server URL (or /<api id>/...\n"
+             "  when that path is taken); the URLs are printed at start. docs/MOCK.md.\n"),
+    CLI_STRING("--listen", NULL, mock_opts, listen,
+               "  --listen HOST:PORT    default 127.0.0.1:4010; port 0 picks a free port\n"),
+    CLI_HANDLER(
+        "--seed", NULL, take_seed, NULL,
+        "  --seed N              the same seed answers the same requests the same (default 0)\n"),
+    CLI_HANDLER("--max-body", NULL, take_max_body, NULL,
+                "  --max-body BYTES      largest request body (default 1048576)\n"),
+    CLI_STRING("--port-file", NULL, mock_opts, port_file,
+               "  --port-file FILE      write the bound port there once listening\n"),
+    CLI_SWITCH("--quiet", NULL, mock_opts, quiet,
+               "  --quiet               no line per request on stderr\n"),
+    CLI_SWITCH("--allow-remote", NULL, mock_opts, allow_remote,
+               "  --allow-remote        allow a non-loopback --listen address\n"),
+};
+const cli_flag_table cli_mock_table = {mock_rows, sizeof mock_rows / sizeof *mock_rows};
+
+static void mock_usage(FILE *out)
+{
+    cli_flags_help(&cli_mock_table, out);
+}
+
+void cli_usage_mock(FILE *out)
+{
+    mock_usage(out);
+}
+
 int cli_cmd_mock(int argc, char **argv)
 {
-    mock_server_options so = {0};
-    mock_options mo = {0};
-    const char *port_file = NULL;
+    mock_opts mf = {0};
     const char **specs = calloc((size_t)argc + 1, sizeof *specs);
     size_t n_specs = 0;
     if (!specs) return CLI_FAILURE;
     int code = CLI_OK;
     for (int i = 1; i < argc && !code; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        uint64_t x;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            mock_usage(stdout);
+        int r = cli_flags_take("mock", &cli_mock_table, mock_usage, argc, argv, &i, &mf);
+        if (r == CLI_FLAGS_HELP) {
             free(specs);
             return CLI_OK;
-        } else if (!strcmp(a, "--quiet")) {
-            so.quiet = true;
-        } else if (!strcmp(a, "--allow-remote")) {
-            so.allow_remote = true;
-        } else if (a[0] == '-' && a[1] == '-' && !v) {
-            code = cli_arg_unknown("mock", a); /* a known flag: "needs a value" */
-        } else if (!strcmp(a, "--listen")) {
-            so.listen = argv[++i];
-        } else if (!strcmp(a, "--port-file")) {
-            port_file = argv[++i];
-        } else if (!strcmp(a, "--seed")) {
-            code = parse_u64(a, argv[++i], &mo.seed) ? CLI_USAGE : 0;
-        } else if (!strcmp(a, "--max-body")) {
-            code = parse_u64(a, argv[++i], &x) ? CLI_USAGE : 0;
-            mo.max_body = (size_t)x;
-            if (!code && !x) code = cli_usage_error("mock", "--max-body must be positive");
-        } else if (a[0] == '-' && a[1]) {
-            code = cli_arg_unknown("mock", a);
-        } else {
-            specs[n_specs++] = a;
         }
+        if (r < 0) code = CLI_USAGE;
+        if (r) continue;
+        const char *a = argv[i];
+        if (a[0] == '-' && a[1])
+            code = cli_arg_unknown("mock", a);
+        else
+            specs[n_specs++] = a;
     }
+    mock_server_options so = {
+        .listen = mf.listen, .quiet = mf.quiet, .allow_remote = mf.allow_remote};
+    mock_options mo = {.seed = mf.seed, .max_body = (size_t)mf.max_body};
+    const char *port_file = mf.port_file;
     if (!code && !n_specs) code = cli_usage_error("mock", "give at least one SPEC to serve");
     if (code) {
         free(specs);

@@ -9,47 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void add_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: apidex add PATH|URL... [--mcp-config FILE] [--name ID] [--db FILE]\n"
-            "                  [--wait SECONDS] [--no-wait]\n"
-            "                  [--json] [--quiet] [--verbose]\n"
-            "  PATH|URL          spec files, directories (searched recursively) or URLs to add\n"
-            "                    (or update, when already indexed); MCP servers too:\n"
-            "                    mcp+stdio:'PROGRAM ARG...', mcp+http(s)://URL\n"
-            "  --mcp-config FILE every server of an MCP client config (mcpServers JSON)\n"
-            "  --name ID         the API id of the one document added (a-z 0-9 . _ -)\n"
-            "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
-            "                    or ./%s)\n"
-            "%s"
-            "  --json            print a JSON summary on stdout\n"
-            "  --verbose         also print warnings\n"
-            "Dense vectors: an index built with an embedding model needs the same flags:\n%s"
-            "Only the given documents are loaded and indexed; every other API of the index is\n"
-            "copied as it is, with the strategy and filters the index was built with. Exit\n"
-            "status: 0 ok, 1 a document failed, 2 usage (also: an id another document has),\n"
-            "3 failure (e.g. an index of other options: rebuild it with 'apidex index'),\n"
-            "4 --db is not an apidex index, 5 another writer held the index.\n",
-            STORE_DEFAULT_DB, cli_write_flags_help(), cli_embed_flags_help());
-}
-
-static void remove_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: apidex remove ID... [--db FILE] [--wait SECONDS] [--no-wait] [--json]\n"
-            "                     [--quiet]\n"
-            "  ID                API ids to remove from the index ('apidex list' shows them)\n"
-            "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
-            "                    or ./%s)\n"
-            "%s"
-            "  --json            print a JSON summary on stdout\n"
-            "Every other API is copied as it is. Exit status: 0 ok, 2 usage (an unknown id:\n"
-            "the nearest are named; nothing is removed), 3 failure, 4 --db is not an apidex\n"
-            "index, 5 another writer held the index.\n",
-            STORE_DEFAULT_DB, cli_write_flags_help());
-}
-
 /* The two commands share everything after their arguments. */
 typedef struct write_args {
     const char *db;
@@ -62,6 +21,89 @@ typedef struct write_args {
     char **copies; /* remove: the ids the words resolved to, where they differ (owned) */
 } write_args;
 
+static int take_name(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    if (!cli_arg_api_id(cmd, flag, value)) return CLI_USAGE;
+    ((write_args *)opts)->name = value;
+    return CLI_OK;
+}
+
+static int take_mcp_config(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    (void)flag;
+    write_args *w = opts;
+    const char *src = cli_mcp_config_source(value);
+    if (!src) return cli_usage_error(cmd, "too many --mcp-config");
+    w->words[w->n_words++] = (char *)src;
+    return CLI_OK;
+}
+
+#define HELP_DB                                                                                    \
+    "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"                \
+    "                    or ./" STORE_DEFAULT_DB ")\n"
+#define HELP_JSON "  --json            print a JSON summary on stdout\n"
+
+/* --db, the writers' --wait/--no-wait, --json and --quiet (-q): add's and remove's */
+static const cli_flag write_rows[] = {
+    CLI_STRING("--db", NULL, write_args, db, HELP_DB),
+    CLI_INCLUDE(write_args, opt.lock, &cli_write_table),
+    CLI_SWITCH("--json", NULL, write_args, json, HELP_JSON),
+    {.kind = CLI_F_SWITCH,
+     .name = "--quiet",
+     .also = "-q",
+     .at = CLI_FIELD_(write_args, quiet, bool)},
+};
+static const cli_flag_table write_table = {write_rows, sizeof write_rows / sizeof *write_rows};
+
+static const cli_flag add_rows[] = {
+    CLI_TEXT("usage: apidex add PATH|URL... [--mcp-config FILE] [--name ID] [--db FILE]\n"
+             "                  [--wait SECONDS] [--no-wait]\n"
+             "                  [--json] [--quiet] [--verbose]\n"
+             "  PATH|URL          spec files, directories (searched recursively) or URLs to add\n"
+             "                    (or update, when already indexed); MCP servers too:\n"
+             "                    mcp+stdio:'PROGRAM ARG...', mcp+http(s)://URL\n"),
+    CLI_HANDLER("--mcp-config", NULL, take_mcp_config, NULL,
+                "  --mcp-config FILE every server of an MCP client config (mcpServers JSON)\n"),
+    CLI_HANDLER("--name", NULL, take_name, NULL,
+                "  --name ID         the API id of the one document added (a-z 0-9 . _ -)\n"),
+    {.kind = CLI_F_INCLUDE, .table = &write_table},
+    {.kind = CLI_F_SWITCH,
+     .name = "--verbose",
+     .also = "-v",
+     .at = CLI_FIELD_(write_args, verbose, bool),
+     .help = "  --verbose         also print warnings\n"},
+    CLI_TEXT("Dense vectors: an index built with an embedding model needs the same flags:\n"),
+    CLI_INCLUDE(write_args, embed, &cli_embed_model_table),
+    CLI_INCLUDE(write_args, embed, &cli_embed_refused_table),
+    CLI_TEXT("Only the given documents are loaded and indexed; every other API of the index is\n"
+             "copied as it is, with the strategy and filters the index was built with. Exit\n"
+             "status: 0 ok, 1 a document failed, 2 usage (also: an id another document has),\n"
+             "3 failure (e.g. an index of other options: rebuild it with 'apidex index'),\n"
+             "4 --db is not an apidex index, 5 another writer held the index.\n"),
+};
+const cli_flag_table cli_add_table = {add_rows, sizeof add_rows / sizeof *add_rows};
+
+static const cli_flag remove_rows[] = {
+    CLI_TEXT("usage: apidex remove ID... [--db FILE] [--wait SECONDS] [--no-wait] [--json]\n"
+             "                     [--quiet]\n"
+             "  ID                API ids to remove from the index ('apidex list' shows them)\n"),
+    {.kind = CLI_F_INCLUDE, .table = &write_table},
+    CLI_TEXT("Every other API is copied as it is. Exit status: 0 ok, 2 usage (an unknown id:\n"
+             "the nearest are named; nothing is removed), 3 failure, 4 --db is not an apidex\n"
+             "index, 5 another writer held the index.\n"),
+};
+const cli_flag_table cli_remove_table = {remove_rows, sizeof remove_rows / sizeof *remove_rows};
+
+static void add_usage(FILE *out)
+{
+    cli_flags_help(&cli_add_table, out);
+}
+
+static void remove_usage(FILE *out)
+{
+    cli_flags_help(&cli_remove_table, out);
+}
+
 static void free_words(write_args *w);
 
 /* Parses argv; CLI_OK, or the exit code (help printed, or a usage error said). */
@@ -69,46 +111,16 @@ static int parse_args(int argc, char **argv, bool add, write_args *w)
 {
     w->words = calloc((size_t)argc, sizeof *w->words);
     if (!w->words) return CLI_FAILURE;
+    const char *cmd = add ? "add" : "remove";
     for (int i = 1; i < argc; i++) {
+        int r = cli_flags_take(cmd, add ? &cli_add_table : &cli_remove_table,
+                               add ? add_usage : remove_usage, argc, argv, &i, w);
+        if (r == CLI_FLAGS_HELP) return -1;
+        if (r < 0) return CLI_USAGE;
+        if (r) continue;
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int taken = 0;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            (add ? add_usage : remove_usage)(stdout);
-            return -1;
-        } else if (!strcmp(a, "--json")) {
-            w->json = true;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            w->quiet = true;
-        } else if (add && (!strcmp(a, "--verbose") || !strcmp(a, "-v"))) {
-            w->verbose = true;
-        } else if ((taken = cli_write_parse_flag(argc, argv, &i, &w->opt.lock)) != 0) {
-            if (taken < 0) return CLI_USAGE;
-        } else if (add && (taken = cli_embed_parse_flag(argc, argv, &i, &w->embed)) != 0) {
-            if (taken > 0 && (w->embed.weight_arg || w->embed.mode_given))
-                cli_usage_error("add", "%s is a search option, not an add one", a);
-            if (taken < 0 || w->embed.weight_arg || w->embed.mode_given) return CLI_USAGE;
-        } else if (!strcmp(a, "--db") && v) {
-            w->db = v;
-            i++;
-        } else if (add && !strcmp(a, "--name") && v) {
-            if (!spec_id_valid(v))
-                return cli_usage_error("add",
-                                       "--name '%s': an id is 1-%d of a-z 0-9 . _ - and starts "
-                                       "and ends with a letter or digit",
-                                       v, SPEC_ID_MAX);
-            w->name = v;
-            i++;
-        } else if (add && !strcmp(a, "--mcp-config") && v) {
-            const char *src = cli_mcp_config_source(v);
-            if (!src) return cli_usage_error("add", "too many --mcp-config");
-            w->words[w->n_words++] = (char *)src;
-            i++;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_arg_unknown(add ? "add" : "remove", a);
-        } else {
-            w->words[w->n_words++] = argv[i];
-        }
+        if (a[0] == '-' && a[1]) return cli_arg_unknown(cmd, a);
+        w->words[w->n_words++] = argv[i];
     }
     if (!w->n_words)
         return cli_usage_error(add ? "add" : "remove", add ? "name the OpenAPI files, folders or "

@@ -14,114 +14,121 @@
 
 enum { RUN_MAX_LIST = 64 };
 
+typedef struct run_opts {
+    const char *db;
+    const char *apis[RUN_MAX_LIST + 1], *servers[RUN_MAX_LIST], *hosts[RUN_MAX_LIST],
+        *addresses[RUN_MAX_LIST];
+    size_t n_apis, n_servers, n_hosts, n_addresses;
+    size_t max_steps, k, budget, timeout;
+    bool json, allow_write, allow_private;
+    cli_llm_flags llm;
+} run_opts;
+
+static int take_server(const char *cmd, const char *flag, const char *v, void *opts)
+{
+    run_opts *o = opts;
+    if (o->n_servers >= RUN_MAX_LIST)
+        return cli_usage_error(cmd, "%s: at most %d", flag, RUN_MAX_LIST);
+    if (!strchr(v, '=') || v[0] == '=' || !strstr(v, "://"))
+        return cli_usage_error(cmd, "--server wants API=URL, not '%s'", v);
+    o->servers[o->n_servers++] = v;
+    return CLI_OK;
+}
+
+static int take_address(const char *cmd, const char *flag, const char *v, void *opts)
+{
+    run_opts *o = opts;
+    if (o->n_addresses >= RUN_MAX_LIST)
+        return cli_usage_error(cmd, "%s: at most %d", flag, RUN_MAX_LIST);
+    if (!cli_arg_address(cmd, v)) return CLI_USAGE;
+    o->addresses[o->n_addresses++] = v;
+    return CLI_OK;
+}
+
+static const cli_flag run_rows[] = {
+    CLI_TEXT("usage: apidex run \"TASK\" [--max-steps N] [--api A]... [--server API=URL]...\n"
+             "                  [--allow-write] [--allow-host HOST]... [--allow-private]\n"
+             "                  [--allow-address IP]... [--timeout SECONDS] [-k N]\n"
+             "                  [--budget N] [--json] [--db FILE] [LLM flags]\n"
+             "\n"
+             "Solves TASK by calling the indexed APIs, RestGPT's way: the model plans the next\n"
+             "step, apidex's search selects candidate endpoints for it, the model fills the\n"
+             "call, apidex validates and sends it, the model selects what the step needs from\n"
+             "the response; until the model answers. Prints the transcript (docs/EXECUTE.md).\n"),
+    CLI_SIZE("--max-steps", NULL, run_opts, max_steps, 1, 50,
+             "  --max-steps N     planner turns (default 10, at most 50)\n"),
+    CLI_LIST("--api", NULL, run_opts, apis, n_apis, NULL, RUN_MAX_LIST, "%s: at most %d",
+             "  --api A           only endpoints of API A (repeatable)\n"),
+    CLI_HANDLER("--server", NULL, take_server, NULL,
+                "  --server API=URL  the base URL of API instead of its spec's (repeatable)\n"),
+    CLI_SWITCH("--allow-write", NULL, run_opts, allow_write,
+               "  --allow-write     methods other than GET/HEAD/OPTIONS\n"),
+    CLI_LIST("--allow-host", NULL, run_opts, hosts, n_hosts, NULL, RUN_MAX_LIST, "%s: at most %d",
+             "  --allow-host HOST another host (the spec's servers and --server are allowed)\n"),
+    CLI_SWITCH("--allow-private", NULL, run_opts, allow_private,
+               "  --allow-private   private, loopback and link-local addresses\n"),
+    CLI_HANDLER("--allow-address", NULL, take_address, NULL,
+                "  --allow-address IP  this one private address only (repeatable)\n"),
+    CLI_SIZE("--timeout", NULL, run_opts, timeout, 1, 3600,
+             "  --timeout SECONDS each call's whole exchange (default 30)\n"),
+    {.kind = CLI_F_SIZE,
+     .name = "-k",
+     .also = "--k",
+     .at = CLI_FIELD_(run_opts, k, size_t),
+     .lo = 1,
+     .hi = 50,
+     .help = "  -k N              candidate endpoints per step (default 5)\n"},
+    CLI_SIZE("--budget", NULL, run_opts, budget, 50, 100000,
+             "  --budget N        cl100k tokens of each response the model sees (default 2000)\n"),
+    CLI_SWITCH("--json", NULL, run_opts, json, "  --json            the transcript as JSON\n"),
+    CLI_STRING("--db", NULL, run_opts, db,
+               "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
+               "                    or ./apidex.db)\n"),
+    CLI_TEXT("\n"),
+    CLI_INCLUDE(run_opts, llm, &cli_llm_table),
+    CLI_TEXT("Exit status: 0 answered, 1 stopped without an answer, 2 usage or no LLM\n"
+             "configured, 3 failure.\n"),
+};
+const cli_flag_table cli_run_table = {run_rows, sizeof run_rows / sizeof *run_rows};
+
 static void run_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: apidex run \"TASK\" [--max-steps N] [--api A]... [--server API=URL]...\n"
-            "                  [--allow-write] [--allow-host HOST]... [--allow-private]\n"
-            "                  [--allow-address IP]... [--timeout SECONDS] [-k N]\n"
-            "                  [--budget N] [--json] [--db FILE] [LLM flags]\n"
-            "\n"
-            "Solves TASK by calling the indexed APIs, RestGPT's way: the model plans the next\n"
-            "step, apidex's search selects candidate endpoints for it, the model fills the\n"
-            "call, apidex validates and sends it, the model selects what the step needs from\n"
-            "the response; until the model answers. Prints the transcript (docs/EXECUTE.md).\n"
-            "  --max-steps N     planner turns (default 10, at most 50)\n"
-            "  --api A           only endpoints of API A (repeatable)\n"
-            "  --server API=URL  the base URL of API instead of its spec's (repeatable)\n"
-            "  --allow-write     methods other than GET/HEAD/OPTIONS\n"
-            "  --allow-host HOST another host (the spec's servers and --server are allowed)\n"
-            "  --allow-private   private, loopback and link-local addresses\n"
-            "  --allow-address IP  this one private address only (repeatable)\n"
-            "  --timeout SECONDS each call's whole exchange (default 30)\n"
-            "  -k N              candidate endpoints per step (default 5)\n"
-            "  --budget N        cl100k tokens of each response the model sees (default 2000)\n"
-            "  --json            the transcript as JSON\n"
-            "  --db FILE         index file (default $APIDEX_DB, the registry file's db,\n"
-            "                    or ./apidex.db)\n"
-            "\n%s"
-            "Exit status: 0 answered, 1 stopped without an answer, 2 usage or no LLM\n"
-            "configured, 3 failure.\n",
-            cli_llm_flags_help());
+    cli_flags_help(&cli_run_table, out);
 }
 
 int cli_cmd_run(int argc, char **argv)
 {
-    const char *task = NULL, *db = NULL;
-    const char *apis[RUN_MAX_LIST + 1] = {0}, *servers[RUN_MAX_LIST], *hosts[RUN_MAX_LIST],
-                                    *addresses[RUN_MAX_LIST];
-    size_t n_apis = 0, n_servers = 0, n_hosts = 0, n_addresses = 0;
-    bool json = false;
-    agent_run_options ro = {0};
-    agent_run_executor_options xo = {0};
-    cli_llm_flags lf = {0};
+    run_opts o = {0};
+    const char *task = NULL;
     for (int i = 1; i < argc; i++) {
+        int r = cli_flags_take("run", &cli_run_table, run_usage, argc, argv, &i, &o);
+        if (r == CLI_FLAGS_HELP) return CLI_OK;
+        if (r < 0) return CLI_USAGE;
+        if (r) continue;
         const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int r = cli_llm_parse_flag(argc, argv, &i, &lf);
-        size_t n = 0;
-        if (r) {
-            if (r < 0) return CLI_USAGE;
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            run_usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--allow-write")) {
-            xo.policy.allow_write = true;
-        } else if (!strcmp(a, "--allow-private")) {
-            xo.policy.allow_private = true;
-        } else if (!strcmp(a, "--max-steps") && v) {
-            if (!cli_arg_size("run", a, v, 1, 50, &n)) return CLI_USAGE;
-            ro.max_steps = (unsigned)n;
-            i++;
-        } else if ((!strcmp(a, "-k") || !strcmp(a, "--k")) && v) {
-            if (!cli_arg_size("run", a, v, 1, 50, &ro.k)) return CLI_USAGE;
-            i++;
-        } else if (!strcmp(a, "--budget") && v) {
-            if (!cli_arg_size("run", a, v, 50, 100000, &xo.shape.budget)) return CLI_USAGE;
-            i++;
-        } else if (!strcmp(a, "--timeout") && v) {
-            if (!cli_arg_size("run", a, v, 1, 3600, &n)) return CLI_USAGE;
-            xo.policy.timeout_ms = (long)n * 1000;
-            i++;
-        } else if (!strcmp(a, "--db") && v) {
-            db = v;
-            i++;
-        } else if ((!strcmp(a, "--api") || !strcmp(a, "--server") || !strcmp(a, "--allow-host") ||
-                    !strcmp(a, "--allow-address")) &&
-                   v) {
-            const char **list = a[2] == 'a' && a[3] == 'p' ? apis
-                                : a[2] == 's'              ? servers
-                                : a[8] == 'h'              ? hosts
-                                                           : addresses;
-            size_t *cnt = list == apis      ? &n_apis
-                          : list == servers ? &n_servers
-                          : list == hosts   ? &n_hosts
-                                            : &n_addresses;
-            if (*cnt >= RUN_MAX_LIST)
-                return cli_usage_error("run", "%s: at most %d", a, RUN_MAX_LIST);
-            if (list == servers && (!strchr(v, '=') || v[0] == '=' || !strstr(v, "://")))
-                return cli_usage_error("run", "--server wants API=URL, not '%s'", v);
-            if (list == addresses && !cli_arg_address("run", v)) return CLI_USAGE;
-            list[(*cnt)++] = v;
-            i++;
-        } else if (a[0] == '-' && a[1]) {
-            return cli_arg_unknown("run", a);
-        } else if (task) {
-            return cli_arg_unquoted("run", task, argc, argv, i);
-        } else {
-            task = a;
-        }
+        if (a[0] == '-' && a[1]) return cli_arg_unknown("run", a);
+        if (task) return cli_arg_unquoted("run", task, argc, argv, i);
+        task = a;
     }
+    const char *db = o.db;
+    const char **apis = o.apis, **servers = o.servers;
+    size_t n_apis = o.n_apis, n_servers = o.n_servers;
+    bool json = o.json;
+    agent_run_options ro = {.max_steps = (unsigned)o.max_steps, .k = o.k};
+    agent_run_executor_options xo = {0};
+    xo.shape.budget = o.budget;
+    xo.policy.allow_write = o.allow_write;
+    xo.policy.allow_private = o.allow_private;
+    xo.policy.timeout_ms = (long)o.timeout * 1000;
+    cli_llm_flags lf = o.llm;
     if (!task) return cli_usage_error("run", "give a task: apidex run \"TASK\"");
     if (cli_check_task("run", task)) return CLI_USAGE;
     xo.servers = servers;
     xo.n_servers = n_servers;
-    xo.policy.allowed_hosts = hosts;
-    xo.policy.n_allowed_hosts = n_hosts;
-    xo.policy.allowed_addresses = addresses;
-    xo.policy.n_allowed_addresses = n_addresses;
+    xo.policy.allowed_hosts = o.hosts;
+    xo.policy.n_allowed_hosts = o.n_hosts;
+    xo.policy.allowed_addresses = o.addresses;
+    xo.policy.n_allowed_addresses = o.n_addresses;
     if (n_apis) ro.apis = apis;
     ro.trace = json ? NULL : cli_trace_stderr;
     ro.trace_ctx = (void *)"run";

@@ -26,61 +26,123 @@ static void on_stop_signal(int sig)
     (void)w;
 }
 
+typedef struct serve_opts {
+    const char *db, *registry, *listen, *token, *token_file, *access_log, *port_file;
+    size_t threads, max_body, max_header, max_connections, timeout, sessions_per_client;
+    int conns_per_client; /* serve_http_options.max_conns_per_client */
+    double header_timeout, interval, usage_prior;
+    const char *cors[MAX_CORS + 1];
+    size_t n_cors;
+    int all_versions;
+    bool allow_remote, no_llm, watch;
+    cli_llm_flags llm;
+    cli_embed_flags embed;
+    cli_serve_calls calls;
+} serve_opts;
+
+static const char *const duplicates[] = {"prefer-newest", "all", NULL};
+
+/* 0 = no limit (-1 to the server; 0 there is its default) */
+static int take_conns_per_client(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    size_t n = 0;
+    if (!cli_arg_size(cmd, flag, value, 0, 100000, &n)) return CLI_USAGE;
+    ((serve_opts *)opts)->conns_per_client = n ? (int)n : -1;
+    return CLI_OK;
+}
+
+static const cli_flag serve_rows[] = {
+    CLI_TEXT("usage: apidex serve [--db FILE] [--listen HOST:PORT] [--token TOKEN] [--threads N]\n"
+             "                    [--max-body BYTES] [--max-header BYTES] [--max-connections N]\n"
+             "                    [--timeout SECONDS] [--header-timeout SECONDS]\n"
+             "                    [--max-conns-per-client N] [--max-sessions-per-client N]\n"
+             "                    [--cors ORIGIN]... [--access-log FILE|none]\n"
+             "                    [--reload-interval SECONDS] [--port-file FILE] [--allow-remote]\n"
+             "                    [--mode M] [--watch [--registry FILE]] [--allow-calls [rules]]\n"
+             "                    [embedding flags] [LLM flags]\n"
+             "  Routes: GET /v1/search?q=&k=&adaptive=&api=&tag=&method=, GET /v1/endpoints/{id},\n"
+             "  GET /v1/apis, POST /v1/ask, POST /v1/match, POST /v1/feedback, POST /v1/call\n"
+             "  (with --allow-calls), GET /healthz, GET /metrics, GET /openapi.json, and MCP\n"
+             "  (Streamable HTTP) at /mcp. A web page at / (search, browse, copy a call).\n"),
+    CLI_STRING("--db", NULL, serve_opts, db,
+               "  --db FILE             index file (default $APIDEX_DB, the registry file's db,\n"
+               "                        or ./apidex.db)\n"),
+    CLI_STRING("--listen", NULL, serve_opts, listen,
+               "  --listen HOST:PORT    default 127.0.0.1:8080; port 0 picks a free port\n"),
+    CLI_STRING(
+        "--token", NULL, serve_opts, token,
+        "  --token TOKEN         require 'Authorization: Bearer TOKEN' (also $APIDEX_TOKEN,\n"
+        "                        or --token-file FILE, which keeps it out of `ps`)\n"),
+    CLI_STRING("--token-file", NULL, serve_opts, token_file, NULL),
+    CLI_SIZE("--threads", NULL, serve_opts, threads, 1, 64,
+             "  --threads N           worker threads (default: one per CPU)\n"),
+    CLI_SIZE("--max-body", NULL, serve_opts, max_body, 64, (size_t)1 << 30,
+             "  --max-body BYTES      largest request body (default 1048576)\n"),
+    CLI_SIZE("--max-header", NULL, serve_opts, max_header, 1024, (size_t)1 << 20,
+             "  --max-header BYTES    largest request line + headers (default 16384)\n"),
+    CLI_SIZE("--max-connections", NULL, serve_opts, max_connections, 1, 100000,
+             "  --max-connections N   open connections at once (default 256)\n"),
+    CLI_SIZE("--timeout", NULL, serve_opts, timeout, 1, 3600,
+             "  --timeout SECONDS     idle timeout and request deadline (default 30)\n"),
+    CLI_DOUBLE("--header-timeout", NULL, serve_opts, header_timeout, 0.1, 3600, false,
+               "  --header-timeout S    a connection's request headers must be complete S seconds\n"
+               "                        after it opens (or after its previous answer), however\n"
+               "                        slowly they come; then it is closed (default 10)\n"),
+    CLI_HANDLER(
+        "--max-conns-per-client", NULL, take_conns_per_client, NULL,
+        "  --max-conns-per-client N  connections one client address may hold (default: a\n"
+        "                        quarter of --max-connections, at most 64; 0 = no limit)\n"),
+    CLI_SIZE("--max-sessions-per-client", NULL, serve_opts, sessions_per_client, 1, 1024,
+             "  --max-sessions-per-client N  MCP sessions (2025-era initialize) one client\n"
+             "                        address may hold of the 1024 kept; its oldest goes first\n"
+             "                        (default 64)\n"),
+    CLI_LIST("--cors", NULL, serve_opts, cors, n_cors, NULL, MAX_CORS, "%s: at most %d origins",
+             "  --cors ORIGIN         allow this browser origin (repeatable; '*' = any); off by "
+             "default\n"),
+    CLI_STRING("--access-log", NULL, serve_opts, access_log,
+               "  --access-log FILE     JSON lines, one per request (default stderr; 'none' = "
+               "off)\n"),
+    CLI_DOUBLE("--reload-interval", NULL, serve_opts, interval, 0, 86400, false,
+               "  --reload-interval S   look for a rebuilt index at most every S seconds (default "
+               "2)\n"),
+    CLI_STRING("--port-file", NULL, serve_opts, port_file,
+               "  --port-file FILE      write the bound port there once listening\n"),
+    CLI_SWITCH("--allow-remote", NULL, serve_opts, allow_remote,
+               "  --allow-remote        allow a non-loopback --listen address\n"),
+    CLI_SWITCH("--watch", NULL, serve_opts, watch,
+               "  --watch               index the registry file's sources first, then re-index\n"
+               "                        when they change; answers switch to each new index\n"),
+    CLI_STRING("--registry", NULL, serve_opts, registry,
+               "  --registry FILE       with --watch: the registry file (default "
+               "$APIDEX_REGISTRY\n"
+               "                        or ./apidex.yaml; docs/REGISTRY.md)\n"),
+    CLI_SWITCH("--no-llm", NULL, serve_opts, no_llm,
+               "  --no-llm              /v1/ask and ask_api return the context only, even with an "
+               "LLM\n"),
+    /* --mode and --hybrid-weight are rows of the embedding table (included below) */
+    CLI_TEXT("  --mode M              lexical (default), dense or hybrid: how search, ask and the "
+             "MCP\n"
+             "                        tools rank (needs the index's vectors: apidex index ... "
+             "--model;\n"
+             "                        checked at start and at every reload)\n"
+             "  --hybrid-weight W     weighted sum instead of rank fusion (0 < W <= 1)\n"),
+    CLI_DOUBLE(
+        "--usage-prior", NULL, serve_opts, usage_prior, 0, 0.2, false,
+        "  --usage-prior W       searches weigh the uses reported to POST /v1/feedback, MCP\n"
+        "                        report_usage and apidex feedback (W in [0, 0.2]; 0: off)\n"),
+    CLI_CHOICE("--duplicates", NULL, serve_opts, all_versions, duplicates,
+               "  --duplicates prefer-newest|all  of APIs that are one service, answer from the\n"
+               "                        newest (default) or from all (apidex list --duplicates)\n"),
+    CLI_INCLUDE(serve_opts, calls, &cli_serve_calls_table),
+    CLI_TEXT("\nEmbedding (with --mode dense|hybrid: the model the index was built with):\n"),
+    CLI_INCLUDE(serve_opts, embed, &cli_embed_table),
+    CLI_INCLUDE(serve_opts, llm, &cli_llm_table),
+};
+const cli_flag_table cli_serve_table = {serve_rows, sizeof serve_rows / sizeof *serve_rows};
+
 static void serve_usage(FILE *out)
 {
-    fprintf(
-        out,
-        "usage: apidex serve [--db FILE] [--listen HOST:PORT] [--token TOKEN] [--threads N]\n"
-        "                    [--max-body BYTES] [--max-header BYTES] [--max-connections N]\n"
-        "                    [--timeout SECONDS] [--header-timeout SECONDS]\n"
-        "                    [--max-conns-per-client N] [--max-sessions-per-client N]\n"
-        "                    [--cors ORIGIN]... [--access-log FILE|none]\n"
-        "                    [--reload-interval SECONDS] [--port-file FILE] [--allow-remote]\n"
-        "                    [--mode M] [--watch [--registry FILE]] [--allow-calls [rules]]\n"
-        "                    [embedding flags] [LLM flags]\n"
-        "  Routes: GET /v1/search?q=&k=&adaptive=&api=&tag=&method=, GET /v1/endpoints/{id},\n"
-        "  GET /v1/apis, POST /v1/ask, POST /v1/match, POST /v1/feedback, POST /v1/call\n"
-        "  (with --allow-calls), GET /healthz, GET /metrics, GET /openapi.json, and MCP\n"
-        "  (Streamable HTTP) at /mcp. A web page at / (search, browse, copy a call).\n"
-        "  --db FILE             index file (default $APIDEX_DB, the registry file's db,\n"
-        "                        or ./apidex.db)\n"
-        "  --listen HOST:PORT    default 127.0.0.1:8080; port 0 picks a free port\n"
-        "  --token TOKEN         require 'Authorization: Bearer TOKEN' (also $APIDEX_TOKEN,\n"
-        "                        or --token-file FILE, which keeps it out of `ps`)\n"
-        "  --threads N           worker threads (default: one per CPU)\n"
-        "  --max-body BYTES      largest request body (default 1048576)\n"
-        "  --max-header BYTES    largest request line + headers (default 16384)\n"
-        "  --max-connections N   open connections at once (default 256)\n"
-        "  --timeout SECONDS     idle timeout and request deadline (default 30)\n"
-        "  --header-timeout S    a connection's request headers must be complete S seconds\n"
-        "                        after it opens (or after its previous answer), however\n"
-        "                        slowly they come; then it is closed (default 10)\n"
-        "  --max-conns-per-client N  connections one client address may hold (default: a\n"
-        "                        quarter of --max-connections, at most 64; 0 = no limit)\n"
-        "  --max-sessions-per-client N  MCP sessions (2025-era initialize) one client\n"
-        "                        address may hold of the 1024 kept; its oldest goes first\n"
-        "                        (default 64)\n"
-        "  --cors ORIGIN         allow this browser origin (repeatable; '*' = any); off by "
-        "default\n"
-        "  --access-log FILE     JSON lines, one per request (default stderr; 'none' = off)\n"
-        "  --reload-interval S   look for a rebuilt index at most every S seconds (default 2)\n"
-        "  --port-file FILE      write the bound port there once listening\n"
-        "  --allow-remote        allow a non-loopback --listen address\n"
-        "  --watch               index the registry file's sources first, then re-index\n"
-        "                        when they change; answers switch to each new index\n"
-        "  --registry FILE       with --watch: the registry file (default $APIDEX_REGISTRY\n"
-        "                        or ./apidex.yaml; docs/REGISTRY.md)\n"
-        "  --no-llm              /v1/ask and ask_api return the context only, even with an LLM\n"
-        "  --mode M              lexical (default), dense or hybrid: how search, ask and the MCP\n"
-        "                        tools rank (needs the index's vectors: apidex index ... --model;\n"
-        "                        checked at start and at every reload)\n"
-        "  --hybrid-weight W     weighted sum instead of rank fusion (0 < W <= 1)\n"
-        "  --usage-prior W       searches weigh the uses reported to POST /v1/feedback, MCP\n"
-        "                        report_usage and apidex feedback (W in [0, 0.2]; 0: off)\n"
-        "  --duplicates prefer-newest|all  of APIs that are one service, answer from the\n"
-        "                        newest (default) or from all (apidex list --duplicates)\n"
-        "%s\nEmbedding (with --mode dense|hybrid: the model the index was built with):\n%s%s",
-        cli_serve_calls_help(), cli_embed_flags_help(), cli_llm_flags_help());
+    cli_flags_help(&cli_serve_table, out);
 }
 
 static char *read_token_file(const char *path)
@@ -105,90 +167,34 @@ int cli_search_config(const cli_embed_flags *f, serve_search_config *out)
 
 int cli_cmd_serve(int argc, char **argv)
 {
-    serve_http_options o = {.access_log_fd = STDERR_FILENO};
-    const char *db_flag = NULL, *registry_flag = NULL, *token_file = NULL, *access_log = NULL,
-               *port_file = NULL;
-    const char *cors[MAX_CORS + 1] = {0};
-    size_t n_cors = 0, v_size = 0, sessions_per_client = 0;
-    double interval = 2.0, usage_prior = 0;
-    int all_versions = 0;
-    cli_llm_flags llm_flags = {0};
-    cli_embed_flags embed_flags = {0};
-    bool no_llm = false, watch = false;
-    cli_serve_calls calls = {0};
+    serve_opts so = {.interval = 2.0};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int taken = cli_llm_parse_flag(argc, argv, &i, &llm_flags);
-        if (!taken) taken = cli_embed_parse_flag(argc, argv, &i, &embed_flags);
-        if (!taken) taken = cli_serve_calls_flag("serve", argc, argv, &i, &calls);
-        if (taken < 0) return CLI_USAGE;
-        if (taken) continue;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            serve_usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--allow-remote")) {
-            o.allow_remote = true;
-            continue;
-        } else if (!strcmp(a, "--no-llm")) {
-            no_llm = true;
-            continue;
-        } else if (!strcmp(a, "--watch")) {
-            watch = true;
-            continue;
-        } else if (!v) {
-            return cli_arg_unknown("serve", a);
-        } else if (!strcmp(a, "--db")) {
-            db_flag = v;
-        } else if (!strcmp(a, "--registry")) {
-            registry_flag = v;
-        } else if (!strcmp(a, "--listen")) {
-            o.listen = v;
-        } else if (!strcmp(a, "--token")) {
-            o.token = v;
-        } else if (!strcmp(a, "--token-file")) {
-            token_file = v;
-        } else if (!strcmp(a, "--threads")) {
-            if (!cli_arg_size("serve", a, v, 1, 64, &v_size)) return CLI_USAGE;
-            o.threads = (unsigned)v_size;
-        } else if (!strcmp(a, "--max-body")) {
-            if (!cli_arg_size("serve", a, v, 64, (size_t)1 << 30, &o.max_body)) return CLI_USAGE;
-        } else if (!strcmp(a, "--max-header")) {
-            if (!cli_arg_size("serve", a, v, 1024, (size_t)1 << 20, &o.max_header))
-                return CLI_USAGE;
-        } else if (!strcmp(a, "--max-connections")) {
-            if (!cli_arg_size("serve", a, v, 1, 100000, &v_size)) return CLI_USAGE;
-            o.max_connections = (unsigned)v_size;
-        } else if (!strcmp(a, "--timeout")) {
-            if (!cli_arg_size("serve", a, v, 1, 3600, &v_size)) return CLI_USAGE;
-            o.timeout_s = (unsigned)v_size;
-        } else if (!strcmp(a, "--header-timeout")) {
-            if (!cli_arg_double("serve", a, v, 0.1, 3600, false, &o.header_timeout_s))
-                return CLI_USAGE;
-        } else if (!strcmp(a, "--max-conns-per-client")) {
-            if (!cli_arg_size("serve", a, v, 0, 100000, &v_size)) return CLI_USAGE;
-            o.max_conns_per_client = v_size ? (int)v_size : -1;
-        } else if (!strcmp(a, "--max-sessions-per-client")) {
-            if (!cli_arg_size("serve", a, v, 1, 1024, &sessions_per_client)) return CLI_USAGE;
-        } else if (!strcmp(a, "--cors")) {
-            if (n_cors == MAX_CORS)
-                return cli_usage_error("serve", "--cors: at most %d origins", MAX_CORS);
-            cors[n_cors++] = v;
-        } else if (!strcmp(a, "--access-log")) {
-            access_log = v;
-        } else if (!strcmp(a, "--port-file")) {
-            port_file = v;
-        } else if (!strcmp(a, "--reload-interval")) {
-            if (!cli_arg_double("serve", a, v, 0, 86400, false, &interval)) return CLI_USAGE;
-        } else if (!strcmp(a, "--duplicates")) {
-            static const char *const modes[] = {"prefer-newest", "all", NULL};
-            if ((all_versions = cli_arg_choice("serve", a, v, modes)) < 0) return CLI_USAGE;
-        } else if (!strcmp(a, "--usage-prior")) {
-            if (!cli_arg_double("serve", a, v, 0, 0.2, false, &usage_prior)) return CLI_USAGE;
-        } else {
-            return cli_arg_unknown("serve", a);
-        }
-        i++;
+        int r = cli_flags_take("serve", &cli_serve_table, serve_usage, argc, argv, &i, &so);
+        if (r == CLI_FLAGS_HELP) return CLI_OK;
+        if (r < 0) return CLI_USAGE;
+        if (!r) return cli_arg_unknown("serve", argv[i]);
     }
+    serve_http_options o = {.access_log_fd = STDERR_FILENO,
+                            .listen = so.listen,
+                            .token = so.token,
+                            .threads = (unsigned)so.threads,
+                            .max_body = so.max_body,
+                            .max_header = so.max_header,
+                            .max_connections = (unsigned)so.max_connections,
+                            .timeout_s = (unsigned)so.timeout,
+                            .header_timeout_s = so.header_timeout,
+                            .max_conns_per_client = so.conns_per_client,
+                            .allow_remote = so.allow_remote};
+    const char *db_flag = so.db, *registry_flag = so.registry, *token_file = so.token_file,
+               *access_log = so.access_log, *port_file = so.port_file;
+    const char **cors = so.cors;
+    size_t n_cors = so.n_cors, sessions_per_client = so.sessions_per_client;
+    double interval = so.interval, usage_prior = so.usage_prior;
+    int all_versions = so.all_versions;
+    cli_llm_flags llm_flags = so.llm;
+    cli_embed_flags embed_flags = so.embed;
+    bool no_llm = so.no_llm, watch = so.watch;
+    cli_serve_calls calls = so.calls;
     char *token_buf = NULL;
     if (!o.token && token_file && !(o.token = token_buf = read_token_file(token_file)))
         return CLI_FAILURE;

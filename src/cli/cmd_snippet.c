@@ -7,25 +7,50 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+static const char *const lang_names[] = {"curl", "python", "javascript", "go", NULL};
+
+static int take_lang(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    exec_snippet_lang l;
+    /* the set's names, or another spelling the builder takes (js, node) */
+    if (exec_snippet_lang_parse(value, &l) && cli_arg_choice(cmd, flag, value, lang_names) < 0)
+        return CLI_USAGE;
+    ((cli_call_args *)opts)->lang = value;
+    return CLI_OK;
+}
+
+static const cli_flag snippet_rows[] = {
+    CLI_TEXT("usage: apidex snippet ID | \"METHOD /path\" [--lang curl|python|javascript|go]\n"
+             "                      [--api A] [-p name=value]... [--body JSON|@file]\n"
+             "                      [--content-type TYPE] [--server URL] [--db FILE]\n"),
+    CLI_HANDLER("--lang", NULL, take_lang, lang_names,
+                "  --lang curl|python|javascript|go\n"
+                "                    the language (default curl; python: urllib, javascript: "
+                "fetch\n"
+                "                    in Node 18+, go: net/http)\n"),
+    /* as call's rows; their help is one line */
+    CLI_HANDLER("--param", "-p", cli_call_take_param, NULL,
+                "  -p, --param name=value, --body, --content-type, --server, --api, --db\n"
+                "                    as for `apidex call`; inputs are validated the same way\n"),
+    CLI_STRING("--body", NULL, cli_call_args, body, NULL),
+    CLI_STRING("--content-type", NULL, cli_call_args, content_type, NULL),
+    CLI_STRING("--server", NULL, cli_call_args, server, NULL),
+    CLI_STRING("--api", NULL, cli_call_args, api, NULL),
+    CLI_STRING("--db", NULL, cli_call_args, db, NULL),
+    CLI_TEXT("Credentials are never written: the snippet reads them from the variables\n"
+             "(APIDEX_AUTH_<API>_<SCHEME>, or the registry's auth variables).\n"),
+};
+const cli_flag_table cli_snippet_table = {snippet_rows, sizeof snippet_rows / sizeof *snippet_rows};
+
 static void snippet_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: apidex snippet ID | \"METHOD /path\" [--lang curl|python|javascript|go]\n"
-            "                      [--api A] [-p name=value]... [--body JSON|@file]\n"
-            "                      [--content-type TYPE] [--server URL] [--db FILE]\n"
-            "  --lang curl|python|javascript|go\n"
-            "                    the language (default curl; python: urllib, javascript: fetch\n"
-            "                    in Node 18+, go: net/http)\n"
-            "  -p, --param name=value, --body, --content-type, --server, --api, --db\n"
-            "                    as for `apidex call`; inputs are validated the same way\n"
-            "Credentials are never written: the snippet reads them from the variables\n"
-            "(APIDEX_AUTH_<API>_<SCHEME>, or the registry's auth variables).\n");
+    cli_flags_help(&cli_snippet_table, out);
 }
 
 int cli_cmd_snippet(int argc, char **argv)
 {
     cli_call_args a;
-    int code = cli_call_parse("snippet", argc, argv, snippet_usage, &a);
+    int code = cli_call_parse("snippet", &cli_snippet_table, snippet_usage, argc, argv, &a);
     if (code == CLI_OK) {
         exec_snippet_lang lang = EXEC_SNIPPET_CURL;
         if (a.lang) exec_snippet_lang_parse(a.lang, &lang);

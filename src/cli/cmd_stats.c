@@ -38,20 +38,30 @@ typedef struct stats_run {
     int rc;
 } stats_run;
 
+typedef struct stats_opts {
+    const char *vocab;
+    bool json;
+} stats_opts;
+
+static const cli_flag stats_rows[] = {
+    CLI_TEXT("usage: apidex stats PATH... [--json] [--vocab PATH]\n"
+             "\n"
+             "Token statistics of the OpenAPI documents in PATH, per tokenizer (cl100k with\n"
+             "the 8191-token limit of text-embedding-3, WordPiece with bge-small's 512):\n"
+             "documents, documents over the limit, mean and max tokens per document (compact\n"
+             "JSON) and per operation (\"METHOD /path\" + its JSON), before any filter and\n"
+             "after each preprocessing filter in turn: base64, html, markdown, urls (blacklist),\n"
+             "errors, headers, examples, request-body.\n"),
+    CLI_SWITCH("--json", NULL, stats_opts, json, "  --json        machine-readable output\n"),
+    CLI_STRING("--vocab", NULL, stats_opts, vocab,
+               "  --vocab PATH  WordPiece vocab.txt (default: $APIDEX_MODEL/vocab.txt, the user\n"
+               "                cache, the source tree's ../shared)\n"),
+};
+const cli_flag_table cli_stats_table = {stats_rows, sizeof stats_rows / sizeof *stats_rows};
+
 static void stats_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: apidex stats PATH... [--json] [--vocab PATH]\n"
-            "\n"
-            "Token statistics of the OpenAPI documents in PATH, per tokenizer (cl100k with\n"
-            "the 8191-token limit of text-embedding-3, WordPiece with bge-small's 512):\n"
-            "documents, documents over the limit, mean and max tokens per document (compact\n"
-            "JSON) and per operation (\"METHOD /path\" + its JSON), before any filter and\n"
-            "after each preprocessing filter in turn: base64, html, markdown, urls (blacklist),\n"
-            "errors, headers, examples, request-body.\n"
-            "  --json        machine-readable output\n"
-            "  --vocab PATH  WordPiece vocab.txt (default: $APIDEX_MODEL/vocab.txt, the user\n"
-            "                cache, the source tree's ../shared)\n");
+    cli_flags_help(&cli_stats_table, out);
 }
 
 static bool file_exists(const char *p)
@@ -239,28 +249,24 @@ static void print_json(const stats_run *r, double secs)
 
 int cli_cmd_stats(int argc, char **argv)
 {
-    bool json = false;
-    const char *vocab_opt = NULL;
+    stats_opts o = {0};
     const char **paths = calloc((size_t)argc + 1, sizeof *paths);
     size_t n_paths = 0;
     if (!paths) return CLI_FAILURE;
     for (int i = 1; i < argc; i++) {
+        int r = cli_flags_take("stats", &cli_stats_table, stats_usage, argc, argv, &i, &o);
+        if (r == 1) continue;
         const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            stats_usage(stdout);
-            free(paths);
-            return CLI_OK;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--vocab") && i + 1 < argc) {
-            vocab_opt = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            free(paths);
-            return cli_arg_unknown("stats", a);
-        } else {
+        if (r == 0 && !(a[0] == '-' && a[1])) {
             paths[n_paths++] = a;
+            continue;
         }
+        free(paths);
+        if (r == CLI_FLAGS_HELP) return CLI_OK;
+        return r < 0 ? CLI_USAGE : cli_arg_unknown("stats", a);
     }
+    bool json = o.json;
+    const char *vocab_opt = o.vocab;
     if (!n_paths) {
         free(paths);
         return cli_usage_error("stats", "name the OpenAPI files or folders to measure");

@@ -11,22 +11,46 @@
 
 #define TOKENS_INPUT_MAX ((size_t)1 << 30) /* the BPE takes up to 4 GiB; stay well below */
 
+typedef struct tokens_opts {
+    const char *tokenizer, *vocab;
+    bool ids, special;
+} tokens_opts;
+
+static const char *const tokenizers[] = {"cl100k", "wordpiece", NULL};
+
+/* Checked once parsing is done (the last one given counts). */
+static int take_tokenizer(const char *cmd, const char *flag, const char *value, void *opts)
+{
+    (void)cmd, (void)flag;
+    ((tokens_opts *)opts)->tokenizer = value;
+    return CLI_OK;
+}
+
+static const cli_flag tokens_rows[] = {
+    CLI_TEXT("usage: apidex tokens [--tokenizer cl100k|wordpiece] [--ids] [--special]\n"
+             "                     [--vocab PATH] FILE|-\n"
+             "\n"
+             "Counts the tokens of FILE (- reads stdin), or prints their ids with --ids\n"
+             "(space-separated, one line).\n"),
+    CLI_HANDLER("--tokenizer", NULL, take_tokenizer, tokenizers,
+                "  --tokenizer cl100k   OpenAI's cl100k_base, byte-exact with tiktoken (default)\n"
+                "  --tokenizer wordpiece  BERT WordPiece (bge-small-en-v1.5)\n"),
+    CLI_SWITCH("--special", NULL, tokens_opts, special,
+               "  --special            cl100k: recognise <|endoftext|> and the other special\n"
+               "                       tokens; wordpiece: add [CLS] and [SEP]\n"),
+    CLI_STRING("--vocab", NULL, tokens_opts, vocab,
+               "  --vocab PATH         WordPiece vocab.txt or tokenizer.json; default\n"
+               "                       $APIDEX_MODEL/vocab.txt, then\n"
+               "                       ~/.cache/apidex/models/bge-small-en-v1.5/vocab.txt\n"),
+    CLI_SWITCH("--ids", NULL, tokens_opts, ids, NULL),
+    CLI_TEXT("Invalid UTF-8 is read as U+FFFD per invalid sequence (as tiktoken sees it\n"
+             "after TextDecoder).\n"),
+};
+const cli_flag_table cli_tokens_table = {tokens_rows, sizeof tokens_rows / sizeof *tokens_rows};
+
 static void tokens_usage(FILE *out)
 {
-    fprintf(out, "usage: apidex tokens [--tokenizer cl100k|wordpiece] [--ids] [--special]\n"
-                 "                     [--vocab PATH] FILE|-\n"
-                 "\n"
-                 "Counts the tokens of FILE (- reads stdin), or prints their ids with --ids\n"
-                 "(space-separated, one line).\n"
-                 "  --tokenizer cl100k   OpenAI's cl100k_base, byte-exact with tiktoken (default)\n"
-                 "  --tokenizer wordpiece  BERT WordPiece (bge-small-en-v1.5)\n"
-                 "  --special            cl100k: recognise <|endoftext|> and the other special\n"
-                 "                       tokens; wordpiece: add [CLS] and [SEP]\n"
-                 "  --vocab PATH         WordPiece vocab.txt or tokenizer.json; default\n"
-                 "                       $APIDEX_MODEL/vocab.txt, then\n"
-                 "                       ~/.cache/apidex/models/bge-small-en-v1.5/vocab.txt\n"
-                 "Invalid UTF-8 is read as U+FFFD per invalid sequence (as tiktoken sees it\n"
-                 "after TextDecoder).\n");
+    cli_flags_help(&cli_tokens_table, out);
 }
 
 static bool path_exists(const char *p)
@@ -89,37 +113,21 @@ static int print_ids(const uint32_t *ids, size_t n)
 
 int cli_cmd_tokens(int argc, char **argv)
 {
-    const char *tokenizer = "cl100k", *vocab_opt = NULL, *input = NULL;
-    bool want_ids = false, special = false;
+    tokens_opts o = {.tokenizer = "cl100k"};
+    const char *input = NULL;
     for (int i = 1; i < argc; i++) {
+        int r = cli_flags_take("tokens", &cli_tokens_table, tokens_usage, argc, argv, &i, &o);
+        if (r == CLI_FLAGS_HELP) return CLI_OK;
+        if (r < 0) return CLI_USAGE;
+        if (r) continue;
         const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            tokens_usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--ids")) {
-            want_ids = true;
-        } else if (!strcmp(a, "--special")) {
-            special = true;
-        } else if (!strcmp(a, "--tokenizer") || !strcmp(a, "--vocab")) {
-            if (i + 1 >= argc) return cli_arg_unknown("tokens", a);
-            if (!strcmp(a, "--tokenizer"))
-                tokenizer = argv[++i];
-            else
-                vocab_opt = argv[++i];
-        } else if (!strncmp(a, "--tokenizer=", 12)) {
-            tokenizer = a + 12;
-        } else if (!strncmp(a, "--vocab=", 8)) {
-            vocab_opt = a + 8;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return cli_arg_unknown("tokens", a);
-        } else if (input) {
-            return cli_usage_error("tokens", "one input only ('%s' and '%s')", input, a);
-        } else {
-            input = a;
-        }
+        if (a[0] == '-' && a[1] != '\0') return cli_arg_unknown("tokens", a);
+        if (input) return cli_usage_error("tokens", "one input only ('%s' and '%s')", input, a);
+        input = a;
     }
-    static const char *const tokenizers[] = {"cl100k", "wordpiece", NULL};
-    int which = cli_arg_choice("tokens", "--tokenizer", tokenizer, tokenizers);
+    const char *vocab_opt = o.vocab;
+    bool want_ids = o.ids, special = o.special;
+    int which = cli_arg_choice("tokens", "--tokenizer", o.tokenizer, tokenizers);
     if (which < 0) return CLI_USAGE;
     bool wordpiece = which == 1;
     if (!input) return cli_usage_error("tokens", "name a file, or - for stdin");

@@ -21,11 +21,6 @@
 #define HELP_PRECISION                                                                             \
     "  --precision P     local model: f32 (default) or bf16 (AVX-512 BF16 CPUs, ~1.4x faster)\n"
 
-const char *cli_embed_flags_help(void)
-{
-    return HELP_MODEL HELP_URL HELP_KEY HELP_PRECISION;
-}
-
 static const char *const modes[] = {"lexical", "dense", "hybrid", NULL};
 static const char *const precisions[] = {"f32", "bf16", NULL};
 
@@ -86,10 +81,27 @@ static const cli_flag embed_rows[] = {
 };
 const cli_flag_table cli_embed_table = {embed_rows, sizeof embed_rows / sizeof *embed_rows};
 
-int cli_embed_parse_flag(int argc, char **argv, int *i, cli_embed_flags *f)
+/* --mode and --hybrid-weight where no search runs (index, add): checked as search checks
+   them, then refused. */
+static int take_search_option(const char *cmd, const char *flag, const char *value, void *opts)
 {
-    return cli_flags_take(argv[0], &cli_embed_table, NULL, argc, argv, i, f);
+    (void)opts;
+    char *words[] = {(char *)cmd, (char *)flag, (char *)value};
+    int at = 1;
+    cli_embed_flags unused = {0};
+    if (cli_flags_take(cmd, &cli_embed_table, NULL, 3, words, &at, &unused) < 0) return CLI_USAGE;
+    return cli_usage_error(cmd, "%s is a search option, not an %s one", flag, cmd);
 }
+
+static const cli_flag refused_rows[] = {
+    {.kind = CLI_F_HANDLER, .name = "--mode", .take = take_search_option, .unlisted = true},
+    {.kind = CLI_F_HANDLER,
+     .name = "--hybrid-weight",
+     .take = take_search_option,
+     .unlisted = true},
+};
+const cli_flag_table cli_embed_refused_table = {refused_rows,
+                                                sizeof refused_rows / sizeof *refused_rows};
 
 int cli_embed_open(const cli_embed_flags *f, embed_provider **out)
 {

@@ -17,8 +17,8 @@
  * table: the parse (cli_flags_take, with the messages args.c has always given: a missing
  * value, a number out of range, a value not in the set with the nearest one), --help
  * (cli_flags_help), and in help.c the flags and value sets that did-you-mean, completion
- * and the man page use. A command whose cli_command row has no table yet is read from its
- * help text as before (help.c); a converted one never is.
+ * and the man page use. A flag that takes a value takes it in the next word or, as
+ * getopt_long allows, after '=' (--tokenizer=wordpiece). Every command has a table.
  */
 #include "cli/cli.h"
 
@@ -106,6 +106,16 @@ int cli_flags_take(const char *cmd, const cli_flag_table *t, void (*usage)(FILE 
     }
     size_t base = 0;
     const cli_flag *f = find_row(t, arg, &base);
+    /* --name=value, as getopt_long takes it, for a row that takes a value */
+    const char *eq = f || strncmp(arg, "--", 2) ? NULL : strchr(arg, '=');
+    char name[64];
+    if (eq && (size_t)(eq - arg) < sizeof name) {
+        memcpy(name, arg, (size_t)(eq - arg));
+        name[eq - arg] = '\0';
+        f = find_row(t, name, &base);
+        if (f && (f->kind == CLI_F_SWITCH || f->kind == CLI_F_WORDS)) f = NULL;
+        if (f) return take_value(cmd, name, f, eq + 1, (char *)opts + base);
+    }
     if (!f) return 0;
     char *at = (char *)opts + base;
     if (f->kind == CLI_F_SWITCH) {
@@ -134,7 +144,7 @@ void cli_flags_help(const cli_flag_table *t, FILE *out)
 {
     for (size_t r = 0; r < t->n; r++) {
         const cli_flag *f = &t->rows[r];
-        if (f->kind == CLI_F_INCLUDE && !f->unlisted)
+        if (f->kind == CLI_F_INCLUDE)
             cli_flags_help(f->table, out);
         else if (f->help)
             fputs(f->help, out);

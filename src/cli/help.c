@@ -1,41 +1,58 @@
 /*
- * The command table and what is generated from each command's flags: the flags it knows
- * (for "did you mean"), shell completion for bash, zsh and fish, and the man page.
- *
- * A converted command's flag table (flags.c) is the one source of its flags and of the
- * values a flag takes (its choice set). A command without a table yet is read from its help
- * text: a flag exists for completion, suggestions and the manual when a usage line names it
- * (`--format openai|anthropic` also gives its values).
+ * The command table and what is generated from each command's flag table (flags.c): the
+ * flags it knows (for "did you mean"), shell completion for bash, zsh and fish, and the man
+ * page. The table is the one source of a command's flags and of the values a flag takes
+ * (its choice set); the man page prints each command's --help, which is the table's too.
  */
 #include "cli/cli.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* completion and man take no flags but --help */
+static const cli_flag completion_rows[] = {
+    CLI_TEXT("usage: apidex completion bash|zsh|fish\n"
+             "  Prints a completion script for the shell: commands, their flags and the\n"
+             "  values of flags that take a fixed set of values (as their help spells them).\n"
+             "  bash: source <(apidex completion bash)\n"
+             "  zsh:  apidex completion zsh > \"${fpath[1]}/_apidex\"\n"
+             "  fish: apidex completion fish > ~/.config/fish/completions/apidex.fish\n"
+             "  (make install puts all three where the shells look.)\n"),
+};
+static const cli_flag_table completion_table = {completion_rows, 1};
+
+static const cli_flag man_rows[] = {
+    CLI_TEXT("usage: apidex man\n"
+             "  Prints the manual page (roff), built from every command's --help text:\n"
+             "  apidex man | man -l -   (make install puts it in share/man/man1/apidex.1)\n"),
+};
+static const cli_flag_table man_table = {man_rows, 1};
+
 static const cli_command commands[] = {
     {"inspect", cli_cmd_inspect, cli_usage_inspect,
-     "load specs and report what was found (and what is wrong)", NULL},
+     "load specs and report what was found (and what is wrong)", &cli_inspect_table},
     {"search", cli_cmd_search, cli_usage_search,
      "find the endpoints a task needs, by relevance, and the plan that calls them",
      &cli_search_table},
     {"index", cli_cmd_index, cli_usage_index, "build or update the index (incremental, atomic)",
      &cli_index_table},
-    {"add", cli_cmd_add, cli_usage_add, "add or update APIs, keeping the rest of the index", NULL},
-    {"remove", cli_cmd_remove, cli_usage_remove, "remove APIs from the index by id", NULL},
+    {"add", cli_cmd_add, cli_usage_add, "add or update APIs, keeping the rest of the index",
+     &cli_add_table},
+    {"remove", cli_cmd_remove, cli_usage_remove, "remove APIs from the index by id",
+     &cli_remove_table},
     {"show", cli_cmd_show, cli_usage_show, "one operation, resolved, with the schemas it needs",
      &cli_show_table},
     {"feedback", cli_cmd_feedback, cli_usage_feedback,
-     "report the endpoints used for a task (the usage prior of search)", NULL},
+     "report the endpoints used for a task (the usage prior of search)", &cli_feedback_table},
     {"call", cli_cmd_call, cli_usage_call,
-     "call an endpoint (validated, safe by default) or show the call (--dry-run)", NULL},
+     "call an endpoint (validated, safe by default) or show the call (--dry-run)", &cli_call_table},
     {"run", cli_cmd_run, cli_usage_run,
-     "solve a task by calling the APIs: plan, select, call, parse (RestGPT)", NULL},
+     "solve a task by calling the APIs: plan, select, call, parse (RestGPT)", &cli_run_table},
     {"snippet", cli_cmd_snippet, cli_usage_snippet,
-     "a ready-to-run call in curl, Python, JavaScript or Go", NULL},
+     "a ready-to-run call in curl, Python, JavaScript or Go", &cli_snippet_table},
     {"match", cli_cmd_match, cli_usage_match,
-     "the registry operations an OpenAPI document describes, or no match", NULL},
+     "the registry operations an OpenAPI document describes, or no match", &cli_match_table},
     {"list", cli_cmd_list, cli_usage_list,
      "the APIs and their operations, or a capability manifest", &cli_list_table},
     {"agent", cli_cmd_agent, cli_usage_agent,
@@ -45,26 +62,26 @@ static const cli_command commands[] = {
     {"eval", cli_cmd_eval, cli_usage_eval,
      "recall / precision / F1, tokens and latency on query sets", &cli_eval_table},
     {"tokens", cli_cmd_tokens, cli_usage_tokens,
-     "count or print the tokens of a file (cl100k or WordPiece)", NULL},
+     "count or print the tokens of a file (cl100k or WordPiece)", &cli_tokens_table},
     {"embed", cli_cmd_embed, cli_usage_embed,
-     "print the embeddings of texts (local model or HTTP provider)", NULL},
+     "print the embeddings of texts (local model or HTTP provider)", &cli_embed_cmd_table},
     {"model", cli_cmd_model, cli_usage_model, "install (pull), locate or list embedding models",
-     NULL},
+     &cli_model_table},
     {"chunk", cli_cmd_chunk, cli_usage_chunk,
-     "split specs into chunks with one of eight strategies", NULL},
+     "split specs into chunks with one of eight strategies", &cli_chunk_table},
     {"stats", cli_cmd_stats, cli_usage_stats,
-     "token statistics per document and operation, per filter", NULL},
+     "token statistics per document and operation, per filter", &cli_stats_table},
     {"serve", cli_cmd_serve, cli_usage_serve,
-     "HTTP JSON API and MCP (Streamable HTTP) over the index", NULL},
+     "HTTP JSON API and MCP (Streamable HTTP) over the index", &cli_serve_table},
     {"mcp", cli_cmd_mcp, cli_usage_mcp, "MCP server on stdio, for Claude Desktop, Cursor, VS Code",
-     NULL},
+     &cli_mcp_table},
     {"mock", cli_cmd_mock, cli_usage_mock,
-     "a mock server for specs: examples, schema-valid answers, checked requests", NULL},
+     "a mock server for specs: examples, schema-valid answers, checked requests", &cli_mock_table},
     {"tools", cli_cmd_tools, cli_usage_tools,
      "OpenAI / Anthropic function definitions for endpoints", &cli_tools_table},
     {"completion", cli_cmd_completion, cli_usage_completion,
-     "print shell completion for bash, zsh or fish", NULL},
-    {"man", cli_cmd_man, cli_usage_man, "print this manual as a man page (roff)", NULL},
+     "print shell completion for bash, zsh or fish", &completion_table},
+    {"man", cli_cmd_man, cli_usage_man, "print this manual as a man page (roff)", &man_table},
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
@@ -92,7 +109,7 @@ void cli_usage_main(FILE *out)
                  "index, add and remove also 4 refused (nothing changed), 5 another writer.\n");
 }
 
-/* ---------------------------------------------------------------- flags from help text */
+/* ---------------------------------------------------------------- flags from the tables */
 
 typedef struct help_flag {
     const char *name;
@@ -117,36 +134,6 @@ static char *usage_text(cli_usage_fn fn)
     fn(f);
     fclose(f);
     return buf;
-}
-
-static bool flag_char(char c)
-{
-    return isalnum((unsigned char)c) || c == '-';
-}
-
-/* A usage line's `--flag a|b|c`: the words after the flag when two or more are joined by '|'. */
-static void read_values(help_flag *hf, const char *p)
-{
-    if (*p != ' ' || p[1] == ' ') return;
-    p++;
-    const char *end = p;
-    while (*end && (isalnum((unsigned char)*end) || strchr("|_.-", *end))) end++;
-    if (!memchr(p, '|', (size_t)(end - p)) || (*end && !strchr(" ]),\n", *end))) return;
-    /* All words in one case: `FILE|none` is a placeholder or a word, not a set. */
-    bool lower = false, upper = false;
-    for (const char *q = p; q < end; q++) {
-        lower |= islower((unsigned char)*q) != 0;
-        upper |= isupper((unsigned char)*q) != 0;
-    }
-    if (lower && upper) return;
-    size_t n = 0;
-    while (p < end && n + 1 < sizeof hf->values / sizeof hf->values[0]) {
-        const char *bar = memchr(p, '|', (size_t)(end - p));
-        const char *stop = bar ? bar : end;
-        if (stop > p) hf->values[n++] = strndup(p, (size_t)(stop - p));
-        p = stop + 1;
-    }
-    hf->values[n] = NULL;
 }
 
 /* A table's flag (and its alias) with the values of its set, once each. */
@@ -176,41 +163,8 @@ static help_info *help_load(const char *cmd)
     if (h->loaded) return h;
     h->loaded = true;
     h->text = usage_text(c->usage);
-    if (c->flags) {
-        /* A converted command: its table is the one source of its flags. */
-        cli_flags_each(c->flags, add_table_flag, h);
-        add_table_flag(&(cli_flag){.kind = CLI_F_SWITCH, .name = "--help"}, h);
-        return h;
-    }
-    for (const char *p = h->text; p && *p; p++) {
-        if (*p != '-' || (p > h->text && !strchr(" [|(/,\n", p[-1]))) continue;
-        const char *s = p;
-        size_t len;
-        if (p[1] == '-' && isalpha((unsigned char)p[2])) {
-            const char *e = p + 2;
-            while (flag_char(*e)) e++;
-            len = (size_t)(e - s);
-        } else if (isalpha((unsigned char)p[1]) && !flag_char(p[2])) {
-            len = 2;
-        } else {
-            continue;
-        }
-        p = s + len - 1;
-        help_flag *seen = NULL;
-        for (size_t i = 0; i < h->n_flags && !seen; i++)
-            if (strlen(h->flags[i].name) == len && !strncmp(h->flags[i].name, s, len))
-                seen = &h->flags[i];
-        /* A flag's values may be spelled at any of its mentions (synopsis or option line). */
-        if (seen && !seen->values[0]) read_values(seen, s + len);
-        if (seen || h->n_flags == CLI_MAX_FLAGS) continue;
-        help_flag *hf = &h->flags[h->n_flags++];
-        hf->name = strndup(s, len);
-        read_values(hf, s + len);
-        if (!hf->name) h->n_flags--;
-    }
-    bool has_help = false;
-    for (size_t i = 0; i < h->n_flags; i++) has_help |= !strcmp(h->flags[i].name, "--help");
-    if (!has_help && h->n_flags < CLI_MAX_FLAGS) h->flags[h->n_flags++].name = "--help";
+    cli_flags_each(c->flags, add_table_flag, h);
+    add_table_flag(&(cli_flag){.kind = CLI_F_SWITCH, .name = "--help"}, h);
     return h;
 }
 
@@ -238,13 +192,7 @@ size_t cli_flag_values(const char *cmd, const char *flag, const char **vals, siz
 
 void cli_usage_completion(FILE *out)
 {
-    fprintf(out, "usage: apidex completion bash|zsh|fish\n"
-                 "  Prints a completion script for the shell: commands, their flags and the\n"
-                 "  values of flags that take a fixed set of values (as their help spells them).\n"
-                 "  bash: source <(apidex completion bash)\n"
-                 "  zsh:  apidex completion zsh > \"${fpath[1]}/_apidex\"\n"
-                 "  fish: apidex completion fish > ~/.config/fish/completions/apidex.fish\n"
-                 "  (make install puts all three where the shells look.)\n");
+    cli_flags_help(&completion_table, out);
 }
 
 static void bash_completion(FILE *out)
@@ -368,12 +316,18 @@ static void fish_completion(FILE *out)
 int cli_cmd_completion(int argc, char **argv)
 {
     static const char *const shells[] = {"bash", "zsh", "fish", NULL};
-    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        cli_usage_completion(stdout);
-        return CLI_OK;
+    const char *name = NULL;
+    int n = 0;
+    for (int i = 1; i < argc; i++) {
+        if (cli_flags_take("completion", &completion_table, cli_usage_completion, argc, argv, &i,
+                           NULL) == CLI_FLAGS_HELP)
+            return CLI_OK;
+        if (argv[i][0] == '-' && argv[i][1]) return cli_arg_unknown("completion", argv[i]);
+        name = argv[i];
+        n++;
     }
-    if (argc != 2) return cli_usage_error("completion", "name one shell: bash, zsh or fish");
-    int shell = cli_arg_choice("completion", "SHELL", argv[1], shells);
+    if (n != 1) return cli_usage_error("completion", "name one shell: bash, zsh or fish");
+    int shell = cli_arg_choice("completion", "SHELL", name, shells);
     if (shell < 0) return CLI_USAGE;
     if (shell == 0) bash_completion(stdout);
     if (shell == 1) zsh_completion(stdout);
@@ -385,9 +339,7 @@ int cli_cmd_completion(int argc, char **argv)
 
 void cli_usage_man(FILE *out)
 {
-    fprintf(out, "usage: apidex man\n"
-                 "  Prints the manual page (roff), built from every command's --help text:\n"
-                 "  apidex man | man -l -   (make install puts it in share/man/man1/apidex.1)\n");
+    cli_flags_help(&man_table, out);
 }
 
 /* Text as roff lines: backslashes doubled, a leading '.' or '\'' guarded. */
@@ -409,11 +361,12 @@ static void put_roff(FILE *out, const char *text)
 
 int cli_cmd_man(int argc, char **argv)
 {
-    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        cli_usage_man(stdout);
-        return CLI_OK;
+    for (int i = 1; i < argc; i++) {
+        if (cli_flags_take("man", &man_table, cli_usage_man, argc, argv, &i, NULL) ==
+            CLI_FLAGS_HELP)
+            return CLI_OK;
+        return cli_arg_unknown("man", argv[i]);
     }
-    if (argc != 1) return cli_arg_unknown("man", argv[1]);
     FILE *out = stdout;
     fprintf(out, ".TH APIDEX 1 \"\" \"apidex %s\" \"User Commands\"\n", apidex_version());
     fprintf(out, ".SH NAME\napidex \\- find the API endpoints a task needs, for agents\n"
