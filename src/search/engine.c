@@ -69,6 +69,11 @@ size_t search_engine_open_work(const search_engine *eng)
     return eng ? eng->work : 0;
 }
 
+bool search_engine_image_mapped(const search_engine *eng)
+{
+    return eng && eng->image_mapped && eng->image == eng->ops_image;
+}
+
 void search_engine_set_embedder(search_engine *eng, embed_provider *p)
 {
     search_engine_share_embedder(eng, p, NULL);

@@ -208,6 +208,9 @@ void search_engine_close(search_engine *eng);
  * faster than the registry (docs/SCALE.md).
  */
 size_t search_engine_open_work(const search_engine *eng);
+/** Whether the engine uses the search image in place, mapped from the file beside the index
+    (store_image_map), rather than a copy read out of the index. */
+bool search_engine_image_mapped(const search_engine *eng);
 struct embed_provider;
 /**
  * Gives the engine the provider that embeds queries for SEARCH_DENSE and
