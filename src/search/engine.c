@@ -113,6 +113,11 @@ long search_engine_find_operation(const search_engine *eng, const char *id)
     return -1;
 }
 
+bool search_engine_image_mapped(const search_engine *eng)
+{
+    return eng && eng->image_mapped && eng->image == eng->ops_image;
+}
+
 void search_engine_set_embedder(search_engine *eng, embed_provider *p)
 {
     search_engine_share_embedder(eng, p, NULL);

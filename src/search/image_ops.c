@@ -256,7 +256,7 @@ void image_ops_free(search_engine *e)
         free(t);
     }
     e->texts = NULL;
-    if (e->ops_image != e->image) free(e->ops_image);
+    if (e->ops_image != e->image && !e->image_mapped) free(e->ops_image);
     e->ops_image = NULL;
     e->ops_image_len = 0;
 }
@@ -265,18 +265,28 @@ int image_ops_open(search_engine *e, const store_info *info, apidex_error *err)
 {
     const char *env = getenv("APIDEX_SEARCH_IMAGE");
     if (env && !strcmp(env, "0")) return 1;
-    void *data = NULL;
-    size_t len = 0;
-    apidex_error rerr = {0};
-    int rc = store_image_read(e->idx, &data, &len, &rerr);
-    if (rc == APIDEX_ENOMEM) {
-        if (err) *err = rerr;
-        return rc;
-    }
     const image_section *lex = NULL, *apis = NULL;
-    if (rc || !data || image_check(data, len, store_index_version(e->idx), &lex, &apis)) {
-        free(data); /* image_open reads it again and says why it is not used */
-        return 1;
+    uint64_t build = store_index_version(e->idx);
+    /* the image's file beside the index, mapped and used in place when it checks (checksum
+       included); else the copy in the index, read into memory */
+    const void *mapped = NULL;
+    size_t len = 0;
+    store_image_map(e->idx, &mapped, &len);
+    void *data = NULL;
+    if (mapped && !image_check(mapped, len, build, &lex, &apis)) {
+        data = (void *)mapped;
+        e->image_mapped = true;
+    } else {
+        apidex_error rerr = {0};
+        int rc = store_image_read(e->idx, &data, &len, &rerr);
+        if (rc == APIDEX_ENOMEM) {
+            if (err) *err = rerr;
+            return rc;
+        }
+        if (rc || !data || image_check(data, len, build, &lex, &apis)) {
+            free(data); /* image_open reads it again and says why it is not used */
+            return 1;
+        }
     }
     e->ops_image = data; /* image_open uses it as it is */
     e->ops_image_len = len;

@@ -276,7 +276,7 @@ void lex_free(search_engine *e)
     }
     free(e->terms);
     free(e->docs);
-    free(e->image);
+    if (!e->image_mapped) free(e->image);
 }
 
 /* Is the Damerau-Levenshtein distance of a and b (bytes) at most one? */

@@ -222,6 +222,9 @@ const char *search_engine_op_summary(const search_engine *eng, size_t i);
 /** The index (into search_engine_operations(), as store_find_operation) of the operation
     with this id, or -1: the run of its API only, reading no row. Thread-safe. */
 long search_engine_find_operation(const search_engine *eng, const char *id);
+/** Whether the engine uses the search image in place, mapped from the file beside the index
+    (store_image_map), rather than a copy read out of the index. */
+bool search_engine_image_mapped(const search_engine *eng);
 struct embed_provider;
 /**
  * Gives the engine the provider that embeds queries for SEARCH_DENSE and

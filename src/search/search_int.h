@@ -126,6 +126,7 @@ struct search_engine {
        it. NULL: the operations and chunks are the store's rows. */
     void *ops_image;
     size_t ops_image_len;
+    bool image_mapped;        /* ops_image is the store's mapping of the image's file (not freed) */
     store_operation *own_ops; /* made from section OPS; e->ops then points here */
     store_input *own_inputs;
     const char **own_tags;

@@ -72,7 +72,7 @@ static int put_rows(sqlite3 *db, const core_buf *img, apidex_error *err)
 #endif
 
 int store_w_put_image(const char *tmp, uint64_t build_id, store_image_builder image_builder,
-                      apidex_error *err)
+                      core_buf *out, apidex_error *err)
 {
     core_buf img;
     core_buf_init(&img, IMAGE_MAX_BYTES);
@@ -102,7 +102,9 @@ int store_w_put_image(const char *tmp, uint64_t build_id, store_image_builder im
         rc = store_exec(db, "DROP TABLE IF EXISTS image", err);
     if (sqlite3_close(db) != SQLITE_OK && !rc)
         rc = core_error_set(err, APIDEX_EDB, "cannot close %s after writing the search image", tmp);
-    core_buf_free(&img);
+    core_buf_free(out);
+    *out = img; /* the copy beside the index is written after the rename */
+    if (rc) core_buf_free(out);
     return rc;
 }
 

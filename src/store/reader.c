@@ -54,6 +54,7 @@ struct store_index {
     bool edges_loaded;
     id_map api_map, op_map, schema_map;
     loaded_vectors *vectors;
+    store_mapping image_map; /* the search image's file beside the index (image_map.c) */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -251,6 +252,7 @@ void store_close(store_index *idx)
         v = next;
     }
     core_arena_free(idx->arena);
+    store_mapping_release(&idx->image_map);
     free(idx->path);
     free(idx);
 }
@@ -258,6 +260,16 @@ void store_close(store_index *idx)
 sqlite3 *store_index_db(store_index *idx)
 {
     return idx->db;
+}
+
+store_mapping *store_index_image_map(store_index *idx)
+{
+    return &idx->image_map;
+}
+
+const char *store_index_file(const store_index *idx)
+{
+    return idx->path;
 }
 
 uint64_t store_index_version(const store_index *idx)
@@ -302,11 +314,23 @@ int store_index_info(store_index *idx, store_info *out, apidex_error *err)
         if (!rc) rc = read_meta(idx, "strategy", &i->strategy, err);
         if (!rc) rc = read_meta(idx, "filters", &i->filters, err);
         if (!rc) rc = read_meta(idx, "created", &i->created, err);
-        i->n_apis = count_rows(idx, "apis");
-        i->n_operations = count_rows(idx, "operations");
-        i->n_schemas = count_rows(idx, "schemas");
-        i->n_chunks = count_rows(idx, "chunks");
-        i->n_edges = count_rows(idx, "edges");
+        /* the counts the build wrote in meta "rows" (count(*) of edges alone reads some
+           30,000 pages at directory scale); an index without them is counted */
+        store_rows r;
+        if (!store_rows_read(idx->db, "main", &r) && r.apis >= 0 && r.operations >= 0 &&
+            r.schemas >= 0 && r.chunks >= 0 && r.edges >= 0) {
+            i->n_apis = (size_t)r.apis;
+            i->n_operations = (size_t)r.operations;
+            i->n_schemas = (size_t)r.schemas;
+            i->n_chunks = (size_t)r.chunks;
+            i->n_edges = (size_t)r.edges;
+        } else {
+            i->n_apis = count_rows(idx, "apis");
+            i->n_operations = count_rows(idx, "operations");
+            i->n_schemas = count_rows(idx, "schemas");
+            i->n_chunks = count_rows(idx, "chunks");
+            i->n_edges = count_rows(idx, "edges");
+        }
         i->n_documents = count_rows(idx, "documents");
         if (!rc) __atomic_store_n(&idx->have_info, true, __ATOMIC_RELEASE);
     }

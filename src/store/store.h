@@ -243,6 +243,13 @@ typedef int (*store_image_builder)(store_index *idx, uint64_t build_id, core_buf
 /** The image's bytes in one malloc'd buffer (*data: free), or *data NULL when the index has
     none. Errors: APIDEX_ENOMEM, APIDEX_EDB. */
 int store_image_read(store_index *idx, void **data, size_t *len, apidex_error *err);
+/** The image's copy beside the index (`<index>.image`, written by every build after its
+    rename) mapped read-only, when its length and first 64 bytes are the index's own image's
+    (the build id and checksum are in them); *data NULL when there is none or it does not
+    match (APIDEX_IMAGE_MAP=0: never). Owned by idx until store_close; the caller checks the
+    whole image (its checksum) and reads store_image_read when that fails. Cheap after the
+    first call (the same mapping). */
+void store_image_map(store_index *idx, const void **data, size_t *len);
 /**
  * True when the file at path is no longer the one idx has open (replaced by a
  * rebuild, or removed): compares device, inode, size and mtime. Cheap (one stat).

@@ -128,8 +128,9 @@ static int ord_map_put(ord_map *m, const char *key, size_t ord)
 
 /* ---------------------------------------------------------------- temp files */
 
-/* Removes `<base>.tmp-<pid>` files (and their journals) left by builds whose
-   process is gone: a kill -9 mid-build leaves one behind. */
+/* Removes `<base>.tmp-<pid>` files (and their journals, and the image copies
+   `<base>.tmp-<pid>-image`, image_map.c) left by builds whose process is gone: a kill -9
+   mid-build leaves one behind. */
 static void remove_stale_temps(const char *target)
 {
     const char *slash = strrchr(target, '/');
@@ -156,7 +157,7 @@ static void remove_stale_temps(const char *target)
         char *end = NULL;
         long pid = strtol(e->d_name + plen, &end, 10);
         if (pid <= 0 || end == e->d_name + plen) continue;
-        if (*end != '\0' && strcmp(end, "-journal") != 0) continue;
+        if (*end != '\0' && strcmp(end, "-journal") != 0 && strcmp(end, "-image") != 0) continue;
         if (pid != (long)getpid() && (kill((pid_t)pid, 0) == 0 || errno != ESRCH)) continue;
         char full[8192];
         int n = snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
@@ -893,7 +894,9 @@ int store_writer_commit(store_writer *w, store_build_report *rep, apidex_error *
     }
     w->db = NULL;
     /* The search image of the complete file, in it before it becomes visible. */
-    if ((rc = store_w_put_image(w->tmp, build_id, w->image, err)) != 0) {
+    core_buf img;
+    core_buf_init(&img, 0);
+    if ((rc = store_w_put_image(w->tmp, build_id, w->image, &img, err)) != 0) {
         store_writer_abort(w);
         return rc;
     }
@@ -903,10 +906,14 @@ int store_writer_commit(store_writer *w, store_build_report *rep, apidex_error *
     if (fsync_path(w->tmp, false) != 0 || rename(w->tmp, w->target) != 0) {
         core_error_set(err, APIDEX_EIO, "cannot install the new index %s: %s", w->target,
                        strerror(errno));
+        core_buf_free(&img);
         store_writer_abort(w);
         return APIDEX_EIO;
     }
     fsync_path(dir, true);
+    /* the image's mapped copy, checked against the index's own by readers (image_map.c) */
+    store_w_put_image_file(w->target, &img);
+    core_buf_free(&img);
     free(w->tmp);
     w->tmp = NULL; /* nothing left to remove */
     if (w->on_change) {

@@ -112,9 +112,14 @@ int store_w_flush_api(store_writer *w, apidex_error *err);
 
 /* image.c: after the last row, before the fsync and rename: the search image of the
    finished temp file (the bytes of the writer's builder; without one, any old image is
-   dropped). */
-int store_w_put_image(const char *tmp, uint64_t build_id, store_image_builder image,
+   dropped). *img (initialised by the caller, who frees it) is left holding the bytes, empty
+   when there is none, for store_w_put_image_file. */
+int store_w_put_image(const char *tmp, uint64_t build_id, store_image_builder image, core_buf *img,
                       apidex_error *err);
+/* image_map.c: after the index is renamed to target, its image's copy `<target>.image`
+   (written to a temp file and renamed; img empty: the old one removed). Best effort: a
+   failure leaves no file, and readers copy the image out of the index. */
+void store_w_put_image_file(const char *target, const core_buf *img);
 
 /* writer_old.c */
 /** The old document at path, or NULL. */

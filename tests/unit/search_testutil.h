@@ -105,4 +105,26 @@ static inline long search_hit_index(const search_result *r, const char *id)
     return -1;
 }
 
+/* An index at dir/name of specs[first..last) (paths under the source root, NULL-terminated
+   list), written with the search image when one is installed; first > 0: added to the
+   index already there (keep_unlisted, inherit). The path: free(). */
+static inline char *search_tu_build_from(const char *dir, const char *name,
+                                         const char *const *specs, size_t first, size_t last)
+{
+    char *db = tu_path(dir, name);
+    apidex_error err;
+    core_error_clear(&err);
+    spec_registry *reg = NULL;
+    assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
+    for (size_t i = first; specs[i] && i < last; i++) {
+        char *p = tu_path(tu_source_dir(), specs[i]);
+        assert_int_equal(spec_registry_add(reg, p, &err), 0);
+        free(p);
+    }
+    build_options o = {.keep_unlisted = first > 0, .inherit = first > 0};
+    if (build_index(db, reg, &o, NULL, &err)) fail_msg("build_index: %s", err.message);
+    spec_registry_free(reg);
+    return db;
+}
+
 #endif

@@ -22,20 +22,7 @@ static const char *const tasks[] = {
 /* An index of specs[first..] written with the search image. */
 static char *build_from(const char *dir, const char *name, size_t first, size_t last)
 {
-    char *db = tu_path(dir, name);
-    apidex_error err;
-    core_error_clear(&err);
-    spec_registry *reg = NULL;
-    assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
-    for (size_t i = first; specs[i] && i < last; i++) {
-        char *p = tu_path(tu_source_dir(), specs[i]);
-        assert_int_equal(spec_registry_add(reg, p, &err), 0);
-        free(p);
-    }
-    build_options o = {.keep_unlisted = first > 0, .inherit = first > 0};
-    if (build_index(db, reg, &o, NULL, &err)) fail_msg("build_index: %s", err.message);
-    spec_registry_free(reg);
-    return db;
+    return search_tu_build_from(dir, name, specs, first, last);
 }
 
 /* Every answer over db, one line per hit (summary and plan included), into out; *loaded:
