@@ -799,3 +799,8 @@ void build_image_set_builder(store_image_builder fn)
 {
     image_builder = fn;
 }
+
+store_image_builder build_image_builder(void)
+{
+    return image_builder;
+}

@@ -118,5 +118,8 @@ int build_strategy_parse(const char *spec, struct chunk_options *out, core_buf *
  * copied one). Call once at start, before any build.
  */
 void build_image_set_builder(store_image_builder fn);
+/** The builder registered last (NULL: none), for a program that writes through store_writer
+    itself and wants the image a build would write (store_writer_options.image). */
+store_image_builder build_image_builder(void);
 
 #endif /* APIDEX_BUILD_H */

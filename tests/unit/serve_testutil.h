@@ -6,6 +6,7 @@
 
 #include "testutil.h"
 
+#include "build/build.h"
 #include "serve/serve.h"
 
 #include <json-c/json.h>
@@ -138,7 +139,8 @@ static inline void sv_fixture_write(const char *db, int generation)
 {
     apidex_error err;
     store_writer *w = NULL;
-    store_writer_options opt = {.full = true};
+    /* with the search image when the test installed its builder, as a build writes it */
+    store_writer_options opt = {.full = true, .image = build_image_builder()};
     if (store_writer_begin(db, &opt, &w, &err)) fail_msg("begin: %s", err.message);
     sv_add_api(w, "films", "Film Database API", "movies", "search");
     sv_add_ops(w, "films", sv_films, sizeof sv_films / sizeof sv_films[0]);

@@ -26,9 +26,9 @@ static char *source_file(const char *rel)
     if (!f) fail_msg("cannot read %s", path);
     core_buf b;
     core_buf_init(&b, 1 << 24);
-    char chunk[4096];
+    char part[4096];
     size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) core_buf_append(&b, chunk, n);
+    while ((n = fread(part, 1, sizeof part, f)) > 0) core_buf_append(&b, part, n);
     fclose(f);
     free(path);
     return core_buf_steal(&b, NULL);
