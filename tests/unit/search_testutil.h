@@ -127,4 +127,37 @@ static inline char *search_tu_build_from(const char *dir, const char *name,
     return db;
 }
 
+/* Every answer of eng to tasks[0..n) (k 10, plain and adaptive), appended to out one line per
+   hit with all it carries (id, route, score and confidence bit for bit, role, why, summary,
+   producer links) and one per plan step: the image tests compare these between opens. */
+static inline void search_tu_answers(search_engine *eng, const char *const *tasks, size_t n,
+                                     core_buf *out)
+{
+    apidex_error err;
+    core_error_clear(&err);
+    for (size_t t = 0; t < n; t++)
+        for (int adaptive = 0; adaptive < 2; adaptive++) {
+            search_query q = {.text = tasks[t], .k = 10, .adaptive = adaptive};
+            search_result *r = NULL;
+            assert_int_equal(search_engine_run(eng, &q, &r, &err), 0);
+            core_buf_printf(out, "%s/%d: %zu hits, confidence %a\n", tasks[t], adaptive, r->n_hits,
+                            r->confidence);
+            for (size_t i = 0; i < r->n_hits; i++) {
+                const search_hit *h = &r->hits[i];
+                core_buf_printf(out, "  %s %s %s %a %d %a [%s] {%s} links %zu\n", h->id, h->method,
+                                h->path, h->score, (int)h->role, h->confidence,
+                                h->why ? h->why : "", h->summary ? h->summary : "(none)",
+                                h->n_links);
+                for (size_t l = 0; l < h->n_links; l++)
+                    core_buf_printf(out, "    %s <- %s\n", h->links[l].param,
+                                    h->links[l].producer_id ? h->links[l].producer_id : "");
+            }
+            for (size_t i = 0; i < r->n_plan; i++)
+                core_buf_printf(out, "  plan %s {%s} %zu inputs\n", r->plan[i].id,
+                                r->plan[i].summary ? r->plan[i].summary : "(none)",
+                                r->plan[i].n_inputs);
+            search_result_free(r);
+        }
+}
+
 #endif

@@ -64,23 +64,7 @@ static void answers(const char *db, core_buf *out, size_t *work)
     if (store_open(db, true, &idx, &err)) fail_msg("store_open: %s", err.message);
     if (search_engine_open(idx, &eng, &err)) fail_msg("engine: %s", err.message);
     *work = search_engine_open_work(eng);
-    for (size_t t = 0; t < sizeof tasks / sizeof *tasks; t++)
-        for (int adaptive = 0; adaptive < 2; adaptive++) {
-            search_query q = {.text = tasks[t], .k = 10, .adaptive = adaptive};
-            search_result *r = NULL;
-            assert_int_equal(search_engine_run(eng, &q, &r, &err), 0);
-            core_buf_printf(out, "%s/%d: %zu hits, confidence %a\n", tasks[t], adaptive, r->n_hits,
-                            r->confidence);
-            for (size_t i = 0; i < r->n_hits; i++) {
-                const search_hit *h = &r->hits[i];
-                core_buf_printf(out, "  %s %a %d %a [%s] links %zu\n", h->id, h->score,
-                                (int)h->role, h->confidence, h->why ? h->why : "", h->n_links);
-                for (size_t l = 0; l < h->n_links; l++)
-                    core_buf_printf(out, "    %s <- %s\n", h->links[l].param,
-                                    h->links[l].producer_id ? h->links[l].producer_id : "");
-            }
-            search_result_free(r);
-        }
+    search_tu_answers(eng, tasks, sizeof tasks / sizeof *tasks, out);
     search_engine_close(eng);
     store_close(idx);
 }

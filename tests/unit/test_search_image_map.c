@@ -36,21 +36,7 @@ static bool answers(const char *db, core_buf *out)
     search_engine *eng = NULL;
     if (store_open(db, true, &idx, &err)) fail_msg("store_open: %s", err.message);
     if (search_engine_open(idx, &eng, &err)) fail_msg("engine: %s", err.message);
-    for (size_t t = 0; t < sizeof tasks / sizeof *tasks; t++)
-        for (int adaptive = 0; adaptive < 2; adaptive++) {
-            search_query q = {.text = tasks[t], .k = 10, .adaptive = adaptive};
-            search_result *r = NULL;
-            assert_int_equal(search_engine_run(eng, &q, &r, &err), 0);
-            core_buf_printf(out, "%s/%d: %zu hits, confidence %a\n", tasks[t], adaptive, r->n_hits,
-                            r->confidence);
-            for (size_t i = 0; i < r->n_hits; i++) {
-                const search_hit *h = &r->hits[i];
-                core_buf_printf(out, "  %s %a %d [%s] {%s} links %zu\n", h->id, h->score,
-                                (int)h->role, h->why ? h->why : "", h->summary ? h->summary : "",
-                                h->n_links);
-            }
-            search_result_free(r);
-        }
+    search_tu_answers(eng, tasks, sizeof tasks / sizeof *tasks, out);
     bool mapped = search_engine_image_mapped(eng);
     search_engine_close(eng);
     store_close(idx);
