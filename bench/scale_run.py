@@ -214,6 +214,12 @@ def mcp_ready(bin_, db, query, timeout=600):
         p.wait()
 
 
+def index_bytes(db):
+    """The index on disk: the file and, when a build wrote it, the search image's mapped copy
+    beside it (docs/INDEX.md), which is disk the index costs too."""
+    return sum(os.path.getsize(f) for f in (db, db + ".image") if os.path.exists(f))
+
+
 def measure(bin_, files, label, work, queries, extra_api, paths=None):
     """One size: FILES indexed (or PATHS, folders holding exactly those files, when the list
     would not fit on a command line)."""
@@ -230,7 +236,7 @@ def measure(bin_, files, label, work, queries, extra_api, paths=None):
     summary = json.loads(out)
     row.update(ops=summary.get("operations", 0), failed=summary.get("failed", 0), index_s=wall,
                index_cpu=cpu / wall if wall else 0, index_rss_mb=rss,
-               db_mb=os.path.getsize(db) / 2**20)
+               db_mb=index_bytes(db) / 2**20)
     row["size_ratio"] = row["db_mb"] / row["spec_mb"]
 
     log(f"{label}: one-shot searches")
@@ -268,11 +274,15 @@ def measure(bin_, files, label, work, queries, extra_api, paths=None):
         if has_add:
             add_db = os.path.join(work, f"scale-{label}-add.db")
             shutil.copyfile(db, add_db)
+            if os.path.exists(db + ".image"):  # as the index is found on disk: with its copy
+                shutil.copyfile(db + ".image", add_db + ".image")
             code, _, err, w, _, _ = timed([bin_, "add", extra_api, "--db", add_db])
             row["add_s"] = w if code in (0, 1) else None
             if code not in (0, 1):
                 log(f"add exited {code}: {err[-500:]}")
-            os.unlink(add_db)
+            for f in (add_db, add_db + ".image"):
+                if os.path.exists(f):
+                    os.unlink(f)
         else:
             row["add_s"] = None
             log("this binary has no `add` command: add time not measured")
