@@ -88,7 +88,7 @@ static const tool_def tool_defs[] = {
      "APIs), with a calibrated `confidence` in [0, 1]. Read-only and cheap in tokens.",
      "{\"type\":\"object\",\"properties\":{"
      "\"task\":{\"x-route\":\"GET /v1/search q\",\"description\":\"What "
-     "you want to do, in plain words, e.g. 'Who directed the top-1 rated movie?'\"},"
+     "you want to do, in plain words, e.g. 'Refund the last payment of a customer'\"},"
      "\"k\":{\"x-route\":\"GET /v1/search k\","
      "\"description\":\"How many distinct endpoints to return (ignored when adaptive is "
      "true)\"},"
