@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 
 #include "chunk/chunk.h"
+#include "exec/exec.h"
 #include "net/net.h"
 #include "store/store.h"
 
@@ -78,6 +79,16 @@ bool cli_arg_address(const char *cmd, const char *value)
 {
     if (value && net_address_valid(value)) return true;
     cli_usage_error(cmd, "--allow-address wants an IP address (such as 127.0.0.1 or ::1), not '%s'",
+                    value ? value : "");
+    return false;
+}
+
+bool cli_arg_allow_host(const char *cmd, const char *value)
+{
+    if (value && exec_allow_entry_valid(value)) return true;
+    cli_usage_error(cmd,
+                    "--allow-host wants HOST, HOST:PORT or scheme://HOST[:PORT] (an origin, no "
+                    "path; printable ASCII), not '%s'",
                     value ? value : "");
     return false;
 }

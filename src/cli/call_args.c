@@ -34,8 +34,9 @@ int cli_call_take_param(const char *cmd, const char *flag, const char *value, vo
 
 int cli_call_take_host(const char *cmd, const char *flag, const char *value, void *opts)
 {
-    (void)cmd, (void)flag;
+    (void)flag;
     cli_call_args *a = opts;
+    if (!cli_arg_allow_host(cmd, value)) return CLI_USAGE;
     a->hosts[a->n_hosts++] = value;
     return CLI_OK;
 }
@@ -274,7 +275,7 @@ static int allow_add(const char *cmd, const char *flag, const char *value, bool 
 {
     if (*n >= CLI_MAX_ALLOW)
         return cli_usage_error(cmd, "at most %d %s flags", CLI_MAX_ALLOW, flag);
-    if (address && !cli_arg_address(cmd, value)) return CLI_USAGE;
+    if (address ? !cli_arg_address(cmd, value) : !cli_arg_allow_host(cmd, value)) return CLI_USAGE;
     list[(*n)++] = value;
     return CLI_OK;
 }

@@ -275,6 +275,8 @@ bool cli_arg_double(const char *cmd, const char *flag, const char *value, double
 /** value is an IP address as --allow-address takes it (IPv4, IPv6, [IPv6]); false after saying
     it is not (naming the value). */
 bool cli_arg_address(const char *cmd, const char *value);
+/** Whether value is an --allow-host entry (exec_allow_entry_valid); else prints a usage error. */
+bool cli_arg_allow_host(const char *cmd, const char *value);
 /** value is an API id (spec_id_valid); false after saying what an id is. */
 bool cli_arg_api_id(const char *cmd, const char *flag, const char *value);
 /** The source "mcp+config:FILE" of `--mcp-config FILE` (lives until exit; NULL on OOM). */

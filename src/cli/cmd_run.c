@@ -45,6 +45,16 @@ static int take_address(const char *cmd, const char *flag, const char *v, void *
     return CLI_OK;
 }
 
+static int take_host(const char *cmd, const char *flag, const char *v, void *opts)
+{
+    run_opts *o = opts;
+    if (o->n_hosts >= RUN_MAX_LIST)
+        return cli_usage_error(cmd, "%s: at most %d", flag, RUN_MAX_LIST);
+    if (!cli_arg_allow_host(cmd, v)) return CLI_USAGE;
+    o->hosts[o->n_hosts++] = v;
+    return CLI_OK;
+}
+
 static const cli_flag run_rows[] = {
     CLI_TEXT("usage: apidex run \"TASK\" [--max-steps N] [--api A]... [--server API=URL]...\n"
              "                  [--allow-write] [--allow-host HOST]... [--allow-private]\n"
@@ -63,8 +73,8 @@ static const cli_flag run_rows[] = {
                 "  --server API=URL  the base URL of API instead of its spec's (repeatable)\n"),
     CLI_SWITCH("--allow-write", NULL, run_opts, allow_write,
                "  --allow-write     methods other than GET/HEAD/OPTIONS\n"),
-    CLI_LIST("--allow-host", NULL, run_opts, hosts, n_hosts, NULL, RUN_MAX_LIST, "%s: at most %d",
-             "  --allow-host HOST another host (the spec's servers and --server are allowed)\n"),
+    CLI_HANDLER("--allow-host", NULL, take_host, NULL,
+                "  --allow-host HOST another host (the spec's servers and --server are allowed)\n"),
     CLI_SWITCH("--allow-private", NULL, run_opts, allow_private,
                "  --allow-private   private, loopback and link-local addresses\n"),
     CLI_HANDLER("--allow-address", NULL, take_address, NULL,

@@ -116,6 +116,10 @@ int exec_api_origins(const spec_api *api, const spec_operation *op, core_arena *
     (*exact = true: credentials may go there too); "host:port" that host on that port, "host"
     that host, either scheme (the request may go there; credentials do not). */
 bool exec_allow_entry_matches(const char *entry, const char *origin, bool *exact);
+/** Whether entry is an --allow-host entry apidex reads: "host", "host:port" or
+    "scheme://host[:port]" with at most a "/" after it, printable ASCII only, at most 512
+    bytes. Any other entry allows nothing (exec_allow_entry_matches is false for it). */
+bool exec_allow_entry_valid(const char *entry);
 /** Frees a response from exec_send (its arena). NULL is a no-op. */
 void exec_response_free(exec_response *resp);
 /**

@@ -81,12 +81,37 @@ static const char *origin_host(const char *origin, core_arena *a)
     return core_arena_strndup(a, h, colon ? (size_t)(colon - h) : strlen(h));
 }
 
+bool exec_allow_entry_valid(const char *entry)
+{
+    size_t n = entry ? strlen(entry) : 0;
+    if (!n || n > 512) return false;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)entry[i] <= 0x20 || (unsigned char)entry[i] >= 0x7f) return false;
+    char buf[600];
+    const char *url = entry, *rest = strstr(entry, "://");
+    if (!rest) {
+        snprintf(buf, sizeof buf, "http://%s", entry);
+        url = buf;
+        rest = entry;
+    } else {
+        rest += 3;
+    }
+    /* nothing after the authority but one "/": a path, query or fragment would suggest a
+       narrower rule than an origin is */
+    rest += strcspn(rest, "/?#");
+    if (*rest && strcmp(rest, "/")) return false;
+    if (url == buf && *rest) return false;
+    core_arena *a = core_arena_new(1024);
+    bool ok = a && exec_url_origin(url, a);
+    core_arena_free(a);
+    return ok;
+}
+
 bool exec_allow_entry_matches(const char *entry, const char *origin, bool *exact)
 {
     *exact = false;
-    if (!entry || !origin) return false;
+    if (!origin || !exec_allow_entry_valid(entry)) return false;
     char buf[600];
-    if (strlen(entry) > 512) return false;
     core_arena *a = core_arena_new(4096);
     if (!a) return false;
     bool ok = false;

@@ -129,6 +129,12 @@ status "port change allowed with --allow-host ORIGIN" 0 call "GET /items/{id}" -
 has "the named origin got the request" "$tmp/b.log" "GET /v1/items/2 HTTP/1.1"
 has "and the key (the user named the origin)" "$tmp/b.log" "X-Api-Key: origin-s3cret-key"
 : >"$tmp/b.log"
+status "an --allow-host entry with a path is a usage error" 2 call "GET /items/{id}" -p id=2 \
+  --server "http://127.0.0.1:$pb/v1" --allow-host "http://127.0.0.1:$pb/v1"
+has "the error says what an entry is" "$tmp/err" "scheme://HOST[:PORT]"
+status "an --allow-host entry with a control character is a usage error" 2 call "GET /items/{id}" \
+  -p id=2 --server "http://127.0.0.1:$pb/v1" --allow-host "$(printf 'http://127.0.0.1:%s/\bx' "$pb")"
+lacks "neither reached the other port" "$tmp/b.log" "GET /v1/items/2"
 
 echo "== dot segments stay inside the operation"
 status "id=.. refused" 2 call "GET /items/{id}" -p id=..

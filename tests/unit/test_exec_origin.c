@@ -118,6 +118,37 @@ static void test_url_origin(void **state)
     assert_false(exec_allow_entry_matches("h:8443", "http://h:80", &exact));
     assert_false(exec_allow_entry_matches("h", "http://evil.h:80", &exact));
     assert_true(exec_allow_entry_matches("[::1]:80", "http://[::1]:80", &exact));
+    assert_true(exec_allow_entry_matches("http://h:8080/", "http://h:8080", &exact) && exact);
+    /* an entry apidex does not read allows nothing: a path, a query, a control character or
+       a byte outside printable ASCII anywhere (curl refuses such a URL; apidex read only
+       its authority and sent the API key there), an empty or oversized entry */
+    static const struct {
+        const char *entry, *origin;
+    } bad[] = {
+        {"http://4/v0\xf3http:%:%8/\bhttp://4/v0", "http://4:80"},
+        {"http://h/\b", "http://h:80"},
+        {"http://h:8080/v1", "http://h:8080"},
+        {"http://h?x", "http://h:80"},
+        {"http://h#x", "http://h:80"},
+        {"h/", "http://h:80"},
+        {"h/v1", "http://h:80"},
+        {"h\t", "http://h:80"},
+        {" h", "http://h:80"},
+        {"h\x7f", "http://h:80"},
+        {"", "http://h:80"},
+        {"*", "http://h:80"},
+        {"http://x@h", "http://h:80"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (exec_allow_entry_valid(bad[i].entry))
+            fail_msg("entry '%s' read as valid", bad[i].entry);
+        if (exec_allow_entry_matches(bad[i].entry, bad[i].origin, &exact) || exact)
+            fail_msg("entry '%s' allows %s", bad[i].entry, bad[i].origin);
+    }
+    char big[600];
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    assert_false(exec_allow_entry_valid(big));
     core_arena_free(a);
 }
 
