@@ -21,6 +21,39 @@ static bool host_char(unsigned char c)
     return isalnum(c) || c == '.' || c == '-' || c == '_' || c == '~';
 }
 
+/* Whether the host name h (n bytes, no brackets) is one every URL parser reads alike: a name
+   whose last label is not a number, or a dotted-quad IPv4 address written canonically. A
+   last label of digits (or 0x and hex digits) makes WHATWG parsers and curl read the host as
+   an IPv4 address in a short, octal or hex form ("2" is 0.0.0.2, "0x7f.1" is 127.0.0.1),
+   which a string comparison of host names would not see. */
+static bool host_unambiguous(const char *h, size_t n)
+{
+    bool trailing_dot = n > 1 && h[n - 1] == '.';
+    if (trailing_dot) n--;
+    const char *last = h + n;
+    while (last > h && last[-1] != '.') last--;
+    size_t ll = (size_t)(h + n - last);
+    bool numeric = ll > 0;
+    bool hex = ll >= 2 && last[0] == '0' && (last[1] == 'x' || last[1] == 'X');
+    for (size_t i = hex ? 2 : 0; i < ll && numeric; i++)
+        numeric = hex ? isxdigit((unsigned char)last[i]) : isdigit((unsigned char)last[i]);
+    if (!numeric) return true;
+    if (trailing_dot) return false;
+    /* four decimal parts 0-255, no leading zero */
+    int parts = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        int v = 0;
+        while (j < n && isdigit((unsigned char)h[j]) && j - i < 4) v = v * 10 + (h[j++] - '0');
+        if (j == i || j - i > 3 || v > 255 || (h[i] == '0' && j - i > 1)) return false;
+        parts++;
+        if (j == n) break;
+        if (h[j] != '.' || j + 1 == n) return false;
+        i = j + 1;
+    }
+    return parts == 4;
+}
+
 const char *exec_url_origin(const char *url, core_arena *arena)
 {
     if (!url) return NULL;
@@ -51,7 +84,7 @@ const char *exec_url_origin(const char *url, core_arena *arena)
             if (!host_char((unsigned char)*q) || hl + 1 >= sizeof host) return NULL;
             host[hl++] = (char)tolower((unsigned char)*q++);
         }
-        if (!hl) return NULL;
+        if (!hl || !host_unambiguous(host, hl)) return NULL;
     }
     host[hl] = '\0';
     long port = https ? 443 : 80;

@@ -100,6 +100,24 @@ static void test_url_origin(void **state)
         {"ftp://h/", NULL},
         {"h/x", NULL},
         {"http://[::1/", NULL},
+        /* IPv4 addresses in short, octal or hex form (URL parsers read "2" as 0.0.0.2): the
+           name compared would not be the address connected to */
+        {"http://127.0.0.1:8/", "http://127.0.0.1:8"},
+        {"http://api2.example.com/", "http://api2.example.com:80"},
+        {"http://v1.2x/", "http://v1.2x:80"},
+        {"http://2/", NULL},
+        {"http://127.1/", NULL},
+        {"http://2130706433/", NULL},
+        {"http://0x7f.0.0.1/", NULL},
+        {"http://0x7f000001/", NULL},
+        {"http://0177.0.0.1/", NULL},
+        {"http://127.0.0.01/", NULL},
+        {"http://127.0.0.256/", NULL},
+        {"http://1.2.3.4.5/", NULL},
+        {"http://a.2/", NULL},
+        {"http://0x/", NULL},
+        {"http://1.2.3.4./", NULL},
+        {"http://example.com./", "http://example.com.:80"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *got = exec_url_origin(cases[i].url, a);
