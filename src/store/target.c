@@ -92,10 +92,10 @@ int store_index_settings(const char *db_path, char **strategy, char **filters, a
     while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *k = (const char *)sqlite3_column_text(st, 0);
         const char *v = (const char *)sqlite3_column_text(st, 1);
+        rc = SQLITE_OK;
         if (!k || !v) continue;
         if (!strcmp(k, "strategy") && !*strategy) *strategy = strndup(v, strcspn(v, "+"));
         if (!strcmp(k, "filters") && !*filters) *filters = strdup(v);
-        rc = SQLITE_OK;
     }
     sqlite3_finalize(st);
     int ret = 0;
