@@ -87,8 +87,9 @@ static void test_registry_changes(void **state)
 }
 
 /* store_index_settings reads what the index was built with; a meta row without a value (a
-   file whose meta table another tool rewrote without NOT NULL) is skipped, not taken for damage (it ended the read with SQLITE_ROW, which was reported as a
-   damaged index, so `add` refused an index that searched fine). */
+   file whose meta table another tool rewrote without NOT NULL) is skipped, not taken for damage (it
+   ended the read with SQLITE_ROW, which was reported as a damaged index, so `add` refused an index
+   that searched fine). */
 static void test_index_settings_null_value(void **state)
 {
     (void)state;
