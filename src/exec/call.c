@@ -15,24 +15,24 @@ int exec_api_reload(store_index *idx, size_t ai, store_doc **doc, const spec_api
 {
     *doc = NULL;
     *api = NULL;
-    const store_api *apis = NULL;
-    size_t n = 0;
-    int rc = store_apis(idx, &apis, &n, err);
-    if (rc) return rc;
-    if (ai >= n) return core_error_set(err, APIDEX_EINVAL, "no such API");
     apidex_error lerr;
     core_error_clear(&lerr);
     const spec_api *a = NULL;
-    if (store_api_doc(idx, ai, doc, &a, &lerr) || !a || a->failed) {
-        store_doc_release(*doc);
-        *doc = NULL;
-        if (lerr.code == APIDEX_ENOMEM) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
-        return core_error_set(err, APIDEX_EINVAL, "cannot read the document of %s again (%s)%s%s",
-                              apis[ai].id, apis[ai].document, lerr.message[0] ? ": " : "",
-                              lerr.message);
+    int rc = store_api_doc(idx, ai, doc, &a, &lerr);
+    if (!rc && a && !a->failed) {
+        *api = a;
+        return 0;
     }
-    *api = a;
-    return 0;
+    store_doc_release(*doc);
+    *doc = NULL;
+    if (lerr.code == APIDEX_ENOMEM) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    const store_api *apis = NULL;
+    size_t n = 0;
+    if ((rc = store_apis(idx, &apis, &n, err)) != 0) return rc;
+    if (ai >= n) return core_error_set(err, APIDEX_EINVAL, "no such API");
+    return core_error_set(err, APIDEX_EINVAL, "cannot read the document of %s again (%s)%s%s",
+                          apis[ai].id, apis[ai].document, lerr.message[0] ? ": " : "",
+                          lerr.message);
 }
 
 const char **exec_params_from_json(core_arena *a, struct json_object *params, size_t *n,
