@@ -15,7 +15,7 @@
 
 typedef struct loaded_api {
     const char *id; /* the index's API id */
-    spec_registry *reg;
+    store_doc *doc;
     const spec_api *api; /* NULL: the document could not be read (why) */
     const char *why;
 } loaded_api;
@@ -50,7 +50,7 @@ int agent_run_executor_new(store_index *idx, const agent_run_executor_options *o
 void agent_run_executor_free(agent_run_executor *x)
 {
     if (!x) return;
-    for (size_t i = 0; i < x->n_apis; i++) spec_registry_free(x->apis[i].reg);
+    for (size_t i = 0; i < x->n_apis; i++) store_doc_release(x->apis[i].doc);
     free(x->apis);
     core_arena_free(x->arena);
     free(x);
@@ -90,12 +90,12 @@ static int resolve(agent_run_executor *x, const char *id, const store_operation 
         if (!l->id) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
         apidex_error lerr;
         core_error_clear(&lerr);
-        int lrc = exec_api_reload(x->idx, (size_t)ai, &l->reg, &l->api, &lerr);
+        int lrc = exec_api_reload(x->idx, (size_t)ai, &l->doc, &l->api, &lerr);
         if (lrc == APIDEX_ENOMEM) return core_error_set(err, lrc, "out of memory");
         if (lrc) l->why = core_arena_strdup(x->arena, lerr.message);
     }
     if (!l->api) return core_error_set(err, APIDEX_EINVAL, "%s", l->why ? l->why : "no document");
-    const spec_operation *op = exec_api_operation(l->api, sop->method, sop->path);
+    const spec_operation *op = store_doc_operation(l->api, sop->method, sop->path);
     if (!op)
         return core_error_set(err, APIDEX_EINVAL, "%s %s is no longer in the document of %s",
                               sop->method, sop->path, sapi->id);

@@ -1,8 +1,9 @@
 /*
  * Validates a JSON example from an LLM answer against the OpenAPI schema it
  * claims to follow (askAPI's JSON examples are checked this way). The
- * schema comes from the API's own document, reloaded from where the index
- * says it lives, so $refs, allOf and nullable mean what the spec says.
+ * schema comes from the API's own document, loaded again from where the index
+ * says it lives (store_api_doc, once per open index), so $refs, allOf and
+ * nullable mean what the spec says.
  * The checking itself (what is covered, how deep) is spec_validate_json (spec/validate.c).
  */
 #include "agent/agent_int.h"
@@ -27,15 +28,6 @@ static spec_loc json_media_schema(const spec_media *m, size_t n)
     for (size_t i = 0; i < n; i++)
         if (m[i].type && strstr(m[i].type, "json")) return m[i].schema;
     return n ? m[0].schema : (spec_loc){0};
-}
-
-/* The loaded operation that is `op` of the index (matched by method and path). */
-static const spec_operation *find_loaded_op(const spec_api *api, const store_operation *op)
-{
-    for (size_t i = 0; i < api->n_ops; i++)
-        if (!strcmp(api->ops[i].method, op->method) && !strcmp(api->ops[i].path, op->path))
-            return &api->ops[i];
-    return NULL;
 }
 
 int agent_validate_example(store_index *idx, const char *claim, const char *json_text,
@@ -115,21 +107,20 @@ int agent_validate_example(store_index *idx, const char *claim, const char *json
         *problem = "the example is not valid JSON";
         return 0;
     }
-    spec_registry *reg = NULL;
+    store_doc *sd = NULL;
+    const spec_api *api = NULL;
     apidex_error lerr;
     core_error_clear(&lerr);
-    if (spec_load_file(doc, NULL, &reg, &lerr) || !spec_registry_count(reg) ||
-        spec_registry_api(reg, 0)->failed) {
-        spec_registry_free(reg);
+    if (store_api_doc(idx, (size_t)ai, &sd, &api, &lerr) || !api || api->failed) {
+        store_doc_release(sd);
         json_object_put(x);
         *problem = core_arena_printf(arena, "cannot reload %s: %s", doc,
                                      lerr.message[0] ? lerr.message : "load failed");
         return 0;
     }
-    const spec_api *api = spec_registry_api(reg, 0);
     spec_loc schema = {0};
     if (op) {
-        const spec_operation *lop = find_loaded_op(api, op);
+        const spec_operation *lop = store_doc_operation(api, op->method, op->path);
         if (lop && kind == 1 && lop->body)
             schema = json_media_schema(lop->body->media, lop->body->n_media);
         for (size_t i = 0; lop && kind == 2 && i < lop->n_responses && !schema.node; i++)
@@ -149,7 +140,7 @@ int agent_validate_example(store_index *idx, const char *claim, const char *json
         rc = spec_validate_json(api, schema, x, kind == 1, arena, problem);
         *valid = !rc && !*problem;
     }
-    spec_registry_free(reg);
+    store_doc_release(sd);
     json_object_put(x);
     return rc ? core_error_set(err, rc, "out of memory") : 0;
 }

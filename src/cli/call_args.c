@@ -15,7 +15,7 @@ enum { CALL_MAX_BODY = 64 << 20 };
 
 struct cli_call_target {
     store_index *idx;
-    spec_registry *reg;
+    store_doc *doc;
     char *body; /* --body @file's content */
     exec_request request;
     const spec_api *api;
@@ -179,7 +179,7 @@ int cli_call_build(const char *cmd, const cli_call_args *a, bool placeholders,
     const store_api *sapi = &apis[ai];
     /* the document as indexed, under the index's API id (the variables are named by it) */
     const spec_api *api = NULL;
-    if (exec_api_reload(t->idx, (size_t)ai, &t->reg, &api, &err)) {
+    if (exec_api_reload(t->idx, (size_t)ai, &t->doc, &api, &err)) {
         fprintf(stderr, "apidex %s: %s\n", cmd, err.message);
         return CLI_FAILURE;
     }
@@ -188,7 +188,7 @@ int cli_call_build(const char *cmd, const cli_call_args *a, bool placeholders,
                 "apidex %s: note: %s changed since it was indexed; the request follows "
                 "the document as it is now\n",
                 cmd, sapi->document);
-    const spec_operation *op = exec_api_operation(api, sop->method, sop->path);
+    const spec_operation *op = store_doc_operation(api, sop->method, sop->path);
     if (!op) {
         fprintf(stderr, "apidex %s: %s %s is no longer in %s: index it again\n", cmd, sop->method,
                 sop->path, sapi->document);
@@ -244,7 +244,7 @@ void cli_call_target_free(cli_call_target *t)
 {
     if (!t) return;
     exec_build_free(&t->request);
-    spec_registry_free(t->reg);
+    store_doc_release(t->doc);
     store_close(t->idx);
     free(t->body);
     free(t);

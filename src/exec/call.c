@@ -10,37 +10,29 @@
 #include <json-c/json.h>
 #include <string.h>
 
-int exec_api_reload(store_index *idx, size_t ai, spec_registry **reg, const spec_api **api,
+int exec_api_reload(store_index *idx, size_t ai, store_doc **doc, const spec_api **api,
                     apidex_error *err)
 {
-    *reg = NULL;
+    *doc = NULL;
     *api = NULL;
-    const store_api *apis = NULL;
-    size_t n = 0;
-    int rc = store_apis(idx, &apis, &n, err);
-    if (rc) return rc;
-    if (ai >= n) return core_error_set(err, APIDEX_EINVAL, "no such API");
     apidex_error lerr;
     core_error_clear(&lerr);
-    if (store_api_registry(idx, ai, reg, &lerr) || !spec_registry_count(*reg) ||
-        spec_registry_api(*reg, 0)->failed) {
-        spec_registry_free(*reg);
-        *reg = NULL;
-        if (lerr.code == APIDEX_ENOMEM) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
-        return core_error_set(err, APIDEX_EINVAL, "cannot read the document of %s again (%s)%s%s",
-                              apis[ai].id, apis[ai].document, lerr.message[0] ? ": " : "",
-                              lerr.message);
+    const spec_api *a = NULL;
+    int rc = store_api_doc(idx, ai, doc, &a, &lerr);
+    if (!rc && a && !a->failed) {
+        *api = a;
+        return 0;
     }
-    *api = spec_registry_api(*reg, 0);
-    return 0;
-}
-
-const spec_operation *exec_api_operation(const spec_api *api, const char *method, const char *path)
-{
-    for (size_t i = 0; api && i < api->n_ops; i++)
-        if (!strcmp(api->ops[i].method, method) && !strcmp(api->ops[i].path, path))
-            return &api->ops[i];
-    return NULL;
+    store_doc_release(*doc);
+    *doc = NULL;
+    if (lerr.code == APIDEX_ENOMEM) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    const store_api *apis = NULL;
+    size_t n = 0;
+    if ((rc = store_apis(idx, &apis, &n, err)) != 0) return rc;
+    if (ai >= n) return core_error_set(err, APIDEX_EINVAL, "no such API");
+    return core_error_set(err, APIDEX_EINVAL, "cannot read the document of %s again (%s)%s%s",
+                          apis[ai].id, apis[ai].document, lerr.message[0] ? ": " : "",
+                          lerr.message);
 }
 
 const char **exec_params_from_json(core_arena *a, struct json_object *params, size_t *n,

@@ -210,13 +210,12 @@ int exec_select(struct json_object *v, const char *expr, struct json_object **ou
  * The document of the index's API number ai (store_apis) as indexed, under the index's API id
  * (the credential variables are named by it): the snapshot the index keeps of a document only
  * a running source gives (an MCP server's list: no server started), else the file or URL read
- * again (store_api_registry). *reg: spec_registry_free; *api lives as long. APIDEX_EINVAL when
- * it cannot be read (the message names the API, the document and why), APIDEX_ENOMEM.
+ * again, once per open index (store_api_doc). *doc: store_doc_release; *api lives as long; the
+ * operation of a row: store_doc_operation. APIDEX_EINVAL when it cannot be read or failed (the
+ * message names the API, the document and why), APIDEX_ENOMEM.
  */
-int exec_api_reload(store_index *idx, size_t ai, spec_registry **reg, const spec_api **api,
+int exec_api_reload(store_index *idx, size_t ai, store_doc **doc, const spec_api **api,
                     apidex_error *err);
-/** The operation of api with this method and path template, or NULL (the document changed). */
-const spec_operation *exec_api_operation(const spec_api *api, const char *method, const char *path);
 /** params ({name: value}) as exec_build's "name=value" inputs (array and strings in a; *n of
     them): strings as they are, other values as JSON, null left out. NULL with err set: a
     string holding a NUL byte (APIDEX_EINVAL, naming the parameter: a C string would cut it),

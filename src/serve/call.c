@@ -288,13 +288,13 @@ int serve_query_call(serve_snapshot *snap, const serve_call_config *cfg, struct 
     long ai = store_find_api(snap->idx, sop->api);
     if (ai < 0) return core_error_set(err, APIDEX_ENOTFOUND, "the index has no API %s", sop->api);
     const store_api *sapi = &snap->apis[ai];
-    spec_registry *reg = NULL;
+    store_doc *doc = NULL;
     const spec_api *api = NULL;
-    if ((rc = exec_api_reload(snap->idx, (size_t)ai, &reg, &api, err)) != 0) return rc;
-    const spec_operation *op = exec_api_operation(api, sop->method, sop->path);
+    if ((rc = exec_api_reload(snap->idx, (size_t)ai, &doc, &api, err)) != 0) return rc;
+    const spec_operation *op = store_doc_operation(api, sop->method, sop->path);
     if (exec_tool_is(op)) {
         rc = call_tool(api, op, sop->id, cfg, &a, out, err);
-        spec_registry_free(reg);
+        store_doc_release(doc);
         return rc;
     }
     core_arena *arena = core_arena_new(0);
@@ -349,7 +349,7 @@ int serve_query_call(serve_snapshot *snap, const serve_call_config *cfg, struct 
                        "document as it is now");
     exec_build_free(&r);
     core_arena_free(arena);
-    spec_registry_free(reg);
+    store_doc_release(doc);
     return rc;
 }
 

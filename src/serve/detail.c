@@ -1,7 +1,7 @@
 /*
- * One endpoint at a detail level (summary, call, full) as json-c: the spec is
- * re-read from the document the index names (or the snapshot it keeps of an MCP
- * server's tool list: store_api_registry), rendered by chunk_detail_json
+ * One endpoint at a detail level (summary, call, full) as json-c: the operation behind the
+ * index row (store_operation_doc: the document the index names, or the snapshot it keeps of
+ * an MCP server's tool list, loaded once per snapshot), rendered by chunk_detail_json
  * (the single renderer of show, get_endpoint and /v1/endpoints), and the
  * producers of its inputs, which only the index knows, are added.
  */
@@ -11,63 +11,11 @@
 #include "spec/spec.h"
 
 #include <json-c/json.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { MAX_PRODUCERS = 12 };
-
-/* The last API document read again, kept while it is the version the index was built from
-   (same path, same content hash): an agent asks for several endpoints of one API in a row,
-   and reading a large document (Stripe's 4 MB) costs far more than rendering from it. One
-   entry, for the life of the process; the lock serialises renderings. */
-static struct {
-    pthread_mutex_t lock;
-    char *document;
-    uint64_t hash;
-    spec_registry *reg;
-} cache = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL};
-
-/* The registry holding sapi's document as indexed: the cached one, or a fresh read, which
-   replaces the cache when it is that version (*owned false: the cache owns it), else is the
-   caller's to free (*owned true). Called with cache.lock held. */
-static int document_of(store_index *idx, size_t ai, const store_api *sapi, spec_registry **out,
-                       bool *owned, apidex_error *err)
-{
-    *out = NULL;
-    *owned = true;
-    if (cache.reg && cache.hash == sapi->content_hash && !strcmp(cache.document, sapi->document)) {
-        *out = cache.reg;
-        *owned = false;
-        return 0;
-    }
-    spec_registry *reg = NULL;
-    int rc = store_api_registry(idx, ai, &reg, err);
-    if (!reg) return rc;
-    *out = reg;
-    const spec_api *api = !rc && spec_registry_count(reg) ? spec_registry_api(reg, 0) : NULL;
-    char *doc = api && !api->failed && api->content_hash == sapi->content_hash
-                    ? strdup(sapi->document)
-                    : NULL;
-    if (doc) {
-        spec_registry_free(cache.reg);
-        free(cache.document);
-        cache.reg = reg;
-        cache.document = doc;
-        cache.hash = sapi->content_hash;
-        *owned = false;
-    }
-    return rc;
-}
-
-static const spec_operation *find_op(const spec_api *api, const store_operation *sop)
-{
-    for (size_t i = 0; i < api->n_ops; i++)
-        if (!strcmp(api->ops[i].method, sop->method) && !strcmp(api->ops[i].path, sop->path))
-            return &api->ops[i];
-    return NULL;
-}
 
 static int by_score(const void *a, const void *b)
 {
@@ -176,21 +124,16 @@ int serve_endpoint_detail(store_index *idx, long oi, int lv, struct json_object 
         return core_error_set(err, APIDEX_EINVAL, "no such endpoint");
     const store_operation *sop = &ops[oi];
     const store_api *sapi = &apis[sop->api_index];
-    spec_registry *reg = NULL;
-    bool owned = true;
-    pthread_mutex_lock(&cache.lock);
-    rc = document_of(idx, sop->api_index, sapi, &reg, &owned, err);
-    if (!reg) {
-        pthread_mutex_unlock(&cache.lock);
-        return rc;
-    }
-    const spec_api *api = !rc && spec_registry_count(reg) ? spec_registry_api(reg, 0) : NULL;
-    const spec_operation *op = api && !api->failed ? find_op(api, sop) : NULL;
+    store_doc *doc = NULL;
+    const spec_api *api = NULL;
+    const spec_operation *op = NULL;
+    rc = store_operation_doc(idx, oi, &doc, &api, &op, err);
+    if (!doc) return rc;
+    if (rc) op = NULL;
     /* A document changed since the build would answer from another version than search. */
     bool changed = op && api->content_hash != sapi->content_hash;
     if ((!op || changed) && rc != APIDEX_ENOMEM) {
-        if (owned) spec_registry_free(reg);
-        pthread_mutex_unlock(&cache.lock);
+        store_doc_release(doc);
         *out = stored_detail(idx, oi, sop, sapi, level,
                              rc ? "the API's document could not be read again: this is the "
                                   "rendering stored in the index (`content`); index the "
@@ -221,8 +164,7 @@ int serve_endpoint_detail(store_index *idx, long oi, int lv, struct json_object 
     core_buf_free(&b);
     struct json_object *mcp = o ? serve_mcp_entry_json(op, sop->api) : NULL;
     if (mcp) serve_jadd(o, "mcp", mcp);
-    if (owned) spec_registry_free(reg);
-    pthread_mutex_unlock(&cache.lock);
+    store_doc_release(doc);
     if (rc) return rc;
     json_object_object_add(o, "id", serve_jstr(sop->id));
     json_object_object_add(o, "api", serve_jstr(sop->api));

@@ -139,6 +139,17 @@ int serve_metrics_render(serve_metrics *m, serve_db *db, mcp_server *mcp, core_b
                     "# HELP apidex_index_info The served index build.\n"
                     "# TYPE apidex_index_info gauge\napidex_index_info{build_id=\"%s\"} 1\n",
                     info->n_apis, info->n_operations, info->n_schemas, info->n_chunks, build);
+    store_doc_stats docs = store_doc_cache_stats(snap->idx);
+    core_buf_printf(out,
+                    "# HELP apidex_documents_loaded API documents the served index has loaded "
+                    "again (details, snippets, tool definitions, calls).\n"
+                    "# TYPE apidex_documents_loaded gauge\napidex_documents_loaded %zu\n"
+                    "# HELP apidex_documents_kept API documents kept loaded for the served "
+                    "index.\n"
+                    "# TYPE apidex_documents_kept gauge\napidex_documents_kept %zu\n"
+                    "# HELP apidex_documents_kept_bytes Memory of the documents kept.\n"
+                    "# TYPE apidex_documents_kept_bytes gauge\napidex_documents_kept_bytes %zu\n",
+                    docs.parses, docs.kept, docs.bytes);
     serve_snapshot_release(snap);
     core_buf_printf(
         out,

@@ -381,18 +381,12 @@ static struct json_object *function_description(const spec_operation *op)
 
 /* ---------------------------------------------------------------- all of them */
 
+/* The documents one request holds (store_api_doc), each API's once. */
 typedef struct loaded_doc {
     size_t api_index;
-    spec_registry *reg;
+    store_doc *doc;
+    const spec_api *api;
 } loaded_doc;
-
-static const spec_operation *find_spec_op(const spec_api *api, const store_operation *sop)
-{
-    for (size_t i = 0; i < api->n_ops; i++)
-        if (!strcmp(api->ops[i].method, sop->method) && !strcmp(api->ops[i].path, sop->path))
-            return &api->ops[i];
-    return NULL;
-}
 
 /* One definition in the shape fmt asks for; takes desc and params. */
 static struct json_object *definition(serve_tools_format fmt, const char *name,
@@ -470,19 +464,24 @@ int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve
         if (again) continue;
         const store_operation *sop = &ops[oi];
         const store_api *sapi = &apis[sop->api_index];
-        spec_registry *reg = NULL;
-        for (size_t d = 0; d < n_docs && !reg; d++)
-            if (docs[d].api_index == sop->api_index) reg = docs[d].reg;
-        if (!reg) {
-            rc = store_api_registry(idx, sop->api_index, &reg, err);
-            if (reg) {
-                docs[n_docs].api_index = sop->api_index;
-                docs[n_docs++].reg = reg;
+        const loaded_doc *ld = NULL;
+        for (size_t d = 0; d < n_docs && !ld; d++)
+            if (docs[d].api_index == sop->api_index) ld = &docs[d];
+        if (!ld) {
+            loaded_doc *nd = &docs[n_docs];
+            rc = store_api_doc(idx, sop->api_index, &nd->doc, &nd->api, err);
+            if (nd->doc) {
+                nd->api_index = sop->api_index;
+                ld = &docs[n_docs++];
             }
-            if (rc) break;
+            if (rc || !ld) {
+                if (!rc) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+                break;
+            }
         }
-        const spec_api *api = spec_registry_count(reg) ? spec_registry_api(reg, 0) : NULL;
-        const spec_operation *op = api && !api->failed ? find_spec_op(api, sop) : NULL;
+        const spec_api *api = ld->api;
+        const spec_operation *op =
+            api && !api->failed ? store_doc_operation(api, sop->method, sop->path) : NULL;
         if (!op) {
             rc = core_error_set(err, APIDEX_ENOTFOUND,
                                 "%s %s is no longer in %s (rebuild the index with `apidex index`)",
@@ -538,7 +537,7 @@ int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve
         json_object_array_add(tools, def);
         serve_jadd(calls, name, call);
     }
-    for (size_t d = 0; d < n_docs; d++) spec_registry_free(docs[d].reg);
+    for (size_t d = 0; d < n_docs; d++) store_doc_release(docs[d].doc);
     free(docs);
     free(done);
     core_arena_free(arena);

@@ -247,14 +247,6 @@ static enum MHD_Result collect_snippet(void *cls, enum MHD_ValueKind kind, const
     return MHD_YES;
 }
 
-static const spec_operation *loaded_op(const spec_api *api, const store_operation *sop)
-{
-    for (size_t i = 0; i < api->n_ops; i++)
-        if (!strcmp(api->ops[i].method, sop->method) && !strcmp(api->ops[i].path, sop->path))
-            return &api->ops[i];
-    return NULL;
-}
-
 static int build_snippet(store_index *idx, const snippet_args *a, exec_snippet_lang lang,
                          struct json_object **out, apidex_error *err)
 {
@@ -270,13 +262,13 @@ static int build_snippet(store_index *idx, const snippet_args *a, exec_snippet_l
                               a->id);
     const store_operation *sop = &ops[oi];
     const store_api *sapi = &apis[sop->api_index];
-    spec_registry *reg = NULL;
+    store_doc *doc = NULL;
+    const spec_api *api = NULL;
+    const spec_operation *op = NULL;
     /* named by the API id, as credentials' variables are */
-    rc = store_api_registry(idx, sop->api_index, &reg, err);
-    const spec_api *api = !rc && spec_registry_count(reg) ? spec_registry_api(reg, 0) : NULL;
-    const spec_operation *op = api && !api->failed ? loaded_op(api, sop) : NULL;
-    if (!op) {
-        spec_registry_free(reg);
+    rc = store_operation_doc(idx, oi, &doc, &api, &op, err);
+    if (rc || !op) {
+        store_doc_release(doc);
         return core_error_set(err, APIDEX_ENOTFOUND,
                               "the document of %s cannot be read again or no longer has %s %s: "
                               "index it again",
@@ -311,7 +303,7 @@ static int build_snippet(store_index *idx, const snippet_args *a, exec_snippet_l
     }
     core_buf_free(&b);
     exec_build_free(&r);
-    spec_registry_free(reg);
+    store_doc_release(doc);
     *out = obj;
     return rc;
 }
@@ -340,13 +332,12 @@ static void snippet(serve_db *db, struct MHD_Connection *conn, serve_ui_reply *o
    document; JSON null when the document cannot be read again. */
 static struct json_object *auth_schemes(store_index *idx, size_t ai)
 {
-    spec_registry *reg = NULL;
+    store_doc *doc = NULL;
+    const spec_api *api = NULL;
     apidex_error err;
     core_error_clear(&err);
     struct json_object *arr = NULL;
-    if (!store_api_registry(idx, ai, &reg, &err) && spec_registry_count(reg) &&
-        !spec_registry_api(reg, 0)->failed) {
-        const spec_api *api = spec_registry_api(reg, 0);
+    if (!store_api_doc(idx, ai, &doc, &api, &err) && api && !api->failed) {
         const jt_node *root = api->root.node;
         const jt_node *all = jt_get(jt_get(root, "components"), "securitySchemes");
         if (!all) all = jt_get(root, "securityDefinitions");
@@ -366,7 +357,7 @@ static struct json_object *auth_schemes(store_index *idx, size_t ai)
             json_object_array_add(arr, o);
         }
     }
-    spec_registry_free(reg);
+    store_doc_release(doc);
     return arr;
 }
 

@@ -55,6 +55,7 @@ struct store_index {
     id_map api_map, op_map, schema_map;
     loaded_vectors *vectors;
     store_mapping image_map; /* the search image's file beside the index (image_map.c) */
+    store_doc_cache *docs;   /* the documents loaded again (opdoc.c) */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -253,8 +254,18 @@ void store_close(store_index *idx)
     }
     core_arena_free(idx->arena);
     store_mapping_release(&idx->image_map);
+    store_doc_cache_free(idx->docs);
     free(idx->path);
     free(idx);
+}
+
+store_doc_cache *store_index_doc_cache(store_index *idx)
+{
+    pthread_mutex_lock(&idx->lock);
+    if (!idx->docs) idx->docs = store_doc_cache_new();
+    store_doc_cache *c = idx->docs;
+    pthread_mutex_unlock(&idx->lock);
+    return c;
 }
 
 sqlite3 *store_index_db(store_index *idx)

@@ -346,6 +346,42 @@ const char *store_api_snapshot(store_index *idx, size_t i);
  * failed API) is the caller's: spec_registry_free. Returns the spec_registry_add code.
  */
 int store_api_registry(store_index *idx, size_t i, spec_registry **out, apidex_error *err);
+
+/*
+ * The operation behind an index row (opdoc.c), the one lookup of every reader that needs
+ * the loaded document (detail, snippet, tool definitions, call, the agent): API ai's
+ * document as store_api_registry gives it, kept in idx's cache of documents while it is
+ * the version the index was built from (loaded, not failed, same content hash), so a second
+ * request loads nothing. Each store_index has its own cache (a server's new snapshot starts
+ * empty), bounded by count and bytes (store_doc_cache_limits), least recently used out
+ * first; thread-safe, and a document in use is freed only when its last holder releases it.
+ * *out (set whenever a document was read, even with an error: maybe a failed API; NULL
+ * otherwise) is released by store_doc_release; *api is its API (NULL when the registry is
+ * empty) and lives as long. Returns store_api_registry's status, APIDEX_EINVAL for no such
+ * API, APIDEX_ENOMEM.
+ */
+typedef struct store_doc store_doc;
+int store_api_doc(store_index *idx, size_t ai, store_doc **out, const spec_api **api,
+                  apidex_error *err);
+/** store_api_doc for operation row oi's API, and *op the operation with the row's method
+    and path (NULL when the document failed or no longer has it). */
+int store_operation_doc(store_index *idx, long oi, store_doc **out, const spec_api **api,
+                        const spec_operation **op, apidex_error *err);
+/** The operation of api with this method and path template, or NULL (the document changed:
+    an index row's operation is matched by its method and path). */
+const spec_operation *store_doc_operation(const spec_api *api, const char *method,
+                                          const char *path);
+/** Ends the use of d (NULL: no-op). */
+void store_doc_release(store_doc *d);
+/** The cache's bounds: at most max_docs documents and max_bytes of their loads (the newest
+    stays even alone over the bytes); 0 documents keeps none. Default 8 and 512 MiB. */
+void store_doc_cache_limits(store_index *idx, size_t max_docs, size_t max_bytes);
+/** What the cache has done: documents loaded through it (hits not counted), kept now, and
+    their bytes (/metrics shows them; tests count loads with it). */
+typedef struct store_doc_stats {
+    size_t parses, kept, bytes;
+} store_doc_stats;
+store_doc_stats store_doc_cache_stats(store_index *idx);
 const char *store_schema_content(store_index *idx, size_t i);
 const char *store_chunk_content(store_index *idx, size_t i);
 /** The text chunk i was indexed and embedded on when it has its own (summary and query

@@ -132,6 +132,12 @@ typedef struct store_mapping {
 /* reader.c: the index's mapping (unmapped by store_close) and the path it was opened at. */
 store_mapping *store_index_image_map(store_index *idx);
 const char *store_index_file(const store_index *idx);
+/** The documents idx has loaded again (opdoc.c): created on first use, NULL when out of
+    memory (then nothing is kept). Freed by store_close. */
+typedef struct store_doc_cache store_doc_cache;
+store_doc_cache *store_index_doc_cache(store_index *idx);
+store_doc_cache *store_doc_cache_new(void);
+void store_doc_cache_free(store_doc_cache *c);
 /* image_map.c: unmaps m (zeroed). */
 void store_mapping_release(store_mapping *m);
 

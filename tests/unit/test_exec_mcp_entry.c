@@ -44,7 +44,7 @@ static int teardown(void **state)
 
 static const spec_operation *op_of(const fixture *f, const char *path)
 {
-    const spec_operation *op = exec_api_operation(f->api, "GET", path);
+    const spec_operation *op = store_doc_operation(f->api, "GET", path);
     assert_non_null(op);
     return op;
 }
