@@ -60,6 +60,7 @@ void search_engine_close(search_engine *e)
     free(e->doc_op);
     free(e->doc_len8);
     free(e->brief);
+    free(e->by_len);
     free(e->op_bar);
     core_arena_free(e->arena);
     pthread_mutex_destroy(&e->embed_lock);

@@ -304,7 +304,14 @@ long lex_term_correct(const search_engine *e, const char *s, size_t n, size_t mi
 {
     if (!min_len || n < min_len) return -1;
     long best = -1;
-    for (size_t i = 0; i < e->n_terms; i++) {
+    /* the terms one letter shorter, as long and one longer: the most frequent, the first
+       of equals */
+    size_t lo = n - 1 < LEX_TYPO_LENS ? n - 1 : LEX_TYPO_LENS;
+    size_t hi = n + 1 < LEX_TYPO_LENS ? n + 1 : LEX_TYPO_LENS;
+    size_t from = e->by_len ? e->len_at[lo] : 0;
+    size_t to = !e->by_len ? e->n_terms : hi < LEX_TYPO_LENS ? e->len_at[hi + 1] : e->n_terms;
+    for (size_t j = from; j < to; j++) {
+        size_t i = e->by_len ? e->by_len[j] : j;
         const term_entry *t = &e->terms[i];
         if (t->len < min_len || !within_one_edit(s, n, t->term, t->len)) continue;
         /* an edit at the last letter is a word's other form, not a typo: "director" is
@@ -312,7 +319,8 @@ long lex_term_correct(const search_engine *e, const char *s, size_t n, size_t mi
         size_t same = 0, shorter = n < t->len ? n : t->len;
         while (same < shorter && s[same] == t->term[same]) same++;
         if (same + 1 >= shorter) continue;
-        if (best < 0 || t->df > e->terms[best].df) best = (long)i;
+        if (best < 0 || t->df > e->terms[best].df || (t->df == e->terms[best].df && (long)i < best))
+            best = (long)i;
     }
     return best;
 }
@@ -342,6 +350,17 @@ int lex_query_prep(search_engine *e)
             e->doc_len8[d * STORE_FIELD_COUNT + f] =
                 (uint8_t)(di->field_len[f] < 255 ? di->field_len[f] : 255);
     }
+    e->by_len = malloc((e->n_terms ? e->n_terms : 1) * sizeof *e->by_len);
+    if (!e->by_len) return APIDEX_ENOMEM;
+    size_t count[LEX_TYPO_LENS + 1] = {0};
+    for (size_t i = 0; i < e->n_terms; i++)
+        count[e->terms[i].len < LEX_TYPO_LENS ? e->terms[i].len : LEX_TYPO_LENS]++;
+    for (size_t n = 0, at = 0; n <= LEX_TYPO_LENS; at += count[n++]) e->len_at[n] = at;
+    size_t fill[LEX_TYPO_LENS + 1];
+    memcpy(fill, e->len_at, sizeof fill);
+    for (size_t i = 0; i < e->n_terms; i++)
+        e->by_len[fill[e->terms[i].len < LEX_TYPO_LENS ? e->terms[i].len : LEX_TYPO_LENS]++] =
+            (uint32_t)i;
     for (size_t i = 0; i < e->n_ops; i++) {
         e->op_api[i] = e->info[i].api;
         e->brief[i] = (op_brief){e->info[i].flags, e->info[i].verb_id, e->info[i].action};
@@ -358,6 +377,7 @@ void lex_query_free(query_state *st)
     free(st->doc_score);
     free(st->doc_mark);
     free(st->norm);
+    free(st->once);
 }
 
 /* The query's lex_score scratch, at its first ranking. */
@@ -370,11 +390,15 @@ static int score_scratch(query_state *st)
     st->doc_score = calloc(n, sizeof *st->doc_score);
     st->doc_mark = calloc((n + 63) / 64, sizeof *st->doc_mark);
     st->norm = malloc(STORE_FIELD_COUNT * sizeof *st->norm);
-    if (!st->doc_score || !st->doc_mark || !st->norm) return APIDEX_ENOMEM;
+    st->once = malloc(STORE_FIELD_COUNT * sizeof *st->once);
+    if (!st->doc_score || !st->doc_mark || !st->norm || !st->once) return APIDEX_ENOMEM;
     for (int f = 0; f < STORE_FIELD_COUNT; f++) {
         double avg = e->avg_len[f] > 0 ? e->avg_len[f] : 1;
-        for (uint32_t len = 0; len < LEX_NORM_LENS; len++)
+        for (uint32_t len = 0; len < LEX_NORM_LENS; len++) {
             st->norm[f][len] = 1 - p->bm25_b + p->bm25_b * len / avg;
+            uint16_t one = 1; /* as lex_score computes it for a posting of tf 1 */
+            st->once[f][len] = p->field_weight[f] * one / st->norm[f][len];
+        }
     }
     return 0;
 }
@@ -414,6 +438,10 @@ int lex_score(query_state *st, ranking *r, double *cover)
                 int f = t->post[i].field;
                 uint32_t len = e->doc_len8[(size_t)doc * STORE_FIELD_COUNT + f];
                 double norm;
+                if (len < LEX_NORM_LENS && t->post[i].tf == 1) {
+                    tf += st->once[f][len];
+                    continue;
+                }
                 if (len < LEX_NORM_LENS) {
                     norm = st->norm[f][len];
                 } else {

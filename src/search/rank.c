@@ -100,7 +100,7 @@ int rank_run(query_state *st, ranking *r, bool fuse_dense)
     size_t n = e->n_ops ? e->n_ops : 1;
     r->raw = calloc(n, sizeof *r->raw);
     r->best_doc = calloc(n, sizeof *r->best_doc);
-    r->score = calloc(n, sizeof *r->score);
+    r->score = malloc(n * sizeof *r->score); /* route_weigh sets every one */
     r->order = calloc(1, sizeof *r->order);
     if (r->order) r->order->ids = malloc(n * sizeof *r->order->ids);
     double *cover = calloc(e->n_apis ? e->n_apis : 1, sizeof *cover);

@@ -56,8 +56,10 @@ typedef struct op_brief {
     int action;
 } op_brief;
 
+/* term lengths lex_term_correct finds in runs of their own */
+#define LEX_TYPO_LENS 64
 /* field lengths below this have their BM25F norm tabled per query (lex_score) */
-#define LEX_NORM_LENS 64
+#define LEX_NORM_LENS 255
 /* search_engine.op_bar: why the filters may leave an operation out */
 enum { OP_BAR_DEPRECATED = 1, OP_BAR_SUPERSEDED = 2 };
 
@@ -152,7 +154,10 @@ struct search_engine {
     uint32_t *doc_op;  /* per doc, its one operation; UINT32_MAX: none or several (docs[]) */
     uint8_t *doc_len8; /* per doc and field, field_len capped at 255 */
     uint32_t *op_api;
-    op_brief *brief; /* per op, what action_factor reads of info[] */
+    op_brief *brief;  /* per op, what action_factor reads of info[] */
+    uint32_t *by_len; /* term indexes by length, ascending within a length (typo search) */
+    size_t len_at[LEX_TYPO_LENS + 1]; /* by_len[len_at[n]..len_at[n + 1]): length n; the last
+                                         run: every longer term */
     uint8_t *op_bar;
     embed_provider *embedder;    /* not owned; NULL: lexical only */
     pthread_mutex_t embed_lock;  /* providers are not thread-safe */
@@ -280,10 +285,12 @@ typedef struct query_state {
     bool has_value[5];   /* values.c: the task holds a value of this kind (e-mail, URL, ...) */
     /* lex_score's scratch, reused by every ranking of the query: per doc its score (all 0
        between calls), a bit per doc scored, and BM25F's length norm per field and short
-       field length for the query's parameters */
+       field length for the query's parameters, with the weighed frequency of one
+       occurrence (field weight / norm) */
     double *doc_score;
     uint64_t *doc_mark;
     double (*norm)[LEX_NORM_LENS];
+    double (*once)[LEX_NORM_LENS];
 } query_state;
 
 /* One identifier input of an operation of the answer, as composition resolved it. */
