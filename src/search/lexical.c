@@ -380,6 +380,13 @@ void lex_query_free(query_state *st)
     free(st->once);
 }
 
+/* BM25F's length normalisation of a field of len terms. */
+static double bm25_norm(const search_engine *e, const search_params *p, int f, uint32_t len)
+{
+    double avg = e->avg_len[f] > 0 ? e->avg_len[f] : 1;
+    return 1 - p->bm25_b + p->bm25_b * len / avg;
+}
+
 /* The query's lex_score scratch, at its first ranking. */
 static int score_scratch(query_state *st)
 {
@@ -393,9 +400,8 @@ static int score_scratch(query_state *st)
     st->once = malloc(STORE_FIELD_COUNT * sizeof *st->once);
     if (!st->doc_score || !st->doc_mark || !st->norm || !st->once) return APIDEX_ENOMEM;
     for (int f = 0; f < STORE_FIELD_COUNT; f++) {
-        double avg = e->avg_len[f] > 0 ? e->avg_len[f] : 1;
         for (uint32_t len = 0; len < LEX_NORM_LENS; len++) {
-            st->norm[f][len] = 1 - p->bm25_b + p->bm25_b * len / avg;
+            st->norm[f][len] = bm25_norm(e, p, f, len);
             uint16_t one = 1; /* as lex_score computes it for a posting of tf 1 */
             st->once[f][len] = p->field_weight[f] * one / st->norm[f][len];
         }
@@ -437,17 +443,12 @@ int lex_score(query_state *st, ranking *r, double *cover)
             for (; i < t->n_post && t->post[i].doc == doc; i++) {
                 int f = t->post[i].field;
                 uint32_t len = e->doc_len8[(size_t)doc * STORE_FIELD_COUNT + f];
-                double norm;
                 if (len < LEX_NORM_LENS && t->post[i].tf == 1) {
                     tf += st->once[f][len];
                     continue;
                 }
-                if (len < LEX_NORM_LENS) {
-                    norm = st->norm[f][len];
-                } else {
-                    double avg = e->avg_len[f] > 0 ? e->avg_len[f] : 1;
-                    norm = 1 - p->bm25_b + p->bm25_b * e->docs[doc].field_len[f] / avg;
-                }
+                double norm = len < LEX_NORM_LENS ? st->norm[f][len]
+                                                  : bm25_norm(e, p, f, e->docs[doc].field_len[f]);
                 tf += p->field_weight[f] * t->post[i].tf / norm;
             }
             if (tf > 0) {
