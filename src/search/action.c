@@ -52,7 +52,7 @@ int action_of_stem(const search_engine *e, const search_params *p, const char *s
 
 double action_factor(const query_state *st, const ranking *r, uint32_t op)
 {
-    const op_info *in = &st->e->info[op];
+    const op_brief *in = &st->e->brief[op];
     double f = 1.0;
     if (opposite_unasked_destructive(st, op)) f *= st->p->action_destructive;
     if (r->action && in->action && in->action != r->action)

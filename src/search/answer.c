@@ -47,9 +47,9 @@ static bool answerable(const query_state *st, const ranking *r, uint32_t op)
 static long best_of(const query_state *st, const ranking *r, size_t *at)
 {
     for (size_t i = 0; i < r->m; i++)
-        if (answerable(st, r, r->order[i])) {
+        if (answerable(st, r, rank_op(r, i))) {
             if (at) *at = i;
-            return r->order[i];
+            return rank_op(r, i);
         }
     return -1;
 }
@@ -65,7 +65,7 @@ static int plan_one_intent(query_state *st)
     int rc = plan_push(st, (uint32_t)first);
     size_t prim = 1;
     for (size_t i = at + 1; i < r->m && prim < (size_t)st->p->adaptive_max_primaries && !rc; i++) {
-        uint32_t op = r->order[i];
+        uint32_t op = rank_op(r, i);
         if (r->score[op] < st->p->adaptive_ratio * top) break;
         if (!answerable(st, r, op)) continue;
         if (st->p->answer_same_api > 0 && e->info[op].api != e->info[first].api) continue;
@@ -88,7 +88,7 @@ static int plan_intents(query_state *st)
         if (best < 0 || r->idf_total <= 0) continue;
         rc = plan_push(st, (uint32_t)best);
         for (size_t i = at + 1; i < r->m && !rc; i++) {
-            uint32_t op = r->order[i];
+            uint32_t op = rank_op(r, i);
             if (r->score[op] < st->p->intent_second * r->score[best]) break;
             if (!answerable(st, r, op)) continue;
             rc = plan_push(st, op);
@@ -198,6 +198,75 @@ void search_order_by_score(uint32_t *order, size_t m, const double *score)
     free(count);
 }
 
+/* (key, op) is before (x.key, x.op) in the order search_order_by_score makes */
+static bool keyed_before(uint64_t key, uint32_t op, const keyed_op *x)
+{
+    return key < x->key || (key == x->key && op < x->op);
+}
+
+static void heap_down(keyed_op *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) return;
+        if (c + 1 < n && keyed_before(h[c].key, h[c].op, &h[c + 1])) c++;
+        if (!keyed_before(h[i].key, h[i].op, &h[c])) return;
+        keyed_op t = h[i];
+        h[i] = h[c];
+        h[c] = t;
+        i = c;
+    }
+}
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    const keyed_op *x = a, *y = b;
+    return keyed_before(x->key, x->op, y) ? -1 : keyed_before(y->key, y->op, x);
+}
+
+size_t search_order_first(uint32_t *order, size_t m, const double *score, size_t k)
+{
+    bool ok = k && m > 4 * k;
+    for (size_t i = 0; ok && i < m; i++)
+        ok = !isnan(score[order[i]]) && (i == 0 || order[i - 1] < order[i]);
+    keyed_op *h = ok ? malloc(k * sizeof *h) : NULL;
+    uint32_t *rest = h ? malloc((m - k) * sizeof *rest) : NULL;
+    if (!rest) {
+        free(h);
+        search_order_by_score(order, m, score);
+        return m;
+    }
+    /* the k first: a heap whose root is the last of them so far */
+    size_t n = 0;
+    for (size_t i = 0; i < m; i++) {
+        uint64_t key = desc_key(score[order[i]]);
+        if (n < k) {
+            size_t c = n++;
+            h[c] = (keyed_op){key, order[i]};
+            while (c && keyed_before(h[(c - 1) / 2].key, h[(c - 1) / 2].op, &h[c])) {
+                keyed_op t = h[c];
+                h[c] = h[(c - 1) / 2];
+                h[(c - 1) / 2] = t;
+                c = (c - 1) / 2;
+            }
+        } else if (keyed_before(key, order[i], &h[0])) {
+            h[0] = (keyed_op){key, order[i]};
+            heap_down(h, k, 0);
+        }
+    }
+    qsort(h, k, sizeof *h, cmp_keyed);
+    size_t r = 0;
+    for (size_t i = 0; i < m; i++)
+        if (keyed_before(h[k - 1].key, h[k - 1].op,
+                         &(keyed_op){desc_key(score[order[i]]), order[i]}))
+            rest[r++] = order[i];
+    for (size_t i = 0; i < k; i++) order[i] = h[i].op;
+    memcpy(order + k, rest, r * sizeof *rest);
+    free(h);
+    free(rest);
+    return k;
+}
+
 static bool same_text(const char *a, const char *b)
 {
     return a == b || (a && b && !strcmp(a, b));
@@ -231,7 +300,7 @@ static long next_of(const query_state *st, const ranking *r, size_t *pos, const 
                     size_t cap)
 {
     for (size_t i = *pos; i < r->m; i++) {
-        uint32_t op = r->order[i];
+        uint32_t op = rank_op(r, i);
         if (compose_out_has(st, op) || (st->p->answer_one_per_service > 0 && copy_listed(st, op))) {
             if (i == *pos) (*pos)++;
             continue;

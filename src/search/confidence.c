@@ -136,7 +136,7 @@ int confidence_fill(query_state *st, search_result *res)
     res->evidence = 0;
     res->best_id = NULL;
     if (st->whole.m) {
-        uint32_t best = st->whole.order[0];
+        uint32_t best = rank_op(&st->whole, 0);
         res->evidence = evidence_of(st, perfect, best);
         res->best_id = st->e->ops[best].id;
     }

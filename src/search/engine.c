@@ -55,6 +55,13 @@ void search_engine_close(search_engine *e)
     free(e->verbs);
     free(e->verb_table);
     free(e->superseded);
+    free(e->doc_api);
+    free(e->op_api);
+    free(e->doc_op);
+    free(e->doc_len8);
+    free(e->brief);
+    free(e->by_len);
+    free(e->op_bar);
     core_arena_free(e->arena);
     pthread_mutex_destroy(&e->embed_lock);
     match_index_free(e->match);
@@ -303,6 +310,7 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
     if (!rc && !mrc) mrc = route_api_names(e);
     if (!rc && !mrc) mrc = owner_learn(e);
     if (!rc && !mrc) mrc = dupes_mark(e);
+    if (!rc && !mrc) mrc = lex_query_prep(e);
     if (!rc && mrc) rc = core_error_set(err, mrc, "out of memory");
     if (rc) {
         search_engine_close(e);
@@ -320,12 +328,10 @@ static bool in_list(const char *const *list, const char *s)
     return false;
 }
 
-static bool op_allowed(const search_engine *e, const search_query *q, size_t i)
+static bool op_allowed(const search_engine *e, const search_query *q, uint8_t bar, size_t i)
 {
+    if (e->op_bar[i] & bar) return false;
     const store_operation *op = &e->ops[i];
-    if (op->deprecated && !q->include_deprecated) return false;
-    const search_params *p = q->params ? q->params : search_params_defaults();
-    if (e->superseded && e->superseded[i] && p->answer_duplicates > 0) return false;
     if (!in_list(q->apis, op->api)) return false;
     if (!in_list(q->methods, op->method)) return false;
     if (q->tags) {
@@ -334,6 +340,20 @@ static bool op_allowed(const search_engine *e, const search_query *q, size_t i)
         if (!any) return false;
     }
     return true;
+}
+
+/* Each operation: does it pass the query's filters? Without lists to match, the bars
+   (deprecated, superseded) alone say, and the operations themselves are not read. */
+static void ops_allowed(const search_engine *e, const search_query *q, const search_params *p,
+                        bool *allowed)
+{
+    uint8_t bar = (uint8_t)((q->include_deprecated ? 0 : OP_BAR_DEPRECATED) |
+                            (p->answer_duplicates > 0 ? OP_BAR_SUPERSEDED : 0));
+    if (q->apis || q->methods || q->tags) {
+        for (size_t i = 0; i < e->n_ops; i++) allowed[i] = op_allowed(e, q, bar, i);
+        return;
+    }
+    for (size_t i = 0; i < e->n_ops; i++) allowed[i] = !(e->op_bar[i] & bar);
 }
 
 /* The whole task, then each intent. */
@@ -379,11 +399,11 @@ static void trace(const query_state *st)
                 (int)(r->w1 > r->w0 ? st->words[r->w1 - 1].end - st->words[r->w0].start : 0),
                 r->w1 > r->w0 ? t + st->words[r->w0].start : "", r->idf_total);
         for (size_t i = 0; i < r->m && i < 3; i++) {
-            const store_operation *op = &e->ops[r->order[i]];
+            uint32_t o = rank_op(r, i);
+            const store_operation *op = &e->ops[o];
             fprintf(stderr, "    %.3f (raw %.3f, %.2f of a perfect match) %s %s [%s]\n",
-                    r->score[r->order[i]], r->raw[r->order[i]],
-                    r->idf_total > 0 ? r->raw[r->order[i]] / r->idf_total : 0, op->method, op->path,
-                    op->api);
+                    r->score[o], r->raw[o], r->idf_total > 0 ? r->raw[o] / r->idf_total : 0,
+                    op->method, op->path, op->api);
         }
     }
 }
@@ -407,6 +427,7 @@ static void query_free(query_state *st)
     free(st->role);
     free(st->links);
     free(st->inputs);
+    lex_query_free(st);
 }
 
 /* A hit's one line for readers: the summary as plain text, else the description's first
@@ -450,7 +471,7 @@ int search_engine_run(search_engine *e, const search_query *q, search_result **o
     search_result *res = calloc(1, sizeof *res);
     int rc = (!st.allowed || !res || !(res->arena = core_arena_new(0))) ? APIDEX_ENOMEM : 0;
     if (!rc) {
-        for (size_t i = 0; i < e->n_ops; i++) st.allowed[i] = op_allowed(e, q, i);
+        ops_allowed(e, q, st.p, st.allowed);
         rc = query_read(&st);
     }
     if (!rc) rc = owner_read(&st);

@@ -304,7 +304,14 @@ long lex_term_correct(const search_engine *e, const char *s, size_t n, size_t mi
 {
     if (!min_len || n < min_len) return -1;
     long best = -1;
-    for (size_t i = 0; i < e->n_terms; i++) {
+    /* the terms one letter shorter, as long and one longer: the most frequent, the first
+       of equals */
+    size_t lo = n - 1 < LEX_TYPO_LENS ? n - 1 : LEX_TYPO_LENS;
+    size_t hi = n + 1 < LEX_TYPO_LENS ? n + 1 : LEX_TYPO_LENS;
+    size_t from = e->by_len ? e->len_at[lo] : 0;
+    size_t to = !e->by_len ? e->n_terms : hi < LEX_TYPO_LENS ? e->len_at[hi + 1] : e->n_terms;
+    for (size_t j = from; j < to; j++) {
+        size_t i = e->by_len ? e->by_len[j] : j;
         const term_entry *t = &e->terms[i];
         if (t->len < min_len || !within_one_edit(s, n, t->term, t->len)) continue;
         /* an edit at the last letter is a word's other form, not a typo: "director" is
@@ -312,7 +319,8 @@ long lex_term_correct(const search_engine *e, const char *s, size_t n, size_t mi
         size_t same = 0, shorter = n < t->len ? n : t->len;
         while (same < shorter && s[same] == t->term[same]) same++;
         if (same + 1 >= shorter) continue;
-        if (best < 0 || t->df > e->terms[best].df) best = (long)i;
+        if (best < 0 || t->df > e->terms[best].df || (t->df == e->terms[best].df && (long)i < best))
+            best = (long)i;
     }
     return best;
 }
@@ -323,17 +331,100 @@ double lex_idf(const search_engine *e, long term)
     return log(1.0 + (N - df + 0.5) / (df + 0.5));
 }
 
+int lex_query_prep(search_engine *e)
+{
+    e->doc_api = malloc((e->n_docs ? e->n_docs : 1) * sizeof *e->doc_api);
+    e->op_api = malloc((e->n_ops ? e->n_ops : 1) * sizeof *e->op_api);
+    e->op_bar = malloc(e->n_ops ? e->n_ops : 1);
+    e->doc_op = malloc((e->n_docs ? e->n_docs : 1) * sizeof *e->doc_op);
+    e->doc_len8 = malloc((e->n_docs ? e->n_docs : 1) * STORE_FIELD_COUNT);
+    e->brief = malloc((e->n_ops ? e->n_ops : 1) * sizeof *e->brief);
+    if (!e->doc_api || !e->op_api || !e->op_bar || !e->doc_op || !e->doc_len8 || !e->brief)
+        return APIDEX_ENOMEM;
+    for (size_t d = 0; d < e->n_docs; d++) {
+        const doc_info *di = &e->docs[d];
+        bool op = di->n_ops && di->ops[0] >= 0 && (size_t)di->ops[0] < e->n_ops;
+        e->doc_api[d] = op ? e->info[di->ops[0]].api : UINT32_MAX;
+        e->doc_op[d] = op && di->n_ops == 1 ? (uint32_t)di->ops[0] : UINT32_MAX;
+        for (int f = 0; f < STORE_FIELD_COUNT; f++)
+            e->doc_len8[d * STORE_FIELD_COUNT + f] =
+                (uint8_t)(di->field_len[f] < 255 ? di->field_len[f] : 255);
+    }
+    e->by_len = malloc((e->n_terms ? e->n_terms : 1) * sizeof *e->by_len);
+    if (!e->by_len) return APIDEX_ENOMEM;
+    size_t count[LEX_TYPO_LENS + 1] = {0};
+    for (size_t i = 0; i < e->n_terms; i++)
+        count[e->terms[i].len < LEX_TYPO_LENS ? e->terms[i].len : LEX_TYPO_LENS]++;
+    for (size_t n = 0, at = 0; n <= LEX_TYPO_LENS; at += count[n++]) e->len_at[n] = at;
+    size_t fill[LEX_TYPO_LENS + 1];
+    memcpy(fill, e->len_at, sizeof fill);
+    for (size_t i = 0; i < e->n_terms; i++)
+        e->by_len[fill[e->terms[i].len < LEX_TYPO_LENS ? e->terms[i].len : LEX_TYPO_LENS]++] =
+            (uint32_t)i;
+    for (size_t i = 0; i < e->n_ops; i++) {
+        e->op_api[i] = e->info[i].api;
+        e->brief[i] = (op_brief){e->info[i].flags, e->info[i].verb_id, e->info[i].action};
+    }
+    for (size_t i = 0; i < e->n_ops; i++)
+        e->op_bar[i] = (uint8_t)((e->ops[i].deprecated ? OP_BAR_DEPRECATED : 0) |
+                                 (e->superseded && e->superseded[i] ? OP_BAR_SUPERSEDED : 0));
+    e->work += e->n_docs + e->n_ops;
+    return 0;
+}
+
+void lex_query_free(query_state *st)
+{
+    free(st->doc_score);
+    free(st->doc_mark);
+    free(st->norm);
+    free(st->once);
+}
+
+/* BM25F's length normalisation of a field of len terms. */
+static double bm25_norm(const search_engine *e, const search_params *p, int f, uint32_t len)
+{
+    double avg = e->avg_len[f] > 0 ? e->avg_len[f] : 1;
+    return 1 - p->bm25_b + p->bm25_b * len / avg;
+}
+
+/* The query's lex_score scratch, at its first ranking. */
+static int score_scratch(query_state *st)
+{
+    const search_engine *e = st->e;
+    const search_params *p = st->p;
+    if (st->doc_score) return 0;
+    size_t n = e->n_docs ? e->n_docs : 1;
+    st->doc_score = calloc(n, sizeof *st->doc_score);
+    st->doc_mark = calloc((n + 63) / 64, sizeof *st->doc_mark);
+    st->norm = malloc(STORE_FIELD_COUNT * sizeof *st->norm);
+    st->once = malloc(STORE_FIELD_COUNT * sizeof *st->once);
+    if (!st->doc_score || !st->doc_mark || !st->norm || !st->once) return APIDEX_ENOMEM;
+    for (int f = 0; f < STORE_FIELD_COUNT; f++) {
+        for (uint32_t len = 0; len < LEX_NORM_LENS; len++) {
+            st->norm[f][len] = bm25_norm(e, p, f, len);
+            uint16_t one = 1; /* as lex_score computes it for a posting of tf 1 */
+            st->once[f][len] = p->field_weight[f] * one / st->norm[f][len];
+        }
+    }
+    return 0;
+}
+
+/*
+ * BM25F of every document holding a term of the ranking, then each operation's best
+ * document. The documents scored are marked as they are, so only they are read back (in
+ * document order) and reset; the scratch is the query's.
+ */
 int lex_score(query_state *st, ranking *r, double *cover)
 {
     const search_engine *e = st->e;
     const search_params *p = st->p;
-    double *doc_score = calloc(e->n_docs ? e->n_docs : 1, sizeof *doc_score);
     bool *seen = calloc(e->n_apis ? e->n_apis : 1, sizeof *seen);
-    if (!doc_score || !seen) {
-        free(doc_score);
+    if (!seen || score_scratch(st)) {
         free(seen);
         return APIDEX_ENOMEM;
     }
+    double *doc_score = st->doc_score;
+    uint64_t *mark = st->doc_mark;
     r->idf_total = 0;
     for (size_t qi = 0; qi < r->n_terms; qi++) {
         const term_entry *t = &e->terms[r->terms[qi].term];
@@ -343,37 +434,56 @@ int lex_score(query_state *st, ranking *r, double *cover)
         r->idf_total += idf;
         while (i < t->n_post) {
             uint32_t doc = t->post[i].doc;
-            if (cover && e->docs[doc].n_ops && e->docs[doc].ops[0] >= 0 &&
-                (size_t)e->docs[doc].ops[0] < e->n_ops) {
-                uint32_t a = e->info[e->docs[doc].ops[0]].api;
-                if (a < e->n_apis && !seen[a]) {
-                    seen[a] = true;
-                    cover[a] += idf;
-                }
+            uint32_t a = e->doc_api[doc];
+            if (cover && a < e->n_apis && !seen[a]) {
+                seen[a] = true;
+                cover[a] += idf;
             }
             double tf = 0;
             for (; i < t->n_post && t->post[i].doc == doc; i++) {
                 int f = t->post[i].field;
-                double avg = e->avg_len[f] > 0 ? e->avg_len[f] : 1;
-                double norm = 1 - p->bm25_b + p->bm25_b * e->docs[doc].field_len[f] / avg;
+                uint32_t len = e->doc_len8[(size_t)doc * STORE_FIELD_COUNT + f];
+                if (len < LEX_NORM_LENS && t->post[i].tf == 1) {
+                    tf += st->once[f][len];
+                    continue;
+                }
+                double norm = len < LEX_NORM_LENS ? st->norm[f][len]
+                                                  : bm25_norm(e, p, f, e->docs[doc].field_len[f]);
                 tf += p->field_weight[f] * t->post[i].tf / norm;
             }
-            if (tf > 0) doc_score[doc] += idf * tf / (p->bm25_k1 + tf);
+            if (tf > 0) {
+                doc_score[doc] += idf * tf / (p->bm25_k1 + tf);
+                mark[doc / 64] |= (uint64_t)1 << (doc % 64);
+            }
         }
     }
     /* an endpoint scores as its best chunk */
-    for (size_t d = 0; d < e->n_docs; d++) {
-        if (doc_score[d] <= 0) continue;
-        for (size_t k = 0; k < e->docs[d].n_ops; k++) {
-            long op = e->docs[d].ops[k];
-            if (op < 0 || (size_t)op >= e->n_ops) continue;
-            if (doc_score[d] > r->raw[op]) {
-                r->raw[op] = doc_score[d];
-                r->best_doc[op] = (uint32_t)d;
+    size_t words = (e->n_docs + 63) / 64;
+    for (size_t w = 0; w < words; w++) {
+        for (uint64_t bits = mark[w]; bits; bits &= bits - 1) {
+            size_t d = w * 64 + (size_t)__builtin_ctzll(bits);
+            double score = doc_score[d];
+            doc_score[d] = 0;
+            if (score <= 0) continue;
+            uint32_t one = e->doc_op[d];
+            if (one != UINT32_MAX) {
+                if (score > r->raw[one]) {
+                    r->raw[one] = score;
+                    r->best_doc[one] = (uint32_t)d;
+                }
+                continue;
+            }
+            for (size_t k = 0; k < e->docs[d].n_ops; k++) {
+                long op = e->docs[d].ops[k];
+                if (op < 0 || (size_t)op >= e->n_ops) continue;
+                if (score > r->raw[op]) {
+                    r->raw[op] = score;
+                    r->best_doc[op] = (uint32_t)d;
+                }
             }
         }
+        mark[w] = 0;
     }
-    free(doc_score);
     free(seen);
     return 0;
 }

@@ -369,7 +369,7 @@ int opposite_read(const query_state *st, ranking *r)
 
 bool opposite_destructive(const query_state *st, uint32_t op)
 {
-    unsigned f = st->e->info[op].flags;
+    unsigned f = st->e->brief[op].flags;
     return (f & STORE_OP_DESTRUCTIVE) ||
            (st->p->action_destroy_words > 0 && (f & OP_DESTROY_WORDS));
 }
@@ -381,5 +381,5 @@ bool opposite_unasked_destructive(const query_state *st, uint32_t op)
 
 bool opposite_of_request(const query_state *st, const ranking *r, uint32_t op)
 {
-    return st->p->action_opposite < 1 && r->opp_verb && r->opp_verb[st->e->info[op].verb_id];
+    return st->p->action_opposite < 1 && r->opp_verb && r->opp_verb[st->e->brief[op].verb_id];
 }

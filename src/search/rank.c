@@ -87,9 +87,12 @@ static void bonus_weigh(const query_state *st, ranking *r)
 static bool named_match(const query_state *st, const ranking *r)
 {
     for (size_t i = 0; i < st->e->n_ops; i++)
-        if (r->raw[i] > 0 && st->allowed[i] && r->named[st->e->info[i].api]) return true;
+        if (r->raw[i] > 0 && st->allowed[i] && r->named[st->e->op_api[i]]) return true;
     return false;
 }
+
+/* how many of a ranking's ops rank_run orders; rank_op orders the rest when read */
+enum { RANK_FIRST = 64 };
 
 int rank_run(query_state *st, ranking *r, bool fuse_dense)
 {
@@ -97,10 +100,12 @@ int rank_run(query_state *st, ranking *r, bool fuse_dense)
     size_t n = e->n_ops ? e->n_ops : 1;
     r->raw = calloc(n, sizeof *r->raw);
     r->best_doc = calloc(n, sizeof *r->best_doc);
-    r->score = calloc(n, sizeof *r->score);
-    r->order = malloc(n * sizeof *r->order);
+    r->score = malloc(n * sizeof *r->score); /* route_weigh sets every one */
+    r->order = calloc(1, sizeof *r->order);
+    if (r->order) r->order->ids = malloc(n * sizeof *r->order->ids);
     double *cover = calloc(e->n_apis ? e->n_apis : 1, sizeof *cover);
-    int rc = r->raw && r->best_doc && r->score && r->order && cover ? 0 : APIDEX_ENOMEM;
+    int rc =
+        r->raw && r->best_doc && r->score && r->order && r->order->ids && cover ? 0 : APIDEX_ENOMEM;
     size_t names = 0;
     if (!rc) rc = opposite_read(st, r);
     if (!rc) rc = route_named(st, r, &names);
@@ -124,10 +129,21 @@ int rank_run(query_state *st, ranking *r, bool fuse_dense)
     free(cover);
     if (rc) return rc;
     r->m = 0;
+    uint32_t *ids = r->order->ids;
     for (size_t i = 0; i < e->n_ops; i++)
-        if (r->score[i] > 0) r->order[r->m++] = (uint32_t)i;
-    search_order_by_score(r->order, r->m, r->score);
+        if (r->score[i] > 0) ids[r->m++] = (uint32_t)i;
+    r->order->sorted = search_order_first(ids, r->m, r->score, RANK_FIRST);
     return 0;
+}
+
+uint32_t rank_op(const ranking *r, size_t i)
+{
+    rank_order *o = r->order;
+    if (i >= o->sorted) { /* a reader goes past the first: the rest in order */
+        search_order_by_score(o->ids + o->sorted, r->m - o->sorted, r->score);
+        o->sorted = r->m;
+    }
+    return o->ids[i];
 }
 
 void rank_free(ranking *r)
@@ -137,6 +153,7 @@ void rank_free(ranking *r)
     free(r->raw);
     free(r->best_doc);
     free(r->score);
+    if (r->order) free(r->order->ids);
     free(r->order);
     free(r->opp_verb);
 }

@@ -496,8 +496,9 @@ void route_weigh(query_state *st, ranking *r, const double *cover)
     if (focus && e->n_apis > 1) {
         /* the API whose three best operations score highest */
         for (size_t i = 0; i < e->n_ops; i++) {
-            if (!st->allowed[i] || e->info[i].api >= e->n_apis) continue;
-            double *t = top + 3 * e->info[i].api, s = r->raw[i];
+            /* a score of 0 or less moves none of the three */
+            if (!(r->raw[i] > 0) || !st->allowed[i] || e->op_api[i] >= e->n_apis) continue;
+            double *t = top + 3 * e->op_api[i], s = r->raw[i];
             if (s > t[0]) {
                 t[2] = t[1];
                 t[1] = t[0];
@@ -530,7 +531,11 @@ void route_weigh(query_state *st, ranking *r, const double *cover)
             r->score[i] = -1.0;
             continue;
         }
-        uint32_t a = e->info[i].api;
+        uint32_t a = e->op_api[i];
+        if (r->raw[i] == 0) { /* the other factors are finite and in [0, 1]: a zero stays */
+            r->score[i] = r->raw[i] * factor[a];
+            continue;
+        }
         double s = r->raw[i] * factor[a] * action_factor(st, r, (uint32_t)i);
         if (best_api >= 0 && a != (uint32_t)best_api) s *= p->route_damping;
         r->score[i] = s;

@@ -49,6 +49,20 @@ typedef struct doc_info {
     bool endpoint; /* the chunk's type is "endpoint" (match_feat.c) */
 } doc_info;
 
+/* What the weighing of every candidate reads of an op_info, packed. */
+typedef struct op_brief {
+    unsigned flags;
+    uint32_t verb_id;
+    int action;
+} op_brief;
+
+/* term lengths lex_term_correct finds in runs of their own */
+#define LEX_TYPO_LENS 64
+/* field lengths below this have their BM25F norm tabled per query (lex_score) */
+#define LEX_NORM_LENS 255
+/* search_engine.op_bar: why the filters may leave an operation out */
+enum { OP_BAR_DEPRECATED = 1, OP_BAR_SUPERSEDED = 2 };
+
 typedef struct op_info {
     uint32_t api;
     int action;              /* text_action: what it does (index time) */
@@ -133,6 +147,18 @@ struct search_engine {
     long *own_ends;
     struct op_texts *texts; /* summaries and descriptions read by rowid (image_ops.c) */
     size_t work; /* what opening did: rows read and loop iterations (search_engine_open_work) */
+    /* query-time facts computed once at open (lex_query_prep): per doc, the API of its first
+       operation (UINT32_MAX: none); per op, its API (info[].api, packed for the scans of
+       every operation) and the OP_BAR_* bits the filters read */
+    uint32_t *doc_api;
+    uint32_t *doc_op;  /* per doc, its one operation; UINT32_MAX: none or several (docs[]) */
+    uint8_t *doc_len8; /* per doc and field, field_len capped at 255 */
+    uint32_t *op_api;
+    op_brief *brief;  /* per op, what action_factor reads of info[] */
+    uint32_t *by_len; /* term indexes by length, ascending within a length (typo search) */
+    size_t len_at[LEX_TYPO_LENS + 1]; /* by_len[len_at[n]..len_at[n + 1]): length n; the last
+                                         run: every longer term */
+    uint8_t *op_bar;
     embed_provider *embedder;    /* not owned; NULL: lexical only */
     pthread_mutex_t embed_lock;  /* providers are not thread-safe */
     pthread_mutex_t *embed_held; /* the lock taken around the provider: embed_lock, or one
@@ -187,6 +213,13 @@ typedef struct qterm {
 } qterm;
 
 /* The whole task, or one of its intents, ranked. */
+/* A ranking's ops with score > 0: ids[0..sorted) best first, the rest in index order until
+   rank_op reads past them (most queries read a few of tens of thousands). */
+typedef struct rank_order {
+    uint32_t *ids;
+    size_t sorted;
+} rank_order;
+
 typedef struct ranking {
     uint32_t w0, w1;     /* its words */
     uint32_t ref0, ref1; /* an antecedent's words ("pay for it": the previous request) */
@@ -204,9 +237,9 @@ typedef struct ranking {
     int only_name;    /* >= 0: a part of an intent that names several APIs, for this name */
     double *raw;      /* per op: lexical (or fused) score, before routing */
     uint32_t *best_doc;
-    double *score; /* per op: routed and weighed by the action; -1 when filtered out */
-    uint32_t *order;
-    size_t m; /* ops with score > 0, best first */
+    double *score;     /* per op: routed and weighed by the action; -1 when filtered out */
+    rank_order *order; /* read with rank_op */
+    size_t m;          /* ops with score > 0 */
 } ranking;
 
 /* A literal the task gives (a number, an id, a quoted string, an e-mail, #tag, @handle). */
@@ -250,6 +283,14 @@ typedef struct query_state {
     bool composing_plan; /* compose.c: the plan is minimal (a producer in it serves again);
                             a ranked list brings each consumer's best producer not listed */
     bool has_value[5];   /* values.c: the task holds a value of this kind (e-mail, URL, ...) */
+    /* lex_score's scratch, reused by every ranking of the query: per doc its score (all 0
+       between calls), a bit per doc scored, and BM25F's length norm per field and short
+       field length for the query's parameters, with the weighed frequency of one
+       occurrence (field weight / norm) */
+    double *doc_score;
+    uint64_t *doc_mark;
+    double (*norm)[LEX_NORM_LENS];
+    double (*once)[LEX_NORM_LENS];
 } query_state;
 
 /* One identifier input of an operation of the answer, as composition resolved it. */
@@ -270,6 +311,10 @@ int lex_table_grow(search_engine *e);
    lex_build: their postings from the chunk-term rows (after lex_docs and lex_table_grow) */
 int lex_docs(search_engine *e, apidex_error *err);
 int lex_build(search_engine *e, apidex_error *err);
+/* lex_query_prep: e->doc_api, op_api and op_bar (after dupes_mark); lex_query_free: the query's
+   lex_score scratch */
+int lex_query_prep(search_engine *e);
+void lex_query_free(query_state *st);
 /* lex_build_of: the postings of the chunk rows rowids[0..n) only, chunk docs[i] each
    (ascending), each term interned at its first occurrence as lex_build would; sets their
    docs[].n_ops to their endpoint counts (ops stays NULL: a scratch index, image_patch.c).
@@ -395,6 +440,8 @@ void route_weigh(query_state *st, ranking *r, const double *cover);
 /* rank.c */
 int rank_run(query_state *st, ranking *r, bool fuse_dense);
 void rank_free(ranking *r);
+/* The i-th (i < r->m) op of the ranking, best first. */
+uint32_t rank_op(const ranking *r, size_t i);
 
 /* compose.c: producers before consumers */
 int compose_add(query_state *st, uint32_t op, search_role role, unsigned depth);
@@ -418,6 +465,10 @@ int search_cmp_score_desc(const void *a, const void *b, void *ctx);
  * of a query's time on 125 k operations); else by qsort_r.
  */
 void search_order_by_score(uint32_t *order, size_t m, const double *score);
+/* The k first of that order at order[0..k), the others after them in the order they came
+   (ascending indexes: search_order_by_score sorts them later in linear time); returns
+   how many lead in order (m when it sorted them all: few, NaN, or indexes not ascending). */
+size_t search_order_first(uint32_t *order, size_t m, const double *score, size_t k);
 
 /* context.c */
 const char *context_explain(query_state *st, uint32_t op, core_arena *a);
