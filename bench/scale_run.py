@@ -215,9 +215,12 @@ def mcp_ready(bin_, db, query, timeout=600):
 
 
 def index_bytes(db):
-    """The index on disk: the file and, when a build wrote it, the search image's mapped copy
-    beside it (docs/INDEX.md), which is disk the index costs too."""
-    return sum(os.path.getsize(f) for f in (db, db + ".image") if os.path.exists(f))
+    """The index on disk: the file and every search image file beside it (docs/INDEX.md: the
+    generation the index names, `<db>.image-<build id>`, and an older apidex's `<db>.image`
+    copy), which are disk the index costs too."""
+    d, base = os.path.split(db)
+    return os.path.getsize(db) + sum(os.path.getsize(os.path.join(d or ".", f))
+                                     for f in os.listdir(d or ".") if f.startswith(base + ".image"))
 
 
 def measure(bin_, files, label, work, queries, extra_api, paths=None):

@@ -1,18 +1,23 @@
 /*
- * The search image's storage (docs/INDEX.md, "The search image"): one BLOB in the table
- * `image` of the index file, written into the temp file after the build's last row and
- * before the fsync and rename, so it is swapped with everything else at once, and read
- * back with one sqlite3_blob_read into one buffer. What the bytes mean is the search
- * stage's (src/search/image.c): the store neither builds nor parses them; it calls the
+ * The search image's storage (docs/INDEX.md, "The search image"): built from the finished
+ * temp file after the build's last row, written to its own file (`<index>.image-<build
+ * id>`, image_map.c) and named in the temp file's meta before the fsync and rename, so the
+ * index and the image it names are swapped in at once. Read back whole into one buffer
+ * (the file, or an older index's BLOB rows), or mapped (image_map.c). What the bytes mean is the
+ * search stage's (src/search/image.c): the store neither builds nor parses them; it calls the
  * builder the writer was given (the build stage passes the one the program registered),
  * and hands the bytes back.
  */
 #include "store/store_int.h"
 #include "store/writer_int.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The image's rows (1..n), or 0 when the file has none (an index written before the
    image, or by a program that registered no builder). */
@@ -34,46 +39,19 @@ static size_t image_rows(sqlite3 *db)
     return n > 0 ? (size_t)n : 0;
 }
 
-/* A BLOB row holds at most this much (SQLite's own limit is 1e9 bytes): a larger image is
-   stored in consecutive rows 1, 2, ... and read back into one buffer. */
-enum { IMAGE_ROW_BYTES = 256 << 20 };
-
-static int put_rows(sqlite3 *db, const core_buf *img, apidex_error *err)
-{
-    int rc = store_exec(db,
-                        "DROP TABLE IF EXISTS image; "
-                        "CREATE TABLE image(id INTEGER PRIMARY KEY, data BLOB NOT NULL)",
-                        err);
-    sqlite3_stmt *st = NULL;
-    if (!rc && sqlite3_prepare_v2(db, "INSERT INTO image(id, data) VALUES(?, ?)", -1, &st, NULL) !=
-                   SQLITE_OK)
-        rc = store_db_error(db, "writing the search image", err);
-    for (size_t off = 0, row = 1; !rc && (off < img->len || row == 1); row++) {
-        size_t n = img->len - off < IMAGE_ROW_BYTES ? img->len - off : IMAGE_ROW_BYTES;
-        sqlite3_bind_int64(st, 1, (sqlite3_int64)row);
-        sqlite3_bind_blob64(st, 2, n ? img->data + off : "", n, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            rc = store_db_error(db, "writing the search image", err);
-        sqlite3_reset(st);
-        off += n;
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
 /* The image's cap. It is made from the index's own rows, not from outside input, so it may
    be as large as they make it: core_buf's default of 1 GiB is less than the synthetic 10x
-   registry's image (about 1.5 GB), which then failed to build. Its rows stay at most
-   IMAGE_ROW_BYTES each. */
+   registry's image (about 1.5 GB), which then failed to build. */
 #if SIZE_MAX > 0xffffffffu
 #define IMAGE_MAX_BYTES ((size_t)1 << 40)
 #else
 #define IMAGE_MAX_BYTES ((size_t)0x7fffffff)
 #endif
 
-int store_w_put_image(const char *tmp, uint64_t build_id, store_image_builder image_builder,
-                      core_buf *out, apidex_error *err)
+int store_w_put_image(const char *tmp, const char *target, uint64_t build_id,
+                      store_image_builder image_builder, char **name, apidex_error *err)
 {
+    *name = NULL;
     core_buf img;
     core_buf_init(&img, IMAGE_MAX_BYTES);
     int rc = 0;
@@ -82,39 +60,53 @@ int store_w_put_image(const char *tmp, uint64_t build_id, store_image_builder im
         rc = store_open(tmp, true, &idx, err);
         if (!rc) rc = image_builder(idx, build_id, &img, err);
         store_close(idx);
-        if (rc) {
-            core_buf_free(&img);
-            return rc;
-        }
+        /* the file first, complete and durable: the index names it only once it is */
+        if (!rc) rc = store_w_write_image_file(target, build_id, &img, name, err);
+        core_buf_free(&img);
+        if (rc) return rc;
     }
     sqlite3 *db = NULL;
-    if (sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
         rc = store_db_error(db, "writing the search image", err);
-        sqlite3_close(db);
-        core_buf_free(&img);
-        return rc;
-    }
-    /* the temp file is fsynced and renamed after this: no journal, no syncs */
-    rc = store_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF", err);
-    if (!rc && image_builder)
-        rc = put_rows(db, &img, err);
-    else if (!rc) /* a patched copy keeps the old file's image: never leave another build's */
-        rc = store_exec(db, "DROP TABLE IF EXISTS image", err);
+    /* the temp file is fsynced and renamed after this: no journal, no syncs. An index
+       written before the image had a file of its own holds its BLOB in table `image`: a
+       copy (`add`, `remove`) drops it, and names the new file or none */
+    if (!rc)
+        rc = store_exec(db,
+                        "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
+                        "DROP TABLE IF EXISTS image; DELETE FROM meta WHERE key = 'image_file'",
+                        err);
+    sqlite3_stmt *st = NULL;
+    if (!rc && *name &&
+        (sqlite3_prepare_v2(db, "INSERT INTO meta(key, value) VALUES('image_file', ?)", -1, &st,
+                            NULL) != SQLITE_OK ||
+         sqlite3_bind_text(st, 1, *name, -1, SQLITE_STATIC) != SQLITE_OK ||
+         sqlite3_step(st) != SQLITE_DONE))
+        rc = store_db_error(db, "writing the search image's name", err);
+    sqlite3_finalize(st);
     if (sqlite3_close(db) != SQLITE_OK && !rc)
         rc = core_error_set(err, APIDEX_EDB, "cannot close %s after writing the search image", tmp);
-    core_buf_free(out);
-    *out = img; /* the copy beside the index is written after the rename */
-    if (rc) core_buf_free(out);
+    if (rc) store_w_image_abort(target, name);
     return rc;
 }
 
-int store_image_read(store_index *idx, void **data, size_t *len, apidex_error *err)
+void store_w_image_abort(const char *target, char **name)
 {
-    *data = NULL;
-    *len = 0;
-    sqlite3 *db = store_index_db(idx);
-    size_t rows = image_rows(db);
-    if (!rows) return 0;
+    if (*name) {
+        char path[8192];
+        const char *slash = strrchr(target, '/');
+        int n = slash ? snprintf(path, sizeof path, "%.*s/%s", (int)(slash - target), target, *name)
+                      : snprintf(path, sizeof path, "%s", *name);
+        if (n > 0 && (size_t)n < sizeof path) unlink(path);
+    }
+    free(*name);
+    *name = NULL;
+}
+
+/* The legacy image: the BLOB rows of table `image` (an index written before the image had
+   a file of its own, or a PostgreSQL replica's copy), concatenated. */
+static int read_rows(sqlite3 *db, size_t rows, void **data, size_t *len, apidex_error *err)
+{
     sqlite3_blob *blob = NULL;
     size_t total = 0;
     /* the rows' sizes, then one buffer, then the bytes */
@@ -148,6 +140,47 @@ int store_image_read(store_index *idx, void **data, size_t *len, apidex_error *e
     *data = buf;
     *len = off;
     return 0;
+}
+
+/* The file the index names, read into one buffer; nothing when it is missing. */
+static int read_file(const char *path, void **data, size_t *len, apidex_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        (uint64_t)st.st_size > IMAGE_MAX_BYTES) {
+        if (fd >= 0) close(fd);
+        return 0; /* none usable: the engine is built from the rows */
+    }
+    size_t total = (size_t)st.st_size, off = 0;
+    char *buf = malloc(total);
+    if (!buf) {
+        close(fd);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory reading the search image");
+    }
+    while (off < total) {
+        ssize_t r = read(fd, buf + off, total - off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        off += (size_t)r;
+    }
+    close(fd);
+    *data = buf;
+    *len = off; /* a file cut meanwhile: shorter than its header says, refused */
+    return 0;
+}
+
+int store_image_read(store_index *idx, void **data, size_t *len, apidex_error *err)
+{
+    *data = NULL;
+    *len = 0;
+    sqlite3 *db = store_index_db(idx);
+    size_t rows = image_rows(db);
+    if (rows) return read_rows(db, rows, data, len, err);
+    char *path = store_image_file_path(idx);
+    int rc = path ? read_file(path, data, len, err) : 0;
+    free(path);
+    return rc;
 }
 
 /* The runs of rows per API a GROUP BY query gives (api, count, min rowid, max rowid). */

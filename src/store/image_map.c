@@ -1,16 +1,17 @@
 /*
- * The search image's mapped copy (docs/INDEX.md, "The search image"): every build also
- * writes the image's bytes to a file beside the index, `<index>.image`, after the index is
- * renamed into place, so a reader maps it (mmap, read-only) and uses it in place instead of
- * copying the BLOB out of SQLite's pages. The BLOB in the index stays the image: the file
- * is a copy, used only when its length and first bytes (magic, version, build id, length,
- * checksum) are the BLOB's; the search stage then checks its checksum and reads the BLOB
- * when that fails. A missing, stale (another build's), cut or damaged file costs the copy,
- * never an answer; the index is swapped by its own rename as before.
+ * The search image's file (docs/INDEX.md, "The search image"): the image's only copy is a
+ * file beside the index named per build, `<index>.image-<build id>`, written and fsynced
+ * before the index's rename and named by the index's `meta.image_file`, so the index that
+ * becomes visible names an image that is already complete. Old generations are removed
+ * after the rename. A reader maps the file the index names (mmap, read-only) and uses it in
+ * place; the search stage checks its build id (the index's) and checksum before using it.
+ * A missing, cut or damaged file costs the image (the engine is built from the rows, with
+ * the same answers), never the index or an answer.
  */
 #include "store/store_int.h"
 #include "store/writer_int.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -21,82 +22,129 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The bytes compared with the BLOB's before the file is used (the image header is 48). */
-enum { IMAGE_HEAD_BYTES = 64 };
-
-static char *image_path(const char *index_path)
+/* The directory of path ("." when it has none) in dir, and its last component. */
+static const char *split_dir(const char *path, char *dir, size_t cap)
 {
-    size_t n = strlen(index_path) + 8;
-    char *p = malloc(n);
-    if (p) snprintf(p, n, "%s.image", index_path);
-    return p;
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(dir, cap, ".");
+        return path;
+    }
+    size_t n = (size_t)(slash - path);
+    if (n >= cap) n = cap - 1;
+    memcpy(dir, path, n);
+    dir[n] = '\0';
+    if (n == 0) snprintf(dir, cap, "/");
+    return slash + 1;
 }
 
-void store_w_put_image_file(const char *target, const core_buf *img)
+/* Whether name is `<base>.image-` and 16 lowercase hex digits (a generation of base's). */
+static bool is_generation(const char *name, const char *base)
 {
-    char *path = image_path(target);
-    if (!path) return;
-    if (!img->len) { /* no image: a file beside the index would be another build's */
-        unlink(path);
-        free(path);
-        return;
+    size_t b = strlen(base);
+    if (strncmp(name, base, b) != 0 || strncmp(name + b, ".image-", 7) != 0) return false;
+    const char *h = name + b + 7;
+    for (int i = 0; i < 16; i++)
+        if (!((h[i] >= '0' && h[i] <= '9') || (h[i] >= 'a' && h[i] <= 'f'))) return false;
+    return h[16] == '\0';
+}
+
+/* Writes all of buf to fd; false on any error. */
+static bool write_all(int fd, const char *buf, size_t len)
+{
+    for (size_t off = 0; off < len;) {
+        ssize_t w = write(fd, buf + off, len - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        off += (size_t)w;
     }
+    return true;
+}
+
+int store_w_write_image_file(const char *target, uint64_t build_id, const core_buf *img,
+                             char **name, apidex_error *err)
+{
+    *name = NULL;
+    size_t n = strlen(target) + 48;
+    char *path = malloc(n), *tmp = malloc(n);
+    if (!path || !tmp) {
+        free(path);
+        free(tmp);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory writing the search image");
+    }
+    snprintf(path, n, "%s.image-%016llx", target, (unsigned long long)build_id);
     /* `<target>.tmp-<pid>-image`: the next writer removes it if this process dies before
        the rename, as it does the index's own temp file (writer.c, remove_stale_temps) */
-    size_t n = strlen(target) + 48;
-    char *tmp = malloc(n);
-    if (tmp) snprintf(tmp, n, "%s.tmp-%ld-image", target, (long)getpid());
-    int fd = tmp ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
-    bool ok = fd >= 0;
-    for (size_t off = 0; ok && off < img->len;) {
-        ssize_t w = write(fd, img->data + off, img->len - off);
-        if (w < 0 && errno == EINTR) continue;
-        ok = w > 0;
-        if (ok) off += (size_t)w;
+    snprintf(tmp, n, "%s.tmp-%ld-image", target, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    bool ok = fd >= 0 && write_all(fd, img->data, img->len) && fsync(fd) == 0;
+    int saved = errno;
+    if (fd >= 0 && close(fd) != 0 && ok) {
+        ok = false;
+        saved = errno;
     }
-    if (fd >= 0 && close(fd) != 0) ok = false;
-    /* no fsync: after a crash a cut or zeroed file fails the comparison or the checksum and
-       the BLOB is read, as with no file */
-    if (!ok || rename(tmp, path) != 0) {
-        if (tmp) unlink(tmp);
-        unlink(path); /* never leave the previous build's beside the new index */
+    /* durable under its final name before the index that names it is renamed into place */
+    if (ok && rename(tmp, path) != 0) {
+        ok = false;
+        saved = errno;
+    }
+    int rc = 0;
+    if (!ok) {
+        unlink(tmp);
+        rc = core_error_set(err, APIDEX_EIO, "cannot write the search image %s: %s", path,
+                            strerror(saved));
+    } else {
+        char dir[4096];
+        const char *base = split_dir(path, dir, sizeof dir);
+        if (!(*name = malloc(strlen(base) + 1)))
+            rc = core_error_set(err, APIDEX_ENOMEM, "out of memory writing the search image");
+        else
+            memcpy(*name, base, strlen(base) + 1);
+        if (rc) unlink(path);
     }
     free(tmp);
     free(path);
+    return rc;
 }
 
-/* The BLOB's total length and its first bytes (head, *n_head of them); 0 when it has none. */
-static size_t blob_head(sqlite3 *db, unsigned char *head, size_t *n_head)
+void store_w_prune_image_files(const char *target, const char *keep)
 {
-    *n_head = 0;
+    char dir[4096];
+    const char *base = split_dir(target, dir, sizeof dir);
+    DIR *d = opendir(dir);
+    if (!d) return;
+    char legacy[1024];
+    snprintf(legacy, sizeof legacy, "%s.image", base); /* an older apidex's copy */
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (keep && !strcmp(e->d_name, keep)) continue;
+        if (strcmp(e->d_name, legacy) != 0 && !is_generation(e->d_name, base)) continue;
+        char full[8192];
+        int n = snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
+        if (n > 0 && (size_t)n < sizeof full) unlink(full);
+    }
+    closedir(d);
+}
+
+char *store_image_file_path(store_index *idx)
+{
     sqlite3_stmt *st = NULL;
-    sqlite3_int64 total = 0;
-    int rows = 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'image'",
-                           -1, &st, NULL) != SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
-        return 0;
-    }
-    sqlite3_finalize(st);
-    st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT count(*), sum(length(data)) FROM image", -1, &st, NULL) ==
-            SQLITE_OK &&
+    char *path = NULL;
+    if (sqlite3_prepare_v2(store_index_db(idx), "SELECT value FROM meta WHERE key = 'image_file'",
+                           -1, &st, NULL) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW) {
-        rows = sqlite3_column_int(st, 0);
-        total = sqlite3_column_int64(st, 1);
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        char dir[4096];
+        const char *file = store_index_file(idx);
+        /* a plain name beside the index: never a path elsewhere, whatever the file says */
+        if (name && *name && *name != '.' && !strchr(name, '/') && file) {
+            split_dir(file, dir, sizeof dir);
+            size_t n = strlen(dir) + strlen(name) + 2;
+            if ((path = malloc(n)) != NULL) snprintf(path, n, "%s/%s", dir, name);
+        }
     }
     sqlite3_finalize(st);
-    if (rows < 1 || total <= 0) return 0;
-    sqlite3_blob *b = NULL;
-    if (sqlite3_blob_open(db, "main", "image", "data", 1, 0, &b) == SQLITE_OK) {
-        int n = sqlite3_blob_bytes(b);
-        if (n > IMAGE_HEAD_BYTES) n = IMAGE_HEAD_BYTES;
-        if (n > 0 && sqlite3_blob_read(b, head, n, 0) == SQLITE_OK) *n_head = (size_t)n;
-    }
-    sqlite3_blob_close(b);
-    return *n_head ? (size_t)total : 0;
+    return path;
 }
 
 static pthread_mutex_t map_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -107,21 +155,18 @@ void store_image_map(store_index *idx, const void **data, size_t *len)
     pthread_mutex_lock(&map_lock);
     if (!m->tried) {
         m->tried = true;
-        const char *env = getenv("APIDEX_IMAGE_MAP"); /* =0: the BLOB (comparisons) */
-        unsigned char head[IMAGE_HEAD_BYTES];
-        size_t n_head = 0;
-        size_t total = env && !strcmp(env, "0") ? 0 : blob_head(store_index_db(idx), head, &n_head);
-        char *path = total ? image_path(store_index_file(idx)) : NULL;
+        const char *env = getenv("APIDEX_IMAGE_MAP"); /* =0: read into memory (comparisons) */
+        char *path = env && !strcmp(env, "0") ? NULL : store_image_file_path(idx);
         int fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
         struct stat st;
-        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == total) {
-            /* populate: the checksum reads every byte next anyway */
+        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+            /* populate: the checksum reads every byte next anyway. A generation's file is
+               never rewritten in place (a build writes a new name), so the mapping stays. */
+            size_t total = (size_t)st.st_size;
             void *p = mmap(NULL, total, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-            if (p != MAP_FAILED && !memcmp(p, head, n_head)) {
+            if (p != MAP_FAILED) {
                 m->data = p;
                 m->len = total;
-            } else if (p != MAP_FAILED) {
-                munmap(p, total);
             }
         }
         if (fd >= 0) close(fd);

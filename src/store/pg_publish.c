@@ -305,6 +305,56 @@ static int publish_ddl(PGconn *c, const char *display, sqlite3 *db, const char *
     return rc;
 }
 
+/* The search image is a file beside the index (image_map.c), not one of its tables: a
+   generation carries it as table `image` (BLOB rows of at most 256 MiB, as an index held it
+   before the file), copied from a TEMP table of the same name, so the replica's file holds
+   it and reads it (store_image_read reads such rows first). */
+static int publish_image(PGconn *c, const char *display, sqlite3 *db, const char *path,
+                         const char *ns, apidex_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    bool has_table = sqlite3_prepare_v2(db, "SELECT 1 FROM main.sqlite_master WHERE name = 'image'",
+                                        -1, &st, NULL) == SQLITE_OK &&
+                     sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    st = NULL;
+    if (has_table) return 0; /* an older index's: published with the other tables */
+    store_index *idx = NULL;
+    void *data = NULL;
+    size_t len = 0;
+    int rc = store_open(path, true, &idx, err);
+    if (!rc) rc = store_image_read(idx, &data, &len, err);
+    store_close(idx);
+    if (rc || !data) return rc;
+    static const char ddl[] = "CREATE TABLE image(id INTEGER PRIMARY KEY, data BLOB NOT NULL)";
+    rc = store_exec(db, "CREATE TEMP TABLE image(id INTEGER PRIMARY KEY, data BLOB NOT NULL)", err);
+    if (!rc && sqlite3_prepare_v2(db, "INSERT INTO temp.image(id, data) VALUES(?, ?)", -1, &st,
+                                  NULL) != SQLITE_OK)
+        rc = store_db_error(db, "index publish", err);
+    enum { ROW_BYTES = 256 << 20 };
+    for (size_t off = 0, row = 1; !rc && off < len; row++) {
+        size_t n = len - off < ROW_BYTES ? len - off : ROW_BYTES;
+        sqlite3_bind_int64(st, 1, (sqlite3_int64)row);
+        sqlite3_bind_blob64(st, 2, (const char *)data + off, n, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE) rc = store_db_error(db, "index publish", err);
+        sqlite3_reset(st);
+        off += n;
+    }
+    sqlite3_finalize(st);
+    if (!rc) rc = publish_table(c, display, db, ns, "image", true, err);
+    free(data);
+    char sql[256];
+    snprintf(sql, sizeof sql, "INSERT INTO %s._sqlite VALUES(1000000000, 'table', 'image', $1)",
+             ns);
+    const char *vals[1] = {ddl};
+    PGresult *r = rc ? NULL : PQexecParams(c, sql, 1, NULL, vals, NULL, NULL, 0);
+    if (r && PQresultStatus(r) != PGRES_COMMAND_OK)
+        rc = store_pg_error(c, r, display, APIDEX_EDB, err);
+    PQclear(r);
+    sqlite3_exec(db, "DROP TABLE IF EXISTS temp.image", NULL, NULL, NULL);
+    return rc;
+}
+
 /* Writes the index file at path as generation gen (staging: not current yet). */
 static int publish_staging(PGconn *c, const char *display, const char *path, long long gen,
                            char *build_id, size_t build_cap, apidex_error *err)
@@ -335,6 +385,8 @@ static int publish_staging(PGconn *c, const char *display, const char *path, lon
                            !(ddl && strcasestr(ddl, "WITHOUT ROWID")), err);
     }
     sqlite3_finalize(st);
+    st = NULL;
+    if (!rc) rc = publish_image(c, display, db, path, ns, err);
     if (!rc &&
         sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'build_id'", -1, &st, NULL) ==
             SQLITE_OK &&

@@ -232,22 +232,23 @@ void store_close(store_index *idx);
 uint64_t store_index_version(const store_index *idx);
 /**
  * The search image (docs/INDEX.md, "The search image"): bytes the search stage builds from
- * a finished index, stored in it and swapped with it. A writer given a builder
+ * a finished index, stored once in a file beside it (`<index>.image-<build id>`) that the
+ * index names (meta.image_file) and swapped in with it. A writer given a builder
  * (store_writer_options.image; the build stage passes the one the program registered with
  * build_image_set_builder) calls it on the complete temp file (build_id: the new index's
- * store_index_version) before the rename. Without one, a writer writes no image and drops
- * a copied one.
+ * store_index_version), writes the file and names it before the rename. Without one, a
+ * writer names no image.
  */
 typedef int (*store_image_builder)(store_index *idx, uint64_t build_id, core_buf *out,
                                    apidex_error *err);
-/** The image's bytes in one malloc'd buffer (*data: free), or *data NULL when the index has
-    none. Errors: APIDEX_ENOMEM, APIDEX_EDB. */
+/** The image's bytes in one malloc'd buffer (*data: free): an older index's or a PostgreSQL
+    replica's BLOB rows (table `image`), else the file the index names; *data NULL when it
+    has none or the file is missing. The caller checks them (build id, checksum). Errors:
+    APIDEX_ENOMEM, APIDEX_EDB. */
 int store_image_read(store_index *idx, void **data, size_t *len, apidex_error *err);
-/** The image's copy beside the index (`<index>.image`, written by every build after its
-    rename) mapped read-only, when its length and first 64 bytes are the index's own image's
-    (the build id and checksum are in them); *data NULL when there is none or it does not
-    match (APIDEX_IMAGE_MAP=0: never). Owned by idx until store_close; the caller checks the
-    whole image (its checksum) and reads store_image_read when that fails. Cheap after the
+/** The image file the index names mapped read-only; *data NULL when there is none
+    (APIDEX_IMAGE_MAP=0: never). Owned by idx until store_close; the caller checks the whole
+    image (build id, checksum) and reads store_image_read when that fails. Cheap after the
     first call (the same mapping). */
 void store_image_map(store_index *idx, const void **data, size_t *len);
 /**

@@ -123,7 +123,7 @@ int store_json_api(core_arena *arena, store_api *a, const char *servers, const c
 /* reader.c: the SQLite handle of an open index (image.c reads its BLOB). */
 sqlite3 *store_index_db(store_index *idx);
 
-/* The search image's file beside the index, mapped (image_map.c); tried once per index. */
+/* The search image's file the index names, mapped (image_map.c); tried once per index. */
 typedef struct store_mapping {
     void *data; /* NULL: none, or not usable */
     size_t len;
@@ -138,6 +138,9 @@ typedef struct store_doc_cache store_doc_cache;
 store_doc_cache *store_index_doc_cache(store_index *idx);
 store_doc_cache *store_doc_cache_new(void);
 void store_doc_cache_free(store_doc_cache *c);
+/* image_map.c: the path of the image file the index names (meta.image_file, beside the
+   index), malloc'd, or NULL when it names none. */
+char *store_image_file_path(store_index *idx);
 /* image_map.c: unmaps m (zeroed). */
 void store_mapping_release(store_mapping *m);
 

@@ -893,10 +893,10 @@ int store_writer_commit(store_writer *w, store_build_report *rep, apidex_error *
         return APIDEX_EDB;
     }
     w->db = NULL;
-    /* The search image of the complete file, in it before it becomes visible. */
-    core_buf img;
-    core_buf_init(&img, 0);
-    if ((rc = store_w_put_image(w->tmp, build_id, w->image, &img, err)) != 0) {
+    /* The search image of the complete file: its own file, complete and durable, named in
+       the temp file before that becomes visible. */
+    char *image_name = NULL;
+    if ((rc = store_w_put_image(w->tmp, w->target, build_id, w->image, &image_name, err)) != 0) {
         store_writer_abort(w);
         return rc;
     }
@@ -906,14 +906,16 @@ int store_writer_commit(store_writer *w, store_build_report *rep, apidex_error *
     if (fsync_path(w->tmp, false) != 0 || rename(w->tmp, w->target) != 0) {
         core_error_set(err, APIDEX_EIO, "cannot install the new index %s: %s", w->target,
                        strerror(errno));
-        core_buf_free(&img);
+        store_w_image_abort(w->target, &image_name);
         store_writer_abort(w);
         return APIDEX_EIO;
     }
     fsync_path(dir, true);
-    /* the image's mapped copy, checked against the index's own by readers (image_map.c) */
-    store_w_put_image_file(w->target, &img);
-    core_buf_free(&img);
+    /* the previous generations' image files: no index names them any more (a reader that
+       mapped one keeps its mapping; one that opened the old index and not yet its image
+       builds its engine from the rows) */
+    store_w_prune_image_files(w->target, image_name);
+    free(image_name);
     free(w->tmp);
     w->tmp = NULL; /* nothing left to remove */
     if (w->on_change) {

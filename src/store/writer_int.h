@@ -111,15 +111,21 @@ static inline char *store_w_strdup(const char *s)
 int store_w_flush_api(store_writer *w, apidex_error *err);
 
 /* image.c: after the last row, before the fsync and rename: the search image of the
-   finished temp file (the bytes of the writer's builder; without one, any old image is
-   dropped). *img (initialised by the caller, who frees it) is left holding the bytes, empty
-   when there is none, for store_w_put_image_file. */
-int store_w_put_image(const char *tmp, uint64_t build_id, store_image_builder image, core_buf *img,
-                      apidex_error *err);
-/* image_map.c: after the index is renamed to target, its image's copy `<target>.image`
-   (written to a temp file and renamed; img empty: the old one removed). Best effort: a
-   failure leaves no file, and readers copy the image out of the index. */
-void store_w_put_image_file(const char *target, const core_buf *img);
+   finished temp file (the bytes of the writer's builder) written to its file beside target
+   and named in the temp file's meta (*name: the file's name, malloc'd; NULL without a
+   builder, when the temp file names no image and holds none). */
+int store_w_put_image(const char *tmp, const char *target, uint64_t build_id,
+                      store_image_builder image, char **name, apidex_error *err);
+/* image.c: removes the image file *name beside target (the index naming it was never
+   installed) and frees *name (NULL after). */
+void store_w_image_abort(const char *target, char **name);
+/* image_map.c: img written to `<target>.image-<build_id as 16 hex>` (a temp file, fsynced,
+   then renamed); *name: that file's name (malloc'd). */
+int store_w_write_image_file(const char *target, uint64_t build_id, const core_buf *img,
+                             char **name, apidex_error *err);
+/* image_map.c: after the index is renamed to target, removes the image files of other
+   generations beside it (and an older apidex's `<target>.image`), all but keep (NULL: all). */
+void store_w_prune_image_files(const char *target, const char *keep);
 
 /* writer_old.c */
 /** The old document at path, or NULL. */

@@ -85,7 +85,8 @@ st=0
 "$BIN" remove notes --db "$T/cut.db" >/dev/null 2>"$T/err" || st=$?
 [ "$st" = 3 ] && grep -q "damaged apidex index" "$T/err" || fail "remove on a truncated index: $st $(cat "$T/err")"
 cmp -s "$T/cut.db" "$T/keep.db" || fail "the truncated index was changed"
-# idx.db.image: the image's mapped copy that every build writes beside its index
-left=$(find "$T" -maxdepth 1 \( -name 'idx.db.*' ! -name 'idx.db.image' \) -o -maxdepth 1 -name 'cut.db.*')
+# idx.db.image-<build id>: the search image's file the index names (one generation only)
+named=$("$PY" -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(\"select value from meta where key='image_file'\").fetchone()[0])" "$DB")
+left=$(find "$T" -maxdepth 1 \( -name 'idx.db.*' ! -name "$named" \) -o -maxdepth 1 -name 'cut.db.*')
 [ -z "$left" ] || fail "left behind: $left"
 echo "ok: index patch"

@@ -101,8 +101,12 @@ echo "   killed $n of 18 writers mid-way"
 [ "$n" -ge 3 ] || fail "only $n writers were killed: the loop tests nothing"
 "$BIN" index "$T/specs" "$T/x" --db "$DB" --no-wait --json >"$T/out" || fail "the next writer after the kills"
 grep -q '"apis":3' "$T/out" || fail "final index: $(cat "$T/out")"
-# idx.db.image: the image's mapped copy the last writer wrote; a killed writer's copy
-# (idx.db.tmp-PID-image) is removed by the next writer like its index temp file
-left=$(find "$T" -maxdepth 1 -name 'idx.db.*' ! -name 'idx.db.image')
+# the search image is stored once: the file the index names (idx.db.image-<build id>), no
+# table in the index. A killed writer's image (idx.db.tmp-PID-image, or a generation it
+# renamed but never named from an installed index) is removed by the next writer.
+named=$("$PY" -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute(\"select value from meta where key='image_file'\").fetchone()[0]); assert not c.execute(\"select 1 from sqlite_master where name='image'\").fetchone()" "$DB") \
+  || fail "the index names no image file, or holds the image twice"
+[ -f "$T/$named" ] || fail "the image file the index names is missing: $named"
+left=$(find "$T" -maxdepth 1 -name 'idx.db.*' ! -name "$named")
 [ -z "$left" ] || fail "left behind: $left"
 echo "ok: index recovery"

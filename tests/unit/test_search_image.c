@@ -69,29 +69,16 @@ static void answers(const char *db, core_buf *out, size_t *work)
     store_close(idx);
 }
 
-/* Sets, or flips a byte of, the image rows of a copy of db. */
-static void exec(const char *db, const char *sql)
-{
-    sqlite3 *h = NULL;
-    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-    char *msg = NULL;
-    if (sqlite3_exec(h, sql, NULL, NULL, &msg) != SQLITE_OK) fail_msg("%s: %s", sql, msg);
-    sqlite3_close(h);
-}
-
-/* Flips the low bit of the byte at off of the image (row 1) of db. */
+/* Flips the low bit of the byte at off of db's image (a file of db's own, image_tu_put). */
 static void flip_byte(const char *db, int off)
 {
-    sqlite3 *h = NULL;
-    sqlite3_blob *b = NULL;
-    unsigned char c = 0;
-    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-    assert_int_equal(sqlite3_blob_open(h, "main", "image", "data", 1, 1, &b), SQLITE_OK);
-    assert_int_equal(sqlite3_blob_read(b, &c, 1, off), SQLITE_OK);
-    c ^= 1;
-    assert_int_equal(sqlite3_blob_write(b, &c, 1, off), SQLITE_OK);
-    sqlite3_blob_close(b);
-    sqlite3_close(h);
+    core_buf img;
+    core_buf_init(&img, 0);
+    image_tu_read(db, &img);
+    assert_true(img.len > (size_t)off);
+    img.data[off] ^= 1;
+    image_tu_put(db, &img);
+    core_buf_free(&img);
 }
 
 static void image_payload(const char *db, core_buf *out);
@@ -159,12 +146,11 @@ static void test_image_same_answers(void **state)
     /* the image of another build (a file's rows with a copied image): not used */
     char *other = tu_path(dir, "other.db");
     image_tu_copy_file(plain, other);
-    char sql[512];
-    snprintf(sql, sizeof sql,
-             "ATTACH '%s' AS img; CREATE TABLE image(id INTEGER PRIMARY KEY, data BLOB NOT "
-             "NULL); INSERT INTO image SELECT * FROM img.image",
-             db);
-    exec(other, sql);
+    core_buf theirs;
+    core_buf_init(&theirs, 0);
+    image_tu_read(db, &theirs);
+    image_tu_put(other, &theirs);
+    core_buf_free(&theirs);
     core_buf stale;
     core_buf_init(&stale, 0);
     size_t w_stale = 0;
@@ -174,7 +160,12 @@ static void test_image_same_answers(void **state)
 
     /* a truncated image (its length no longer matches the header) */
     image_tu_copy_file(db, bad);
-    exec(bad, "UPDATE image SET data = substr(data, 1, length(data) - 8) WHERE id = 1");
+    core_buf short_img;
+    core_buf_init(&short_img, 0);
+    image_tu_read(bad, &short_img);
+    short_img.len -= 8;
+    image_tu_put(bad, &short_img);
+    core_buf_free(&short_img);
     core_buf cut;
     core_buf_init(&cut, 0);
     size_t w_cut = 0;
@@ -207,19 +198,15 @@ static void test_image_same_answers(void **state)
     free(other);
 }
 
-/* An image row count of db (0: no table). */
+/* 1 when db names an image file that exists (and holds no image table of its own), else 0. */
 static int image_rows(const char *db)
 {
-    sqlite3 *h = NULL;
-    sqlite3_stmt *st = NULL;
-    int n = 0;
-    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-    if (sqlite3_prepare_v2(h, "SELECT count(*) FROM image", -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        n = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return n;
+    assert_false(image_tu_has_table(db));
+    char *path = image_tu_path(db);
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    if (f) fclose(f);
+    free(path);
+    return f != NULL;
 }
 
 /* Removes API nth (by id) of db (an `apidex remove`: a patched copy of the file). */
@@ -370,8 +357,12 @@ static void test_image_patch(void **state)
     core_buf_free(&x0);
     core_buf_free(&y0);
     /* an image of another format version is not patched: built from the rows */
-    exec(a, "UPDATE image SET data = substr(data, 1, 8) || x'01000000' || substr(data, 13) "
-            "WHERE id = 1");
+    core_buf v1;
+    core_buf_init(&v1, 0);
+    image_tu_read(a, &v1);
+    memcpy(v1.data + 8, "\x01\x00\x00\x00", 4);
+    image_tu_put(a, &v1);
+    core_buf_free(&v1);
     size_t patched = search_image_patched();
     remove_first(a);
     assert_int_equal(search_image_patched(), patched);
