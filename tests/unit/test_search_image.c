@@ -6,6 +6,8 @@
 #include "image_testutil.h"
 #include "search_testutil.h"
 
+#include "search/search_int.h"
+
 static const char *const specs[] = {"tests/data/search/films.yaml",
                                     "tests/data/search/music.yaml",
                                     "tests/data/search/crm.yaml",
@@ -117,6 +119,86 @@ static void lie_in_prod(const char *db)
     core_buf_free(&img);
 }
 
+/* Makes the first posting of section LEX name a chunk past the index's. */
+static void lie_in_postings(const char *db)
+{
+    core_buf img;
+    core_buf_init(&img, 0);
+    image_payload(db, &img);
+    uint32_t kind;
+    uint64_t off, postings;
+    memcpy(&kind, img.data + 48, 4);
+    assert_int_equal(kind, 1); /* SECTION_LEX */
+    memcpy(&off, img.data + 48 + 8, 8);
+    memcpy(&postings, img.data + off + 8 * 8, 8);
+    uint32_t bad = 0xfffffff0u;
+    memcpy(img.data + postings, &bad, 4);
+    image_tu_write(db, &img);
+    core_buf_free(&img);
+}
+
+/* Makes an owner of section LEARN name a term past the index's. */
+static void lie_in_learn(const char *db)
+{
+    core_buf img;
+    core_buf_init(&img, 0);
+    image_payload(db, &img);
+    uint32_t kind;
+    uint64_t off, owners;
+    memcpy(&kind, img.data + 48 + 4 * 24, 4);
+    assert_int_equal(kind, 5); /* SECTION_LEARN */
+    memcpy(&off, img.data + 48 + 4 * 24 + 8, 8);
+    memcpy(&owners, img.data + off + 8 * 8, 8);
+    int64_t bad = 1 << 30;
+    memcpy(img.data + owners, &bad, 8);
+    image_tu_write(db, &img);
+    core_buf_free(&img);
+}
+
+/* The terms of db whose postings lex_postings refuses (all checked, on first read). */
+static size_t refused_terms(const char *db)
+{
+    apidex_error err;
+    core_error_clear(&err);
+    store_index *idx = NULL;
+    search_engine *eng = NULL;
+    if (store_open(db, true, &idx, &err)) fail_msg("store_open: %s", err.message);
+    if (search_engine_open(idx, &eng, &err)) fail_msg("engine: %s", err.message);
+    assert_non_null(eng->post_state); /* the image's postings, checked when read */
+    size_t refused = 0;
+    for (size_t t = 0; t < eng->n_terms; t++) {
+        const posting *p = NULL;
+        size_t n = lex_postings(eng, (long)t, &p);
+        refused += n != eng->terms[t].n_post;
+        for (size_t k = 0; k < n; k++) assert_true(p[k].doc < eng->n_docs);
+    }
+    search_engine_close(eng);
+    store_close(idx);
+    return refused;
+}
+
+/* The operations of db that have producers, each asked for them (engine_op_producers). */
+static size_t producer_ops(const char *db)
+{
+    apidex_error err;
+    core_error_clear(&err);
+    store_index *idx = NULL;
+    search_engine *eng = NULL;
+    if (store_open(db, true, &idx, &err)) fail_msg("store_open: %s", err.message);
+    if (search_engine_open(idx, &eng, &err)) fail_msg("engine: %s", err.message);
+    size_t n_ops = 0, with = 0;
+    search_engine_operations(eng, &n_ops);
+    for (size_t i = 0; i < n_ops; i++) {
+        const producer_ref *p = NULL;
+        size_t n = engine_op_producers(eng, i, &p);
+        for (size_t k = 0; k < n; k++) assert_true(p[k].producer < n_ops);
+        with += n > 0;
+    }
+    search_engine_close(eng);
+    store_close(idx);
+    return with;
+}
+
 static void test_image_same_answers(void **state)
 {
     (void)state;
@@ -182,16 +264,55 @@ static void test_image_same_answers(void **state)
     assert_string_equal(with.data, cut.data);
     assert_int_equal(w_cut, w_rows);
 
-    /* a producers section that lies: the image is not used (a note), the same answers */
+    /* a producer record that lies: the producers are decoded when a query asks for an
+       operation's (never at open), so the image is used, and the operation whose record
+       lies has none; nothing is read outside the image */
     image_tu_copy_file(db, bad);
     lie_in_prod(bad);
     core_buf lie;
     core_buf_init(&lie, 0);
     size_t w_lie = 0;
     answers(bad, &lie, &w_lie);
-    assert_string_equal(with.data, lie.data);
-    assert_int_equal(w_lie, w_rows);
+    assert_int_equal(w_lie, w_img);
+    size_t good_ops = 0, lie_ops = 0;
+    assert_true(producer_ops(db) > 0);
+    good_ops = producer_ops(db);
+    lie_ops = producer_ops(bad);
+    assert_int_equal(lie_ops + 1, good_ops);
     core_buf_free(&lie);
+
+    /* a posting that names no chunk: postings are checked when a term is first read, so
+       the image is used and that term has none; the searches touch it, nothing crashes */
+    image_tu_copy_file(db, bad);
+    lie_in_postings(bad);
+    core_buf post_lie;
+    core_buf_init(&post_lie, 0);
+    size_t w_post_lie = 0;
+    answers(bad, &post_lie, &w_post_lie);
+    assert_int_equal(w_post_lie, w_img);
+    assert_true(post_lie.len > 1000);
+    assert_int_equal(refused_terms(db), 0);
+    assert_int_equal(refused_terms(bad), 1);
+    core_buf_free(&post_lie);
+
+    /* section LEARN (owners and API names learned at build time): the same answers as
+       learning them at open; one that lies is not used (a note) and they are learned */
+    core_buf learned;
+    core_buf_init(&learned, 0);
+    size_t w_learned = 0;
+    setenv("APIDEX_IMAGE_LEARN", "0", 1);
+    answers(db, &learned, &w_learned);
+    unsetenv("APIDEX_IMAGE_LEARN");
+    assert_string_equal(with.data, learned.data);
+    assert_true(w_img < w_learned);
+    image_tu_copy_file(db, bad);
+    lie_in_learn(bad);
+    core_buf_reset(&learned);
+    size_t w_lie_learn = 0;
+    answers(bad, &learned, &w_lie_learn);
+    assert_string_equal(with.data, learned.data);
+    assert_int_equal(w_lie_learn, w_learned);
+    core_buf_free(&learned);
 
     core_buf_free(&with);
     core_buf_free(&rows);
