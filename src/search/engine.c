@@ -50,11 +50,11 @@ void search_engine_close(search_engine *e)
         for (size_t i = 0; i < e->n_ops; i++) free(e->info[i].producers);
     pthread_mutex_destroy(&e->prod_lock);
     free(e->info);
-    free(e->verb_counts);
+    if (!e->learned) free(e->verb_counts); /* else section LEARN's */
     free(e->opposites);
     free(e->verbs);
     free(e->verb_table);
-    free(e->superseded);
+    if (!e->learned) free(e->superseded);
     if (e->names_owned) free(e->names);
     core_arena_free(e->arena);
     pthread_mutex_destroy(&e->embed_lock);
@@ -308,13 +308,13 @@ static int engine_open(store_index *idx, const void *img, size_t len, search_eng
     int mrc = 0;
     if (!rc && edges) mrc = engine_producers(e, el.edges, el.n_edges);
     if (!rc && !mrc && from_rows == 1) mrc = lex_sort_terms(e);
-    if (!rc && !mrc) mrc = action_learn(e);
+    if (!rc && !mrc && !e->learned) mrc = action_learn(e);
     if (!rc && !mrc) mrc = opposite_learn(e);
-    /* the API names and owners: section LEARN when the image has it (image_open), else
-       learned here */
+    /* the learned verbs, API names, owners and superseded copies: section LEARN when the
+       image has it (image_open), else learned here */
     if (!rc && !mrc && !e->learned) mrc = route_api_names(e);
     if (!rc && !mrc && !e->learned) mrc = owner_learn(e);
-    if (!rc && !mrc) mrc = dupes_mark(e);
+    if (!rc && !mrc && !e->learned) mrc = dupes_mark(e);
     if (!rc && mrc) rc = core_error_set(err, mrc, "out of memory");
     if (rc) {
         search_engine_close(e);

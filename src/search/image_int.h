@@ -143,15 +143,18 @@ _Static_assert(sizeof(image_ops) % 8 == 0 && sizeof(image_op) % 8 == 0 &&
                    sizeof(image_input) % 8 == 0 && sizeof(image_doc) % 8 == 0,
                "image records keep 8-byte alignment");
 
-/* Section LEARN (image_learn.c): what owner_learn and route_api_names learn over the whole
-   registry, as they leave it. Per operation its owner term (-1: none) and the run of the
-   terms its owner has (int64 term indexes); per API name its stem (in the pool), the run of
-   its APIs (u32 API indexes), its flags and shares; the names' open-addressing table
-   (name index + 1) as routing.c fills it. */
+/* Section LEARN (image_learn.c): what owner_learn, route_api_names, action_learn and
+   dupes_mark learn over the whole registry, as they leave it. Per operation its owner term (-1:
+   none) and the run of the terms its owner has (int64 term indexes); per API name its stem (in the
+   pool), the run of its APIs (u32 API indexes), its flags and shares; the names' open-addressing
+   table (name index + 1) as routing.c fills it; per term its learned verb counts by action; per
+   operation whether it is superseded (an older copy's). */
 typedef struct image_learn {
     uint64_t n_ops, n_apis, n_terms; /* the engine it was learned on */
     uint64_t n_has, n_names, n_name_apis, name_table_size, pool_len;
     uint64_t owners, has, names, name_apis, name_table, pool; /* offsets */
+    uint64_t verb_counts; /* offset: per term u16[5] (action_learn) */
+    uint64_t superseded;  /* offset: per operation a byte (dupes_mark), or 0: none is */
 } image_learn;
 
 typedef struct image_owner {

@@ -1,10 +1,11 @@
 /*
  * Section LEARN of the search image (docs/INDEX.md, "The search image"): what opening the
  * engine would learn over the whole registry, learned once at build time. Per operation the
- * owner of its path and what the owner has (owner.c), and the names a task can call APIs by
- * (routing.c: each with its APIs, shares and labels, and the names' hash table). The
- * builder opens an engine on the image it has just encoded (its other sections, as `apidex
- * search` would open it), lets owner_learn and route_api_names run on it as they would at
+ * owner of its path and what the owner has (owner.c) and whether an older copy of a service
+ * holds it (dupes.c), per term the verbs learned from summaries (action.c), and the names a
+ * task can call APIs by (routing.c: each with its APIs, shares and labels, and the names'
+ * hash table). The builder opens an engine on the image it has just encoded (its other
+ * sections, as `apidex search` would open it), lets those steps run on it as they would at
  * every open, and appends their results: opening reads them in place, so an answer is the
  * same with the section as without it (APIDEX_IMAGE_LEARN=0 learns them at open).
  */
@@ -38,6 +39,10 @@ static int write_learn(const search_engine *e, core_buf *b, size_t at)
     lx.name_apis = lx.names + e->n_names * sizeof(image_name);
     lx.name_table = lx.name_apis + ((lx.n_name_apis * sizeof(uint32_t) + 7) & ~(uint64_t)7);
     lx.pool = lx.name_table + ((lx.name_table_size * sizeof(uint32_t) + 7) & ~(uint64_t)7);
+    lx.verb_counts = lx.pool + ((lx.pool_len + 7) & ~(uint64_t)7);
+    size_t vc_len = e->n_terms * sizeof *e->verb_counts;
+    uint64_t sup = lx.verb_counts + ((vc_len + 7) & ~(uint64_t)7);
+    lx.superseded = e->superseded ? sup : 0;
     int rc = image_put(b, &lx, sizeof lx);
     for (size_t i = 0, h = 0; i < e->n_ops && !rc; i++) {
         const op_info *in = &e->info[i];
@@ -74,7 +79,9 @@ static int write_learn(const search_engine *e, core_buf *b, size_t at)
     for (size_t i = 0; i < e->n_names && !rc; i++)
         rc = core_buf_append(b, e->names[i].stem, strlen(e->names[i].stem) + 1) ? APIDEX_ENOMEM : 0;
     if (!rc) rc = image_put(b, "", 0);
-    if (!rc && b->len != ((lx.pool + lx.pool_len + 7) & ~(uint64_t)7))
+    if (!rc) rc = image_put(b, e->verb_counts, e->verb_counts ? vc_len : 0);
+    if (!rc && e->superseded) rc = image_put(b, e->superseded, e->n_ops);
+    if (!rc && b->len != (e->superseded ? (sup + e->n_ops + 7) & ~(uint64_t)7 : sup))
         rc = APIDEX_EINVAL; /* layout slip */
     return rc;
 }
@@ -121,7 +128,9 @@ const char *image_use_learn(search_engine *e, const unsigned char *img, uint64_t
         !image_within(len, lx->pool, lx->pool_len, 1) ||
         (lx->pool_len && img[lx->pool + lx->pool_len - 1]) ||
         (lx->name_table_size & (lx->name_table_size - 1)) || lx->name_table_size < lx->n_names ||
-        (lx->n_names && !lx->name_table_size))
+        (lx->n_names && !lx->name_table_size) ||
+        !image_within(len, lx->verb_counts, lx->n_terms, sizeof *e->verb_counts) ||
+        (lx->superseded && !image_within(len, lx->superseded, lx->n_ops, 1)))
         return "a section's bounds are wrong";
     const image_owner *own = (const image_owner *)(img + lx->owners);
     const int64_t *has = (const int64_t *)(img + lx->has);
@@ -144,6 +153,9 @@ const char *image_use_learn(search_engine *e, const unsigned char *img, uint64_t
         if (na[k] >= e->n_apis) return "a name's API is out of bounds";
     for (size_t k = 0; k < lx->name_table_size; k++)
         if (table[k] > lx->n_names) return "the name table names no name";
+    const unsigned char *sup = lx->superseded ? img + lx->superseded : NULL;
+    for (size_t i = 0; sup && i < lx->n_ops; i++)
+        if (sup[i] > 1) return "a superseded mark is neither 0 nor 1";
     api_name *names = calloc(lx->n_names ? lx->n_names : 1, sizeof *names);
     if (!names) return "out of memory";
     for (size_t i = 0; i < lx->n_names; i++)
@@ -163,6 +175,8 @@ const char *image_use_learn(search_engine *e, const unsigned char *img, uint64_t
     }
     e->names = names;
     e->names_owned = true;
+    e->verb_counts = (uint16_t(*)[5])(img + lx->verb_counts);
+    e->superseded = lx->superseded ? (bool *)(img + lx->superseded) : NULL;
     e->n_names = lx->n_names;
     e->name_table = (uint32_t *)table;
     e->name_table_size = lx->name_table_size;

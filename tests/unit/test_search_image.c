@@ -98,65 +98,50 @@ static void flip_byte(const char *db, int off)
 
 static void image_payload(const char *db, core_buf *out);
 
-/* A PROD section that passes the checksum yet names an operation the index does not have
-   (its first producer record's operation set out of range, the checksum recomputed). */
+/* Writes the n bytes of value over the first record of an array of the section in
+   directory slot (of this kind), the array's offset being the u64 at field of the section's
+   header: a section that passes the checksum (recomputed) yet lies. */
+static void lie_at(const char *db, size_t slot, uint32_t kind, size_t field, const void *value,
+                   size_t n)
+{
+    core_buf img;
+    core_buf_init(&img, 0);
+    image_payload(db, &img);
+    uint32_t got;
+    uint64_t off, arr;
+    memcpy(&got, img.data + 48 + slot * 24, 4);
+    assert_int_equal(got, kind);
+    memcpy(&off, img.data + 48 + slot * 24 + 8, 8);
+    memcpy(&arr, img.data + off + field * 8, 8);
+    memcpy(img.data + arr, value, n);
+    image_tu_write(db, &img);
+    core_buf_free(&img);
+}
+
+/* PROD's first producer record names an operation the index does not have. */
 static void lie_in_prod(const char *db)
 {
-    core_buf img;
-    core_buf_init(&img, 0);
-    image_payload(db, &img);
-    uint32_t kind;
-    uint64_t off, refs, n_refs;
-    memcpy(&kind, img.data + 48 + 48, 4);
-    assert_int_equal(kind, 3); /* SECTION_PROD */
-    memcpy(&off, img.data + 48 + 48 + 8, 8);
-    memcpy(&n_refs, img.data + off + 8, 8);
-    memcpy(&refs, img.data + off + 32, 8);
-    assert_true(n_refs > 0);
     uint32_t bad = 0xfffffff0u;
-    memcpy(img.data + refs, &bad, 4);
-    image_tu_write(db, &img);
-    core_buf_free(&img);
+    lie_at(db, 2, 3, 4, &bad, sizeof bad); /* SECTION_PROD, its refs */
 }
 
-/* Makes the first posting of section LEX name a chunk past the index's. */
+/* LEX's first posting names a chunk past the index's. */
 static void lie_in_postings(const char *db)
 {
-    core_buf img;
-    core_buf_init(&img, 0);
-    image_payload(db, &img);
-    uint32_t kind;
-    uint64_t off, postings;
-    memcpy(&kind, img.data + 48, 4);
-    assert_int_equal(kind, 1); /* SECTION_LEX */
-    memcpy(&off, img.data + 48 + 8, 8);
-    memcpy(&postings, img.data + off + 8 * 8, 8);
     uint32_t bad = 0xfffffff0u;
-    memcpy(img.data + postings, &bad, 4);
-    image_tu_write(db, &img);
-    core_buf_free(&img);
+    lie_at(db, 0, 1, 8, &bad, sizeof bad); /* SECTION_LEX, its postings */
 }
 
-/* Makes an owner of section LEARN name a term past the index's. */
+/* LEARN's first owner names a term past the index's. */
 static void lie_in_learn(const char *db)
 {
-    core_buf img;
-    core_buf_init(&img, 0);
-    image_payload(db, &img);
-    uint32_t kind;
-    uint64_t off, owners;
-    memcpy(&kind, img.data + 48 + 4 * 24, 4);
-    assert_int_equal(kind, 5); /* SECTION_LEARN */
-    memcpy(&off, img.data + 48 + 4 * 24 + 8, 8);
-    memcpy(&owners, img.data + off + 8 * 8, 8);
     int64_t bad = 1 << 30;
-    memcpy(img.data + owners, &bad, 8);
-    image_tu_write(db, &img);
-    core_buf_free(&img);
+    lie_at(db, 4, 5, 8, &bad, sizeof bad); /* SECTION_LEARN, its owners */
 }
 
-/* The terms of db whose postings lex_postings refuses (all checked, on first read). */
-static size_t refused_terms(const char *db)
+/* Opens db's engine and counts: the terms whose postings lex_postings refuses (terms), or
+   the operations that have producers, each asked for them (engine_op_producers). */
+static size_t engine_count(const char *db, bool terms)
 {
     apidex_error err;
     core_error_clear(&err);
@@ -164,39 +149,25 @@ static size_t refused_terms(const char *db)
     search_engine *eng = NULL;
     if (store_open(db, true, &idx, &err)) fail_msg("store_open: %s", err.message);
     if (search_engine_open(idx, &eng, &err)) fail_msg("engine: %s", err.message);
-    assert_non_null(eng->post_state); /* the image's postings, checked when read */
-    size_t refused = 0;
-    for (size_t t = 0; t < eng->n_terms; t++) {
-        const posting *p = NULL;
-        size_t n = lex_postings(eng, (long)t, &p);
-        refused += n != eng->terms[t].n_post;
-        for (size_t k = 0; k < n; k++) assert_true(p[k].doc < eng->n_docs);
+    size_t count = 0;
+    if (terms) {
+        assert_non_null(eng->post_state); /* the image's postings, checked when read */
+        for (size_t t = 0; t < eng->n_terms; t++) {
+            const posting *p = NULL;
+            size_t n = lex_postings(eng, (long)t, &p);
+            count += n != eng->terms[t].n_post;
+            for (size_t k = 0; k < n; k++) assert_true(p[k].doc < eng->n_docs);
+        }
     }
-    search_engine_close(eng);
-    store_close(idx);
-    return refused;
-}
-
-/* The operations of db that have producers, each asked for them (engine_op_producers). */
-static size_t producer_ops(const char *db)
-{
-    apidex_error err;
-    core_error_clear(&err);
-    store_index *idx = NULL;
-    search_engine *eng = NULL;
-    if (store_open(db, true, &idx, &err)) fail_msg("store_open: %s", err.message);
-    if (search_engine_open(idx, &eng, &err)) fail_msg("engine: %s", err.message);
-    size_t n_ops = 0, with = 0;
-    search_engine_operations(eng, &n_ops);
-    for (size_t i = 0; i < n_ops; i++) {
+    for (size_t i = 0; !terms && i < eng->n_ops; i++) {
         const producer_ref *p = NULL;
         size_t n = engine_op_producers(eng, i, &p);
-        for (size_t k = 0; k < n; k++) assert_true(p[k].producer < n_ops);
-        with += n > 0;
+        for (size_t k = 0; k < n; k++) assert_true(p[k].producer < eng->n_ops);
+        count += n > 0;
     }
     search_engine_close(eng);
     store_close(idx);
-    return with;
+    return count;
 }
 
 static void test_image_same_answers(void **state)
@@ -275,9 +246,9 @@ static void test_image_same_answers(void **state)
     answers(bad, &lie, &w_lie);
     assert_int_equal(w_lie, w_img);
     size_t good_ops = 0, lie_ops = 0;
-    assert_true(producer_ops(db) > 0);
-    good_ops = producer_ops(db);
-    lie_ops = producer_ops(bad);
+    assert_true(engine_count(db, false) > 0);
+    good_ops = engine_count(db, false);
+    lie_ops = engine_count(bad, false);
     assert_int_equal(lie_ops + 1, good_ops);
     core_buf_free(&lie);
 
@@ -291,8 +262,8 @@ static void test_image_same_answers(void **state)
     answers(bad, &post_lie, &w_post_lie);
     assert_int_equal(w_post_lie, w_img);
     assert_true(post_lie.len > 1000);
-    assert_int_equal(refused_terms(db), 0);
-    assert_int_equal(refused_terms(bad), 1);
+    assert_int_equal(engine_count(db, true), 0);
+    assert_int_equal(engine_count(bad, true), 1);
     core_buf_free(&post_lie);
 
     /* section LEARN (owners and API names learned at build time): the same answers as
