@@ -70,6 +70,19 @@ size_t search_engine_open_work(const search_engine *eng)
     return eng ? eng->work : 0;
 }
 
+bool search_engine_learned(const search_engine *eng)
+{
+    return eng && eng->learned;
+}
+
+size_t search_engine_producers_decoded(const search_engine *eng)
+{
+    size_t n = 0;
+    for (size_t i = 0; eng && eng->info && i < eng->n_ops; i++)
+        n += __atomic_load_n(&eng->info[i].producers, __ATOMIC_ACQUIRE) != NULL;
+    return n;
+}
+
 const store_operation *search_engine_operations(const search_engine *eng, size_t *n)
 {
     *n = eng->n_ops;
