@@ -121,9 +121,10 @@ static bool chain_has(const chain *c, const char *entity)
 /* Would calling cand need an entity already being resolved (a cycle)? */
 static bool closes_cycle(const query_state *st, uint32_t cand, const chain *c)
 {
-    const op_info *in = &st->e->info[cand];
-    for (size_t k = 0; k < in->n_producers; k++)
-        if (chain_has(c, in->producers[k].entity)) return true;
+    const producer_ref *prods;
+    size_t n = engine_op_producers(st->e, cand, &prods);
+    for (size_t k = 0; k < n; k++)
+        if (chain_has(c, prods[k].entity)) return true;
     return false;
 }
 
@@ -140,20 +141,21 @@ static search_source input_source(const query_state *st, const producer_ref *r)
 
 static int add_op(query_state *st, uint32_t op, search_role role, unsigned depth, chain *c);
 
-/* Resolves the input of op whose edges start at in->producers[first]. */
+/* Resolves the input of op whose edges start at its producers[first]. */
 static int resolve_input(query_state *st, uint32_t op, size_t first, unsigned depth, chain *c)
 {
     const search_engine *e = st->e;
-    const op_info *in = &e->info[op];
-    const producer_ref *r0 = &in->producers[first];
+    const producer_ref *prods;
+    size_t n_prods = engine_op_producers(e, op, &prods);
+    const producer_ref *r0 = &prods[first];
     const char *param = r0->param;
     search_source from = input_source(st, r0);
     if (from != SEARCH_FROM_STEP) return input_push(st, op, param, from, 0);
     double max_raw = st->max_raw > 0 ? st->max_raw : 1;
     long best = -1, best_listed = -1, creator = -1;
     double best_s = -1e9, listed_s = -1e9;
-    for (size_t k = first; k < in->n_producers && !strcmp(in->producers[k].param, param); k++) {
-        const producer_ref *r = &in->producers[k];
+    for (size_t k = first; k < n_prods && !strcmp(prods[k].param, param); k++) {
+        const producer_ref *r = &prods[k];
         uint32_t cand = r->producer;
         if (!st->allowed[cand] || opposite_unasked_destructive(st, cand)) continue;
         bool creates = (r->features & DATAFLOW_F_CREATES) != 0;
@@ -202,13 +204,14 @@ static int resolve_input(query_state *st, uint32_t op, size_t first, unsigned de
 
 static int add_op(query_state *st, uint32_t op, search_role role, unsigned depth, chain *c)
 {
-    const op_info *in = &st->e->info[op];
     if (compose_out_has(st, op)) return 0;
     int rc = 0;
-    for (size_t p = 0; p < in->n_producers && !rc; p++) {
-        if (p && !strcmp(in->producers[p].param, in->producers[p - 1].param)) continue;
+    const producer_ref *prods;
+    size_t n_prods = engine_op_producers(st->e, op, &prods);
+    for (size_t p = 0; p < n_prods && !rc; p++) {
+        if (p && !strcmp(prods[p].param, prods[p - 1].param)) continue;
         if (c->n == sizeof c->entity / sizeof c->entity[0]) break;
-        c->entity[c->n++] = in->producers[p].entity;
+        c->entity[c->n++] = prods[p].entity;
         rc = resolve_input(st, op, p, depth, c);
         c->n--;
     }

@@ -82,16 +82,17 @@ const char *context_explain(query_state *st, uint32_t op, core_arena *a)
     size_t *at = malloc((r->n_terms ? r->n_terms : 1) * 2 * sizeof *at);
     if (!at) return NULL;
     for (size_t qi = 0; qi < r->n_terms; qi++) {
-        const term_entry *t = &e->terms[r->terms[qi].term];
-        size_t lo = 0, hi = t->n_post;
+        const posting *post;
+        size_t n_post = lex_postings(e, r->terms[qi].term, &post);
+        size_t lo = 0, hi = n_post;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
-            if (t->post[mid].doc < doc)
+            if (post[mid].doc < doc)
                 lo = mid + 1;
             else
                 hi = mid;
         }
-        for (hi = lo; hi < t->n_post && t->post[hi].doc == doc;) hi++;
+        for (hi = lo; hi < n_post && post[hi].doc == doc;) hi++;
         at[2 * qi] = lo;
         at[2 * qi + 1] = hi;
     }

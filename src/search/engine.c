@@ -46,15 +46,16 @@ void search_engine_close(search_engine *e)
     if (!e) return;
     image_ops_free(e); /* before lex_free: the image may be both's */
     lex_free(e);
-    if (e->info && !e->producer_pool) /* else they point into one array */
+    if (e->info) /* each op's own array (engine_producers, or decoded: image.c) */
         for (size_t i = 0; i < e->n_ops; i++) free(e->info[i].producers);
-    free(e->producer_pool);
+    pthread_mutex_destroy(&e->prod_lock);
     free(e->info);
-    free(e->verb_counts);
+    if (!e->learned) free(e->verb_counts); /* else section LEARN's */
     free(e->opposites);
     free(e->verbs);
     free(e->verb_table);
-    free(e->superseded);
+    if (!e->learned) free(e->superseded);
+    if (e->names_owned) free(e->names);
     free(e->doc_api);
     free(e->op_api);
     free(e->doc_op);
@@ -74,6 +75,19 @@ void search_engine_close(search_engine *e)
 size_t search_engine_open_work(const search_engine *eng)
 {
     return eng ? eng->work : 0;
+}
+
+bool search_engine_learned(const search_engine *eng)
+{
+    return eng && eng->learned;
+}
+
+size_t search_engine_producers_decoded(const search_engine *eng)
+{
+    size_t n = 0;
+    for (size_t i = 0; eng && eng->info && i < eng->n_ops; i++)
+        n += __atomic_load_n(&eng->info[i].producers, __ATOMIC_ACQUIRE) != NULL;
+    return n;
 }
 
 const store_operation *search_engine_operations(const search_engine *eng, size_t *n)
@@ -252,7 +266,10 @@ static void *edges_run(void *arg)
     return NULL;
 }
 
-int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
+/* Opens the engine on idx; img (len bytes, not owned): the search image to use instead of
+   the index's (the builder's, just encoded), NULL: the index's. */
+static int engine_open(store_index *idx, const void *img, size_t len, search_engine **out,
+                       apidex_error *err)
 {
     *out = NULL;
     search_engine *e = calloc(1, sizeof *e);
@@ -262,8 +279,14 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
     }
     pthread_mutex_init(&e->embed_lock, NULL);
     pthread_mutex_init(&e->match_lock, NULL);
+    pthread_mutex_init(&e->prod_lock, NULL);
     e->embed_held = &e->embed_lock;
     e->idx = idx;
+    if (img) {
+        e->ops_image = (void *)img;
+        e->ops_image_len = len;
+        e->image_mapped = true; /* not the engine's to free */
+    }
     int rc = store_apis(idx, &e->apis, &e->n_apis, err);
     store_info info; /* read now: lex_build asks for it while the edges load */
     if (!rc) rc = store_index_info(idx, &info, err);
@@ -292,7 +315,7 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
     if (from_rows < 0) rc = from_rows;
     if (from_rows == 1 && lex_table_grow(e))
         rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
-    bool edges = !rc && !e->producer_pool;
+    bool edges = !rc && !e->prod;
     edges_load el = {.idx = idx};
     bool threaded = edges && pthread_create(&el.thread, NULL, edges_run, &el) == 0;
     if (edges && !threaded) edges_run(&el);
@@ -305,11 +328,13 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
     int mrc = 0;
     if (!rc && edges) mrc = engine_producers(e, el.edges, el.n_edges);
     if (!rc && !mrc && from_rows == 1) mrc = lex_sort_terms(e);
-    if (!rc && !mrc) mrc = action_learn(e);
+    if (!rc && !mrc && !e->learned) mrc = action_learn(e);
     if (!rc && !mrc) mrc = opposite_learn(e);
-    if (!rc && !mrc) mrc = route_api_names(e);
-    if (!rc && !mrc) mrc = owner_learn(e);
-    if (!rc && !mrc) mrc = dupes_mark(e);
+    /* the learned verbs, API names, owners and superseded copies: section LEARN when the
+       image has it (image_open), else learned here; then the query tables over them */
+    if (!rc && !mrc && !e->learned) mrc = route_api_names(e);
+    if (!rc && !mrc && !e->learned) mrc = owner_learn(e);
+    if (!rc && !mrc && !e->learned) mrc = dupes_mark(e);
     if (!rc && !mrc) mrc = lex_query_prep(e);
     if (!rc && mrc) rc = core_error_set(err, mrc, "out of memory");
     if (rc) {
@@ -318,6 +343,17 @@ int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
     }
     *out = e;
     return 0;
+}
+
+int search_engine_open(store_index *idx, search_engine **out, apidex_error *err)
+{
+    return engine_open(idx, NULL, 0, out, err);
+}
+
+int engine_open_image(store_index *idx, const void *img, size_t len, search_engine **out,
+                      apidex_error *err)
+{
+    return engine_open(idx, img, len, out, err);
 }
 
 static bool in_list(const char *const *list, const char *s)

@@ -240,7 +240,7 @@ static int write_prod(const search_engine *e, const image_op_run *ops, size_t n_
     return rc;
 }
 
-enum { N_SECTIONS = 4 };
+enum { N_SECTIONS = 5 };
 
 int image_encode(const search_engine *e, const image_run *runs, size_t n_runs,
                  const image_op_run *ops, size_t n_op_runs, uint64_t build_id, core_buf *out)
@@ -260,7 +260,8 @@ int image_encode(const search_engine *e, const image_run *runs, size_t n_runs,
         {.kind = SECTION_APIS},
         {.kind = e->info ? SECTION_PROD : 0},
         /* OPS from the rows only (a patched image has none: the open reads the rows) */
-        {.kind = e->ops && e->chunks ? SECTION_OPS : 0}};
+        {.kind = e->ops && e->chunks ? SECTION_OPS : 0},
+        {.kind = 0}}; /* LEARN: image_add_learn, on the image encoded */
     int rc = put(out, &h, sizeof h);
     if (!rc) rc = put(out, dir, n_sections * sizeof *dir);
     for (size_t i = 0; i < n_sections && !rc; i++) {
@@ -340,6 +341,7 @@ static int image_build(store_index *idx, uint64_t build_id, core_buf *out, apide
     if (!rc && !patched && !prod) __atomic_add_fetch(&images_patched, 1, __ATOMIC_RELAXED);
     if (!rc && image_encode(&e, runs, n_runs, ops, n_op_runs, build_id, out))
         rc = core_error_set(err, APIDEX_ENOMEM, "out of memory building the search image");
+    if (!rc) rc = image_add_learn(idx, out, err);
     free(ops);
     free(runs);
     if (e.info)
@@ -396,14 +398,14 @@ const char *image_use_lex(search_engine *e, const unsigned char *img, uint64_t l
     const char *pool = (const char *)(img + lx->pool);
     posting *post = (posting *)(img + lx->postings);
     e->terms = calloc(lx->n_terms ? lx->n_terms : 1, sizeof *e->terms);
-    if (!e->terms) return "out of memory";
+    /* a term's postings are checked when first read (lex_postings), not here */
+    e->post_state = calloc(lx->n_terms ? lx->n_terms : 1, 1);
+    if (!e->terms || !e->post_state) return "out of memory";
     e->n_terms = e->cap_terms = lx->n_terms;
     for (size_t t = 0; t < lx->n_terms; t++) {
         if ((uint64_t)it[t].str + it[t].len >= lx->pool_len || pool[it[t].str + it[t].len] ||
             it[t].post > lx->n_postings || it[t].n_post > lx->n_postings - it[t].post)
             return "a term's bounds are wrong";
-        for (size_t p = 0; p < it[t].n_post; p++)
-            if (post[it[t].post + p].doc >= lx->n_docs) return "a posting names no chunk";
         e->terms[t] = (term_entry){.term = pool + it[t].str,
                                    .len = it[t].len,
                                    .df = it[t].df,
@@ -426,8 +428,18 @@ const char *image_use_lex(search_engine *e, const unsigned char *img, uint64_t l
     return NULL;
 }
 
-/* Points every operation's producers into one array made from section PROD; NULL, or why
-   not (nothing set then). */
+bool image_postings_all_ok(const search_engine *e)
+{
+    for (size_t t = 0; t < e->n_terms; t++) {
+        const posting *post;
+        if (lex_postings(e, (long)t, &post) != e->terms[t].n_post) return false;
+    }
+    return true;
+}
+
+/* Section PROD checked as far as opening needs (its bounds, every operation's count) and
+   kept for engine_op_producers, which decodes an operation's records when a query first
+   asks for them (checked then); NULL, or why not (nothing set then). */
 static const char *use_prod(search_engine *e, const unsigned char *img, uint64_t len,
                             const image_section *s)
 {
@@ -440,43 +452,59 @@ static const char *use_prod(search_engine *e, const unsigned char *img, uint64_t
         (px->pool_len && img[px->pool + px->pool_len - 1]))
         return "a section's bounds are wrong";
     const uint64_t *starts = (const uint64_t *)(img + px->starts);
-    const image_pref *refs = (const image_pref *)(img + px->refs);
-    const char *pool = (const char *)(img + px->pool);
     if (starts[0] || starts[px->n_ops] != px->n_refs) return "the producers' counts are wrong";
-    producer_ref *all = malloc((px->n_refs ? px->n_refs : 1) * sizeof *all);
-    if (!all) return "out of memory";
-    for (size_t k = 0; k < px->n_refs; k++) {
-        const image_pref *r = &refs[k];
-        if (r->producer >= e->n_ops || r->param >= px->pool_len || r->entity >= px->pool_len) {
-            free(all);
-            return "a producer is out of bounds";
-        }
-        all[k] = (producer_ref){.producer = r->producer,
-                                .features = r->features,
-                                .param = pool + r->param,
-                                .entity = pool + r->entity,
-                                .share = r->share,
-                                .api_ops = (size_t)r->api_ops};
-    }
     for (size_t i = 0; i < e->n_ops; i++)
-        if (starts[i] > starts[i + 1]) {
-            free(all);
-            return "the producers' counts are wrong";
-        }
+        if (starts[i] > starts[i + 1]) return "the producers' counts are wrong";
     for (size_t i = 0; i < e->n_ops; i++) {
         e->info[i].n_producers = starts[i + 1] - starts[i];
-        e->info[i].producers = e->info[i].n_producers ? all + starts[i] : NULL;
+        e->info[i].producers = NULL;
     }
     e->work += e->n_ops;
-    e->producer_pool = all;
+    e->prod = px;
     return NULL;
+}
+
+size_t engine_op_producers(const search_engine *e, size_t op, const producer_ref **out)
+{
+    op_info *in = &e->info[op];
+    const producer_ref *got = __atomic_load_n(&in->producers, __ATOMIC_ACQUIRE);
+    *out = got;
+    if (got || !in->n_producers || !e->prod) return got ? in->n_producers : 0;
+    const image_prod *px = e->prod;
+    const unsigned char *img = e->image;
+    const uint64_t *starts = (const uint64_t *)(img + px->starts);
+    const image_pref *refs = (const image_pref *)(img + px->refs) + starts[op];
+    const char *pool = (const char *)(img + px->pool);
+    size_t n = in->n_producers;
+    for (size_t k = 0; k < n; k++) /* a lying record: the operation has no producers */
+        if (refs[k].producer >= e->n_ops || refs[k].param >= px->pool_len ||
+            refs[k].entity >= px->pool_len)
+            return 0;
+    pthread_mutex_lock((pthread_mutex_t *)&e->prod_lock);
+    producer_ref *all = in->producers;
+    if (!all && (all = malloc(n * sizeof *all))) {
+        for (size_t k = 0; k < n; k++)
+            all[k] = (producer_ref){.producer = refs[k].producer,
+                                    .features = refs[k].features,
+                                    .param = pool + refs[k].param,
+                                    .entity = pool + refs[k].entity,
+                                    .share = refs[k].share,
+                                    .api_ops = (size_t)refs[k].api_ops};
+        __atomic_store_n(&in->producers, all, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock((pthread_mutex_t *)&e->prod_lock);
+    *out = all;
+    return all ? n : 0;
 }
 
 /* Drops what image_use_lex set, so the rows can be read as if there were no image. */
 static void unuse(search_engine *e)
 {
+    e->prod = NULL;
     free(e->terms);
     e->terms = NULL;
+    free(e->post_state);
+    e->post_state = NULL;
     e->n_terms = e->cap_terms = 0;
     e->table = NULL;
     e->table_size = 0;
@@ -552,6 +580,18 @@ int image_open(search_engine *e, apidex_error *err)
         /* the producers when the image has them (a patched one may not: read from the rows) */
         const image_section *prod = why ? NULL : image_section_of(data, SECTION_PROD);
         if (prod && e->info) why = use_prod(e, data, len, prod);
+        /* the owners and API names (APIDEX_IMAGE_LEARN=0: learned at open, comparisons) */
+        const image_section *learn = why ? NULL : image_section_of(data, SECTION_LEARN);
+        const char *lenv = getenv("APIDEX_IMAGE_LEARN");
+        if (learn && e->info && !(lenv && !strcmp(lenv, "0"))) {
+            const char *lwhy = image_use_learn(e, data, len, learn);
+            e->learned = !lwhy; /* else learned at open (out of memory: it says so) */
+            if (lwhy && strcmp(lwhy, "out of memory"))
+                fprintf(stderr,
+                        "apidex: note: what the index's search image learned is not used (%s); "
+                        "it is learned again ('apidex index' writes a new image)\n",
+                        lwhy);
+        }
         if (why) {
             unuse(e);
             e->image = NULL;

@@ -8,14 +8,16 @@
 #include "search/search_int.h"
 
 /* version 2: the APIS section (which chunks are whose, so add and remove patch the image);
-   3: PROD's API records (whose operations are where, so add and remove patch PROD too) */
+   3: PROD's API records (whose operations are where, so add and remove patch PROD too);
+   4: the LEARN section (owners and API names, learned at build time, not at every open) */
 enum {
-    IMAGE_VERSION = 3,
+    IMAGE_VERSION = 4,
     IMAGE_ENDIAN = 0x01020304,
     SECTION_LEX = 1,
     SECTION_APIS = 2,
     SECTION_PROD = 3,
-    SECTION_OPS = 4
+    SECTION_OPS = 4,
+    SECTION_LEARN = 5
 };
 extern const char image_magic[8];
 
@@ -141,6 +143,45 @@ _Static_assert(sizeof(image_ops) % 8 == 0 && sizeof(image_op) % 8 == 0 &&
                    sizeof(image_input) % 8 == 0 && sizeof(image_doc) % 8 == 0,
                "image records keep 8-byte alignment");
 
+/* Section LEARN (image_learn.c): what owner_learn, route_api_names, action_learn and
+   dupes_mark learn over the whole registry, as they leave it. Per operation its owner term (-1:
+   none) and the run of the terms its owner has (int64 term indexes); per API name its stem (in the
+   pool), the run of its APIs (u32 API indexes), its flags and shares; the names' open-addressing
+   table (name index + 1) as routing.c fills it; per term its learned verb counts by action; per
+   operation whether it is superseded (an older copy's). */
+typedef struct image_learn {
+    uint64_t n_ops, n_apis, n_terms; /* the engine it was learned on */
+    uint64_t n_has, n_names, n_name_apis, name_table_size, pool_len;
+    uint64_t owners, has, names, name_apis, name_table, pool; /* offsets */
+    uint64_t verb_counts; /* offset: per term u16[5] (action_learn) */
+    uint64_t superseded;  /* offset: per operation a byte (dupes_mark), or 0: none is */
+} image_learn;
+
+typedef struct image_owner {
+    int64_t owner;
+    uint32_t first_has, n_has;
+} image_owner;
+
+typedef struct image_name {
+    uint32_t stem, first_api, n_apis;
+    uint8_t vocab, label, reserved[2];
+    double share, spread;
+    uint64_t n_services;
+} image_name;
+
+_Static_assert(sizeof(image_learn) % 8 == 0 && sizeof(image_owner) % 8 == 0 &&
+                   sizeof(image_name) % 8 == 0,
+               "image records keep 8-byte alignment");
+
+/* image_learn.c: opens an engine on the encoded image img (its LEARN entry empty), learns
+   what opening would and appends it as section LEARN (header, directory and checksum
+   rewritten). */
+int image_add_learn(store_index *idx, core_buf *img, apidex_error *err);
+/* image_learn.c: e's owners and API names pointed into section s (e->info set, e->n_terms
+   and e->n_apis known); NULL, or why not (e as it was). */
+const char *image_use_learn(search_engine *e, const unsigned char *img, uint64_t len,
+                            const image_section *s);
+
 /* Strings each stored once in a section's pool (NUL-terminated; offsets below 4 GiB). */
 typedef struct image_strpool {
     core_buf b;
@@ -200,6 +241,9 @@ const image_section *image_section_of(const void *data, uint32_t kind);
    image (e->docs allocated, n_docs of them); NULL, or why not (e then half set). */
 const char *image_use_lex(search_engine *e, const unsigned char *img, uint64_t len,
                           const image_section *s);
+/* Every term's postings name a chunk and a field (image_use_lex leaves that to the first
+   read, lex_postings): a patch reads them all. */
+bool image_postings_all_ok(const search_engine *e);
 /* image_patch.c: e's lexical index (e->idx set, nothing else) from the old image of the file
    add or remove patched plus the chunks written since, as lex_docs, lex_build and
    lex_sort_terms would leave it (the same terms in the same order; e->docs holds the field

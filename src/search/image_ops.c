@@ -271,21 +271,31 @@ int image_ops_open(search_engine *e, const store_info *info, apidex_error *err)
        included); else the copy in the index, read into memory */
     const void *mapped = NULL;
     size_t len = 0;
-    store_image_map(e->idx, &mapped, &len);
     void *data = NULL;
-    if (mapped && !image_check(mapped, len, build, &lex, &apis)) {
-        data = (void *)mapped;
-        e->image_mapped = true;
-    } else {
-        apidex_error rerr = {0};
-        int rc = store_image_read(e->idx, &data, &len, &rerr);
-        if (rc == APIDEX_ENOMEM) {
-            if (err) *err = rerr;
-            return rc;
-        }
-        if (rc || !data || image_check(data, len, build, &lex, &apis)) {
-            free(data); /* image_open reads it again and says why it is not used */
+    if (e->image_mapped && e->ops_image) { /* given (engine_open_image): the builder's */
+        data = e->ops_image;
+        len = e->ops_image_len;
+        if (image_check(data, len, 0, &lex, &apis)) {
+            e->ops_image = NULL;
+            e->image_mapped = false;
             return 1;
+        }
+    } else {
+        store_image_map(e->idx, &mapped, &len);
+        if (mapped && !image_check(mapped, len, build, &lex, &apis)) {
+            data = (void *)mapped;
+            e->image_mapped = true;
+        } else {
+            apidex_error rerr = {0};
+            int rc = store_image_read(e->idx, &data, &len, &rerr);
+            if (rc == APIDEX_ENOMEM) {
+                if (err) *err = rerr;
+                return rc;
+            }
+            if (rc || !data || image_check(data, len, build, &lex, &apis)) {
+                free(data); /* image_open reads it again and says why it is not used */
+                return 1;
+            }
         }
     }
     e->ops_image = data; /* image_open uses it as it is */

@@ -385,7 +385,7 @@ int image_patch(search_engine *e, const void *old, size_t len, image_run **runs_
     chunk_map cm = {.runs = cr, .start = start, .n_runs = n_cr};
     if (!rc && !bad) {
         for (size_t d = 0; d < old_docs; d++) omap[d] = UINT32_MAX;
-        bad = image_use_lex(&o, old, len, lex) ||
+        bad = image_use_lex(&o, old, len, lex) || !image_postings_all_ok(&o) ||
               !map_chunks(e, &cm, oa, n_oa, omap, inv, runs, &fresh_base);
     }
     if (!rc && !bad) {
@@ -430,6 +430,7 @@ int image_patch(search_engine *e, const void *old, size_t len, image_run **runs_
     free(inv);
     free(omap);
     free(o.terms);
+    free(o.post_state);
     free(o.docs);
     free(oa);
     free(start);

@@ -253,13 +253,29 @@ size_t lex_family(const search_engine *e, const search_params *p, long term, lon
     return text_term_family(&v, &r, term, t->term, t->len, out, noun, cap);
 }
 
+size_t lex_postings(const search_engine *e, long t, const posting **out)
+{
+    const term_entry *te = &e->terms[t];
+    *out = te->post;
+    if (!e->post_state) return te->n_post;
+    uint8_t st = __atomic_load_n(&e->post_state[t], __ATOMIC_ACQUIRE);
+    if (!st) { /* two threads may both check: the same answer */
+        st = 1;
+        for (size_t p = 0; p < te->n_post && st == 1; p++)
+            if (te->post[p].doc >= e->n_docs || te->post[p].field >= STORE_FIELD_COUNT) st = 2;
+        __atomic_store_n(&e->post_state[t], st, __ATOMIC_RELEASE);
+    }
+    return st == 1 ? te->n_post : 0;
+}
+
 bool lex_field_ops(const search_engine *e, long t, int field,
                    bool (*f)(void *ctx, uint32_t op, long term), void *ctx)
 {
-    const term_entry *te = &e->terms[t];
-    for (size_t p = 0; p < te->n_post; p++) {
-        if (te->post[p].field != field) continue;
-        const doc_info *d = &e->docs[te->post[p].doc];
+    const posting *post;
+    size_t n_post = lex_postings(e, t, &post);
+    for (size_t p = 0; p < n_post; p++) {
+        if (post[p].field != field) continue;
+        const doc_info *d = &e->docs[post[p].doc];
         for (size_t k = 0; k < d->n_ops; k++)
             if (d->ops[k] >= 0 && (size_t)d->ops[k] < e->n_ops && f(ctx, (uint32_t)d->ops[k], t))
                 return true;
@@ -275,6 +291,7 @@ void lex_free(search_engine *e)
         free(e->table);
     }
     free(e->terms);
+    free(e->post_state);
     free(e->docs);
     if (!e->image_mapped) free(e->image);
 }
@@ -427,29 +444,30 @@ int lex_score(query_state *st, ranking *r, double *cover)
     uint64_t *mark = st->doc_mark;
     r->idf_total = 0;
     for (size_t qi = 0; qi < r->n_terms; qi++) {
-        const term_entry *t = &e->terms[r->terms[qi].term];
+        const posting *post;
+        size_t n_post = lex_postings(e, r->terms[qi].term, &post);
         double idf = r->terms[qi].idf;
         size_t i = 0;
         memset(seen, 0, e->n_apis * sizeof *seen);
         r->idf_total += idf;
-        while (i < t->n_post) {
-            uint32_t doc = t->post[i].doc;
+        while (i < n_post) {
+            uint32_t doc = post[i].doc;
             uint32_t a = e->doc_api[doc];
             if (cover && a < e->n_apis && !seen[a]) {
                 seen[a] = true;
                 cover[a] += idf;
             }
             double tf = 0;
-            for (; i < t->n_post && t->post[i].doc == doc; i++) {
-                int f = t->post[i].field;
+            for (; i < n_post && post[i].doc == doc; i++) {
+                int f = post[i].field;
                 uint32_t len = e->doc_len8[(size_t)doc * STORE_FIELD_COUNT + f];
-                if (len < LEX_NORM_LENS && t->post[i].tf == 1) {
+                if (len < LEX_NORM_LENS && post[i].tf == 1) {
                     tf += st->once[f][len];
                     continue;
                 }
                 double norm = len < LEX_NORM_LENS ? st->norm[f][len]
                                                   : bm25_norm(e, p, f, e->docs[doc].field_len[f]);
-                tf += p->field_weight[f] * t->post[i].tf / norm;
+                tf += p->field_weight[f] * post[i].tf / norm;
             }
             if (tf > 0) {
                 doc_score[doc] += idf * tf / (p->bm25_k1 + tf);

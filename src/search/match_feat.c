@@ -243,13 +243,16 @@ static int posting_groups(const search_engine *e, match_index *mi)
 {
     size_t *cnt = calloc(e->n_ops * 2 + 1, sizeof *cnt);
     if (!cnt) return APIDEX_ENOMEM;
-    for (size_t t = 0; t < e->n_terms; t++)
-        for (size_t p = 0; p < e->terms[t].n_post; p++) {
-            const posting *ps = &e->terms[t].post[p];
+    for (size_t t = 0; t < e->n_terms; t++) {
+        const posting *post;
+        size_t n_post = lex_postings(e, (long)t, &post);
+        for (size_t p = 0; p < n_post; p++) {
+            const posting *ps = &post[p];
             int g = group_of_field(ps->field);
             long op = g < 0 ? -1 : endpoint_op(e, ps->doc);
             if (op >= 0) cnt[(size_t)op * 2 + (g == MATCH_G_RESP)]++;
         }
+    }
     for (size_t i = 0; i < e->n_ops; i++)
         for (int k = 0; k < 2; k++) {
             size_t c = cnt[i * 2 + (size_t)k];
@@ -266,9 +269,11 @@ static int posting_groups(const search_engine *e, match_index *mi)
         const term_entry *te = &e->terms[t];
         if (text_term_is_stop(te->term, te->len)) continue;
         double w = lex_idf(e, (long)t);
-        for (size_t p = 0; p < te->n_post; p++) {
-            int g = group_of_field(te->post[p].field);
-            long op = g < 0 ? -1 : endpoint_op(e, te->post[p].doc);
+        const posting *post;
+        size_t n_post = lex_postings(e, (long)t, &post);
+        for (size_t p = 0; p < n_post; p++) {
+            int g = group_of_field(post[p].field);
+            long op = g < 0 ? -1 : endpoint_op(e, post[p].doc);
             if (op < 0) continue;
             match_feat *f = &mi->ops[op];
             size_t n = f->n[g];

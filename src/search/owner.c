@@ -52,10 +52,12 @@ static long segment_terms(const search_engine *e, text_analyzer *tp, core_buf *b
 
 /* Can a name give the input param of op: a free-text search produces it, or it takes
    the name itself? */
-static bool name_gives(const search_engine *e, const op_info *in, const char *param, size_t n)
+static bool name_gives(const search_engine *e, size_t op, const char *param, size_t n)
 {
-    for (size_t k = 0; k < in->n_producers; k++) {
-        const producer_ref *r = &in->producers[k];
+    const producer_ref *prods;
+    size_t n_prods = engine_op_producers(e, op, &prods);
+    for (size_t k = 0; k < n_prods; k++) {
+        const producer_ref *r = &prods[k];
         if (strlen(r->param) != n || memcmp(r->param, param, n)) continue;
         if (r->features & DATAFLOW_F_TAKES_NAME) return true;
         if (e->info[r->producer].flags & STORE_OP_TEXT_QUERY) return true;
@@ -103,7 +105,7 @@ int owner_learn(search_engine *e)
             }
             s = end;
         }
-        if (rc || !param || !m || !name_gives(e, in, param, param_len)) continue;
+        if (rc || !param || !m || !name_gives(e, i, param, param_len)) continue;
         /* what the owner has, minus the owner's own word ("/users/{id}/user-groups") */
         size_t k = 0;
         for (size_t j = 0; j < m; j++)

@@ -239,12 +239,13 @@ static double share_in(search_engine *e, const char *stem, const bool *in_group,
     *outside = 0;
     long ti = lex_term_find(e, stem, strlen(stem));
     if (ti < 0) return 1.0;
-    const term_entry *te = &e->terms[ti];
-    e->work += te->n_post;
+    const posting *post;
+    size_t n_post = lex_postings(e, ti, &post);
+    e->work += n_post;
     size_t mine = 0, all = 0;
-    for (size_t p = 0; p < te->n_post; p++) {
-        if (p && te->post[p].doc == te->post[p - 1].doc) continue;
-        const doc_info *d = &e->docs[te->post[p].doc];
+    for (size_t p = 0; p < n_post; p++) {
+        if (p && post[p].doc == post[p - 1].doc) continue;
+        const doc_info *d = &e->docs[post[p].doc];
         if (!d->n_ops || d->ops[0] < 0 || (size_t)d->ops[0] >= e->n_ops) continue;
         all++;
         uint32_t a = e->info[d->ops[0]].api;
@@ -263,11 +264,12 @@ static bool in_vocab(search_engine *e, const char *stem, const bool *in_group)
 {
     long ti = lex_term_find(e, stem, strlen(stem));
     if (ti < 0) return false;
-    const term_entry *te = &e->terms[ti];
-    for (size_t p = 0; p < te->n_post; p++) {
+    const posting *post;
+    size_t n_post = lex_postings(e, ti, &post);
+    for (size_t p = 0; p < n_post; p++) {
         e->work++;
-        int f = te->post[p].field;
-        const doc_info *d = &e->docs[te->post[p].doc];
+        int f = post[p].field;
+        const doc_info *d = &e->docs[post[p].doc];
         if ((f == STORE_FIELD_PATH || f == STORE_FIELD_OPERATION_ID) && d->n_ops &&
             d->ops[0] >= 0 && (size_t)d->ops[0] < e->n_ops && in_group[e->info[d->ops[0]].api])
             return true;

@@ -208,6 +208,12 @@ void search_engine_close(search_engine *eng);
  * faster than the registry (docs/SCALE.md).
  */
 size_t search_engine_open_work(const search_engine *eng);
+/* What opening left for later (the open-cost tests): whether the API names, owners, learned
+   verbs and superseded copies came from the image's section LEARN, and how many operations'
+   producer records have been decoded since (from the image they are decoded when a query
+   first asks; from the rows all are built at open). */
+bool search_engine_learned(const search_engine *eng);
+size_t search_engine_producers_decoded(const search_engine *eng);
 /**
  * The engine's operations, in the order and with the indexes of store_operations(), as it
  * opened them: from the search image (no row read) their ids, API, method, path, operationId,

@@ -108,11 +108,16 @@ struct search_engine {
     doc_info *docs;
     term_entry *terms;
     size_t n_terms, cap_terms;
-    uint32_t *table; /* open addressing: term index + 1 */
+    uint8_t *post_state; /* per term when the postings are the image's: 0 not checked yet,
+                            1 checked, 2 a posting names no chunk or field (lex_postings) */
+    uint32_t *table;     /* open addressing: term index + 1 */
     size_t table_size;
     double avg_len[STORE_FIELD_COUNT];
     uint32_t *sorted; /* term indexes in byte order of their strings: prefix ranges */
-    api_name *names;
+    api_name *names;  /* in the arena, or (names_owned) one array whose strings and APIs are the
+                         image's (section LEARN) */
+    bool names_owned;
+    bool learned; /* names and owners from section LEARN: not learned at open */
     size_t n_names;
     uint32_t *name_table; /* open addressing: name index + 1 */
     size_t name_table_size;
@@ -133,8 +138,11 @@ struct search_engine {
     /* The search image the lexical index points into (image.c): terms[].post, table and
        sorted are inside it, not allocated; NULL: built from the rows (lexical.c). */
     void *image;
-    producer_ref *producer_pool; /* every op's producers, from the image (image.c); NULL:
-                                    each op's own array (engine_producers) */
+    /* section PROD of the image (image.c): every op's count is set at open, its records
+       are decoded when first asked for (engine_op_producers, under prod_lock); NULL: each
+       op's own array (engine_producers) */
+    const struct image_prod *prod;
+    pthread_mutex_t prod_lock;
     /* The image as read at open (image_ops.c), when section OPS was used or the lexical
        index may use it; e->ops, the chunks' endpoints (ops_ends) and their strings point into
        it. NULL: the operations and chunks are the store's rows. */
@@ -338,6 +346,10 @@ int lex_sort_terms(search_engine *e);
    into the index's image, 1 when it has none or it is not valid (a note on stderr says
    why; the caller builds it from the rows), else an error (image_int.h: the format). */
 int image_open(search_engine *e, apidex_error *err);
+/* engine.c: search_engine_open on the image img (len bytes, kept by the caller) instead of
+   the index's: the builder's, to learn what section LEARN holds (image_learn.c). */
+int engine_open_image(store_index *idx, const void *img, size_t len, search_engine **out,
+                      apidex_error *err);
 /* image_ops.c: the operations, the chunks' endpoints and e->docs from section OPS of the
    index's image (e->apis and the index's counts in info read before): 0 when used, 1 when
    the image has none or it is not valid (the caller reads the rows; the image read stays in
@@ -358,6 +370,9 @@ void lex_free(search_engine *e);
 
 /* engine.c: each operation's producers (e->info[].producers) from the producer edges */
 int engine_producers(search_engine *e, const store_edge *edges, size_t n_edges);
+/* image.c: op's producers (*out; its count returned): e->info's, decoded from section PROD
+   on first use when the image has them (thread-safe; a damaged record: none). */
+size_t engine_op_producers(const search_engine *e, size_t op, const producer_ref **out);
 
 /* dupes.c: e->superseded from the groups of duplicate APIs. */
 int dupes_mark(search_engine *e);
@@ -395,6 +410,10 @@ bool values_give(const query_state *st, const char *param);
    by rank_run to the rankings whose span holds the word. */
 int query_bonus(query_state *st, uint32_t op, uint32_t word, double weight);
 
+/* lexical.c: term t's postings (*out; their count returned). From the image they are
+   checked against the chunks and fields when first read (thread-safe): a term with one that
+   names no chunk or field has none. */
+size_t lex_postings(const search_engine *e, long t, const posting **out);
 /* The operations of the chunks whose field has term t, each once per chunk; f returns true
    to stop (lexical.c). */
 bool lex_field_ops(const search_engine *e, long t, int field,

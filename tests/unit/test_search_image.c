@@ -6,6 +6,8 @@
 #include "image_testutil.h"
 #include "search_testutil.h"
 
+#include "search/search_int.h"
+
 static const char *const specs[] = {"tests/data/search/films.yaml",
                                     "tests/data/search/music.yaml",
                                     "tests/data/search/crm.yaml",
@@ -83,25 +85,76 @@ static void flip_byte(const char *db, int off)
 
 static void image_payload(const char *db, core_buf *out);
 
-/* A PROD section that passes the checksum yet names an operation the index does not have
-   (its first producer record's operation set out of range, the checksum recomputed). */
-static void lie_in_prod(const char *db)
+/* Writes the n bytes of value over the first record of an array of the section in
+   directory slot (of this kind), the array's offset being the u64 at field of the section's
+   header: a section that passes the checksum (recomputed) yet lies. */
+static void lie_at(const char *db, size_t slot, uint32_t kind, size_t field, const void *value,
+                   size_t n)
 {
     core_buf img;
     core_buf_init(&img, 0);
     image_payload(db, &img);
-    uint32_t kind;
-    uint64_t off, refs, n_refs;
-    memcpy(&kind, img.data + 48 + 48, 4);
-    assert_int_equal(kind, 3); /* SECTION_PROD */
-    memcpy(&off, img.data + 48 + 48 + 8, 8);
-    memcpy(&n_refs, img.data + off + 8, 8);
-    memcpy(&refs, img.data + off + 32, 8);
-    assert_true(n_refs > 0);
-    uint32_t bad = 0xfffffff0u;
-    memcpy(img.data + refs, &bad, 4);
+    uint32_t got;
+    uint64_t off, arr;
+    memcpy(&got, img.data + 48 + slot * 24, 4);
+    assert_int_equal(got, kind);
+    memcpy(&off, img.data + 48 + slot * 24 + 8, 8);
+    memcpy(&arr, img.data + off + field * 8, 8);
+    memcpy(img.data + arr, value, n);
     image_tu_write(db, &img);
     core_buf_free(&img);
+}
+
+/* PROD's first producer record names an operation the index does not have. */
+static void lie_in_prod(const char *db)
+{
+    uint32_t bad = 0xfffffff0u;
+    lie_at(db, 2, 3, 4, &bad, sizeof bad); /* SECTION_PROD, its refs */
+}
+
+/* LEX's first posting names a chunk past the index's. */
+static void lie_in_postings(const char *db)
+{
+    uint32_t bad = 0xfffffff0u;
+    lie_at(db, 0, 1, 8, &bad, sizeof bad); /* SECTION_LEX, its postings */
+}
+
+/* LEARN's first owner names a term past the index's. */
+static void lie_in_learn(const char *db)
+{
+    int64_t bad = 1 << 30;
+    lie_at(db, 4, 5, 8, &bad, sizeof bad); /* SECTION_LEARN, its owners */
+}
+
+/* Opens db's engine and counts: the terms whose postings lex_postings refuses (terms), or
+   the operations that have producers, each asked for them (engine_op_producers). */
+static size_t engine_count(const char *db, bool terms)
+{
+    apidex_error err;
+    core_error_clear(&err);
+    store_index *idx = NULL;
+    search_engine *eng = NULL;
+    if (store_open(db, true, &idx, &err)) fail_msg("store_open: %s", err.message);
+    if (search_engine_open(idx, &eng, &err)) fail_msg("engine: %s", err.message);
+    size_t count = 0;
+    if (terms) {
+        assert_non_null(eng->post_state); /* the image's postings, checked when read */
+        for (size_t t = 0; t < eng->n_terms; t++) {
+            const posting *p = NULL;
+            size_t n = lex_postings(eng, (long)t, &p);
+            count += n != eng->terms[t].n_post;
+            for (size_t k = 0; k < n; k++) assert_true(p[k].doc < eng->n_docs);
+        }
+    }
+    for (size_t i = 0; !terms && i < eng->n_ops; i++) {
+        const producer_ref *p = NULL;
+        size_t n = engine_op_producers(eng, i, &p);
+        for (size_t k = 0; k < n; k++) assert_true(p[k].producer < eng->n_ops);
+        count += n > 0;
+    }
+    search_engine_close(eng);
+    store_close(idx);
+    return count;
 }
 
 static void test_image_same_answers(void **state)
@@ -173,16 +226,55 @@ static void test_image_same_answers(void **state)
     assert_string_equal(with.data, cut.data);
     assert_int_equal(w_cut, w_rows);
 
-    /* a producers section that lies: the image is not used (a note), the same answers */
+    /* a producer record that lies: the producers are decoded when a query asks for an
+       operation's (never at open), so the image is used, and the operation whose record
+       lies has none; nothing is read outside the image */
     image_tu_copy_file(db, bad);
     lie_in_prod(bad);
     core_buf lie;
     core_buf_init(&lie, 0);
     size_t w_lie = 0;
     answers(bad, &lie, &w_lie);
-    assert_string_equal(with.data, lie.data);
-    assert_int_equal(w_lie, w_rows);
+    assert_int_equal(w_lie, w_img);
+    size_t good_ops = 0, lie_ops = 0;
+    assert_true(engine_count(db, false) > 0);
+    good_ops = engine_count(db, false);
+    lie_ops = engine_count(bad, false);
+    assert_int_equal(lie_ops + 1, good_ops);
     core_buf_free(&lie);
+
+    /* a posting that names no chunk: postings are checked when a term is first read, so
+       the image is used and that term has none; the searches touch it, nothing crashes */
+    image_tu_copy_file(db, bad);
+    lie_in_postings(bad);
+    core_buf post_lie;
+    core_buf_init(&post_lie, 0);
+    size_t w_post_lie = 0;
+    answers(bad, &post_lie, &w_post_lie);
+    assert_int_equal(w_post_lie, w_img);
+    assert_true(post_lie.len > 1000);
+    assert_int_equal(engine_count(db, true), 0);
+    assert_int_equal(engine_count(bad, true), 1);
+    core_buf_free(&post_lie);
+
+    /* section LEARN (owners and API names learned at build time): the same answers as
+       learning them at open; one that lies is not used (a note) and they are learned */
+    core_buf learned;
+    core_buf_init(&learned, 0);
+    size_t w_learned = 0;
+    setenv("APIDEX_IMAGE_LEARN", "0", 1);
+    answers(db, &learned, &w_learned);
+    unsetenv("APIDEX_IMAGE_LEARN");
+    assert_string_equal(with.data, learned.data);
+    assert_true(w_img < w_learned);
+    image_tu_copy_file(db, bad);
+    lie_in_learn(bad);
+    core_buf_reset(&learned);
+    size_t w_lie_learn = 0;
+    answers(bad, &learned, &w_lie_learn);
+    assert_string_equal(with.data, learned.data);
+    assert_int_equal(w_lie_learn, w_learned);
+    core_buf_free(&learned);
 
     core_buf_free(&with);
     core_buf_free(&rows);
