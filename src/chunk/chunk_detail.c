@@ -25,14 +25,13 @@ typedef struct detail_ctx {
     const spec_api *api;
     chunk_detail level;
     core_buf *out;
-    core_arena *arena; /* allOf merges */
-    long stack[CALL_DEPTH + 8];
-    unsigned n_stack;
-    bool request;    /* a request body: read-only fields are not sent */
-    bool brief;      /* the success response at the call level: no descriptions */
-    bool as_written; /* descriptions as written, not plain (CHUNK_DETAIL_AS_WRITTEN) */
-    bool *listed;    /* full: named schemas already queued (per api->schemas index) */
-    size_t *queue;   /* full: named schemas to write under "schemas", in order */
+    core_arena *arena;       /* allOf merges */
+    spec_schema_guard guard; /* named schemas being expanded (compact) */
+    bool request;            /* a request body: read-only fields are not sent */
+    bool brief;              /* the success response at the call level: no descriptions */
+    bool as_written;         /* descriptions as written, not plain (CHUNK_DETAIL_AS_WRITTEN) */
+    bool *listed;            /* full: named schemas already queued (per api->schemas index) */
+    size_t *queue;           /* full: named schemas to write under "schemas", in order */
     size_t n_queue;
     int rc;
 } detail_ctx;
@@ -146,42 +145,34 @@ static const char *schema_name(const detail_ctx *c, long idx)
     return idx >= 0 && (size_t)idx < c->api->n_schemas ? c->api->schemas[idx].name : NULL;
 }
 
-static bool on_stack(const detail_ctx *c, long idx)
-{
-    for (unsigned i = 0; i < c->n_stack; i++)
-        if (c->stack[i] == idx) return true;
-    return false;
-}
+/* Keywords copied as written: they say what a value may be. */
+static const spec_schema_kw plain_keys[] = {SPEC_KW_TYPE,
+                                            SPEC_KW_FORMAT,
+                                            SPEC_KW_ENUM,
+                                            SPEC_KW_CONST,
+                                            SPEC_KW_DEFAULT,
+                                            SPEC_KW_NULLABLE,
+                                            SPEC_KW_MINIMUM,
+                                            SPEC_KW_MAXIMUM,
+                                            SPEC_KW_EXCLUSIVE_MINIMUM,
+                                            SPEC_KW_EXCLUSIVE_MAXIMUM,
+                                            SPEC_KW_MIN_LENGTH,
+                                            SPEC_KW_MAX_LENGTH,
+                                            SPEC_KW_PATTERN,
+                                            SPEC_KW_MIN_ITEMS,
+                                            SPEC_KW_MAX_ITEMS,
+                                            SPEC_KW_UNIQUE_ITEMS,
+                                            SPEC_KW_READ_ONLY,
+                                            SPEC_KW_WRITE_ONLY,
+                                            SPEC_KW_DEPRECATED,
+                                            SPEC_KW_MULTIPLE_OF,
+                                            SPEC_KW_REQUIRED};
 
-static bool has_props(const jt_node *n)
+/* "key": with the keyword's spelling */
+static void kw_key(detail_ctx *c, bool *first, spec_schema_kw k)
 {
-    const jt_node *p = jt_get(n, "properties");
-    return jt_is(p, JT_OBJECT) && p->len > 0;
+    key(c, first, spec_schema_kw_name(k));
 }
-
-/* Keys copied as written: they say what a value may be. */
-static const char *const plain_keys[] = {"type",
-                                         "format",
-                                         "enum",
-                                         "const",
-                                         "default",
-                                         "nullable",
-                                         "minimum",
-                                         "maximum",
-                                         "exclusiveMinimum",
-                                         "exclusiveMaximum",
-                                         "minLength",
-                                         "maxLength",
-                                         "pattern",
-                                         "minItems",
-                                         "maxItems",
-                                         "uniqueItems",
-                                         "readOnly",
-                                         "writeOnly",
-                                         "deprecated",
-                                         "multipleOf",
-                                         "required",
-                                         NULL};
 
 static void compact(detail_ctx *c, spec_loc loc, unsigned depth_left);
 
@@ -205,21 +196,17 @@ static void compact(detail_ctx *c, spec_loc loc, unsigned depth_left)
         put(c, "{}");
         return;
     }
-    long idx = spec_schema_index(c->api, loc);
-    spec_loc d;
-    if (spec_deref(c->api, loc, &d) != 0 || !d.node) {
+    spec_schema_view v;
+    if (spec_schema_view_open(c->api, loc, c->arena, &v) != 0) {
         put(c, "{\"$unresolved\":");
-        str(c, spec_ref_target(loc));
+        str(c, v.ref);
         put(c, "}");
         return;
     }
-    const jt_node *all = jt_get(d.node, "allOf");
-    spec_loc m;
-    if (jt_is(all, JT_ARRAY) && spec_schema_merge_allof(c->api, d, c->arena, &m) == 0 && m.node)
-        d = m;
-    const jt_node *n = d.node;
+    long idx = v.index;
+    const jt_node *n = v.loc.node;
     const char *name = schema_name(c, idx);
-    if (idx >= 0 && on_stack(c, idx)) {
+    if (spec_schema_guard_has(&c->guard, idx)) {
         put(c, "{\"$circular\":");
         str(c, name);
         put(c, "}");
@@ -235,43 +222,41 @@ static void compact(detail_ctx *c, spec_loc loc, unsigned depth_left)
         key(c, &first, "title");
         str(c, name);
     }
-    for (size_t i = 0; plain_keys[i]; i++) {
-        const jt_node *v = jt_get(n, plain_keys[i]);
+    for (size_t i = 0; i < sizeof plain_keys / sizeof plain_keys[0]; i++) {
+        const jt_node *kv = v.kw[plain_keys[i]];
         /* A Swagger 2.0 parameter is its own schema: its "required" is a boolean. */
-        if (!v || (!strcmp(plain_keys[i], "required") && !jt_is(v, JT_ARRAY))) continue;
-        key(c, &first, plain_keys[i]);
-        raw(c, v);
+        if (!kv || (plain_keys[i] == SPEC_KW_REQUIRED && !jt_is(kv, JT_ARRAY))) continue;
+        kw_key(c, &first, plain_keys[i]);
+        raw(c, kv);
     }
-    const char *ds = jt_get_str(n, "description");
-    if (!ds) ds = jt_get_str(loc.node, "description");
+    const char *ds = v.description;
+    if (!ds) ds = v.written_description;
     if (ds && *ds && !c->brief) {
-        key(c, &first, "description");
+        kw_key(c, &first, SPEC_KW_DESCRIPTION);
         desc(c, ds);
     }
-    const jt_node *ex = jt_get(n, "example");
+    const jt_node *ex = v.kw[SPEC_KW_EXAMPLE];
     if (ex && !c->brief &&
         (c->level == CHUNK_DETAIL_FULL || (ex->type != JT_OBJECT && ex->type != JT_ARRAY))) {
-        key(c, &first, "example");
+        kw_key(c, &first, SPEC_KW_EXAMPLE);
         raw(c, ex);
     }
-    bool pushed = idx >= 0 && c->n_stack < sizeof c->stack / sizeof c->stack[0];
-    if (pushed) c->stack[c->n_stack++] = idx;
-    const jt_node *props = jt_get(n, "properties");
-    if (has_props(n)) {
+    bool pushed = idx >= 0 && spec_schema_guard_push(&c->guard, idx);
+    const jt_node *props = v.kw[SPEC_KW_PROPERTIES];
+    if (spec_schema_view_has_properties(&v)) {
         if (depth_left == 0) {
             key(c, &first, "x-apidex-omitted");
             putf(c, "\"%u properties past the depth limit: detail=full lists them\"", props->len);
         } else {
-            key(c, &first, "properties");
+            kw_key(c, &first, SPEC_KW_PROPERTIES);
             put(c, "{");
             bool pf = true;
             for (uint32_t i = 0; i < props->len && !c->rc; i++) {
                 const jt_member *pm = &props->u.members[i];
-                spec_loc pl = {pm->value, d.doc};
-                spec_loc pd;
-                const jt_node *target = spec_deref(c->api, pl, &pd) == 0 ? pd.node : NULL;
-                bool ro = jt_get_bool(pm->value, "readOnly", false) ||
-                          jt_get_bool(target, "readOnly", false);
+                spec_loc pl = spec_schema_view_at(&v, pm->value);
+                spec_schema_view pv; /* $ref followed, not merged */
+                spec_schema_view_open(c->api, pl, NULL, &pv);
+                bool ro = pv.written_read_only || pv.read_only;
                 if (c->request && ro) continue;
                 put(c, pf ? "" : ",");
                 pf = false;
@@ -282,32 +267,32 @@ static void compact(detail_ctx *c, spec_loc loc, unsigned depth_left)
             put(c, "}");
         }
     }
-    const jt_node *items = jt_get(n, "items");
+    const jt_node *items = v.kw[SPEC_KW_ITEMS];
     if (items) {
-        key(c, &first, "items");
-        compact(c, (spec_loc){items, d.doc}, depth_left);
+        kw_key(c, &first, SPEC_KW_ITEMS);
+        compact(c, spec_schema_view_at(&v, items), depth_left);
     }
-    const jt_node *ap = jt_get(n, "additionalProperties");
+    const jt_node *ap = v.kw[SPEC_KW_ADDITIONAL_PROPERTIES];
     if (ap) {
-        key(c, &first, "additionalProperties");
+        kw_key(c, &first, SPEC_KW_ADDITIONAL_PROPERTIES);
         if (jt_is(ap, JT_OBJECT))
-            compact(c, (spec_loc){ap, d.doc}, depth_left ? depth_left - 1 : 0);
+            compact(c, spec_schema_view_at(&v, ap), depth_left ? depth_left - 1 : 0);
         else
             raw(c, ap);
     }
-    static const char *const alts[] = {"oneOf", "anyOf", NULL};
-    for (size_t k = 0; alts[k]; k++) {
-        const jt_node *a = jt_get(n, alts[k]);
+    static const spec_schema_kw alts[] = {SPEC_KW_ONE_OF, SPEC_KW_ANY_OF};
+    for (size_t k = 0; k < sizeof alts / sizeof alts[0]; k++) {
+        const jt_node *a = v.kw[alts[k]];
         if (!jt_is(a, JT_ARRAY)) continue;
-        key(c, &first, alts[k]);
-        compact_list(c, a, d.doc, depth_left);
+        kw_key(c, &first, alts[k]);
+        compact_list(c, a, v.loc.doc, depth_left);
     }
-    const jt_node *disc = jt_get(n, "discriminator");
+    const jt_node *disc = v.kw[SPEC_KW_DISCRIMINATOR];
     if (disc) {
-        key(c, &first, "discriminator");
+        kw_key(c, &first, SPEC_KW_DISCRIMINATOR);
         raw(c, disc);
     }
-    if (pushed) c->n_stack--;
+    if (pushed) spec_schema_guard_pop(&c->guard);
     put(c, "}");
 }
 
@@ -331,12 +316,11 @@ static void scan_refs(detail_ctx *c, spec_loc loc, unsigned depth)
         return;
     }
     if (n->type != JT_OBJECT) return;
-    if (jt_get_str(n, "$ref")) {
-        long idx = spec_schema_index(c->api, loc);
-        if (idx < 0) {
-            spec_loc d;
-            if (spec_deref(c->api, loc, &d) == 0) idx = spec_schema_index(c->api, d);
-        }
+    if (spec_ref_target(loc)) {
+        spec_schema_view v; /* the reference itself, else its target, may be named */
+        spec_schema_view_open(c->api, loc, NULL, &v);
+        long idx = v.index;
+        if (idx < 0 && !v.unresolved) idx = spec_schema_index(c->api, v.loc);
         queue_schema(c, idx);
         return;
     }
@@ -697,13 +681,10 @@ static void write_inputs(detail_ctx *c, const spec_operation *op)
         put(c, ",\"required\":true}");
     }
     const spec_media *m = op->body ? chunk_pick_media(op->body->media, op->body->n_media) : NULL;
-    spec_loc d;
-    if (m && m->schema.node && spec_deref(c->api, m->schema, &d) == 0 && d.node) {
-        spec_loc mg;
-        if (jt_get(d.node, "allOf") && spec_schema_merge_allof(c->api, d, c->arena, &mg) == 0 &&
-            mg.node)
-            d = mg;
-        const jt_node *req = jt_get(d.node, "required");
+    spec_schema_view v;
+    if (m && m->schema.node && spec_schema_view_open(c->api, m->schema, c->arena, &v) == 0 &&
+        v.loc.node) {
+        const jt_node *req = v.kw[SPEC_KW_REQUIRED];
         for (uint32_t i = 0; jt_is(req, JT_ARRAY) && i < req->len; i++) {
             const char *name = jt_str(req->u.items[i]);
             if (!name) continue;
@@ -726,6 +707,7 @@ int chunk_detail_json(const spec_api *api, const spec_operation *op, chunk_detai
     level = c.level;
     size_t start = out->len;
     c.arena = core_arena_new(0);
+    spec_schema_guard_init(&c.guard, CALL_DEPTH + 8);
     if (level == CHUNK_DETAIL_FULL) {
         c.listed = calloc(api->n_schemas ? api->n_schemas : 1, sizeof *c.listed);
         c.queue = malloc((api->n_schemas ? api->n_schemas : 1) * sizeof *c.queue);

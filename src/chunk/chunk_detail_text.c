@@ -71,32 +71,39 @@ static const char *ref_name(const char *ref)
     return s ? s + 1 : ref;
 }
 
+/* The marker chunk_detail.c writes for a schema already expanded above. */
+static const char *circular_of(const jt_node *s)
+{
+    return jt_get_str(s, "$circular");
+}
+
 static void type_of(text_ctx *c, const jt_node *s, unsigned lvl)
 {
-    const char *ref = jt_get_str(s, "$ref");
-    const char *circ = jt_get_str(s, "$circular");
-    if (ref || circ) {
-        put(c, ref ? ref_name(ref) : circ);
+    spec_schema_view v;
+    spec_schema_view_node(s, &v);
+    const char *circ = circular_of(s);
+    if (v.ref || circ) {
+        put(c, v.ref ? ref_name(v.ref) : circ);
         return;
     }
-    const jt_node *t = jt_get(s, "type");
-    const char *ts = jt_str(t);
+    const jt_node *t = v.kw[SPEC_KW_TYPE];
+    const char *ts = v.type;
     if (jt_is(t, JT_ARRAY))
         values(c, t, "|");
-    else if (ts && strcmp(ts, "array"))
+    else if (ts && !spec_schema_view_is_array(&v))
         put(c, ts);
-    if (ts && !strcmp(ts, "array")) {
+    if (spec_schema_view_is_array(&v)) {
         put(c, "array");
-        const jt_node *items = jt_get(s, "items");
+        const jt_node *items = v.kw[SPEC_KW_ITEMS];
         if (items && lvl < 4) {
             put(c, " of ");
             type_of(c, items, lvl + 1);
         }
     } else if (!t) {
-        const jt_node *alt = jt_get(s, "oneOf");
+        const jt_node *alt = v.kw[SPEC_KW_ONE_OF];
         const char *kind = "one of ";
         if (!alt) {
-            alt = jt_get(s, "anyOf");
+            alt = v.kw[SPEC_KW_ANY_OF];
             kind = "any of ";
         }
         if (jt_is(alt, JT_ARRAY) && alt->len && lvl < 4) {
@@ -106,49 +113,42 @@ static void type_of(text_ctx *c, const jt_node *s, unsigned lvl)
                 type_of(c, alt->u.items[i], lvl + 1);
             }
         } else {
-            put(c, jt_get(s, "properties") ? "object" : jt_get(s, "enum") ? "enum" : "any");
+            put(c, v.kw[SPEC_KW_PROPERTIES] ? "object" : v.kw[SPEC_KW_ENUM] ? "enum" : "any");
         }
     }
-    const char *title = jt_get_str(s, "title");
-    if (title && ts && !strcmp(ts, "object")) putf(c, " %s", title);
+    if (v.title && ts && !strcmp(ts, "object")) putf(c, " %s", v.title);
 }
 
 /* ", format date-time, enum: a|b, default: x, ..." */
 static void attrs(text_ctx *c, const jt_node *s, bool required)
 {
-    const char *fmt = jt_get_str(s, "format");
-    if (fmt) putf(c, " (%s)", fmt);
+    spec_schema_view v;
+    spec_schema_view_node(s, &v);
+    if (v.format) putf(c, " (%s)", v.format);
     if (required) put(c, ", required");
-    if (jt_get_bool(s, "nullable", false)) put(c, ", nullable");
-    if (jt_get_bool(s, "deprecated", false)) put(c, ", deprecated");
-    if (jt_get_bool(s, "readOnly", false)) put(c, ", read-only");
-    if (jt_get_bool(s, "writeOnly", false)) put(c, ", write-only");
-    const jt_node *e = jt_get(s, "enum");
-    if (!e) e = jt_get(jt_get(s, "items"), "enum");
+    if (v.nullable) put(c, ", nullable");
+    if (v.deprecated) put(c, ", deprecated");
+    if (v.read_only) put(c, ", read-only");
+    if (v.write_only) put(c, ", write-only");
+    const jt_node *e = spec_schema_view_enum(&v);
     if (jt_is(e, JT_ARRAY)) {
         put(c, ", enum: ");
         values(c, e, "|");
     }
-    static const char *const keys[][2] = {{"const", "const"},          {"default", "default"},
-                                          {"example", "example"},      {"minimum", "min"},
-                                          {"maximum", "max"},          {"minLength", "min length"},
-                                          {"maxLength", "max length"}, {"minItems", "min items"},
-                                          {"maxItems", "max items"},   {"pattern", "pattern"}};
+    static const struct {
+        spec_schema_kw kw;
+        const char *label;
+    } keys[] = {{SPEC_KW_CONST, "const"},           {SPEC_KW_DEFAULT, "default"},
+                {SPEC_KW_EXAMPLE, "example"},       {SPEC_KW_MINIMUM, "min"},
+                {SPEC_KW_MAXIMUM, "max"},           {SPEC_KW_MIN_LENGTH, "min length"},
+                {SPEC_KW_MAX_LENGTH, "max length"}, {SPEC_KW_MIN_ITEMS, "min items"},
+                {SPEC_KW_MAX_ITEMS, "max items"},   {SPEC_KW_PATTERN, "pattern"}};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        const jt_node *v = jt_get(s, keys[i][0]);
-        if (!v) continue;
-        putf(c, ", %s: ", keys[i][1]);
-        value(c, v);
+        const jt_node *k = v.kw[keys[i].kw];
+        if (!k) continue;
+        putf(c, ", %s: ", keys[i].label);
+        value(c, k);
     }
-}
-
-static bool in_list(const jt_node *arr, const char *name, size_t len)
-{
-    for (uint32_t i = 0; jt_is(arr, JT_ARRAY) && i < arr->len; i++) {
-        const jt_node *r = arr->u.items[i];
-        if (r->type == JT_STRING && r->len == len && !memcmp(r->u.s, name, len)) return true;
-    }
-    return false;
 }
 
 static void fields(text_ctx *c, const jt_node *s, unsigned ind, unsigned lvl);
@@ -162,7 +162,9 @@ static void field_line(text_ctx *c, const char *name, size_t len, const jt_node 
     put(c, ": ");
     type_of(c, s, 0);
     attrs(c, s, required);
-    const char *d = jt_get_str(s, "description");
+    spec_schema_view v;
+    spec_schema_view_node(s, &v);
+    const char *d = v.description;
     if (d && *d) {
         put(c, ": ");
         put(c, d);
@@ -175,13 +177,15 @@ static void field_line(text_ctx *c, const char *name, size_t len, const jt_node 
 static void fields(text_ctx *c, const jt_node *s, unsigned ind, unsigned lvl)
 {
     if (!jt_is(s, JT_OBJECT) || lvl > TEXT_DEPTH || c->rc) return;
-    const char *circ = jt_get_str(s, "$circular");
+    const char *circ = circular_of(s);
     if (circ) {
         indent(c, ind);
         putf(c, "(circular: the fields of %s, as above)\n", circ);
         return;
     }
-    const jt_node *items = jt_get(s, "items");
+    spec_schema_view v;
+    spec_schema_view_node(s, &v);
+    const jt_node *items = v.kw[SPEC_KW_ITEMS];
     if (items) {
         fields(c, items, ind, lvl + 1);
         return;
@@ -191,17 +195,17 @@ static void fields(text_ctx *c, const jt_node *s, unsigned ind, unsigned lvl)
         indent(c, ind);
         putf(c, "(%s)\n", omitted);
     }
-    const jt_node *props = jt_get(s, "properties");
-    const jt_node *req = jt_get(s, "required");
+    const jt_node *props = v.kw[SPEC_KW_PROPERTIES];
     for (uint32_t i = 0; jt_is(props, JT_OBJECT) && i < props->len; i++) {
         const jt_member *m = &props->u.members[i];
-        field_line(c, m->key, m->key_len, m->value, in_list(req, m->key, m->key_len), ind, lvl);
+        field_line(c, m->key, m->key_len, m->value,
+                   spec_schema_view_requires(&v, m->key, m->key_len), ind, lvl);
     }
-    const jt_node *ap = jt_get(s, "additionalProperties");
+    const jt_node *ap = v.kw[SPEC_KW_ADDITIONAL_PROPERTIES];
     if (jt_is(ap, JT_OBJECT)) field_line(c, "(other keys)", 12, ap, false, ind, lvl);
-    static const char *const alts[] = {"oneOf", "anyOf"};
+    static const spec_schema_kw alts[] = {SPEC_KW_ONE_OF, SPEC_KW_ANY_OF};
     for (size_t k = 0; k < 2; k++) {
-        const jt_node *a = jt_get(s, alts[k]);
+        const jt_node *a = v.kw[alts[k]];
         for (uint32_t i = 0; jt_is(a, JT_ARRAY) && i < a->len; i++) {
             char label[32];
             int n = snprintf(label, sizeof label, "(%s %u)", k ? "any of" : "one of", i + 1);
@@ -280,15 +284,18 @@ static void params(text_ctx *c, const jt_node *ps, bool args)
         const jt_node *s = jt_get(p, "schema");
         putf(c, "  - %s (", jt_get_str(p, "name") ? jt_get_str(p, "name") : "?");
         if (!args) putf(c, "%s, ", jt_get_str(p, "in") ? jt_get_str(p, "in") : "?");
+        spec_schema_view v;
+        spec_schema_view_node(s, &v);
         type_of(c, s, 0);
         attrs(c, s, jt_get_bool(p, "required", false));
-        if (jt_get(p, "example") && !jt_get(s, "example")) {
+        const jt_node *pex = jt_get(p, "example"); /* the parameter's own, beside its schema */
+        if (pex && !v.kw[SPEC_KW_EXAMPLE]) {
             put(c, ", example: ");
-            value(c, jt_get(p, "example"));
+            value(c, pex);
         }
         put(c, ")");
         const char *d = jt_get_str(p, "description");
-        if (!d) d = jt_get_str(s, "description");
+        if (!d) d = v.description;
         if (d && *d) putf(c, ": %s", d);
         put(c, "\n");
         fields(c, s, 4, 1);
@@ -299,8 +306,10 @@ static void params(text_ctx *c, const jt_node *ps, bool args)
 static void media_schema(text_ctx *c, const jt_node *s, unsigned ind)
 {
     if (!jt_is(s, JT_OBJECT)) return;
-    if (jt_get(s, "$ref") || (!jt_get(s, "properties") && !jt_get(s, "items") &&
-                              !jt_get(s, "oneOf") && !jt_get(s, "anyOf"))) {
+    spec_schema_view v;
+    spec_schema_view_node(s, &v);
+    if (v.kw[SPEC_KW_REF] || (!v.kw[SPEC_KW_PROPERTIES] && !v.kw[SPEC_KW_ITEMS] &&
+                              !v.kw[SPEC_KW_ONE_OF] && !v.kw[SPEC_KW_ANY_OF])) {
         indent(c, ind);
         put(c, "schema: ");
         type_of(c, s, 0);
@@ -461,7 +470,9 @@ static void document(text_ctx *c, const jt_node *o)
             putf(c, "  %s: ", ref_name(sc->u.members[i].key));
             type_of(c, s, 0);
             attrs(c, s, false);
-            const char *sd = jt_get_str(s, "description");
+            spec_schema_view v;
+            spec_schema_view_node(s, &v);
+            const char *sd = v.description;
             if (sd && *sd) putf(c, ": %s", sd);
             put(c, "\n");
             fields(c, s, 4, 0);

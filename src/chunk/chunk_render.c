@@ -31,12 +31,11 @@ typedef struct render_ctx {
     size_t start; /* out->len when the rendering began */
     bool cut;     /* MAX_RENDER reached */
     chunk_refs *refs;
-    core_arena *arena; /* allOf merges */
-    long stack[CHUNK_MAX_DEPTH + 4];
-    unsigned n_stack;
-    int mode;          /* MODE_*: which side of the exchange fields are listed for */
-    bool readonly_top; /* list only read-only top-level fields (response = request body) */
-    long seen[64];     /* (schema index, mode) pairs already expanded in this rendering */
+    core_arena *arena;       /* allOf merges */
+    spec_schema_guard guard; /* named schemas (-1: inline) being expanded */
+    int mode;                /* MODE_*: which side of the exchange fields are listed for */
+    bool readonly_top;       /* list only read-only top-level fields (response = request body) */
+    long seen[64];           /* (schema index, mode) pairs already expanded in this rendering */
     unsigned n_seen;
     int rc;
 } render_ctx;
@@ -202,30 +201,13 @@ static void put_scalar(render_ctx *c, const jt_node *v, size_t max)
 
 /* ---------------------------------------------------------------- schemas */
 
-typedef struct resolved {
-    spec_loc loc; /* the schema after $ref and allOf merge */
-    long idx;     /* named schema index, -1 if inline */
-} resolved;
-
-static resolved resolve(render_ctx *c, spec_loc loc)
+/* The view of a schema ($ref followed, allOf merged: spec_schema_view_open); the merged
+   members are mentioned too (Pet = NewPet + its own fields). */
+static void resolve(render_ctx *c, spec_loc loc, spec_schema_view *v)
 {
-    resolved r = {loc, -1};
-    if (!loc.node) return r;
-    r.idx = spec_schema_index(c->api, loc);
-    spec_loc d;
-    if (spec_deref(c->api, loc, &d) == 0)
-        r.loc = d;
-    else
-        r.loc.node = NULL;
-    const jt_node *all = r.loc.node ? jt_get(r.loc.node, "allOf") : NULL;
-    if (jt_is(all, JT_ARRAY) && c->arena) {
-        /* The merged members are mentioned too (Pet = NewPet + its own fields). */
-        for (uint32_t i = 0; i < all->len && i < 16; i++)
-            refs_add(c, spec_schema_index(c->api, (spec_loc){all->u.items[i], r.loc.doc}));
-        spec_loc m;
-        if (spec_schema_merge_allof(c->api, r.loc, c->arena, &m) == 0 && m.node) r.loc = m;
-    }
-    return r;
+    spec_schema_view_open(c->api, loc, c->arena, v);
+    for (uint32_t i = 0; v->all_of && i < v->all_of->len && i < 16; i++)
+        refs_add(c, spec_schema_index(c->api, spec_schema_view_at(v, v->all_of->u.items[i])));
 }
 
 static const char *schema_name(render_ctx *c, long idx)
@@ -233,37 +215,28 @@ static const char *schema_name(render_ctx *c, long idx)
     return idx >= 0 && (size_t)idx < c->api->n_schemas ? c->api->schemas[idx].name : NULL;
 }
 
-static bool has_props(const jt_node *n)
+static const jt_node *alternatives(const spec_schema_view *v, const char **kind)
 {
-    const jt_node *p = jt_get(n, "properties");
-    return p && p->type == JT_OBJECT && p->len > 0;
-}
-
-static const jt_node *alternatives(const jt_node *n, const char **kind)
-{
-    const jt_node *a = jt_get(n, "oneOf");
-    *kind = "one of";
-    if (!jt_is(a, JT_ARRAY) || !a->len) {
-        a = jt_get(n, "anyOf");
-        *kind = "any of";
-    }
-    return jt_is(a, JT_ARRAY) && a->len ? a : NULL;
+    bool any;
+    const jt_node *a = spec_schema_view_alternatives(v, &any);
+    *kind = any ? "any of" : "one of";
+    return a;
 }
 
 static void type_str(render_ctx *c, spec_loc loc, unsigned lvl);
 
-static void type_core(render_ctx *c, const resolved *r, unsigned lvl)
+static void type_core(render_ctx *c, const spec_schema_view *v, unsigned lvl)
 {
-    const jt_node *n = r->loc.node;
-    const char *name = schema_name(c, r->idx);
+    const jt_node *n = v->loc.node;
+    const char *name = schema_name(c, v->index);
     if (!n) {
         put(c, name ? name : "any");
         return;
     }
-    const jt_node *t = jt_get(n, "type");
-    const char *ts = jt_str(t);
+    const jt_node *t = v->kw[SPEC_KW_TYPE];
+    const char *ts = v->type;
     const char *kind;
-    const jt_node *alt = alternatives(n, &kind);
+    const jt_node *alt = alternatives(v, &kind);
     if (jt_is(t, JT_ARRAY)) {
         for (uint32_t i = 0; i < t->len; i++) {
             if (i) put(c, "|");
@@ -275,16 +248,16 @@ static void type_core(render_ctx *c, const resolved *r, unsigned lvl)
                 ts = jt_str(t->u.items[i]);
         if (ts && !strcmp(ts, "array") && lvl < TYPE_DEPTH) {
             put(c, " of ");
-            type_str(c, (spec_loc){jt_get(n, "items"), r->loc.doc}, lvl + 1);
+            type_str(c, spec_schema_view_at(v, v->kw[SPEC_KW_ITEMS]), lvl + 1);
         }
         return;
     }
-    if (ts && !strcmp(ts, "array")) {
+    if (spec_schema_view_is_array(v)) {
         put(c, "array");
-        const jt_node *items = jt_get(n, "items");
+        const jt_node *items = v->kw[SPEC_KW_ITEMS];
         if (items && lvl < TYPE_DEPTH) {
             put(c, " of ");
-            type_str(c, (spec_loc){items, r->loc.doc}, lvl + 1);
+            type_str(c, spec_schema_view_at(v, items), lvl + 1);
         }
         return;
     }
@@ -294,10 +267,11 @@ static void type_core(render_ctx *c, const resolved *r, unsigned lvl)
     }
     if (ts) {
         put(c, ts);
-        const jt_node *ap = jt_get(n, "additionalProperties");
-        if (!strcmp(ts, "object") && !has_props(n) && jt_is(ap, JT_OBJECT) && lvl < TYPE_DEPTH) {
+        const jt_node *ap = v->kw[SPEC_KW_ADDITIONAL_PROPERTIES];
+        if (!strcmp(ts, "object") && !spec_schema_view_has_properties(v) && jt_is(ap, JT_OBJECT) &&
+            lvl < TYPE_DEPTH) {
             put(c, " (map of ");
-            type_str(c, (spec_loc){ap, r->loc.doc}, lvl + 1);
+            type_str(c, spec_schema_view_at(v, ap), lvl + 1);
             put(c, ")");
         }
         return;
@@ -306,14 +280,14 @@ static void type_core(render_ctx *c, const resolved *r, unsigned lvl)
         putf(c, "%s ", kind);
         for (uint32_t i = 0; i < alt->len && i < 6; i++) {
             if (i) put(c, " | ");
-            type_str(c, (spec_loc){alt->u.items[i], r->loc.doc}, lvl + 1);
+            type_str(c, spec_schema_view_at(v, alt->u.items[i]), lvl + 1);
         }
         if (alt->len > 6) putf(c, " | ... (%u options)", alt->len);
         return;
     }
-    if (has_props(n))
+    if (spec_schema_view_has_properties(v))
         put(c, "object");
-    else if (jt_get(n, "enum"))
+    else if (v->kw[SPEC_KW_ENUM])
         put(c, "enum");
     else
         put(c, "any");
@@ -325,29 +299,25 @@ static void type_str(render_ctx *c, spec_loc loc, unsigned lvl)
         put(c, "any");
         return;
     }
-    resolved r = resolve(c, loc);
-    type_core(c, &r, lvl);
+    spec_schema_view v;
+    resolve(c, loc, &v);
+    type_core(c, &v, lvl);
 }
 
 /* ", format date-time, required, enum: a|b, default: x, min: 0" */
-static void attrs(render_ctx *c, const jt_node *n, bool required, bool deprecated)
+static void attrs(render_ctx *c, const spec_schema_view *v, bool required, bool deprecated)
 {
-    if (!n) {
+    if (!v->loc.node) {
         if (required) put(c, ", required");
         return;
     }
-    const char *fmt = jt_get_str(n, "format");
-    if (fmt) putf(c, " (%s)", fmt);
+    if (v->format) putf(c, " (%s)", v->format);
     if (required) put(c, ", required");
-    if (jt_get_bool(n, "nullable", false)) put(c, ", nullable");
-    if (deprecated || jt_get_bool(n, "deprecated", false)) put(c, ", deprecated");
-    if (jt_get_bool(n, "readOnly", false)) put(c, ", read-only");
-    if (jt_get_bool(n, "writeOnly", false)) put(c, ", write-only");
-    const jt_node *e = jt_get(n, "enum");
-    if (!e) {
-        const jt_node *items = jt_get(n, "items");
-        e = jt_is(items, JT_OBJECT) ? jt_get(items, "enum") : NULL;
-    }
+    if (v->nullable) put(c, ", nullable");
+    if (deprecated || v->deprecated) put(c, ", deprecated");
+    if (v->read_only) put(c, ", read-only");
+    if (v->write_only) put(c, ", write-only");
+    const jt_node *e = spec_schema_view_enum(v);
     if (jt_is(e, JT_ARRAY) && e->len) {
         put(c, ", enum: ");
         for (uint32_t i = 0; i < e->len && i < MAX_ENUM; i++) {
@@ -356,47 +326,33 @@ static void attrs(render_ctx *c, const jt_node *n, bool required, bool deprecate
         }
         if (e->len > MAX_ENUM) putf(c, "|... (%u values)", e->len);
     }
-    const jt_node *d = jt_get(n, "default");
+    const jt_node *d = v->kw[SPEC_KW_DEFAULT];
     if (d && d->type != JT_OBJECT && d->type != JT_ARRAY) {
         put(c, ", default: ");
         put_scalar(c, d, 40);
     }
-    static const char *const nums[][2] = {{"minimum", "min"},          {"maximum", "max"},
-                                          {"exclusiveMinimum", "> "},  {"exclusiveMaximum", "< "},
-                                          {"minLength", "min length"}, {"maxLength", "max length"},
-                                          {"minItems", "min items"},   {"maxItems", "max items"}};
+    static const struct {
+        spec_schema_kw kw;
+        const char *label; /* "> " and "< " take no colon */
+    } nums[] = {{SPEC_KW_MINIMUM, "min"},           {SPEC_KW_MAXIMUM, "max"},
+                {SPEC_KW_EXCLUSIVE_MINIMUM, "> "},  {SPEC_KW_EXCLUSIVE_MAXIMUM, "< "},
+                {SPEC_KW_MIN_LENGTH, "min length"}, {SPEC_KW_MAX_LENGTH, "max length"},
+                {SPEC_KW_MIN_ITEMS, "min items"},   {SPEC_KW_MAX_ITEMS, "max items"}};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
-        const jt_node *v = jt_get(n, nums[i][0]);
-        if (!v || (v->type != JT_INT && v->type != JT_REAL)) continue;
-        putf(c, ", %s%s", nums[i][1], nums[i][1][1] == ' ' ? "" : ": ");
-        put_scalar(c, v, 40);
+        const jt_node *k = v->kw[nums[i].kw];
+        if (!k || (k->type != JT_INT && k->type != JT_REAL)) continue;
+        putf(c, ", %s%s", nums[i].label, nums[i].label[1] == ' ' ? "" : ": ");
+        put_scalar(c, k, 40);
     }
-    const char *pat = jt_get_str(n, "pattern");
-    if (pat) {
+    const jt_node *pat = v->kw[SPEC_KW_PATTERN];
+    if (jt_str(pat)) {
         put(c, ", pattern: ");
-        put_scalar(c, jt_get(n, "pattern"), 60);
+        put_scalar(c, pat, 60);
     }
 }
 
-static bool in_required(const jt_node *schema, const char *name, size_t len)
-{
-    const jt_node *req = jt_get(schema, "required");
-    if (!jt_is(req, JT_ARRAY)) return false;
-    for (uint32_t i = 0; i < req->len; i++) {
-        const jt_node *r = req->u.items[i];
-        if (r && r->type == JT_STRING && r->len == len && !memcmp(r->u.s, name, len)) return true;
-    }
-    return false;
-}
-
-static bool on_stack(const render_ctx *c, long idx)
-{
-    for (unsigned i = 0; i < c->n_stack; i++)
-        if (c->stack[i] == idx) return true;
-    return false;
-}
-
-static void render_props(render_ctx *c, const resolved *r, unsigned ind, unsigned depth_left);
+static void render_props(render_ctx *c, const spec_schema_view *v, unsigned ind,
+                         unsigned depth_left);
 
 /* Below a field line: its object (or array items, or alternatives) when depth
  * allows; a cut-off or circular reference is named instead. */
@@ -404,44 +360,42 @@ static void render_nested(render_ctx *c, spec_loc loc, unsigned ind, unsigned de
                           unsigned hops)
 {
     if (!loc.node || c->rc || over_budget(c)) return;
-    resolved r = resolve(c, loc);
-    const jt_node *n = r.loc.node;
-    if (!n) return;
-    const char *ts = jt_str(jt_get(n, "type"));
-    if (ts && !strcmp(ts, "array")) {
-        const jt_node *items = jt_get(n, "items");
+    spec_schema_view r;
+    resolve(c, loc, &r);
+    if (!r.loc.node) return;
+    if (spec_schema_view_is_array(&r)) {
+        const jt_node *items = r.kw[SPEC_KW_ITEMS];
         /* "array of array of X" goes straight to X; the hop count bounds it. */
         if (items && hops < TYPE_DEPTH)
-            render_nested(c, (spec_loc){items, r.loc.doc}, ind, depth_left, hops + 1);
+            render_nested(c, spec_schema_view_at(&r, items), ind, depth_left, hops + 1);
         return;
     }
     const char *kind;
-    const jt_node *alt = alternatives(n, &kind);
-    bool object = has_props(n);
+    const jt_node *alt = alternatives(&r, &kind);
+    bool object = spec_schema_view_has_properties(&r);
     if (!object && !alt) return;
-    if (r.idx >= 0) refs_add(c, r.idx);
+    if (r.index >= 0) refs_add(c, r.index);
     /* Past the depth the field line's type names the schema; nothing more. */
     if (depth_left == 0) return;
-    if (r.idx >= 0 && on_stack(c, r.idx)) {
+    if (spec_schema_guard_has(&c->guard, r.index)) {
         indent(c, ind);
-        putf(c, "(circular: %s, see above)\n", schema_name(c, r.idx));
+        putf(c, "(circular: %s, see above)\n", schema_name(c, r.index));
         return;
     }
     /* A schema listed once is not listed again (Spotify's ImageObject, addresses). */
-    long key = r.idx >= 0 ? r.idx * 4 + c->mode : -1;
+    long key = r.index >= 0 ? r.index * 4 + c->mode : -1;
     for (unsigned i = 0; key >= 0 && i < c->n_seen; i++)
         if (c->seen[i] == key) {
             indent(c, ind);
-            putf(c, "(fields of %s as above)\n", schema_name(c, r.idx));
+            putf(c, "(fields of %s as above)\n", schema_name(c, r.index));
             return;
         }
     if (key >= 0 && c->n_seen < sizeof c->seen / sizeof c->seen[0]) c->seen[c->n_seen++] = key;
-    if (c->n_stack >= sizeof c->stack / sizeof c->stack[0]) return;
-    c->stack[c->n_stack++] = r.idx;
+    if (!spec_schema_guard_push(&c->guard, r.index)) return;
     if (object) render_props(c, &r, ind, depth_left - 1);
     if (alt && !object) {
         for (uint32_t i = 0; i < alt->len && i < 6 && !c->rc; i++) {
-            spec_loc al = {alt->u.items[i], r.loc.doc};
+            spec_loc al = spec_schema_view_at(&r, alt->u.items[i]);
             indent(c, ind);
             putf(c, "- %s option %u: ", kind, i + 1);
             type_str(c, al, 0);
@@ -449,13 +403,13 @@ static void render_nested(render_ctx *c, spec_loc loc, unsigned ind, unsigned de
             render_nested(c, al, ind + 2, depth_left - 1, hops);
         }
     }
-    c->n_stack--;
+    spec_schema_guard_pop(&c->guard);
 }
 
-static void field_line_end(render_ctx *c, const resolved *r, const char *desc, size_t max)
+static void field_line_end(render_ctx *c, const spec_schema_view *v, const char *desc, size_t max)
 {
-    const char *name = schema_name(c, r->idx);
-    bool see = name && c->opt->has_chunk && c->opt->has_chunk[r->idx];
+    const char *name = schema_name(c, v->index);
+    bool see = name && c->opt->has_chunk && c->opt->has_chunk[v->index];
     if (desc && *desc) {
         put(c, ": ");
         put_text(c, desc, max);
@@ -464,10 +418,10 @@ static void field_line_end(render_ctx *c, const resolved *r, const char *desc, s
     put(c, "\n");
 }
 
-static void render_props(render_ctx *c, const resolved *r, unsigned ind, unsigned depth_left)
+static void render_props(render_ctx *c, const spec_schema_view *v, unsigned ind,
+                         unsigned depth_left)
 {
-    const jt_node *n = r->loc.node;
-    const jt_node *props = jt_get(n, "properties");
+    const jt_node *props = v->kw[SPEC_KW_PROPERTIES];
     if (!jt_is(props, JT_OBJECT)) return;
     for (uint32_t i = 0; i < props->len && !c->rc; i++) {
         if (over_budget(c)) return;
@@ -477,34 +431,33 @@ static void render_props(render_ctx *c, const resolved *r, unsigned ind, unsigne
             return;
         }
         const jt_member *m = &props->u.members[i];
-        spec_loc ploc = {m->value, r->loc.doc};
-        resolved pr = resolve(c, ploc);
-        bool ro =
-            jt_get_bool(m->value, "readOnly", false) || jt_get_bool(pr.loc.node, "readOnly", false);
-        bool wo = jt_get_bool(m->value, "writeOnly", false) ||
-                  jt_get_bool(pr.loc.node, "writeOnly", false);
+        spec_loc ploc = spec_schema_view_at(v, m->value);
+        spec_schema_view pr;
+        resolve(c, ploc, &pr);
+        bool ro = pr.written_read_only || pr.read_only;
+        bool wo = pr.written_write_only || pr.write_only;
         if ((c->mode == MODE_REQUEST && ro) || (c->mode == MODE_RESPONSE && wo) ||
-            (c->readonly_top && c->n_stack == 1 && !ro))
+            (c->readonly_top && c->guard.n == 1 && !ro))
             continue;
         indent(c, ind);
         put(c, "- ");
         putn(c, m->key, m->key_len);
         put(c, ": ");
         type_core(c, &pr, 0);
-        attrs(c, pr.loc.node, in_required(n, m->key, m->key_len), false);
+        attrs(c, &pr, spec_schema_view_requires(v, m->key, m->key_len), false);
         /* A description next to a $ref (3.1) wins over the target's. */
-        const char *desc = jt_get_str(m->value, "description");
-        if (!desc) desc = jt_get_str(pr.loc.node, "description");
+        const char *desc = pr.written_description;
+        if (!desc) desc = pr.description;
         /* Nested fields get shorter descriptions: names matter more there. */
-        field_line_end(c, &pr, desc, c->n_stack > 1 ? DESC_NESTED : DESC_FIELD);
-        if (pr.idx >= 0) refs_add(c, pr.idx);
+        field_line_end(c, &pr, desc, c->guard.n > 1 ? DESC_NESTED : DESC_FIELD);
+        if (pr.index >= 0) refs_add(c, pr.index);
         render_nested(c, ploc, ind + 2, depth_left, 0);
     }
-    const jt_node *ap = jt_get(n, "additionalProperties");
-    if (jt_is(ap, JT_OBJECT) && has_props(n)) {
+    const jt_node *ap = v->kw[SPEC_KW_ADDITIONAL_PROPERTIES];
+    if (jt_is(ap, JT_OBJECT) && spec_schema_view_has_properties(v)) {
         indent(c, ind);
         put(c, "- (other keys): ");
-        type_str(c, (spec_loc){ap, r->loc.doc}, 0);
+        type_str(c, spec_schema_view_at(v, ap), 0);
         put(c, "\n");
     }
 }
@@ -526,6 +479,7 @@ static void ctx_init(render_ctx *c, const spec_api *api, const chunk_render_opti
     c->out = out;
     c->start = out->len;
     c->refs = refs;
+    spec_schema_guard_init(&c->guard, CHUNK_MAX_DEPTH + 4);
     c->arena = core_arena_new(0);
     if (!c->arena) c->rc = APIDEX_ENOMEM;
 }
@@ -633,22 +587,24 @@ static void render_params(render_ctx *c, const spec_operation *op)
     for (size_t i = 0; i < op->n_params && !c->rc; i++) {
         const spec_param *p = &op->params[i];
         if (over_budget(c)) return;
-        resolved r = resolve(c, p->schema);
+        spec_schema_view r;
+        resolve(c, p->schema, &r);
         putf(c, "  - %s (%s, ", p->name ? p->name : "?", p->in ? p->in : "?");
         type_core(c, &r, 0);
-        attrs(c, r.loc.node, p->required, p->deprecated);
+        attrs(c, &r, p->required, p->deprecated);
         if (!(c->opt->prep.filters & PREP_EXAMPLES)) {
-            const jt_node *ex = jt_get(p->node.node, "example");
-            if (!ex) ex = jt_get(r.loc.node, "example");
+            /* the parameter object's example, else its schema's */
+            const jt_node *ex = jt_get(p->node.node, spec_schema_kw_name(SPEC_KW_EXAMPLE));
+            if (!ex) ex = r.kw[SPEC_KW_EXAMPLE];
             if (ex && ex->type != JT_OBJECT && ex->type != JT_ARRAY) {
                 put(c, ", example: ");
                 put_scalar(c, ex, 60);
             }
         }
         put(c, ")");
-        const char *desc = p->description ? p->description : jt_get_str(r.loc.node, "description");
+        const char *desc = p->description ? p->description : r.description;
         field_line_end(c, &r, desc, DESC_FIELD);
-        if (r.idx >= 0) refs_add(c, r.idx);
+        if (r.index >= 0) refs_add(c, r.index);
         render_nested(c, p->schema, 4, c->depth - 1, 0);
     }
 }
@@ -669,9 +625,10 @@ static void render_body(render_ctx *c, const spec_operation *op)
     put(c, ")");
     if (m && m->schema.node) {
         put(c, ": ");
-        resolved r = resolve(c, m->schema);
+        spec_schema_view r;
+        resolve(c, m->schema, &r);
         type_core(c, &r, 0);
-        if (r.idx >= 0) refs_add(c, r.idx);
+        if (r.index >= 0) refs_add(c, r.index);
     }
     if (b->description && *b->description) {
         put(c, ". ");
@@ -716,14 +673,15 @@ static void render_responses(render_ctx *c, const spec_operation *op)
         if (over_budget(c)) return;
         const spec_media *m = chunk_pick_media(r->media, r->n_media);
         putf(c, "  %s", st);
-        resolved rr = {{NULL, NULL}, -1};
-        if (m && m->schema.node) rr = resolve(c, m->schema);
+        spec_schema_view rr;
+        spec_schema_view_node(NULL, &rr);
+        if (m && m->schema.node) resolve(c, m->schema, &rr);
         /* Other responses name their schema only when it has a name ("Error"). */
-        if (rr.loc.node && (r == ok || rr.idx >= 0)) {
+        if (rr.loc.node && (r == ok || rr.index >= 0)) {
             put(c, " (");
             if (m->type && !is_json_media(m->type)) putf(c, "%s, ", m->type);
             type_core(c, &rr, 0);
-            if (r == ok && rr.idx >= 0) refs_add(c, rr.idx);
+            if (r == ok && rr.index >= 0) refs_add(c, rr.index);
             put(c, ")");
         }
         if (r->description && *r->description) {
@@ -740,7 +698,7 @@ static void render_responses(render_ctx *c, const spec_operation *op)
                 if (bm && bm->schema.node) body = spec_schema_index(c->api, bm->schema);
             }
             c->mode = MODE_RESPONSE;
-            if (rr.idx >= 0 && rr.idx == body) {
+            if (rr.index >= 0 && rr.index == body) {
                 put(c, "    - (the request body's fields, and the read-only ones:)\n");
                 c->readonly_top = true;
             }
@@ -808,31 +766,31 @@ int chunk_render_schema(const spec_api *api, size_t index, const chunk_render_op
     const spec_schema *s = &api->schemas[index];
     render_ctx c;
     ctx_init(&c, api, opt, &default_render, out, refs);
-    resolved r = resolve(&c, s->node);
+    spec_schema_view r;
+    resolve(&c, s->node, &r);
     putf(&c, "Schema %s (API %s): ", s->name, api->id);
     /* The schema's own kind, not its name: "object", "array of Pet", ... */
-    resolved bare = r;
-    bare.idx = -1;
+    spec_schema_view bare = r;
+    bare.index = -1;
     type_core(&c, &bare, 0);
-    attrs(&c, r.loc.node, false, false);
+    attrs(&c, &r, false, false);
     put(&c, "\n");
-    const char *desc = jt_get_str(r.loc.node, "description");
+    const char *desc = r.description;
     if (desc && *desc) {
         put_text(&c, desc, DESC_OP);
         put(&c, "\n");
     }
     /* Expand its own fields one level deeper than an inlined use would. */
-    c.stack[c.n_stack++] = (long)index;
-    const char *ts = jt_str(jt_get(r.loc.node, "type"));
-    if (has_props(r.loc.node)) {
+    spec_schema_guard_push(&c.guard, (long)index);
+    if (spec_schema_view_has_properties(&r)) {
         render_props(&c, &r, 2, c.depth - 1);
-    } else if (ts && !strcmp(ts, "array")) {
-        render_nested(&c, (spec_loc){jt_get(r.loc.node, "items"), r.loc.doc}, 2, c.depth - 1, 0);
+    } else if (spec_schema_view_is_array(&r)) {
+        render_nested(&c, spec_schema_view_at(&r, r.kw[SPEC_KW_ITEMS]), 2, c.depth - 1, 0);
     } else {
         const char *kind;
-        const jt_node *alt = alternatives(r.loc.node, &kind);
+        const jt_node *alt = alternatives(&r, &kind);
         for (uint32_t i = 0; alt && i < alt->len && i < 6 && !c.rc; i++) {
-            spec_loc al = {alt->u.items[i], r.loc.doc};
+            spec_loc al = spec_schema_view_at(&r, alt->u.items[i]);
             putf(&c, "  - %s option %u: ", kind, i + 1);
             type_str(&c, al, 0);
             put(&c, "\n");

@@ -305,6 +305,144 @@ const jt_doc *spec_doc_tree(const spec_doc *doc);
  */
 int spec_schema_merge_allof(const spec_api *api, spec_loc schema, core_arena *arena, spec_loc *out);
 
+/* ---------------------------------------------------------------- schema view (schema_view.c) */
+
+/**
+ * The JSON Schema keywords a schema view reads. Consumers name a keyword by this enum and
+ * print its spelling with spec_schema_kw_name, so the spelling lives here only. The enum
+ * only grows.
+ */
+typedef enum spec_schema_kw {
+    SPEC_KW_TYPE,
+    SPEC_KW_FORMAT,
+    SPEC_KW_TITLE,
+    SPEC_KW_DESCRIPTION,
+    SPEC_KW_ENUM,
+    SPEC_KW_CONST,
+    SPEC_KW_DEFAULT,
+    SPEC_KW_EXAMPLE,
+    SPEC_KW_EXAMPLES,
+    SPEC_KW_NULLABLE,
+    SPEC_KW_MINIMUM,
+    SPEC_KW_MAXIMUM,
+    SPEC_KW_EXCLUSIVE_MINIMUM,
+    SPEC_KW_EXCLUSIVE_MAXIMUM,
+    SPEC_KW_MIN_LENGTH,
+    SPEC_KW_MAX_LENGTH,
+    SPEC_KW_PATTERN,
+    SPEC_KW_MIN_ITEMS,
+    SPEC_KW_MAX_ITEMS,
+    SPEC_KW_UNIQUE_ITEMS,
+    SPEC_KW_READ_ONLY,
+    SPEC_KW_WRITE_ONLY,
+    SPEC_KW_DEPRECATED,
+    SPEC_KW_MULTIPLE_OF,
+    SPEC_KW_REQUIRED,
+    SPEC_KW_PROPERTIES,
+    SPEC_KW_ADDITIONAL_PROPERTIES,
+    SPEC_KW_ITEMS,
+    SPEC_KW_ONE_OF,
+    SPEC_KW_ANY_OF,
+    SPEC_KW_ALL_OF,
+    SPEC_KW_DISCRIMINATOR,
+    SPEC_KW_REF,
+    SPEC_KW_COUNT
+} spec_schema_kw;
+
+/** The keyword as JSON Schema spells it ("minLength"); NULL for an unknown k. */
+const char *spec_schema_kw_name(spec_schema_kw k);
+
+/**
+ * A typed view of one schema: $ref followed, allOf merged (spec_schema_merge_allof), each
+ * keyword looked up once. Made by spec_schema_view_open (a schema of an API) or
+ * spec_schema_view_node (a free-standing JSON Schema node, e.g. a detail object's: nothing
+ * is followed or merged). Holds pointers into the API's trees and the caller's arena: it
+ * lives as long as both. Plain data; no free.
+ */
+typedef struct spec_schema_view {
+    spec_loc written;      /* the schema as given (maybe a {"$ref"}) */
+    spec_loc loc;          /* after $ref and allOf merge; node NULL when unresolved */
+    long index;            /* the named schema written is (spec_schema_index), -1 inline */
+    const char *ref;       /* written's $ref, NULL when it is none */
+    bool unresolved;       /* written's $ref is dangling, refused or circular */
+    const jt_node *all_of; /* the allOf array before the merge, NULL when none */
+    const jt_node *kw[SPEC_KW_COUNT]; /* each keyword of loc as written, NULL when absent */
+    const char *type;                 /* kw[SPEC_KW_TYPE] when it is a string (not a type array) */
+    const char *format, *title, *description;         /* NULL when absent or not strings */
+    bool nullable, read_only, write_only, deprecated; /* true only when written true */
+    /* what written says beside its $ref (OAS 3.1 siblings win over the target's) */
+    const char *written_description;
+    bool written_read_only, written_write_only;
+} spec_schema_view;
+
+/**
+ * The view of schema loc of api. arena NULL: $ref followed, allOf not merged (the allOf
+ * array is then kw[SPEC_KW_ALL_OF]). Returns 0, or APIDEX_EREF when loc's $ref cannot be
+ * followed (out->unresolved, out->loc.node NULL, keywords NULL). A failed merge (limits,
+ * memory) leaves the schema unmerged. loc.node NULL gives an empty view. Thread-safe.
+ */
+int spec_schema_view_open(const spec_api *api, spec_loc loc, core_arena *arena,
+                          spec_schema_view *out);
+/** The view of a free-standing schema node n (no API: $ref not followed, no merge). */
+void spec_schema_view_node(const jt_node *n, spec_schema_view *out);
+/** Whether name (len bytes) is in the view's "required" list (an array of strings). */
+bool spec_schema_view_requires(const spec_schema_view *v, const char *name, size_t len);
+/** Whether the view has a non-empty properties object. */
+bool spec_schema_view_has_properties(const spec_schema_view *v);
+/** Whether the view's type is the string "array". */
+bool spec_schema_view_is_array(const spec_schema_view *v);
+/** The non-empty oneOf array, else the non-empty anyOf array, else NULL; *any says which. */
+const jt_node *spec_schema_view_alternatives(const spec_schema_view *v, bool *any);
+/** The view's enum, else its items' enum (an array of enum values); NULL when neither. */
+const jt_node *spec_schema_view_enum(const spec_schema_view *v);
+/** A node of the view's document (a property, items, an option) as a location. */
+spec_loc spec_schema_view_at(const spec_schema_view *v, const jt_node *n);
+
+/**
+ * The cycle and depth guard of a walk over schemas: the named schemas (indexes) on the
+ * path from the root, at most cap of them (<= SPEC_SCHEMA_GUARD_MAX). Plain data.
+ */
+enum { SPEC_SCHEMA_GUARD_MAX = 64 };
+typedef struct spec_schema_guard {
+    long stack[SPEC_SCHEMA_GUARD_MAX];
+    unsigned n, cap;
+} spec_schema_guard;
+/** An empty guard holding up to cap entries (0 or more than the maximum: the maximum). */
+void spec_schema_guard_init(spec_schema_guard *g, unsigned cap);
+/** Whether named schema idx (>= 0) is on the path: expanding it again is a cycle. */
+bool spec_schema_guard_has(const spec_schema_guard *g, long idx);
+/** Pushes idx (-1: an inline schema, counted for depth); false when the guard is full. */
+bool spec_schema_guard_push(spec_schema_guard *g, long idx);
+/** Pops the last push (a no-op on an empty guard). */
+void spec_schema_guard_pop(spec_schema_guard *g);
+
+/** What a schema walk reports for one subschema. */
+typedef enum spec_schema_visit {
+    SPEC_VISIT_SCHEMA,     /* a schema, about to be descended into */
+    SPEC_VISIT_CIRCULAR,   /* a named schema already on the path: not descended */
+    SPEC_VISIT_UNRESOLVED, /* a $ref that cannot be followed */
+    SPEC_VISIT_TOO_DEEP    /* past max_depth: not descended */
+} spec_schema_visit;
+/**
+ * Called per subschema: via is the keyword it hangs under (SPEC_KW_COUNT for the root),
+ * name the property name (NULL otherwise), depth its nesting. Returns 0 to go on, > 0 to
+ * skip its subschemas, < 0 to stop the walk with that code.
+ */
+typedef int (*spec_schema_visit_fn)(const spec_schema_view *v, spec_schema_kw via, const char *name,
+                                    unsigned depth, spec_schema_visit what, void *ctx);
+enum { SPEC_SCHEMA_WALK_BUDGET = 100000 }; /* subschemas one walk visits at most */
+/**
+ * Walks schema root of api depth first in written order: the root, then each property,
+ * items, additionalProperties (an object), oneOf, anyOf options (allOf is merged into the
+ * view). Bounded: named schemas on the path are reported circular, nesting past max_depth
+ * (at most SPEC_SCHEMA_GUARD_MAX - 1) too deep, and past SPEC_SCHEMA_WALK_BUDGET visits the
+ * walk stops with APIDEX_ELIMIT, so a cyclic, deep or exponentially shared schema ends.
+ * arena: for allOf merges (NULL: not merged). Returns 0, the callback's negative code,
+ * APIDEX_ELIMIT or APIDEX_EINVAL (no api).
+ */
+int spec_schema_walk(const spec_api *api, spec_loc root, unsigned max_depth, core_arena *arena,
+                     spec_schema_visit_fn fn, void *ctx);
+
 /** The operation with this id ("api:opId" or "api:METHOD /path"), or NULL. */
 const spec_operation *spec_api_find_operation(const spec_api *api, const char *id);
 

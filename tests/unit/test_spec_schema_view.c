@@ -1,0 +1,282 @@
+/* Tests for the typed schema view (schema_view.c): $ref chains, cycles, allOf merging,
+   the guard, the bounded walk and hostile schemas (deep, shared, huge enums). */
+#include "testutil.h"
+
+#include "spec/spec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static spec_registry *load_text(const char *text)
+{
+    spec_registry *reg = NULL;
+    apidex_error err;
+    core_error_clear(&err);
+    assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
+    assert_int_equal(spec_registry_add_text(reg, "t.json", text, strlen(text), NULL, &err), 0);
+    assert_int_equal(spec_registry_count(reg), 1);
+    return reg;
+}
+
+static spec_loc schema_loc(const spec_api *api, const char *name)
+{
+    for (size_t i = 0; i < api->n_schemas; i++)
+        if (!strcmp(api->schemas[i].name, name)) return api->schemas[i].node;
+    fail_msg("no schema %s", name);
+    return (spec_loc){0};
+}
+
+#define HEAD "{\"openapi\":\"3.0.3\",\"info\":{\"title\":\"t\",\"version\":\"1\"},\"paths\":{},"
+
+static const char *DOC =
+    HEAD "\"components\":{\"schemas\":{"
+         "\"A\":{\"$ref\":\"#/components/schemas/B\"},"
+         "\"B\":{\"$ref\":\"#/components/schemas/C\"},"
+         "\"C\":{\"type\":\"string\",\"format\":\"uuid\",\"enum\":[\"x\",\"y\"],\"minLength\":2,"
+         "\"pattern\":\"^[a-z]+$\",\"nullable\":true,\"readOnly\":true,\"description\":\"c\"},"
+         "\"Node\":{\"type\":\"object\",\"required\":[\"next\"],\"properties\":{"
+         "\"next\":{\"$ref\":\"#/components/schemas/Node\"},\"v\":{\"type\":\"integer\"}}},"
+         "\"Base\":{\"type\":\"object\",\"required\":[\"id\"],\"properties\":{"
+         "\"id\":{\"type\":\"string\"},\"name\":{\"type\":\"string\",\"description\":\"base\"}}},"
+         "\"Pet\":{\"allOf\":[{\"$ref\":\"#/components/schemas/Base\"},{\"required\":[\"id\","
+         "\"tag\"],\"properties\":{\"name\":{\"type\":\"integer\"},\"tag\":{\"type\":\"string\"}}},"
+         "{\"$ref\":\"#/components/schemas/Pet\"}]},"
+         "\"Loop1\":{\"$ref\":\"#/components/schemas/Loop2\"},"
+         "\"Loop2\":{\"$ref\":\"#/components/schemas/Loop1\"},"
+         "\"Dangling\":{\"$ref\":\"#/components/schemas/Nowhere\"},"
+         "\"Alt\":{\"oneOf\":[],\"anyOf\":[{\"type\":\"string\"},{\"type\":\"array\",\"items\":"
+         "{\"enum\":[1,2]}}]}}}}";
+
+static void test_ref_chain_and_keywords(void **state)
+{
+    (void)state;
+    spec_registry *reg = load_text(DOC);
+    const spec_api *api = spec_registry_api(reg, 0);
+    spec_schema_view v;
+    assert_int_equal(spec_schema_view_open(api, schema_loc(api, "A"), NULL, &v), 0);
+    assert_string_equal(v.ref, "#/components/schemas/B");
+    assert_false(v.unresolved);
+    assert_string_equal(v.type, "string");
+    assert_string_equal(v.format, "uuid");
+    assert_string_equal(v.description, "c");
+    assert_true(v.nullable && v.read_only && !v.write_only);
+    assert_non_null(spec_schema_view_enum(&v));
+    assert_int_equal(spec_schema_view_enum(&v)->len, 2);
+    assert_int_equal(v.kw[SPEC_KW_MIN_LENGTH]->u.i, 2);
+    assert_string_equal(jt_str(v.kw[SPEC_KW_PATTERN]), "^[a-z]+$");
+    assert_null(v.kw[SPEC_KW_MAXIMUM]);
+    assert_string_equal(spec_schema_kw_name(SPEC_KW_ADDITIONAL_PROPERTIES), "additionalProperties");
+    assert_null(spec_schema_kw_name(SPEC_KW_COUNT));
+    for (int k = 0; k < SPEC_KW_COUNT; k++) assert_non_null(spec_schema_kw_name(k));
+    spec_registry_free(reg);
+}
+
+static void test_cycles_and_dangling(void **state)
+{
+    (void)state;
+    spec_registry *reg = load_text(DOC);
+    const spec_api *api = spec_registry_api(reg, 0);
+    spec_schema_view v;
+    assert_int_equal(spec_schema_view_open(api, schema_loc(api, "Loop1"), NULL, &v), APIDEX_EREF);
+    assert_true(v.unresolved);
+    assert_null(v.loc.node);
+    assert_null(v.kw[SPEC_KW_TYPE]);
+    assert_int_equal(spec_schema_view_open(api, schema_loc(api, "Dangling"), NULL, &v),
+                     APIDEX_EREF);
+    assert_string_equal(v.ref, "#/components/schemas/Nowhere");
+    /* a self-referencing object is a schema like any other; its property is the cycle */
+    assert_int_equal(spec_schema_view_open(api, schema_loc(api, "Node"), NULL, &v), 0);
+    assert_true(spec_schema_view_has_properties(&v));
+    assert_true(spec_schema_view_requires(&v, "next", 4));
+    assert_false(spec_schema_view_requires(&v, "v", 1));
+    assert_false(spec_schema_view_requires(&v, "nex", 3));
+    spec_schema_view none;
+    assert_int_equal(spec_schema_view_open(api, (spec_loc){0}, NULL, &none), 0);
+    assert_null(none.loc.node);
+    assert_int_equal(none.index, -1);
+    spec_registry_free(reg);
+}
+
+static void test_allof_merge(void **state)
+{
+    (void)state;
+    spec_registry *reg = load_text(DOC);
+    const spec_api *api = spec_registry_api(reg, 0);
+    core_arena *arena = core_arena_new(0);
+    spec_schema_view v;
+    assert_int_equal(spec_schema_view_open(api, schema_loc(api, "Pet"), arena, &v), 0);
+    assert_non_null(v.all_of);
+    assert_int_equal(v.all_of->len, 3);
+    const jt_node *p = v.kw[SPEC_KW_PROPERTIES];
+    assert_non_null(p);
+    /* duplicated properties: the first member wins; the self-reference adds nothing */
+    assert_int_equal(p->len, 3);
+    assert_string_equal(jt_get_str(jt_get(p, "name"), "type"), "string");
+    assert_non_null(jt_get(p, "tag"));
+    /* required lists united without duplicates */
+    assert_int_equal(v.kw[SPEC_KW_REQUIRED]->len, 2);
+    assert_true(spec_schema_view_requires(&v, "tag", 3));
+    assert_null(v.kw[SPEC_KW_ALL_OF]);
+    /* no arena: not merged, the allOf array is a keyword */
+    assert_int_equal(spec_schema_view_open(api, schema_loc(api, "Pet"), NULL, &v), 0);
+    assert_null(v.all_of);
+    assert_non_null(v.kw[SPEC_KW_ALL_OF]);
+    assert_null(v.kw[SPEC_KW_PROPERTIES]);
+    core_arena_free(arena);
+    spec_registry_free(reg);
+}
+
+static void test_alternatives_and_node_views(void **state)
+{
+    (void)state;
+    spec_registry *reg = load_text(DOC);
+    const spec_api *api = spec_registry_api(reg, 0);
+    spec_schema_view v;
+    assert_int_equal(spec_schema_view_open(api, schema_loc(api, "Alt"), NULL, &v), 0);
+    bool any = false;
+    const jt_node *alt = spec_schema_view_alternatives(&v, &any);
+    assert_true(any); /* the empty oneOf does not count */
+    assert_int_equal(alt->len, 2);
+    spec_schema_view item;
+    spec_schema_view_open(api, spec_schema_view_at(&v, alt->u.items[1]), NULL, &item);
+    assert_true(spec_schema_view_is_array(&item));
+    assert_int_equal(spec_schema_view_enum(&item)->len, 2); /* the items' enum */
+    /* a free-standing node: nothing followed */
+    spec_schema_view_node(schema_loc(api, "A").node, &v);
+    assert_string_equal(v.ref, "#/components/schemas/B");
+    assert_null(v.type);
+    assert_non_null(v.kw[SPEC_KW_REF]);
+    spec_schema_view_node(NULL, &v);
+    assert_null(v.loc.node);
+    spec_registry_free(reg);
+}
+
+static void test_guard(void **state)
+{
+    (void)state;
+    spec_schema_guard g;
+    spec_schema_guard_init(&g, 3);
+    assert_false(spec_schema_guard_has(&g, 1));
+    assert_true(spec_schema_guard_push(&g, 1));
+    assert_true(spec_schema_guard_push(&g, -1));
+    assert_true(spec_schema_guard_push(&g, 2));
+    assert_false(spec_schema_guard_push(&g, 3)); /* full */
+    assert_true(spec_schema_guard_has(&g, 1));
+    assert_false(spec_schema_guard_has(&g, -1)); /* inline schemas never form a cycle */
+    spec_schema_guard_pop(&g);
+    assert_false(spec_schema_guard_has(&g, 2));
+    spec_schema_guard_pop(&g);
+    spec_schema_guard_pop(&g);
+    spec_schema_guard_pop(&g); /* empty: a no-op */
+    assert_int_equal(g.n, 0);
+    spec_schema_guard_init(&g, 1000);
+    assert_int_equal(g.cap, SPEC_SCHEMA_GUARD_MAX);
+}
+
+typedef struct counts {
+    size_t schema, circular, unresolved, deep;
+    unsigned max_depth;
+    int stop_after;
+} counts;
+
+static int count_visit(const spec_schema_view *v, spec_schema_kw via, const char *name,
+                       unsigned depth, spec_schema_visit what, void *ctx)
+{
+    (void)v;
+    (void)via;
+    (void)name;
+    counts *c = ctx;
+    if (depth > c->max_depth) c->max_depth = depth;
+    switch (what) {
+    case SPEC_VISIT_SCHEMA:
+        c->schema++;
+        break;
+    case SPEC_VISIT_CIRCULAR:
+        c->circular++;
+        break;
+    case SPEC_VISIT_UNRESOLVED:
+        c->unresolved++;
+        break;
+    case SPEC_VISIT_TOO_DEEP:
+        c->deep++;
+        break;
+    }
+    if (c->stop_after && (int)c->schema >= c->stop_after) return APIDEX_EINVAL;
+    return 0;
+}
+
+static void test_walk_cycles(void **state)
+{
+    (void)state;
+    spec_registry *reg = load_text(DOC);
+    const spec_api *api = spec_registry_api(reg, 0);
+    counts c = {0};
+    assert_int_equal(spec_schema_walk(api, schema_loc(api, "Node"), 10, NULL, count_visit, &c), 0);
+    assert_int_equal(c.schema, 2);   /* Node, v */
+    assert_int_equal(c.circular, 1); /* next -> Node */
+    counts d = {0};
+    assert_int_equal(spec_schema_walk(api, schema_loc(api, "Loop1"), 10, NULL, count_visit, &d), 0);
+    assert_int_equal(d.unresolved, 1);
+    counts e = {.stop_after = 1};
+    assert_int_equal(spec_schema_walk(api, schema_loc(api, "Node"), 10, NULL, count_visit, &e),
+                     APIDEX_EINVAL);
+    assert_int_equal(spec_schema_walk(NULL, schema_loc(api, "Node"), 10, NULL, count_visit, &e),
+                     APIDEX_EINVAL);
+    spec_registry_free(reg);
+}
+
+/* 200 nested inline objects (400 JSON levels, under the parser limit), 40 schemas each referencing
+   the next twice (2^40 paths) and a 100000-value enum: the walk ends within its depth and budget,
+   the view reads the enum. */
+static void test_hostile(void **state)
+{
+    (void)state;
+    core_buf b;
+    core_buf_init(&b, 0);
+    assert_int_equal(core_buf_puts(&b, HEAD "\"components\":{\"schemas\":{\"Deep\":"), 0);
+    for (int i = 0; i < 200; i++) assert_int_equal(core_buf_puts(&b, "{\"properties\":{\"a\":"), 0);
+    assert_int_equal(core_buf_puts(&b, "{}"), 0);
+    for (int i = 0; i < 200; i++) assert_int_equal(core_buf_puts(&b, "}}"), 0);
+    for (int i = 0; i < 40; i++)
+        assert_int_equal(core_buf_printf(&b,
+                                         ",\"S%d\":{\"properties\":{\"l\":{\"$ref\":\"#/components/"
+                                         "schemas/S%d\"},\"r\":{\"$ref\":\"#/components/schemas/"
+                                         "S%d\"}}}",
+                                         i, i + 1, i + 1),
+                         0);
+    assert_int_equal(core_buf_puts(&b, ",\"S40\":{\"type\":\"string\"},\"Big\":{\"enum\":["), 0);
+    for (int i = 0; i < 100000; i++)
+        assert_int_equal(core_buf_printf(&b, "%s%d", i ? "," : "", i), 0);
+    assert_int_equal(core_buf_puts(&b, "]}}}}"), 0);
+    spec_registry *reg = load_text(b.data);
+    core_buf_free(&b);
+    const spec_api *api = spec_registry_api(reg, 0);
+    counts c = {0};
+    assert_int_equal(spec_schema_walk(api, schema_loc(api, "Deep"), 1000, NULL, count_visit, &c),
+                     0);
+    assert_true(c.max_depth <= SPEC_SCHEMA_GUARD_MAX);
+    assert_int_equal(c.deep, 1);
+    counts s = {0};
+    assert_int_equal(spec_schema_walk(api, schema_loc(api, "S0"), 60, NULL, count_visit, &s),
+                     APIDEX_ELIMIT);
+    assert_true(s.schema <= SPEC_SCHEMA_WALK_BUDGET);
+    spec_schema_view v;
+    assert_int_equal(spec_schema_view_open(api, schema_loc(api, "Big"), NULL, &v), 0);
+    assert_int_equal(spec_schema_view_enum(&v)->len, 100000);
+    spec_registry_free(reg);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ref_chain_and_keywords),
+        cmocka_unit_test(test_cycles_and_dangling),
+        cmocka_unit_test(test_allof_merge),
+        cmocka_unit_test(test_alternatives_and_node_views),
+        cmocka_unit_test(test_guard),
+        cmocka_unit_test(test_walk_cycles),
+        cmocka_unit_test(test_hostile),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
