@@ -57,13 +57,8 @@ static int yb_anchor(yaml_builder *yb, const char *name, size_t len, jt_node *n,
 {
     if (!name) return 0;
     /* A redefined anchor replaces the old one for later aliases (YAML spec). */
-    if (yb->n_anchors == yb->cap_anchors) {
-        size_t cap = yb->cap_anchors ? yb->cap_anchors * 2 : 16;
-        yaml_anchor *a = realloc(yb->anchors, cap * sizeof *a);
-        if (!a) return APIDEX_ENOMEM;
-        yb->anchors = a;
-        yb->cap_anchors = cap;
-    }
+    if (core_array_grow(&yb->anchors, &yb->cap_anchors, yb->n_anchors, sizeof *yb->anchors, 16))
+        return APIDEX_ENOMEM;
     yaml_anchor *a = &yb->anchors[yb->n_anchors];
     a->name = core_arena_strndup(yb->bc->arena, name, len);
     if (!a->name) return APIDEX_ENOMEM;
