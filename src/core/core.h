@@ -86,6 +86,17 @@ int core_budget_error(const core_budget *b, apidex_error *err);
     b must outlive a. An allocation the budget refuses returns NULL. */
 void core_arena_set_budget(core_arena *a, core_budget *b);
 
+/* ---------------------------------------------------------------- growable arrays */
+
+/**
+ * Makes room for item n of a growable array: when n == *cap, *items_ptr (the address of a
+ * T * array, NULL when empty) is reallocated to `first` items when empty, else to twice
+ * *cap, and *cap updated. The size math is overflow-checked: a capacity or byte count past
+ * SIZE_MAX is APIDEX_ENOMEM, as is a failed realloc, and then the array and *cap are as they
+ * were. Returns 0 or APIDEX_ENOMEM. Callers keep their own limits on n (input caps).
+ */
+int core_array_grow(void *items_ptr, size_t *cap, size_t n, size_t elem, size_t first);
+
 /* ---------------------------------------------------------------- buffer */
 
 /** A growable, always NUL-terminated byte buffer with a hard cap (curl's dynbuf). */

@@ -30,15 +30,9 @@ static void diags_push(core_diags *d, core_diag_level level, int code, const cha
         d->dropped++;
         return;
     }
-    if (d->n == d->cap) {
-        size_t cap = d->cap ? d->cap * 2 : 8;
-        core_diag *items = realloc(d->items, cap * sizeof *items);
-        if (!items) {
-            d->dropped++;
-            return;
-        }
-        d->items = items;
-        d->cap = cap;
+    if (core_array_grow(&d->items, &d->cap, d->n, sizeof *d->items, 8)) {
+        d->dropped++;
+        return;
     }
     core_diag *g = &d->items[d->n];
     g->level = level;

@@ -110,14 +110,8 @@ static int watch_one(watcher *w, const char *path, bool recursive)
         d->recursive = d->recursive || recursive;
         return 0;
     }
-    if (w->n == w->cap) {
-        if (w->cap >= WATCH_MAX_DIRS) return APIDEX_ELIMIT;
-        size_t cap = w->cap ? w->cap * 2 : 16;
-        watch_dir *a = realloc(w->dirs, cap * sizeof *a);
-        if (!a) return APIDEX_ENOMEM;
-        w->dirs = a;
-        w->cap = cap;
-    }
+    if (w->n == w->cap && w->cap >= WATCH_MAX_DIRS) return APIDEX_ELIMIT;
+    if (core_array_grow(&w->dirs, &w->cap, w->n, sizeof *w->dirs, 16)) return APIDEX_ENOMEM;
     char *copy = strdup(path);
     if (!copy) return APIDEX_ENOMEM;
     w->dirs[w->n++] =

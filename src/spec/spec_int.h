@@ -119,8 +119,6 @@ static inline spec_api_int *spec_api_priv(const spec_api *api)
 /* load.c */
 /** The default load_memory_factor: $APIDEX_MAX_LOAD_MEMORY (1..100000), else 32. */
 unsigned spec_load_memory_factor_default(void);
-/** Loads the root document of api (already set up with file/real/root_dir) and builds it. */
-int spec_api_build(spec_api_int *ai, char *text, size_t len);
 /** Loads (once) the file or URL at real; returns the doc, or NULL with a diagnostic. */
 spec_doc *spec_doc_open(spec_api_int *ai, const char *real, bool remote, const char *file,
                         const spec_doc *from, const char *site_ptr);
@@ -236,5 +234,41 @@ uint8_t spec_child_ctx(uint8_t ctx, const char *key, uint32_t key_len, const jt_
 const jt_node *spec_walk_child(const jt_node *node, uint32_t i, uint8_t ctx, uint8_t *cctx);
 /** The $ref string of an object, or NULL when it is not a reference. */
 const char *spec_ref_of(const jt_node *obj);
+
+/* ---------------------------------------------------------------- the registry (load*.c) */
+
+struct spec_registry {
+    spec_settings set;
+    core_arena *arena; /* copies of the options' strings */
+    spec_api_int **apis;
+    size_t n, cap;
+    spec_strmap by_real;             /* realpath or URL of each root: added once */
+    spec_strmap by_id;               /* API id → index in apis (rebuilt when the order changes) */
+    const spec_input_options *input; /* of the spec_registry_add_input call running, or NULL */
+};
+
+/* load.c */
+/** Parses a root document of len bytes (text owned from now on) charged to a new budget
+    for its API, which *budget_out returns (NULL when out of memory) for spec_api_new. */
+int spec_parse_root(const spec_registry *reg, char *text, size_t len, const char *file,
+                    jt_doc **tree, core_budget **budget_out, apidex_error *perr);
+/** A new API; budget (owned from now on, even on failure) is the one its root was parsed
+    with, or NULL for a new one. */
+spec_api_int *spec_api_new(spec_registry *reg, const char *given, const char *real, bool remote,
+                           bool no_files, core_budget *budget);
+void spec_api_free(spec_api_int *ai);
+/** Builds the API from its parsed root (tree NULL: perr says why it could not be parsed). */
+int spec_api_from_root(spec_api_int *ai, jt_doc *tree, const apidex_error *perr);
+/** Appends ai (owned from now on) to the registry; its id comes with spec_registry_finish. */
+int spec_registry_insert(spec_registry *reg, spec_api_int *ai);
+/** Sorts the registry's APIs and gives them their ids. */
+int spec_registry_finish(spec_registry *reg);
+
+/* load_input.c */
+/** Adds one file; in a directory scan (explicit false) a file that is no OpenAPI root is
+    skipped quietly. */
+int spec_registry_add_file(spec_registry *reg, const char *path, bool explicit, apidex_error *err);
+/** Is the parsed root an OpenAPI, Swagger, Postman or MCP document? */
+bool spec_root_is_openapi(const jt_doc *doc);
 
 #endif /* APIDEX_SPEC_INT_H */

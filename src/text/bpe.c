@@ -398,15 +398,9 @@ static inline void sink_put(bpe_sink *k, uint32_t id)
         k->n++;
         return;
     }
-    if (k->n == k->cap) {
-        size_t cap = k->cap ? k->cap * 2 : 64;
-        uint32_t *p = realloc(k->ids, cap * sizeof *p);
-        if (!p) {
-            k->failed = true;
-            return;
-        }
-        k->ids = p;
-        k->cap = cap;
+    if (core_array_grow(&k->ids, &k->cap, k->n, sizeof *k->ids, 64)) {
+        k->failed = true;
+        return;
     }
     k->ids[k->n++] = id;
 }

@@ -231,16 +231,16 @@
     "wrapper", "info", "detail", "details", "model", "dto", "schema", "array", "set", \
     "embedded", "_embedded", "output", "interface", "entity", "representation"
 
-/* chunk/dataflow.c bare_id: a parameter name that is a key and nothing else (index time) */
+/* chunk/dataflow.c dataflow_bare_id: a parameter name that is a key and nothing else (index time) */
 #define TEXT_LEX_BARE_IDS \
     "id", "ids", "key", "uuid", "sid", "guid", "slug"
 
-/* chunk/dataflow.c says_identifier: a description that says its input is an identifier (index
-   time) */
+/* chunk/dataflow_inputs.c says_identifier: a description that says its input is an identifier
+   (index time) */
 #define TEXT_LEX_IDENTIFIER_WORDS \
     "id", "ids", "identifier", "identifiers", "uuid"
 
-/* chunk/dataflow.c accepts_name: ... and that it takes a name as well (index time) */
+/* chunk/dataflow_inputs.c dataflow_accepts_name: ... and that it takes a name as well (index time) */
 #define TEXT_LEX_NAME_WORDS \
     "name", "names"
 

@@ -128,13 +128,8 @@ static int wp_blob_add(text_wordpiece *wp, const char *s, size_t n, uint32_t *of
 static int wp_add(text_wordpiece *wp, const char *s, size_t n, uint64_t id)
 {
     if (id >= WP_MAX_VOCAB_IDS) return APIDEX_ELIMIT;
-    if (wp->n_entries == wp->entries_cap) {
-        size_t cap = wp->entries_cap ? wp->entries_cap * 2 : 1024;
-        wp_entry *ne = realloc(wp->entries, cap * sizeof *ne);
-        if (!ne) return APIDEX_ENOMEM;
-        wp->entries = ne;
-        wp->entries_cap = cap;
-    }
+    if (core_array_grow(&wp->entries, &wp->entries_cap, wp->n_entries, sizeof *wp->entries, 1024))
+        return APIDEX_ENOMEM;
     uint32_t off;
     int rc = wp_blob_add(wp, s, n, &off);
     if (rc) return rc;

@@ -13,7 +13,7 @@ found=$(perl -0777 -ne '
     next if $first =~ /^(get|post|put|patch|delete|head|options)$/ && $name =~ /^(m|methods?)$/;
     next if $name eq "alts" || $name eq "sim_names";
     print "$ARGV: $name (\"$first\" ...)\n";
-  }' src/search/*.c src/chunk/dataflow.c src/chunk/opfacts.c src/chunk/chunk_describe.c \
+  }' src/search/*.c src/chunk/dataflow*.c src/chunk/opfacts.c src/chunk/chunk_describe.c \
       src/text/actions.c)
 if [ -n "$found" ]; then
   echo "FAIL: English word lists outside src/text/lexicon.h (move them there, with where they are used):"

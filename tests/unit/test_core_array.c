@@ -1,0 +1,67 @@
+/* core_array_grow (src/core/array.c): doubling growth and overflow-safe size math. */
+#include "testutil.h"
+
+#include "core/core.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+static void test_grows_by_doubling(void **state)
+{
+    (void)state;
+    int *items = NULL;
+    size_t n = 0, cap = 0;
+    for (int i = 0; i < 100; i++) {
+        assert_int_equal(core_array_grow(&items, &cap, n, sizeof *items, 8), 0);
+        assert_true(n < cap);
+        items[n++] = i;
+    }
+    assert_int_equal(cap, 128); /* 8, 16, 32, 64, 128 */
+    for (int i = 0; i < 100; i++) assert_int_equal(items[i], i);
+    /* room left: nothing moves */
+    int *before = items;
+    assert_int_equal(core_array_grow(&items, &cap, 100, sizeof *items, 8), 0);
+    assert_ptr_equal(items, before);
+    assert_int_equal(cap, 128);
+    free(items);
+}
+
+static void test_overflow_refused(void **state)
+{
+    (void)state;
+    char *items = malloc(4);
+    assert_non_null(items);
+    /* doubling the capacity would pass SIZE_MAX */
+    size_t cap = SIZE_MAX / 2 + 1;
+    assert_int_equal(core_array_grow(&items, &cap, cap, 1, 8), APIDEX_ENOMEM);
+    assert_int_equal(cap, SIZE_MAX / 2 + 1);
+    /* the doubled capacity fits, its bytes do not */
+    cap = SIZE_MAX / 16;
+    assert_int_equal(core_array_grow(&items, &cap, cap, 16, 8), APIDEX_ENOMEM);
+    assert_int_equal(cap, SIZE_MAX / 16);
+    /* the first allocation's bytes do not fit */
+    char *none = NULL;
+    size_t zero = 0;
+    assert_int_equal(core_array_grow(&none, &zero, 0, SIZE_MAX / 2, 4), APIDEX_ENOMEM);
+    assert_null(none);
+    assert_int_equal(zero, 0);
+    /* a zero element size or first capacity is refused, not a zero-byte array */
+    assert_int_equal(core_array_grow(&none, &zero, 0, 0, 4), APIDEX_ENOMEM);
+    assert_int_equal(core_array_grow(&none, &zero, 0, 1, 0), APIDEX_ENOMEM);
+    /* the array is untouched after a refusal */
+    items[0] = 'x';
+    size_t small = 4;
+    assert_int_equal(core_array_grow(&items, &small, 4, 1, 8), 0);
+    assert_int_equal(small, 8);
+    assert_int_equal(items[0], 'x');
+    free(items);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_grows_by_doubling),
+        cmocka_unit_test(test_overflow_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
