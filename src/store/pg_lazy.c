@@ -36,6 +36,7 @@ struct store_pg_lazy {
     uint64_t build_id;
     char *dir; /* the private file's directory, removed by store_pg_lazy_free */
     unsigned light, full;
+    double retry_at; /* after a failed reconnect: none before this (core_now) */
     store_pg_counts counts;
 };
 
@@ -123,6 +124,11 @@ static int connection(store_pg_lazy *z, apidex_error *err)
         return 0;
     if (z->c) PQfinish(z->c);
     z->c = NULL;
+    /* the database unreachable: fail at once for a while rather than wait for a connect
+       timeout on every row */
+    if (core_now() < z->retry_at)
+        return core_error_set(err, APIDEX_ENET, "PostgreSQL index %s: not connected",
+                              z->display);
     PGconn *c = NULL;
     int rc = store_pg_connect(z->url, z->display, &c, err);
     if (!rc)
@@ -130,6 +136,7 @@ static int connection(store_pg_lazy *z, apidex_error *err)
     if (!rc) rc = store_pg_lock_generation(c, z->display, z->generation, z->build_id, err);
     if (rc) {
         PQfinish(c);
+        z->retry_at = core_now() + 5;
         if (rc == APIDEX_EDB)
             core_error_set(err, APIDEX_EDB,
                            "PostgreSQL index %s: generation %lld was replaced while this index "
