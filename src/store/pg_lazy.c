@@ -127,8 +127,7 @@ static int connection(store_pg_lazy *z, apidex_error *err)
     /* the database unreachable: fail at once for a while rather than wait for a connect
        timeout on every row */
     if (core_now() < z->retry_at)
-        return core_error_set(err, APIDEX_ENET, "PostgreSQL index %s: not connected",
-                              z->display);
+        return core_error_set(err, APIDEX_ENET, "PostgreSQL index %s: not connected", z->display);
     PGconn *c = NULL;
     int rc = store_pg_connect(z->url, z->display, &c, err);
     if (!rc)
