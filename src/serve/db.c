@@ -230,6 +230,7 @@ bool serve_db_store_status(serve_db *db, serve_store_status *out)
     store_follow_get(db->follow, &fs);
     serve_snapshot *snap = serve_db_acquire(db);
     out->served = store_index_generation(snap->idx);
+    store_index_fetched(snap->idx, &out->fetched_rows, &out->fetched_bytes);
     serve_snapshot_release(snap);
     out->published = fs.generation;
     out->connected = fs.connected;

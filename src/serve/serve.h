@@ -101,6 +101,7 @@ typedef struct serve_store_status {
     long long served, published; /* generations: the one served, the last one seen */
     bool connected;
     uint64_t reconnects, notifications;
+    size_t fetched_rows, fetched_bytes; /* read from the server by the generation served */
     char error[256];
 } serve_store_status;
 /** Fills out and returns true for a server database; false for an index file. */

@@ -16,6 +16,9 @@ void serve_health_store(serve_db *db, struct json_object *o)
     serve_jadd(s, "generation", json_object_new_int64(st.served));
     serve_jadd(s, "published_generation", json_object_new_int64(st.published));
     serve_jadd(s, "reconnects", json_object_new_int64((int64_t)st.reconnects));
+    /* what the replica read from the server: at open, and rows on demand since */
+    serve_jadd(s, "fetched_rows", json_object_new_int64((int64_t)st.fetched_rows));
+    serve_jadd(s, "fetched_bytes", json_object_new_int64((int64_t)st.fetched_bytes));
     if (!st.connected && st.error[0]) serve_jadd(s, "error", json_object_new_string(st.error));
     serve_jadd(o, "store", s);
 }

@@ -4,6 +4,9 @@
  * it opens any index. Everything above the store stays backend-blind, and both backends
  * answer from the same rows in the same order.
  *
+ * A replica (store_pg_open) copies only the tables opening reads and gets the rest on
+ * demand (pg_lazy.c); a build's starting point (pg_publish.c) copies every table.
+ *
  * The copy runs in one REPEATABLE READ transaction: a publish that flips the generation
  * meanwhile is not seen, and a generation dropped before its tables were locked fails the
  * copy, which is tried again from the new current generation.
@@ -53,8 +56,22 @@ static int bind_field(sqlite3_stmt *st, int i, const PGresult *r, int f)
     }
 }
 
-/* The column names of table `name` in db, as "c1", "c2" (quoted) into cols; *n their count. */
-static int table_columns(sqlite3 *db, const char *name, core_buf *cols, int *n)
+/* Columns a replica reads only when shown, one row at a time (store_pg_lazy_text): left
+   out of the tables it copies (their defaults, NULL or '', stand in the local file). */
+bool store_pg_heavy(const char *table, const char *column)
+{
+    if (!strcmp(table, "apis")) return !strcmp(column, "snapshot");
+    if (!strcmp(table, "operations") || !strcmp(table, "schemas"))
+        return !strcmp(column, "content");
+    if (!strcmp(table, "chunks"))
+        return !strcmp(column, "content") || !strcmp(column, "text") ||
+               !strcmp(column, "metadata") || !strncmp(column, "t_", 2);
+    return false;
+}
+
+/* The column names of table `name` in db, as "c1", "c2" (quoted) into cols; *n their count.
+   light: without the columns store_pg_heavy names. */
+static int table_columns(sqlite3 *db, const char *name, bool light, core_buf *cols, int *n)
 {
     char sql[256];
     snprintf(sql, sizeof sql, "PRAGMA table_info(\"%s\")", name);
@@ -62,22 +79,24 @@ static int table_columns(sqlite3 *db, const char *name, core_buf *cols, int *n)
     *n = 0;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return APIDEX_EDB;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        core_buf_printf(cols, "%s\"%s\"", *n ? ", " : "", (const char *)sqlite3_column_text(st, 1));
+        const char *col = (const char *)sqlite3_column_text(st, 1);
+        if (light && store_pg_heavy(name, col)) continue;
+        core_buf_printf(cols, "%s\"%s\"", *n ? ", " : "", col);
         (*n)++;
     }
     sqlite3_finalize(st);
     return cols->failed ? APIDEX_ENOMEM : 0;
 }
 
-/* Copies table `name` of generation gen into db. rowid: an ordinary table (keeps its rowids). */
-static int copy_table(PGconn *c, const char *display, long long gen, sqlite3 *db, const char *name,
-                      bool rowid, apidex_error *err)
+int store_pg_copy_table(PGconn *c, const char *display, long long gen, sqlite3 *db,
+                        const char *name, unsigned mode, store_pg_counts *counts, apidex_error *err)
 {
+    bool rowid = !(mode & STORE_PG_NO_ROWID), light = mode & STORE_PG_LIGHT;
     core_buf cols, q;
     core_buf_init(&cols, 0);
     core_buf_init(&q, 0);
     int n = 0;
-    int rc = table_columns(db, name, &cols, &n);
+    int rc = table_columns(db, name, light, &cols, &n);
     if (rc) {
         core_buf_free(&cols);
         return rc == APIDEX_ENOMEM ? core_error_set(err, rc, "out of memory")
@@ -88,7 +107,8 @@ static int copy_table(PGconn *c, const char *display, long long gen, sqlite3 *db
     sqlite3_stmt *ins = NULL;
     core_buf isql;
     core_buf_init(&isql, 0);
-    core_buf_printf(&isql, "INSERT INTO \"%s\"(%s%s) VALUES(?", name, rowid ? "rowid, " : "",
+    core_buf_printf(&isql, "INSERT%s INTO \"%s\"(%s%s) VALUES(?",
+                    mode & STORE_PG_REPLACE ? " OR REPLACE" : "", name, rowid ? "rowid, " : "",
                     cols.data);
     for (int i = 1; i < n + (rowid ? 1 : 0); i++) core_buf_puts(&isql, ", ?");
     core_buf_puts(&isql, ")");
@@ -112,6 +132,10 @@ static int copy_table(PGconn *c, const char *display, long long gen, sqlite3 *db
             if (bind_field(ins, p++, r, f) != SQLITE_OK) rc = store_db_error(db, "index copy", err);
         if (!rc && sqlite3_step(ins) != SQLITE_DONE) rc = store_db_error(db, "index copy", err);
         sqlite3_reset(ins);
+        if (counts) {
+            counts->rows++;
+            for (int f = 0; f <= n; f++) counts->bytes += (size_t)PQgetlength(r, 0, f);
+        }
     }
     sqlite3_finalize(ins);
     core_buf_free(&cols);
@@ -120,8 +144,18 @@ static int copy_table(PGconn *c, const char *display, long long gen, sqlite3 *db
     return rc;
 }
 
-int store_pg_fetch(PGconn *c, const char *display, long long gen, const char *dest,
-                   apidex_error *err)
+/* The tables a replica copies when it opens (the rest on first use, pg_lazy.c): what
+   store_open, store_index_info, store_apis and the search image read. */
+static bool open_table(const char *name)
+{
+    static const char *const names[] = {"meta", "documents", "apis", "aliases", "image"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(name, names[i])) return true;
+    return false;
+}
+
+int store_pg_fetch(PGconn *c, const char *display, long long gen, const char *dest, bool all,
+                   store_pg_counts *counts, apidex_error *err)
 {
     char sql[256];
     snprintf(sql, sizeof sql,
@@ -131,6 +165,11 @@ int store_pg_fetch(PGconn *c, const char *display, long long gen, const char *de
         int rc = store_pg_error(c, ddl, display, APIDEX_EDB, err);
         PQclear(ddl);
         return rc;
+    }
+    if (counts) {
+        counts->rows += (size_t)PQntuples(ddl);
+        for (int i = 0; i < PQntuples(ddl); i++)
+            for (int f = 0; f < 3; f++) counts->bytes += (size_t)PQgetlength(ddl, i, f);
     }
     sqlite3 *db = NULL;
     int rc = 0;
@@ -152,10 +191,13 @@ int store_pg_fetch(PGconn *c, const char *display, long long gen, const char *de
             rc = store_exec(db, p, err);
         }
     }
-    for (int i = 0; i < rows && !rc; i++)
-        if (!strcmp(PQgetvalue(ddl, i, 0), "table"))
-            rc = copy_table(c, display, gen, db, PQgetvalue(ddl, i, 1),
-                            !strcasestr(PQgetvalue(ddl, i, 2), "WITHOUT ROWID"), err);
+    for (int i = 0; i < rows && !rc; i++) {
+        const char *name = PQgetvalue(ddl, i, 1);
+        if (strcmp(PQgetvalue(ddl, i, 0), "table") || (!all && !open_table(name))) continue;
+        unsigned mode = strcasestr(PQgetvalue(ddl, i, 2), "WITHOUT ROWID") ? STORE_PG_NO_ROWID : 0;
+        if (!all) mode |= STORE_PG_LIGHT;
+        rc = store_pg_copy_table(c, display, gen, db, name, mode, counts, err);
+    }
     for (int i = 0; i < rows && !rc; i++)
         if (!strcmp(PQgetvalue(ddl, i, 0), "index"))
             rc = store_exec(db, PQgetvalue(ddl, i, 2), err);
@@ -166,10 +208,12 @@ int store_pg_fetch(PGconn *c, const char *display, long long gen, const char *de
     return rc;
 }
 
-/* One try at opening the current generation: 1 (and err) when it vanished under us. */
-static int open_once(PGconn *c, const char *url, const char *display, store_index **out,
+/* One try at opening the current generation: 1 (and err) when it vanished under us. On
+   success *cp is the index's (its transaction keeps the generation, pg_lazy.c). */
+static int open_once(PGconn **cp, const char *url, const char *display, store_index **out,
                      apidex_error *err)
 {
+    PGconn *c = *cp;
     int rc = store_pg_exec(c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", display, err);
     store_pg_current cur;
     if (!rc) rc = store_pg_current_read(c, display, &cur, err);
@@ -188,31 +232,42 @@ static int open_once(PGconn *c, const char *url, const char *display, store_inde
     if (!rc) rc = store_pg_tempdir(&dir, err);
     char path[4096] = "";
     if (dir) snprintf(path, sizeof path, "%s/index.db", dir);
+    store_pg_counts counts = {0};
     if (!rc) {
-        rc = store_pg_fetch(c, display, cur.generation, path, err);
+        rc = store_pg_lock_generation(c, display, cur.generation, 0, err);
+        if (!rc) rc = store_pg_fetch(c, display, cur.generation, path, false, &counts, err);
         if (rc == APIDEX_EDB) {
             /* dropped by a publish between reading `current` and locking its tables? */
-            PGresult *r = PQexec(c, "ROLLBACK");
-            PQclear(r);
+            PQclear(PQexec(c, "ROLLBACK"));
             store_pg_tempdir_remove(dir);
             free(dir);
             return 1;
         }
     }
-    PGresult *r = PQexec(c, rc ? "ROLLBACK" : "COMMIT");
-    PQclear(r);
-    (void)url;
+    /* read-write: the tables not copied yet are filled in on first use */
     if (!rc) {
-        rc = store_open(path, true, out, err);
-        if (rc)
-            store_pg_error_rename(err, path, display);
-        else
-            store_index_set_generation(*out, cur.generation);
+        rc = store_open(path, false, out, err);
+        if (rc) store_pg_error_rename(err, path, display);
     }
-    /* The reader keeps the file open; its name is no longer needed. */
-    store_pg_tempdir_remove(dir);
-    free(dir);
-    return rc;
+    store_pg_lazy *z = NULL;
+    if (!rc)
+        rc = store_exec(store_index_db(*out), "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF",
+                        err);
+    if (!rc)
+        rc = store_pg_lazy_new(c, url, display, cur.generation, store_index_version(*out), dir,
+                               &counts, &z, err);
+    if (rc) {
+        store_close(*out);
+        *out = NULL;
+        PQclear(PQexec(c, "ROLLBACK"));
+        store_pg_tempdir_remove(dir);
+        free(dir);
+        return rc;
+    }
+    store_index_set_generation(*out, cur.generation);
+    store_index_set_lazy(*out, z);
+    *cp = NULL;
+    return 0;
 }
 
 int store_pg_open(const char *url, store_index **out, apidex_error *err)
@@ -223,11 +278,11 @@ int store_pg_open(const char *url, store_index **out, apidex_error *err)
     PGconn *c = NULL;
     int rc = store_pg_connect(url, display, &c, err);
     for (int attempt = 0; !rc && attempt < 5; attempt++) {
-        rc = open_once(c, url, display, out, err);
+        rc = open_once(&c, url, display, out, err);
         if (rc != 1) break;
         if (attempt == 4) rc = APIDEX_EDB; /* err holds the last failure */
     }
-    PQfinish(c);
+    if (c) PQfinish(c);
     return rc;
 }
 

@@ -38,9 +38,32 @@ typedef struct store_pg_current {
 int store_pg_current_read(PGconn *c, const char *display, store_pg_current *out, apidex_error *err);
 
 /** Copies generation `gen` into a new SQLite index file at dest (in the caller's
-    transaction). */
-int store_pg_fetch(PGconn *c, const char *display, long long gen, const char *dest,
-                   apidex_error *err);
+    transaction). all: every table, in full (a build's starting point); else only the
+    tables opening reads, light (a replica: the rest on demand, pg_lazy.c). counts: the
+    rows and bytes read are added to it (or NULL). */
+int store_pg_fetch(PGconn *c, const char *display, long long gen, const char *dest, bool all,
+                   store_pg_counts *counts, apidex_error *err);
+
+/** True for a column a replica reads one row at a time when shown, never with its table. */
+bool store_pg_heavy(const char *table, const char *column);
+/** store_pg_copy_table modes: the table has no rowid (key order instead); without the heavy
+    columns; INSERT OR REPLACE (rows a light copy made before). */
+enum { STORE_PG_NO_ROWID = 1, STORE_PG_LIGHT = 2, STORE_PG_REPLACE = 4 };
+/** Copies table `name` of generation gen into db (which has the table), in row order. */
+int store_pg_copy_table(PGconn *c, const char *display, long long gen, sqlite3 *db,
+                        const char *name, unsigned mode, store_pg_counts *counts,
+                        apidex_error *err);
+
+/** In c's transaction: ACCESS SHARE locks on every table of generation gen (a publish
+    cannot drop it until the transaction ends) and, unless build_id is 0, a check that it
+    still holds the index of that build id. APIDEX_EDB when it is gone. */
+int store_pg_lock_generation(PGconn *c, const char *display, long long gen, uint64_t build_id,
+                             apidex_error *err);
+/** A replica's rows on demand (pg_lazy.c) over c, which is in the transaction that copied
+    the generation and locked it; takes c and dir (the private file's directory). */
+int store_pg_lazy_new(PGconn *c, const char *url, const char *display, long long generation,
+                      uint64_t build_id, char *dir, const store_pg_counts *counts,
+                      store_pg_lazy **out, apidex_error *err);
 
 /** Creates a private temp directory for local copies ($TMPDIR or /tmp); *out: free(),
     store_pg_tempdir_remove. */

@@ -205,10 +205,12 @@ static int publish_table(PGconn *c, const char *display, sqlite3 *db, const char
     core_buf_init(&sel, 0);
     col_kind kinds[64];
     int n = 0;
+    bool heavy = false; /* a column replicas read by _rowid (pg_lazy.c): indexed */
     core_buf_printf(&create, "CREATE TABLE %s.\"%s\"(_rowid bigint NOT NULL", ns, name);
     while (sqlite3_step(st) == SQLITE_ROW && n < 64) {
         const char *col = (const char *)sqlite3_column_text(st, 1);
         kinds[n] = decl_kind((const char *)sqlite3_column_text(st, 2));
+        heavy = heavy || store_pg_heavy(name, col);
         core_buf_printf(&create, ", \"%s\" %s", col, pg_types[kinds[n]]);
         core_buf_printf(&cols, "%s\"%s\"", n ? ", " : "", col);
         n++;
@@ -263,6 +265,12 @@ static int publish_table(PGconn *c, const char *display, sqlite3 *db, const char
                 rc = store_pg_error(c, r, display, APIDEX_EDB, err);
     }
     sqlite3_finalize(st);
+    if (!rc && heavy) {
+        core_buf_reset(&create);
+        core_buf_printf(&create, "CREATE INDEX ON %s.\"%s\"(_rowid)", ns, name);
+        rc = create.failed ? core_error_set(err, APIDEX_ENOMEM, "out of memory")
+                           : store_pg_exec(c, create.data, display, err);
+    }
     core_arena_free(scratch);
     core_buf_free(&create);
     core_buf_free(&cols);
@@ -472,7 +480,7 @@ static int stage_locked(store_pg_stage *s, bool full, apidex_error *err)
     if (s->dir) snprintf(s->path, sizeof s->path, "%s/index.db", s->dir);
     if (!rc && s->cur.generation && s->cur.schema_version == STORE_SCHEMA_VERSION && !full) {
         rc = store_pg_exec(c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", display, err);
-        if (!rc) rc = store_pg_fetch(c, display, s->cur.generation, s->path, err);
+        if (!rc) rc = store_pg_fetch(c, display, s->cur.generation, s->path, true, NULL, err);
         PQclear(PQexec(c, rc ? "ROLLBACK" : "COMMIT"));
     }
     return rc;

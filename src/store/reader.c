@@ -56,6 +56,7 @@ struct store_index {
     loaded_vectors *vectors;
     store_mapping image_map; /* the search image's file beside the index (image_map.c) */
     store_doc_cache *docs;   /* the documents loaded again (opdoc.c) */
+    store_pg_lazy *lazy;     /* a PostgreSQL replica's rows on demand (pg_lazy.c), or NULL */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -244,6 +245,7 @@ void store_close(store_index *idx)
 {
     if (!idx) return;
     if (idx->db) sqlite3_close(idx->db);
+    store_pg_lazy_free(idx->lazy); /* after the file it fills in is closed */
     pthread_mutex_destroy(&idx->lock);
     for (loaded_vectors *v = idx->vectors; v;) {
         loaded_vectors *next = v->next;
@@ -291,6 +293,26 @@ uint64_t store_index_version(const store_index *idx)
 void store_index_set_generation(store_index *idx, long long generation)
 {
     idx->generation = generation;
+}
+
+void store_index_set_lazy(store_index *idx, store_pg_lazy *z)
+{
+    idx->lazy = z;
+}
+
+bool store_index_fetched(store_index *idx, size_t *rows, size_t *bytes)
+{
+    store_pg_counts n = {0};
+    if (idx && idx->lazy) store_pg_lazy_counts(idx->lazy, &n);
+    *rows = n.rows;
+    *bytes = n.bytes;
+    return idx && idx->lazy;
+}
+
+/* A replica's table copied into its file before it is read (full: with the heavy columns). */
+static int need(store_index *idx, const char *table, bool full, apidex_error *err)
+{
+    return idx->lazy ? store_pg_lazy_table(idx->lazy, idx->db, table, full, err) : 0;
 }
 
 long long store_index_generation(const store_index *idx)
@@ -489,7 +511,9 @@ static int load_apis(store_index *idx, apidex_error *err)
 static int load_inputs(store_index *idx, apidex_error *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc = prepare(idx,
+    int rc = need(idx, "inputs", false, err);
+    if (!rc)
+        rc = prepare(idx,
                      "SELECT operation, name, location, field, required FROM inputs "
                      "ORDER BY operation, ord",
                      &st, err);
@@ -562,6 +586,7 @@ static int load_ops(store_index *idx, apidex_error *err)
 {
     if (idx->ops_loaded) return 0;
     int rc = load_apis(idx, err);
+    if (!rc) rc = need(idx, "operations", false, err);
     if (rc) return rc;
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
@@ -609,6 +634,7 @@ static int load_schemas(store_index *idx, apidex_error *err)
 {
     if (idx->schemas_loaded) return 0;
     int rc = load_apis(idx, err);
+    if (!rc) rc = need(idx, "schemas", false, err);
     if (rc) return rc;
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
@@ -665,6 +691,7 @@ static int load_chunks(store_index *idx, apidex_error *err)
 {
     if (idx->chunks_loaded) return 0;
     int rc = load_ops(idx, err);
+    if (!rc) rc = need(idx, "chunks", false, err);
     if (rc) return rc;
     core_buf sql;
     core_buf_init(&sql, 0);
@@ -781,6 +808,7 @@ static int load_edges(store_index *idx, apidex_error *err)
     if (idx->edges_loaded) return 0;
     int rc = load_ops(idx, err);
     if (!rc) rc = load_schemas(idx, err);
+    if (!rc) rc = need(idx, "edges", false, err);
     if (rc) return rc;
     if (api_starts_build(idx)) return oom(err);
     size_t *at = calloc(idx->n_apis + 2, sizeof *at), *end = calloc(idx->n_apis + 2, sizeof *at);
@@ -908,14 +936,21 @@ static const char no_text[1];
 /* The first column of the row rowid (sql binds it) into *slot (the arena keeps it until
    store_close), read once; if_null when the column is NULL; "" when unreadable (the
    accessors never fail: a caller shows nothing). */
-static const char *fetch_text(store_index *idx, const char *sql, int64_t rowid, const char **slot,
-                              const char *if_null)
+static const char *fetch_text(store_index *idx, const char *table, const char *column,
+                              int64_t rowid, const char **slot, const char *if_null)
 {
     pthread_mutex_lock(&idx->lock);
+    if (!*slot && idx->lazy) { /* a replica reads it from its generation */
+        const char *text = NULL;
+        if (!store_pg_lazy_row(idx->lazy, table, &column, 1, rowid, idx->arena, &text, NULL))
+            *slot = text ? text : if_null;
+    }
     if (!*slot) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "SELECT \"%s\" FROM \"%s\" WHERE rowid = ?", column, table);
         sqlite3_stmt *st = NULL;
         const char *text = if_null;
-        if (sqlite3_prepare_v2(idx->db, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (!idx->lazy && sqlite3_prepare_v2(idx->db, sql, -1, &st, NULL) == SQLITE_OK) {
             sqlite3_bind_int64(st, 1, rowid);
             bool fail = false;
             if (sqlite3_step(st) == SQLITE_ROW) {
@@ -938,30 +973,29 @@ static const char *fetch_text(store_index *idx, const char *sql, int64_t rowid, 
 const char *store_operation_content(store_index *idx, size_t i)
 {
     if (!idx || !idx->ops_loaded || i >= idx->n_ops) return "";
-    return fetch_text(idx, "SELECT content FROM operations WHERE rowid = ?", idx->op_rowids[i],
-                      &idx->ops[i].content, "");
+    return fetch_text(idx, "operations", "content", idx->op_rowids[i], &idx->ops[i].content, "");
 }
 
 const char *store_api_snapshot(store_index *idx, size_t i)
 {
     if (!idx || !idx->apis_loaded || i >= idx->n_apis) return NULL;
-    const char *t = fetch_text(idx, "SELECT snapshot FROM apis WHERE rowid = ?", idx->api_rowids[i],
-                               &idx->apis[i].snapshot, no_text);
+    const char *t =
+        fetch_text(idx, "apis", "snapshot", idx->api_rowids[i], &idx->apis[i].snapshot, no_text);
     return t == no_text || !*t ? NULL : t;
 }
 
 const char *store_schema_content(store_index *idx, size_t i)
 {
     if (!idx || !idx->schemas_loaded || i >= idx->n_schemas) return "";
-    return fetch_text(idx, "SELECT content FROM schemas WHERE rowid = ?", idx->schema_rowids[i],
-                      &idx->schemas[i].content, "");
+    return fetch_text(idx, "schemas", "content", idx->schema_rowids[i], &idx->schemas[i].content,
+                      "");
 }
 
 const char *store_chunk_content(store_index *idx, size_t i)
 {
     if (!idx || !idx->chunks_loaded || i >= idx->n_chunks) return "";
-    const char *c = fetch_text(idx, "SELECT content FROM chunks WHERE rowid = ?",
-                               idx->chunk_rowids[i], &idx->chunks[i].content, no_text);
+    const char *c = fetch_text(idx, "chunks", "content", idx->chunk_rowids[i],
+                               &idx->chunks[i].content, no_text);
     if (c != no_text) return c;
     /* NULL: an endpoint chunk whose content is its operation's, stored once (writer.c) */
     const store_chunk *ch = &idx->chunks[i];
@@ -972,16 +1006,16 @@ const char *store_chunk_content(store_index *idx, size_t i)
 const char *store_chunk_text(store_index *idx, size_t i)
 {
     if (!idx || !idx->chunks_loaded || i >= idx->n_chunks) return NULL;
-    const char *t = fetch_text(idx, "SELECT text FROM chunks WHERE rowid = ?", idx->chunk_rowids[i],
-                               &idx->chunks[i].text, no_text);
+    const char *t =
+        fetch_text(idx, "chunks", "text", idx->chunk_rowids[i], &idx->chunks[i].text, no_text);
     return t == no_text ? NULL : t;
 }
 
 const char *store_chunk_metadata(store_index *idx, size_t i)
 {
     if (!idx || !idx->chunks_loaded || i >= idx->n_chunks) return NULL;
-    const char *m = fetch_text(idx, "SELECT metadata FROM chunks WHERE rowid = ?",
-                               idx->chunk_rowids[i], &idx->chunks[i].metadata, no_text);
+    const char *m = fetch_text(idx, "chunks", "metadata", idx->chunk_rowids[i],
+                               &idx->chunks[i].metadata, no_text);
     return m == no_text ? NULL : m;
 }
 
@@ -999,6 +1033,14 @@ int store_operation_texts_at(store_index *idx, int64_t rowid, core_arena *a, con
                              const char **description)
 {
     *summary = *description = NULL;
+    if (idx->lazy) { /* a replica: from its generation */
+        static const char *const cols[] = {"summary", "description"};
+        const char *out[2];
+        int rc = store_pg_lazy_row(idx->lazy, "operations", cols, 2, rowid, a, out, NULL);
+        *summary = out[0];
+        *description = out[1];
+        return rc; /* not read: asked again next time */
+    }
     pthread_mutex_lock(&idx->lock);
     sqlite3_stmt *st = NULL;
     bool fail = false;
@@ -1029,6 +1071,7 @@ int store_chunk_terms_scan(store_index *idx, store_terms_fn fn, void *ctx, apide
     const store_chunk *chunks;
     size_t n_chunks;
     int rc = store_chunks(idx, &chunks, &n_chunks, err);
+    if (!rc) rc = need(idx, "chunks", true, err);
     if (rc) return rc;
     core_buf sql;
     core_buf_init(&sql, 0);
@@ -1083,12 +1126,15 @@ int store_vectors_load(store_index *idx, const char *model, const store_vectors 
     }
     loaded_vectors *lv = calloc(1, sizeof *lv);
     sqlite3_stmt *st = NULL;
-    rc =
-        lv ? prepare(idx,
+    rc = lv ? need(idx, "vectors", true, err) : 0;
+    if (!rc)
+        rc =
+            lv ? prepare(
+                     idx,
                      "SELECT c.rowid, v.dim, v.data FROM vectors v JOIN chunks c ON c.id = v.chunk "
                      "WHERE v.model = ? ORDER BY c.rowid",
                      &st, err)
-           : oom(err);
+               : oom(err);
     float *data = NULL;
     size_t *rows = NULL;
     size_t n = 0, cap = 0, dim = 0;

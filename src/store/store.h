@@ -270,6 +270,9 @@ bool store_is_server(const char *path);
 const char *store_display(const char *path, char *buf, size_t cap);
 /** The generation idx was loaded from (server database), 0 for a file. */
 long long store_index_generation(const store_index *idx);
+/** What a PostgreSQL replica has read from the server so far (at open, and the rows read
+    on demand since): false (and zeros) for an index file. */
+bool store_index_fetched(store_index *idx, size_t *rows, size_t *bytes);
 
 /** Follows the published generation of a server database on a thread of its own:
     LISTEN for publishes, a poll every poll_s seconds as the fallback, reconnecting with

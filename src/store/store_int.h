@@ -41,6 +41,22 @@ void store_index_set_generation(store_index *idx, long long generation);
 /** store_open for a server database: the current generation, copied into a private SQLite
     file that the reader opens (its name is removed at once; the open file stays). */
 int store_pg_open(const char *url, store_index **out, apidex_error *err);
+/** What a replica read from the server: rows and bytes (store_index_fetched). */
+typedef struct store_pg_counts {
+    size_t rows, bytes;
+} store_pg_counts;
+/** A replica's rows on demand (pg_lazy.c): the tables opening does not read are copied
+    into the private file on first use (full: with their heavy columns too), heavy columns
+    (store_pg_heavy) are read one row at a time. The index owns it (store_close frees). */
+typedef struct store_pg_lazy store_pg_lazy;
+void store_index_set_lazy(store_index *idx, store_pg_lazy *z);
+int store_pg_lazy_table(store_pg_lazy *z, sqlite3 *db, const char *table, bool full,
+                        apidex_error *err);
+/** Columns cols[0..n) of table's row at rowid into out[0..n), in arena a (NULL when NULL). */
+int store_pg_lazy_row(store_pg_lazy *z, const char *table, const char *const *cols, int n,
+                      int64_t rowid, core_arena *a, const char **out, apidex_error *err);
+void store_pg_lazy_counts(store_pg_lazy *z, store_pg_counts *out);
+void store_pg_lazy_free(store_pg_lazy *z);
 /** The current generation at url, 0 when it cannot be read (store_index_changed). */
 long long store_pg_generation(const char *url);
 
