@@ -3,7 +3,7 @@
  * accessors the search stage ranks over. Each table is loaded once, on first
  * use, under the index lock, into the index's arena.
  */
-#include "store/store_int.h"
+#include "store/reader_int.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -11,63 +11,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* An id → array index map (open addressing; slots hold index + 1, 0 = empty). */
-typedef struct id_map {
-    size_t *slots;
-    size_t mask;
-} id_map;
-
-typedef struct loaded_vectors {
-    store_vectors v;
-    struct loaded_vectors *next;
-} loaded_vectors;
-
-struct store_index {
-    sqlite3 *db;
-    char *path;
-    struct stat st; /* of the file when it was opened */
-    uint64_t build_id;
-    pthread_mutex_t lock;
-    long long generation; /* server database: the generation this copy was made from */
-    core_arena *arena;
-    store_info info;
-    bool have_info;
-    store_api *apis;
-    int64_t *api_rowids; /* parallel to apis: where to read an API's snapshot */
-    size_t n_apis;
-    bool apis_loaded;
-    store_operation *ops;
-    int64_t *op_rowids; /* parallel to ops: where to read an operation's content */
-    size_t n_ops;
-    bool ops_loaded;
-    store_schema *schemas;
-    int64_t *schema_rowids; /* parallel to schemas */
-    size_t n_schemas;
-    bool schemas_loaded;
-    store_chunk *chunks;
-    int64_t *chunk_rowids; /* ascending, parallel to chunks */
-    size_t n_chunks;
-    bool chunks_loaded;
-    store_edge *edges;
-    size_t n_edges;
-    size_t *op_starts, *schema_starts; /* per API: its first index in ops / schemas */
-    bool edges_loaded;
-    id_map api_map, op_map, schema_map;
-    loaded_vectors *vectors;
-    store_mapping image_map; /* the search image's file beside the index (image_map.c) */
-    store_doc_cache *docs;   /* the documents loaded again (opdoc.c) */
-    store_pg_lazy *lazy;     /* a PostgreSQL replica's rows on demand (pg_lazy.c), or NULL */
-};
-
 /* ---------------------------------------------------------------- helpers */
 
-static int oom(apidex_error *err)
+int store_r_oom(apidex_error *err)
 {
     return core_error_set(err, APIDEX_ENOMEM, "out of memory while reading the index");
 }
 
 /* A column as an arena string (NULL for SQL NULL), packed text decoded; sets *fail on OOM. */
-static const char *col_str(store_index *idx, sqlite3_stmt *st, int i, bool *fail)
+const char *store_r_col_str(store_index *idx, sqlite3_stmt *st, int i, bool *fail)
 {
     return store_unpack_column(st, i, idx->arena, NULL, fail);
 }
@@ -75,11 +27,11 @@ static const char *col_str(store_index *idx, sqlite3_stmt *st, int i, bool *fail
 /* Like col_str but "" instead of NULL. */
 static const char *col_str0(store_index *idx, sqlite3_stmt *st, int i, bool *fail)
 {
-    const char *s = col_str(idx, st, i, fail);
+    const char *s = store_r_col_str(idx, st, i, fail);
     return s ? s : "";
 }
 
-static size_t col_size(sqlite3_stmt *st, int i)
+size_t store_r_col_size(sqlite3_stmt *st, int i)
 {
     sqlite3_int64 v = sqlite3_column_int64(st, i);
     return v > 0 ? (size_t)v : 0;
@@ -136,7 +88,7 @@ static long api_index_of(store_index *idx, const char *api)
     return map_find(&idx->api_map, api_key, idx->apis, api);
 }
 
-static int prepare(store_index *idx, const char *sql, sqlite3_stmt **st, apidex_error *err)
+int store_r_prepare(store_index *idx, const char *sql, sqlite3_stmt **st, apidex_error *err)
 {
     if (sqlite3_prepare_v2(idx->db, sql, -1, st, NULL) != SQLITE_OK)
         return store_damaged_error(idx->path, sqlite3_extended_errcode(idx->db), err);
@@ -152,7 +104,7 @@ static size_t count_rows(store_index *idx, const char *table)
     size_t n = 0;
     if (sqlite3_prepare_v2(idx->db, sql, -1, &st, NULL) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW)
-        n = col_size(st, 0);
+        n = store_r_col_size(st, 0);
     sqlite3_finalize(st);
     return n;
 }
@@ -162,14 +114,14 @@ static size_t count_rows(store_index *idx, const char *table)
 static int read_meta(store_index *idx, const char *key, const char **out, apidex_error *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc = prepare(idx, "SELECT value FROM meta WHERE key = ?", &st, err);
+    int rc = store_r_prepare(idx, "SELECT value FROM meta WHERE key = ?", &st, err);
     if (rc) return rc;
     sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
     bool fail = false;
     *out = "";
     if (sqlite3_step(st) == SQLITE_ROW) *out = col_str0(idx, st, 0, &fail);
     sqlite3_finalize(st);
-    return fail ? oom(err) : 0;
+    return fail ? store_r_oom(err) : 0;
 }
 
 int store_open(const char *path, bool readonly, store_index **out, apidex_error *err)
@@ -184,14 +136,14 @@ int store_open(const char *path, bool readonly, store_index **out, apidex_error 
     if (!S_ISREG(st.st_mode))
         return core_error_set(err, APIDEX_EINVAL, "%s is not an index file", path);
     store_index *idx = calloc(1, sizeof *idx);
-    if (!idx) return oom(err);
+    if (!idx) return store_r_oom(err);
     pthread_mutex_init(&idx->lock, NULL);
     idx->arena = core_arena_new(0);
     size_t plen = strlen(path) + 1;
     idx->path = malloc(plen);
     if (!idx->arena || !idx->path) {
         store_close(idx);
-        return oom(err);
+        return store_r_oom(err);
     }
     memcpy(idx->path, path, plen);
 
@@ -205,7 +157,7 @@ int store_open(const char *path, bool readonly, store_index **out, apidex_error 
     if (rc) {
         core_buf_free(&uri);
         store_close(idx);
-        return oom(err);
+        return store_r_oom(err);
     }
     int flags = (readonly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE) |
                 SQLITE_OPEN_FULLMUTEX;
@@ -310,7 +262,7 @@ bool store_index_fetched(store_index *idx, size_t *rows, size_t *bytes)
 }
 
 /* A replica's table copied into its file before it is read (full: with the heavy columns). */
-static int need(store_index *idx, const char *table, bool full, apidex_error *err)
+int store_r_need(store_index *idx, const char *table, bool full, apidex_error *err)
 {
     return idx->lazy ? store_pg_lazy_table(idx->lazy, idx->db, table, full, err) : 0;
 }
@@ -384,14 +336,14 @@ typedef int (*row_fn)(store_index *idx, sqlite3_stmt *st, size_t i);
 static int rows_begin(store_index *idx, const char *sql, const char *table, size_t elem, void **arr,
                       size_t *cap, sqlite3_stmt **st, apidex_error *err)
 {
-    int rc = prepare(idx, sql, st, err);
+    int rc = store_r_prepare(idx, sql, st, err);
     if (rc) return rc;
     *cap = count_rows(idx, table);
     *arr = core_arena_calloc(idx->arena, *cap ? *cap : 1, elem);
     if (!*arr) {
         sqlite3_finalize(*st);
         *st = NULL;
-        return oom(err);
+        return store_r_oom(err);
     }
     return 0;
 }
@@ -412,7 +364,7 @@ static int rows_run(store_index *idx, sqlite3_stmt *st, size_t cap, const char *
             (*n)++;
     }
     sqlite3_finalize(st);
-    if (fail) return oom(err);
+    if (fail) return store_r_oom(err);
     if (rc != SQLITE_DONE && rc != SQLITE_ROW)
         return (rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB
                    ? store_damaged_error(idx->path, rc, err)
@@ -426,20 +378,20 @@ static int api_row(store_index *idx, sqlite3_stmt *st, size_t i)
     store_api *a = &idx->apis[i];
     a->id = col_str0(idx, st, 0, &fail);
     a->document = col_str0(idx, st, 1, &fail);
-    a->title = col_str(idx, st, 2, &fail);
-    a->version = col_str(idx, st, 3, &fail);
-    a->description = col_str(idx, st, 4, &fail);
-    a->spec_version = col_str(idx, st, 5, &fail);
+    a->title = store_r_col_str(idx, st, 2, &fail);
+    a->version = store_r_col_str(idx, st, 3, &fail);
+    a->description = store_r_col_str(idx, st, 4, &fail);
+    a->spec_version = store_r_col_str(idx, st, 5, &fail);
     if (store_json_api(idx->arena, a, (const char *)sqlite3_column_text(st, 6),
                        (const char *)sqlite3_column_text(st, 7)))
         fail = true;
-    a->n_ops = col_size(st, 8);
-    a->n_schemas = col_size(st, 9);
+    a->n_ops = store_r_col_size(st, 8);
+    a->n_schemas = store_r_col_size(st, 9);
     const char *h = (const char *)sqlite3_column_text(st, 10);
     a->content_hash = h ? strtoull(h, NULL, 16) : 0;
-    a->n_files = col_size(st, 11);
-    a->provider = col_str(idx, st, 12, &fail);
-    a->overrides = col_str(idx, st, 13, &fail);
+    a->n_files = store_r_col_size(st, 11);
+    a->provider = store_r_col_str(idx, st, 12, &fail);
+    a->overrides = store_r_col_str(idx, st, 13, &fail);
     idx->api_rowids[i] = sqlite3_column_int64(st, 14);
     return fail ? -1 : 0;
 }
@@ -449,7 +401,7 @@ static int load_aliases(store_index *idx, apidex_error *err)
 {
     for (int pass = 0; pass < 2; pass++) {
         sqlite3_stmt *st = NULL;
-        if (prepare(idx, "SELECT alias, api FROM aliases ORDER BY alias", &st, err))
+        if (store_r_prepare(idx, "SELECT alias, api FROM aliases ORDER BY alias", &st, err))
             return APIDEX_EDB;
         int rc;
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -465,7 +417,7 @@ static int load_aliases(store_index *idx, apidex_error *err)
             api->aliases[api->n_aliases++] = col_str0(idx, st, 0, &fail);
             if (fail) {
                 sqlite3_finalize(st);
-                return oom(err);
+                return store_r_oom(err);
             }
         }
         sqlite3_finalize(st);
@@ -474,7 +426,7 @@ static int load_aliases(store_index *idx, apidex_error *err)
             store_api *api = &idx->apis[i];
             if (pass == 1 || !api->n_aliases) continue;
             api->aliases = core_arena_calloc(idx->arena, api->n_aliases, sizeof *api->aliases);
-            if (!api->aliases) return oom(err);
+            if (!api->aliases) return store_r_oom(err);
             api->n_aliases = 0;
         }
     }
@@ -495,11 +447,11 @@ static int load_apis(store_index *idx, apidex_error *err)
     idx->apis = arr;
     if (!rc && !(idx->api_rowids = core_arena_calloc(idx->arena, cap ? cap : 1, sizeof(int64_t)))) {
         sqlite3_finalize(st);
-        rc = oom(err);
+        rc = store_r_oom(err);
     }
     if (!rc) rc = rows_run(idx, st, cap, "apis", api_row, &idx->n_apis, err);
     if (rc) return rc;
-    if (map_build(idx, &idx->api_map, idx->n_apis, api_key, idx->apis)) return oom(err);
+    if (map_build(idx, &idx->api_map, idx->n_apis, api_key, idx->apis)) return store_r_oom(err);
     rc = load_aliases(idx, err);
     if (rc) return rc;
     __atomic_store_n(&idx->apis_loaded, true, __ATOMIC_RELEASE);
@@ -511,19 +463,19 @@ static int load_apis(store_index *idx, apidex_error *err)
 static int load_inputs(store_index *idx, apidex_error *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc = need(idx, "inputs", false, err);
+    int rc = store_r_need(idx, "inputs", false, err);
     if (!rc)
-        rc = prepare(idx,
-                     "SELECT operation, name, location, field, required FROM inputs "
-                     "ORDER BY operation, ord",
-                     &st, err);
+        rc = store_r_prepare(idx,
+                             "SELECT operation, name, location, field, required FROM inputs "
+                             "ORDER BY operation, ord",
+                             &st, err);
     if (rc) return rc;
     /* Rows come grouped by operation: count a group, then copy it. */
     size_t cap = count_rows(idx, "inputs");
     store_input *all = cap ? core_arena_calloc(idx->arena, cap, sizeof *all) : NULL;
     if (cap && !all) {
         sqlite3_finalize(st);
-        return oom(err);
+        return store_r_oom(err);
     }
     size_t used = 0;
     long cur = -1;
@@ -542,12 +494,12 @@ static int load_inputs(store_index *idx, apidex_error *err)
         store_input *in = &all[used++];
         in->name = col_str0(idx, st, 1, &fail);
         in->location = col_str0(idx, st, 2, &fail);
-        in->field = col_str(idx, st, 3, &fail);
+        in->field = store_r_col_str(idx, st, 3, &fail);
         in->required = sqlite3_column_int(st, 4) != 0;
         o->n_inputs++;
     }
     sqlite3_finalize(st);
-    if (fail) return oom(err);
+    if (fail) return store_r_oom(err);
     if (rc != SQLITE_DONE && rc != SQLITE_ROW)
         return (rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB
                    ? store_damaged_error(idx->path, rc, err)
@@ -563,19 +515,19 @@ static int op_row(store_index *idx, sqlite3_stmt *st, size_t i)
     o->api = col_str0(idx, st, 1, &fail);
     o->method = col_str0(idx, st, 2, &fail);
     o->path = col_str0(idx, st, 3, &fail);
-    o->operation_id = col_str(idx, st, 4, &fail);
-    o->summary = col_str(idx, st, 5, &fail);
-    o->description = col_str(idx, st, 6, &fail);
+    o->operation_id = store_r_col_str(idx, st, 4, &fail);
+    o->summary = store_r_col_str(idx, st, 5, &fail);
+    o->description = store_r_col_str(idx, st, 6, &fail);
     if (store_json_strings(idx->arena, (const char *)sqlite3_column_text(st, 7), &o->tags,
                            &o->n_tags))
         fail = true;
     o->deprecated = sqlite3_column_int(st, 8) != 0;
-    o->pointer = col_str(idx, st, 9, &fail);
-    o->capability = col_str(idx, st, 10, &fail);
+    o->pointer = store_r_col_str(idx, st, 9, &fail);
+    o->capability = store_r_col_str(idx, st, 10, &fail);
     idx->op_rowids[i] = sqlite3_column_int64(st, 11);
-    o->tokens = col_size(st, 12);
+    o->tokens = store_r_col_size(st, 12);
     o->action = sqlite3_column_int(st, 13);
-    o->verb = col_str(idx, st, 14, &fail);
+    o->verb = store_r_col_str(idx, st, 14, &fail);
     o->flags = (unsigned)sqlite3_column_int64(st, 15);
     long ai = api_index_of(idx, o->api);
     o->api_index = ai >= 0 ? (size_t)ai : 0;
@@ -586,7 +538,7 @@ static int load_ops(store_index *idx, apidex_error *err)
 {
     if (idx->ops_loaded) return 0;
     int rc = load_apis(idx, err);
-    if (!rc) rc = need(idx, "operations", false, err);
+    if (!rc) rc = store_r_need(idx, "operations", false, err);
     if (rc) return rc;
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
@@ -600,11 +552,11 @@ static int load_ops(store_index *idx, apidex_error *err)
     idx->ops = arr;
     if (!rc && !(idx->op_rowids = core_arena_calloc(idx->arena, cap ? cap : 1, sizeof(int64_t)))) {
         sqlite3_finalize(st);
-        rc = oom(err);
+        rc = store_r_oom(err);
     }
     if (!rc) rc = rows_run(idx, st, cap, "operations", op_row, &idx->n_ops, err);
     if (rc) return rc;
-    if (map_build(idx, &idx->op_map, idx->n_ops, op_key, idx->ops)) return oom(err);
+    if (map_build(idx, &idx->op_map, idx->n_ops, op_key, idx->ops)) return store_r_oom(err);
     rc = load_inputs(idx, err);
     if (rc) return rc;
     __atomic_store_n(&idx->ops_loaded, true, __ATOMIC_RELEASE);
@@ -620,10 +572,10 @@ static int schema_row(store_index *idx, sqlite3_stmt *st, size_t i)
     s->id = col_str0(idx, st, 0, &fail);
     s->api = col_str0(idx, st, 1, &fail);
     s->name = col_str0(idx, st, 2, &fail);
-    s->pointer = col_str(idx, st, 3, &fail);
+    s->pointer = store_r_col_str(idx, st, 3, &fail);
     idx->schema_rowids[i] = sqlite3_column_int64(st, 4);
-    s->tokens = col_size(st, 5);
-    s->used_by = col_size(st, 6);
+    s->tokens = store_r_col_size(st, 5);
+    s->used_by = store_r_col_size(st, 6);
     s->in_cycle = sqlite3_column_int(st, 7) != 0;
     long ai = api_index_of(idx, s->api);
     s->api_index = ai >= 0 ? (size_t)ai : 0;
@@ -634,7 +586,7 @@ static int load_schemas(store_index *idx, apidex_error *err)
 {
     if (idx->schemas_loaded) return 0;
     int rc = load_apis(idx, err);
-    if (!rc) rc = need(idx, "schemas", false, err);
+    if (!rc) rc = store_r_need(idx, "schemas", false, err);
     if (rc) return rc;
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
@@ -647,22 +599,17 @@ static int load_schemas(store_index *idx, apidex_error *err)
     if (!rc &&
         !(idx->schema_rowids = core_arena_calloc(idx->arena, cap ? cap : 1, sizeof(int64_t)))) {
         sqlite3_finalize(st);
-        rc = oom(err);
+        rc = store_r_oom(err);
     }
     if (!rc) rc = rows_run(idx, st, cap, "schemas", schema_row, &idx->n_schemas, err);
     if (rc) return rc;
-    if (map_build(idx, &idx->schema_map, idx->n_schemas, schema_key, idx->schemas)) return oom(err);
+    if (map_build(idx, &idx->schema_map, idx->n_schemas, schema_key, idx->schemas))
+        return store_r_oom(err);
     __atomic_store_n(&idx->schemas_loaded, true, __ATOMIC_RELEASE);
     return 0;
 }
 
 /* ---------------------------------------------------------------- chunks */
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
 
 static int chunk_row(store_index *idx, sqlite3_stmt *st, size_t i)
 {
@@ -675,7 +622,7 @@ static int chunk_row(store_index *idx, sqlite3_stmt *st, size_t i)
     if (store_json_strings(idx->arena, (const char *)sqlite3_column_text(st, 4), &c->endpoints,
                            &c->n_endpoints))
         fail = true;
-    c->tokens = col_size(st, 5);
+    c->tokens = store_r_col_size(st, 5);
     if (c->n_endpoints && !fail) {
         c->endpoint_ops = core_arena_calloc(idx->arena, c->n_endpoints, sizeof(long));
         if (!c->endpoint_ops) fail = true;
@@ -691,7 +638,7 @@ static int load_chunks(store_index *idx, apidex_error *err)
 {
     if (idx->chunks_loaded) return 0;
     int rc = load_ops(idx, err);
-    if (!rc) rc = need(idx, "chunks", false, err);
+    if (!rc) rc = store_r_need(idx, "chunks", false, err);
     if (rc) return rc;
     core_buf sql;
     core_buf_init(&sql, 0);
@@ -702,7 +649,7 @@ static int load_chunks(store_index *idx, apidex_error *err)
                         "ORDER BY rowid");
     if (sql.failed) {
         core_buf_free(&sql);
-        return oom(err);
+        return store_r_oom(err);
     }
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
@@ -714,7 +661,7 @@ static int load_chunks(store_index *idx, apidex_error *err)
     idx->chunk_rowids = core_arena_calloc(idx->arena, cap ? cap : 1, sizeof *idx->chunk_rowids);
     if (!idx->chunk_rowids) {
         sqlite3_finalize(st);
-        return oom(err);
+        return store_r_oom(err);
     }
     rc = rows_run(idx, st, cap, "chunks", chunk_row, &idx->n_chunks, err);
     if (rc) return rc;
@@ -769,8 +716,8 @@ static int edge_row(store_index *idx, sqlite3_stmt *st, size_t i, int kind, long
     e->dst = e->dst_index < 0              ? ""
              : kind == STORE_EDGE_PRODUCER ? idx->ops[e->dst_index].id
                                            : idx->schemas[e->dst_index].id;
-    e->param = col_str(idx, st, 3, &fail);
-    e->field = col_str(idx, st, 4, &fail);
+    e->param = store_r_col_str(idx, st, 3, &fail);
+    e->field = store_r_col_str(idx, st, 4, &fail);
     e->score = sqlite3_column_double(st, 5);
     e->explicit_hint = sqlite3_column_int(st, 6) != 0;
     e->features = (unsigned)sqlite3_column_int64(st, 7);
@@ -783,13 +730,14 @@ static int edge_row(store_index *idx, sqlite3_stmt *st, size_t i, int kind, long
 static long edge_slots(store_index *idx, size_t *at)
 {
     sqlite3_stmt *st = NULL;
-    if (prepare(idx, "SELECT api, count(*) FROM edges WHERE kind BETWEEN 0 AND 2 GROUP BY api", &st,
-                NULL))
+    if (store_r_prepare(idx,
+                        "SELECT api, count(*) FROM edges WHERE kind BETWEEN 0 AND 2 GROUP BY api",
+                        &st, NULL))
         return -1;
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         long ai = api_index_of(idx, (const char *)sqlite3_column_text(st, 0));
-        at[ai >= 0 ? (size_t)ai : idx->n_apis] += col_size(st, 1);
+        at[ai >= 0 ? (size_t)ai : idx->n_apis] += store_r_col_size(st, 1);
     }
     sqlite3_finalize(st);
     size_t total = 0;
@@ -808,20 +756,21 @@ static int load_edges(store_index *idx, apidex_error *err)
     if (idx->edges_loaded) return 0;
     int rc = load_ops(idx, err);
     if (!rc) rc = load_schemas(idx, err);
-    if (!rc) rc = need(idx, "edges", false, err);
+    if (!rc) rc = store_r_need(idx, "edges", false, err);
     if (rc) return rc;
-    if (api_starts_build(idx)) return oom(err);
+    if (api_starts_build(idx)) return store_r_oom(err);
     size_t *at = calloc(idx->n_apis + 2, sizeof *at), *end = calloc(idx->n_apis + 2, sizeof *at);
     long total = at && end ? edge_slots(idx, at) : -1;
     sqlite3_stmt *st = NULL;
     if (total >= 0)
         idx->edges = core_arena_calloc(idx->arena, total ? (size_t)total : 1, sizeof *idx->edges);
-    rc = total < 0     ? store_damaged_error(idx->path, sqlite3_extended_errcode(idx->db), err)
-         : !idx->edges ? oom(err)
-                       : prepare(idx,
-                                 "SELECT kind, src, dst, param, field, score, hint, features, "
-                                 "api FROM edges ORDER BY api, seq",
-                                 &st, err);
+    rc = total < 0 ? store_damaged_error(idx->path, sqlite3_extended_errcode(idx->db), err)
+         : !idx->edges
+             ? store_r_oom(err)
+             : store_r_prepare(idx,
+                               "SELECT kind, src, dst, param, field, score, hint, features, "
+                               "api FROM edges ORDER BY api, seq",
+                               &st, err);
     for (size_t a = 0; !rc && a <= idx->n_apis; a++)
         end[a] = a < idx->n_apis ? at[a + 1] : (size_t)total;
     const unsigned char *last = NULL; /* the previous row's API: rows come API by API */
@@ -837,7 +786,7 @@ static int load_edges(store_index *idx, apidex_error *err)
         }
         size_t a = ai >= 0 ? (size_t)ai : idx->n_apis;
         if (at[a] >= end[a]) continue; /* more rows than counted: a damaged file */
-        if (edge_row(idx, st, at[a]++, kind, ai)) rc = oom(err);
+        if (edge_row(idx, st, at[a]++, kind, ai)) rc = store_r_oom(err);
     }
     sqlite3_finalize(st);
     if (!rc && step != SQLITE_DONE)
@@ -926,271 +875,4 @@ long store_find_api(store_index *idx, const char *id)
     long i = load_apis(idx, NULL) ? -1 : api_index_of(idx, id);
     pthread_mutex_unlock(&idx->lock);
     return i;
-}
-
-/* ---------------------------------------------------------------- text read when shown */
-
-/* Marks a chunk's text slot read and found NULL (the chunk was indexed on its content). */
-static const char no_text[1];
-
-/* The first column of the row rowid (sql binds it) into *slot (the arena keeps it until
-   store_close), read once; if_null when the column is NULL; "" when unreadable (the
-   accessors never fail: a caller shows nothing). */
-static const char *fetch_text(store_index *idx, const char *table, const char *column,
-                              int64_t rowid, const char **slot, const char *if_null)
-{
-    pthread_mutex_lock(&idx->lock);
-    if (!*slot && idx->lazy) { /* a replica reads it from its generation */
-        const char *text = NULL;
-        if (!store_pg_lazy_row(idx->lazy, table, &column, 1, rowid, idx->arena, &text, NULL))
-            *slot = text ? text : if_null;
-    }
-    if (!*slot) {
-        char sql[128];
-        snprintf(sql, sizeof sql, "SELECT \"%s\" FROM \"%s\" WHERE rowid = ?", column, table);
-        sqlite3_stmt *st = NULL;
-        const char *text = if_null;
-        if (!idx->lazy && sqlite3_prepare_v2(idx->db, sql, -1, &st, NULL) == SQLITE_OK) {
-            sqlite3_bind_int64(st, 1, rowid);
-            bool fail = false;
-            if (sqlite3_step(st) == SQLITE_ROW) {
-                const char *s = col_str(idx, st, 0, &fail);
-                if (s) text = s;
-            }
-            sqlite3_finalize(st);
-            if (!fail) *slot = text;
-        }
-        if (!*slot) {
-            pthread_mutex_unlock(&idx->lock);
-            return if_null;
-        }
-    }
-    const char *out = *slot;
-    pthread_mutex_unlock(&idx->lock);
-    return out;
-}
-
-const char *store_operation_content(store_index *idx, size_t i)
-{
-    if (!idx || !idx->ops_loaded || i >= idx->n_ops) return "";
-    return fetch_text(idx, "operations", "content", idx->op_rowids[i], &idx->ops[i].content, "");
-}
-
-const char *store_api_snapshot(store_index *idx, size_t i)
-{
-    if (!idx || !idx->apis_loaded || i >= idx->n_apis) return NULL;
-    const char *t =
-        fetch_text(idx, "apis", "snapshot", idx->api_rowids[i], &idx->apis[i].snapshot, no_text);
-    return t == no_text || !*t ? NULL : t;
-}
-
-const char *store_schema_content(store_index *idx, size_t i)
-{
-    if (!idx || !idx->schemas_loaded || i >= idx->n_schemas) return "";
-    return fetch_text(idx, "schemas", "content", idx->schema_rowids[i], &idx->schemas[i].content,
-                      "");
-}
-
-const char *store_chunk_content(store_index *idx, size_t i)
-{
-    if (!idx || !idx->chunks_loaded || i >= idx->n_chunks) return "";
-    const char *c = fetch_text(idx, "chunks", "content", idx->chunk_rowids[i],
-                               &idx->chunks[i].content, no_text);
-    if (c != no_text) return c;
-    /* NULL: an endpoint chunk whose content is its operation's, stored once (writer.c) */
-    const store_chunk *ch = &idx->chunks[i];
-    long op = ch->n_endpoints && ch->endpoint_ops ? ch->endpoint_ops[0] : -1;
-    return op >= 0 ? store_operation_content(idx, (size_t)op) : "";
-}
-
-const char *store_chunk_text(store_index *idx, size_t i)
-{
-    if (!idx || !idx->chunks_loaded || i >= idx->n_chunks) return NULL;
-    const char *t =
-        fetch_text(idx, "chunks", "text", idx->chunk_rowids[i], &idx->chunks[i].text, no_text);
-    return t == no_text ? NULL : t;
-}
-
-const char *store_chunk_metadata(store_index *idx, size_t i)
-{
-    if (!idx || !idx->chunks_loaded || i >= idx->n_chunks) return NULL;
-    const char *m = fetch_text(idx, "chunks", "metadata", idx->chunk_rowids[i],
-                               &idx->chunks[i].metadata, no_text);
-    return m == no_text ? NULL : m;
-}
-
-int64_t store_chunk_rowid(const store_index *idx, size_t i)
-{
-    return idx->chunks_loaded && i < idx->n_chunks ? idx->chunk_rowids[i] : -1;
-}
-
-int64_t store_operation_rowid(const store_index *idx, size_t i)
-{
-    return idx->ops_loaded && i < idx->n_ops ? idx->op_rowids[i] : -1;
-}
-
-int store_operation_texts_at(store_index *idx, int64_t rowid, core_arena *a, const char **summary,
-                             const char **description)
-{
-    *summary = *description = NULL;
-    if (idx->lazy) { /* a replica: from its generation */
-        static const char *const cols[] = {"summary", "description"};
-        const char *out[2];
-        int rc = store_pg_lazy_row(idx->lazy, "operations", cols, 2, rowid, a, out, NULL);
-        *summary = out[0];
-        *description = out[1];
-        return rc; /* not read: asked again next time */
-    }
-    pthread_mutex_lock(&idx->lock);
-    sqlite3_stmt *st = NULL;
-    bool fail = false;
-    if (sqlite3_prepare_v2(idx->db, "SELECT summary, description FROM operations WHERE rowid = ?",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, rowid);
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            *summary = store_unpack_column(st, 0, a, NULL, &fail);
-            *description = store_unpack_column(st, 1, a, NULL, &fail);
-        }
-    }
-    sqlite3_finalize(st);
-    pthread_mutex_unlock(&idx->lock);
-    return fail ? APIDEX_ENOMEM : 0;
-}
-
-unsigned store_loaded(const store_index *idx)
-{
-    unsigned m = 0;
-    if (__atomic_load_n(&idx->ops_loaded, __ATOMIC_ACQUIRE)) m |= STORE_LOADED_OPERATIONS;
-    if (__atomic_load_n(&idx->chunks_loaded, __ATOMIC_ACQUIRE)) m |= STORE_LOADED_CHUNKS;
-    if (__atomic_load_n(&idx->edges_loaded, __ATOMIC_ACQUIRE)) m |= STORE_LOADED_EDGES;
-    return m;
-}
-
-int store_chunk_terms_scan(store_index *idx, store_terms_fn fn, void *ctx, apidex_error *err)
-{
-    const store_chunk *chunks;
-    size_t n_chunks;
-    int rc = store_chunks(idx, &chunks, &n_chunks, err);
-    if (!rc) rc = need(idx, "chunks", true, err);
-    if (rc) return rc;
-    core_buf sql;
-    core_buf_init(&sql, 0);
-    core_buf_puts(&sql, "SELECT rowid, ");
-    store_columns("t_", &sql);
-    core_buf_puts(&sql, " FROM chunks ORDER BY rowid");
-    sqlite3_stmt *st = NULL;
-    rc = sql.failed ? oom(err) : prepare(idx, sql.data, &st, err);
-    core_buf_free(&sql);
-    if (rc) return rc;
-    int step;
-    size_t next = 0; /* rows come in the order of the chunk array */
-    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t rowid = sqlite3_column_int64(st, 0);
-        while (next < n_chunks && idx->chunk_rowids[next] < rowid) next++;
-        if (next == n_chunks) break;
-        if (idx->chunk_rowids[next] != rowid) continue;
-        const char *terms[STORE_FIELD_COUNT];
-        for (int f = 0; f < STORE_FIELD_COUNT; f++) {
-            const unsigned char *t = sqlite3_column_text(st, 1 + f);
-            terms[f] = t ? (const char *)t : "";
-        }
-        rc = fn(ctx, next++, terms);
-        if (rc) core_error_set(err, rc, "out of memory");
-    }
-    if (!rc && step != SQLITE_DONE && step != SQLITE_ROW)
-        rc = (step & 0xff) == SQLITE_CORRUPT || (step & 0xff) == SQLITE_NOTADB
-                 ? store_damaged_error(idx->path, step, err)
-                 : store_db_error(idx->db, "chunks", err);
-    sqlite3_finalize(st);
-    return rc;
-}
-
-/* ---------------------------------------------------------------- vectors */
-
-int store_vectors_load(store_index *idx, const char *model, const store_vectors **out,
-                       apidex_error *err)
-{
-    *out = NULL;
-    if (!model) return core_error_set(err, APIDEX_EINVAL, "no embedding model named");
-    const store_chunk *chunks;
-    size_t n_chunks;
-    int rc = store_chunks(idx, &chunks, &n_chunks, err);
-    if (rc) return rc;
-    pthread_mutex_lock(&idx->lock);
-    for (loaded_vectors *v = idx->vectors; v; v = v->next) {
-        if (!strcmp(v->v.model, model)) {
-            *out = &v->v;
-            pthread_mutex_unlock(&idx->lock);
-            return 0;
-        }
-    }
-    loaded_vectors *lv = calloc(1, sizeof *lv);
-    sqlite3_stmt *st = NULL;
-    rc = lv ? need(idx, "vectors", true, err) : 0;
-    if (!rc)
-        rc =
-            lv ? prepare(
-                     idx,
-                     "SELECT c.rowid, v.dim, v.data FROM vectors v JOIN chunks c ON c.id = v.chunk "
-                     "WHERE v.model = ? ORDER BY c.rowid",
-                     &st, err)
-               : oom(err);
-    float *data = NULL;
-    size_t *rows = NULL;
-    size_t n = 0, cap = 0, dim = 0;
-    if (!rc) {
-        sqlite3_bind_text(st, 1, model, -1, SQLITE_STATIC);
-        int step;
-        while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-            size_t d = col_size(st, 1);
-            int bytes = sqlite3_column_bytes(st, 2);
-            const void *blob = sqlite3_column_blob(st, 2);
-            if (d == 0 || !blob || (size_t)bytes != d * sizeof(float)) continue;
-            if (dim == 0) dim = d;
-            if (d != dim) {
-                rc = core_error_set(err, APIDEX_EDB, "vectors of model %s have mixed dimensions",
-                                    model);
-                break;
-            }
-            int64_t rowid = sqlite3_column_int64(st, 0);
-            const int64_t *p = bsearch(&rowid, idx->chunk_rowids, n_chunks, sizeof rowid, cmp_i64);
-            if (!p) continue;
-            if (n == cap) {
-                size_t ncap = cap ? cap * 2 : 256;
-                float *nd = realloc(data, ncap * dim * sizeof *nd);
-                if (nd) data = nd;
-                size_t *nr = nd ? realloc(rows, ncap * sizeof *nr) : NULL;
-                if (nr) rows = nr;
-                if (!nd || !nr) {
-                    rc = oom(err);
-                    break;
-                }
-                cap = ncap;
-            }
-            memcpy(data + n * dim, blob, dim * sizeof(float));
-            rows[n++] = (size_t)(p - idx->chunk_rowids);
-        }
-        if (!rc && step != SQLITE_DONE) rc = store_db_error(idx->db, "vectors", err);
-    }
-    sqlite3_finalize(st);
-    if (!rc) {
-        lv->v.model = core_arena_strdup(idx->arena, model);
-        if (!lv->v.model) rc = oom(err);
-    }
-    if (rc) {
-        free(data);
-        free(rows);
-        free(lv);
-        pthread_mutex_unlock(&idx->lock);
-        return rc;
-    }
-    lv->v.dim = dim;
-    lv->v.n = n;
-    lv->v.data = data;
-    lv->v.rows = rows;
-    lv->next = idx->vectors;
-    idx->vectors = lv;
-    *out = &lv->v;
-    pthread_mutex_unlock(&idx->lock);
-    return 0;
 }
