@@ -61,7 +61,7 @@ for bin in "$@"; do
   : > "$out"
   run() { "$@" > "$tmp/o" 2>/dev/null || true; count "$tmp/o" >> "$out"; }
   run "$bin" list --manifest --db "$db"
-  if "$bin" list --help 2>&1 | grep -q -- --budget; then run "$bin" list --manifest --budget 4000 --db "$db"; else echo "n/a" >> "$out"; fi
+  if grep -q -- --budget <<<"$("$bin" list --help 2>&1 || true)"; then run "$bin" list --manifest --budget 4000 --db "$db"; else echo "n/a" >> "$out"; fi
   mcp_call "$bin" "$db" list_apis '{}' > "$tmp/o"; count "$tmp/o" >> "$out"
   mcp_call "$bin" "$db" list_apis '{}' whole > "$tmp/o"; count "$tmp/o" >> "$out"
   run "$bin" search "$task" --db "$db"

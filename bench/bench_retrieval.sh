@@ -232,7 +232,10 @@ if ((mcp_set)); then
   python3 "$here/mcp_bm25.py" "$tmp/mcp_tools.json" "$q/mcp_tasks.json" \
     >"$tmp/mcp-bm25.json" 2>"$tmp/mcp-bm25.json.err" || rc=$?
   echo "$rc" >"$tmp/mcp-bm25.json.rc"
-  if "$bin" index --help 2>&1 | grep -q -- --mcp-config; then
+  # the help read whole first: under pipefail, grep -q closing the pipe early made a longer
+  # help die of SIGPIPE and the row was skipped as if the flag were missing
+  index_help=$("$bin" index --help 2>&1 || true)
+  if grep -q -- --mcp-config <<<"$index_help"; then
     add_unit mcp mcp mcp "$q/mcp_tasks.json" "$(join --mcp-config "$mcp_cfg")"
   else
     note "mcp: this apidex cannot index MCP sources yet (its 'index --help' has no --mcp-config);" \
