@@ -250,18 +250,14 @@ static enum MHD_Result collect_snippet(void *cls, enum MHD_ValueKind kind, const
 static int build_snippet(store_index *idx, const snippet_args *a, exec_snippet_lang lang,
                          struct json_object **out, apidex_error *err)
 {
-    const store_operation *ops;
-    const store_api *apis;
-    size_t n_ops, n_apis;
-    int rc = store_operations(idx, &ops, &n_ops, err);
-    if (!rc) rc = store_apis(idx, &apis, &n_apis, err);
-    if (rc) return rc;
+    const store_operation *sop;
+    const store_api *sapi;
     long oi = store_find_operation(idx, a->id);
-    if (oi < 0)
+    int rc = serve_operation_rows(idx, oi, &sop, &sapi, err);
+    if (oi < 0 && rc == APIDEX_EINVAL) /* the index reads: the id is not in it */
         return core_error_set(err, APIDEX_ENOTFOUND, "no endpoint with id '%.300s' in the index",
                               a->id);
-    const store_operation *sop = &ops[oi];
-    const store_api *sapi = &apis[sop->api_index];
+    if (rc) return rc;
     store_doc *doc = NULL;
     const spec_api *api = NULL;
     const spec_operation *op = NULL;
@@ -338,22 +334,19 @@ static struct json_object *auth_schemes(store_index *idx, size_t ai)
     core_error_clear(&err);
     struct json_object *arr = NULL;
     if (!store_api_doc(idx, ai, &doc, &api, &err) && api && !api->failed) {
-        const jt_node *root = api->root.node;
-        const jt_node *all = jt_get(jt_get(root, "components"), "securitySchemes");
-        if (!all) all = jt_get(root, "securityDefinitions");
         arr = json_object_new_array();
-        for (uint32_t i = 0; arr && jt_is(all, JT_OBJECT) && i < all->len; i++) {
-            const jt_member *m = &all->u.members[i];
-            spec_loc d = {m->value, api->root.doc};
-            const jt_node *sn = spec_deref(api, d, &d) == 0 ? d.node : m->value;
+        size_t n = spec_security_scheme_count(api);
+        for (size_t i = 0; arr && i < n; i++) {
+            spec_security_scheme sc;
+            spec_security_scheme_at(api, i, &sc);
             struct json_object *o = json_object_new_object();
             if (!o) break;
-            serve_jadd(o, "name", json_object_new_string_len(m->key, (int)m->key_len));
-            serve_jadd(o, "type", serve_jstr(jt_get_str(sn, "type")));
-            serve_jadd(o, "in", serve_jstr(jt_get_str(sn, "in")));
-            serve_jadd(o, "param", serve_jstr(jt_get_str(sn, "name")));
-            serve_jadd(o, "scheme", serve_jstr(jt_get_str(sn, "scheme")));
-            serve_jadd(o, "description", serve_jstr(jt_get_str(sn, "description")));
+            serve_jadd(o, "name", json_object_new_string_len(sc.name, (int)sc.name_len));
+            serve_jadd(o, "type", serve_jstr(sc.type));
+            serve_jadd(o, "in", serve_jstr(sc.in));
+            serve_jadd(o, "param", serve_jstr(sc.param));
+            serve_jadd(o, "scheme", serve_jstr(sc.scheme));
+            serve_jadd(o, "description", serve_jstr(sc.description));
             json_object_array_add(arr, o);
         }
     }
