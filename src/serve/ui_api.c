@@ -313,13 +313,11 @@ static void snippet(serve_db *db, struct MHD_Connection *conn, serve_ui_reply *o
     exec_snippet_lang lang = EXEC_SNIPPET_CURL;
     if (a.lang && exec_snippet_lang_parse(a.lang, &lang))
         return reply_error(out, 400, "lang must be curl, python, javascript or go");
-    serve_snapshot *snap = serve_db_acquire(db);
-    struct json_object *obj = NULL;
-    apidex_error err;
-    core_error_clear(&err);
-    int rc = build_snippet(snap->idx, &a, lang, &obj, &err);
-    serve_snapshot_release(snap);
-    reply_query(out, rc, obj, &err);
+    serve_snapshot_call q;
+    serve_snapshot_call_open(db, &q);
+    int rc = build_snippet(q.snap->idx, &a, lang, &q.obj, &q.err);
+    serve_snapshot_call_close(&q);
+    reply_query(out, rc, q.obj, &q.err);
 }
 
 /* ---------------------------------------------------------------- GET /v1/apis/{id} */
@@ -365,15 +363,13 @@ void serve_ui_data(serve_db *db, struct MHD_Connection *conn, const char *url, s
     const char *id = url + strlen("/v1/apis/");
     if (!serve_text_ok(id, strlen(id)) || strlen(id) > 512)
         return reply_error(out, 400, "not a valid API id");
-    serve_snapshot *snap = serve_db_acquire(db);
-    struct json_object *obj = NULL;
-    apidex_error err;
-    core_error_clear(&err);
-    int rc = serve_query_api(snap, id, &obj, &err);
-    long ai = rc ? -1 : store_find_api(snap->idx, serve_jget_str(obj, "id"));
-    if (ai >= 0) serve_jadd(obj, "auth", auth_schemes(snap->idx, (size_t)ai));
-    serve_snapshot_release(snap);
+    serve_snapshot_call q;
+    serve_snapshot_call_open(db, &q);
+    int rc = serve_query_api(q.snap, id, &q.obj, &q.err);
+    long ai = rc ? -1 : store_find_api(q.snap->idx, serve_jget_str(q.obj, "id"));
+    if (ai >= 0) serve_jadd(q.obj, "auth", auth_schemes(q.snap->idx, (size_t)ai));
+    serve_snapshot_call_close(&q);
     /* the page's view: each description also as safe HTML (markup.c) */
-    if (!rc) serve_markup_add(obj);
-    reply_query(out, rc, obj, &err);
+    if (!rc) serve_markup_add(q.obj);
+    reply_query(out, rc, q.obj, &q.err);
 }
