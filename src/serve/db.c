@@ -207,6 +207,19 @@ void serve_snapshot_release(serve_snapshot *snap)
     if (atomic_fetch_sub(&snap->refs, 1) == 1) snapshot_free(snap);
 }
 
+void serve_snapshot_call_open(serve_db *db, serve_snapshot_call *q)
+{
+    q->snap = serve_db_acquire(db);
+    q->obj = NULL;
+    core_error_clear(&q->err);
+}
+
+void serve_snapshot_call_close(serve_snapshot_call *q)
+{
+    serve_snapshot_release(q->snap);
+    q->snap = NULL;
+}
+
 uint64_t serve_db_reloads(serve_db *db)
 {
     return atomic_load(&db->reloads);

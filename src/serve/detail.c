@@ -109,21 +109,33 @@ static struct json_object *stored_detail(store_index *idx, long oi, const store_
     return o;
 }
 
+int serve_operation_rows(store_index *idx, long oi, const store_operation **sop,
+                         const store_api **sapi, apidex_error *err)
+{
+    const store_operation *ops;
+    const store_api *apis;
+    size_t n_ops, n_apis;
+    *sop = NULL;
+    *sapi = NULL;
+    int rc = store_operations(idx, &ops, &n_ops, err);
+    if (!rc) rc = store_apis(idx, &apis, &n_apis, err);
+    if (rc) return rc;
+    if (oi < 0 || (size_t)oi >= n_ops || ops[oi].api_index >= n_apis)
+        return core_error_set(err, APIDEX_EINVAL, "no such endpoint");
+    *sop = &ops[oi];
+    *sapi = &apis[ops[oi].api_index];
+    return 0;
+}
+
 int serve_endpoint_detail(store_index *idx, long oi, int lv, struct json_object **out,
                           apidex_error *err)
 {
     *out = NULL;
     chunk_detail level = (chunk_detail)(lv & CHUNK_DETAIL_LEVEL_MASK);
-    const store_operation *ops;
-    const store_api *apis;
-    size_t n_ops, n_apis;
-    int rc = store_operations(idx, &ops, &n_ops, err);
-    if (!rc) rc = store_apis(idx, &apis, &n_apis, err);
+    const store_operation *sop;
+    const store_api *sapi;
+    int rc = serve_operation_rows(idx, oi, &sop, &sapi, err);
     if (rc) return rc;
-    if (oi < 0 || (size_t)oi >= n_ops)
-        return core_error_set(err, APIDEX_EINVAL, "no such endpoint");
-    const store_operation *sop = &ops[oi];
-    const store_api *sapi = &apis[sop->api_index];
     store_doc *doc = NULL;
     const spec_api *api = NULL;
     const spec_operation *op = NULL;

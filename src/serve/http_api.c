@@ -93,23 +93,19 @@ enum MHD_Result serve_on_search(serve_http *h, struct MHD_Connection *conn, req_
     a.apis = p.n_apis ? p.apis : NULL;
     a.tags = p.n_tags ? p.tags : NULL;
     a.methods = p.n_methods ? p.methods : NULL;
-    serve_snapshot *snap = serve_db_acquire(h->db);
-    struct json_object *obj = NULL;
-    apidex_error err;
-    core_error_clear(&err);
-    int rc = serve_query_search(snap, &a, &obj, &err);
-    serve_snapshot_release(snap);
-    return serve_respond_query(h, conn, rq, rc, obj, &err);
+    serve_snapshot_call q;
+    serve_snapshot_call_open(h->db, &q);
+    int rc = serve_query_search(q.snap, &a, &q.obj, &q.err);
+    serve_snapshot_call_close(&q);
+    return serve_respond_query(h, conn, rq, rc, q.obj, &q.err);
 }
 
 enum MHD_Result serve_on_endpoint(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
                                   const char *url, const char *method)
 {
     (void)method;
-    serve_snapshot *snap = serve_db_acquire(h->db);
-    struct json_object *obj = NULL;
-    apidex_error err;
-    core_error_clear(&err);
+    serve_snapshot_call q;
+    serve_snapshot_call_open(h->db, &q);
     int rc;
     const char *detail = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "detail");
     const char *markup = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "markup");
@@ -118,29 +114,29 @@ enum MHD_Result serve_on_endpoint(serve_http *h, struct MHD_Connection *conn, re
         chunk_detail level = CHUNK_DETAIL_CALL;
         long found = -1;
         const char *id = url + strlen("/v1/endpoints/");
-        rc = detail ? chunk_detail_parse(detail, &level, &err) : 0;
-        if (!rc) rc = serve_find_endpoint(snap, id, NULL, NULL, NULL, &found, &err);
+        rc = detail ? chunk_detail_parse(detail, &level, &q.err) : 0;
+        if (!rc) rc = serve_find_endpoint(q.snap, id, NULL, NULL, NULL, &found, &q.err);
         if (!rc)
-            rc = serve_endpoint_detail(snap->idx, found, (int)level | CHUNK_DETAIL_AS_WRITTEN, &obj,
-                                       &err);
+            rc = serve_endpoint_detail(q.snap->idx, found, (int)level | CHUNK_DETAIL_AS_WRITTEN,
+                                       &q.obj, &q.err);
     } else if (!strcmp(url, "/v1/endpoints")) {
         const char *m = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "method");
         const char *p = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "path");
         const char *api = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "api");
         if (!m || !p) {
-            serve_snapshot_release(snap);
+            serve_snapshot_call_close(&q);
             return serve_respond_error(h, conn, rq, 400,
                                        "give method and path (or use /v1/endpoints/{id})", NULL);
         }
-        rc = serve_query_endpoint(snap, NULL, m, p, api, detail, &obj, &err);
+        rc = serve_query_endpoint(q.snap, NULL, m, p, api, detail, &q.obj, &q.err);
     } else {
         /* The library hands over the path already percent-decoded. */
         const char *id = url + strlen("/v1/endpoints/");
-        rc = *id ? serve_query_endpoint(snap, id, NULL, NULL, NULL, detail, &obj, &err)
-                 : core_error_set(&err, APIDEX_EINVAL, "missing endpoint id");
+        rc = *id ? serve_query_endpoint(q.snap, id, NULL, NULL, NULL, detail, &q.obj, &q.err)
+                 : core_error_set(&q.err, APIDEX_EINVAL, "missing endpoint id");
     }
-    serve_snapshot_release(snap);
-    return serve_respond_marked(h, conn, rq, rc, obj, &err);
+    serve_snapshot_call_close(&q);
+    return serve_respond_marked(h, conn, rq, rc, q.obj, &q.err);
 }
 
 /* GET /v1/tools: id (repeated) or q [k], format (tooldefs.c does the work) */
@@ -200,13 +196,11 @@ enum MHD_Result serve_on_tools(serve_http *h, struct MHD_Connection *conn, req_c
                                        NULL);
         k = (size_t)n;
     }
-    serve_snapshot *snap = serve_db_acquire(h->db);
-    struct json_object *obj = NULL;
-    apidex_error err;
-    core_error_clear(&err);
-    int rc = serve_query_tools(snap, p.ids, p.n_ids, p.q, k, fmt, &obj, &err);
-    serve_snapshot_release(snap);
-    return serve_respond_query(h, conn, rq, rc, obj, &err);
+    serve_snapshot_call q;
+    serve_snapshot_call_open(h->db, &q);
+    int rc = serve_query_tools(q.snap, p.ids, p.n_ids, p.q, k, fmt, &q.obj, &q.err);
+    serve_snapshot_call_close(&q);
+    return serve_respond_query(h, conn, rq, rc, q.obj, &q.err);
 }
 
 enum MHD_Result serve_on_apis(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
@@ -214,13 +208,11 @@ enum MHD_Result serve_on_apis(serve_http *h, struct MHD_Connection *conn, req_ct
 {
     (void)url;
     (void)method;
-    serve_snapshot *snap = serve_db_acquire(h->db);
-    struct json_object *obj = NULL;
-    apidex_error err;
-    core_error_clear(&err);
-    int rc = serve_query_apis(snap, &obj, &err);
-    serve_snapshot_release(snap);
-    return serve_respond_marked(h, conn, rq, rc, obj, &err);
+    serve_snapshot_call q;
+    serve_snapshot_call_open(h->db, &q);
+    int rc = serve_query_apis(q.snap, &q.obj, &q.err);
+    serve_snapshot_call_close(&q);
+    return serve_respond_marked(h, conn, rq, rc, q.obj, &q.err);
 }
 
 static bool is_json_type(const char *ct)
@@ -266,14 +258,12 @@ enum MHD_Result serve_on_feedback(serve_http *h, struct MHD_Connection *conn, re
     enum MHD_Result ret = MHD_NO;
     struct json_object *body = json_body(h, conn, rq, &ret);
     if (!body) return ret;
-    apidex_error err;
-    core_error_clear(&err);
-    struct json_object *obj = NULL;
-    serve_snapshot *snap = serve_db_acquire(h->db);
-    int rc = serve_query_feedback(snap, body, &obj, &err);
-    serve_snapshot_release(snap);
+    serve_snapshot_call q;
+    serve_snapshot_call_open(h->db, &q);
+    int rc = serve_query_feedback(q.snap, body, &q.obj, &q.err);
+    serve_snapshot_call_close(&q);
     json_object_put(body);
-    return serve_respond_query(h, conn, rq, rc, obj, &err);
+    return serve_respond_query(h, conn, rq, rc, q.obj, &q.err);
 }
 
 /* POST /v1/call: serve_query_call (call.c); 403 while calls are off. */
@@ -289,16 +279,14 @@ enum MHD_Result serve_on_call(serve_http *h, struct MHD_Connection *conn, req_ct
     enum MHD_Result ret = MHD_YES;
     struct json_object *body = json_body(h, conn, rq, &ret);
     if (!body) return ret;
-    serve_snapshot *snap = serve_db_acquire(h->db);
-    struct json_object *obj = NULL;
-    apidex_error err;
-    core_error_clear(&err);
-    int rc = serve_query_call(snap, h->calls, body, &obj, &err);
-    serve_snapshot_release(snap);
+    serve_snapshot_call q;
+    serve_snapshot_call_open(h->db, &q);
+    int rc = serve_query_call(q.snap, h->calls, body, &q.obj, &q.err);
+    serve_snapshot_call_close(&q);
     json_object_put(body);
-    if (!rc) return serve_respond_json(h, conn, rq, 200, obj);
+    if (!rc) return serve_respond_json(h, conn, rq, 200, q.obj);
     return serve_respond_error(h, conn, rq, serve_call_http_status(rc),
-                               err.message[0] ? err.message : apidex_strerror(rc), NULL);
+                               q.err.message[0] ? q.err.message : apidex_strerror(rc), NULL);
 }
 
 enum MHD_Result serve_on_ask(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
@@ -360,14 +348,12 @@ enum MHD_Result serve_on_ask(serve_http *h, struct MHD_Connection *conn, req_ctx
     a.llm = h->llm;
     if (a.budget > SERVE_MAX_BUDGET * 4)
         a.budget = SERVE_MAX_BUDGET + 1; /* still refused, no overflow */
-    serve_snapshot *snap = serve_db_acquire(h->db);
-    struct json_object *obj = NULL;
-    apidex_error err;
-    core_error_clear(&err);
-    int rc = serve_query_ask(snap, &a, &obj, &err);
-    serve_snapshot_release(snap);
+    serve_snapshot_call q;
+    serve_snapshot_call_open(h->db, &q);
+    int rc = serve_query_ask(q.snap, &a, &q.obj, &q.err);
+    serve_snapshot_call_close(&q);
     json_object_put(body);
-    return serve_respond_query(h, conn, rq, rc, obj, &err);
+    return serve_respond_query(h, conn, rq, rc, q.obj, &q.err);
 }
 
 /* POST /v1/match[?threshold=T&k=K]: the body is an OpenAPI document (JSON or YAML) */
@@ -376,14 +362,12 @@ enum MHD_Result serve_on_match(serve_http *h, struct MHD_Connection *conn, req_c
 {
     (void)url;
     (void)method;
-    serve_snapshot *snap = serve_db_acquire(h->db);
-    struct json_object *obj = NULL;
-    apidex_error err;
-    core_error_clear(&err);
+    serve_snapshot_call q;
+    serve_snapshot_call_open(h->db, &q);
     int rc = serve_query_match_args(
-        snap, MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "threshold"),
+        q.snap, MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "threshold"),
         MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "k"), rq->body.data, rq->body.len,
-        &obj, &err);
-    serve_snapshot_release(snap);
-    return serve_respond_query(h, conn, rq, rc, obj, &err);
+        &q.obj, &q.err);
+    serve_snapshot_call_close(&q);
+    return serve_respond_query(h, conn, rq, rc, q.obj, &q.err);
 }

@@ -835,13 +835,11 @@ int mcp_resources_read(serve_db *db, const mcp_rev_info *rev, const char *uri,
         if (e->data) serve_jadd(e->data, "uri", json_object_new_string(uri));
         return rc;
     }
-    serve_snapshot *snap = serve_db_acquire(db);
-    struct json_object *obj = NULL;
-    apidex_error qerr;
-    core_error_clear(&qerr);
-    int rc = is_api ? serve_query_api(snap, key, &obj, &qerr)
-                    : serve_query_endpoint(snap, key, NULL, NULL, NULL, NULL, &obj, &qerr);
-    serve_snapshot_release(snap);
+    serve_snapshot_call q;
+    serve_snapshot_call_open(db, &q);
+    int rc = is_api ? serve_query_api(q.snap, key, &q.obj, &q.err)
+                    : serve_query_endpoint(q.snap, key, NULL, NULL, NULL, NULL, &q.obj, &q.err);
+    serve_snapshot_call_close(&q);
     free(key);
     if (rc == APIDEX_ENOMEM) return mcp_fail(e, JRPC_INTERNAL_ERROR, "out of memory");
     if (rc) {
@@ -851,8 +849,8 @@ int mcp_resources_read(serve_db *db, const mcp_rev_info *rev, const char *uri,
         return -1;
     }
     size_t len = 0;
-    char *text = serve_json_dump(obj, &len);
-    json_object_put(obj);
+    char *text = serve_json_dump(q.obj, &len);
+    json_object_put(q.obj);
     struct json_object *arr = json_object_new_array(), *c = json_object_new_object();
     if (!text || !arr || !c) {
         free(text);

@@ -78,6 +78,28 @@ bool serve_jadd(struct json_object *obj, const char *key, struct json_object *va
  */
 struct json_object *serve_mcp_entry_json(const spec_operation *op, const char *server);
 
+/**
+ * One query against the served index (db.c): the snapshot held while it runs, its reply and
+ * its error: the start and end of every handler that answers from one snapshot. open
+ * acquires (serve_db_acquire), close releases the snapshot only; obj (the caller's) and err
+ * stay for the reply.
+ */
+typedef struct serve_snapshot_call {
+    serve_snapshot *snap;
+    struct json_object *obj;
+    apidex_error err;
+} serve_snapshot_call;
+void serve_snapshot_call_open(serve_db *db, serve_snapshot_call *q);
+void serve_snapshot_call_close(serve_snapshot_call *q);
+
+/**
+ * The index rows of operation oi (*sop) and of its API (*sapi) (detail.c): the start of every
+ * reader of one endpoint (detail, snippet, tool definitions). Both live as long as idx.
+ * Returns the store's status, or APIDEX_EINVAL ("no such endpoint") when oi is no row.
+ */
+int serve_operation_rows(store_index *idx, long oi, const store_operation **sop,
+                         const store_api **sapi, apidex_error *err);
+
 /** The plan of a search result as a JSON array of steps (plan_json.c); NULL on OOM. */
 struct json_object *serve_plan_json(const search_result *res);
 

@@ -157,11 +157,12 @@ static struct json_object *convert_list(conv *c, spec_loc loc, size_t max)
     return arr;
 }
 
-/* The members of one (dereferenced, allOf-merged) schema object. */
-static void convert_members(conv *c, spec_loc s, struct json_object *o)
+/* The members of one (dereferenced, allOf-merged) schema object, in written order. */
+static void convert_members(conv *c, const spec_schema_view *view, struct json_object *o)
 {
+    spec_loc s = view->loc;
     const jt_node *n = s.node;
-    bool nullable = jt_get_bool(n, "nullable", false) || jt_get_bool(n, "x-nullable", false);
+    bool nullable = spec_schema_view_nullable(view);
     uint32_t too_many = 0; /* enum values when more than MAX_ENUM */
     for (uint32_t i = 0; i < n->len; i++) {
         const char *k = n->u.members[i].key;
@@ -194,8 +195,11 @@ static void convert_members(conv *c, spec_loc s, struct json_object *o)
             serve_jadd(o, k, value_json(v));
         } else if (!strcmp(k, "minimum") || !strcmp(k, "maximum")) {
             /* OpenAPI 3.0 / Swagger spell exclusive bounds as a boolean next to the bound. */
-            const char *ex = k[1] == 'i' ? "exclusiveMinimum" : "exclusiveMaximum";
-            bool exclusive = jt_get_bool(n, ex, false);
+            spec_schema_kw exk =
+                k[1] == 'i' ? SPEC_KW_EXCLUSIVE_MINIMUM : SPEC_KW_EXCLUSIVE_MAXIMUM;
+            const char *ex = spec_schema_kw_name(exk);
+            const jt_node *exv = view->kw[exk];
+            bool exclusive = exv && exv->type == JT_BOOL && exv->boolean;
             if (v->type == JT_INT || v->type == JT_REAL)
                 serve_jadd(o, exclusive ? ex : k, value_json(v));
         } else if (!strcmp(k, "exclusiveMinimum") || !strcmp(k, "exclusiveMaximum")) {
@@ -243,15 +247,16 @@ static struct json_object *convert(conv *c, spec_loc loc)
         if (o) serve_jadd(o, "not", json_object_new_object());
         return o;
     }
-    spec_loc s;
+    /* $ref followed first; allOf merged only once the schema is known to be shown */
+    spec_schema_view v;
     const char *ref = spec_ref_target(loc);
-    if (spec_deref(c->api, loc, &s) != 0 || !jt_is(s.node, JT_OBJECT)) {
+    if (spec_schema_view_open(c->api, loc, NULL, &v) != 0 || !jt_is(v.loc.node, JT_OBJECT)) {
         char text[300];
         snprintf(text, sizeof text, "(unresolved $ref %.200s)", ref ? ref : "");
         return note(text);
     }
     for (unsigned i = 0; i < c->depth; i++)
-        if (c->stack[i] == s.node) {
+        if (c->stack[i] == v.loc.node) {
             char text[300];
             snprintf(text, sizeof text, "(recursive: same shape as %.200s)",
                      ref ? ref : "its parent");
@@ -259,14 +264,11 @@ static struct json_object *convert(conv *c, spec_loc loc)
         }
     if (c->depth >= MAX_SCHEMA_DEPTH || ++c->nodes > MAX_SCHEMA_NODES)
         return note("(nested deeper than shown)");
-    if (jt_get(s.node, "allOf")) {
-        spec_loc merged;
-        if (spec_schema_merge_allof(c->api, s, c->arena, &merged) == 0 && merged.node) s = merged;
-    }
+    if (jt_is(v.kw[SPEC_KW_ALL_OF], JT_ARRAY)) spec_schema_view_open(c->api, loc, c->arena, &v);
     struct json_object *o = json_object_new_object();
     if (!o) return NULL;
-    c->stack[c->depth++] = s.node;
-    convert_members(c, s, o);
+    c->stack[c->depth++] = v.loc.node;
+    convert_members(c, &v, o);
     c->depth--;
     return o;
 }
@@ -419,16 +421,34 @@ static struct json_object *definition(serve_tools_format fmt, const char *name,
     return def;
 }
 
+/* The error for an id the index does not have, with the nearest endpoints by id and by
+   "METHOD /path", as `show` names them. */
+static int unknown_id(store_index *idx, const char *id, apidex_error *err)
+{
+    const store_operation *ops;
+    size_t n_ops;
+    int rc = store_operations(idx, &ops, &n_ops, err);
+    if (rc) return rc;
+    long unused;
+    apidex_error near;
+    core_error_clear(&near);
+    store_usage_resolve(ops, n_ops, id, NULL, &unused, &near);
+    const char *closest = strstr(near.message, "; closest: ");
+    if (closest)
+        return core_error_set(err, APIDEX_ENOTFOUND,
+                              "no endpoint with id '%.300s' in the index; did you mean %.600s?", id,
+                              closest + strlen("; closest: "));
+    return core_error_set(err, APIDEX_ENOTFOUND,
+                          "no endpoint with id '%.300s' in the index (ids come from "
+                          "`apidex search`)",
+                          id);
+}
+
 int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve_tools_format fmt,
                    struct json_object **out, apidex_error *err)
 {
     *out = NULL;
-    const store_operation *ops;
-    const store_api *apis;
-    size_t n_ops, n_apis;
-    int rc = store_operations(idx, &ops, &n_ops, err);
-    if (!rc) rc = store_apis(idx, &apis, &n_apis, err);
-    if (rc) return rc;
+    int rc = 0;
     loaded_doc *docs = calloc(n_ids ? n_ids : 1, sizeof *docs);
     long *done = calloc(n_ids ? n_ids : 1, sizeof *done);
     struct json_object *result = json_object_new_object(), *tools = json_object_new_array(),
@@ -439,31 +459,15 @@ int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve
         rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
     for (size_t i = 0; !rc && i < n_ids; i++) {
         long oi = store_find_operation(idx, ids[i]);
-        if (oi < 0) {
-            /* the nearest endpoints by id and by "METHOD /path", as `show` names them */
-            long unused;
-            apidex_error near;
-            core_error_clear(&near);
-            store_usage_resolve(ops, n_ops, ids[i], NULL, &unused, &near);
-            const char *closest = strstr(near.message, "; closest: ");
-            if (closest)
-                rc = core_error_set(
-                    err, APIDEX_ENOTFOUND,
-                    "no endpoint with id '%.300s' in the index; did you mean %.600s?", ids[i],
-                    closest + strlen("; closest: "));
-            else
-                rc = core_error_set(err, APIDEX_ENOTFOUND,
-                                    "no endpoint with id '%.300s' in the index (ids come from "
-                                    "`apidex search`)",
-                                    ids[i]);
-            break;
-        }
+        const store_operation *sop;
+        const store_api *sapi;
+        rc = serve_operation_rows(idx, oi, &sop, &sapi, err);
+        if (oi < 0 && rc == APIDEX_EINVAL) rc = unknown_id(idx, ids[i], err);
+        if (rc) break;
         bool again = false; /* an endpoint asked for twice is defined once */
         for (size_t k = 0; k < i && !again; k++) again = done[k] == oi;
         done[i] = oi;
         if (again) continue;
-        const store_operation *sop = &ops[oi];
-        const store_api *sapi = &apis[sop->api_index];
         const loaded_doc *ld = NULL;
         for (size_t d = 0; d < n_docs && !ld; d++)
             if (docs[d].api_index == sop->api_index) ld = &docs[d];
@@ -491,7 +495,7 @@ int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve
         char name[SERVE_TOOL_NAME_MAX + 1];
         serve_tool_name(sapi->id, sop->id, sop->operation_id, sop->method, sop->path, name);
         const spec_media *media = body_media(op);
-        const jt_node *tool = serve_mcp_tool(op);
+        bool tool = serve_mcp_tool(op);
         struct json_object *call =
             tool ? serve_mcp_call(sapi->id, sop->id, op)
                  : serve_tool_call(api, sop->id, op, media ? media->type : NULL);
@@ -500,10 +504,12 @@ int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve
         if (!tool) {
             params = function_schema(&c, op, fmt == SERVE_TOOLS_OPENAI);
         } else if (fmt == SERVE_TOOLS_OPENAI) { /* inlined for strict mode, below */
-            spec_loc in = {jt_get(tool, "x-mcp-input-schema"), op->node.doc};
+            spec_mcp_entry e;
+            spec_operation_mcp(op, &e);
+            spec_loc in = e.schema[SPEC_MCP_INPUT_SCHEMA];
             params = in.node ? convert(&c, in) : NULL;
         } else { /* the tool's own schema, as its server listed it */
-            params = serve_mcp_schema(op, "x-mcp-input-schema");
+            params = serve_mcp_schema(op, SPEC_MCP_INPUT_SCHEMA);
         }
         if (tool && !params) { /* a tool without an input schema takes no arguments */
             params = json_object_new_object();

@@ -100,14 +100,6 @@ void serve_tool_name(const char *api_id, const char *id, const char *operation_i
 
 /* ---------------------------------------------------------------- auth */
 
-static const jt_node *security_schemes(const spec_api *api)
-{
-    const jt_node *root = api->root.node;
-    const jt_node *s = jt_get(jt_get(root, "components"), "securitySchemes");
-    if (!s) s = jt_get(root, "securityDefinitions");
-    return jt_is(s, JT_OBJECT) ? s : NULL;
-}
-
 static void add_str(struct json_object *o, const char *key, const char *value)
 {
     if (value) serve_jadd(o, key, json_object_new_string(value));
@@ -120,17 +112,16 @@ static struct json_object *auth_scheme(const spec_api *api, const char *name, si
     struct json_object *o = json_object_new_object();
     if (!o) return NULL;
     serve_jadd(o, "id", json_object_new_string_len(name, (int)name_len));
-    const jt_node *all = security_schemes(api);
-    spec_loc d = {all ? jt_getn(all, name, name_len) : NULL, api->root.doc};
-    if (d.node && spec_deref(api, d, &d) != 0) d.node = NULL;
-    const char *type = jt_get_str(d.node, "type");
-    if (!type) return o; /* not declared: the name is all there is */
-    if (!strcmp(type, "apiKey")) {
+    spec_security_scheme s;
+    if (!spec_security_scheme_find(api, name, name_len, &s) || s.unresolved ||
+        s.kind == SPEC_SECURITY_NONE)
+        return o; /* not declared: the name is all there is */
+    if (s.kind == SPEC_SECURITY_API_KEY) {
         serve_jadd(o, "type", json_object_new_string("apiKey"));
-        add_str(o, "in", jt_get_str(d.node, "in"));
-        add_str(o, "name", jt_get_str(d.node, "name"));
-    } else if (!strcmp(type, "http") || !strcmp(type, "basic")) { /* basic: Swagger 2.0 */
-        const char *scheme = !strcmp(type, "basic") ? "basic" : jt_get_str(d.node, "scheme");
+        add_str(o, "in", s.in);
+        add_str(o, "name", s.param);
+    } else if (s.kind == SPEC_SECURITY_HTTP || s.kind == SPEC_SECURITY_BASIC) {
+        const char *scheme = s.kind == SPEC_SECURITY_BASIC ? "basic" : s.scheme;
         char lower[32];
         snprintf(lower, sizeof lower, "%s", scheme ? scheme : "");
         for (char *p = lower; *p; p++) *p = (char)tolower((unsigned char)*p);
@@ -138,28 +129,24 @@ static struct json_object *auth_scheme(const spec_api *api, const char *name, si
         if (*lower) add_str(o, "scheme", lower);
         serve_jadd(o, "in", json_object_new_string("header"));
         serve_jadd(o, "name", json_object_new_string("Authorization"));
-        add_str(o, "bearer_format", jt_get_str(d.node, "bearerFormat"));
-    } else if (!strcmp(type, "oauth2") || !strcmp(type, "openIdConnect")) {
+        add_str(o, "bearer_format", s.bearer_format);
+    } else if (s.kind == SPEC_SECURITY_OAUTH2 || s.kind == SPEC_SECURITY_OPENID_CONNECT) {
         /* the access token goes as a bearer token (RFC 6750) */
-        serve_jadd(o, "type", json_object_new_string(type));
+        serve_jadd(o, "type", json_object_new_string(s.type));
         serve_jadd(o, "scheme", json_object_new_string("bearer"));
         serve_jadd(o, "in", json_object_new_string("header"));
         serve_jadd(o, "name", json_object_new_string("Authorization"));
-        add_str(o, "url", jt_get_str(d.node, "openIdConnectUrl"));
-        const char *token_url = jt_get_str(d.node, "tokenUrl"); /* Swagger 2.0 */
-        const jt_node *flows = jt_get(d.node, "flows");
-        for (uint32_t i = 0; !token_url && jt_is(flows, JT_OBJECT) && i < flows->len; i++)
-            token_url = jt_get_str(flows->u.members[i].value, "tokenUrl");
-        add_str(o, "token_url", token_url);
+        add_str(o, "url", s.openid_url);
+        add_str(o, "token_url", s.token_url);
         if (jt_is(scopes, JT_ARRAY) && scopes->len) {
-            struct json_object *s = json_object_new_array();
-            for (uint32_t i = 0; s && i < scopes->len && i < 50; i++)
+            struct json_object *sc = json_object_new_array();
+            for (uint32_t i = 0; sc && i < scopes->len && i < 50; i++)
                 if (jt_is(scopes->u.items[i], JT_STRING))
-                    json_object_array_add(s, json_object_new_string(scopes->u.items[i]->u.s));
-            serve_jadd(o, "scopes", s);
+                    json_object_array_add(sc, json_object_new_string(scopes->u.items[i]->u.s));
+            serve_jadd(o, "scopes", sc);
         }
     } else {
-        serve_jadd(o, "type", json_object_new_string(type)); /* mutualTLS, ... */
+        serve_jadd(o, "type", json_object_new_string(s.type)); /* mutualTLS, ... */
     }
     return o;
 }
@@ -197,26 +184,24 @@ struct json_object *serve_tool_call(const spec_api *api, const char *id, const s
     if (api->n_servers) {
         serve_jadd(o, "server", json_object_new_string(api->servers[0].url));
         /* OAS 3 server variables ({region}): their defaults and allowed values */
-        const jt_node *servers = jt_get(api->root.node, "servers");
-        const jt_node *vars = jt_is(servers, JT_ARRAY) && servers->len
-                                  ? jt_get(servers->u.items[0], "variables")
-                                  : NULL;
-        if (jt_is(vars, JT_OBJECT) && vars->len) {
+        size_t n_vars = spec_server_var_count(api, 0);
+        if (n_vars) {
             struct json_object *v = json_object_new_object();
-            for (uint32_t i = 0; v && i < vars->len && i < 20; i++) {
-                const jt_node *var = vars->u.members[i].value;
+            for (size_t i = 0; v && i < n_vars && i < 20; i++) {
+                spec_server_var var;
+                spec_server_var_at(api, 0, i, &var);
                 struct json_object *e = json_object_new_object();
                 if (!e) break;
-                add_str(e, "default", jt_get_str(var, "default"));
-                const jt_node *en = jt_get(var, "enum");
-                if (jt_is(en, JT_ARRAY) && en->len) {
+                add_str(e, "default", var.default_value);
+                const jt_node *en = var.enum_values;
+                if (en && en->len) {
                     struct json_object *a = json_object_new_array();
                     for (uint32_t k = 0; a && k < en->len && k < 200; k++)
                         if (jt_is(en->u.items[k], JT_STRING))
                             json_object_array_add(a, json_object_new_string(en->u.items[k]->u.s));
                     serve_jadd(e, "enum", a);
                 }
-                serve_jadd(v, vars->u.members[i].key, e);
+                serve_jadd(v, var.name, e);
             }
             serve_jadd(o, "server_variables", v);
         }

@@ -26,13 +26,13 @@ struct json_object *serve_tool_call(const spec_api *api, const char *id, const s
                                     const char *content_type);
 
 /* MCP tools (tooldefs_mcp.c): defined as their server listed them. */
-/** The operation's node when it is an MCP tool (spec/mcp.c), else NULL. */
-const jt_node *serve_mcp_tool(const spec_operation *op);
+/** Whether the operation is an MCP tool (spec/mcp.c). */
+bool serve_mcp_tool(const spec_operation *op);
 /**
- * The tool's own schema under key ("x-mcp-input-schema", "x-mcp-output-schema") as JSON,
- * its $refs relative to its own root again; NULL when it has none. Caller owns it.
+ * The tool's own input or output schema as JSON, its $refs relative to its own root again;
+ * NULL when it has none. Caller owns it.
  */
-struct json_object *serve_mcp_schema(const spec_operation *op, const char *key);
+struct json_object *serve_mcp_schema(const spec_operation *op, spec_mcp_schema which);
 /** The tool's description as written (its summary when it has none), cut to max bytes at a
     sentence or word end (0: whole). Caller owns it. */
 struct json_object *serve_mcp_description(const spec_operation *op, size_t max);

@@ -12,9 +12,11 @@
 
 enum { MAX_JSON_DEPTH = 80 }; /* spec/mcp.c cuts schemas at 64 levels */
 
-const jt_node *serve_mcp_tool(const spec_operation *op)
+bool serve_mcp_tool(const spec_operation *op)
 {
-    return op && jt_get_str(op->node.node, "x-mcp-tool") ? op->node.node : NULL;
+    spec_mcp_entry e;
+    spec_operation_mcp(op, &e);
+    return e.tool != NULL;
 }
 
 /* Gives the "$ref" strings of o (json-c, from the schema) that start with base, where
@@ -46,27 +48,17 @@ static void unrebase_refs(struct json_object *o, const char *base, size_t bl)
     }
 }
 
-struct json_object *serve_mcp_schema(const spec_operation *op, const char *key)
+struct json_object *serve_mcp_schema(const spec_operation *op, spec_mcp_schema which)
 {
-    const jt_node *tool = serve_mcp_tool(op);
-    const jt_node *schema = jt_get(tool, key);
+    spec_mcp_entry e;
+    spec_operation_mcp(op, &e);
+    const jt_node *schema =
+        e.tool && (unsigned)which < SPEC_MCP_SCHEMA_COUNT ? e.schema[which].node : NULL;
     if (!jt_is(schema, JT_OBJECT)) return NULL;
-    /* "#/paths/<path, escaped>/<method, lower case>/<key>", as spec/mcp.c wrote it */
     core_buf b;
     core_buf_init(&b, 0);
-    core_buf_puts(&b, "#/paths/");
-    for (const char *p = op->path; *p; p++) {
-        if (*p == '~')
-            core_buf_puts(&b, "~0");
-        else if (*p == '/')
-            core_buf_puts(&b, "~1");
-        else
-            core_buf_putc(&b, *p);
-    }
-    core_buf_putc(&b, '/');
-    for (const char *p = op->method; *p; p++) core_buf_putc(&b, (char)(*p | 0x20));
-    core_buf_printf(&b, "/%s", key);
-    struct json_object *o = b.failed ? NULL : jt_to_json_object(schema, MAX_JSON_DEPTH);
+    int rc = spec_mcp_schema_base(op, which, &b);
+    struct json_object *o = rc ? NULL : jt_to_json_object(schema, MAX_JSON_DEPTH);
     if (o) unrebase_refs(o, b.data, b.len);
     core_buf_free(&b);
     return o;
@@ -83,13 +75,13 @@ struct json_object *serve_mcp_description(const spec_operation *op, size_t max)
 
 void serve_mcp_extras(struct json_object *def, const spec_operation *op)
 {
-    const jt_node *tool = serve_mcp_tool(op);
-    const char *title = jt_get_str(tool, "x-mcp-title");
-    if (title) serve_jadd(def, "title", json_object_new_string(title));
-    const jt_node *ann = jt_get(tool, "x-mcp-annotations");
-    if (jt_is(ann, JT_OBJECT))
-        serve_jadd(def, "annotations", jt_to_json_object(ann, MAX_JSON_DEPTH));
-    struct json_object *out = serve_mcp_schema(op, "x-mcp-output-schema");
+    spec_mcp_entry e;
+    spec_operation_mcp(op, &e);
+    if (!e.tool) return;
+    if (e.title) serve_jadd(def, "title", json_object_new_string(e.title));
+    if (e.annotations)
+        serve_jadd(def, "annotations", jt_to_json_object(e.annotations, MAX_JSON_DEPTH));
+    struct json_object *out = serve_mcp_schema(op, SPEC_MCP_OUTPUT_SCHEMA);
     if (out) serve_jadd(def, "outputSchema", out);
 }
 
@@ -103,16 +95,18 @@ struct json_object *serve_mcp_call(const char *api_id, const char *id, const spe
     }
     serve_jadd(o, "id", json_object_new_string(id));
     serve_jadd(mcp, "server", json_object_new_string(api_id));
-    serve_jadd(mcp, "tool", json_object_new_string(jt_get_str(serve_mcp_tool(op), "x-mcp-tool")));
+    spec_mcp_entry e;
+    spec_operation_mcp(op, &e);
+    serve_jadd(mcp, "tool", json_object_new_string(e.tool));
     serve_jadd(o, "mcp", mcp);
     return o;
 }
 
 struct json_object *serve_mcp_entry_json(const spec_operation *op, const char *server)
 {
-    const jt_node *n = op ? op->node.node : NULL;
-    const char *tool = jt_get_str(n, "x-mcp-tool"), *uri = jt_get_str(n, "x-mcp-resource");
-    const char *prompt = jt_get_str(n, "x-mcp-prompt");
+    spec_mcp_entry e;
+    spec_operation_mcp(op, &e);
+    const char *tool = e.tool, *uri = e.resource, *prompt = e.prompt;
     if (!tool && !uri && !prompt) return NULL;
     struct json_object *o = json_object_new_object();
     if (!o) return NULL;
@@ -120,7 +114,7 @@ struct json_object *serve_mcp_entry_json(const spec_operation *op, const char *s
     serve_jadd(o, "server", json_object_new_string(server));
     if (tool || prompt) serve_jadd(o, "name", json_object_new_string(tool ? tool : prompt));
     if (uri) serve_jadd(o, "uri", json_object_new_string(uri));
-    const jt_node *ann = jt_get(n, "x-mcp-annotations");
-    if (jt_is(ann, JT_OBJECT)) serve_jadd(o, "annotations", jt_to_json_object(ann, MAX_JSON_DEPTH));
+    if (e.annotations)
+        serve_jadd(o, "annotations", jt_to_json_object(e.annotations, MAX_JSON_DEPTH));
     return o;
 }

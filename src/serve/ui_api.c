@@ -250,18 +250,14 @@ static enum MHD_Result collect_snippet(void *cls, enum MHD_ValueKind kind, const
 static int build_snippet(store_index *idx, const snippet_args *a, exec_snippet_lang lang,
                          struct json_object **out, apidex_error *err)
 {
-    const store_operation *ops;
-    const store_api *apis;
-    size_t n_ops, n_apis;
-    int rc = store_operations(idx, &ops, &n_ops, err);
-    if (!rc) rc = store_apis(idx, &apis, &n_apis, err);
-    if (rc) return rc;
+    const store_operation *sop;
+    const store_api *sapi;
     long oi = store_find_operation(idx, a->id);
-    if (oi < 0)
+    int rc = serve_operation_rows(idx, oi, &sop, &sapi, err);
+    if (oi < 0 && rc == APIDEX_EINVAL) /* the index reads: the id is not in it */
         return core_error_set(err, APIDEX_ENOTFOUND, "no endpoint with id '%.300s' in the index",
                               a->id);
-    const store_operation *sop = &ops[oi];
-    const store_api *sapi = &apis[sop->api_index];
+    if (rc) return rc;
     store_doc *doc = NULL;
     const spec_api *api = NULL;
     const spec_operation *op = NULL;
@@ -317,13 +313,11 @@ static void snippet(serve_db *db, struct MHD_Connection *conn, serve_ui_reply *o
     exec_snippet_lang lang = EXEC_SNIPPET_CURL;
     if (a.lang && exec_snippet_lang_parse(a.lang, &lang))
         return reply_error(out, 400, "lang must be curl, python, javascript or go");
-    serve_snapshot *snap = serve_db_acquire(db);
-    struct json_object *obj = NULL;
-    apidex_error err;
-    core_error_clear(&err);
-    int rc = build_snippet(snap->idx, &a, lang, &obj, &err);
-    serve_snapshot_release(snap);
-    reply_query(out, rc, obj, &err);
+    serve_snapshot_call q;
+    serve_snapshot_call_open(db, &q);
+    int rc = build_snippet(q.snap->idx, &a, lang, &q.obj, &q.err);
+    serve_snapshot_call_close(&q);
+    reply_query(out, rc, q.obj, &q.err);
 }
 
 /* ---------------------------------------------------------------- GET /v1/apis/{id} */
@@ -338,22 +332,19 @@ static struct json_object *auth_schemes(store_index *idx, size_t ai)
     core_error_clear(&err);
     struct json_object *arr = NULL;
     if (!store_api_doc(idx, ai, &doc, &api, &err) && api && !api->failed) {
-        const jt_node *root = api->root.node;
-        const jt_node *all = jt_get(jt_get(root, "components"), "securitySchemes");
-        if (!all) all = jt_get(root, "securityDefinitions");
         arr = json_object_new_array();
-        for (uint32_t i = 0; arr && jt_is(all, JT_OBJECT) && i < all->len; i++) {
-            const jt_member *m = &all->u.members[i];
-            spec_loc d = {m->value, api->root.doc};
-            const jt_node *sn = spec_deref(api, d, &d) == 0 ? d.node : m->value;
+        size_t n = spec_security_scheme_count(api);
+        for (size_t i = 0; arr && i < n; i++) {
+            spec_security_scheme sc;
+            spec_security_scheme_at(api, i, &sc);
             struct json_object *o = json_object_new_object();
             if (!o) break;
-            serve_jadd(o, "name", json_object_new_string_len(m->key, (int)m->key_len));
-            serve_jadd(o, "type", serve_jstr(jt_get_str(sn, "type")));
-            serve_jadd(o, "in", serve_jstr(jt_get_str(sn, "in")));
-            serve_jadd(o, "param", serve_jstr(jt_get_str(sn, "name")));
-            serve_jadd(o, "scheme", serve_jstr(jt_get_str(sn, "scheme")));
-            serve_jadd(o, "description", serve_jstr(jt_get_str(sn, "description")));
+            serve_jadd(o, "name", json_object_new_string_len(sc.name, (int)sc.name_len));
+            serve_jadd(o, "type", serve_jstr(sc.type));
+            serve_jadd(o, "in", serve_jstr(sc.in));
+            serve_jadd(o, "param", serve_jstr(sc.param));
+            serve_jadd(o, "scheme", serve_jstr(sc.scheme));
+            serve_jadd(o, "description", serve_jstr(sc.description));
             json_object_array_add(arr, o);
         }
     }
@@ -372,15 +363,13 @@ void serve_ui_data(serve_db *db, struct MHD_Connection *conn, const char *url, s
     const char *id = url + strlen("/v1/apis/");
     if (!serve_text_ok(id, strlen(id)) || strlen(id) > 512)
         return reply_error(out, 400, "not a valid API id");
-    serve_snapshot *snap = serve_db_acquire(db);
-    struct json_object *obj = NULL;
-    apidex_error err;
-    core_error_clear(&err);
-    int rc = serve_query_api(snap, id, &obj, &err);
-    long ai = rc ? -1 : store_find_api(snap->idx, serve_jget_str(obj, "id"));
-    if (ai >= 0) serve_jadd(obj, "auth", auth_schemes(snap->idx, (size_t)ai));
-    serve_snapshot_release(snap);
+    serve_snapshot_call q;
+    serve_snapshot_call_open(db, &q);
+    int rc = serve_query_api(q.snap, id, &q.obj, &q.err);
+    long ai = rc ? -1 : store_find_api(q.snap->idx, serve_jget_str(q.obj, "id"));
+    if (ai >= 0) serve_jadd(q.obj, "auth", auth_schemes(q.snap->idx, (size_t)ai));
+    serve_snapshot_call_close(&q);
     /* the page's view: each description also as safe HTML (markup.c) */
-    if (!rc) serve_markup_add(obj);
-    reply_query(out, rc, obj, &err);
+    if (!rc) serve_markup_add(q.obj);
+    reply_query(out, rc, q.obj, &q.err);
 }

@@ -465,4 +465,91 @@ struct json_object;
 int spec_validate_json(const spec_api *api, spec_loc schema, struct json_object *x, bool request,
                        core_arena *arena, const char **problem);
 
+/* ------------------------------------------ security schemes, server variables, MCP entries
+   (view_serve.c): typed views of what tool definitions and the web page read */
+
+/** Whether the view's value may be null: OAS 3.0's nullable or Swagger 2.0's x-nullable
+    written true (OAS 3.1 says so with a type array instead). */
+bool spec_schema_view_nullable(const spec_schema_view *v);
+
+/** What a security scheme is, by its type. */
+typedef enum spec_security_kind {
+    SPEC_SECURITY_NONE,           /* not declared, or without a type string */
+    SPEC_SECURITY_API_KEY,        /* apiKey: in, param */
+    SPEC_SECURITY_HTTP,           /* http: scheme ("bearer", "basic", as written), bearer_format */
+    SPEC_SECURITY_BASIC,          /* Swagger 2.0's basic */
+    SPEC_SECURITY_OAUTH2,         /* oauth2: token_url */
+    SPEC_SECURITY_OPENID_CONNECT, /* openIdConnect: openid_url */
+    SPEC_SECURITY_OTHER           /* another type (mutualTLS, ...): type says which */
+} spec_security_kind;
+
+/**
+ * One security scheme of an API (OAS 3 components/securitySchemes, Swagger 2.0
+ * securityDefinitions), its $ref followed. Strings point into the API's trees (NULL when
+ * absent or not strings); plain data, lives as long as the API.
+ */
+typedef struct spec_security_scheme {
+    const char *name; /* its key in the schemes object (name_len bytes) */
+    size_t name_len;
+    spec_security_kind kind;
+    const char *type;   /* as written ("apiKey", "mutualTLS", ...) */
+    const char *in;     /* apiKey: "header", "query" or "cookie" */
+    const char *param;  /* apiKey: the header, query or cookie name */
+    const char *scheme; /* http: the scheme as written ("Bearer") */
+    const char *bearer_format, *description;
+    const char *openid_url; /* openIdConnect: the discovery URL */
+    const char *token_url;  /* oauth2: Swagger 2.0's tokenUrl, else the first flow's that has one */
+    bool unresolved;        /* its $ref cannot be followed: the fields are the reference's own */
+    spec_loc node;          /* the scheme object ($ref followed when it could be) */
+} spec_security_scheme;
+
+/** The number of security schemes api declares (0 when none or no api). */
+size_t spec_security_scheme_count(const spec_api *api);
+/** The i-th scheme in written order; false (out zeroed) when there is none. */
+bool spec_security_scheme_at(const spec_api *api, size_t i, spec_security_scheme *out);
+/** The scheme named name (len bytes), as a security requirement names it; false when api
+    declares none by that name (out then holds the name only, kind SPEC_SECURITY_NONE). */
+bool spec_security_scheme_find(const spec_api *api, const char *name, size_t len,
+                               spec_security_scheme *out);
+
+/** One variable of a server URL template (OAS 3 servers[].variables), as written. */
+typedef struct spec_server_var {
+    const char *name;
+    const char *default_value;  /* NULL when absent or not a string */
+    const char *description;    /* NULL when absent */
+    const jt_node *enum_values; /* the allowed values (an array as written), NULL when none */
+} spec_server_var;
+
+/** The number of variables of the root document's server object `server` (written order,
+    before servers without a url are left out of api->servers); 0 for Swagger 2.0. */
+size_t spec_server_var_count(const spec_api *api, size_t server);
+/** Variable i of that server object; false (out zeroed) when there is none. */
+bool spec_server_var_at(const spec_api *api, size_t server, size_t i, spec_server_var *out);
+
+/** The schemas an MCP tool carries (spec/mcp.c copies them onto its operation). */
+typedef enum spec_mcp_schema {
+    SPEC_MCP_INPUT_SCHEMA,
+    SPEC_MCP_OUTPUT_SCHEMA,
+    SPEC_MCP_SCHEMA_COUNT
+} spec_mcp_schema;
+
+/** What spec/mcp.c wrote on an operation made of an MCP tool, resource or prompt. */
+typedef struct spec_mcp_entry {
+    const char *tool;           /* the tool's name when the operation is a tool, else NULL */
+    const char *resource;       /* the resource's URI (template) when it is a resource */
+    const char *prompt;         /* the prompt's name when it is a prompt */
+    const char *title;          /* the tool's title, NULL when none */
+    const jt_node *annotations; /* the tool's annotations object, NULL when none */
+    spec_loc schema[SPEC_MCP_SCHEMA_COUNT]; /* its input/output schema as kept; node NULL: none */
+} spec_mcp_entry;
+
+/** The MCP entry of op (all NULL for an operation of an OpenAPI document, or op NULL). */
+void spec_operation_mcp(const spec_operation *op, spec_mcp_entry *out);
+/**
+ * Appends to out the JSON pointer ("#/paths/~1x/post/...") the $refs of op's kept schema
+ * `which` were rebased onto when spec/mcp.c copied it: a $ref starting with it pointed into
+ * the tool's own schema ("#..."). APIDEX_EINVAL (no op or which), APIDEX_ENOMEM.
+ */
+int spec_mcp_schema_base(const spec_operation *op, spec_mcp_schema which, core_buf *out);
+
 #endif /* APIDEX_SPEC_H */
