@@ -467,11 +467,11 @@ enum { USED_BY_MAX = 50 };
 /* An object, an array, or a composition: something with fields to look up. */
 static bool structured(const spec_api *api, size_t si)
 {
-    spec_loc d;
-    if (spec_deref(api, api->schemas[si].node, &d) || !d.node) return false;
-    const char *t = jt_get_str(d.node, "type");
-    return (t && (!strcmp(t, "object") || !strcmp(t, "array"))) || jt_get(d.node, "properties") ||
-           jt_get(d.node, "allOf") || jt_get(d.node, "oneOf") || jt_get(d.node, "anyOf");
+    spec_schema_view v;
+    if (spec_schema_view_open(api, api->schemas[si].node, NULL, &v) || !v.loc.node) return false;
+    const char *t = v.type;
+    return (t && (!strcmp(t, "object") || !strcmp(t, "array"))) || v.kw[SPEC_KW_PROPERTIES] ||
+           v.kw[SPEC_KW_ALL_OF] || v.kw[SPEC_KW_ONE_OF] || v.kw[SPEC_KW_ANY_OF];
 }
 
 static int hybrid(build *b)
@@ -558,15 +558,15 @@ static int hybrid(build *b)
         c->fields.api = dup(b, api->title);
         c->fields.summary = dup(b, s->name);
         core_buf_reset(&buf);
-        spec_loc d;
-        if (!rc && spec_deref(api, s->node, &d) == 0) {
-            const char *desc = jt_get_str(d.node, "description");
+        spec_schema_view v;
+        if (!rc && spec_schema_view_open(api, s->node, NULL, &v) == 0) {
+            const char *desc = v.description;
             if (desc) {
                 rc = chunk_clean_text(&opt->prep, desc, 0, &buf, NULL);
                 c->fields.description = buf.len ? dup(b, buf.data) : NULL;
                 core_buf_reset(&buf);
             }
-            const jt_node *props = jt_get(d.node, "properties");
+            const jt_node *props = v.kw[SPEC_KW_PROPERTIES];
             for (uint32_t i = 0; jt_is(props, JT_OBJECT) && i < props->len && !rc; i++) {
                 if (i) rc = core_buf_putc(&buf, ' ');
                 if (!rc)

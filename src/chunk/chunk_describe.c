@@ -131,19 +131,14 @@ static const jt_node *object_properties(const spec_api *api, spec_loc loc, core_
                                         const spec_doc **doc)
 {
     for (int hop = 0; hop < 4 && loc.node; hop++) {
-        spec_loc d;
-        if (spec_deref(api, loc, &d)) return NULL;
-        if (jt_is(jt_get(d.node, "allOf"), JT_ARRAY)) {
-            spec_loc m;
-            if (spec_schema_merge_allof(api, d, arena, &m) == 0 && m.node) d = m;
-        }
-        const char *t = jt_get_str(d.node, "type");
-        if (t && !strcmp(t, "array")) {
-            loc = (spec_loc){jt_get(d.node, "items"), d.doc};
+        spec_schema_view v;
+        if (spec_schema_view_open(api, loc, arena, &v)) return NULL;
+        if (spec_schema_view_is_array(&v)) {
+            loc = spec_schema_view_at(&v, v.kw[SPEC_KW_ITEMS]);
             continue;
         }
-        const jt_node *props = jt_get(d.node, "properties");
-        *doc = d.doc;
+        const jt_node *props = v.kw[SPEC_KW_PROPERTIES];
+        *doc = v.loc.doc;
         return jt_is(props, JT_OBJECT) ? props : NULL;
     }
     return NULL;
@@ -315,9 +310,9 @@ static int props_with_desc(const spec_api *api, spec_loc loc, const prep_options
     for (uint32_t i = 0; i < props->len && i < 200 && !rc; i++) {
         const jt_member *m = &props->u.members[i];
         rc = core_buf_append(out, m->key, m->key_len);
-        spec_loc pv = {m->value, doc}, pd;
-        const char *desc = jt_get_str(m->value, "description");
-        if (!desc && spec_deref(api, pv, &pd) == 0) desc = jt_get_str(pd.node, "description");
+        spec_schema_view pv;
+        spec_schema_view_open(api, (spec_loc){m->value, doc}, NULL, &pv);
+        const char *desc = pv.written_description ? pv.written_description : pv.description;
         if (!rc && desc && *desc) {
             rc = core_buf_puts(out, ": ");
             if (!rc) rc = chunk_clean_text(prep, desc, 300, out, NULL);
@@ -358,9 +353,7 @@ int chunk_operation_fields(const spec_api *api, const spec_operation *op, const 
     out->api = api->title ? core_arena_strdup(arena, api->title) : NULL;
     /* an MCP tool's, resource's or prompt's path is its name again (spec/mcp.c), which the
        operationId field holds: no path text, so the name is not counted twice */
-    const jt_node *n = op->node.node;
-    if (!jt_get(n, "x-mcp-tool") && !jt_get(n, "x-mcp-resource") && !jt_get(n, "x-mcp-prompt"))
-        out->path = core_arena_strdup(arena, op->path);
+    if (!spec_operation_mcp_kind(op)) out->path = core_arena_strdup(arena, op->path);
     out->operation_id = op->operation_id ? id_without_method(op, arena) : NULL;
     if (op->summary) {
         rc = chunk_clean_text(prep, op->summary, 0, &b, NULL);
@@ -380,9 +373,8 @@ int chunk_operation_fields(const spec_api *api, const spec_operation *op, const 
         const spec_param *p = &op->params[i];
         rc = core_buf_puts(&b, p->name ? p->name : "");
         const char *desc = p->description;
-        spec_loc d;
-        if (!desc && p->schema.node && spec_deref(api, p->schema, &d) == 0)
-            desc = jt_get_str(d.node, "description");
+        spec_schema_view v;
+        if (!desc && spec_schema_view_open(api, p->schema, NULL, &v) == 0) desc = v.description;
         if (!rc && desc && *desc) {
             rc = core_buf_puts(&b, ": ");
             if (!rc) rc = chunk_clean_text(prep, desc, 300, &b, NULL);

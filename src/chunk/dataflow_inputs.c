@@ -11,13 +11,13 @@
    object, array of objects)? Then it is no identifier. */
 static bool not_an_identifier(const df_ctx *d, const spec_param *p)
 {
-    spec_loc s;
-    if (!p->schema.node || spec_deref(d->api, p->schema, &s) != 0 || !s.node) return false;
-    if (jt_get(s.node, "enum")) return true;
-    const char *type = jt_str(jt_get(s.node, "type"));
+    spec_schema_view v;
+    if (spec_schema_view_open(d->api, p->schema, NULL, &v) != 0 || !v.loc.node) return false;
+    if (v.kw[SPEC_KW_ENUM]) return true;
+    const char *type = v.type;
     if (type && (!strcmp(type, "boolean") || !strcmp(type, "object") || !strcmp(type, "number")))
         return true;
-    const char *format = jt_str(jt_get(s.node, "format"));
+    const char *format = v.format;
     return format && (!strcmp(format, "date") || !strcmp(format, "date-time"));
 }
 
@@ -120,9 +120,9 @@ static void add_input(dataflow *df, size_t op, const char *name, const char *in,
 
 static const char *schema_description(const df_ctx *d, spec_loc schema)
 {
-    spec_loc s;
-    if (!schema.node || spec_deref(d->api, schema, &s) != 0 || !s.node) return NULL;
-    return jt_str(jt_get(s.node, "description"));
+    spec_schema_view v;
+    if (spec_schema_view_open(d->api, schema, NULL, &v) != 0) return NULL;
+    return v.description;
 }
 
 /* The top-level fields of op's request body: the required ones first, then (when
@@ -131,17 +131,18 @@ static size_t body_fields(const df_ctx *d, const spec_operation *op, bool option
                           const char **names, spec_loc *schemas, size_t cap)
 {
     if (!op->body || !op->body->n_media) return 0;
-    spec_loc schema;
-    if (spec_deref(d->api, op->body->media[0].schema, &schema) != 0 || !schema.node) return 0;
-    const jt_node *required = jt_get(schema.node, "required");
-    const jt_node *props = jt_get(schema.node, "properties");
+    spec_schema_view v;
+    if (spec_schema_view_open(d->api, op->body->media[0].schema, NULL, &v) != 0 || !v.loc.node)
+        return 0;
+    const jt_node *required = v.kw[SPEC_KW_REQUIRED];
+    const jt_node *props = v.kw[SPEC_KW_PROPERTIES];
     size_t n = 0;
     for (size_t r = 0; required && r < required->len && n < cap; r++) {
         const char *name = jt_str(jt_at(required, r));
-        const jt_node *prop = name ? jt_get(props, name) : NULL;
+        const jt_node *prop = spec_schema_view_property(&v, name);
         if (!prop) continue;
         names[n] = name;
-        schemas[n++] = (spec_loc){prop, schema.doc};
+        schemas[n++] = spec_schema_view_at(&v, prop);
     }
     for (uint32_t i = 0; optional_too && jt_is(props, JT_OBJECT) && i < props->len && n < cap;
          i++) {
@@ -150,7 +151,7 @@ static size_t body_fields(const df_ctx *d, const spec_operation *op, bool option
         for (size_t k = 0; k < n && !dup; k++) dup = !strcmp(names[k], name);
         if (dup) continue;
         names[n] = name;
-        schemas[n++] = (spec_loc){props->u.members[i].value, schema.doc};
+        schemas[n++] = spec_schema_view_at(&v, props->u.members[i].value);
     }
     return n;
 }
@@ -221,12 +222,12 @@ void dataflow_find_entity_named_inputs(df_ctx *d, dataflow *df, const str_set *p
         size_t nb = body_fields(d, op, true, names, schemas, DF_MAX_BODY_INPUTS);
         for (size_t b = 0; b < nb && df->n_inputs[i] < api->ops[i].n_params + DF_MAX_BODY_INPUTS;
              b++) {
-            spec_loc s;
-            if (spec_deref(api, schemas[b], &s) != 0 || !s.node || jt_get(s.node, "enum")) continue;
-            if (!body_required(d, op, names[b]) &&
-                !says_identifier(jt_str(jt_get(s.node, "description"))))
+            spec_schema_view v;
+            if (spec_schema_view_open(api, schemas[b], NULL, &v) != 0 || !v.loc.node ||
+                v.kw[SPEC_KW_ENUM])
                 continue;
-            const char *type = jt_str(jt_get(s.node, "type"));
+            if (!body_required(d, op, names[b]) && !says_identifier(v.description)) continue;
+            const char *type = v.type;
             if (type && strcmp(type, "string") && strcmp(type, "integer")) continue;
             word_set w = {.n = 0};
             dataflow_add_words(d, &w, names[b]);

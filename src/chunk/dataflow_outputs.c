@@ -24,16 +24,12 @@ static bool keys_has(const key_set *ks, const char *k)
 static void object_keys(const df_ctx *d, spec_loc loc, key_set *ks, unsigned depth)
 {
     if (depth > 3 || !loc.node) return;
-    spec_loc t;
-    if (spec_ref_target(loc)) {
-        if (spec_deref(d->api, loc, &t) != 0) return;
-        loc = t;
-    }
-    if (!jt_is(loc.node, JT_OBJECT)) return;
-    const jt_node *all = jt_get(loc.node, "allOf");
+    spec_schema_view v;
+    if (spec_schema_view_open(d->api, loc, NULL, &v) != 0 || !jt_is(v.loc.node, JT_OBJECT)) return;
+    const jt_node *all = v.kw[SPEC_KW_ALL_OF];
     for (size_t i = 0; all && i < all->len; i++)
-        object_keys(d, (spec_loc){jt_at(all, i), loc.doc}, ks, depth + 1);
-    const jt_node *props = jt_get(loc.node, "properties");
+        object_keys(d, spec_schema_view_at(&v, jt_at(all, i)), ks, depth + 1);
+    const jt_node *props = v.kw[SPEC_KW_PROPERTIES];
     if (!jt_is(props, JT_OBJECT)) return;
     for (uint32_t i = 0; i < props->len; i++) keys_add(ks, props->u.members[i].key);
 }
@@ -166,23 +162,20 @@ void dataflow_walk_schema(df_ctx *d, spec_loc loc, ctx_words c, size_t from, boo
                           bool nested, bool top, unsigned depth)
 {
     if (depth > DF_MAX_DEPTH || ++d->visits > DF_MAX_VISITS || !loc.node) return;
-    if (spec_ref_target(loc)) {
-        long si = spec_schema_index(d->api, loc);
-        if (si >= 0) ctx_push_words(d, &c, d->api->schemas[si].name);
-        spec_loc t;
-        if (spec_deref(d->api, loc, &t) != 0) return;
-        loc = t;
-    }
-    const jt_node *s = loc.node;
-    if (!jt_is(s, JT_OBJECT)) return;
-    static const char *const alts[] = {"allOf", "oneOf", "anyOf", NULL};
-    for (const char *const *k = alts; *k; k++) {
-        const jt_node *arr = jt_get(s, *k);
+    spec_schema_view v;
+    int bad = spec_schema_view_open(d->api, loc, NULL, &v);
+    /* a named schema reached by $ref names what it holds */
+    if (v.ref && v.index >= 0) ctx_push_words(d, &c, d->api->schemas[v.index].name);
+    if (bad || !jt_is(v.loc.node, JT_OBJECT)) return;
+    loc = v.loc;
+    static const spec_schema_kw alts[] = {SPEC_KW_ALL_OF, SPEC_KW_ONE_OF, SPEC_KW_ANY_OF};
+    for (size_t k = 0; k < sizeof alts / sizeof *alts; k++) {
+        const jt_node *arr = v.kw[alts[k]];
         for (size_t i = 0; arr && i < arr->len; i++)
             dataflow_walk_schema(d, (spec_loc){jt_at(arr, i), loc.doc}, c, from, in_array, nested,
                                  top, depth + 1);
     }
-    const jt_node *items = jt_get(s, "items");
+    const jt_node *items = v.kw[SPEC_KW_ITEMS];
     if (jt_is(items, JT_ARRAY)) /* the tuple form: one schema per position */
         for (size_t i = 0; i < items->len; i++)
             dataflow_walk_schema(d, (spec_loc){jt_at(items, i), loc.doc}, c, from, true, nested,
@@ -190,7 +183,7 @@ void dataflow_walk_schema(df_ctx *d, spec_loc loc, ctx_words c, size_t from, boo
     else if (items)
         dataflow_walk_schema(d, (spec_loc){items, loc.doc}, c, from, true, nested, false,
                              depth + 1);
-    const jt_node *props = jt_get(s, "properties");
+    const jt_node *props = v.kw[SPEC_KW_PROPERTIES];
     if (!jt_is(props, JT_OBJECT)) return;
     bool has_id = false;
     for (uint32_t i = 0; i < props->len && !has_id; i++)

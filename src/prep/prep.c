@@ -20,6 +20,7 @@
  * values, ...) are never rewritten, so a filtered document still resolves.
  */
 #include "prep/prep.h"
+#include "spec/spec.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -154,67 +155,12 @@ typedef struct walk_ctx {
     int rc;
 } walk_ctx;
 
-static bool key_is(const char *k, size_t n, const char *lit)
+/* What each key is (a name map, a functional string, an example, ...) is the model's
+   knowledge: spec_tree_key_roles. */
+static bool key_has(const char *k, size_t n, unsigned role)
 {
-    return k && strlen(lit) == n && !memcmp(k, lit, n);
+    return (spec_tree_key_roles(k, n) & role) != 0;
 }
-
-static bool key_in(const char *k, size_t n, const char *const *set)
-{
-    for (size_t i = 0; set[i]; i++)
-        if (key_is(k, n, set[i])) return true;
-    return false;
-}
-
-/* Parents under which a key is a name chosen by the author, not a keyword. */
-static const char *const name_maps[] = {"properties",
-                                        "patternProperties",
-                                        "definitions",
-                                        "schemas",
-                                        "parameters",
-                                        "responses",
-                                        "requestBodies",
-                                        "headers",
-                                        "securitySchemes",
-                                        "securityDefinitions",
-                                        "links",
-                                        "callbacks",
-                                        "paths",
-                                        "variables",
-                                        "mapping",
-                                        "webhooks",
-                                        "encoding",
-                                        "content",
-                                        NULL};
-
-/* String values that the document needs to work: never rewritten. */
-static const char *const functional_keys[] = {"$ref",
-                                              "url",
-                                              "host",
-                                              "basePath",
-                                              "operationId",
-                                              "pattern",
-                                              "format",
-                                              "type",
-                                              "in",
-                                              "name",
-                                              "authorizationUrl",
-                                              "tokenUrl",
-                                              "refreshUrl",
-                                              "openIdConnectUrl",
-                                              "$id",
-                                              "$schema",
-                                              "propertyName",
-                                              "$anchor",
-                                              "$dynamicRef",
-                                              "$dynamicAnchor",
-                                              "style",
-                                              "collectionFormat",
-                                              "openapi",
-                                              "swagger",
-                                              "version",
-                                              "$comment",
-                                              NULL};
 
 static bool is_error_status(const char *k, size_t n)
 {
@@ -232,38 +178,30 @@ static void note_removed(walk_ctx *w, unsigned bit, const jt_member *m)
     w->rep->bytes[i] += m->key_len + 3 + prep_tree_bytes(m->value);
 }
 
-/* Which filter (bit) removes member m of an object reached by key `parent`
- * (whose own parent key is `grand`); 0 to keep it. */
-static unsigned member_removed_by(const walk_ctx *w, const jt_member *m, const char *parent,
-                                  size_t parent_len, const char *grand, size_t grand_len)
+/* Which filter (bit) removes member m of an object reached by a key of roles `parent`
+ * (spec_tree_key_roles), whose own key had the roles `grand`; 0 to keep it. */
+static unsigned member_removed_by(const walk_ctx *w, const jt_member *m, unsigned parent,
+                                  unsigned grand)
 {
     unsigned f = w->opt->filters;
     const char *k = m->key;
     size_t n = m->key_len;
     if (!k) return 0;
-    bool in_name_map = parent && key_in(parent, parent_len, name_maps);
-    if ((f & PREP_ERRORS) && key_is(parent, parent_len, "responses") && is_error_status(k, n))
+    bool in_name_map = parent & SPEC_TREE_KEY_NAMES;
+    if ((f & PREP_ERRORS) && (parent & SPEC_TREE_KEY_RESPONSES) && is_error_status(k, n))
         return PREP_ERRORS;
-    if ((f & PREP_HEADERS) && key_is(k, n, "headers") && key_is(grand, grand_len, "responses") &&
+    if (!(f & (PREP_HEADERS | PREP_EXAMPLES | PREP_REQUEST_BODY))) return 0;
+    unsigned key = spec_tree_key_roles(k, n);
+    if ((f & PREP_HEADERS) && (key & SPEC_TREE_KEY_HEADERS) && (grand & SPEC_TREE_KEY_RESPONSES) &&
         !in_name_map)
         return PREP_HEADERS;
-    if ((f & PREP_EXAMPLES) && !in_name_map &&
-        (key_is(k, n, "example") || key_is(k, n, "examples") || key_is(k, n, "x-examples") ||
-         key_is(k, n, "x-example")))
-        return PREP_EXAMPLES;
-    if ((f & PREP_REQUEST_BODY) && !in_name_map && key_is(k, n, "requestBody"))
+    if ((f & PREP_EXAMPLES) && !in_name_map && (key & SPEC_TREE_KEY_EXAMPLE)) return PREP_EXAMPLES;
+    if ((f & PREP_REQUEST_BODY) && !in_name_map && (key & SPEC_TREE_KEY_REQUEST_BODY))
         return PREP_REQUEST_BODY;
-    if ((f & PREP_REQUEST_BODY) && key_is(k, n, "requestBodies") &&
-        key_is(parent, parent_len, "components"))
+    if ((f & PREP_REQUEST_BODY) && (key & SPEC_TREE_KEY_REQUEST_BODIES) &&
+        (parent & SPEC_TREE_KEY_COMPONENTS))
         return PREP_REQUEST_BODY;
     return 0;
-}
-
-/* A Swagger 2.0 body or formData parameter (an item of a "parameters" array). */
-static bool is_body_param(const jt_node *item)
-{
-    const char *in = jt_get_str(item, "in");
-    return in && (!strcmp(in, "body") || !strcmp(in, "formData"));
 }
 
 static const jt_node *walk(walk_ctx *w, const jt_node *n, const char *key, size_t key_len,
@@ -271,7 +209,8 @@ static const jt_node *walk(walk_ctx *w, const jt_node *n, const char *key, size_
 
 static const jt_node *walk_string(walk_ctx *w, const jt_node *n, const char *key, size_t key_len)
 {
-    if (!(w->opt->filters & PREP_TEXT_FILTERS) || (key && key_in(key, key_len, functional_keys)))
+    if (!(w->opt->filters & PREP_TEXT_FILTERS) ||
+        (key && key_has(key, key_len, SPEC_TREE_KEY_FUNCTIONAL)))
         return n;
     core_buf_reset(&w->scratch);
     int rc = prep_text(w->opt, n->u.s, n->len, &w->scratch, w->rep);
@@ -289,16 +228,17 @@ static const jt_node *walk_array(walk_ctx *w, const jt_node *n, const char *key,
                                  const char *parent, size_t parent_len, unsigned depth)
 {
     /* enum and required lists are values the API checks: keep them verbatim. */
-    if (key_is(key, key_len, "enum") || key_is(key, key_len, "required")) return n;
+    if (key_has(key, key_len, SPEC_TREE_KEY_VALUE_LIST)) return n;
     /* Only operations and path items have parameter *arrays* (components and
      * Swagger 2.0's root `parameters` are maps). */
-    bool drop_body = (w->opt->filters & PREP_REQUEST_BODY) && key_is(key, key_len, "parameters");
+    bool drop_body =
+        (w->opt->filters & PREP_REQUEST_BODY) && key_has(key, key_len, SPEC_TREE_KEY_PARAMETERS);
     const jt_node **items = NULL;
     size_t kept = 0;
     for (uint32_t i = 0; i < n->len && !w->rc; i++) {
         const jt_node *it = n->u.items[i];
         const jt_node *nv;
-        bool drop = drop_body && is_body_param(it);
+        bool drop = drop_body && spec_tree_param_in_body(it);
         /* Items are not named members: "[]" keeps "example" inside a parameter
          * object from looking like a name under "parameters". */
         nv = drop ? NULL : walk(w, it, "[]", 2, key, key_len, depth + 1);
@@ -334,9 +274,11 @@ static const jt_node *walk_object(walk_ctx *w, const jt_node *n, const char *key
 {
     jt_member *members = NULL;
     size_t kept = 0;
+    unsigned roles = spec_tree_key_roles(key, key_len);
+    unsigned parent_roles = spec_tree_key_roles(parent, parent_len);
     for (uint32_t i = 0; i < n->len && !w->rc; i++) {
         const jt_member *m = &n->u.members[i];
-        unsigned bit = member_removed_by(w, m, key, key_len, parent, parent_len);
+        unsigned bit = member_removed_by(w, m, roles, parent_roles);
         const jt_node *nv = NULL;
         if (bit)
             note_removed(w, bit, m);

@@ -552,4 +552,36 @@ void spec_operation_mcp(const spec_operation *op, spec_mcp_entry *out);
  */
 int spec_mcp_schema_base(const spec_operation *op, spec_mcp_schema which, core_buf *out);
 
+/* ------------------------------------------------ chunking's typed questions (view_chunk.c) */
+
+/** The schema of property name in the view's properties object, or NULL (no such property). */
+const jt_node *spec_schema_view_property(const spec_schema_view *v, const char *name);
+/**
+ * The MCP entry op stands for, by the extension spec/mcp.c writes on it: "tool", "resource"
+ * or "prompt"; NULL for an OpenAPI operation. Static strings.
+ */
+const char *spec_operation_mcp_kind(const spec_operation *op);
+
+/**
+ * What a key of a raw OpenAPI tree is, for walks that filter a tree without the model (prep's
+ * tree filter): a bit set of SPEC_TREE_KEY_*. The key is len bytes, not NUL-terminated; NULL
+ * has no role.
+ */
+enum {
+    SPEC_TREE_KEY_NAMES = 1u << 0,          /* under it, keys are names the author chose */
+    SPEC_TREE_KEY_FUNCTIONAL = 1u << 1,     /* its string value makes the document work ($ref,
+                                               operationId, pattern, ...): never rewritten */
+    SPEC_TREE_KEY_VALUE_LIST = 1u << 2,     /* a list of values the API checks (enum, required) */
+    SPEC_TREE_KEY_EXAMPLE = 1u << 3,        /* an example or examples (x- forms too) */
+    SPEC_TREE_KEY_RESPONSES = 1u << 4,      /* the responses map */
+    SPEC_TREE_KEY_HEADERS = 1u << 5,        /* a headers map */
+    SPEC_TREE_KEY_REQUEST_BODY = 1u << 6,   /* an operation's request body */
+    SPEC_TREE_KEY_REQUEST_BODIES = 1u << 7, /* the components' request bodies */
+    SPEC_TREE_KEY_COMPONENTS = 1u << 8,     /* the components object */
+    SPEC_TREE_KEY_PARAMETERS = 1u << 9      /* a parameters list or map */
+};
+unsigned spec_tree_key_roles(const char *key, size_t len);
+/** Whether a parameter object of a raw tree is a Swagger 2.0 body or formData parameter. */
+bool spec_tree_param_in_body(const jt_node *param);
+
 #endif /* APIDEX_SPEC_H */
