@@ -152,6 +152,32 @@ static void test_alternatives_and_node_views(void **state)
     spec_registry_free(reg);
 }
 
+/* The keywords read in one pass over the members are what a look-up of each finds, in
+   small objects and in hashed (16+ members) ones, duplicated keys included. */
+static void test_keywords_as_looked_up(void **state)
+{
+    (void)state;
+    static const char *const docs[] = {
+        HEAD "\"components\":{\"schemas\":{\"S\":{\"type\":\"string\",\"type\":\"integer\","
+             "\"maxLength\":3,\"x-type\":1,\"minLength\":1,\"minLength\":2}}}}",
+        HEAD
+        "\"components\":{\"schemas\":{\"S\":{\"x-a\":1,\"x-b\":1,\"x-c\":1,\"x-d\":1,"
+        "\"x-e\":1,\"x-f\":1,\"x-g\":1,\"x-h\":1,\"x-i\":1,\"x-j\":1,\"x-k\":1,\"x-l\":1,"
+        "\"enum\":[1],\"enum\":[2],\"items\":{},\"$ref2\":1,\"format\":\"f\",\"pattern\":\"p\","
+        "\"required\":[\"a\"],\"uniqueItems\":true,\"readOnly\":true,\"readOnly\":false}}}}",
+    };
+    for (size_t d = 0; d < sizeof docs / sizeof docs[0]; d++) {
+        spec_registry *reg = load_text(docs[d]);
+        const spec_api *api = spec_registry_api(reg, 0);
+        spec_schema_view v;
+        assert_int_equal(spec_schema_view_open(api, schema_loc(api, "S"), NULL, &v), 0);
+        for (int k = 0; k < SPEC_KW_COUNT; k++)
+            assert_ptr_equal(v.kw[k], jt_get(v.loc.node, spec_schema_kw_name((spec_schema_kw)k)));
+        assert_non_null(v.kw[d ? SPEC_KW_ENUM : SPEC_KW_TYPE]);
+        spec_registry_free(reg);
+    }
+}
+
 static void test_guard(void **state)
 {
     (void)state;
@@ -274,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_cycles_and_dangling),
         cmocka_unit_test(test_allof_merge),
         cmocka_unit_test(test_alternatives_and_node_views),
+        cmocka_unit_test(test_keywords_as_looked_up),
         cmocka_unit_test(test_guard),
         cmocka_unit_test(test_walk_cycles),
         cmocka_unit_test(test_hostile),
