@@ -139,7 +139,7 @@ static size_t body_fields(const df_ctx *d, const spec_operation *op, bool option
     size_t n = 0;
     for (size_t r = 0; required && r < required->len && n < cap; r++) {
         const char *name = jt_str(jt_at(required, r));
-        const jt_node *prop = spec_schema_view_property(&v, name);
+        const jt_node *prop = spec_schema_view_property(&v, name).node;
         if (!prop) continue;
         names[n] = name;
         schemas[n++] = spec_schema_view_at(&v, prop);

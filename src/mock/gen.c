@@ -72,42 +72,23 @@ static json_object *valid_example(gctx *g, spec_loc schema, const jt_node *ex, b
 
 static json_object *gen(gctx *g, spec_loc s, const char *hint, bool lean);
 
-static bool has(const jt_node *s, const char *key)
-{
-    return jt_get(s, key) != NULL;
-}
-
 /* The type to make: the first non-null one of a 3.1 list, else the declared one, else
    guessed from the keywords present. */
-static const char *type_of(const jt_node *s)
+static const char *type_of(const spec_schema_view *v)
 {
-    const jt_node *t = jt_get(s, "type");
-    if (jt_is(t, JT_STRING)) return jt_str(t);
-    if (jt_is(t, JT_ARRAY)) {
-        for (uint32_t i = 0; i < t->len; i++) {
-            const char *x = jt_str(t->u.items[i]);
-            if (x && strcmp(x, "null")) return x;
-        }
-        if (t->len) return "null";
-    }
-    if (has(s, "properties") || has(s, "additionalProperties") || has(s, "required"))
+    const char *t = spec_schema_view_first_type(v);
+    if (t) return t;
+    const jt_node *types = v->kw[SPEC_KW_TYPE];
+    if (jt_is(types, JT_ARRAY) && types->len) return "null";
+    if (v->kw[SPEC_KW_PROPERTIES] || v->kw[SPEC_KW_ADDITIONAL_PROPERTIES] ||
+        v->kw[SPEC_KW_REQUIRED])
         return "object";
-    if (has(s, "items")) return "array";
-    if (has(s, "minimum") || has(s, "maximum")) return "number";
-    if (has(s, "format") || has(s, "pattern") || has(s, "minLength") || has(s, "maxLength"))
+    if (v->kw[SPEC_KW_ITEMS]) return "array";
+    if (v->kw[SPEC_KW_MINIMUM] || v->kw[SPEC_KW_MAXIMUM]) return "number";
+    if (v->kw[SPEC_KW_FORMAT] || v->kw[SPEC_KW_PATTERN] || v->kw[SPEC_KW_MIN_LENGTH] ||
+        v->kw[SPEC_KW_MAX_LENGTH])
         return "string";
     return NULL;
-}
-
-static bool nullable(const jt_node *s)
-{
-    if (jt_get_bool(s, "nullable", false)) return true;
-    const jt_node *t = jt_get(s, "type");
-    for (uint32_t i = 0; jt_is(t, JT_ARRAY) && i < t->len; i++) {
-        const char *x = jt_str(t->u.items[i]);
-        if (x && !strcmp(x, "null")) return true;
-    }
-    return false;
 }
 
 /* ---------------------------------------------------------------- strings */
@@ -177,14 +158,14 @@ static const char *hint_word(gctx *g, const char *hint)
     return words[rnd(g, N_WORDS)];
 }
 
-static json_object *gen_string(gctx *g, const jt_node *s, const char *hint)
+static json_object *gen_string(gctx *g, const spec_schema_view *v, const char *hint)
 {
     char buf[256];
     const char *word = hint_word(g, hint);
-    const char *fmt = jt_get_str(s, "format");
-    const char *pat = jt_get_str(s, "pattern");
-    double mn = spec_keyword_or(jt_get(s, "minLength"), 0),
-           mx = spec_keyword_or(jt_get(s, "maxLength"), -1);
+    const char *fmt = v->format;
+    const char *pat = jt_str(v->kw[SPEC_KW_PATTERN]);
+    double mn = spec_keyword_or(v->kw[SPEC_KW_MIN_LENGTH], 0),
+           mx = spec_keyword_or(v->kw[SPEC_KW_MAX_LENGTH], -1);
     if (pat) {
         uint64_t r = g->rng;
         char *p = mock_pattern_string(pat, &r);
@@ -219,10 +200,10 @@ static json_object *gen_string(gctx *g, const jt_node *s, const char *hint)
 
 /* The bounds of a number schema: [lo, hi] with exclusive forms applied for integers by
    the caller. */
-static void bounds(const jt_node *s, bool integer, double *lo, double *hi)
+static void bounds(const spec_schema_view *s, bool integer, double *lo, double *hi)
 {
-    const jt_node *mn = jt_get(s, "minimum"), *mx = jt_get(s, "maximum");
-    const jt_node *emn = jt_get(s, "exclusiveMinimum"), *emx = jt_get(s, "exclusiveMaximum");
+    const jt_node *mn = s->kw[SPEC_KW_MINIMUM], *mx = s->kw[SPEC_KW_MAXIMUM];
+    const jt_node *emn = s->kw[SPEC_KW_EXCLUSIVE_MINIMUM], *emx = s->kw[SPEC_KW_EXCLUSIVE_MAXIMUM];
     double step = integer ? 1 : 0.01;
     bool has_lo = false, has_hi = false;
     if (!isnan(spec_keyword_num(mn))) {
@@ -245,7 +226,7 @@ static void bounds(const jt_node *s, bool integer, double *lo, double *hi)
         if (!has_hi || v < *hi) *hi = v;
         has_hi = true;
     }
-    const char *fmt = jt_get_str(s, "format");
+    const char *fmt = s->format;
     if (!has_lo && !has_hi) {
         *lo = 1;
         *hi = 1000;
@@ -263,12 +244,12 @@ static void bounds(const jt_node *s, bool integer, double *lo, double *hi)
     }
 }
 
-static json_object *gen_number(gctx *g, const jt_node *s, bool integer, const char *hint)
+static json_object *gen_number(gctx *g, const spec_schema_view *s, bool integer, const char *hint)
 {
     double lo = 1, hi = 1000;
     bounds(s, integer, &lo, &hi);
     if (hi < lo) hi = lo;
-    double m = spec_keyword_or(jt_get(s, "multipleOf"), 0);
+    double m = spec_keyword_or(s->kw[SPEC_KW_MULTIPLE_OF], 0);
     double v;
     if (m > 0) {
         double k = ceil(lo / m) + (double)rnd(g, 5);
@@ -293,34 +274,25 @@ static json_object *gen_number(gctx *g, const jt_node *s, bool integer, const ch
 
 /* ---------------------------------------------------------------- structures */
 
-static bool skip_property(gctx *g, const spec_api *api, spec_loc p)
+static bool skip_property(gctx *g, spec_loc p)
 {
-    spec_loc d;
-    if (spec_deref(api, p, &d) || !jt_is(d.node, JT_OBJECT)) return false;
-    return jt_get_bool(d.node, g->request ? "readOnly" : "writeOnly", false);
+    spec_schema_view v;
+    if (spec_schema_view_open(g->api, p, NULL, &v) || !jt_is(v.loc.node, JT_OBJECT)) return false;
+    return g->request ? v.read_only : v.write_only;
 }
 
-static bool is_required(const jt_node *req, const char *key)
-{
-    for (uint32_t i = 0; jt_is(req, JT_ARRAY) && i < req->len; i++) {
-        const char *r = jt_str(req->u.items[i]);
-        if (r && !strcmp(r, key)) return true;
-    }
-    return false;
-}
-
-static json_object *gen_object(gctx *g, spec_loc s, bool lean)
+static json_object *gen_object(gctx *g, const spec_schema_view *v, bool lean)
 {
     json_object *o = json_object_new_object();
     if (!o) return NULL;
-    const jt_node *props = jt_get(s.node, "properties");
-    const jt_node *req = jt_get(s.node, "required");
+    const jt_node *props = v->kw[SPEC_KW_PROPERTIES];
+    const jt_node *req = v->kw[SPEC_KW_REQUIRED];
     for (uint32_t i = 0; jt_is(props, JT_OBJECT) && i < props->len; i++) {
         const jt_member *mb = &props->u.members[i];
-        bool required = is_required(req, mb->key);
+        bool required = spec_schema_view_requires(v, mb->key, mb->key_len);
         if (lean && !required) continue;
-        spec_loc p = {mb->value, s.doc};
-        if (!required && skip_property(g, g->api, p)) continue;
+        spec_loc p = spec_schema_view_at(v, mb->value);
+        if (!required && skip_property(g, p)) continue;
         json_object_object_add(o, mb->key, gen(g, p, mb->key, lean));
     }
     for (uint32_t i = 0; jt_is(req, JT_ARRAY) && i < req->len; i++) {
@@ -328,31 +300,32 @@ static json_object *gen_object(gctx *g, spec_loc s, bool lean)
         if (r && !json_object_object_get_ex(o, r, NULL))
             json_object_object_add(o, r, json_object_new_string(r));
     }
-    const jt_node *addl = jt_get(s.node, "additionalProperties");
-    if (!lean && jt_is(addl, JT_OBJECT) && !(jt_is(props, JT_OBJECT) && props->len))
-        json_object_object_add(o, "key1", gen(g, (spec_loc){addl, s.doc}, "value", lean));
+    const jt_node *addl = v->kw[SPEC_KW_ADDITIONAL_PROPERTIES];
+    if (!lean && jt_is(addl, JT_OBJECT) && !spec_schema_view_has_properties(v))
+        json_object_object_add(o, "key1", gen(g, spec_schema_view_at(v, addl), "value", lean));
     return o;
 }
 
-static json_object *gen_array(gctx *g, spec_loc s, bool lean, const char *hint)
+static json_object *gen_array(gctx *g, const spec_schema_view *v, bool lean, const char *hint)
 {
     json_object *a = json_object_new_array();
     if (!a) return NULL;
-    double mn = spec_keyword_or(jt_get(s.node, "minItems"), 0),
-           mx = spec_keyword_or(jt_get(s.node, "maxItems"), -1);
+    double mn = spec_keyword_or(v->kw[SPEC_KW_MIN_ITEMS], 0),
+           mx = spec_keyword_or(v->kw[SPEC_KW_MAX_ITEMS], -1);
     size_t n = lean ? 0 : MOCK_GEN_DEFAULT_ITEMS;
     if ((double)n < mn) n = mn > 1000 ? 1000 : (size_t)mn;
     if (mx >= 0 && (double)n > mx) n = (size_t)mx;
-    const jt_node *items = jt_get(s.node, "items");
+    const jt_node *items = v->kw[SPEC_KW_ITEMS];
     if (!jt_is(items, JT_OBJECT)) {
         for (size_t i = 0; i < n; i++) json_object_array_add(a, json_object_new_string("item"));
         return a;
     }
-    spec_loc is = {items, s.doc};
-    bool unique = jt_get_bool(s.node, "uniqueItems", false);
-    spec_loc d;
-    if (unique && !spec_deref(g->api, is, &d)) {
-        const jt_node *en = jt_get(d.node, "enum");
+    spec_loc is = spec_schema_view_at(v, items);
+    const jt_node *uq = v->kw[SPEC_KW_UNIQUE_ITEMS];
+    bool unique = jt_is(uq, JT_BOOL) && uq->boolean;
+    spec_schema_view iv;
+    if (unique && !spec_schema_view_open(g->api, is, NULL, &iv)) {
+        const jt_node *en = iv.kw[SPEC_KW_ENUM];
         if (jt_is(en, JT_ARRAY) && n > en->len) n = en->len;
         if (jt_is(en, JT_ARRAY)) { /* distinct members, in order */
             for (size_t i = 0; i < n; i++) json_object_array_add(a, literal_json(en->u.items[i]));
@@ -377,25 +350,24 @@ static json_object *gen_array(gctx *g, spec_loc s, bool lean, const char *hint)
 }
 
 /* Picks one of oneOf/anyOf's alternatives, not a null-only one when there is another. */
-static const jt_node *pick_alternative(gctx *g, spec_loc s, const jt_node *list, bool lean)
+static spec_loc pick_alternative(gctx *g, const spec_schema_view *v, const jt_node *list, bool lean)
 {
     uint32_t n = list->len, start = (uint32_t)rnd(g, n);
+    spec_schema_view av;
     for (uint32_t k = 0; lean && k < n; k++) { /* lean: a scalar one keeps it small */
-        spec_loc d;
-        if (spec_deref(g->api, (spec_loc){list->u.items[k], s.doc}, &d)) continue;
-        const char *t = jt_get_str(d.node, "type");
-        if (t && strcmp(t, "null") && strcmp(t, "object") && strcmp(t, "array"))
-            return list->u.items[k];
+        spec_loc alt = spec_schema_view_at(v, list->u.items[k]);
+        if (spec_schema_view_open(g->api, alt, NULL, &av)) continue;
+        const char *t = av.type;
+        if (t && strcmp(t, "null") && strcmp(t, "object") && strcmp(t, "array")) return alt;
     }
     for (uint32_t k = 0; k < n; k++) {
-        const jt_node *alt = list->u.items[(start + k) % n];
-        spec_loc d;
-        if (spec_deref(g->api, (spec_loc){alt, s.doc}, &d) || !jt_is(d.node, JT_OBJECT)) continue;
-        const char *t = jt_get_str(d.node, "type");
-        if (t && !strcmp(t, "null")) continue;
+        spec_loc alt = spec_schema_view_at(v, list->u.items[(start + k) % n]);
+        if (spec_schema_view_open(g->api, alt, NULL, &av) || !jt_is(av.loc.node, JT_OBJECT))
+            continue;
+        if (av.type && !strcmp(av.type, "null")) continue;
         return alt;
     }
-    return list->u.items[start];
+    return spec_schema_view_at(v, list->u.items[start]);
 }
 
 static unsigned on_stack(const gctx *g, const jt_node *n)
@@ -405,62 +377,64 @@ static unsigned on_stack(const gctx *g, const jt_node *n)
     return c;
 }
 
-static json_object *gen_inner(gctx *g, spec_loc s, const char *hint, bool lean)
+/* v: the schema with its $ref followed, allOf not merged yet (examples are its own). */
+static json_object *gen_inner(gctx *g, const spec_schema_view *v, const char *hint, bool lean)
 {
     /* examples (3.0 example, 3.1 examples), then the default */
     bool ok;
-    json_object *x = valid_example(g, s, jt_get(s.node, "example"), &ok);
+    json_object *x = valid_example(g, v->loc, v->kw[SPEC_KW_EXAMPLE], &ok);
     if (ok) return x;
-    const jt_node *exs = jt_get(s.node, "examples");
+    const jt_node *exs = v->kw[SPEC_KW_EXAMPLES];
     if (jt_is(exs, JT_ARRAY) && exs->len) {
-        x = valid_example(g, s, exs->u.items[0], &ok);
+        x = valid_example(g, v->loc, exs->u.items[0], &ok);
         if (ok) return x;
     }
-    x = valid_example(g, s, jt_get(s.node, "default"), &ok);
+    x = valid_example(g, v->loc, v->kw[SPEC_KW_DEFAULT], &ok);
     if (ok) return x;
     /* null is the smallest value; the validator reads alternatives before nullable */
-    if (lean && nullable(s.node) && !has(s.node, "anyOf") && !has(s.node, "oneOf") &&
-        !has(s.node, "allOf"))
+    if (lean && spec_schema_view_allows_null(v) && !v->kw[SPEC_KW_ANY_OF] &&
+        !v->kw[SPEC_KW_ONE_OF] && !v->kw[SPEC_KW_ALL_OF])
         return NULL;
 
-    spec_loc m = s;
-    if (jt_is(jt_get(s.node, "allOf"), JT_ARRAY) &&
-        spec_schema_merge_allof(g->api, s, g->arena, &m) == 0)
-        s = m;
-    const jt_node *en = jt_get(s.node, "enum");
+    spec_schema_view merged;
+    const spec_schema_view *s = v;
+    if (jt_is(v->kw[SPEC_KW_ALL_OF], JT_ARRAY) &&
+        !spec_schema_view_open(g->api, v->loc, g->arena, &merged))
+        s = &merged;
+    const jt_node *en = s->kw[SPEC_KW_ENUM];
     if (jt_is(en, JT_ARRAY) && en->len) {
         uint32_t start = (uint32_t)rnd(g, en->len);
         for (uint32_t k = 0; k < en->len; k++) { /* a non-null member first */
-            const jt_node *v = en->u.items[(start + k) % en->len];
-            if (v->type != JT_NULL) return literal_json(v);
+            const jt_node *e = en->u.items[(start + k) % en->len];
+            if (e->type != JT_NULL) return literal_json(e);
         }
         return NULL;
     }
-    const jt_node *cn = jt_get(s.node, "const");
+    const jt_node *cn = s->kw[SPEC_KW_CONST];
     if (cn) return literal_json(cn);
-    const jt_node *alts = jt_get(s.node, "oneOf");
-    if (!jt_is(alts, JT_ARRAY) || !alts->len) alts = jt_get(s.node, "anyOf");
-    if (jt_is(alts, JT_ARRAY) && alts->len) {
-        x = gen(g, (spec_loc){pick_alternative(g, s, alts, lean), s.doc}, hint, lean);
+    bool any;
+    const jt_node *alts = spec_schema_view_alternatives(s, &any);
+    if (alts) {
+        x = gen(g, pick_alternative(g, s, alts, lean), hint, lean);
         /* properties written beside the alternatives belong to every one of them */
-        if (json_object_is_type(x, json_type_object) && jt_get(s.node, "properties")) {
+        if (json_object_is_type(x, json_type_object) && s->kw[SPEC_KW_PROPERTIES]) {
             json_object *outer = gen_object(g, s, lean);
-            json_object_object_foreach(outer, k, v)
+            json_object_object_foreach(outer, k, val)
             {
                 if (!json_object_object_get_ex(x, k, NULL))
-                    json_object_object_add(x, k, json_object_get(v));
+                    json_object_object_add(x, k, json_object_get(val));
             }
             json_object_put(outer);
         }
         return x;
     }
-    const char *type = type_of(s.node);
+    const char *type = type_of(s);
     if (!type) return json_object_new_string(hint_word(g, hint));
     if (!strcmp(type, "object")) return gen_object(g, s, lean);
     if (!strcmp(type, "array")) return gen_array(g, s, lean, hint);
-    if (!strcmp(type, "string")) return gen_string(g, s.node, hint);
-    if (!strcmp(type, "integer")) return gen_number(g, s.node, true, hint);
-    if (!strcmp(type, "number")) return gen_number(g, s.node, false, hint);
+    if (!strcmp(type, "string")) return gen_string(g, s, hint);
+    if (!strcmp(type, "integer")) return gen_number(g, s, true, hint);
+    if (!strcmp(type, "number")) return gen_number(g, s, false, hint);
     if (!strcmp(type, "boolean")) return json_object_new_boolean(rnd(g, 2));
     if (!strcmp(type, "null")) return NULL;
     return json_object_new_string(hint_word(g, hint));
@@ -468,34 +442,35 @@ static json_object *gen_inner(gctx *g, spec_loc s, const char *hint, bool lean)
 
 /* The smallest value of a schema's type, made without looking into any other schema, so
    that no input (deep, cyclic or exponentially wide) can make generation go on. */
-static json_object *smallest(gctx *g, const jt_node *s, const char *hint)
+static json_object *smallest(gctx *g, const spec_schema_view *v, const char *hint)
 {
     g->nodes++;
-    const jt_node *en = jt_get(s, "enum");
+    const jt_node *en = v->kw[SPEC_KW_ENUM];
     if (jt_is(en, JT_ARRAY) && en->len) return literal_json(en->u.items[0]);
-    if (jt_get(s, "const")) return literal_json(jt_get(s, "const"));
-    const char *t = type_of(s);
-    if (nullable(s) || !t || !strcmp(t, "null")) return NULL;
+    if (v->kw[SPEC_KW_CONST]) return literal_json(v->kw[SPEC_KW_CONST]);
+    const char *t = type_of(v);
+    if (spec_schema_view_allows_null(v) || !t || !strcmp(t, "null")) return NULL;
     if (!strcmp(t, "object")) return json_object_new_object();
     if (!strcmp(t, "array")) return json_object_new_array();
-    if (!strcmp(t, "string")) return gen_string(g, s, hint);
-    if (!strcmp(t, "integer")) return gen_number(g, s, true, hint);
-    if (!strcmp(t, "number")) return gen_number(g, s, false, hint);
+    if (!strcmp(t, "string")) return gen_string(g, v, hint);
+    if (!strcmp(t, "integer")) return gen_number(g, v, true, hint);
+    if (!strcmp(t, "number")) return gen_number(g, v, false, hint);
     if (!strcmp(t, "boolean")) return json_object_new_boolean(0);
     return NULL;
 }
 
 static json_object *gen(gctx *g, spec_loc s, const char *hint, bool lean)
 {
-    if (spec_deref(g->api, s, &s) || !jt_is(s.node, JT_OBJECT))
+    spec_schema_view v;
+    if (spec_schema_view_open(g->api, s, NULL, &v) || !jt_is(v.loc.node, JT_OBJECT))
         return json_object_new_string(hint_word(g, hint)); /* `true`, {} or unresolved */
     if (g->depth >= MOCK_GEN_MAX_DEPTH || g->nodes > 10 * MOCK_GEN_MAX_NODES)
-        return smallest(g, s.node, hint); /* a required chain this deep never ends */
+        return smallest(g, &v, hint); /* a required chain this deep never ends */
     if (++g->nodes > MOCK_GEN_MAX_NODES || g->depth >= MOCK_GEN_LEAN_DEPTH ||
-        on_stack(g, s.node) >= 2)
+        on_stack(g, v.loc.node) >= 2)
         lean = true;
-    g->stack[g->depth++] = s.node;
-    json_object *x = gen_inner(g, s, hint, lean);
+    g->stack[g->depth++] = v.loc.node;
+    json_object *x = gen_inner(g, &v, hint, lean);
     g->depth--;
     return x;
 }
@@ -509,29 +484,14 @@ json_object *mock_gen_schema(const spec_api *api, spec_loc schema, uint64_t seed
     return x;
 }
 
-/* The value of an OAS 3 Example Object (its $ref followed). */
-static const jt_node *example_value(const spec_api *api, spec_loc ex)
-{
-    if (spec_deref(api, ex, &ex) || !jt_is(ex.node, JT_OBJECT)) return NULL;
-    return jt_get(ex.node, "value");
-}
-
 int mock_gen_media(const spec_api *api, const spec_response *resp, const spec_media *media,
                    uint64_t seed, struct json_object **out)
 {
     *out = NULL;
     gctx g = {.api = api, .rng = seed, .arena = NULL};
     spec_loc schema = media ? media->schema : (spec_loc){0};
-    const jt_node *cands[3] = {0};
-    size_t n = 0;
-    if (media && media->node.node) {
-        cands[n++] = jt_get(media->node.node, "example");
-        const jt_node *exs = jt_get(media->node.node, "examples");
-        if (jt_is(exs, JT_OBJECT) && exs->len)
-            cands[n++] = example_value(api, (spec_loc){exs->u.members[0].value, media->node.doc});
-    }
-    if (resp && media && media->type) /* Swagger 2.0: examples by media type */
-        cands[n++] = jt_get(jt_get(resp->node.node, "examples"), media->type);
+    const jt_node *cands[SPEC_MEDIA_EXAMPLES_MAX];
+    size_t n = spec_media_examples(api, resp, media, cands);
     for (size_t i = 0; i < n; i++) {
         bool ok;
         json_object *x = valid_example(&g, schema, cands[i], &ok);

@@ -150,17 +150,6 @@ static const spec_media *response_media(const spec_response *r)
     return &r->media[0];
 }
 
-/* The schema of a value with $ref followed and allOf merged (for reading its keywords). */
-static spec_loc flat_schema(const spec_api *api, spec_loc s, core_arena *a)
-{
-    spec_loc m = s;
-    if (!s.node || spec_deref(api, s, &m)) return (spec_loc){0};
-    spec_loc merged = m;
-    if (jt_is(jt_get(m.node, "allOf"), JT_ARRAY) && !spec_schema_merge_allof(api, m, a, &merged))
-        return merged;
-    return m;
-}
-
 static bool value_fits(const spec_api *api, spec_loc schema, json_object *v, core_arena *a)
 {
     const char *problem = NULL;
@@ -175,16 +164,16 @@ static void overlay(const spec_api *api, spec_loc schema, json_object *base, jso
     if (!json_object_is_type(base, json_type_object) ||
         !json_object_is_type(stored, json_type_object))
         return;
-    spec_loc s = flat_schema(api, schema, a);
-    const jt_node *props = jt_get(s.node, "properties");
-    const jt_node *addl = jt_get(s.node, "additionalProperties");
+    spec_schema_view s; /* $ref followed, allOf merged */
+    spec_schema_view_open(api, schema, a, &s);
+    const jt_node *addl = s.kw[SPEC_KW_ADDITIONAL_PROPERTIES];
     bool closed = jt_is(addl, JT_BOOL) && !addl->boolean;
     json_object_object_foreach(stored, key, val)
     {
-        const jt_node *ps = jt_get(props, key);
-        if (ps) {
-            if (!value_fits(api, (spec_loc){ps, s.doc}, val, a)) continue;
-        } else if (closed || (jt_is(props, JT_OBJECT) && props->len && !addl)) {
+        spec_loc ps = spec_schema_view_property(&s, key);
+        if (ps.node) {
+            if (!value_fits(api, ps, val, a)) continue;
+        } else if (closed || (spec_schema_view_has_properties(&s) && !addl)) {
             continue; /* not part of this response's shape */
         }
         json_object_object_add(base, key, json_object_get(val));
@@ -196,11 +185,12 @@ static void overlay(const spec_api *api, spec_loc schema, json_object *base, jso
 static json_object *id_value(const spec_api *api, spec_loc schema, const char *key, const char *id,
                              core_arena *a)
 {
-    spec_loc s = flat_schema(api, schema, a);
-    const jt_node *ps = jt_get(jt_get(s.node, "properties"), key);
-    if (!ps) return NULL;
-    spec_loc p = flat_schema(api, (spec_loc){ps, s.doc}, a);
-    const char *t = jt_get_str(p.node, "type");
+    spec_schema_view s, p;
+    spec_schema_view_open(api, schema, a, &s);
+    spec_loc ps = spec_schema_view_property(&s, key);
+    if (!ps.node) return NULL;
+    spec_schema_view_open(api, ps, a, &p);
+    const char *t = p.type;
     json_object *v;
     char *end;
     if (t && (!strcmp(t, "integer") || !strcmp(t, "number"))) {
@@ -210,7 +200,7 @@ static json_object *id_value(const spec_api *api, spec_loc schema, const char *k
     } else {
         v = json_object_new_string(id);
     }
-    if (!value_fits(api, (spec_loc){ps, s.doc}, v, a)) {
+    if (!value_fits(api, ps, v, a)) {
         json_object_put(v);
         return NULL;
     }
@@ -256,25 +246,26 @@ static void set_ids(const spec_api *api, spec_loc schema, json_object *x, const 
 static json_object *list_array(const spec_api *api, spec_loc schema, json_object *x, core_arena *a,
                                spec_loc *items, double *max_items)
 {
-    spec_loc s = flat_schema(api, schema, a);
+    spec_schema_view s, p, is;
+    spec_schema_view_open(api, schema, a, &s);
     if (json_object_is_type(x, json_type_array)) {
-        *items = (spec_loc){jt_get(s.node, "items"), s.doc};
-        *max_items = jt_num(jt_get(s.node, "maxItems"), -1);
+        *items = spec_schema_view_at(&s, s.kw[SPEC_KW_ITEMS]);
+        *max_items = jt_num(s.kw[SPEC_KW_MAX_ITEMS], -1);
         return items->node ? x : NULL;
     }
     if (!json_object_is_type(x, json_type_object)) return NULL;
-    const jt_node *props = jt_get(s.node, "properties");
+    const jt_node *props = s.kw[SPEC_KW_PROPERTIES];
     for (uint32_t i = 0; jt_is(props, JT_OBJECT) && i < props->len; i++) {
-        spec_loc p = flat_schema(api, (spec_loc){props->u.members[i].value, s.doc}, a);
-        const jt_node *it = jt_get(p.node, "items");
+        spec_schema_view_open(api, spec_schema_view_at(&s, props->u.members[i].value), a, &p);
+        const jt_node *it = p.kw[SPEC_KW_ITEMS];
         json_object *arr;
         if (!it || !json_object_object_get_ex(x, props->u.members[i].key, &arr) ||
             !json_object_is_type(arr, json_type_array))
             continue;
-        spec_loc is = flat_schema(api, (spec_loc){it, p.doc}, a);
-        if (!jt_get(is.node, "properties")) continue;
-        *items = (spec_loc){it, p.doc};
-        *max_items = jt_num(jt_get(p.node, "maxItems"), -1);
+        spec_schema_view_open(api, spec_schema_view_at(&p, it), a, &is);
+        if (!is.kw[SPEC_KW_PROPERTIES]) continue;
+        *items = spec_schema_view_at(&p, it);
+        *max_items = jt_num(p.kw[SPEC_KW_MAX_ITEMS], -1);
         return arr;
     }
     return NULL;
@@ -329,13 +320,15 @@ static const char *trimmed_path(const char *path, core_arena *a)
 static char *new_id(mock *mk, const spec_api *api, spec_loc schema, const char *key, core_arena *a)
 {
     unsigned long n = mock_state_next_id(mk->state);
-    spec_loc s = flat_schema(api, schema, a);
-    const jt_node *ps = jt_get(jt_get(s.node, "properties"), key);
-    spec_loc p = flat_schema(api, (spec_loc){ps, s.doc}, a);
-    const char *t = jt_get_str(p.node, "type");
-    if (ps && t && !strcmp(t, "string") &&
-        (jt_get(p.node, "format") || jt_get(p.node, "pattern") || jt_get(p.node, "enum"))) {
-        json_object *v = mock_gen_schema(api, p, mock_seed_mix(mk->opt.seed, &n, sizeof n), false);
+    spec_schema_view s, p;
+    spec_schema_view_open(api, schema, a, &s);
+    spec_loc ps = spec_schema_view_property(&s, key);
+    spec_schema_view_open(api, ps, a, &p);
+    const char *t = p.type;
+    if (ps.node && t && !strcmp(t, "string") &&
+        (p.kw[SPEC_KW_FORMAT] || p.kw[SPEC_KW_PATTERN] || p.kw[SPEC_KW_ENUM])) {
+        json_object *v =
+            mock_gen_schema(api, p.loc, mock_seed_mix(mk->opt.seed, &n, sizeof n), false);
         char *id = json_object_is_type(v, json_type_string)
                        ? core_arena_strdup(a, json_object_get_string(v))
                        : NULL;
@@ -388,9 +381,11 @@ static int create(answer *w)
     }
     if (!id) {
         /* the response's own id key decides the id's shape */
-        spec_loc s = flat_schema(w->m->api, w->schema, w->a);
-        const jt_node *props = jt_get(s.node, "properties");
-        if (!jt_get(props, "id") && param && jt_get(props, param)) key = param;
+        spec_schema_view s;
+        spec_schema_view_open(w->m->api, w->schema, w->a, &s);
+        if (!spec_schema_view_property(&s, "id").node && param &&
+            spec_schema_view_property(&s, param).node)
+            key = param;
         id = new_id(w->mk, w->m->api, w->schema, key, w->a);
     }
     if (!id || !collection) return APIDEX_ENOMEM;

@@ -70,26 +70,12 @@ static int schema_problem(core_arena *a, mock_problem *p, const char *in, const 
     return problem(p, 400, msg ? msg : text, in, name, ptr, mock_problem_rule(text));
 }
 
-/* The schema a text value is read by: $ref followed and allOf merged. */
-static spec_loc value_schema(const spec_api *api, spec_loc s, core_arena *a)
+/* The type a text value is read as (v: its schema, $ref followed and allOf merged). */
+static const char *schema_type(const spec_schema_view *v)
 {
-    spec_loc m = s;
-    if (spec_deref(api, s, &m)) return (spec_loc){0};
-    spec_loc merged = m;
-    if (jt_is(jt_get(m.node, "allOf"), JT_ARRAY) && !spec_schema_merge_allof(api, m, a, &merged))
-        return merged;
-    return m;
-}
-
-static const char *schema_type(const jt_node *s)
-{
-    const jt_node *t = jt_get(s, "type");
-    if (jt_is(t, JT_STRING)) return jt_str(t);
-    for (uint32_t i = 0; jt_is(t, JT_ARRAY) && i < t->len; i++) {
-        const char *x = jt_str(t->u.items[i]);
-        if (x && strcmp(x, "null")) return x;
-    }
-    if (jt_get(s, "items")) return "array";
+    const char *t = spec_schema_view_first_type(v);
+    if (t) return t;
+    if (v->kw[SPEC_KW_ITEMS]) return "array";
     return NULL;
 }
 
@@ -98,8 +84,9 @@ static const char *schema_type(const jt_node *s)
 static json_object *coerce_sep(const spec_api *api, spec_loc schema, const char *text,
                                core_arena *a, unsigned depth, char sep)
 {
-    spec_loc s = value_schema(api, schema, a);
-    const char *type = schema_type(s.node);
+    spec_schema_view s;
+    spec_schema_view_open(api, schema, a, &s);
+    const char *type = schema_type(&s);
     if (!type || depth > 4) return json_object_new_string(text);
     char *end;
     if (!strcmp(type, "integer") && *text && !isspace((unsigned char)*text)) {
@@ -115,7 +102,7 @@ static json_object *coerce_sep(const spec_api *api, spec_loc schema, const char 
         return NULL;
     } else if (!strcmp(type, "array")) {
         json_object *arr = json_object_new_array();
-        spec_loc items = {jt_get(s.node, "items"), s.doc};
+        spec_loc items = spec_schema_view_at(&s, s.kw[SPEC_KW_ITEMS]);
         const char *p = text;
         for (size_t i = 0; arr && *text && i < MAX_ARRAY_PARTS; i++) {
             const char *comma = strchr(p, sep);
@@ -142,8 +129,8 @@ static json_object *coerce(const spec_api *api, spec_loc schema, const char *tex
    tsv, pipes (Swagger 2.0 collectionFormat); else ','. */
 static char query_separator(const spec_param *prm)
 {
-    const char *style = jt_str(jt_get(prm->node.node, "style"));
-    const char *format = jt_str(jt_get(prm->node.node, "collectionFormat"));
+    const char *style = spec_param_style(prm);
+    const char *format = spec_param_collection_format(prm);
     if ((style && !strcmp(style, "spaceDelimited")) || (format && !strcmp(format, "ssv")))
         return ' ';
     if ((style && !strcmp(style, "pipeDelimited")) || (format && !strcmp(format, "pipes")))
@@ -157,8 +144,8 @@ static char query_separator(const spec_param *prm)
 static json_object *deep_object(const spec_api *api, const spec_param *prm, const mock_request *rq,
                                 core_arena *a, bool *present)
 {
-    spec_loc s = value_schema(api, prm->schema, a);
-    const jt_node *props = jt_get(s.node, "properties");
+    spec_schema_view s;
+    spec_schema_view_open(api, prm->schema, a, &s);
     size_t n = strlen(prm->name);
     json_object *obj = NULL;
     for (size_t i = 0; i < rq->n_query; i++) {
@@ -168,7 +155,7 @@ static json_object *deep_object(const spec_api *api, const spec_param *prm, cons
             continue;
         const char *key = core_arena_strndup(a, q + n + 1, len - n - 2);
         if (!key || (!obj && !(obj = json_object_new_object()))) break;
-        spec_loc ps = {jt_get(props, key), s.doc};
+        spec_loc ps = spec_schema_view_property(&s, key);
         const char *v = rq->query[i].value ? rq->query[i].value : "";
         json_object_object_add(obj, key,
                                ps.node ? coerce(api, ps, v, a, 1) : json_object_new_string(v));
@@ -191,7 +178,7 @@ static const char *find_pair(const mock_pair *pairs, size_t n, const char *name,
 static json_object *query_value(const spec_api *api, const spec_param *prm, const mock_request *rq,
                                 core_arena *a, bool *present)
 {
-    const char *style = jt_str(jt_get(prm->node.node, "style"));
+    const char *style = spec_param_style(prm);
     if (style && !strcmp(style, "deepObject")) return deep_object(api, prm, rq, a, present);
     const char *alt = core_arena_printf(a, "%s[]", prm->name);
     size_t count = 0;
@@ -204,12 +191,13 @@ static json_object *query_value(const spec_api *api, const spec_param *prm, cons
         }
     *present = count > 0;
     if (!count) return NULL;
-    spec_loc s = value_schema(api, prm->schema, a);
-    const char *type = schema_type(s.node);
+    spec_schema_view s;
+    spec_schema_view_open(api, prm->schema, a, &s);
+    const char *type = schema_type(&s);
     if (count == 1 || !type || strcmp(type, "array"))
         return coerce_sep(api, prm->schema, one, a, 0, query_separator(prm));
     json_object *arr = json_object_new_array();
-    spec_loc items = {jt_get(s.node, "items"), s.doc};
+    spec_loc items = spec_schema_view_at(&s, s.kw[SPEC_KW_ITEMS]);
     for (size_t i = 0; arr && i < rq->n_query; i++)
         if (rq->query[i].name &&
             (!strcmp(rq->query[i].name, prm->name) || (alt && !strcmp(rq->query[i].name, alt)))) {
@@ -261,12 +249,13 @@ static int check_params(const mock_match *m, const mock_request *rq, core_arena 
                 core_arena_printf(a, "%s parameter \"%s\" is required", prm->in, prm->name);
             return problem(p, 400, msg, prm->in, prm->name, "", "required");
         }
-        spec_loc s = value_schema(m->api, prm->schema, a);
-        const char *type = schema_type(s.node);
+        spec_schema_view s;
+        spec_schema_view_open(m->api, prm->schema, a, &s);
+        const char *type = schema_type(&s);
         const char *text = NULL;
         int rc = 0;
         /* an object is checked when its style says how it is written (deepObject) */
-        const char *style = jt_str(jt_get(prm->node.node, "style"));
+        const char *style = spec_param_style(prm);
         bool deep = style && !strcmp(style, "deepObject") && !strcmp(prm->in, "query");
         if (prm->schema.node && (deep || !(type && !strcmp(type, "object"))))
             rc = spec_validate_json(m->api, prm->schema, val, true, a, &text);
@@ -318,8 +307,8 @@ static const spec_media *pick_media(const spec_body *b, const char *content_type
 static json_object *parse_form(const spec_api *api, spec_loc schema, const char *body, size_t len,
                                core_arena *a)
 {
-    spec_loc s = value_schema(api, schema, a);
-    const jt_node *props = jt_get(s.node, "properties");
+    spec_schema_view s;
+    spec_schema_view_open(api, schema, a, &s);
     json_object *o = json_object_new_object();
     const char *p = body, *end = body + len;
     while (o && p < end) {
@@ -330,10 +319,9 @@ static json_object *parse_form(const spec_api *api, spec_loc schema, const char 
         char *val = eq ? mock_percent_decode(a, eq + 1, (size_t)(stop - eq - 1), true)
                        : core_arena_strdup(a, "");
         if (key && val && *key) {
-            const jt_node *ps = jt_get(props, key);
-            json_object_object_add(o, key,
-                                   ps ? coerce(api, (spec_loc){ps, s.doc}, val, a, 0)
-                                      : json_object_new_string(val));
+            spec_loc ps = spec_schema_view_property(&s, key);
+            json_object_object_add(
+                o, key, ps.node ? coerce(api, ps, val, a, 0) : json_object_new_string(val));
         }
         p = stop + 1;
     }

@@ -40,7 +40,6 @@ static char *server_base(core_arena *a, const spec_api *api)
 {
     const char *url = api->n_servers ? api->servers[0].url : NULL;
     if (!url) return core_arena_strdup(a, "");
-    const jt_node *vars = jt_get(jt_at(jt_get(api->root.node, "servers"), 0), "variables");
     core_buf b;
     core_buf_init(&b, ROUTE_MAX_PATH);
     for (const char *p = url; *p; p++) { /* expand variables first: they may hold the host */
@@ -52,7 +51,7 @@ static char *server_base(core_arena *a, const spec_api *api)
         char name[128];
         size_t n = (size_t)(close - p - 1);
         snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), p + 1);
-        const char *dflt = jt_get_str(jt_get(vars, name), "default");
+        const char *dflt = spec_server_variable_default(api, 0, name);
         core_buf_puts(&b, dflt ? dflt : name);
         p = close;
     }

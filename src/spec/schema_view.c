@@ -8,45 +8,56 @@
 
 #include <string.h>
 
-static const char *const kw_names[SPEC_KW_COUNT] = {
-    [SPEC_KW_TYPE] = "type",
-    [SPEC_KW_FORMAT] = "format",
-    [SPEC_KW_TITLE] = "title",
-    [SPEC_KW_DESCRIPTION] = "description",
-    [SPEC_KW_ENUM] = "enum",
-    [SPEC_KW_CONST] = "const",
-    [SPEC_KW_DEFAULT] = "default",
-    [SPEC_KW_EXAMPLE] = "example",
-    [SPEC_KW_EXAMPLES] = "examples",
-    [SPEC_KW_NULLABLE] = "nullable",
-    [SPEC_KW_MINIMUM] = "minimum",
-    [SPEC_KW_MAXIMUM] = "maximum",
-    [SPEC_KW_EXCLUSIVE_MINIMUM] = "exclusiveMinimum",
-    [SPEC_KW_EXCLUSIVE_MAXIMUM] = "exclusiveMaximum",
-    [SPEC_KW_MIN_LENGTH] = "minLength",
-    [SPEC_KW_MAX_LENGTH] = "maxLength",
-    [SPEC_KW_PATTERN] = "pattern",
-    [SPEC_KW_MIN_ITEMS] = "minItems",
-    [SPEC_KW_MAX_ITEMS] = "maxItems",
-    [SPEC_KW_UNIQUE_ITEMS] = "uniqueItems",
-    [SPEC_KW_READ_ONLY] = "readOnly",
-    [SPEC_KW_WRITE_ONLY] = "writeOnly",
-    [SPEC_KW_DEPRECATED] = "deprecated",
-    [SPEC_KW_MULTIPLE_OF] = "multipleOf",
-    [SPEC_KW_REQUIRED] = "required",
-    [SPEC_KW_PROPERTIES] = "properties",
-    [SPEC_KW_ADDITIONAL_PROPERTIES] = "additionalProperties",
-    [SPEC_KW_ITEMS] = "items",
-    [SPEC_KW_ONE_OF] = "oneOf",
-    [SPEC_KW_ANY_OF] = "anyOf",
-    [SPEC_KW_ALL_OF] = "allOf",
-    [SPEC_KW_DISCRIMINATOR] = "discriminator",
-    [SPEC_KW_REF] = "$ref",
+/* Each keyword with its length, so that read_keywords matches a member in one compare. */
+typedef struct kw_spelling {
+    const char *name;
+    size_t len;
+} kw_spelling;
+#define KW(s)                                                                                      \
+    {                                                                                              \
+        s, sizeof s - 1                                                                            \
+    }
+
+static const kw_spelling kw_table[SPEC_KW_COUNT] = {
+    [SPEC_KW_TYPE] = KW("type"),
+    [SPEC_KW_FORMAT] = KW("format"),
+    [SPEC_KW_TITLE] = KW("title"),
+    [SPEC_KW_DESCRIPTION] = KW("description"),
+    [SPEC_KW_ENUM] = KW("enum"),
+    [SPEC_KW_CONST] = KW("const"),
+    [SPEC_KW_DEFAULT] = KW("default"),
+    [SPEC_KW_EXAMPLE] = KW("example"),
+    [SPEC_KW_EXAMPLES] = KW("examples"),
+    [SPEC_KW_NULLABLE] = KW("nullable"),
+    [SPEC_KW_MINIMUM] = KW("minimum"),
+    [SPEC_KW_MAXIMUM] = KW("maximum"),
+    [SPEC_KW_EXCLUSIVE_MINIMUM] = KW("exclusiveMinimum"),
+    [SPEC_KW_EXCLUSIVE_MAXIMUM] = KW("exclusiveMaximum"),
+    [SPEC_KW_MIN_LENGTH] = KW("minLength"),
+    [SPEC_KW_MAX_LENGTH] = KW("maxLength"),
+    [SPEC_KW_PATTERN] = KW("pattern"),
+    [SPEC_KW_MIN_ITEMS] = KW("minItems"),
+    [SPEC_KW_MAX_ITEMS] = KW("maxItems"),
+    [SPEC_KW_UNIQUE_ITEMS] = KW("uniqueItems"),
+    [SPEC_KW_READ_ONLY] = KW("readOnly"),
+    [SPEC_KW_WRITE_ONLY] = KW("writeOnly"),
+    [SPEC_KW_DEPRECATED] = KW("deprecated"),
+    [SPEC_KW_MULTIPLE_OF] = KW("multipleOf"),
+    [SPEC_KW_REQUIRED] = KW("required"),
+    [SPEC_KW_PROPERTIES] = KW("properties"),
+    [SPEC_KW_ADDITIONAL_PROPERTIES] = KW("additionalProperties"),
+    [SPEC_KW_ITEMS] = KW("items"),
+    [SPEC_KW_ONE_OF] = KW("oneOf"),
+    [SPEC_KW_ANY_OF] = KW("anyOf"),
+    [SPEC_KW_ALL_OF] = KW("allOf"),
+    [SPEC_KW_DISCRIMINATOR] = KW("discriminator"),
+    [SPEC_KW_REF] = KW("$ref"),
 };
+#undef KW
 
 const char *spec_schema_kw_name(spec_schema_kw k)
 {
-    return (unsigned)k < SPEC_KW_COUNT ? kw_names[k] : NULL;
+    return (unsigned)k < SPEC_KW_COUNT ? kw_table[k].name : NULL;
 }
 
 static bool is_true(const jt_node *n)
@@ -62,7 +73,17 @@ static void read_keywords(spec_schema_view *v)
     v->type = v->format = v->title = v->description = NULL;
     v->nullable = v->read_only = v->write_only = v->deprecated = false;
     if (!jt_is(n, JT_OBJECT)) return;
-    for (int k = 0; k < SPEC_KW_COUNT; k++) v->kw[k] = jt_get(n, kw_names[k]);
+    /* one pass over the members, the first of a duplicated key winning as in jt_get: a
+       schema has a few members, so this is cheaper than a look-up per keyword */
+    for (uint32_t i = 0; i < n->len; i++) {
+        const jt_member *m = &n->u.members[i];
+        for (int k = 0; k < SPEC_KW_COUNT; k++)
+            if (m->key_len == kw_table[k].len && m->key[0] == kw_table[k].name[0] &&
+                !memcmp(m->key, kw_table[k].name, m->key_len)) {
+                if (!v->kw[k]) v->kw[k] = m->value;
+                break;
+            }
+    }
     v->type = jt_str(v->kw[SPEC_KW_TYPE]);
     v->format = jt_str(v->kw[SPEC_KW_FORMAT]);
     v->title = jt_str(v->kw[SPEC_KW_TITLE]);
@@ -76,10 +97,10 @@ static void read_keywords(spec_schema_view *v)
 static void read_written(spec_schema_view *v)
 {
     const jt_node *w = v->written.node;
-    v->ref = jt_get_str(w, kw_names[SPEC_KW_REF]);
-    v->written_description = jt_get_str(w, kw_names[SPEC_KW_DESCRIPTION]);
-    v->written_read_only = is_true(jt_get(w, kw_names[SPEC_KW_READ_ONLY]));
-    v->written_write_only = is_true(jt_get(w, kw_names[SPEC_KW_WRITE_ONLY]));
+    v->ref = jt_get_str(w, kw_table[SPEC_KW_REF].name);
+    v->written_description = jt_get_str(w, kw_table[SPEC_KW_DESCRIPTION].name);
+    v->written_read_only = is_true(jt_get(w, kw_table[SPEC_KW_READ_ONLY].name));
+    v->written_write_only = is_true(jt_get(w, kw_table[SPEC_KW_WRITE_ONLY].name));
 }
 
 void spec_schema_view_node(const jt_node *n, spec_schema_view *out)
@@ -111,7 +132,7 @@ int spec_schema_view_open(const spec_api *api, spec_loc loc, core_arena *arena,
         return APIDEX_EREF;
     }
     out->loc = d;
-    const jt_node *all = jt_get(d.node, kw_names[SPEC_KW_ALL_OF]);
+    const jt_node *all = jt_get(d.node, kw_table[SPEC_KW_ALL_OF].name);
     if (jt_is(all, JT_ARRAY) && arena) {
         out->all_of = all;
         spec_loc m;
@@ -158,7 +179,7 @@ const jt_node *spec_schema_view_enum(const spec_schema_view *v)
     const jt_node *e = v->kw[SPEC_KW_ENUM];
     if (!e) {
         const jt_node *items = v->kw[SPEC_KW_ITEMS];
-        e = jt_is(items, JT_OBJECT) ? jt_get(items, kw_names[SPEC_KW_ENUM]) : NULL;
+        e = jt_is(items, JT_OBJECT) ? jt_get(items, kw_table[SPEC_KW_ENUM].name) : NULL;
     }
     return e;
 }

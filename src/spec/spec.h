@@ -554,8 +554,6 @@ int spec_mcp_schema_base(const spec_operation *op, spec_mcp_schema which, core_b
 
 /* ------------------------------------------------ chunking's typed questions (view_chunk.c) */
 
-/** The schema of property name in the view's properties object, or NULL (no such property). */
-const jt_node *spec_schema_view_property(const spec_schema_view *v, const char *name);
 /**
  * The MCP entry op stands for, by the extension spec/mcp.c writes on it: "tool", "resource"
  * or "prompt"; NULL for an OpenAPI operation. Static strings.
@@ -583,5 +581,36 @@ enum {
 unsigned spec_tree_key_roles(const char *key, size_t len);
 /** Whether a parameter object of a raw tree is a Swagger 2.0 body or formData parameter. */
 bool spec_tree_param_in_body(const jt_node *param);
+
+/* ---------------------------------------------------------------- the mock's questions
+ * (view_mock.c) */
+
+/** The schema of the view's property name (a location in the view's document); node NULL
+    when the view has no such property. */
+spec_loc spec_schema_view_property(const spec_schema_view *v, const char *name);
+/** The view's type when it is a string, else the first member of a type array (3.1) that is
+    not "null"; NULL when neither. */
+const char *spec_schema_view_first_type(const spec_schema_view *v);
+/** Whether the view admits null: nullable written true, or "null" in a type array. */
+bool spec_schema_view_allows_null(const spec_schema_view *v);
+/** The parameter's style as written (OAS 3: "form", "spaceDelimited", "deepObject", ...);
+    NULL when it has none. */
+const char *spec_param_style(const spec_param *p);
+/** The parameter's Swagger 2.0 collectionFormat as written ("csv", "ssv", "tsv", "pipes",
+    "multi"); NULL when it has none. */
+const char *spec_param_collection_format(const spec_param *p);
+enum { SPEC_MEDIA_EXAMPLES_MAX = 3 };
+/**
+ * The example values a response's media type offers, in the order to try them: the media
+ * type's example, the value of the first of its examples ($ref followed), the Swagger 2.0
+ * response's examples for the type. Absent ones and repeats are left out; returns how many
+ * are in out.
+ * resp or media may be NULL. Values point into the API's trees.
+ */
+size_t spec_media_examples(const spec_api *api, const spec_response *resp, const spec_media *media,
+                           const jt_node *out[SPEC_MEDIA_EXAMPLES_MAX]);
+/** The default of the variable name of the root document's server'th server object as
+    written (OAS 3 servers[].variables); NULL when there is none. */
+const char *spec_server_variable_default(const spec_api *api, size_t server, const char *name);
 
 #endif /* APIDEX_SPEC_H */

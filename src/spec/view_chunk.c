@@ -1,16 +1,11 @@
 /*
- * Typed questions chunking and the tree filter ask of the model: a schema's property by
- * name, which MCP entry an operation stands for, and what a key of a raw OpenAPI tree is
- * (a name map, a functional string, an example, ...), so that they never spell keywords.
+ * Typed questions chunking and the tree filter ask of the model: which MCP entry an
+ * operation stands for, and what a key of a raw OpenAPI tree is (a name map, a functional
+ * string, an example, ...), so that they never spell keywords.
  */
 #include "spec/spec_int.h"
 
 #include <string.h>
-
-const jt_node *spec_schema_view_property(const spec_schema_view *v, const char *name)
-{
-    return name ? jt_get(v->kw[SPEC_KW_PROPERTIES], name) : NULL;
-}
 
 /* The extension keys spec/mcp.c writes on the operation of each MCP entry. */
 static const char *const mcp_keys[] = {"x-mcp-tool", "x-mcp-resource", "x-mcp-prompt"};

@@ -1,7 +1,7 @@
 /* Tests for the typed schema view (schema_view.c): $ref chains, cycles, allOf merging,
-   the guard, the bounded walk and hostile schemas (deep, shared, huge enums); and chunking's
-   typed questions (view_chunk.c): a property by name, an operation's MCP entry, the roles of
-   the keys of a raw tree. */
+   the guard, the bounded walk and hostile schemas (deep, shared, huge enums); and the typed
+   questions beside it (view_chunk.c: an operation's MCP entry, the roles of the keys of a raw
+   tree; view_mock.c: a property by name, types, parameter styles, examples, servers). */
 #include "testutil.h"
 
 #include "spec/spec.h"
@@ -154,6 +154,32 @@ static void test_alternatives_and_node_views(void **state)
     spec_registry_free(reg);
 }
 
+/* The keywords read in one pass over the members are what a look-up of each finds, in
+   small objects and in hashed (16+ members) ones, duplicated keys included. */
+static void test_keywords_as_looked_up(void **state)
+{
+    (void)state;
+    static const char *const docs[] = {
+        HEAD "\"components\":{\"schemas\":{\"S\":{\"type\":\"string\",\"type\":\"integer\","
+             "\"maxLength\":3,\"x-type\":1,\"minLength\":1,\"minLength\":2}}}}",
+        HEAD
+        "\"components\":{\"schemas\":{\"S\":{\"x-a\":1,\"x-b\":1,\"x-c\":1,\"x-d\":1,"
+        "\"x-e\":1,\"x-f\":1,\"x-g\":1,\"x-h\":1,\"x-i\":1,\"x-j\":1,\"x-k\":1,\"x-l\":1,"
+        "\"enum\":[1],\"enum\":[2],\"items\":{},\"$ref2\":1,\"format\":\"f\",\"pattern\":\"p\","
+        "\"required\":[\"a\"],\"uniqueItems\":true,\"readOnly\":true,\"readOnly\":false}}}}",
+    };
+    for (size_t d = 0; d < sizeof docs / sizeof docs[0]; d++) {
+        spec_registry *reg = load_text(docs[d]);
+        const spec_api *api = spec_registry_api(reg, 0);
+        spec_schema_view v;
+        assert_int_equal(spec_schema_view_open(api, schema_loc(api, "S"), NULL, &v), 0);
+        for (int k = 0; k < SPEC_KW_COUNT; k++)
+            assert_ptr_equal(v.kw[k], jt_get(v.loc.node, spec_schema_kw_name((spec_schema_kw)k)));
+        assert_non_null(v.kw[d ? SPEC_KW_ENUM : SPEC_KW_TYPE]);
+        spec_registry_free(reg);
+    }
+}
+
 static void test_guard(void **state)
 {
     (void)state;
@@ -301,14 +327,14 @@ static void test_property_by_name(void **state)
     const spec_operation *op = op_named(api, "tool");
     spec_schema_view v;
     assert_int_equal(spec_schema_view_open(api, op->body->media[0].schema, NULL, &v), 0);
-    const jt_node *id = spec_schema_view_property(&v, "id");
+    const jt_node *id = spec_schema_view_property(&v, "id").node;
     assert_non_null(id);
     assert_string_equal(jt_get_str(id, "type"), "string");
-    assert_null(spec_schema_view_property(&v, "missing"));
-    assert_null(spec_schema_view_property(&v, NULL));
+    assert_null(spec_schema_view_property(&v, "missing").node);
+    assert_null(spec_schema_view_property(&v, NULL).node);
     spec_schema_view none;
     spec_schema_view_node(NULL, &none);
-    assert_null(spec_schema_view_property(&none, "id"));
+    assert_null(spec_schema_view_property(&none, "id").node);
     spec_registry_free(reg);
 }
 
@@ -373,6 +399,106 @@ static void test_tree_param_in_body(void **state)
     jt_doc_free(doc);
 }
 
+/* ---------------------------------------------------------------- the mock's questions
+   (view_mock.c): properties by name, declared types, parameter styles, a response's
+   examples and server variable defaults, on OAS 3.1 and Swagger 2.0 documents */
+
+static const char *OAS31 =
+    "{\"openapi\":\"3.1.0\",\"info\":{\"title\":\"t\",\"version\":\"1\"},"
+    "\"servers\":[{\"url\":\"https://{host}/v{major}\",\"variables\":{\"host\":{\"default\":"
+    "\"api.example.com\"},\"major\":{\"enum\":[\"1\"]}}}],"
+    "\"paths\":{\"/a\":{\"get\":{\"parameters\":[{\"name\":\"f\",\"in\":\"query\",\"style\":"
+    "\"deepObject\",\"schema\":{\"type\":\"object\"}},{\"name\":\"g\",\"in\":\"query\","
+    "\"schema\":{\"type\":\"string\"}}],\"responses\":{\"200\":{\"description\":\"ok\","
+    "\"content\":{\"application/json\":{\"schema\":{\"$ref\":\"#/components/schemas/T\"},"
+    "\"example\":{\"a\":1},\"examples\":{\"one\":{\"$ref\":\"#/components/examples/E\"}}},"
+    "\"text/plain\":{\"schema\":{\"type\":\"string\"}}}}}}}},"
+    "\"components\":{\"examples\":{\"E\":{\"value\":{\"a\":2}}},\"schemas\":{"
+    "\"T\":{\"type\":[\"null\",\"object\"],\"properties\":{\"a\":{\"$ref\":"
+    "\"#/components/schemas/N\"}}},"
+    "\"N\":{\"type\":\"integer\",\"nullable\":true},"
+    "\"Only\":{\"type\":[\"null\"]},\"Arr\":{\"items\":{}},\"Odd\":{\"type\":7}}}}";
+
+static void test_schema_questions(void **state)
+{
+    (void)state;
+    spec_registry *reg = load_text(OAS31);
+    const spec_api *api = spec_registry_api(reg, 0);
+    spec_schema_view v, p;
+    assert_int_equal(spec_schema_view_open(api, schema_loc(api, "T"), NULL, &v), 0);
+    assert_string_equal(spec_schema_view_first_type(&v), "object");
+    assert_true(spec_schema_view_allows_null(&v));
+    spec_loc a = spec_schema_view_property(&v, "a");
+    assert_non_null(a.node);
+    assert_ptr_equal(a.doc, v.loc.doc);
+    assert_null(spec_schema_view_property(&v, "b").node);
+    assert_int_equal(spec_schema_view_open(api, a, NULL, &p), 0); /* its $ref followed */
+    assert_string_equal(spec_schema_view_first_type(&p), "integer");
+    assert_true(spec_schema_view_allows_null(&p)); /* 3.0 nullable */
+    assert_int_equal(spec_schema_view_open(api, schema_loc(api, "Only"), NULL, &v), 0);
+    assert_null(spec_schema_view_first_type(&v));
+    assert_true(spec_schema_view_allows_null(&v));
+    const char *none[] = {"Arr", "Odd"};
+    for (size_t i = 0; i < 2; i++) {
+        assert_int_equal(spec_schema_view_open(api, schema_loc(api, none[i]), NULL, &v), 0);
+        assert_null(spec_schema_view_first_type(&v));
+        assert_false(spec_schema_view_allows_null(&v));
+        assert_null(spec_schema_view_property(&v, "a").node);
+    }
+    spec_registry_free(reg);
+}
+
+static void test_params_examples_servers(void **state)
+{
+    (void)state;
+    spec_registry *reg = load_text(OAS31);
+    const spec_api *api = spec_registry_api(reg, 0);
+    const spec_operation *op = &api->ops[0];
+    assert_int_equal(op->n_params, 2);
+    assert_string_equal(spec_param_style(&op->params[0]), "deepObject");
+    assert_null(spec_param_style(&op->params[1]));
+    assert_null(spec_param_collection_format(&op->params[0]));
+
+    const spec_response *r = &op->responses[0];
+    assert_int_equal(r->n_media, 2);
+    const jt_node *ex[SPEC_MEDIA_EXAMPLES_MAX];
+    assert_int_equal(spec_media_examples(api, r, &r->media[0], ex), 2);
+    assert_int_equal(jt_get(ex[0], "a")->u.i, 1); /* the example, then the examples' first */
+    assert_int_equal(jt_get(ex[1], "a")->u.i, 2); /* ($ref followed) */
+    assert_int_equal(spec_media_examples(api, r, &r->media[1], ex), 0);
+    assert_int_equal(spec_media_examples(api, NULL, NULL, ex), 0);
+
+    assert_string_equal(spec_server_variable_default(api, 0, "host"), "api.example.com");
+    assert_null(spec_server_variable_default(api, 0, "major")); /* no default */
+    assert_null(spec_server_variable_default(api, 0, "nope"));
+    assert_null(spec_server_variable_default(api, 1, "host"));
+    spec_registry_free(reg);
+}
+
+static const char *SWAGGER =
+    "{\"swagger\":\"2.0\",\"info\":{\"title\":\"t\",\"version\":\"1\"},\"host\":\"h\","
+    "\"paths\":{\"/a\":{\"get\":{\"produces\":[\"application/json\"],\"parameters\":[{"
+    "\"name\":\"ids\",\"in\":\"query\",\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+    "\"collectionFormat\":\"pipes\"}],\"responses\":{\"200\":{\"description\":\"ok\","
+    "\"schema\":{\"type\":\"string\"},\"examples\":{\"application/json\":\"hi\"}}}}}}}";
+
+static void test_swagger2(void **state)
+{
+    (void)state;
+    spec_registry *reg = load_text(SWAGGER);
+    const spec_api *api = spec_registry_api(reg, 0);
+    const spec_operation *op = &api->ops[0];
+    assert_string_equal(spec_param_collection_format(&op->params[0]), "pipes");
+    assert_null(spec_param_style(&op->params[0]));
+    const spec_response *r = &op->responses[0];
+    assert_int_equal(r->n_media, 1);
+    const jt_node *ex[SPEC_MEDIA_EXAMPLES_MAX];
+    assert_int_equal(spec_media_examples(api, r, &r->media[0], ex), 1);
+    assert_string_equal(jt_str(ex[0]), "hi");
+    assert_null(spec_server_variable_default(api, 0, "host")); /* no servers written */
+    spec_registry_free(reg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -380,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_cycles_and_dangling),
         cmocka_unit_test(test_allof_merge),
         cmocka_unit_test(test_alternatives_and_node_views),
+        cmocka_unit_test(test_keywords_as_looked_up),
         cmocka_unit_test(test_guard),
         cmocka_unit_test(test_walk_cycles),
         cmocka_unit_test(test_hostile),
@@ -387,6 +514,9 @@ int main(void)
         cmocka_unit_test(test_mcp_kind),
         cmocka_unit_test(test_tree_key_roles),
         cmocka_unit_test(test_tree_param_in_body),
+        cmocka_unit_test(test_schema_questions),
+        cmocka_unit_test(test_params_examples_servers),
+        cmocka_unit_test(test_swagger2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
