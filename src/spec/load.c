@@ -728,13 +728,7 @@ int spec_registry_reindex_ids(spec_registry *reg)
 
 int spec_registry_insert(spec_registry *reg, spec_api_int *ai)
 {
-    if (reg->n == reg->cap) {
-        size_t cap = reg->cap ? reg->cap * 2 : 16;
-        spec_api_int **a = realloc(reg->apis, cap * sizeof *a);
-        if (!a) return APIDEX_ENOMEM;
-        reg->apis = a;
-        reg->cap = cap;
-    }
+    if (core_array_grow(&reg->apis, &reg->cap, reg->n, sizeof *reg->apis, 16)) return APIDEX_ENOMEM;
     reg->apis[reg->n++] = ai;
     ai->pub.id = NULL; /* assigned by assign_ids */
     return spec_strmap_put(&reg->by_real, ai->real, strlen(ai->real), 1);

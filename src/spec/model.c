@@ -169,13 +169,7 @@ static int sink_add(edge_sink *s, size_t target)
     }
     if (s->mark[target] == s->gen) return 0;
     s->mark[target] = s->gen;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        size_t *v = realloc(s->v, cap * sizeof *v);
-        if (!v) return APIDEX_ENOMEM;
-        s->v = v;
-        s->cap = cap;
-    }
+    if (core_array_grow(&s->v, &s->cap, s->n, sizeof *s->v, 64)) return APIDEX_ENOMEM;
     s->v[s->n++] = target;
     return 0;
 }

@@ -494,13 +494,7 @@ static int enter_object(resolver *r, const jt_node *obj, uint8_t ctx)
 
 static int push_frame(resolver *r, const jt_node *n, uint8_t ctx)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 64;
-        rframe *s = realloc(r->st, cap * sizeof *s);
-        if (!s) return APIDEX_ENOMEM;
-        r->st = s;
-        r->cap = cap;
-    }
+    if (core_array_grow(&r->st, &r->cap, r->n, sizeof *r->st, 64)) return APIDEX_ENOMEM;
     r->st[r->n++] = (rframe){n, 0, ctx};
     return n->type == JT_OBJECT ? enter_object(r, n, ctx) : 0;
 }
