@@ -660,7 +660,7 @@ bool store_target_server(const store_target *t);
 int store_target_commit(store_target *t, apidex_error *err);
 void store_target_end(store_target *t, int rc, apidex_error *err);
 
-/* ---------------------------------------------------------------- usage sidecar (usage_sidecar.c) */
+/* ------------------------------------------------------------ usage sidecar (usage_sidecar.c) */
 
 /** One reported use of an endpoint. Borrowed strings. */
 typedef struct store_usage_use {
