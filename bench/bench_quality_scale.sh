@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Quality at scale: the everyday task set on the 40-spec index and on the same 40 specs plus a
-# whole API directory as distractors (issue 14, item 8). A bench, never part of .ci/run.
+# whole API directory as distractors. A bench, never part of .ci/run.
 #
 #   everyday        bench/queries/everyday_tasks.json over ONE index of the 40 specs
 #                   (shared/corpus/specs + the two RestBench specs), as bench_retrieval.sh

@@ -430,6 +430,7 @@ typedef struct cli_eval_agent_args {
 } cli_eval_agent_args;
 int cli_eval_agent(const char *db, const struct eval_set *set, const cli_eval_agent_args *a);
 
+/* ---- stderr (error_print.c) */
 /** A progress trace of the agents (agent, run): "apidex CMD: EVENT: detail" on stderr, the
     detail's first line cut to 200 bytes. cmd: the command's name (a const char *). */
 void cli_trace_stderr(void *cmd, const char *event, const char *detail);

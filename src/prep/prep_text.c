@@ -158,135 +158,20 @@ static int filter_base64(const char *s, size_t n, core_buf *out, prep_report *re
 
 /* ---------------------------------------------------------------- HTML */
 
-/* Element names: a tag is only removed when it names a real HTML element, so
- * placeholders such as "Bearer <token>" or "<id>" survive. */
-static const char *const html_inline[] = {
-    "a",      "abbr",     "b",      "bdi",      "bdo",      "big",     "cite",   "code",
-    "del",    "dfn",      "em",     "font",     "i",        "img",     "ins",    "kbd",
-    "mark",   "q",        "s",      "samp",     "small",    "span",    "strike", "strong",
-    "sub",    "sup",      "tt",     "u",        "var",      "wbr",     "label",  "input",
-    "button", "select",   "option", "textarea", "iframe",   "script",  "style",  "svg",
-    "path",   "video",    "audio",  "source",   "picture",  "canvas",  "embed",  "object",
-    "param",  "map",      "area",   "meta",     "link",     "html",    "head",   "body",
-    "title",  "noscript", "center", "col",      "colgroup", "caption", "time",   "summary",
-    NULL};
-static const char *const html_block[] = {
-    "br",     "p",          "div",     "li",     "ul",         "ol",  "tr",    "td",
-    "th",     "table",      "thead",   "tbody",  "tfoot",      "h1",  "h2",    "h3",
-    "h4",     "h5",         "h6",      "pre",    "blockquote", "hr",  "dl",    "dt",
-    "dd",     "section",    "article", "header", "footer",     "nav", "aside", "main",
-    "figure", "figcaption", "details", "form",   NULL};
-
-static int tag_kind(const char *name, size_t n)
-{
-    char low[16];
-    if (n == 0 || n >= sizeof low) return 0;
-    for (size_t i = 0; i < n; i++) low[i] = (char)lower((unsigned char)name[i]);
-    low[n] = 0;
-    for (size_t i = 0; html_block[i]; i++)
-        if (!strcmp(low, html_block[i])) return 2;
-    for (size_t i = 0; html_inline[i]; i++)
-        if (!strcmp(low, html_inline[i])) return 1;
-    return 0;
-}
-
-/* Length of a tag at s[0] == '<' (0 if it is not one); *block says whether it breaks lines. */
-static size_t html_tag_len(const char *s, size_t n, bool *block)
-{
-    *block = false;
-    if (n >= 4 && !memcmp(s, "<!--", 4)) return text_html_comment(s, n, 8192);
-    size_t i = 1;
-    if (i < n && s[i] == '/') i++;
-    size_t name = i;
-    while (i < n && is_alnum((unsigned char)s[i])) i++;
-    int kind = tag_kind(s + name, i - name);
-    if (!kind || i >= n) return 0;
-    unsigned char c = (unsigned char)s[i];
-    if (c != '>' && c != '/' && !is_space(c)) return 0;
-    size_t end = text_html_attrs_end(s, n, i);
-    *block = end && kind == 2;
-    return end;
-}
-
+/* Tags, comments and entities: the index's reading of text/html.c. */
 static int filter_html(const char *s, size_t n, core_buf *out, prep_report *rep)
 {
-    size_t i = 0, copied = 0;
-    int rc = 0;
-    while (i < n && !rc) {
-        if (s[i] == '<') {
-            bool block;
-            size_t k = html_tag_len(s + i, n - i, &block);
-            if (k) {
-                rc = core_buf_append(out, s + copied, i - copied);
-                note(rep, PREP_HTML, k);
-                /* Block tags separate text ("<p>a</p><p>b</p>" -> "a\nb"). */
-                if (!rc && block && out->len && out->data[out->len - 1] != '\n' &&
-                    out->data[out->len - 1] != ' ')
-                    rc = core_buf_putc(out, '\n');
-                i += k;
-                copied = i;
-                continue;
-            }
-        } else if (s[i] == '&') {
-            rc = core_buf_append(out, s + copied, i - copied);
-            copied = i;
-            char u[8];
-            size_t ulen = 0;
-            size_t k = rc ? 0 : text_html_entity(s + i, n - i, TEXT_ENTITIES_ASCII, u, &ulen);
-            if (k) {
-                rc = core_buf_append(out, u, ulen);
-                note(rep, PREP_HTML, 0);
-                i += k;
-                copied = i;
-                continue;
-            }
-        }
-        i++;
+    text_html_stats st = {0, 0};
+    int rc = text_html_strip(s, n, TEXT_READER_INDEX, out, &st);
+    int i = prep_filter_index(PREP_HTML);
+    if (rep && i >= 0) {
+        rep->count[i] += st.removed;
+        rep->bytes[i] += st.bytes;
     }
-    if (!rc) rc = core_buf_append(out, s + copied, n - copied);
-    return rc ? APIDEX_ENOMEM : 0;
+    return rc;
 }
 
 /* ---------------------------------------------------------------- markdown */
-
-/* A whole line that is only markup: a code fence, a rule, a table separator or a
- * reference-link definition. */
-static bool md_drop_line(const char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
-    if (i >= n) return false;
-    if (n - i >= 3 && (!memcmp(s + i, "```", 3) || !memcmp(s + i, "~~~", 3))) return true;
-    /* Horizontal rule: three or more of the same -, * or _ (spaces allowed). */
-    char r = s[i];
-    if (r == '-' || r == '*' || r == '_') {
-        size_t cnt = 0, j = i;
-        while (j < n && (s[j] == r || s[j] == ' ' || s[j] == '\t' || s[j] == '\r')) {
-            if (s[j] == r) cnt++;
-            j++;
-        }
-        if (j == n && cnt >= 3) return true;
-    }
-    /* Table separator: only | - : and spaces, with at least one '-' and a '|' or ':'. */
-    bool dash = false, bar = false, other = false;
-    for (size_t j = i; j < n; j++) {
-        char c = s[j];
-        if (c == '-')
-            dash = true;
-        else if (c == '|' || c == ':')
-            bar = true;
-        else if (c != ' ' && c != '\t' && c != '\r')
-            other = true;
-    }
-    if (dash && bar && !other) return true;
-    /* [ref]: http://... */
-    if (s[i] == '[') {
-        size_t j = i + 1;
-        while (j < n && s[j] != ']' && s[j] != '[') j++;
-        if (j + 2 < n && s[j] == ']' && s[j + 1] == ':' && s[j + 2] == ' ') return true;
-    }
-    return false;
-}
 
 /* Length of the line-leading markup to strip: heading #s, blockquote >s, bullets,
  * a table row's leading '|'. Leading indentation is dropped with it. */
@@ -413,7 +298,7 @@ static int filter_markdown(const char *s, size_t n, core_buf *out, prep_report *
         while (e < n && s[e] != '\n') e++;
         const char *line = s + i;
         size_t len = e - i;
-        if (md_drop_line(line, len)) {
+        if (text_md_markup_line(line, len, TEXT_READER_INDEX)) {
             note(rep, PREP_MARKDOWN, len);
         } else {
             size_t p = md_line_prefix(line, len);

@@ -160,13 +160,7 @@ static double pair_score(const match_params *p, const match_feat *q, const match
 
 static int add_cand(qop *q, const match_params *p, const match_feat *r, uint32_t op)
 {
-    if (q->n == q->cap) {
-        size_t cap = q->cap ? q->cap * 2 : 32;
-        cand *c = realloc(q->c, cap * sizeof *c);
-        if (!c) return APIDEX_ENOMEM;
-        q->c = c;
-        q->cap = cap;
-    }
+    if (core_array_grow(&q->c, &q->cap, q->n, sizeof *q->c, 32)) return APIDEX_ENOMEM;
     cand *c = &q->c[q->n++];
     c->op = op;
     c->pair = pair_score(p, &q->f, r, &c->s);

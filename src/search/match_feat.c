@@ -21,13 +21,7 @@ typedef struct term_list {
 
 static int list_push(term_list *l, long id)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        long *v = realloc(l->v, cap * sizeof *v);
-        if (!v) return APIDEX_ENOMEM;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (core_array_grow(&l->v, &l->cap, l->n, sizeof *l->v, 64)) return APIDEX_ENOMEM;
     l->v[l->n++] = id;
     return 0;
 }
@@ -61,13 +55,7 @@ static long unknown_id(match_unknown *u, const char *w, size_t n)
 {
     for (size_t i = 0; i < u->n; i++)
         if (strlen(u->words[i]) == n && !memcmp(u->words[i], w, n)) return -(long)i - 1;
-    if (u->n == u->cap) {
-        size_t cap = u->cap ? u->cap * 2 : 32;
-        char **v = realloc(u->words, cap * sizeof *v);
-        if (!v) return 0;
-        u->words = v;
-        u->cap = cap;
-    }
+    if (core_array_grow(&u->words, &u->cap, u->n, sizeof *u->words, 32)) return 0;
     char *c = strndup(w, n);
     if (!c) return 0;
     u->words[u->n++] = c;

@@ -18,13 +18,7 @@ static int term_add(const search_engine *e, ranking *r, size_t *cap, long ti, do
             if (idf > r->terms[i].idf) r->terms[i].idf = idf;
             return 0;
         }
-    if (r->n_terms == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        qterm *nt = realloc(r->terms, nc * sizeof *nt);
-        if (!nt) return APIDEX_ENOMEM;
-        r->terms = nt;
-        *cap = nc;
-    }
+    if (core_array_grow(&r->terms, cap, r->n_terms, sizeof *r->terms, 16)) return APIDEX_ENOMEM;
     r->terms[r->n_terms++] = (qterm){ti, idf};
     return 0;
 }

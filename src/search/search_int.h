@@ -377,7 +377,7 @@ size_t engine_op_producers(const search_engine *e, size_t op, const producer_ref
 /* dupes.c: e->superseded from the groups of duplicate APIs. */
 int dupes_mark(search_engine *e);
 
-/* usage.c: the usage prior. usage_read: st->usage per op (nothing when the prior is off);
+/* usage_prior.c: the usage prior. usage_read: st->usage per op (nothing when the prior is off);
    usage_weigh: after routing, adds the prior to r's scores. */
 int usage_read(query_state *st);
 void usage_weigh(query_state *st, ranking *r);

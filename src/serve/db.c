@@ -20,7 +20,7 @@ struct serve_db {
     bool failing;               /* the last reload failed: say so once, not at every check */
     serve_search_config search; /* every snapshot's engine queries this way */
     pthread_mutex_t embed_lock; /* one provider, shared by the engines of all snapshots */
-    serve_usage_cache *usage;   /* the usage prior's uses (usage.c); NULL: off */
+    serve_usage_cache *usage;   /* the usage prior's uses (usage_cache.c); NULL: off */
     store_follow *follow;       /* a server database: the thread that follows publishes */
 };
 

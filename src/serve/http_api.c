@@ -249,7 +249,7 @@ static struct json_object *json_body(serve_http *h, struct MHD_Connection *conn,
     return body;
 }
 
-/* POST /v1/feedback: the endpoints a caller used for a task (usage.c does the work) */
+/* POST /v1/feedback: the endpoints a caller used for a task (feedback.c does the work) */
 enum MHD_Result serve_on_feedback(serve_http *h, struct MHD_Connection *conn, req_ctx *rq,
                                   const char *url, const char *method)
 {

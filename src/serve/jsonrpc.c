@@ -246,3 +246,21 @@ char *jrpc_error(struct json_object *id, int code, const char *message, struct j
     json_object_put(o);
     return s;
 }
+
+struct json_object *serve_json_object_parse(const char *text, size_t len)
+{
+    struct json_tokener *tok = json_tokener_new_ex(JRPC_MAX_DEPTH);
+    if (!tok) return NULL;
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    struct json_object *o = json_tokener_parse_ex(tok, text ? text : "", (int)len);
+    bool parsed = json_tokener_get_error(tok) == json_tokener_success;
+    size_t end = (size_t)json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    for (size_t i = end; parsed && i < len; i++)
+        if (!strchr(" \t\r\n", text[i])) parsed = false;
+    if (!parsed || !json_object_is_type(o, json_type_object)) {
+        json_object_put(o);
+        return NULL;
+    }
+    return o;
+}

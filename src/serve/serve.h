@@ -10,8 +10,8 @@
  * - Hot reload without failing requests in flight: a serve_db hands out
  *   reference-counted snapshots (an open index, its search engine and the API
  *   table). A request acquires one snapshot and uses it to the end.
- * - Opening a snapshot reads no operation, schema or edge row (issue 28: at
- *   directory scale that was seconds and hundreds of MB per start): the engine
+ * - Opening a snapshot reads no operation, schema or edge row (at directory
+ *   scale that was seconds and hundreds of MB per start): the engine
  *   opens from the search image, and the operations a request names are found
  *   in its table (search_engine_find_operation, _operations) with their
  *   summaries read by rowid. An endpoint's detail, ask_api and tool

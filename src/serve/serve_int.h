@@ -22,7 +22,7 @@ struct serve_snapshot {
     size_t n_apis;
 };
 
-/* ---------------------------------------------------------------- usage prior (usage.c) */
+/* ---------------------------------------------------------------- usage prior (usage_cache.c) */
 
 /** The reported uses a server's searches weigh, read again when the sidecar changes. */
 typedef struct serve_usage_cache serve_usage_cache;
@@ -39,6 +39,21 @@ const search_params *serve_usage_params(const serve_usage_cache *c);
 serve_usage_set *serve_usage_acquire(serve_usage_cache *c);
 const store_usage *serve_usage_of(const serve_usage_set *s);
 void serve_usage_release(serve_usage_set *s);
+/** The cache of the db (NULL when the server weighs no uses: db.c). */
+serve_usage_cache *serve_db_usage(serve_db *db);
+
+/* ---------------------------------------------------------------- feedback (feedback.c) */
+
+/**
+ * Feedback (POST /v1/feedback, MCP report_usage): args {"endpoints": [id or "METHOD
+ * /path", ...], "api": A, "task": T} resolved and recorded (store_usage_feedback);
+ * *out {"recorded": n}. APIDEX_EINVAL bad arguments, APIDEX_ENOTFOUND an unknown endpoint.
+ */
+int serve_query_feedback(serve_snapshot *snap, struct json_object *args, struct json_object **out,
+                         apidex_error *err);
+
+/* ---------------------------------------------------------------- JSON text checks (jsonrpc.c) */
+
 /**
  * Where the JSON text (parsed into root) holds a NUL character (\u0000) in a string:
  * writes the path of the first such value into at[0..size) ("params.arguments.task",
@@ -48,17 +63,8 @@ void serve_usage_release(serve_usage_set *s);
  */
 bool serve_json_nul_at(const char *text, size_t len, struct json_object *root, const char *prefix,
                        char *at, size_t size);
-/** A JSON object from text (strict, UTF-8, nothing after it), or NULL. */
+/** A JSON object from text (strict, UTF-8, nothing after it), or NULL */
 struct json_object *serve_json_object_parse(const char *text, size_t len);
-/** The cache of the db (NULL when the server weighs no uses: db.c). */
-serve_usage_cache *serve_db_usage(serve_db *db);
-/**
- * Feedback (POST /v1/feedback, MCP report_usage): args {"endpoints": [id or "METHOD
- * /path", ...], "api": A, "task": T} resolved and recorded (store_usage_feedback);
- * *out {"recorded": n}. APIDEX_EINVAL bad arguments, APIDEX_ENOTFOUND an unknown endpoint.
- */
-int serve_query_feedback(serve_snapshot *snap, struct json_object *args, struct json_object **out,
-                         apidex_error *err);
 
 /* ---------------------------------------------------------------- JSON helpers (query.c) */
 

@@ -20,13 +20,7 @@ static int kv_add(kv_list *l, const char *key, uint32_t key_len, jt_node *value)
 {
     if (spec_strmap_get(&l->seen, key, key_len, NULL)) return 0; /* the first one wins */
     if (spec_strmap_put(&l->seen, key, key_len, l->n)) return APIDEX_ENOMEM;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        jt_member *v = realloc(l->v, cap * sizeof *v);
-        if (!v) return APIDEX_ENOMEM;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (core_array_grow(&l->v, &l->cap, l->n, sizeof *l->v, 16)) return APIDEX_ENOMEM;
     l->v[l->n++] = (jt_member){key, key_len, value};
     return 0;
 }

@@ -163,15 +163,9 @@ typedef struct str_vec {
 static int vec_push(str_vec *s, char *p)
 {
     if (!p) return APIDEX_ENOMEM;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        char **v = realloc(s->v, cap * sizeof *v);
-        if (!v) {
-            free(p);
-            return APIDEX_ENOMEM;
-        }
-        s->v = v;
-        s->cap = cap;
+    if (core_array_grow(&s->v, &s->cap, s->n, sizeof *s->v, 64)) {
+        free(p);
+        return APIDEX_ENOMEM;
     }
     s->v[s->n++] = p;
     return 0;

@@ -169,13 +169,7 @@ static int sink_add(edge_sink *s, size_t target)
     }
     if (s->mark[target] == s->gen) return 0;
     s->mark[target] = s->gen;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        size_t *v = realloc(s->v, cap * sizeof *v);
-        if (!v) return APIDEX_ENOMEM;
-        s->v = v;
-        s->cap = cap;
-    }
+    if (core_array_grow(&s->v, &s->cap, s->n, sizeof *s->v, 64)) return APIDEX_ENOMEM;
     s->v[s->n++] = target;
     return 0;
 }
@@ -230,11 +224,7 @@ static int collect_edges(graph_walk *g, const jt_node *start, long self)
     spec_api_int *ai = g->ai;
     if (!start || (start->type != JT_OBJECT && start->type != JT_ARRAY)) return 0;
     size_t n = 0;
-    if (!g->cap) {
-        g->st = malloc(64 * sizeof *g->st);
-        if (!g->st) return APIDEX_ENOMEM;
-        g->cap = 64;
-    }
+    if (core_array_grow(&g->st, &g->cap, n, sizeof *g->st, 64)) return APIDEX_ENOMEM;
     g->st[n++] = (gframe){start, 0, 0};
     unsigned inlined = 0;
     int rc = enter_schema_node(g, start, 0);
@@ -264,12 +254,7 @@ static int collect_edges(graph_walk *g, const jt_node *start, long self)
             rc = sink_add(&g->sink, idx);
             continue;
         }
-        if (n == g->cap) {
-            gframe *s = realloc(g->st, g->cap * 2 * sizeof *s);
-            if (!s) return APIDEX_ENOMEM;
-            g->st = s;
-            g->cap *= 2;
-        }
+        if (core_array_grow(&g->st, &g->cap, n, sizeof *g->st, 64)) return APIDEX_ENOMEM;
         g->st[n++] = (gframe){child, 0, cctx};
         rc = enter_schema_node(g, child, cctx);
     }

@@ -122,6 +122,8 @@ unsigned spec_load_memory_factor_default(void);
 /** Loads (once) the file or URL at real; returns the doc, or NULL with a diagnostic. */
 spec_doc *spec_doc_open(spec_api_int *ai, const char *real, bool remote, const char *file,
                         const spec_doc *from, const char *site_ptr);
+
+/* diag.c */
 /** Adds a diagnostic located at node (and/or pointer) in doc. */
 void spec_diag(spec_api_int *ai, core_diag_level level, int code, const spec_doc *doc,
                const jt_node *node, const char *pointer, const char *fmt, ...)
@@ -148,7 +150,7 @@ char *spec_url_host(const char *url);
 /** url resolved against base (malloc'd), or NULL. */
 char *spec_url_join(const char *base, const char *rel);
 
-/* resolve.c */
+/* refs.c */
 /** Finds and resolves every reference in every loaded document (loading more as needed). */
 int spec_resolve_all(spec_api_int *ai);
 /** The reference entry for a site node, or NULL. */

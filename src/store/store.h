@@ -324,7 +324,7 @@ long store_find_schema(store_index *idx, const char *id);
 /** Index into store_apis() of the API with this id, or -1. */
 long store_find_api(store_index *idx, const char *id);
 /**
- * The API a person means by `name` (resolve.c): its id, an alias, a unique
+ * The API a person means by `name` (resolve_api.c): its id, an alias, a unique
  * prefix of an id or alias, or its title (case-insensitive throughout, in that
  * order of preference). *out: index into store_apis(). An unknown name is
  * APIDEX_ENOTFOUND, an ambiguous one APIDEX_EINVAL; the message names the
@@ -660,7 +660,7 @@ bool store_target_server(const store_target *t);
 int store_target_commit(store_target *t, apidex_error *err);
 void store_target_end(store_target *t, int rc, apidex_error *err);
 
-/* ---------------------------------------------------------------- usage sidecar (usage.c) */
+/* ------------------------------------------------------------ usage sidecar (usage_sidecar.c) */
 
 /** One reported use of an endpoint. Borrowed strings. */
 typedef struct store_usage_use {

@@ -1,6 +1,6 @@
 /*
  * Feedback: the endpoints a caller says it used, resolved against the index and recorded
- * in the usage sidecar (usage.c). One resolver for the CLI (apidex feedback), MCP
+ * in the usage sidecar (usage_sidecar.c). One resolver for the CLI (apidex feedback), MCP
  * (report_usage) and HTTP (POST /v1/feedback): an operation id ("api:operationId"), or
  * "METHOD /path" (in the API named, or the one API that has it); all are resolved before
  * any is recorded, and an unknown one names the closest endpoints the index has.

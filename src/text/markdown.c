@@ -1,11 +1,15 @@
 /*
- * Markdown emphasis markers, shared by the two readers of Markdown: the plain text of
- * agent-facing answers (plain.c) and the markdown filter of preprocessing (prep/prep_text.c).
+ * Markdown emphasis markers and markup-only lines, shared by the two readers of Markdown: the
+ * plain text of agent-facing answers (plain.c) and the markdown filter of preprocessing
+ * (prep/prep_text.c).
  * A run of '*', '_' or '~' opens or closes emphasis only at a word's edge, so snake_case,
  * a*b and UTF-8 words around an underscore survive; a closing run is looked for on the same
  * line within TEXT_MD_SCAN_MAX bytes, which keeps hostile lines ("*a *a *a ...") linear.
+ * And the lines that are only markup (rules, table separators, link definitions).
  */
 #include "text/text.h"
+
+#include <string.h>
 
 static bool md_space(unsigned char c)
 {
@@ -43,4 +47,42 @@ size_t text_md_find_close(const char *s, size_t n, size_t from, char c, size_t k
         j = r - 1;
     }
     return n;
+}
+
+bool text_md_markup_line(const char *s, size_t n, text_reader reader)
+{
+    bool index = reader == TEXT_READER_INDEX;
+    size_t i = 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    if (i >= n) return false;
+    if (index && n - i >= 3 && (!memcmp(s + i, "```", 3) || !memcmp(s + i, "~~~", 3))) return true;
+    /* a rule: three or more of the same -, * or _ (or = under a heading), spaces between */
+    char r = s[i];
+    if (r == '-' || r == '*' || r == '_' || (r == '=' && !index)) {
+        size_t cnt = 0, j = i;
+        while (j < n && (s[j] == r || s[j] == ' ' || s[j] == '\t' || s[j] == '\r')) {
+            if (s[j] == r) cnt++;
+            j++;
+        }
+        if (j == n && cnt >= 3) return true;
+    }
+    /* a table separator: only | - : and spaces, with a '-' and a '|' or ':' */
+    bool dash = false, bar = false, other = false;
+    for (size_t j = i; j < n; j++) {
+        unsigned char c = (unsigned char)s[j];
+        if (c == '-')
+            dash = true;
+        else if (c == '|' || c == ':')
+            bar = true;
+        else if (c != ' ' && c != '\t' && c != '\r' && (index || !md_space(c)))
+            other = true;
+    }
+    if (dash && bar && !other) return true;
+    /* [ref]: http://... */
+    if (s[i] == '[') {
+        size_t j = i + 1;
+        while (j < n && s[j] != ']' && s[j] != '[') j++;
+        if (j + 2 < n && s[j] == ']' && s[j + 1] == ':' && s[j + 2] == ' ') return true;
+    }
+    return false;
 }

@@ -4,10 +4,10 @@
  * paragraphs kept as lines or joined on one line), and a shortener that cuts at sentence or
  * word boundaries, never inside a word. The index keeps the raw text; outputs call this.
  *
- * Two linear passes without backtracking: HTML first (a tag is removed only when it names
- * an HTML element or is closed later, so "Bearer <token>" survives), then markdown line by
- * line into an emitter that owns all whitespace (runs collapse, breaks are written only
- * between two visible characters, so the result is trimmed).
+ * Two linear passes without backtracking: HTML first (html.c, shared with prep's filter: a
+ * tag is removed only when it names an HTML element or is closed later, so "Bearer <token>"
+ * survives), then markdown line by line into an emitter that owns all whitespace (runs collapse,
+ * breaks are written only between two visible characters, so the result is trimmed).
  */
 #include "text/text.h"
 
@@ -29,11 +29,6 @@ static bool is_digit(unsigned char c)
     return c >= '0' && c <= '9';
 }
 
-static bool is_alnum(unsigned char c)
-{
-    return is_alpha(c) || is_digit(c) || c >= 0x80;
-}
-
 static unsigned char lower(unsigned char c)
 {
     return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
@@ -46,193 +41,6 @@ static bool prefix_ci(const char *s, size_t n, const char *lit)
     for (size_t i = 0; i < k; i++)
         if (lower((unsigned char)s[i]) != (unsigned char)lit[i]) return false;
     return true;
-}
-
-/* ---------------------------------------------------------------- HTML */
-
-/* How a tag affects the text around it. */
-enum { TAG_INLINE = 1, TAG_SPACE = 2, TAG_BREAK = 3, TAG_PARA = 4, TAG_ITEM = 5, TAG_DROP = 6 };
-
-static const struct {
-    const char *name;
-    int kind;
-} html_tags[] = {
-    {"a", TAG_INLINE},       {"abbr", TAG_INLINE},  {"b", TAG_INLINE},
-    {"big", TAG_INLINE},     {"cite", TAG_INLINE},  {"code", TAG_INLINE},
-    {"del", TAG_INLINE},     {"dfn", TAG_INLINE},   {"em", TAG_INLINE},
-    {"font", TAG_INLINE},    {"i", TAG_INLINE},     {"img", TAG_INLINE},
-    {"ins", TAG_INLINE},     {"kbd", TAG_INLINE},   {"mark", TAG_INLINE},
-    {"q", TAG_INLINE},       {"s", TAG_INLINE},     {"samp", TAG_INLINE},
-    {"small", TAG_INLINE},   {"span", TAG_INLINE},  {"strike", TAG_INLINE},
-    {"strong", TAG_INLINE},  {"sub", TAG_INLINE},   {"sup", TAG_INLINE},
-    {"tt", TAG_INLINE},      {"u", TAG_INLINE},     {"var", TAG_INLINE},
-    {"wbr", TAG_INLINE},     {"label", TAG_INLINE}, {"time", TAG_INLINE},
-    {"summary", TAG_INLINE}, {"nobr", TAG_INLINE},  {"br", TAG_BREAK},
-    {"hr", TAG_PARA},        {"p", TAG_PARA},       {"div", TAG_PARA},
-    {"ul", TAG_PARA},        {"ol", TAG_PARA},      {"dl", TAG_PARA},
-    {"table", TAG_PARA},     {"thead", TAG_PARA},   {"tbody", TAG_PARA},
-    {"tfoot", TAG_PARA},     {"tr", TAG_BREAK},     {"td", TAG_SPACE},
-    {"th", TAG_SPACE},       {"h1", TAG_PARA},      {"h2", TAG_PARA},
-    {"h3", TAG_PARA},        {"h4", TAG_PARA},      {"h5", TAG_PARA},
-    {"h6", TAG_PARA},        {"pre", TAG_PARA},     {"blockquote", TAG_PARA},
-    {"section", TAG_PARA},   {"article", TAG_PARA}, {"header", TAG_PARA},
-    {"footer", TAG_PARA},    {"nav", TAG_PARA},     {"aside", TAG_PARA},
-    {"main", TAG_PARA},      {"figure", TAG_PARA},  {"figcaption", TAG_PARA},
-    {"details", TAG_PARA},   {"caption", TAG_PARA}, {"center", TAG_PARA},
-    {"li", TAG_ITEM},        {"dt", TAG_ITEM},      {"dd", TAG_BREAK},
-    {"script", TAG_DROP},    {"style", TAG_DROP},   {"noscript", TAG_DROP},
-    {"svg", TAG_DROP},       {"iframe", TAG_DROP},  {"template", TAG_DROP},
-    {"html", TAG_INLINE},    {"body", TAG_INLINE},  {"head", TAG_DROP},
-    {"meta", TAG_INLINE},    {"link", TAG_INLINE},  {"input", TAG_INLINE},
-};
-
-enum { TAG_NAME_MAX = 24, CLOSE_SCAN_MAX = 65536 };
-
-static int tag_kind(const char *name, size_t n)
-{
-    char low[TAG_NAME_MAX];
-    if (n == 0 || n >= sizeof low) return 0;
-    for (size_t i = 0; i < n; i++) low[i] = (char)lower((unsigned char)name[i]);
-    low[n] = 0;
-    for (size_t i = 0; i < sizeof html_tags / sizeof html_tags[0]; i++)
-        if (!strcmp(low, html_tags[i].name)) return html_tags[i].kind;
-    return 0;
-}
-
-/* Is "</name" somewhere in s[from..n)? Bounded, so a page of "<x>" stays linear enough. */
-static bool closed_later(const char *s, size_t n, size_t from, const char *name, size_t len)
-{
-    size_t lim = from + CLOSE_SCAN_MAX < n ? from + CLOSE_SCAN_MAX : n;
-    for (size_t i = from; i + 2 + len <= lim; i++) {
-        if (s[i] != '<' || s[i + 1] != '/') continue;
-        bool eq = true;
-        for (size_t k = 0; k < len && eq; k++)
-            eq = lower((unsigned char)s[i + 2 + k]) == lower((unsigned char)name[k]);
-        if (eq && (i + 2 + len == n || !is_alnum((unsigned char)s[i + 2 + len]))) return true;
-    }
-    return false;
-}
-
-/*
- * A tag at s[i] == '<': its length (0 = not a tag, keep the '<'), its kind, whether it
- * closes, and its name. Comments are TAG_INLINE. Unknown names count when closed later
- * (AWS's <note>...</note>) or when they are a closing tag.
- */
-static size_t html_tag(const char *s, size_t n, size_t i, int *kind, bool *closing, size_t *name_at,
-                       size_t *name_len)
-{
-    const char *t = s + i;
-    size_t m = n - i;
-    *kind = 0;
-    *closing = false;
-    *name_at = *name_len = 0;
-    if (m >= 4 && !memcmp(t, "<!--", 4)) {
-        size_t k = text_html_comment(t, m, CLOSE_SCAN_MAX);
-        if (k) *kind = TAG_INLINE;
-        return k;
-    }
-    size_t k = 1;
-    if (k < m && t[k] == '/') {
-        *closing = true;
-        k++;
-    }
-    size_t name = k;
-    while (k < m && (is_alpha((unsigned char)t[k]) || (k > name && is_digit((unsigned char)t[k]))))
-        k++;
-    size_t name_end = k;
-    if (k == name || k >= m) return 0;
-    unsigned char c = (unsigned char)t[k];
-    if (c != '>' && c != '/' && !is_space(c)) return 0;
-    int kd = tag_kind(t + name, k - name);
-    if (!kd && (*closing || closed_later(s, n, i + k, t + name, k - name))) kd = TAG_SPACE;
-    if (!kd) return 0;
-    size_t end = text_html_attrs_end(t, m, k);
-    if (end) {
-        *kind = kd;
-        *name_at = i + name;
-        *name_len = name_end - name;
-    }
-    return end;
-}
-
-/*
- * HTML to markdown-shaped text: tags go, paragraph tags become blank lines, list items
- * "- " lines, line breaks new lines; other newlines are spaces (HTML does not break on
- * them). With keep_lines, every tag becomes a space and source newlines stay.
- */
-static int html_pass(const char *s, size_t n, bool keep_lines, core_buf *out)
-{
-    size_t i = 0, copied = 0;
-    bool html_seen = false;
-    int rc = 0;
-    while (i < n && !rc) {
-        char c = s[i];
-        if (c == '<') {
-            int kind;
-            bool closing;
-            size_t name_at, name_len;
-            size_t k = html_tag(s, n, i, &kind, &closing, &name_at, &name_len);
-            if (!k) {
-                i++;
-                continue;
-            }
-            rc = core_buf_append(out, s + copied, i - copied);
-            html_seen = true;
-            i += k;
-            if (kind == TAG_DROP && !closing) {
-                /* <script>, <style>...: their content goes too, up to the close tag */
-                size_t lim = i + CLOSE_SCAN_MAX < n ? i + CLOSE_SCAN_MAX : n;
-                for (size_t j = i; j + 2 + name_len <= lim; j++) {
-                    if (s[j] != '<' || s[j + 1] != '/') continue;
-                    bool eq = true;
-                    for (size_t q = 0; q < name_len && eq; q++)
-                        eq = lower((unsigned char)s[j + 2 + q]) ==
-                             lower((unsigned char)s[name_at + q]);
-                    if (!eq) continue;
-                    size_t e = j + 2 + name_len;
-                    while (e < n && s[e] != '>') e++;
-                    i = e < n ? e + 1 : n;
-                    break;
-                }
-            }
-            const char *sep = kind == TAG_INLINE ? "" : " ";
-            if (keep_lines) {
-                /* never a space at a line's start (it would read as indentation) */
-                char last = out->len ? out->data[out->len - 1] : '\n';
-                if (last == '\n' || last == ' ') sep = "";
-            } else {
-                if (kind == TAG_PARA) sep = "\n\n";
-                if (kind == TAG_BREAK) sep = closing ? " " : "\n\n";
-                if (kind == TAG_ITEM) sep = closing ? " " : "\n- ";
-            }
-            if (!rc) rc = core_buf_puts(out, sep);
-            copied = i;
-            continue;
-        }
-        if (c == '&') {
-            char u[8];
-            size_t ulen = 0;
-            size_t k = text_html_entity(s + i, n - i, TEXT_ENTITIES_UNICODE, u, &ulen);
-            if (k) {
-                rc = core_buf_append(out, s + copied, i - copied);
-                if (!rc) rc = core_buf_append(out, u, ulen);
-                i += k;
-                copied = i;
-                continue;
-            }
-        }
-        if (c == '\n' && html_seen && !keep_lines) {
-            /* inside HTML a newline is a space; a blank line would end a paragraph */
-            rc = core_buf_append(out, s + copied, i - copied);
-            if (!rc) rc = core_buf_putc(out, ' ');
-            i++;
-            copied = i;
-            continue;
-        }
-        i++;
-    }
-    if (!rc) rc = core_buf_append(out, s + copied, n - copied);
-    return rc ? APIDEX_ENOMEM : 0;
 }
 
 /* ---------------------------------------------------------------- emitter */
@@ -437,40 +245,6 @@ static void md_inline(emitter *e, const char *s, size_t n, unsigned char *skip, 
 #undef FLUSH_RUN
 }
 
-/* A line that is only markup: a rule, a table separator or a reference-link definition. */
-static bool md_drop_line(const char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
-    if (i >= n) return false;
-    char r = s[i];
-    if (r == '-' || r == '*' || r == '_' || r == '=') {
-        size_t cnt = 0, j = i;
-        while (j < n && (s[j] == r || s[j] == ' ' || s[j] == '\t' || s[j] == '\r')) {
-            if (s[j] == r) cnt++;
-            j++;
-        }
-        if (j == n && cnt >= 3) return true;
-    }
-    bool dash = false, bar = false, other = false;
-    for (size_t j = i; j < n; j++) {
-        char c = s[j];
-        if (c == '-')
-            dash = true;
-        else if (c == '|' || c == ':')
-            bar = true;
-        else if (!is_space((unsigned char)c))
-            other = true;
-    }
-    if (dash && bar && !other) return true;
-    if (s[i] == '[') {
-        size_t j = i + 1;
-        while (j < n && s[j] != ']' && s[j] != '[') j++;
-        if (j + 2 < n && s[j] == ']' && s[j + 1] == ':' && s[j + 2] == ' ') return true;
-    }
-    return false;
-}
-
 static bool md_fence(const char *s, size_t n)
 {
     size_t i = 0;
@@ -580,7 +354,7 @@ static int md_pass(const char *s, size_t n, unsigned flags, core_buf *out)
             while (k < len && is_space((unsigned char)line[k])) k++;
             if (k == len)
                 emit_gap(&e, GAP_PARA);
-            else if (md_drop_line(line, len))
+            else if (text_md_markup_line(line, len, TEXT_READER_PLAIN))
                 emit_gap(&e, GAP_LINE);
             else
                 md_line(&e, line, len, skip + i);
@@ -605,7 +379,9 @@ int text_plain(const char *s, size_t n, unsigned flags, core_buf *out)
     const char *src = s;
     size_t len = n;
     if (html) {
-        rc = html_pass(s, n, (flags & TEXT_PLAIN_KEEP_LINES) != 0, &tmp);
+        text_reader reader =
+            (flags & TEXT_PLAIN_KEEP_LINES) ? TEXT_READER_PLAIN_LINES : TEXT_READER_PLAIN;
+        rc = text_html_strip(s, n, reader, &tmp, NULL);
         src = tmp.data ? tmp.data : "";
         len = tmp.len;
     }

@@ -249,14 +249,38 @@ typedef enum { TEXT_ENTITIES_ASCII, TEXT_ENTITIES_UNICODE } text_entity_set;
  * bytes; *out_len its length): its length in s, 0 when there is none.
  */
 size_t text_html_entity(const char *s, size_t n, text_entity_set set, char *out, size_t *out_len);
-/** The length of the comment at s[0] ("<!--", the caller checked) through "-->", or 0
-    when "-->" does not start within max bytes. */
-size_t text_html_comment(const char *s, size_t n, size_t max);
-/** How far a tag's attributes are scanned for its '>' (bytes). */
-enum { TEXT_HTML_ATTRS_MAX = 4096 };
-/** A tag's attributes from s[k] to its '>' (quoted values may hold '>', a '<' means no
-    tag): the index just past the '>', or 0 when there is none. */
-size_t text_html_attrs_end(const char *s, size_t n, size_t k);
+/** Who reads a description's markup: which HTML element names count as tags, and what a tag
+    becomes. */
+typedef enum {
+    /* prep's filters, the text the index stores: tags of the elements a document may style
+       text with go, a block element's tag starts a new line; entities decoded to ASCII */
+    TEXT_READER_INDEX = 0,
+    /* the plain text of answers: paragraphs are blank lines, list items "- " lines, table
+       cells spaces, a newline inside HTML a space, <script>/<style>/... go with their
+       content, an unknown tag goes when it is closed later; entities are the characters */
+    TEXT_READER_PLAIN = 1,
+    /* the plain text keeping the source's lines: every tag but an inline one is a space
+       (never at a line's start), source newlines stay */
+    TEXT_READER_PLAIN_LINES = 2
+} text_reader;
+/** What text_html_strip removed: tags and entities, and the bytes of the tags. */
+typedef struct text_html_stats {
+    size_t removed;
+    size_t bytes;
+} text_html_stats;
+/**
+ * Appends s[0..n) to out with its HTML tags, comments and entities turned into text the way
+ * reader reads them (text_reader). Linear in n (look-aheads are bounded); hostile markup is
+ * text. stats (may be NULL) is added to. 0 or APIDEX_ENOMEM.
+ */
+int text_html_strip(const char *s, size_t n, text_reader reader, core_buf *out,
+                    text_html_stats *stats);
+/**
+ * Whether the line s[0..n) (no newline) is only markdown markup: a rule, a table separator
+ * or a reference-link definition (markdown.c). For TEXT_READER_INDEX also a code fence (the
+ * plain text lays out fenced code itself), but not a "===" rule.
+ */
+bool text_md_markup_line(const char *s, size_t n, text_reader reader);
 
 /* ---------------------------------------------------------------- plain text (plain.c) */
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The usage prior and one entry per service (issue 16 §3, §4) on tests/data/dupes: apidex
+# The usage prior and one entry per service on tests/data/dupes: apidex
 # feedback (unknown endpoints exit 2 naming the closest), the uses surviving a rebuild and
 # showing in why, POST /v1/feedback and MCP report_usage seen by a running server's
 # searches, list --duplicates (text, JSON) and search preferring the newest version.

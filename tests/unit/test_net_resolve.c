@@ -1,4 +1,4 @@
-/* net_resolve (src/net/resolve.c): getaddrinfo with a deadline. Answers within the deadline are
+/* net_resolve (src/net/dns.c): getaddrinfo with a deadline. Answers within the deadline are
    getaddrinfo's own; a lookup still running at the deadline is left to finish on its own
    thread, which frees it (no leak, no use after free: the sanitizer build checks). */
 #include "testutil.h"

@@ -1,4 +1,4 @@
-/* The usage prior (src/search/usage.c) on a small CRM (tests/data/search/crm.yaml): off it
+/* The usage prior (src/search/usage_prior.c) on a small CRM (tests/data/search/crm.yaml): off it
  * changes nothing; on, a used endpoint moves up among near-ties only, never past a clearly
  * better one, and never enters a list the words did not put it in; why shows it. */
 #include "search_testutil.h"

@@ -1,4 +1,4 @@
-/* The open cost of a served index (issue 28): opening a snapshot reads no operation, chunk,
+/* The open cost of a served index: opening a snapshot reads no operation, chunk,
  * schema or edge row (the engine opens from the search image), learns nothing over the
  * whole registry (section LEARN) and decodes no producer record, and a search, an API's page
  * and an endpoint found by id or route read none either; their answers are those of an

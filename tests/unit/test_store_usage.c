@@ -1,4 +1,4 @@
-/* The usage sidecar (src/store/usage.c, usage_feedback.c): path shapes, recording and
+/* The usage sidecar (src/store/usage_sidecar.c, usage_feedback.c): path shapes, recording and
  * reading with decay, writers at once lose nothing, and endpoints resolve (or name the
  * closest). Feedback on a built index, kept across a rebuild: test_build_usage.c. */
 #include "testutil.h"

@@ -1,6 +1,6 @@
 /*
  * The usage prior: endpoints callers reported using (apidex feedback, the sidecar beside
- * the index, store/usage.c) move up a little among the candidates the words found. An
+ * the index, store/usage_sidecar.c) move up a little among the candidates the words found. An
  * endpoint with u decayed uses adds usage.weight * best * u / (u + 1) to its score, best
  * being the ranking's best score: the term saturates (a thousand uses count as much as a
  * dozen) and is a share of the best, so it only reorders endpoints whose scores are that

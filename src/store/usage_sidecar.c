@@ -169,13 +169,7 @@ static int entry_cmp(const void *a, const void *b)
 static int usage_push(store_usage *u, size_t *cap, const char *api, const char *method,
                       const char *shape)
 {
-    if (u->n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 64;
-        store_usage_entry *ne = realloc(u->entries, nc * sizeof *ne);
-        if (!ne) return APIDEX_ENOMEM;
-        u->entries = ne;
-        *cap = nc;
-    }
+    if (core_array_grow(&u->entries, cap, u->n, sizeof *u->entries, 64)) return APIDEX_ENOMEM;
     store_usage_entry *e = &u->entries[u->n];
     e->api = core_arena_strdup(u->arena, api);
     e->method = core_arena_strdup(u->arena, method);

@@ -379,13 +379,8 @@ static int resolve_site(resolver *r, const jt_node *site, const char *ref, const
 {
     spec_api_int *ai = r->ai;
     if (spec_ptrmap_get(&ai->ref_by_site, site, NULL)) return 0; /* shared (YAML alias) */
-    if (ai->n_refs == ai->cap_refs) {
-        size_t cap = ai->cap_refs ? ai->cap_refs * 2 : 256;
-        spec_refent *e = realloc(ai->refs, cap * sizeof *e);
-        if (!e) return APIDEX_ENOMEM;
-        ai->refs = e;
-        ai->cap_refs = cap;
-    }
+    if (core_array_grow(&ai->refs, &ai->cap_refs, ai->n_refs, sizeof *ai->refs, 256))
+        return APIDEX_ENOMEM;
     spec_refent *e = &ai->refs[ai->n_refs];
     memset(e, 0, sizeof *e);
     e->site = site;
@@ -494,13 +489,7 @@ static int enter_object(resolver *r, const jt_node *obj, uint8_t ctx)
 
 static int push_frame(resolver *r, const jt_node *n, uint8_t ctx)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 64;
-        rframe *s = realloc(r->st, cap * sizeof *s);
-        if (!s) return APIDEX_ENOMEM;
-        r->st = s;
-        r->cap = cap;
-    }
+    if (core_array_grow(&r->st, &r->cap, r->n, sizeof *r->st, 64)) return APIDEX_ENOMEM;
     r->st[r->n++] = (rframe){n, 0, ctx};
     return n->type == JT_OBJECT ? enter_object(r, n, ctx) : 0;
 }
