@@ -6,7 +6,7 @@
  *
  * usage: bench_postman_ops INPUT...
  */
-#include "spec/spec.h"
+#include "oas/oas.h"
 
 #include <stdio.h>
 

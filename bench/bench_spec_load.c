@@ -6,7 +6,7 @@
  * usage: bench_spec_load [SHARED_DIR] [REPETITIONS]   (SHARED_DIR defaults to
  * $APIDEX_SHARED_DIR, else ../shared next to the sources). Prints medians and ratios.
  */
-#include "spec/spec.h"
+#include "oas/oas.h"
 
 #include <dirent.h>
 #include <json-c/json.h>

@@ -75,7 +75,7 @@ def sample(files, root, n):
 def _replica(job):
     """One document of copy k: the same operations under another provider, title and host,
     so it indexes as another API (its id comes from the provider, else the title, else the
-    host: spec/apiid.c)."""
+    host: oas/apiid.c)."""
     src, dst, k = job
     if os.path.exists(dst):
         return dst

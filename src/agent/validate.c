@@ -4,7 +4,7 @@
  * schema comes from the API's own document, loaded again from where the index
  * says it lives (store_api_doc, once per open index), so $refs, allOf and
  * nullable mean what the spec says.
- * The checking itself (what is covered, how deep) is spec_validate_json (spec/validate.c).
+ * The checking itself (what is covered, how deep) is spec_validate_json (oas/validate.c).
  */
 #include "agent/agent_int.h"
 

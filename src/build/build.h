@@ -1,5 +1,5 @@
 /*
- * build: the indexer. A loaded registry (src/spec) becomes an index (src/store): per API,
+ * build: the indexer. A loaded registry (src/oas) becomes an index (src/store): per API,
  * discovery of what changed (content hash, id), rendering (src/chunk), the data-flow
  * analysis (producer edges), chunking, facts and terms, embedding (src/embed), the rows
  * written through store_writer, and at the end the search image (the builder the program
@@ -17,7 +17,7 @@
 #include "chunk/chunk.h"
 #include "core/core.h"
 #include "embed/embed.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 #include "store/store.h"
 
 #include <stdbool.h>

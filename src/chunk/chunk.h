@@ -19,7 +19,7 @@
 
 #include "core/core.h"
 #include "prep/prep.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 #include "text/text.h"
 
 /** Strategies (values only ever grow). */

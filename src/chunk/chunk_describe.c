@@ -351,7 +351,7 @@ int chunk_operation_fields(const spec_api *api, const spec_operation *op, const 
     if (!tmp) return APIDEX_ENOMEM;
     int rc = 0;
     out->api = api->title ? core_arena_strdup(arena, api->title) : NULL;
-    /* an MCP tool's, resource's or prompt's path is its name again (spec/mcp.c), which the
+    /* an MCP tool's, resource's or prompt's path is its name again (oas/mcp.c), which the
        operationId field holds: no path text, so the name is not counted twice */
     if (!spec_operation_mcp_kind(op)) out->path = core_arena_strdup(arena, op->path);
     out->operation_id = op->operation_id ? id_without_method(op, arena) : NULL;

@@ -9,7 +9,7 @@
 #ifndef APIDEX_CHUNK_DATAFLOW_H
 #define APIDEX_CHUNK_DATAFLOW_H
 
-#include "spec/spec.h"
+#include "oas/oas.h"
 
 /** Version of the analysis: part of the index signature, so a change rebuilds the edges.
     2: entities typed by shape; 3: bare "ids" typed from the text, the caller's own object;

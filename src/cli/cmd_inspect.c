@@ -1,6 +1,6 @@
 /* apidex inspect: load specs and report, per document, what was found and what is wrong. */
 #include "cli/cli.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 
 #include <stdio.h>
 #include <stdlib.h>

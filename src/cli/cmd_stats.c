@@ -4,7 +4,7 @@
 #include "cli/cli.h"
 
 #include "prep/prep.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 #include "text/text.h"
 
 #include <stdio.h>

@@ -20,7 +20,7 @@
 #define APIDEX_EXEC_H
 
 #include "core/core.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 #include "net/net.h"
 #include "store/store.h"
 
@@ -255,7 +255,7 @@ struct json_object *exec_request_json(const exec_request *r, const char *curl);
 
 struct mcpc_pool;
 
-/** Whether op is an MCP server's tool, resource or prompt (spec/mcp.c), called over MCP
+/** Whether op is an MCP server's tool, resource or prompt (oas/mcp.c), called over MCP
     instead of HTTP. */
 bool exec_tool_is(const spec_operation *op);
 

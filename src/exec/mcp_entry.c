@@ -1,6 +1,6 @@
 /*
  * Reading an MCP server's resource and getting its prompt through apidex (docs/MCP-SOURCES.md
- * "Calling a tool"): the operations spec/mcp.c made of them (x-mcp-resource, x-mcp-prompt)
+ * "Calling a tool"): the operations oas/mcp.c made of them (x-mcp-resource, x-mcp-prompt)
  * become resources/read and prompts/get. What is read is what the index holds: the resource's
  * URI (a template's variables filled from the arguments, percent-encoded as RFC 6570 says)
  * or the prompt's name; a caller never names a URI. The arguments are strings, each one a

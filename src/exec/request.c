@@ -816,7 +816,7 @@ int exec_build(const spec_api *api, const spec_operation *op, const exec_build_o
     static const exec_build_options none = {0};
     memset(out, 0, sizeof *out);
     if (!opt) opt = &none;
-    /* An MCP resource or prompt (spec/mcp.c) has a synthetic path: never an HTTP request,
+    /* An MCP resource or prompt (oas/mcp.c) has a synthetic path: never an HTTP request,
        not even to a --server the caller names. */
     if (jt_get(op->node.node, "x-mcp-resource") || jt_get(op->node.node, "x-mcp-prompt"))
         return core_error_set(err, APIDEX_EINVAL,

@@ -1,6 +1,6 @@
 /*
  * Calling an MCP server's tool (issue 29, docs/MCP-SOURCES.md "Calling a tool"): the
- * operation spec/mcp.c made of the tool (marked x-mcp-tool) is called over MCP tools/call
+ * operation oas/mcp.c made of the tool (marked x-mcp-tool) is called over MCP tools/call
  * instead of HTTP, under the rules of an HTTP call:
  * - the arguments (-p name=value, read by the property's schema as exec_build reads a
  *   parameter, on top of a JSON object) are validated against the tool's inputSchema before

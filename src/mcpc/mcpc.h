@@ -2,8 +2,8 @@
  * mcpc: the MCP client. It reaches a Model Context Protocol server (a program started over
  * stdio, or a Streamable HTTP URL), initializes a session and reads what the server offers
  * (tools/list, all pages; resources and prompts when the server says it has them), and
- * writes it as one JSON document that the spec stage loads like any other source
- * (spec/mcp.c). docs/MCP-SOURCES.md is the reference.
+ * writes it as one JSON document that the oas stage loads like any other source
+ * (oas/mcp.c). docs/MCP-SOURCES.md is the reference.
  *
  * Design notes
  * - A server is untrusted input. Every wait has a deadline (the start and each answer),
@@ -56,7 +56,7 @@ typedef struct mcpc_options {
 /**
  * Starts or connects to the server, initializes, reads its tools (all pages), resources,
  * resource templates and prompts (when offered), and ends the session. *doc: the document
- * spec/mcp.c loads (malloc'd, NUL-terminated; free), *len its length. Errors name the
+ * oas/mcp.c loads (malloc'd, NUL-terminated; free), *len its length. Errors name the
  * server and say what happened: APIDEX_ENOTFOUND (the program does not exist), APIDEX_ENET
  * (it exited, closed, timed out, or the HTTP exchange failed), APIDEX_EREFUSED (the address
  * rule), APIDEX_ESPEC (it broke the protocol), APIDEX_ELIMIT (a size limit), APIDEX_ENOMEM.

@@ -1,5 +1,5 @@
 /* One MCP session: initialize, notifications/initialized, the lists the server offers (every
-   page), and the document spec/mcp.c loads. JSON-RPC requests are matched to answers by id;
+   page), and the document oas/mcp.c loads. JSON-RPC requests are matched to answers by id;
    the server's own requests get "method not found" and its notifications are skipped. */
 #include "mcpc/mcpc_int.h"
 

@@ -30,7 +30,7 @@
 #define APIDEX_MOCK_H
 
 #include "core/core.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 
 struct json_object;
 

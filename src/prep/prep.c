@@ -20,7 +20,7 @@
  * values, ...) are never rewritten, so a filtered document still resolves.
  */
 #include "prep/prep.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 
 #include <stdio.h>
 #include <string.h>

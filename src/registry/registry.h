@@ -27,7 +27,7 @@
 #define APIDEX_REGISTRY_H
 
 #include "core/core.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 #include "store/store.h"
 
 #include <stdbool.h>

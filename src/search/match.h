@@ -16,7 +16,7 @@
 #define APIDEX_SEARCH_MATCH_H
 
 #include "search/search.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 
 struct json_object;
 

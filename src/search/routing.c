@@ -469,7 +469,7 @@ int route_named(query_state *st, ranking *r, size_t *found)
     return 0;
 }
 
-/* Is the API an MCP server's tools (spec/mcp.c: spec version "mcp" or "mcp-<protocol>")? */
+/* Is the API an MCP server's tools (oas/mcp.c: spec version "mcp" or "mcp-<protocol>")? */
 static bool route_is_tools(const store_api *a)
 {
     return a->spec_version && !strncmp(a->spec_version, "mcp", 3) &&

@@ -8,7 +8,7 @@
 #include "serve/serve_int.h"
 
 #include "chunk/chunk.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 
 #include <json-c/json.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #define APIDEX_SERVE_TOOLDEFS_INT_H
 
 #include "serve/serve_int.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 
 enum { SERVE_TOOL_NAME_MAX = 64 }; /* OpenAI's and Anthropic's limit for tool names */
 
@@ -26,7 +26,7 @@ struct json_object *serve_tool_call(const spec_api *api, const char *id, const s
                                     const char *content_type);
 
 /* MCP tools (tooldefs_mcp.c): defined as their server listed them. */
-/** Whether the operation is an MCP tool (spec/mcp.c). */
+/** Whether the operation is an MCP tool (oas/mcp.c). */
 bool serve_mcp_tool(const spec_operation *op);
 /**
  * The tool's own input or output schema as JSON, its $refs relative to its own root again;

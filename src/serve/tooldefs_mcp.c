@@ -1,5 +1,5 @@
 /*
- * Tool definitions of MCP tools (spec/mcp.c): the tool as its server listed it, not a schema
+ * Tool definitions of MCP tools (oas/mcp.c): the tool as its server listed it, not a schema
  * re-derived from its parameters: its own inputSchema (the copy the operation keeps, with
  * its $refs moved back onto the schema's own root), its description, and in the MCP shape
  * its title, annotations and outputSchema; `calls` names the server and the tool.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_JSON_DEPTH = 80 }; /* spec/mcp.c cuts schemas at 64 levels */
+enum { MAX_JSON_DEPTH = 80 }; /* oas/mcp.c cuts schemas at 64 levels */
 
 bool serve_mcp_tool(const spec_operation *op)
 {
@@ -20,7 +20,7 @@ bool serve_mcp_tool(const spec_operation *op)
 }
 
 /* Gives the "$ref" strings of o (json-c, from the schema) that start with base, where
-   spec/mcp.c rebased them, their "#" back. */
+   oas/mcp.c rebased them, their "#" back. */
 static void unrebase_refs(struct json_object *o, const char *base, size_t bl)
 {
     if (json_object_is_type(o, json_type_array)) {

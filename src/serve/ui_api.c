@@ -10,7 +10,7 @@
 #include "serve/serve_int.h"
 
 #include "exec/exec.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 
 #include <microhttpd.h>
 #include <pthread.h>

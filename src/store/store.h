@@ -38,7 +38,7 @@
 #define APIDEX_STORE_H
 
 #include "core/core.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 #include "text/text.h"
 
 #include <stdbool.h>

@@ -40,12 +40,12 @@ cmake -S "$proj" -B "$proj/build" -DAPIDEX_TESTS=OFF >"$tmp/configure.log" 2>&1 
   fail "configuring the copy: $(tail -5 "$tmp/configure.log")"
 cmake --build "$proj/build" --target apidex_layers >"$tmp/good.log" 2>&1 ||
   fail "the untouched copy fails the layer check: $(tail -5 "$tmp/good.log")"
-# spec (a library stage) including serve's header (a face): line 2 of src/spec/load.c
-sed -i '1a #include "serve/serve.h"' "$proj/src/spec/load.c"
+# oas (a library stage) including serve's header (a face): line 2 of src/oas/load.c
+sed -i '1a #include "serve/serve.h"' "$proj/src/oas/load.c"
 if cmake --build "$proj/build" --target apidex_layers >"$tmp/bad.log" 2>&1; then
-  fail "the build accepted src/spec/load.c including serve/serve.h"
+  fail "the build accepted src/oas/load.c including serve/serve.h"
 fi
-grep -q 'src/spec/load.c:2: #include "serve/serve.h": spec (library) may not use serve (face)' \
+grep -q 'src/oas/load.c:2: #include "serve/serve.h": oas (library) may not use serve (face)' \
   "$tmp/bad.log" || fail "the failed build does not say why: $(tail -5 "$tmp/bad.log")"
 # the whole build stops there too: not one stage library is built
 if cmake --build "$proj/build" --target apidex_core >"$tmp/core.log" 2>&1; then

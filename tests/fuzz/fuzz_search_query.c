@@ -4,7 +4,7 @@
    (built once; run from the source root, as scripts/fuzz-smoke.sh does). */
 #include "build/build.h"
 #include "search/search.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 
 #include <stdio.h>
 #include <stdlib.h>

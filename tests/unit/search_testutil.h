@@ -7,7 +7,7 @@
 
 #include "build/build.h"
 #include "search/search.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 
 #include <stdlib.h>
 #include <string.h>

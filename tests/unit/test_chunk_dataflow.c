@@ -6,7 +6,7 @@
 
 #include "chunk/chunk.h"
 #include "chunk/dataflow.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 
 #include <stdio.h>
 #include <stdlib.h>

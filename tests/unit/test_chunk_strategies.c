@@ -222,7 +222,7 @@ static void test_json_output(void **state)
     chunk_list_free(l);
 }
 
-/* An MCP tool's path is its name again (spec/mcp.c): its fields carry the name once, as the
+/* An MCP tool's path is its name again (oas/mcp.c): its fields carry the name once, as the
    operationId, and no path text; an OpenAPI operation keeps its path. */
 static void test_mcp_tool_has_no_path_text(void **state)
 {

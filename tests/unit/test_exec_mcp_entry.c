@@ -4,7 +4,7 @@
 #include "testutil.h"
 
 #include "exec/exec_int.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 
 #include <json-c/json.h>
 #include <stdlib.h>

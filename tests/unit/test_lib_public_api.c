@@ -4,7 +4,7 @@
 #include "apidex.h"
 #include "build/build.h"
 #include "search/search.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 
 #include <stdlib.h>
 #include <string.h>

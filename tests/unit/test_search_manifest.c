@@ -4,7 +4,7 @@
 
 #include "build/build.h"
 #include "search/search.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 
 #include <stdio.h>
 #include <stdlib.h>

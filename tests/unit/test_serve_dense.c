@@ -5,7 +5,7 @@
 
 #include "build/build.h"
 #include "serve/serve.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 
 #include <json-c/json.h>
 

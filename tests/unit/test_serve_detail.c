@@ -9,7 +9,7 @@
 
 #include "build/build.h"
 #include "chunk/chunk.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 
 #include <pthread.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
 #include "serve_testutil.h"
 
 #include "build/build.h"
-#include "spec/spec.h"
+#include "oas/oas.h"
 
 static const char oas3[] =
     "openapi: 3.0.3\n"

@@ -3,7 +3,7 @@
  * closest). Feedback on a built index, kept across a rebuild: test_build_usage.c. */
 #include "testutil.h"
 
-#include "spec/spec.h"
+#include "oas/oas.h"
 #include "store/store.h"
 
 #include <math.h>
