@@ -199,14 +199,15 @@ json_object *exec_input_value(const spec_api *api, spec_loc s, const char *text,
     return value_of(api, s, text, bad_json);
 }
 
-/* The enum of schema s as "a|b|c" (in arena), or NULL. */
-static const char *enum_text(const spec_api *api, spec_loc s, core_arena *arena)
+/* The enum of schema s (else of its items, at most depth levels down: items may be the
+   schema itself) as "a|b|c" (in arena), or NULL. */
+static const char *enum_text(const spec_api *api, spec_loc s, core_arena *arena, unsigned depth)
 {
     spec_schema_view v;
-    if (spec_schema_view_open(api, s, NULL, &v) || !v.loc.node) return NULL;
+    if (!depth || spec_schema_view_open(api, s, NULL, &v) || !v.loc.node) return NULL;
     const jt_node *en = v.kw[SPEC_KW_ENUM];
     if (!jt_is(en, JT_ARRAY) && jt_is(v.kw[SPEC_KW_ITEMS], JT_OBJECT))
-        return enum_text(api, spec_schema_view_at(&v, v.kw[SPEC_KW_ITEMS]), arena);
+        return enum_text(api, spec_schema_view_at(&v, v.kw[SPEC_KW_ITEMS]), arena, depth - 1);
     if (!jt_is(en, JT_ARRAY)) return NULL;
     core_buf b;
     core_buf_init(&b, 2048);
@@ -236,7 +237,8 @@ static int check_value(build *b, spec_loc s, json_object *v, const char *what)
         return core_error_set(b->err, APIDEX_ENOMEM, "out of memory");
     if (!problem) return 0;
     if (!strncmp(problem, "(root): ", 8)) problem += 8;
-    const char *en = strstr(problem, "enum") ? enum_text(b->api, s, b->r->arena) : NULL;
+    const char *en =
+        strstr(problem, "enum") ? enum_text(b->api, s, b->r->arena, SPEC_SCHEMA_GUARD_MAX) : NULL;
     return core_error_set(b->err, APIDEX_EINVAL, "%s: %s%s%s%s", what, problem,
                           en ? " (one of: " : "", en ? en : "", en ? ")" : "");
 }
