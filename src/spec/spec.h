@@ -613,4 +613,89 @@ size_t spec_media_examples(const spec_api *api, const spec_response *resp, const
     written (OAS 3 servers[].variables); NULL when there is none. */
 const char *spec_server_variable_default(const spec_api *api, size_t server, const char *name);
 
+/* ------------------------------------------------- the executor's typed questions (view_exec.c)
+   What a request builder asks of an API and its operations: servers and their variables,
+   security schemes, how a parameter or a form field is serialised, a type name, a property,
+   and the MCP entry an operation stands for. Each reads the document where it is written
+   (nothing is copied); pointers live as long as the API. Thread-safe. */
+
+/** The type a schema view names: its type string, or the first string of a type list that is
+    not "null" (OAS 3.1); NULL when it names none. */
+const char *spec_schema_view_type_name(const spec_schema_view *v);
+/** The view's property `name` (its properties object's member, as written: maybe a $ref), or
+    a location with node NULL when it has none. */
+spec_loc spec_schema_view_property(const spec_schema_view *v, const char *name);
+
+/** An operation's own servers array (OAS 3: they replace the API's), NULL when it has no
+    non-empty one. Its items are server objects as written. */
+const jt_node *spec_operation_servers(const spec_operation *op);
+/** The url of a server object, NULL when it has no string url. */
+const char *spec_server_url(const jt_node *server);
+/** The API's server object (OAS 3 root servers, $ref followed) whose url is url, or NULL
+    (Swagger 2.0 has none). */
+const jt_node *spec_api_server_object(const spec_api *api, const char *url);
+/** A server variable as written. */
+typedef struct spec_server_var {
+    const char *default_value;  /* its default when a string, else NULL */
+    const jt_node *enum_values; /* its enum when an array (items may be any value), else NULL */
+} spec_server_var;
+/** Variable `name` of server object server; both fields NULL when it declares none. */
+spec_server_var spec_server_variable(const jt_node *server, const char *name);
+
+/** A security scheme as written (OAS 3 components.securitySchemes, Swagger 2.0
+    securityDefinitions). String fields are NULL when absent or not strings. */
+typedef struct spec_security_scheme {
+    const char *type;      /* "apiKey", "http", "oauth2", "openIdConnect"; Swagger 2.0 "basic" */
+    const char *scheme;    /* http: "basic", "bearer", ... */
+    const char *in;        /* apiKey: "header", "query" or "cookie" */
+    const char *key_name;  /* apiKey: the header, query parameter or cookie name */
+    const char *token_url; /* OAuth2 client credentials: OAS 3 flows.clientCredentials'
+                              tokenUrl, Swagger 2.0 tokenUrl of flow "application" */
+    spec_loc node;         /* the scheme object, $ref followed (the reference itself when it
+                              cannot be followed) */
+} spec_security_scheme;
+/** Scheme `name` of api into *out; false (out zeroed) when the document declares none. */
+bool spec_security_scheme_find(const spec_api *api, const char *name, spec_security_scheme *out);
+/** Whether op asks for credentials: its security array (else the document's, when the
+    operation has no array) has an alternative that is not anonymous ({}). */
+bool spec_operation_asks_credentials(const spec_api *api, const spec_operation *op);
+
+/** How values are serialised, as written: a parameter's style/explode/allowReserved (Swagger
+    2.0: collectionFormat), or a form or multipart field's encoding object (also its
+    contentType). String fields NULL when absent or not strings. */
+typedef struct spec_serialization {
+    const char *style;
+    int explode;                   /* 1 or 0 as written; -1 when absent or not a boolean */
+    bool allow_reserved;           /* true only when written true */
+    const char *collection_format; /* Swagger 2.0 parameters */
+    const char *content_type;      /* encoding objects */
+} spec_serialization;
+/** How parameter p is serialised (its object, $ref followed). */
+spec_serialization spec_param_serialization(const spec_param *p);
+/** The encoding of field `field` of media type m (OAS 3 encoding[field]); all unset when it
+    has none. */
+spec_serialization spec_media_field_encoding(const spec_media *m, const char *field);
+
+/** What an operation made of an MCP server's tool, resource or prompt (spec/mcp.c) says. */
+typedef enum spec_mcp_kind {
+    SPEC_MCP_NONE,
+    SPEC_MCP_TOOL,
+    SPEC_MCP_RESOURCE,
+    SPEC_MCP_PROMPT
+} spec_mcp_kind;
+typedef struct spec_mcp_entry {
+    spec_mcp_kind kind;   /* the first of tool, resource, prompt whose name or URI is a string */
+    const char *tool;     /* the tool's name, NULL when none */
+    const char *resource; /* the resource's URI (or URI template), NULL when none */
+    const char *prompt;   /* the prompt's name, NULL when none */
+    const char *pointer;  /* where in the server's lists it was ("/resourceTemplates/0") */
+    bool marked_resource, marked_prompt;   /* the resource or prompt mark is there, of any value:
+                                              never an HTTP request */
+    spec_loc input_schema;                 /* a tool's inputSchema, node NULL when none */
+    bool annotated;                        /* a tool has annotations (of any value) */
+    bool read_only_hint, destructive_hint; /* true only when written true */
+} spec_mcp_entry;
+/** The MCP entry op stands for (kind SPEC_MCP_NONE and all unset for an HTTP operation). */
+spec_mcp_entry spec_operation_mcp_entry(const spec_operation *op);
+
 #endif /* APIDEX_SPEC_H */
