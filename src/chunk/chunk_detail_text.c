@@ -13,29 +13,8 @@
 enum { TEXT_DEPTH = 24 }; /* nesting printed (the JSON is already bounded) */
 
 typedef struct text_ctx {
-    core_buf *out;
-    int rc;
+    chunk_emit e;
 } text_ctx;
-
-static void put(text_ctx *c, const char *s)
-{
-    if (!c->rc && s && core_buf_puts(c->out, s)) c->rc = APIDEX_ENOMEM;
-}
-
-static void putf(text_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(text_ctx *c, const char *fmt, ...)
-{
-    if (c->rc) return;
-    va_list ap;
-    va_start(ap, fmt);
-    if (core_buf_vprintf(c->out, fmt, ap)) c->rc = APIDEX_ENOMEM;
-    va_end(ap);
-}
-
-static void indent(text_ctx *c, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++) put(c, " ");
-}
 
 /* A scalar as a reader would type it; arrays and objects as compact JSON. */
 static void value(text_ctx *c, const jt_node *v)
@@ -43,23 +22,23 @@ static void value(text_ctx *c, const jt_node *v)
     if (!v) return;
     switch ((jt_type)v->type) {
     case JT_STRING:
-        if (!c->rc && core_buf_append(c->out, v->u.s, v->len)) c->rc = APIDEX_ENOMEM;
+        chunk_putn(&c->e, v->u.s, v->len);
         break;
     case JT_INT:
-        putf(c, "%lld", (long long)v->u.i);
+        chunk_putf(&c->e, "%lld", (long long)v->u.i);
         break;
     case JT_REAL:
-        if (isfinite(v->u.d)) putf(c, "%g", v->u.d);
+        if (isfinite(v->u.d)) chunk_putf(&c->e, "%g", v->u.d);
         break;
     default:
-        if (!c->rc && jt_write_json(c->out, v, -1)) c->rc = APIDEX_ENOMEM;
+        chunk_put_json(&c->e, v);
     }
 }
 
 static void values(text_ctx *c, const jt_node *arr, const char *sep)
 {
     for (uint32_t i = 0; jt_is(arr, JT_ARRAY) && i < arr->len; i++) {
-        if (i) put(c, sep);
+        if (i) chunk_put(&c->e, sep);
         value(c, arr->u.items[i]);
     }
 }
@@ -83,7 +62,7 @@ static void type_of(text_ctx *c, const jt_node *s, unsigned lvl)
     spec_schema_view_node(s, &v);
     const char *circ = circular_of(s);
     if (v.ref || circ) {
-        put(c, v.ref ? ref_name(v.ref) : circ);
+        chunk_put(&c->e, v.ref ? ref_name(v.ref) : circ);
         return;
     }
     const jt_node *t = v.kw[SPEC_KW_TYPE];
@@ -91,12 +70,12 @@ static void type_of(text_ctx *c, const jt_node *s, unsigned lvl)
     if (jt_is(t, JT_ARRAY))
         values(c, t, "|");
     else if (ts && !spec_schema_view_is_array(&v))
-        put(c, ts);
+        chunk_put(&c->e, ts);
     if (spec_schema_view_is_array(&v)) {
-        put(c, "array");
+        chunk_put(&c->e, "array");
         const jt_node *items = v.kw[SPEC_KW_ITEMS];
         if (items && lvl < 4) {
-            put(c, " of ");
+            chunk_put(&c->e, " of ");
             type_of(c, items, lvl + 1);
         }
     } else if (!t) {
@@ -107,16 +86,18 @@ static void type_of(text_ctx *c, const jt_node *s, unsigned lvl)
             kind = "any of ";
         }
         if (jt_is(alt, JT_ARRAY) && alt->len && lvl < 4) {
-            put(c, kind);
+            chunk_put(&c->e, kind);
             for (uint32_t i = 0; i < alt->len; i++) {
-                if (i) put(c, " | ");
+                if (i) chunk_put(&c->e, " | ");
                 type_of(c, alt->u.items[i], lvl + 1);
             }
         } else {
-            put(c, v.kw[SPEC_KW_PROPERTIES] ? "object" : v.kw[SPEC_KW_ENUM] ? "enum" : "any");
+            chunk_put(&c->e, v.kw[SPEC_KW_PROPERTIES] ? "object"
+                             : v.kw[SPEC_KW_ENUM]     ? "enum"
+                                                      : "any");
         }
     }
-    if (v.title && ts && !strcmp(ts, "object")) putf(c, " %s", v.title);
+    if (v.title && ts && !strcmp(ts, "object")) chunk_putf(&c->e, " %s", v.title);
 }
 
 /* ", format date-time, enum: a|b, default: x, ..." */
@@ -124,15 +105,15 @@ static void attrs(text_ctx *c, const jt_node *s, bool required)
 {
     spec_schema_view v;
     spec_schema_view_node(s, &v);
-    if (v.format) putf(c, " (%s)", v.format);
-    if (required) put(c, ", required");
-    if (v.nullable) put(c, ", nullable");
-    if (v.deprecated) put(c, ", deprecated");
-    if (v.read_only) put(c, ", read-only");
-    if (v.write_only) put(c, ", write-only");
+    if (v.format) chunk_putf(&c->e, " (%s)", v.format);
+    if (required) chunk_put(&c->e, ", required");
+    if (v.nullable) chunk_put(&c->e, ", nullable");
+    if (v.deprecated) chunk_put(&c->e, ", deprecated");
+    if (v.read_only) chunk_put(&c->e, ", read-only");
+    if (v.write_only) chunk_put(&c->e, ", write-only");
     const jt_node *e = spec_schema_view_enum(&v);
     if (jt_is(e, JT_ARRAY)) {
-        put(c, ", enum: ");
+        chunk_put(&c->e, ", enum: ");
         values(c, e, "|");
     }
     static const struct {
@@ -146,7 +127,7 @@ static void attrs(text_ctx *c, const jt_node *s, bool required)
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         const jt_node *k = v.kw[keys[i].kw];
         if (!k) continue;
-        putf(c, ", %s: ", keys[i].label);
+        chunk_putf(&c->e, ", %s: ", keys[i].label);
         value(c, k);
     }
 }
@@ -156,31 +137,31 @@ static void fields(text_ctx *c, const jt_node *s, unsigned ind, unsigned lvl);
 static void field_line(text_ctx *c, const char *name, size_t len, const jt_node *s, bool required,
                        unsigned ind, unsigned lvl)
 {
-    indent(c, ind);
-    put(c, "- ");
-    if (!c->rc && core_buf_append(c->out, name, len)) c->rc = APIDEX_ENOMEM;
-    put(c, ": ");
+    chunk_indent(&c->e, ind);
+    chunk_put(&c->e, "- ");
+    chunk_putn(&c->e, name, len);
+    chunk_put(&c->e, ": ");
     type_of(c, s, 0);
     attrs(c, s, required);
     spec_schema_view v;
     spec_schema_view_node(s, &v);
     const char *d = v.description;
     if (d && *d) {
-        put(c, ": ");
-        put(c, d);
+        chunk_put(&c->e, ": ");
+        chunk_put(&c->e, d);
     }
-    put(c, "\n");
+    chunk_put(&c->e, "\n");
     fields(c, s, ind + 2, lvl + 1);
 }
 
 /* The fields below a schema: its properties, an array's items', alternatives. */
 static void fields(text_ctx *c, const jt_node *s, unsigned ind, unsigned lvl)
 {
-    if (!jt_is(s, JT_OBJECT) || lvl > TEXT_DEPTH || c->rc) return;
+    if (!jt_is(s, JT_OBJECT) || lvl > TEXT_DEPTH || c->e.rc) return;
     const char *circ = circular_of(s);
     if (circ) {
-        indent(c, ind);
-        putf(c, "(circular: the fields of %s, as above)\n", circ);
+        chunk_indent(&c->e, ind);
+        chunk_putf(&c->e, "(circular: the fields of %s, as above)\n", circ);
         return;
     }
     spec_schema_view v;
@@ -192,8 +173,8 @@ static void fields(text_ctx *c, const jt_node *s, unsigned ind, unsigned lvl)
     }
     const char *omitted = jt_get_str(s, "x-apidex-omitted");
     if (omitted) {
-        indent(c, ind);
-        putf(c, "(%s)\n", omitted);
+        chunk_indent(&c->e, ind);
+        chunk_putf(&c->e, "(%s)\n", omitted);
     }
     const jt_node *props = v.kw[SPEC_KW_PROPERTIES];
     for (uint32_t i = 0; jt_is(props, JT_OBJECT) && i < props->len; i++) {
@@ -218,28 +199,26 @@ static void servers(text_ctx *c, const jt_node *sv)
 {
     for (uint32_t i = 0; jt_is(sv, JT_ARRAY) && i < sv->len; i++) {
         const jt_node *s = sv->u.items[i];
-        putf(c, "%s", i ? "  or server " : "Server: ");
-        put(c, jt_get_str(s, "url"));
-        put(c, "\n");
+        chunk_putf(&c->e, "%s", i ? "  or server " : "Server: ");
+        chunk_put(&c->e, jt_get_str(s, "url"));
+        chunk_put(&c->e, "\n");
         const jt_node *vars = jt_get(s, "variables");
         for (uint32_t v = 0; jt_is(vars, JT_OBJECT) && v < vars->len; v++) {
             const jt_node *var = vars->u.members[v].value;
-            put(c, "    {");
-            if (!c->rc &&
-                core_buf_append(c->out, vars->u.members[v].key, vars->u.members[v].key_len))
-                c->rc = APIDEX_ENOMEM;
-            put(c, "}");
+            chunk_put(&c->e, "    {");
+            chunk_putn(&c->e, vars->u.members[v].key, vars->u.members[v].key_len);
+            chunk_put(&c->e, "}");
             if (jt_get(var, "default")) {
-                put(c, " default: ");
+                chunk_put(&c->e, " default: ");
                 value(c, jt_get(var, "default"));
             }
             if (jt_get(var, "enum")) {
-                put(c, ", one of: ");
+                chunk_put(&c->e, ", one of: ");
                 values(c, jt_get(var, "enum"), "|");
             }
             const char *d = jt_get_str(var, "description");
-            if (d) putf(c, ": %s", d);
-            put(c, "\n");
+            if (d) chunk_putf(&c->e, ": %s", d);
+            chunk_put(&c->e, "\n");
         }
     }
 }
@@ -247,57 +226,57 @@ static void servers(text_ctx *c, const jt_node *sv)
 static void auth(text_ctx *c, const jt_node *a)
 {
     if (!jt_is(a, JT_ARRAY)) return;
-    put(c, "Auth: ");
-    if (!a->len) put(c, "none");
+    chunk_put(&c->e, "Auth: ");
+    if (!a->len) chunk_put(&c->e, "none");
     for (uint32_t i = 0; i < a->len; i++) {
         const jt_node *alt = a->u.items[i];
-        if (i) put(c, " or ");
-        if (!jt_is(alt, JT_ARRAY) || !alt->len) put(c, "none");
+        if (i) chunk_put(&c->e, " or ");
+        if (!jt_is(alt, JT_ARRAY) || !alt->len) chunk_put(&c->e, "none");
         for (uint32_t j = 0; jt_is(alt, JT_ARRAY) && j < alt->len; j++) {
             const jt_node *s = alt->u.items[j];
-            if (j) put(c, " + ");
-            put(c, jt_get_str(s, "name"));
-            putf(c, " (%s", jt_get_str(s, "type") ? jt_get_str(s, "type") : "?");
+            if (j) chunk_put(&c->e, " + ");
+            chunk_put(&c->e, jt_get_str(s, "name"));
+            chunk_putf(&c->e, " (%s", jt_get_str(s, "type") ? jt_get_str(s, "type") : "?");
             const char *in = jt_get_str(s, "in"), *pn = jt_get_str(s, "param");
             const char *fmt = jt_get_str(s, "format");
-            if (in && pn) putf(c, ": %s %s", in, pn);
-            if (fmt) putf(c, ": %s", fmt);
+            if (in && pn) chunk_putf(&c->e, ": %s %s", in, pn);
+            if (fmt) chunk_putf(&c->e, ": %s", fmt);
             const char *tu = jt_get_str(s, "tokenUrl");
-            if (tu) putf(c, ", token URL %s", tu);
+            if (tu) chunk_putf(&c->e, ", token URL %s", tu);
             if (jt_get(s, "scopes")) {
-                put(c, ", scopes: ");
+                chunk_put(&c->e, ", scopes: ");
                 values(c, jt_get(s, "scopes"), " ");
             }
-            put(c, ")");
+            chunk_put(&c->e, ")");
         }
     }
-    put(c, "\n");
+    chunk_put(&c->e, "\n");
 }
 
 /* The parameters; an MCP tool's (args) are its arguments, which go nowhere in a request. */
 static void params(text_ctx *c, const jt_node *ps, bool args)
 {
     if (!jt_is(ps, JT_ARRAY) || !ps->len) return;
-    put(c, args ? "Arguments:\n" : "Parameters:\n");
+    chunk_put(&c->e, args ? "Arguments:\n" : "Parameters:\n");
     for (uint32_t i = 0; i < ps->len; i++) {
         const jt_node *p = ps->u.items[i];
         const jt_node *s = jt_get(p, "schema");
-        putf(c, "  - %s (", jt_get_str(p, "name") ? jt_get_str(p, "name") : "?");
-        if (!args) putf(c, "%s, ", jt_get_str(p, "in") ? jt_get_str(p, "in") : "?");
+        chunk_putf(&c->e, "  - %s (", jt_get_str(p, "name") ? jt_get_str(p, "name") : "?");
+        if (!args) chunk_putf(&c->e, "%s, ", jt_get_str(p, "in") ? jt_get_str(p, "in") : "?");
         spec_schema_view v;
         spec_schema_view_node(s, &v);
         type_of(c, s, 0);
         attrs(c, s, jt_get_bool(p, "required", false));
         const jt_node *pex = jt_get(p, "example"); /* the parameter's own, beside its schema */
         if (pex && !v.kw[SPEC_KW_EXAMPLE]) {
-            put(c, ", example: ");
+            chunk_put(&c->e, ", example: ");
             value(c, pex);
         }
-        put(c, ")");
+        chunk_put(&c->e, ")");
         const char *d = jt_get_str(p, "description");
         if (!d) d = v.description;
-        if (d && *d) putf(c, ": %s", d);
-        put(c, "\n");
+        if (d && *d) chunk_putf(&c->e, ": %s", d);
+        chunk_put(&c->e, "\n");
         fields(c, s, 4, 1);
     }
 }
@@ -310,11 +289,11 @@ static void media_schema(text_ctx *c, const jt_node *s, unsigned ind)
     spec_schema_view_node(s, &v);
     if (v.kw[SPEC_KW_REF] || (!v.kw[SPEC_KW_PROPERTIES] && !v.kw[SPEC_KW_ITEMS] &&
                               !v.kw[SPEC_KW_ONE_OF] && !v.kw[SPEC_KW_ANY_OF])) {
-        indent(c, ind);
-        put(c, "schema: ");
+        chunk_indent(&c->e, ind);
+        chunk_put(&c->e, "schema: ");
         type_of(c, s, 0);
         attrs(c, s, false);
-        put(c, "\n");
+        chunk_put(&c->e, "\n");
         return;
     }
     fields(c, s, ind, 0);
@@ -323,24 +302,24 @@ static void media_schema(text_ctx *c, const jt_node *s, unsigned ind)
 static void body(text_ctx *c, const jt_node *b)
 {
     if (!jt_is(b, JT_OBJECT)) return;
-    put(c, "Request body (");
+    chunk_put(&c->e, "Request body (");
     values(c, jt_get(b, "content_types"), " or ");
-    if (jt_get_bool(b, "required", false)) put(c, ", required");
-    put(c, ")");
+    if (jt_get_bool(b, "required", false)) chunk_put(&c->e, ", required");
+    chunk_put(&c->e, ")");
     const jt_node *s = jt_get(b, "schema");
     if (s) {
-        put(c, ": ");
+        chunk_put(&c->e, ": ");
         type_of(c, s, 0);
     }
     const char *d = jt_get_str(b, "description");
-    if (d && *d) putf(c, ". %s", d);
-    put(c, "\n");
+    if (d && *d) chunk_putf(&c->e, ". %s", d);
+    chunk_put(&c->e, "\n");
     if (s) fields(c, s, 2, 0);
     const jt_node *content = jt_get(b, "content");
     for (uint32_t i = 0; jt_is(content, JT_OBJECT) && i < content->len; i++) {
-        put(c, "  as ");
-        put(c, content->u.members[i].key);
-        put(c, ":\n");
+        chunk_put(&c->e, "  as ");
+        chunk_put(&c->e, content->u.members[i].key);
+        chunk_put(&c->e, ":\n");
         media_schema(c, jt_get(content->u.members[i].value, "schema"), 4);
     }
 }
@@ -348,33 +327,34 @@ static void body(text_ctx *c, const jt_node *b)
 static void response(text_ctx *c, const jt_node *r)
 {
     if (!jt_is(r, JT_OBJECT)) return;
-    putf(c, "  %s", jt_get_str(r, "status") ? jt_get_str(r, "status") : "?");
+    chunk_putf(&c->e, "  %s", jt_get_str(r, "status") ? jt_get_str(r, "status") : "?");
     const jt_node *s = jt_get(r, "schema");
     if (s) {
-        put(c, " (");
+        chunk_put(&c->e, " (");
         const char *ct = jt_get_str(r, "content_type");
-        if (ct) putf(c, "%s: ", ct);
+        if (ct) chunk_putf(&c->e, "%s: ", ct);
         type_of(c, s, 0);
-        put(c, ")");
+        chunk_put(&c->e, ")");
     }
     const char *d = jt_get_str(r, "description");
-    if (d && *d) putf(c, ": %s", d);
-    put(c, "\n");
+    if (d && *d) chunk_putf(&c->e, ": %s", d);
+    chunk_put(&c->e, "\n");
     if (s) fields(c, s, 4, 0);
     const char *brief = jt_get_str(r, "x-apidex-brief");
-    if (brief) putf(c, "    (%s)\n", brief);
+    if (brief) chunk_putf(&c->e, "    (%s)\n", brief);
     const jt_node *content = jt_get(r, "content");
     for (uint32_t i = 0; jt_is(content, JT_OBJECT) && i < content->len; i++) {
-        put(c, "    as ");
-        put(c, content->u.members[i].key);
-        put(c, ":\n");
+        chunk_put(&c->e, "    as ");
+        chunk_put(&c->e, content->u.members[i].key);
+        chunk_put(&c->e, ":\n");
         media_schema(c, jt_get(content->u.members[i].value, "schema"), 6);
     }
     const jt_node *h = jt_get(r, "headers");
     if (jt_is(h, JT_OBJECT) && h->len) {
-        put(c, "    headers: ");
-        for (uint32_t i = 0; i < h->len; i++) putf(c, "%s%s", i ? ", " : "", h->u.members[i].key);
-        put(c, "\n");
+        chunk_put(&c->e, "    headers: ");
+        for (uint32_t i = 0; i < h->len; i++)
+            chunk_putf(&c->e, "%s%s", i ? ", " : "", h->u.members[i].key);
+        chunk_put(&c->e, "\n");
     }
 }
 
@@ -382,12 +362,12 @@ static void response(text_ctx *c, const jt_node *r)
 static void mcp_annotations(text_ctx *c, const jt_node *ann)
 {
     if (!jt_is(ann, JT_OBJECT) || !ann->len) return;
-    put(c, "Annotations: ");
+    chunk_put(&c->e, "Annotations: ");
     for (uint32_t i = 0; i < ann->len; i++) {
-        putf(c, "%s%s: ", i ? ", " : "", ann->u.members[i].key);
+        chunk_putf(&c->e, "%s%s: ", i ? ", " : "", ann->u.members[i].key);
         value(c, ann->u.members[i].value);
     }
-    put(c, "\n");
+    chunk_put(&c->e, "\n");
 }
 
 static void document(text_ctx *c, const jt_node *o)
@@ -398,38 +378,38 @@ static void document(text_ctx *c, const jt_node *o)
     const jt_node *mcp = jt_get(o, "mcp");
     if (!jt_is(mcp, JT_OBJECT)) mcp = NULL;
     if (mcp)
-        putf(c, "MCP %s %s", jt_get_str(mcp, "kind") ? jt_get_str(mcp, "kind") : "tool",
-             jt_get_str(o, "id"));
+        chunk_putf(&c->e, "MCP %s %s", jt_get_str(mcp, "kind") ? jt_get_str(mcp, "kind") : "tool",
+                   jt_get_str(o, "id"));
     else
-        putf(c, "%s %s", jt_get_str(o, "method"), jt_get_str(o, "url"));
+        chunk_putf(&c->e, "%s %s", jt_get_str(o, "method"), jt_get_str(o, "url"));
     bool one_line = detail && !strcmp(detail, "summary");
     const char *what = summary && *summary ? summary
                        : one_line          ? jt_get_str(o, "description")
                                            : NULL;
-    if (what && *what) putf(c, " - %s", what);
+    if (what && *what) chunk_putf(&c->e, " - %s", what);
     if (mcp)
-        put(c, "\n");
+        chunk_put(&c->e, "\n");
     else
-        putf(c, "  [%s]\n", jt_get_str(o, "id"));
+        chunk_putf(&c->e, "  [%s]\n", jt_get_str(o, "id"));
     if (one_line) return;
-    putf(c, "%s: %s", mcp ? "Server" : "API", jt_get_str(o, "api"));
-    if (jt_get_str(o, "api_title")) putf(c, " (%s)", jt_get_str(o, "api_title"));
+    chunk_putf(&c->e, "%s: %s", mcp ? "Server" : "API", jt_get_str(o, "api"));
+    if (jt_get_str(o, "api_title")) chunk_putf(&c->e, " (%s)", jt_get_str(o, "api_title"));
     if (!mcp && jt_get_str(o, "operation_id"))
-        putf(c, "; operationId: %s", jt_get_str(o, "operation_id"));
+        chunk_putf(&c->e, "; operationId: %s", jt_get_str(o, "operation_id"));
     const jt_node *tags = jt_get(o, "tags");
     if (jt_is(tags, JT_ARRAY) && tags->len) {
-        put(c, "; tags: ");
+        chunk_put(&c->e, "; tags: ");
         values(c, tags, ", ");
     }
-    if (jt_get_bool(o, "deprecated", false)) put(c, "; DEPRECATED");
-    put(c, "\n");
+    if (jt_get_bool(o, "deprecated", false)) chunk_put(&c->e, "; DEPRECATED");
+    chunk_put(&c->e, "\n");
     servers(c, jt_get(o, "servers"));
     const char *d = jt_get_str(o, "description");
-    if (d && *d) putf(c, "%s\n", d);
+    if (d && *d) chunk_putf(&c->e, "%s\n", d);
     const char *stored = jt_get_str(o, "content");
-    if (stored && *stored) putf(c, "%s\n", stored);
+    if (stored && *stored) chunk_putf(&c->e, "%s\n", stored);
     const char *note = jt_get_str(o, "note");
-    if (note) putf(c, "(%s)\n", note);
+    if (note) chunk_putf(&c->e, "(%s)\n", note);
     if (mcp)
         mcp_annotations(c, jt_get(mcp, "annotations"));
     else
@@ -438,49 +418,50 @@ static void document(text_ctx *c, const jt_node *o)
     body(c, jt_get(o, "request_body"));
     const jt_node *in = jt_get(o, "inputs");
     if (jt_is(in, JT_ARRAY) && in->len) {
-        put(c, "Required inputs: ");
+        chunk_put(&c->e, "Required inputs: ");
         for (uint32_t i = 0; i < in->len; i++) {
-            putf(c, "%s%s", i ? ", " : "", jt_get_str(in->u.items[i], "name"));
-            if (!mcp) putf(c, " (%s)", jt_get_str(in->u.items[i], "in"));
+            chunk_putf(&c->e, "%s%s", i ? ", " : "", jt_get_str(in->u.items[i], "name"));
+            if (!mcp) chunk_putf(&c->e, " (%s)", jt_get_str(in->u.items[i], "in"));
         }
-        put(c, "\n");
+        chunk_put(&c->e, "\n");
     }
     const jt_node *r = jt_get(o, "response");
     if (jt_is(r, JT_OBJECT)) {
-        put(c, "Success response:\n");
+        chunk_put(&c->e, "Success response:\n");
         response(c, r);
     }
     const jt_node *rs = jt_get(o, "responses");
     if (jt_is(rs, JT_ARRAY) && rs->len) {
-        put(c, "Responses:\n");
+        chunk_put(&c->e, "Responses:\n");
         for (uint32_t i = 0; i < rs->len; i++) response(c, rs->u.items[i]);
     }
     const jt_node *pr = jt_get(o, "producers");
     if (jt_is(pr, JT_ARRAY) && pr->len) {
-        put(c, "Where its inputs come from:\n");
+        chunk_put(&c->e, "Where its inputs come from:\n");
         for (uint32_t i = 0; i < pr->len; i++)
-            putf(c, "  - %s <- %s (%s)\n", jt_get_str(pr->u.items[i], "param"),
-                 jt_get_str(pr->u.items[i], "endpoint"), jt_get_str(pr->u.items[i], "producer"));
+            chunk_putf(&c->e, "  - %s <- %s (%s)\n", jt_get_str(pr->u.items[i], "param"),
+                       jt_get_str(pr->u.items[i], "endpoint"),
+                       jt_get_str(pr->u.items[i], "producer"));
     }
     const jt_node *sc = jt_get(o, "schemas");
     if (jt_is(sc, JT_OBJECT) && sc->len) {
-        put(c, "Schemas:\n");
+        chunk_put(&c->e, "Schemas:\n");
         for (uint32_t i = 0; i < sc->len; i++) {
             const jt_node *s = sc->u.members[i].value;
-            putf(c, "  %s: ", ref_name(sc->u.members[i].key));
+            chunk_putf(&c->e, "  %s: ", ref_name(sc->u.members[i].key));
             type_of(c, s, 0);
             attrs(c, s, false);
             spec_schema_view v;
             spec_schema_view_node(s, &v);
             const char *sd = v.description;
-            if (sd && *sd) putf(c, ": %s", sd);
-            put(c, "\n");
+            if (sd && *sd) chunk_putf(&c->e, ": %s", sd);
+            chunk_put(&c->e, "\n");
             fields(c, s, 4, 0);
         }
     }
     if (detail && !strcmp(detail, "call"))
-        put(c, "(detail call: every parameter, body field and enum value is above; "
-               "--detail full adds all responses and the schemas as written)\n");
+        chunk_put(&c->e, "(detail call: every parameter, body field and enum value is above; "
+                         "--detail full adds all responses and the schemas as written)\n");
 }
 
 int chunk_detail_text(const char *json, size_t len, core_buf *out, apidex_error *err)
@@ -496,8 +477,8 @@ int chunk_detail_text(const char *json, size_t len, core_buf *out, apidex_error 
         jt_doc_free(doc);
         return core_error_set(err, APIDEX_EPARSE, "not an endpoint detail object");
     }
-    text_ctx c = {.out = out};
+    text_ctx c = {.e = {.out = out}};
     document(&c, doc->root);
     jt_doc_free(doc);
-    return c.rc ? core_error_set(err, c.rc, "out of memory") : 0;
+    return c.e.rc ? core_error_set(err, c.e.rc, "out of memory") : 0;
 }
