@@ -306,66 +306,52 @@ static void schema_at(detail_ctx *c, spec_loc loc, unsigned depth)
 
 /* ---------------------------------------------------------------- the parts */
 
-static const jt_node *servers_node(const detail_ctx *c, const spec_operation *op)
-{
-    const jt_node *s = jt_get(op->node.node, "servers");
-    if (jt_is(s, JT_ARRAY) && s->len) return s;
-    s = jt_get(c->api->root.node, "servers");
-    return jt_is(s, JT_ARRAY) && s->len ? s : NULL;
-}
-
 static void write_servers(detail_ctx *c, const spec_operation *op)
 {
-    const jt_node *sn = servers_node(c, op);
+    spec_server_written *sv;
+    size_t n;
+    if (spec_operation_servers(c->api, op, c->arena, &sv, &n)) c->e.rc = APIDEX_ENOMEM;
     chunk_put(&c->e, "[");
-    if (sn) {
-        for (uint32_t i = 0; i < sn->len && !c->e.rc; i++) {
-            const jt_node *s = sn->u.items[i];
-            bool first = true;
-            chunk_put(&c->e, i ? ",{" : "{");
-            key(c, &first, "url");
-            chunk_put_json_str(&c->e, jt_get_str(s, "url"));
-            const char *ds = jt_get_str(s, "description");
-            if (ds) {
-                key(c, &first, "description");
-                desc(c, ds);
-            }
-            const jt_node *vars = jt_get(s, "variables");
-            if (jt_is(vars, JT_OBJECT) && vars->len) {
-                key(c, &first, "variables");
-                chunk_put(&c->e, "{");
-                for (uint32_t v = 0; v < vars->len; v++) {
-                    const jt_node *var = vars->u.members[v].value;
-                    if (v) chunk_put(&c->e, ",");
-                    chunk_put_json_strn(&c->e, vars->u.members[v].key, vars->u.members[v].key_len);
-                    chunk_put(&c->e, ":{");
-                    bool vf = true;
-                    const jt_node *dv = jt_get(var, "default"), *en = jt_get(var, "enum");
-                    if (dv) {
-                        key(c, &vf, "default");
-                        chunk_put_json(&c->e, dv);
-                    }
-                    if (en) {
-                        key(c, &vf, "enum");
-                        chunk_put_json(&c->e, en);
-                    }
-                    const char *vd = jt_get_str(var, "description");
-                    if (vd) {
-                        key(c, &vf, "description");
-                        desc(c, vd);
-                    }
-                    chunk_put(&c->e, "}");
+    for (size_t i = 0; i < n && !c->e.rc; i++) {
+        bool first = true;
+        chunk_put(&c->e, i ? ",{" : "{");
+        key(c, &first, "url");
+        chunk_put_json_str(&c->e, sv[i].url);
+        if (sv[i].description) {
+            key(c, &first, "description");
+            desc(c, sv[i].description);
+        }
+        if (sv[i].n_vars) {
+            key(c, &first, "variables");
+            chunk_put(&c->e, "{");
+            for (size_t v = 0; v < sv[i].n_vars; v++) {
+                const spec_server_var *var = &sv[i].vars[v];
+                if (v) chunk_put(&c->e, ",");
+                chunk_put_json_strn(&c->e, var->name, var->name_len);
+                chunk_put(&c->e, ":{");
+                bool vf = true;
+                if (var->default_value) {
+                    key(c, &vf, "default");
+                    chunk_put_json(&c->e, var->default_value);
+                }
+                if (var->enum_values) {
+                    key(c, &vf, "enum");
+                    chunk_put_json(&c->e, var->enum_values);
+                }
+                if (var->description) {
+                    key(c, &vf, "description");
+                    desc(c, var->description);
                 }
                 chunk_put(&c->e, "}");
             }
             chunk_put(&c->e, "}");
         }
-    } else {
-        for (size_t i = 0; i < c->api->n_servers; i++) {
-            chunk_put(&c->e, i ? ",{\"url\":" : "{\"url\":");
-            chunk_put_json_str(&c->e, c->api->servers[i].url);
-            chunk_put(&c->e, "}");
-        }
+        chunk_put(&c->e, "}");
+    }
+    for (size_t i = 0; !n && i < c->api->n_servers; i++) { /* derived: Swagger 2.0 host */
+        chunk_put(&c->e, i ? ",{\"url\":" : "{\"url\":");
+        chunk_put_json_str(&c->e, c->api->servers[i].url);
+        chunk_put(&c->e, "}");
     }
     chunk_put(&c->e, "]");
 }
@@ -373,9 +359,13 @@ static void write_servers(detail_ctx *c, const spec_operation *op)
 /* The full URL template: the first server's URL and the path. */
 static void write_url(detail_ctx *c, const spec_operation *op)
 {
-    const jt_node *sn = servers_node(c, op);
-    const char *base = sn ? jt_get_str(sn->u.items[0], "url")
-                          : (c->api->n_servers ? c->api->servers[0].url : NULL);
+    spec_server_written *sv;
+    size_t n;
+    if (spec_operation_servers(c->api, op, c->arena, &sv, &n)) {
+        c->e.rc = APIDEX_ENOMEM;
+        return;
+    }
+    const char *base = n ? sv[0].url : (c->api->n_servers ? c->api->servers[0].url : NULL);
     size_t bl = base ? strlen(base) : 0;
     while (bl && base[bl - 1] == '/') bl--;
     core_buf u;
@@ -387,35 +377,33 @@ static void write_url(detail_ctx *c, const spec_operation *op)
     core_buf_free(&u);
 }
 
-static const jt_node *security_schemes(const spec_api *api)
+/* ,"k":"v" when v is not NULL */
+static void key_str(detail_ctx *c, bool *first, const char *k, const char *v)
 {
-    const jt_node *root = api->root.node;
-    const jt_node *s = jt_get(jt_get(root, "components"), "securitySchemes");
-    if (!s) s = jt_get(root, "securityDefinitions");
-    return jt_is(s, JT_OBJECT) ? s : NULL;
+    if (!v) return;
+    key(c, first, k);
+    chunk_put_json_str(&c->e, v);
 }
 
 /* One scheme: its type and where the credential goes. */
 static void write_scheme(detail_ctx *c, const jt_member *req)
 {
-    const jt_node *all = security_schemes(c->api);
-    const jt_node *sn = all ? jt_getn(all, req->key, req->key_len) : NULL;
-    spec_loc d = {sn, c->api->root.doc};
-    if (sn && spec_deref(c->api, d, &d) == 0) sn = d.node;
-    const char *type = jt_get_str(sn, "type");
+    spec_security_scheme sc;
+    spec_security_scheme_find(c->api, req->key, req->key_len, &sc);
+    const char *type = sc.type;
     bool first = true;
     chunk_put(&c->e, "{");
     key(c, &first, "name");
     chunk_put_json_strn(&c->e, req->key, req->key_len);
     key(c, &first, "type");
     chunk_put_json_str(&c->e, type);
-    const char *scheme = jt_get_str(sn, "scheme");
+    const char *scheme = sc.scheme;
     if (type && !strcmp(type, "basic")) scheme = "basic"; /* Swagger 2.0 */
     if (type && !strcmp(type, "apiKey")) {
         key(c, &first, "in");
-        chunk_put_json_str(&c->e, jt_get_str(sn, "in"));
+        chunk_put_json_str(&c->e, sc.in);
         key(c, &first, "param");
-        chunk_put_json_str(&c->e, jt_get_str(sn, "name"));
+        chunk_put_json_str(&c->e, sc.param);
     } else if (scheme || (type && (!strcmp(type, "oauth2") || !strcmp(type, "openIdConnect")))) {
         bool basic = scheme && !strcasecmp(scheme, "basic");
         key(c, &first, "in");
@@ -427,32 +415,16 @@ static void write_scheme(detail_ctx *c, const jt_member *req)
                                   : scheme && strcasecmp(scheme, "bearer") ? scheme
                                                                            : "Bearer <token>");
     }
-    static const char *const urls[] = {"tokenUrl", "authorizationUrl", "openIdConnectUrl", "flow",
-                                       NULL};
-    for (size_t i = 0; urls[i]; i++) {
-        const char *v = jt_get_str(sn, urls[i]);
-        if (!v) continue;
-        key(c, &first, urls[i]);
-        chunk_put_json_str(&c->e, v);
-    }
-    const jt_node *flows = jt_get(sn, "flows");
-    if (flows && c->level == CHUNK_DETAIL_FULL) {
+    key_str(c, &first, "tokenUrl", sc.token_url);
+    key_str(c, &first, "authorizationUrl", sc.authorization_url);
+    key_str(c, &first, "openIdConnectUrl", sc.open_id_connect_url);
+    key_str(c, &first, "flow", sc.flow);
+    if (sc.flows && c->level == CHUNK_DETAIL_FULL) {
         key(c, &first, "flows");
-        chunk_put_json(&c->e, flows);
-    } else if (jt_is(flows, JT_OBJECT)) {
-        for (uint32_t f = 0; f < flows->len; f++) {
-            const char *tu = jt_get_str(flows->u.members[f].value, "tokenUrl");
-            const char *au = jt_get_str(flows->u.members[f].value, "authorizationUrl");
-            if (tu) {
-                key(c, &first, "tokenUrl");
-                chunk_put_json_str(&c->e, tu);
-            }
-            if (au) {
-                key(c, &first, "authorizationUrl");
-                chunk_put_json_str(&c->e, au);
-            }
-            if (tu || au) break;
-        }
+        chunk_put_json(&c->e, sc.flows);
+    } else {
+        key_str(c, &first, "tokenUrl", sc.flows_token_url);
+        key_str(c, &first, "authorizationUrl", sc.flows_authorization_url);
     }
     if (jt_is(req->value, JT_ARRAY) && req->value->len) {
         key(c, &first, "scopes");
@@ -499,12 +471,19 @@ static void write_params(detail_ctx *c, const spec_operation *op)
             key(c, &first, "description");
             desc(c, p->description);
         }
-        static const char *const extra[] = {"style", "explode", "example", "examples", NULL};
-        for (size_t k = 0; extra[k]; k++) {
-            const jt_node *v = jt_get(p->node.node, extra[k]);
-            if (!v || (c->level != CHUNK_DETAIL_FULL && !strcmp(extra[k], "examples"))) continue;
-            key(c, &first, extra[k]);
-            chunk_put_json(&c->e, v);
+        spec_param_extras px;
+        spec_param_extras_of(p, &px);
+        const struct {
+            const char *key;
+            const jt_node *v;
+        } extra[] = {{"style", px.style},
+                     {"explode", px.explode},
+                     {"example", px.example},
+                     {"examples", c->level == CHUNK_DETAIL_FULL ? px.examples : NULL}};
+        for (size_t k = 0; k < sizeof extra / sizeof extra[0]; k++) {
+            if (!extra[k].v) continue;
+            key(c, &first, extra[k].key);
+            chunk_put_json(&c->e, extra[k].v);
         }
         /* Swagger 2.0: the schema is the parameter; its own description is above. */
         if (p->schema.node) {
@@ -557,7 +536,7 @@ static void write_body(detail_ctx *c, const spec_operation *op)
                 schema_at(c, b->media[i].schema, 0);
             else
                 chunk_put(&c->e, "null");
-            const jt_node *ex = jt_get(b->media[i].node.node, "example");
+            const jt_node *ex = spec_media_example(&b->media[i]);
             if (ex) {
                 chunk_put(&c->e, ",\"example\":");
                 chunk_put_json(&c->e, ex);

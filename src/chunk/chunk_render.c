@@ -460,32 +460,20 @@ static void ctx_init(render_ctx *c, const spec_api *api, const chunk_render_opti
 
 /* ---------------------------------------------------------------- operations */
 
-static const jt_node *security_schemes(const spec_api *api)
-{
-    const jt_node *root = api->root.node;
-    const jt_node *s = jt_get(jt_get(root, "components"), "securitySchemes");
-    if (!s) s = jt_get(root, "securityDefinitions");
-    return jt_is(s, JT_OBJECT) ? s : NULL;
-}
-
 static void render_scheme(render_ctx *c, const char *name, size_t name_len, const jt_node *scopes)
 {
     chunk_putn(&c->e, name, name_len);
-    const jt_node *all = security_schemes(c->api);
-    const jt_node *sn = all ? jt_getn(all, name, name_len) : NULL;
-    spec_loc d = {sn, c->api->root.doc};
-    if (sn && spec_deref(c->api, d, &d) == 0) sn = d.node;
-    const char *type = jt_get_str(sn, "type");
+    spec_security_scheme sc;
+    spec_security_scheme_find(c->api, name, name_len, &sc);
+    const char *type = sc.type;
     bool scoped = jt_is(scopes, JT_ARRAY) && scopes->len;
     if (!type && !scoped) return;
     chunk_put(&c->e, " (");
     if (type) chunk_put(&c->e, type);
     if (type && !strcmp(type, "apiKey")) {
-        const char *in = jt_get_str(sn, "in"), *pn = jt_get_str(sn, "name");
-        if (in && pn) chunk_putf(&c->e, " in %s \"%s\"", in, pn);
+        if (sc.in && sc.param) chunk_putf(&c->e, " in %s \"%s\"", sc.in, sc.param);
     } else if (type && !strcmp(type, "http")) {
-        const char *scheme = jt_get_str(sn, "scheme");
-        if (scheme) chunk_putf(&c->e, " %s", scheme);
+        if (sc.scheme) chunk_putf(&c->e, " %s", sc.scheme);
     }
     if (scoped) {
         chunk_put(&c->e, type ? ", scopes: " : "scopes: ");
@@ -568,7 +556,9 @@ static void render_params(render_ctx *c, const spec_operation *op)
         attrs(c, &r, p->required, p->deprecated);
         if (!(c->opt->prep.filters & PREP_EXAMPLES)) {
             /* the parameter object's example, else its schema's */
-            const jt_node *ex = jt_get(p->node.node, spec_schema_kw_name(SPEC_KW_EXAMPLE));
+            spec_param_extras px;
+            spec_param_extras_of(p, &px);
+            const jt_node *ex = px.example;
             if (!ex) ex = r.kw[SPEC_KW_EXAMPLE];
             if (ex && ex->type != JT_OBJECT && ex->type != JT_ARRAY) {
                 chunk_put(&c->e, ", example: ");
