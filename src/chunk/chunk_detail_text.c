@@ -16,6 +16,136 @@ typedef struct text_ctx {
     chunk_emit e;
 } text_ctx;
 
+/* The keys of a detail object and of the objects inside it, as chunk_detail.c writes them
+   (serve/detail.c adds an MCP entry's "mcp", "content", "note" and "producers"). */
+typedef enum detail_key {
+    DK_ID,
+    DK_API,
+    DK_API_TITLE,
+    DK_DETAIL,
+    DK_METHOD,
+    DK_URL,
+    DK_SUMMARY,
+    DK_DESCRIPTION,
+    DK_OPERATION_ID,
+    DK_TAGS,
+    DK_DEPRECATED,
+    DK_SERVERS,
+    DK_VARIABLES,
+    DK_DEFAULT,
+    DK_ENUM,
+    DK_AUTH,
+    DK_NAME,
+    DK_TYPE,
+    DK_IN,
+    DK_PARAM,
+    DK_FORMAT,
+    DK_TOKEN_URL,
+    DK_SCOPES,
+    DK_PARAMETERS,
+    DK_SCHEMA,
+    DK_EXAMPLE,
+    DK_REQUIRED,
+    DK_REQUEST_BODY,
+    DK_CONTENT_TYPES,
+    DK_CONTENT_TYPE,
+    DK_CONTENT,
+    DK_STATUS,
+    DK_BRIEF,
+    DK_HEADERS,
+    DK_INPUTS,
+    DK_RESPONSE,
+    DK_RESPONSES,
+    DK_SCHEMAS,
+    DK_PRODUCERS,
+    DK_ENDPOINT,
+    DK_PRODUCER,
+    DK_MCP,
+    DK_KIND,
+    DK_ANNOTATIONS,
+    DK_NOTE,
+    DK_CIRCULAR,
+    DK_OMITTED,
+    DK_COUNT
+} detail_key;
+
+static const char *const dk_names[DK_COUNT] = {
+    [DK_ID] = "id",
+    [DK_API] = "api",
+    [DK_API_TITLE] = "api_title",
+    [DK_DETAIL] = "detail",
+    [DK_METHOD] = "method",
+    [DK_URL] = "url",
+    [DK_SUMMARY] = "summary",
+    [DK_DESCRIPTION] = "description",
+    [DK_OPERATION_ID] = "operation_id",
+    [DK_TAGS] = "tags",
+    [DK_DEPRECATED] = "deprecated",
+    [DK_SERVERS] = "servers",
+    [DK_VARIABLES] = "variables",
+    [DK_DEFAULT] = "default",
+    [DK_ENUM] = "enum",
+    [DK_AUTH] = "auth",
+    [DK_NAME] = "name",
+    [DK_TYPE] = "type",
+    [DK_IN] = "in",
+    [DK_PARAM] = "param",
+    [DK_FORMAT] = "format",
+    [DK_TOKEN_URL] = "tokenUrl",
+    [DK_SCOPES] = "scopes",
+    [DK_PARAMETERS] = "parameters",
+    [DK_SCHEMA] = "schema",
+    [DK_EXAMPLE] = "example",
+    [DK_REQUIRED] = "required",
+    [DK_REQUEST_BODY] = "request_body",
+    [DK_CONTENT_TYPES] = "content_types",
+    [DK_CONTENT_TYPE] = "content_type",
+    [DK_CONTENT] = "content",
+    [DK_STATUS] = "status",
+    [DK_BRIEF] = "x-apidex-brief",
+    [DK_HEADERS] = "headers",
+    [DK_INPUTS] = "inputs",
+    [DK_RESPONSE] = "response",
+    [DK_RESPONSES] = "responses",
+    [DK_SCHEMAS] = "schemas",
+    [DK_PRODUCERS] = "producers",
+    [DK_ENDPOINT] = "endpoint",
+    [DK_PRODUCER] = "producer",
+    [DK_MCP] = "mcp",
+    [DK_KIND] = "kind",
+    [DK_ANNOTATIONS] = "annotations",
+    [DK_NOTE] = "note",
+    [DK_CIRCULAR] = "$circular",
+    [DK_OMITTED] = "x-apidex-omitted",
+};
+
+/* One object of the detail JSON with each key looked up once (NULL: absent, or n is no
+   object); str/flag read a member as a string (NULL otherwise) or a boolean (false). */
+typedef struct detail_obj {
+    const jt_node *k[DK_COUNT];
+} detail_obj;
+
+static void obj_of(const jt_node *n, detail_obj *o)
+{
+    for (int k = 0; k < DK_COUNT; k++) o->k[k] = jt_get(n, dk_names[k]);
+}
+
+static const char *str(const detail_obj *o, detail_key k)
+{
+    return jt_str(o->k[k]);
+}
+
+static bool flag(const detail_obj *o, detail_key k)
+{
+    return jt_is(o->k[k], JT_BOOL) && o->k[k]->boolean;
+}
+
+/* A string member, or "?" when it is absent. */
+static const char *str_or_q(const detail_obj *o, detail_key k)
+{
+    return str(o, k) ? str(o, k) : "?";
+}
+
 /* A scalar as a reader would type it; arrays and objects as compact JSON. */
 static void value(text_ctx *c, const jt_node *v)
 {
@@ -53,7 +183,9 @@ static const char *ref_name(const char *ref)
 /* The marker chunk_detail.c writes for a schema already expanded above. */
 static const char *circular_of(const jt_node *s)
 {
-    return jt_get_str(s, "$circular");
+    detail_obj o;
+    obj_of(s, &o);
+    return str(&o, DK_CIRCULAR);
 }
 
 static void type_of(text_ctx *c, const jt_node *s, unsigned lvl)
@@ -171,7 +303,9 @@ static void fields(text_ctx *c, const jt_node *s, unsigned ind, unsigned lvl)
         fields(c, items, ind, lvl + 1);
         return;
     }
-    const char *omitted = jt_get_str(s, "x-apidex-omitted");
+    detail_obj o;
+    obj_of(s, &o);
+    const char *omitted = str(&o, DK_OMITTED);
     if (omitted) {
         chunk_indent(&c->e, ind);
         chunk_putf(&c->e, "(%s)\n", omitted);
@@ -198,25 +332,27 @@ static void fields(text_ctx *c, const jt_node *s, unsigned ind, unsigned lvl)
 static void servers(text_ctx *c, const jt_node *sv)
 {
     for (uint32_t i = 0; jt_is(sv, JT_ARRAY) && i < sv->len; i++) {
-        const jt_node *s = sv->u.items[i];
+        detail_obj s;
+        obj_of(sv->u.items[i], &s);
         chunk_putf(&c->e, "%s", i ? "  or server " : "Server: ");
-        chunk_put(&c->e, jt_get_str(s, "url"));
+        chunk_put(&c->e, str(&s, DK_URL));
         chunk_put(&c->e, "\n");
-        const jt_node *vars = jt_get(s, "variables");
+        const jt_node *vars = s.k[DK_VARIABLES];
         for (uint32_t v = 0; jt_is(vars, JT_OBJECT) && v < vars->len; v++) {
-            const jt_node *var = vars->u.members[v].value;
+            detail_obj var;
+            obj_of(vars->u.members[v].value, &var);
             chunk_put(&c->e, "    {");
             chunk_putn(&c->e, vars->u.members[v].key, vars->u.members[v].key_len);
             chunk_put(&c->e, "}");
-            if (jt_get(var, "default")) {
+            if (var.k[DK_DEFAULT]) {
                 chunk_put(&c->e, " default: ");
-                value(c, jt_get(var, "default"));
+                value(c, var.k[DK_DEFAULT]);
             }
-            if (jt_get(var, "enum")) {
+            if (var.k[DK_ENUM]) {
                 chunk_put(&c->e, ", one of: ");
-                values(c, jt_get(var, "enum"), "|");
+                values(c, var.k[DK_ENUM], "|");
             }
-            const char *d = jt_get_str(var, "description");
+            const char *d = str(&var, DK_DESCRIPTION);
             if (d) chunk_putf(&c->e, ": %s", d);
             chunk_put(&c->e, "\n");
         }
@@ -233,19 +369,20 @@ static void auth(text_ctx *c, const jt_node *a)
         if (i) chunk_put(&c->e, " or ");
         if (!jt_is(alt, JT_ARRAY) || !alt->len) chunk_put(&c->e, "none");
         for (uint32_t j = 0; jt_is(alt, JT_ARRAY) && j < alt->len; j++) {
-            const jt_node *s = alt->u.items[j];
+            detail_obj s;
+            obj_of(alt->u.items[j], &s);
             if (j) chunk_put(&c->e, " + ");
-            chunk_put(&c->e, jt_get_str(s, "name"));
-            chunk_putf(&c->e, " (%s", jt_get_str(s, "type") ? jt_get_str(s, "type") : "?");
-            const char *in = jt_get_str(s, "in"), *pn = jt_get_str(s, "param");
-            const char *fmt = jt_get_str(s, "format");
+            chunk_put(&c->e, str(&s, DK_NAME));
+            chunk_putf(&c->e, " (%s", str_or_q(&s, DK_TYPE));
+            const char *in = str(&s, DK_IN), *pn = str(&s, DK_PARAM);
+            const char *fmt = str(&s, DK_FORMAT);
             if (in && pn) chunk_putf(&c->e, ": %s %s", in, pn);
             if (fmt) chunk_putf(&c->e, ": %s", fmt);
-            const char *tu = jt_get_str(s, "tokenUrl");
+            const char *tu = str(&s, DK_TOKEN_URL);
             if (tu) chunk_putf(&c->e, ", token URL %s", tu);
-            if (jt_get(s, "scopes")) {
+            if (s.k[DK_SCOPES]) {
                 chunk_put(&c->e, ", scopes: ");
-                values(c, jt_get(s, "scopes"), " ");
+                values(c, s.k[DK_SCOPES], " ");
             }
             chunk_put(&c->e, ")");
         }
@@ -259,21 +396,22 @@ static void params(text_ctx *c, const jt_node *ps, bool args)
     if (!jt_is(ps, JT_ARRAY) || !ps->len) return;
     chunk_put(&c->e, args ? "Arguments:\n" : "Parameters:\n");
     for (uint32_t i = 0; i < ps->len; i++) {
-        const jt_node *p = ps->u.items[i];
-        const jt_node *s = jt_get(p, "schema");
-        chunk_putf(&c->e, "  - %s (", jt_get_str(p, "name") ? jt_get_str(p, "name") : "?");
-        if (!args) chunk_putf(&c->e, "%s, ", jt_get_str(p, "in") ? jt_get_str(p, "in") : "?");
+        detail_obj p;
+        obj_of(ps->u.items[i], &p);
+        const jt_node *s = p.k[DK_SCHEMA];
+        chunk_putf(&c->e, "  - %s (", str_or_q(&p, DK_NAME));
+        if (!args) chunk_putf(&c->e, "%s, ", str_or_q(&p, DK_IN));
         spec_schema_view v;
         spec_schema_view_node(s, &v);
         type_of(c, s, 0);
-        attrs(c, s, jt_get_bool(p, "required", false));
-        const jt_node *pex = jt_get(p, "example"); /* the parameter's own, beside its schema */
+        attrs(c, s, flag(&p, DK_REQUIRED));
+        const jt_node *pex = p.k[DK_EXAMPLE]; /* the parameter's own, beside its schema */
         if (pex && !v.kw[SPEC_KW_EXAMPLE]) {
             chunk_put(&c->e, ", example: ");
             value(c, pex);
         }
         chunk_put(&c->e, ")");
-        const char *d = jt_get_str(p, "description");
+        const char *d = str(&p, DK_DESCRIPTION);
         if (!d) d = v.description;
         if (d && *d) chunk_putf(&c->e, ": %s", d);
         chunk_put(&c->e, "\n");
@@ -299,57 +437,63 @@ static void media_schema(text_ctx *c, const jt_node *s, unsigned ind)
     fields(c, s, ind, 0);
 }
 
-static void body(text_ctx *c, const jt_node *b)
+/* The "content" of a body or response at the full level: each media type's schema. */
+static void contents(text_ctx *c, const jt_node *content, unsigned ind)
 {
-    if (!jt_is(b, JT_OBJECT)) return;
+    for (uint32_t i = 0; jt_is(content, JT_OBJECT) && i < content->len; i++) {
+        detail_obj m;
+        obj_of(content->u.members[i].value, &m);
+        chunk_indent(&c->e, ind);
+        chunk_put(&c->e, "as ");
+        chunk_put(&c->e, content->u.members[i].key);
+        chunk_put(&c->e, ":\n");
+        media_schema(c, m.k[DK_SCHEMA], ind + 2);
+    }
+}
+
+static void body(text_ctx *c, const jt_node *bn)
+{
+    if (!jt_is(bn, JT_OBJECT)) return;
+    detail_obj b;
+    obj_of(bn, &b);
     chunk_put(&c->e, "Request body (");
-    values(c, jt_get(b, "content_types"), " or ");
-    if (jt_get_bool(b, "required", false)) chunk_put(&c->e, ", required");
+    values(c, b.k[DK_CONTENT_TYPES], " or ");
+    if (flag(&b, DK_REQUIRED)) chunk_put(&c->e, ", required");
     chunk_put(&c->e, ")");
-    const jt_node *s = jt_get(b, "schema");
+    const jt_node *s = b.k[DK_SCHEMA];
     if (s) {
         chunk_put(&c->e, ": ");
         type_of(c, s, 0);
     }
-    const char *d = jt_get_str(b, "description");
+    const char *d = str(&b, DK_DESCRIPTION);
     if (d && *d) chunk_putf(&c->e, ". %s", d);
     chunk_put(&c->e, "\n");
     if (s) fields(c, s, 2, 0);
-    const jt_node *content = jt_get(b, "content");
-    for (uint32_t i = 0; jt_is(content, JT_OBJECT) && i < content->len; i++) {
-        chunk_put(&c->e, "  as ");
-        chunk_put(&c->e, content->u.members[i].key);
-        chunk_put(&c->e, ":\n");
-        media_schema(c, jt_get(content->u.members[i].value, "schema"), 4);
-    }
+    contents(c, b.k[DK_CONTENT], 2);
 }
 
-static void response(text_ctx *c, const jt_node *r)
+static void response(text_ctx *c, const jt_node *rn)
 {
-    if (!jt_is(r, JT_OBJECT)) return;
-    chunk_putf(&c->e, "  %s", jt_get_str(r, "status") ? jt_get_str(r, "status") : "?");
-    const jt_node *s = jt_get(r, "schema");
+    if (!jt_is(rn, JT_OBJECT)) return;
+    detail_obj r;
+    obj_of(rn, &r);
+    chunk_putf(&c->e, "  %s", str_or_q(&r, DK_STATUS));
+    const jt_node *s = r.k[DK_SCHEMA];
     if (s) {
         chunk_put(&c->e, " (");
-        const char *ct = jt_get_str(r, "content_type");
+        const char *ct = str(&r, DK_CONTENT_TYPE);
         if (ct) chunk_putf(&c->e, "%s: ", ct);
         type_of(c, s, 0);
         chunk_put(&c->e, ")");
     }
-    const char *d = jt_get_str(r, "description");
+    const char *d = str(&r, DK_DESCRIPTION);
     if (d && *d) chunk_putf(&c->e, ": %s", d);
     chunk_put(&c->e, "\n");
     if (s) fields(c, s, 4, 0);
-    const char *brief = jt_get_str(r, "x-apidex-brief");
+    const char *brief = str(&r, DK_BRIEF);
     if (brief) chunk_putf(&c->e, "    (%s)\n", brief);
-    const jt_node *content = jt_get(r, "content");
-    for (uint32_t i = 0; jt_is(content, JT_OBJECT) && i < content->len; i++) {
-        chunk_put(&c->e, "    as ");
-        chunk_put(&c->e, content->u.members[i].key);
-        chunk_put(&c->e, ":\n");
-        media_schema(c, jt_get(content->u.members[i].value, "schema"), 6);
-    }
-    const jt_node *h = jt_get(r, "headers");
+    contents(c, r.k[DK_CONTENT], 4);
+    const jt_node *h = r.k[DK_HEADERS];
     if (jt_is(h, JT_OBJECT) && h->len) {
         chunk_put(&c->e, "    headers: ");
         for (uint32_t i = 0; i < h->len; i++)
@@ -370,80 +514,83 @@ static void mcp_annotations(text_ctx *c, const jt_node *ann)
     chunk_put(&c->e, "\n");
 }
 
-static void document(text_ctx *c, const jt_node *o)
+static void document(text_ctx *c, const detail_obj *o)
 {
-    const char *summary = jt_get_str(o, "summary");
-    const char *detail = jt_get_str(o, "detail");
+    const char *summary = str(o, DK_SUMMARY);
+    const char *detail = str(o, DK_DETAIL);
     /* an MCP tool, resource or prompt: its id, not a method and path that mean nothing */
-    const jt_node *mcp = jt_get(o, "mcp");
-    if (!jt_is(mcp, JT_OBJECT)) mcp = NULL;
-    if (mcp)
-        chunk_putf(&c->e, "MCP %s %s", jt_get_str(mcp, "kind") ? jt_get_str(mcp, "kind") : "tool",
-                   jt_get_str(o, "id"));
+    detail_obj mcp;
+    bool is_mcp = jt_is(o->k[DK_MCP], JT_OBJECT);
+    obj_of(is_mcp ? o->k[DK_MCP] : NULL, &mcp);
+    if (is_mcp)
+        chunk_putf(&c->e, "MCP %s %s", str(&mcp, DK_KIND) ? str(&mcp, DK_KIND) : "tool",
+                   str(o, DK_ID));
     else
-        chunk_putf(&c->e, "%s %s", jt_get_str(o, "method"), jt_get_str(o, "url"));
+        chunk_putf(&c->e, "%s %s", str(o, DK_METHOD), str(o, DK_URL));
     bool one_line = detail && !strcmp(detail, "summary");
-    const char *what = summary && *summary ? summary
-                       : one_line          ? jt_get_str(o, "description")
-                                           : NULL;
+    const char *what = summary && *summary ? summary : one_line ? str(o, DK_DESCRIPTION) : NULL;
     if (what && *what) chunk_putf(&c->e, " - %s", what);
-    if (mcp)
+    if (is_mcp)
         chunk_put(&c->e, "\n");
     else
-        chunk_putf(&c->e, "  [%s]\n", jt_get_str(o, "id"));
+        chunk_putf(&c->e, "  [%s]\n", str(o, DK_ID));
     if (one_line) return;
-    chunk_putf(&c->e, "%s: %s", mcp ? "Server" : "API", jt_get_str(o, "api"));
-    if (jt_get_str(o, "api_title")) chunk_putf(&c->e, " (%s)", jt_get_str(o, "api_title"));
-    if (!mcp && jt_get_str(o, "operation_id"))
-        chunk_putf(&c->e, "; operationId: %s", jt_get_str(o, "operation_id"));
-    const jt_node *tags = jt_get(o, "tags");
+    chunk_putf(&c->e, "%s: %s", is_mcp ? "Server" : "API", str(o, DK_API));
+    if (str(o, DK_API_TITLE)) chunk_putf(&c->e, " (%s)", str(o, DK_API_TITLE));
+    if (!is_mcp && str(o, DK_OPERATION_ID))
+        chunk_putf(&c->e, "; operationId: %s", str(o, DK_OPERATION_ID));
+    const jt_node *tags = o->k[DK_TAGS];
     if (jt_is(tags, JT_ARRAY) && tags->len) {
         chunk_put(&c->e, "; tags: ");
         values(c, tags, ", ");
     }
-    if (jt_get_bool(o, "deprecated", false)) chunk_put(&c->e, "; DEPRECATED");
+    if (flag(o, DK_DEPRECATED)) chunk_put(&c->e, "; DEPRECATED");
     chunk_put(&c->e, "\n");
-    servers(c, jt_get(o, "servers"));
-    const char *d = jt_get_str(o, "description");
+    servers(c, o->k[DK_SERVERS]);
+    const char *d = str(o, DK_DESCRIPTION);
     if (d && *d) chunk_putf(&c->e, "%s\n", d);
-    const char *stored = jt_get_str(o, "content");
+    const char *stored = str(o, DK_CONTENT);
     if (stored && *stored) chunk_putf(&c->e, "%s\n", stored);
-    const char *note = jt_get_str(o, "note");
+    const char *note = str(o, DK_NOTE);
     if (note) chunk_putf(&c->e, "(%s)\n", note);
-    if (mcp)
-        mcp_annotations(c, jt_get(mcp, "annotations"));
+    if (is_mcp)
+        mcp_annotations(c, mcp.k[DK_ANNOTATIONS]);
     else
-        auth(c, jt_get(o, "auth"));
-    params(c, jt_get(o, "parameters"), mcp != NULL);
-    body(c, jt_get(o, "request_body"));
-    const jt_node *in = jt_get(o, "inputs");
+        auth(c, o->k[DK_AUTH]);
+    params(c, o->k[DK_PARAMETERS], is_mcp);
+    body(c, o->k[DK_REQUEST_BODY]);
+    const jt_node *in = o->k[DK_INPUTS];
     if (jt_is(in, JT_ARRAY) && in->len) {
         chunk_put(&c->e, "Required inputs: ");
         for (uint32_t i = 0; i < in->len; i++) {
-            chunk_putf(&c->e, "%s%s", i ? ", " : "", jt_get_str(in->u.items[i], "name"));
-            if (!mcp) chunk_putf(&c->e, " (%s)", jt_get_str(in->u.items[i], "in"));
+            detail_obj inp;
+            obj_of(in->u.items[i], &inp);
+            chunk_putf(&c->e, "%s%s", i ? ", " : "", str(&inp, DK_NAME));
+            if (!is_mcp) chunk_putf(&c->e, " (%s)", str(&inp, DK_IN));
         }
         chunk_put(&c->e, "\n");
     }
-    const jt_node *r = jt_get(o, "response");
+    const jt_node *r = o->k[DK_RESPONSE];
     if (jt_is(r, JT_OBJECT)) {
         chunk_put(&c->e, "Success response:\n");
         response(c, r);
     }
-    const jt_node *rs = jt_get(o, "responses");
+    const jt_node *rs = o->k[DK_RESPONSES];
     if (jt_is(rs, JT_ARRAY) && rs->len) {
         chunk_put(&c->e, "Responses:\n");
         for (uint32_t i = 0; i < rs->len; i++) response(c, rs->u.items[i]);
     }
-    const jt_node *pr = jt_get(o, "producers");
+    const jt_node *pr = o->k[DK_PRODUCERS];
     if (jt_is(pr, JT_ARRAY) && pr->len) {
         chunk_put(&c->e, "Where its inputs come from:\n");
-        for (uint32_t i = 0; i < pr->len; i++)
-            chunk_putf(&c->e, "  - %s <- %s (%s)\n", jt_get_str(pr->u.items[i], "param"),
-                       jt_get_str(pr->u.items[i], "endpoint"),
-                       jt_get_str(pr->u.items[i], "producer"));
+        for (uint32_t i = 0; i < pr->len; i++) {
+            detail_obj p;
+            obj_of(pr->u.items[i], &p);
+            chunk_putf(&c->e, "  - %s <- %s (%s)\n", str(&p, DK_PARAM), str(&p, DK_ENDPOINT),
+                       str(&p, DK_PRODUCER));
+        }
     }
-    const jt_node *sc = jt_get(o, "schemas");
+    const jt_node *sc = o->k[DK_SCHEMAS];
     if (jt_is(sc, JT_OBJECT) && sc->len) {
         chunk_put(&c->e, "Schemas:\n");
         for (uint32_t i = 0; i < sc->len; i++) {
@@ -473,12 +620,14 @@ int chunk_detail_text(const char *json, size_t len, core_buf *out, apidex_error 
     jt_doc *doc = NULL;
     int rc = jt_doc_parse(copy, len, "detail", NULL, &doc, err);
     if (rc) return rc;
-    if (!jt_is(doc->root, JT_OBJECT) || !jt_get_str(doc->root, "method")) {
+    detail_obj o;
+    obj_of(doc->root, &o);
+    if (!jt_is(doc->root, JT_OBJECT) || !str(&o, DK_METHOD)) {
         jt_doc_free(doc);
         return core_error_set(err, APIDEX_EPARSE, "not an endpoint detail object");
     }
     text_ctx c = {.e = {.out = out}};
-    document(&c, doc->root);
+    document(&c, &o);
     jt_doc_free(doc);
     return c.e.rc ? core_error_set(err, c.e.rc, "out of memory") : 0;
 }
