@@ -310,7 +310,7 @@ static void write_servers(detail_ctx *c, const spec_operation *op)
 {
     spec_server_written *sv;
     size_t n;
-    if (spec_operation_servers(c->api, op, c->arena, &sv, &n)) c->e.rc = APIDEX_ENOMEM;
+    if (spec_operation_servers_written(c->api, op, c->arena, &sv, &n)) c->e.rc = APIDEX_ENOMEM;
     chunk_put(&c->e, "[");
     for (size_t i = 0; i < n && !c->e.rc; i++) {
         bool first = true;
@@ -325,7 +325,7 @@ static void write_servers(detail_ctx *c, const spec_operation *op)
             key(c, &first, "variables");
             chunk_put(&c->e, "{");
             for (size_t v = 0; v < sv[i].n_vars; v++) {
-                const spec_server_var *var = &sv[i].vars[v];
+                const spec_server_written_var *var = &sv[i].vars[v];
                 if (v) chunk_put(&c->e, ",");
                 chunk_put_json_strn(&c->e, var->name, var->name_len);
                 chunk_put(&c->e, ":{");
@@ -361,7 +361,7 @@ static void write_url(detail_ctx *c, const spec_operation *op)
 {
     spec_server_written *sv;
     size_t n;
-    if (spec_operation_servers(c->api, op, c->arena, &sv, &n)) {
+    if (spec_operation_servers_written(c->api, op, c->arena, &sv, &n)) {
         c->e.rc = APIDEX_ENOMEM;
         return;
     }
@@ -388,8 +388,8 @@ static void key_str(detail_ctx *c, bool *first, const char *k, const char *v)
 /* One scheme: its type and where the credential goes. */
 static void write_scheme(detail_ctx *c, const jt_member *req)
 {
-    spec_security_scheme sc;
-    spec_security_scheme_find(c->api, req->key, req->key_len, &sc);
+    spec_auth_scheme sc;
+    spec_auth_scheme_find(c->api, req->key, req->key_len, &sc);
     const char *type = sc.type;
     bool first = true;
     chunk_put(&c->e, "{");

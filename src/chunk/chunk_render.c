@@ -463,8 +463,8 @@ static void ctx_init(render_ctx *c, const spec_api *api, const chunk_render_opti
 static void render_scheme(render_ctx *c, const char *name, size_t name_len, const jt_node *scopes)
 {
     chunk_putn(&c->e, name, name_len);
-    spec_security_scheme sc;
-    spec_security_scheme_find(c->api, name, name_len, &sc);
+    spec_auth_scheme sc;
+    spec_auth_scheme_find(c->api, name, name_len, &sc);
     const char *type = sc.type;
     bool scoped = jt_is(scopes, JT_ARRAY) && scopes->len;
     if (!type && !scoped) return;

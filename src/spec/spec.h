@@ -472,7 +472,7 @@ int spec_validate_json(const spec_api *api, spec_loc schema, struct json_object 
  * securityDefinitions), its $ref followed. Strings are NULL when absent or not strings.
  * Plain data: pointers into the API's trees, valid while the API is loaded.
  */
-typedef struct spec_security_scheme {
+typedef struct spec_auth_scheme {
     spec_loc node;         /* the scheme object (a $ref that cannot be followed: itself) */
     const char *type;      /* "apiKey", "http", "oauth2", "openIdConnect"; 2.0: "basic" */
     const char *in;        /* apiKey: "header", "query" or "cookie" */
@@ -485,25 +485,25 @@ typedef struct spec_security_scheme {
     const jt_node *flows;        /* OAS 3 oauth2: the flows as written (any type), NULL if absent */
     const char *flows_token_url; /* ... the first flow with a token or authorization URL: */
     const char *flows_authorization_url; /* its two URLs (either may be NULL) */
-} spec_security_scheme;
+} spec_auth_scheme;
 /**
  * The scheme named name (len bytes) in api's declarations. Returns false (*out zeroed) when
  * the API declares no such scheme. Thread-safe.
  */
-bool spec_security_scheme_find(const spec_api *api, const char *name, size_t len,
-                               spec_security_scheme *out);
+bool spec_auth_scheme_find(const spec_api *api, const char *name, size_t len,
+                           spec_auth_scheme *out);
 
 /** A server variable as written: default and enum as JSON nodes (NULL when absent). */
-typedef struct spec_server_var {
+typedef struct spec_server_written_var {
     const char *name; /* name_len bytes, not terminated by the length */
     size_t name_len;
     const jt_node *default_value, *enum_values;
     const char *description; /* NULL when absent or not a string */
-} spec_server_var;
+} spec_server_written_var;
 /** A server object as written (url and description NULL when absent or not strings). */
 typedef struct spec_server_written {
     const char *url, *description;
-    spec_server_var *vars; /* in written order; NULL when there are none */
+    spec_server_written_var *vars; /* in written order; NULL when there are none */
     size_t n_vars;
 } spec_server_written;
 /**
@@ -512,8 +512,8 @@ typedef struct spec_server_written {
  * what the model derived (Swagger 2.0 host and basePath). *out lives in arena. Returns 0 or
  * APIDEX_ENOMEM.
  */
-int spec_operation_servers(const spec_api *api, const spec_operation *op, core_arena *arena,
-                           spec_server_written **out, size_t *n);
+int spec_operation_servers_written(const spec_api *api, const spec_operation *op, core_arena *arena,
+                                   spec_server_written **out, size_t *n);
 
 /** What a parameter object says beside its schema, as written; NULL when absent. */
 typedef struct spec_param_extras {

@@ -17,8 +17,7 @@ static const jt_node *security_schemes(const spec_api *api)
     return jt_is(s, JT_OBJECT) ? s : NULL;
 }
 
-bool spec_security_scheme_find(const spec_api *api, const char *name, size_t len,
-                               spec_security_scheme *out)
+bool spec_auth_scheme_find(const spec_api *api, const char *name, size_t len, spec_auth_scheme *out)
 {
     memset(out, 0, sizeof *out);
     const jt_node *all = api ? security_schemes(api) : NULL;
@@ -53,8 +52,8 @@ static const jt_node *servers_of(const jt_node *n)
     return jt_is(s, JT_ARRAY) && s->len ? s : NULL;
 }
 
-int spec_operation_servers(const spec_api *api, const spec_operation *op, core_arena *arena,
-                           spec_server_written **out, size_t *n)
+int spec_operation_servers_written(const spec_api *api, const spec_operation *op, core_arena *arena,
+                                   spec_server_written **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
@@ -73,7 +72,7 @@ int spec_operation_servers(const spec_api *api, const spec_operation *op, core_a
         if (!sv[i].vars) return APIDEX_ENOMEM;
         for (uint32_t v = 0; v < vars->len; v++) {
             const jt_member *m = &vars->u.members[v];
-            spec_server_var *var = &sv[i].vars[sv[i].n_vars++];
+            spec_server_written_var *var = &sv[i].vars[sv[i].n_vars++];
             var->name = m->key;
             var->name_len = m->key_len;
             var->default_value = jt_get(m->value, "default");

@@ -56,34 +56,34 @@ static void test_security_schemes_oas3(void **state)
     (void)state;
     spec_registry *reg = load_text(OAS3);
     const spec_api *api = spec_registry_api(reg, 0);
-    spec_security_scheme s;
-    assert_true(spec_security_scheme_find(api, "key", 3, &s));
+    spec_auth_scheme s;
+    assert_true(spec_auth_scheme_find(api, "key", 3, &s));
     assert_string_equal(s.type, "apiKey");
     assert_string_equal(s.in, "header");
     assert_string_equal(s.param, "X-Key");
     assert_null(s.scheme);
     /* a $ref'd scheme is read at its target; the name may be a prefix of a longer string */
-    assert_true(spec_security_scheme_find(api, "bearer-and-more", 6, &s));
+    assert_true(spec_auth_scheme_find(api, "bearer-and-more", 6, &s));
     assert_string_equal(s.type, "http");
     assert_string_equal(s.scheme, "bearer");
     /* a dangling $ref is declared but says nothing */
-    assert_true(spec_security_scheme_find(api, "dangling", 8, &s));
+    assert_true(spec_auth_scheme_find(api, "dangling", 8, &s));
     assert_non_null(s.node.node);
     assert_null(s.type);
     /* the first flow with a URL gives the URLs; the flows object is kept as written */
-    assert_true(spec_security_scheme_find(api, "oauth", 5, &s));
+    assert_true(spec_auth_scheme_find(api, "oauth", 5, &s));
     assert_string_equal(s.type, "oauth2");
     assert_non_null(s.flows);
     assert_string_equal(s.flows_token_url, "https://t.example.com/token");
     assert_null(s.flows_authorization_url);
     assert_null(s.token_url);
-    assert_true(spec_security_scheme_find(api, "oidc", 4, &s));
+    assert_true(spec_auth_scheme_find(api, "oidc", 4, &s));
     assert_string_equal(s.open_id_connect_url, "https://o.example.com");
     /* undeclared: false and all empty */
-    assert_false(spec_security_scheme_find(api, "nope", 4, &s));
+    assert_false(spec_auth_scheme_find(api, "nope", 4, &s));
     assert_null(s.node.node);
     assert_null(s.type);
-    assert_false(spec_security_scheme_find(api, NULL, 0, &s));
+    assert_false(spec_auth_scheme_find(api, NULL, 0, &s));
     spec_registry_free(reg);
 }
 
@@ -96,10 +96,10 @@ static void test_security_schemes_swagger2(void **state)
         "\"o\":{\"type\":\"oauth2\",\"flow\":\"accessCode\","
         "\"authorizationUrl\":\"https://a.example.com\",\"tokenUrl\":\"https://t.example.com\"}}}");
     const spec_api *api = spec_registry_api(reg, 0);
-    spec_security_scheme s;
-    assert_true(spec_security_scheme_find(api, "basic", 5, &s));
+    spec_auth_scheme s;
+    assert_true(spec_auth_scheme_find(api, "basic", 5, &s));
     assert_string_equal(s.type, "basic");
-    assert_true(spec_security_scheme_find(api, "o", 1, &s));
+    assert_true(spec_auth_scheme_find(api, "o", 1, &s));
     assert_string_equal(s.flow, "accessCode");
     assert_string_equal(s.authorization_url, "https://a.example.com");
     assert_string_equal(s.token_url, "https://t.example.com");
@@ -117,7 +117,7 @@ static void test_servers_written(void **state)
     spec_server_written *sv;
     size_t n;
     /* the document's servers, variables in written order, a url that is not a string */
-    assert_int_equal(spec_operation_servers(api, op_named(api, "getA"), a, &sv, &n), 0);
+    assert_int_equal(spec_operation_servers_written(api, op_named(api, "getA"), a, &sv, &n), 0);
     assert_int_equal(n, 2);
     assert_string_equal(sv[0].url, "https://{region}.example.com/v1");
     assert_string_equal(sv[0].description, "main");
@@ -132,7 +132,7 @@ static void test_servers_written(void **state)
     assert_null(sv[1].url);
     assert_int_equal(sv[1].n_vars, 0);
     /* the operation's own servers win */
-    assert_int_equal(spec_operation_servers(api, op_named(api, "postA"), a, &sv, &n), 0);
+    assert_int_equal(spec_operation_servers_written(api, op_named(api, "postA"), a, &sv, &n), 0);
     assert_int_equal(n, 1);
     assert_string_equal(sv[0].url, "https://own.example.com");
     core_arena_free(a);
@@ -151,7 +151,7 @@ static void test_servers_none_written(void **state)
     core_arena *a = core_arena_new(0);
     spec_server_written *sv = (spec_server_written *)1;
     size_t n = 9;
-    assert_int_equal(spec_operation_servers(api, op_named(api, "g"), a, &sv, &n), 0);
+    assert_int_equal(spec_operation_servers_written(api, op_named(api, "g"), a, &sv, &n), 0);
     assert_int_equal(n, 0);
     assert_null(sv);
     assert_true(api->n_servers > 0); /* what the model derived from host */
