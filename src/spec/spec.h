@@ -698,4 +698,63 @@ typedef struct spec_mcp_entry {
 /** The MCP entry op stands for (kind SPEC_MCP_NONE and all unset for an HTTP operation). */
 spec_mcp_entry spec_operation_mcp_entry(const spec_operation *op);
 
+/* ------------------------------------- parts of an operation as written (view_detail.c) */
+
+/**
+ * A security scheme of an API as declared (OAS 3 components.securitySchemes, else Swagger 2.0
+ * securityDefinitions), its $ref followed. Strings are NULL when absent or not strings.
+ * Plain data: pointers into the API's trees, valid while the API is loaded.
+ */
+typedef struct spec_auth_scheme {
+    spec_loc node;         /* the scheme object (a $ref that cannot be followed: itself) */
+    const char *type;      /* "apiKey", "http", "oauth2", "openIdConnect"; 2.0: "basic" */
+    const char *in;        /* apiKey: "header", "query" or "cookie" */
+    const char *param;     /* apiKey: the header, query or cookie name */
+    const char *scheme;    /* http: "bearer", "basic", ... */
+    const char *token_url; /* Swagger 2.0 oauth2: written at the scheme */
+    const char *authorization_url;
+    const char *open_id_connect_url;
+    const char *flow;            /* Swagger 2.0 oauth2: "implicit", "password", ... */
+    const jt_node *flows;        /* OAS 3 oauth2: the flows as written (any type), NULL if absent */
+    const char *flows_token_url; /* ... the first flow with a token or authorization URL: */
+    const char *flows_authorization_url; /* its two URLs (either may be NULL) */
+} spec_auth_scheme;
+/**
+ * The scheme named name (len bytes) in api's declarations. Returns false (*out zeroed) when
+ * the API declares no such scheme. Thread-safe.
+ */
+bool spec_auth_scheme_find(const spec_api *api, const char *name, size_t len,
+                           spec_auth_scheme *out);
+
+/** A server variable as written: default and enum as JSON nodes (NULL when absent). */
+typedef struct spec_server_written_var {
+    const char *name; /* name_len bytes, not terminated by the length */
+    size_t name_len;
+    const jt_node *default_value, *enum_values;
+    const char *description; /* NULL when absent or not a string */
+} spec_server_written_var;
+/** A server object as written (url and description NULL when absent or not strings). */
+typedef struct spec_server_written {
+    const char *url, *description;
+    spec_server_written_var *vars; /* in written order; NULL when there are none */
+    size_t n_vars;
+} spec_server_written;
+/**
+ * The servers written for op: the operation's own non-empty "servers" array, else the
+ * document's (OAS 3), not followed through $ref. *n 0 when neither: api->servers then holds
+ * what the model derived (Swagger 2.0 host and basePath). *out lives in arena. Returns 0 or
+ * APIDEX_ENOMEM.
+ */
+int spec_operation_servers_written(const spec_api *api, const spec_operation *op, core_arena *arena,
+                                   spec_server_written **out, size_t *n);
+
+/** What a parameter object says beside its schema, as written; NULL when absent. */
+typedef struct spec_param_extras {
+    const jt_node *style, *explode, *example, *examples;
+} spec_param_extras;
+/** Fills *out from p's parameter object. */
+void spec_param_extras_of(const spec_param *p, spec_param_extras *out);
+/** The example a media type object gives beside its schema, as written; NULL when none. */
+const jt_node *spec_media_example(const spec_media *m);
+
 #endif /* APIDEX_SPEC_H */
