@@ -325,18 +325,18 @@ static void write_servers(detail_ctx *c, const spec_operation *op)
             key(c, &first, "variables");
             chunk_put(&c->e, "{");
             for (size_t v = 0; v < sv[i].n_vars; v++) {
-                const spec_server_written_var *var = &sv[i].vars[v];
+                const spec_server_var *var = &sv[i].vars[v];
                 if (v) chunk_put(&c->e, ",");
                 chunk_put_json_strn(&c->e, var->name, var->name_len);
                 chunk_put(&c->e, ":{");
                 bool vf = true;
-                if (var->default_value) {
+                if (var->default_json) {
                     key(c, &vf, "default");
-                    chunk_put_json(&c->e, var->default_value);
+                    chunk_put_json(&c->e, var->default_json);
                 }
-                if (var->enum_values) {
+                if (var->enum_json) {
                     key(c, &vf, "enum");
-                    chunk_put_json(&c->e, var->enum_values);
+                    chunk_put_json(&c->e, var->enum_json);
                 }
                 if (var->description) {
                     key(c, &vf, "description");
@@ -388,8 +388,8 @@ static void key_str(detail_ctx *c, bool *first, const char *k, const char *v)
 /* One scheme: its type and where the credential goes. */
 static void write_scheme(detail_ctx *c, const jt_member *req)
 {
-    spec_auth_scheme sc;
-    spec_auth_scheme_find(c->api, req->key, req->key_len, &sc);
+    spec_security_scheme sc;
+    spec_security_scheme_find(c->api, req->key, req->key_len, &sc);
     const char *type = sc.type;
     bool first = true;
     chunk_put(&c->e, "{");
@@ -417,7 +417,7 @@ static void write_scheme(detail_ctx *c, const jt_member *req)
     }
     key_str(c, &first, "tokenUrl", sc.token_url);
     key_str(c, &first, "authorizationUrl", sc.authorization_url);
-    key_str(c, &first, "openIdConnectUrl", sc.open_id_connect_url);
+    key_str(c, &first, "openIdConnectUrl", sc.openid_url);
     key_str(c, &first, "flow", sc.flow);
     if (sc.flows && c->level == CHUNK_DETAIL_FULL) {
         key(c, &first, "flows");
@@ -471,13 +471,12 @@ static void write_params(detail_ctx *c, const spec_operation *op)
             key(c, &first, "description");
             desc(c, p->description);
         }
-        spec_param_extras px;
-        spec_param_extras_of(p, &px);
+        spec_serialization px = spec_param_serialization(p);
         const struct {
             const char *key;
             const jt_node *v;
-        } extra[] = {{"style", px.style},
-                     {"explode", px.explode},
+        } extra[] = {{"style", px.style_json},
+                     {"explode", px.explode_json},
                      {"example", px.example},
                      {"examples", c->level == CHUNK_DETAIL_FULL ? px.examples : NULL}};
         for (size_t k = 0; k < sizeof extra / sizeof extra[0]; k++) {

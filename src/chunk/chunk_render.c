@@ -463,8 +463,8 @@ static void ctx_init(render_ctx *c, const spec_api *api, const chunk_render_opti
 static void render_scheme(render_ctx *c, const char *name, size_t name_len, const jt_node *scopes)
 {
     chunk_putn(&c->e, name, name_len);
-    spec_auth_scheme sc;
-    spec_auth_scheme_find(c->api, name, name_len, &sc);
+    spec_security_scheme sc;
+    spec_security_scheme_find(c->api, name, name_len, &sc);
     const char *type = sc.type;
     bool scoped = jt_is(scopes, JT_ARRAY) && scopes->len;
     if (!type && !scoped) return;
@@ -556,9 +556,7 @@ static void render_params(render_ctx *c, const spec_operation *op)
         attrs(c, &r, p->required, p->deprecated);
         if (!(c->opt->prep.filters & PREP_EXAMPLES)) {
             /* the parameter object's example, else its schema's */
-            spec_param_extras px;
-            spec_param_extras_of(p, &px);
-            const jt_node *ex = px.example;
+            const jt_node *ex = spec_param_serialization(p).example;
             if (!ex) ex = r.kw[SPEC_KW_EXAMPLE];
             if (ex && ex->type != JT_OBJECT && ex->type != JT_ARRAY) {
                 chunk_put(&c->e, ", example: ");

@@ -251,7 +251,7 @@ static int apply_one(creds_ctx *c, const char *name, const spec_security_scheme 
     bool ph = c->opt->placeholders;
     if (!type) return 1;
     if (!strcmp(type, "apiKey")) {
-        const char *where = s->in, *key = s->key_name;
+        const char *where = s->in, *key = s->param;
         const char *value = ph ? placeholder(c, "", k->var) : k->value;
         if (!value || !where || !key) return 1;
         if (!strcmp(where, "header") && exec_header_forbidden(key)) {
@@ -308,7 +308,7 @@ static int apply_one(creds_ctx *c, const char *name, const spec_security_scheme 
     }
     const char *token = ph ? placeholder(c, "", k->var) : k->value;
     if (!token && oauth && k->client_id && k->secret) {
-        const char *url = s->token_url;
+        const char *url = s->client_credentials_token_url;
         if (!url) {
             exec_request_note(r,
                               "security scheme '%s' has no client-credentials flow: set %s "
@@ -355,7 +355,7 @@ static const char *wanted(creds_ctx *c, const char *name, const spec_security_sc
         return core_arena_printf(a, "%s (user:password) or %s and %s", k->var,
                                  exec_creds_env_name(id, name, "USERNAME", a),
                                  exec_creds_env_name(id, name, "PASSWORD", a));
-    if (type && !strcmp(type, "oauth2") && s->token_url)
+    if (type && !strcmp(type, "oauth2") && s->client_credentials_token_url)
         return core_arena_printf(a, "%s (an access token) or %s and %s", k->var,
                                  exec_creds_env_name(id, name, "CLIENT_ID", a),
                                  exec_creds_env_name(id, name, "CLIENT_SECRET", a));
@@ -395,7 +395,8 @@ int exec_creds_apply(const spec_api *api, const spec_operation *op, const exec_b
             const char *name =
                 core_arena_strndup(r->arena, alt->u.members[j].key, alt->u.members[j].key_len);
             spec_security_scheme s;
-            if (!spec_security_scheme_find(api, name, &s)) {
+            if (!spec_security_scheme_find(api, name, strlen(name), &s) ||
+                !s.declared_for_version) {
                 exec_request_note(r, "security scheme '%s' is not defined in the spec", name);
                 ok = false;
                 break;

@@ -189,7 +189,8 @@ static void var_values(const jt_node *srv, const char *name, const char **vals, 
                        size_t cap)
 {
     *n = 0;
-    spec_server_var var = spec_server_variable(srv, name);
+    spec_server_var var;
+    spec_server_object_var(srv, name, &var);
     const jt_node *en = var.enum_values;
     for (size_t i = 0; en && i < en->len && *n < cap; i++)
         if (jt_str(en->u.items[i])) vals[(*n)++] = jt_str(en->u.items[i]);

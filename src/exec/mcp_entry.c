@@ -21,7 +21,9 @@ const char *exec_mcp_kind(const spec_operation *op)
                                         [SPEC_MCP_TOOL] = "tool",
                                         [SPEC_MCP_RESOURCE] = "resource",
                                         [SPEC_MCP_PROMPT] = "prompt"};
-    return kinds[spec_operation_mcp_entry(op).kind];
+    spec_mcp_entry e;
+    spec_operation_mcp(op, &e);
+    return kinds[e.kind];
 }
 
 int exec_mcp_unknown_argument(const char *kind, const char *id, const char *name,
@@ -261,14 +263,14 @@ int exec_mcp_entry_request(const spec_operation *op, const char *id, const exec_
     int rc = entry_arguments(op, kind, id, o, &args, err);
     if (rc) return rc;
     json_object *p = json_object_new_object();
+    spec_mcp_entry e;
+    spec_operation_mcp(op, &e);
     if (prompt) {
         *method = "prompts/get";
-        json_object_object_add(p, "name",
-                               json_object_new_string(spec_operation_mcp_entry(op).prompt));
+        json_object_object_add(p, "name", json_object_new_string(e.prompt));
         json_object_object_add(p, "arguments", json_object_get(args));
     } else {
         *method = "resources/read";
-        spec_mcp_entry e = spec_operation_mcp_entry(op);
         const char *uri = e.resource, *ptr = e.pointer;
         bool tmpl = ptr && !strncmp(ptr, "/resourceTemplates/", 19);
         char *full = tmpl ? expand_template(uri, args) : strdup(uri);

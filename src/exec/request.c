@@ -128,7 +128,7 @@ static const char *schema_type(const spec_api *api, spec_loc s, spec_schema_view
     spec_schema_view v;
     if (depth > 8 || spec_schema_view_open(api, s, NULL, &v) || !v.loc.node) return NULL;
     if (resolved) *resolved = v;
-    const char *t = spec_schema_view_type_name(&v);
+    const char *t = spec_schema_view_first_type(&v);
     if (t) return t;
     const jt_node *all = v.kw[SPEC_KW_ALL_OF]; /* not merged: each member looked into */
     for (size_t i = 0; jt_is(all, JT_ARRAY) && i < all->len; i++) {
@@ -369,7 +369,8 @@ static int server_url(build *b, core_buf *url)
         const char *end = strchr(p, '}');
         char *name = core_arena_strndup(b->r->arena, p + 1, (size_t)(end - p - 1));
         if (!name) return APIDEX_ENOMEM;
-        spec_server_var var = spec_server_variable(server, name);
+        spec_server_var var;
+        spec_server_object_var(server, name, &var);
         const char *value = NULL;
         for (size_t i = 0; i < b->n_in; i++)
             if (!b->in[i].used && !strcmp(b->in[i].name, name)) {
@@ -814,7 +815,8 @@ int exec_build(const spec_api *api, const spec_operation *op, const exec_build_o
     if (!opt) opt = &none;
     /* An MCP resource or prompt (spec/mcp.c) has a synthetic path: never an HTTP request,
        not even to a --server the caller names. */
-    spec_mcp_entry mcp = spec_operation_mcp_entry(op);
+    spec_mcp_entry mcp;
+    spec_operation_mcp(op, &mcp);
     if (mcp.marked_resource || mcp.marked_prompt)
         return core_error_set(err, APIDEX_EINVAL,
                               "%s is an MCP %s: it is read over MCP (apidex call), never "

@@ -31,7 +31,9 @@ bool exec_tool_is(const spec_operation *op)
 
 static const char *tool_name(const spec_operation *op)
 {
-    return spec_operation_mcp_entry(op).tool;
+    spec_mcp_entry e;
+    spec_operation_mcp(op, &e);
+    return e.tool;
 }
 
 /* ---------------------------------------------------------------- arguments */
@@ -76,8 +78,10 @@ static int build_arguments(const spec_api *api, const spec_operation *op,
     }
     if (!args) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
     /* the tool's own schema, written inline: read as it is */
+    spec_mcp_entry e;
+    spec_operation_mcp(op, &e);
     spec_schema_view schema;
-    spec_schema_view_node(spec_operation_mcp_entry(op).input_schema.node, &schema);
+    spec_schema_view_node(e.schema[SPEC_MCP_INPUT_SCHEMA].node, &schema);
     const jt_node *props = schema.kw[SPEC_KW_PROPERTIES];
     bool closed = jt_is(props, JT_OBJECT) && props->len;
     char *given = calloc(o->n_params + 1, 1); /* inputs already put (a repeat appends) */
@@ -146,7 +150,9 @@ static int build_arguments(const spec_api *api, const spec_operation *op,
 static int validate_arguments(const spec_api *api, const spec_operation *op, json_object *args,
                               core_arena *arena, apidex_error *err)
 {
-    spec_loc schema = spec_operation_mcp_entry(op).input_schema;
+    spec_mcp_entry e;
+    spec_operation_mcp(op, &e);
+    spec_loc schema = e.schema[SPEC_MCP_INPUT_SCHEMA];
     if (!schema.node) return 0;
     const char *problem = NULL;
     if (spec_validate_json(api, schema, args, true, arena, &problem))
@@ -174,7 +180,8 @@ static int validate_arguments(const spec_api *api, const spec_operation *op, jso
 /* MCP's defaults: a tool is not read-only unless it says so. */
 static int write_rule(const spec_operation *op, bool allow_write, apidex_error *err)
 {
-    spec_mcp_entry e = spec_operation_mcp_entry(op);
+    spec_mcp_entry e;
+    spec_operation_mcp(op, &e);
     if (e.read_only_hint || allow_write) return 0;
     const char *why = e.destructive_hint ? "its annotations say destructiveHint: true"
                       : e.annotated      ? "its annotations do not say readOnlyHint: true"
