@@ -148,4 +148,11 @@ static inline const spec_param *param(const spec_operation *op, const char *name
     "\"tls\":{\"type\":\"mutualTLS\"},"                                                            \
     "\"untyped\":{\"in\":\"query\"}}}}"
 
+/* Swagger 2.0 schemes (basic, oauth2 application) and a host instead of servers. */
+#define DOC_SCHEMES_SWAGGER2                                                                       \
+    "{\"swagger\":\"2.0\",\"info\":{\"title\":\"s\",\"version\":\"1\"},\"paths\":{},"              \
+    "\"host\":\"h.example.com\",\"securityDefinitions\":{"                                         \
+    "\"b\":{\"type\":\"basic\"},"                                                                  \
+    "\"o\":{\"type\":\"oauth2\",\"flow\":\"application\",\"tokenUrl\":\"https://t2\"}}}"
+
 #endif /* APIDEX_SPEC_VIEW_TESTDOC_H */

@@ -56,11 +56,7 @@ static void test_schemes_declared(void **state)
 static void test_schemes_swagger2_kinds(void **state)
 {
     (void)state;
-    spec_registry *reg = load_named(
-        "s", "{\"swagger\":\"2.0\",\"info\":{\"title\":\"s\",\"version\":\"1\"},\"paths\":{},"
-             "\"host\":\"h.example.com\",\"securityDefinitions\":{"
-             "\"b\":{\"type\":\"basic\"},"
-             "\"o\":{\"type\":\"oauth2\",\"flow\":\"application\",\"tokenUrl\":\"https://t2\"}}}");
+    spec_registry *reg = load_named("s", DOC_SCHEMES_SWAGGER2);
     const spec_api *api = spec_registry_api(reg, 0);
     assert_int_equal(spec_security_scheme_count(api), 2);
     spec_security_scheme s;

@@ -31,11 +31,7 @@ static void test_root_server_vars(void **state)
 static void test_swagger2_no_server_vars(void **state)
 {
     (void)state;
-    spec_registry *reg = load_named(
-        "s", "{\"swagger\":\"2.0\",\"info\":{\"title\":\"s\",\"version\":\"1\"},\"paths\":{},"
-             "\"host\":\"h.example.com\",\"securityDefinitions\":{"
-             "\"b\":{\"type\":\"basic\"},"
-             "\"o\":{\"type\":\"oauth2\",\"flow\":\"application\",\"tokenUrl\":\"https://t2\"}}}");
+    spec_registry *reg = load_named("s", DOC_SCHEMES_SWAGGER2);
     const spec_api *api = spec_registry_api(reg, 0);
     assert_int_equal(spec_server_var_count(api, 0), 0); /* servers come from host */
     spec_registry_free(reg);
