@@ -65,10 +65,16 @@ bool spec_server_var_find(const spec_api *api, size_t server, const char *name,
     return spec_server_object_var(root_server(api, server), name, out);
 }
 
+/* A non-empty "servers" array of an object, else NULL. */
+static const jt_node *servers_of(const jt_node *n)
+{
+    const jt_node *s = jt_get(n, "servers");
+    return jt_is(s, JT_ARRAY) && s->len ? s : NULL;
+}
+
 const jt_node *spec_operation_servers(const spec_operation *op)
 {
-    const jt_node *s = op ? jt_get(op->node.node, "servers") : NULL;
-    return jt_is(s, JT_ARRAY) && s->len ? s : NULL;
+    return op ? servers_of(op->node.node) : NULL;
 }
 
 const char *spec_server_url(const jt_node *server)
@@ -86,13 +92,6 @@ const jt_node *spec_api_server_object(const spec_api *api, const char *url)
         if (u && !strcmp(u, url)) return s.node;
     }
     return NULL;
-}
-
-/* A non-empty "servers" array of an object, else NULL. */
-static const jt_node *servers_of(const jt_node *n)
-{
-    const jt_node *s = jt_get(n, "servers");
-    return jt_is(s, JT_ARRAY) && s->len ? s : NULL;
 }
 
 int spec_operation_servers_written(const spec_api *api, const spec_operation *op, core_arena *arena,
