@@ -24,7 +24,7 @@ enum {
 typedef struct detail_ctx {
     const spec_api *api;
     chunk_detail level;
-    core_buf *out;
+    chunk_emit e;            /* the JSON written, and the first failure */
     core_arena *arena;       /* allOf merges */
     spec_schema_guard guard; /* named schemas being expanded (compact) */
     bool request;            /* a request body: read-only fields are not sent */
@@ -33,7 +33,6 @@ typedef struct detail_ctx {
     bool *listed;            /* full: named schemas already queued (per api->schemas index) */
     size_t *queue;           /* full: named schemas to write under "schemas", in order */
     size_t n_queue;
-    int rc;
 } detail_ctx;
 
 const char *chunk_detail_name(chunk_detail d)
@@ -63,48 +62,13 @@ int chunk_detail_parse(const char *name, chunk_detail *out, apidex_error *err)
 
 /* ---------------------------------------------------------------- writing */
 
-static void put(detail_ctx *c, const char *s)
-{
-    if (!c->rc && core_buf_puts(c->out, s)) c->rc = APIDEX_ENOMEM;
-}
-
-static void putf(detail_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(detail_ctx *c, const char *fmt, ...)
-{
-    if (c->rc) return;
-    va_list ap;
-    va_start(ap, fmt);
-    if (core_buf_vprintf(c->out, fmt, ap)) c->rc = APIDEX_ENOMEM;
-    va_end(ap);
-}
-
-static void str(detail_ctx *c, const char *s)
-{
-    if (c->rc) return;
-    if (!s) {
-        put(c, "null");
-        return;
-    }
-    if (core_buf_json_str(c->out, s, strlen(s))) c->rc = APIDEX_ENOMEM;
-}
-
-static void strn(detail_ctx *c, const char *s, size_t n)
-{
-    if (!c->rc && core_buf_json_str(c->out, s, n)) c->rc = APIDEX_ENOMEM;
-}
-
 /* ,"key": */
 static void key(detail_ctx *c, bool *first, const char *k)
 {
-    put(c, *first ? "\"" : ",\"");
+    chunk_put(&c->e, *first ? "\"" : ",\"");
     *first = false;
-    put(c, k);
-    put(c, "\":");
-}
-
-static void raw(detail_ctx *c, const jt_node *n)
-{
-    if (!c->rc && jt_write_json(c->out, n, -1)) c->rc = APIDEX_ENOMEM;
+    chunk_put(&c->e, k);
+    chunk_put(&c->e, "\":");
 }
 
 /* A description as plain text (HTML and markdown stripped: text_plain; the index keeps the
@@ -112,7 +76,7 @@ static void raw(detail_ctx *c, const jt_node *n)
 static void desc(detail_ctx *c, const char *s)
 {
     if (c->as_written) {
-        str(c, s);
+        chunk_put_json_str(&c->e, s);
         return;
     }
     core_buf p, t;
@@ -121,21 +85,21 @@ static void desc(detail_ctx *c, const char *s)
     int rc = text_plain(s, strlen(s), c->level == CHUNK_DETAIL_FULL ? 0 : TEXT_PLAIN_ONE_LINE, &p);
     const char *plain = p.data ? p.data : "";
     if (rc)
-        c->rc = rc;
+        c->e.rc = rc;
     else if (c->level == CHUNK_DETAIL_FULL)
-        strn(c, plain, p.len);
+        chunk_put_json_strn(&c->e, plain, p.len);
     else if (chunk_clean_text(NULL, plain, DESC_CALL, &t, NULL))
-        c->rc = APIDEX_ENOMEM;
+        c->e.rc = APIDEX_ENOMEM;
     else
-        strn(c, t.data ? t.data : "", t.len);
+        chunk_put_json_strn(&c->e, t.data ? t.data : "", t.len);
     core_buf_free(&p);
     core_buf_free(&t);
 }
 
 static bool too_big(detail_ctx *c)
 {
-    if (!c->rc && c->out->len > MAX_DETAIL) c->rc = APIDEX_ELIMIT;
-    return c->rc != 0;
+    if (!c->e.rc && c->e.out->len > MAX_DETAIL) c->e.rc = APIDEX_ELIMIT;
+    return c->e.rc != 0;
 }
 
 /* ---------------------------------------------------------------- compact schemas */
@@ -178,12 +142,12 @@ static void compact(detail_ctx *c, spec_loc loc, unsigned depth_left);
 
 static void compact_list(detail_ctx *c, const jt_node *arr, const spec_doc *doc, unsigned depth)
 {
-    put(c, "[");
-    for (uint32_t i = 0; i < arr->len && !c->rc; i++) {
-        if (i) put(c, ",");
+    chunk_put(&c->e, "[");
+    for (uint32_t i = 0; i < arr->len && !c->e.rc; i++) {
+        if (i) chunk_put(&c->e, ",");
         compact(c, (spec_loc){arr->u.items[i], doc}, depth);
     }
-    put(c, "]");
+    chunk_put(&c->e, "]");
 }
 
 /* A JSON Schema with $refs resolved (allOf merged) down to depth_left levels of
@@ -193,41 +157,41 @@ static void compact(detail_ctx *c, spec_loc loc, unsigned depth_left)
 {
     if (too_big(c)) return;
     if (!loc.node) {
-        put(c, "{}");
+        chunk_put(&c->e, "{}");
         return;
     }
     spec_schema_view v;
     if (spec_schema_view_open(c->api, loc, c->arena, &v) != 0) {
-        put(c, "{\"$unresolved\":");
-        str(c, v.ref);
-        put(c, "}");
+        chunk_put(&c->e, "{\"$unresolved\":");
+        chunk_put_json_str(&c->e, v.ref);
+        chunk_put(&c->e, "}");
         return;
     }
     long idx = v.index;
     const jt_node *n = v.loc.node;
     const char *name = schema_name(c, idx);
     if (spec_schema_guard_has(&c->guard, idx)) {
-        put(c, "{\"$circular\":");
-        str(c, name);
-        put(c, "}");
+        chunk_put(&c->e, "{\"$circular\":");
+        chunk_put_json_str(&c->e, name);
+        chunk_put(&c->e, "}");
         return;
     }
     if (!jt_is(n, JT_OBJECT)) {
-        raw(c, n);
+        chunk_put_json(&c->e, n);
         return;
     }
     bool first = true;
-    put(c, "{");
+    chunk_put(&c->e, "{");
     if (name) {
         key(c, &first, "title");
-        str(c, name);
+        chunk_put_json_str(&c->e, name);
     }
     for (size_t i = 0; i < sizeof plain_keys / sizeof plain_keys[0]; i++) {
         const jt_node *kv = v.kw[plain_keys[i]];
         /* A Swagger 2.0 parameter is its own schema: its "required" is a boolean. */
         if (!kv || (plain_keys[i] == SPEC_KW_REQUIRED && !jt_is(kv, JT_ARRAY))) continue;
         kw_key(c, &first, plain_keys[i]);
-        raw(c, kv);
+        chunk_put_json(&c->e, kv);
     }
     const char *ds = v.description;
     if (!ds) ds = v.written_description;
@@ -239,32 +203,33 @@ static void compact(detail_ctx *c, spec_loc loc, unsigned depth_left)
     if (ex && !c->brief &&
         (c->level == CHUNK_DETAIL_FULL || (ex->type != JT_OBJECT && ex->type != JT_ARRAY))) {
         kw_key(c, &first, SPEC_KW_EXAMPLE);
-        raw(c, ex);
+        chunk_put_json(&c->e, ex);
     }
     bool pushed = idx >= 0 && spec_schema_guard_push(&c->guard, idx);
     const jt_node *props = v.kw[SPEC_KW_PROPERTIES];
     if (spec_schema_view_has_properties(&v)) {
         if (depth_left == 0) {
             key(c, &first, "x-apidex-omitted");
-            putf(c, "\"%u properties past the depth limit: detail=full lists them\"", props->len);
+            chunk_putf(&c->e, "\"%u properties past the depth limit: detail=full lists them\"",
+                       props->len);
         } else {
             kw_key(c, &first, SPEC_KW_PROPERTIES);
-            put(c, "{");
+            chunk_put(&c->e, "{");
             bool pf = true;
-            for (uint32_t i = 0; i < props->len && !c->rc; i++) {
+            for (uint32_t i = 0; i < props->len && !c->e.rc; i++) {
                 const jt_member *pm = &props->u.members[i];
                 spec_loc pl = spec_schema_view_at(&v, pm->value);
                 spec_schema_view pv; /* $ref followed, not merged */
                 spec_schema_view_open(c->api, pl, NULL, &pv);
                 bool ro = pv.written_read_only || pv.read_only;
                 if (c->request && ro) continue;
-                put(c, pf ? "" : ",");
+                chunk_put(&c->e, pf ? "" : ",");
                 pf = false;
-                strn(c, pm->key, pm->key_len);
-                put(c, ":");
+                chunk_put_json_strn(&c->e, pm->key, pm->key_len);
+                chunk_put(&c->e, ":");
                 compact(c, pl, depth_left - 1);
             }
-            put(c, "}");
+            chunk_put(&c->e, "}");
         }
     }
     const jt_node *items = v.kw[SPEC_KW_ITEMS];
@@ -278,7 +243,7 @@ static void compact(detail_ctx *c, spec_loc loc, unsigned depth_left)
         if (jt_is(ap, JT_OBJECT))
             compact(c, spec_schema_view_at(&v, ap), depth_left ? depth_left - 1 : 0);
         else
-            raw(c, ap);
+            chunk_put_json(&c->e, ap);
     }
     static const spec_schema_kw alts[] = {SPEC_KW_ONE_OF, SPEC_KW_ANY_OF};
     for (size_t k = 0; k < sizeof alts / sizeof alts[0]; k++) {
@@ -290,10 +255,10 @@ static void compact(detail_ctx *c, spec_loc loc, unsigned depth_left)
     const jt_node *disc = v.kw[SPEC_KW_DISCRIMINATOR];
     if (disc) {
         kw_key(c, &first, SPEC_KW_DISCRIMINATOR);
-        raw(c, disc);
+        chunk_put_json(&c->e, disc);
     }
     if (pushed) spec_schema_guard_pop(&c->guard);
-    put(c, "}");
+    chunk_put(&c->e, "}");
 }
 
 /* ---------------------------------------------------------------- full: schemas once */
@@ -333,7 +298,7 @@ static void schema_at(detail_ctx *c, spec_loc loc, unsigned depth)
 {
     if (c->level == CHUNK_DETAIL_FULL) {
         scan_refs(c, loc, 0);
-        raw(c, loc.node);
+        chunk_put_json(&c->e, loc.node);
     } else {
         compact(c, loc, depth);
     }
@@ -341,205 +306,183 @@ static void schema_at(detail_ctx *c, spec_loc loc, unsigned depth)
 
 /* ---------------------------------------------------------------- the parts */
 
-static const jt_node *servers_node(const detail_ctx *c, const spec_operation *op)
-{
-    const jt_node *s = jt_get(op->node.node, "servers");
-    if (jt_is(s, JT_ARRAY) && s->len) return s;
-    s = jt_get(c->api->root.node, "servers");
-    return jt_is(s, JT_ARRAY) && s->len ? s : NULL;
-}
-
 static void write_servers(detail_ctx *c, const spec_operation *op)
 {
-    const jt_node *sn = servers_node(c, op);
-    put(c, "[");
-    if (sn) {
-        for (uint32_t i = 0; i < sn->len && !c->rc; i++) {
-            const jt_node *s = sn->u.items[i];
-            bool first = true;
-            put(c, i ? ",{" : "{");
-            key(c, &first, "url");
-            str(c, jt_get_str(s, "url"));
-            const char *ds = jt_get_str(s, "description");
-            if (ds) {
-                key(c, &first, "description");
-                desc(c, ds);
-            }
-            const jt_node *vars = jt_get(s, "variables");
-            if (jt_is(vars, JT_OBJECT) && vars->len) {
-                key(c, &first, "variables");
-                put(c, "{");
-                for (uint32_t v = 0; v < vars->len; v++) {
-                    const jt_node *var = vars->u.members[v].value;
-                    if (v) put(c, ",");
-                    strn(c, vars->u.members[v].key, vars->u.members[v].key_len);
-                    put(c, ":{");
-                    bool vf = true;
-                    const jt_node *dv = jt_get(var, "default"), *en = jt_get(var, "enum");
-                    if (dv) {
-                        key(c, &vf, "default");
-                        raw(c, dv);
-                    }
-                    if (en) {
-                        key(c, &vf, "enum");
-                        raw(c, en);
-                    }
-                    const char *vd = jt_get_str(var, "description");
-                    if (vd) {
-                        key(c, &vf, "description");
-                        desc(c, vd);
-                    }
-                    put(c, "}");
+    spec_server_written *sv;
+    size_t n;
+    if (spec_operation_servers_written(c->api, op, c->arena, &sv, &n)) c->e.rc = APIDEX_ENOMEM;
+    chunk_put(&c->e, "[");
+    for (size_t i = 0; i < n && !c->e.rc; i++) {
+        bool first = true;
+        chunk_put(&c->e, i ? ",{" : "{");
+        key(c, &first, "url");
+        chunk_put_json_str(&c->e, sv[i].url);
+        if (sv[i].description) {
+            key(c, &first, "description");
+            desc(c, sv[i].description);
+        }
+        if (sv[i].n_vars) {
+            key(c, &first, "variables");
+            chunk_put(&c->e, "{");
+            for (size_t v = 0; v < sv[i].n_vars; v++) {
+                const spec_server_var *var = &sv[i].vars[v];
+                if (v) chunk_put(&c->e, ",");
+                chunk_put_json_strn(&c->e, var->name, var->name_len);
+                chunk_put(&c->e, ":{");
+                bool vf = true;
+                if (var->default_json) {
+                    key(c, &vf, "default");
+                    chunk_put_json(&c->e, var->default_json);
                 }
-                put(c, "}");
+                if (var->enum_json) {
+                    key(c, &vf, "enum");
+                    chunk_put_json(&c->e, var->enum_json);
+                }
+                if (var->description) {
+                    key(c, &vf, "description");
+                    desc(c, var->description);
+                }
+                chunk_put(&c->e, "}");
             }
-            put(c, "}");
+            chunk_put(&c->e, "}");
         }
-    } else {
-        for (size_t i = 0; i < c->api->n_servers; i++) {
-            put(c, i ? ",{\"url\":" : "{\"url\":");
-            str(c, c->api->servers[i].url);
-            put(c, "}");
-        }
+        chunk_put(&c->e, "}");
     }
-    put(c, "]");
+    for (size_t i = 0; !n && i < c->api->n_servers; i++) { /* derived: Swagger 2.0 host */
+        chunk_put(&c->e, i ? ",{\"url\":" : "{\"url\":");
+        chunk_put_json_str(&c->e, c->api->servers[i].url);
+        chunk_put(&c->e, "}");
+    }
+    chunk_put(&c->e, "]");
 }
 
 /* The full URL template: the first server's URL and the path. */
 static void write_url(detail_ctx *c, const spec_operation *op)
 {
-    const jt_node *sn = servers_node(c, op);
-    const char *base = sn ? jt_get_str(sn->u.items[0], "url")
-                          : (c->api->n_servers ? c->api->servers[0].url : NULL);
+    spec_server_written *sv;
+    size_t n;
+    if (spec_operation_servers_written(c->api, op, c->arena, &sv, &n)) {
+        c->e.rc = APIDEX_ENOMEM;
+        return;
+    }
+    const char *base = n ? sv[0].url : (c->api->n_servers ? c->api->servers[0].url : NULL);
     size_t bl = base ? strlen(base) : 0;
     while (bl && base[bl - 1] == '/') bl--;
     core_buf u;
     core_buf_init(&u, 0);
     if ((bl && core_buf_append(&u, base, bl)) || core_buf_puts(&u, op->path))
-        c->rc = APIDEX_ENOMEM;
+        c->e.rc = APIDEX_ENOMEM;
     else
-        strn(c, u.data, u.len);
+        chunk_put_json_strn(&c->e, u.data, u.len);
     core_buf_free(&u);
 }
 
-static const jt_node *security_schemes(const spec_api *api)
+/* ,"k":"v" when v is not NULL */
+static void key_str(detail_ctx *c, bool *first, const char *k, const char *v)
 {
-    const jt_node *root = api->root.node;
-    const jt_node *s = jt_get(jt_get(root, "components"), "securitySchemes");
-    if (!s) s = jt_get(root, "securityDefinitions");
-    return jt_is(s, JT_OBJECT) ? s : NULL;
+    if (!v) return;
+    key(c, first, k);
+    chunk_put_json_str(&c->e, v);
 }
 
 /* One scheme: its type and where the credential goes. */
 static void write_scheme(detail_ctx *c, const jt_member *req)
 {
-    const jt_node *all = security_schemes(c->api);
-    const jt_node *sn = all ? jt_getn(all, req->key, req->key_len) : NULL;
-    spec_loc d = {sn, c->api->root.doc};
-    if (sn && spec_deref(c->api, d, &d) == 0) sn = d.node;
-    const char *type = jt_get_str(sn, "type");
+    spec_security_scheme sc;
+    spec_security_scheme_find(c->api, req->key, req->key_len, &sc);
+    const char *type = sc.type;
     bool first = true;
-    put(c, "{");
+    chunk_put(&c->e, "{");
     key(c, &first, "name");
-    strn(c, req->key, req->key_len);
+    chunk_put_json_strn(&c->e, req->key, req->key_len);
     key(c, &first, "type");
-    str(c, type);
-    const char *scheme = jt_get_str(sn, "scheme");
+    chunk_put_json_str(&c->e, type);
+    const char *scheme = sc.scheme;
     if (type && !strcmp(type, "basic")) scheme = "basic"; /* Swagger 2.0 */
     if (type && !strcmp(type, "apiKey")) {
         key(c, &first, "in");
-        str(c, jt_get_str(sn, "in"));
+        chunk_put_json_str(&c->e, sc.in);
         key(c, &first, "param");
-        str(c, jt_get_str(sn, "name"));
+        chunk_put_json_str(&c->e, sc.param);
     } else if (scheme || (type && (!strcmp(type, "oauth2") || !strcmp(type, "openIdConnect")))) {
         bool basic = scheme && !strcasecmp(scheme, "basic");
         key(c, &first, "in");
-        str(c, "header");
+        chunk_put_json_str(&c->e, "header");
         key(c, &first, "param");
-        str(c, "Authorization");
+        chunk_put_json_str(&c->e, "Authorization");
         key(c, &first, "format");
-        str(c, basic                                    ? "Basic base64(user:password)"
-               : scheme && strcasecmp(scheme, "bearer") ? scheme
-                                                        : "Bearer <token>");
+        chunk_put_json_str(&c->e, basic ? "Basic base64(user:password)"
+                                  : scheme && strcasecmp(scheme, "bearer") ? scheme
+                                                                           : "Bearer <token>");
     }
-    static const char *const urls[] = {"tokenUrl", "authorizationUrl", "openIdConnectUrl", "flow",
-                                       NULL};
-    for (size_t i = 0; urls[i]; i++) {
-        const char *v = jt_get_str(sn, urls[i]);
-        if (!v) continue;
-        key(c, &first, urls[i]);
-        str(c, v);
-    }
-    const jt_node *flows = jt_get(sn, "flows");
-    if (flows && c->level == CHUNK_DETAIL_FULL) {
+    key_str(c, &first, "tokenUrl", sc.token_url);
+    key_str(c, &first, "authorizationUrl", sc.authorization_url);
+    key_str(c, &first, "openIdConnectUrl", sc.openid_url);
+    key_str(c, &first, "flow", sc.flow);
+    if (sc.flows && c->level == CHUNK_DETAIL_FULL) {
         key(c, &first, "flows");
-        raw(c, flows);
-    } else if (jt_is(flows, JT_OBJECT)) {
-        for (uint32_t f = 0; f < flows->len; f++) {
-            const char *tu = jt_get_str(flows->u.members[f].value, "tokenUrl");
-            const char *au = jt_get_str(flows->u.members[f].value, "authorizationUrl");
-            if (tu) {
-                key(c, &first, "tokenUrl");
-                str(c, tu);
-            }
-            if (au) {
-                key(c, &first, "authorizationUrl");
-                str(c, au);
-            }
-            if (tu || au) break;
-        }
+        chunk_put_json(&c->e, sc.flows);
+    } else {
+        key_str(c, &first, "tokenUrl", sc.flows_token_url);
+        key_str(c, &first, "authorizationUrl", sc.flows_authorization_url);
     }
     if (jt_is(req->value, JT_ARRAY) && req->value->len) {
         key(c, &first, "scopes");
-        raw(c, req->value);
+        chunk_put_json(&c->e, req->value);
     }
-    put(c, "}");
+    chunk_put(&c->e, "}");
 }
 
 /* [[scheme, ...], ...]: any one inner list satisfies the operation (all of its schemes). */
 static void write_auth(detail_ctx *c, const spec_operation *op)
 {
     const jt_node *sec = op->security.node;
-    put(c, "[");
-    for (uint32_t i = 0; jt_is(sec, JT_ARRAY) && i < sec->len && !c->rc; i++) {
+    chunk_put(&c->e, "[");
+    for (uint32_t i = 0; jt_is(sec, JT_ARRAY) && i < sec->len && !c->e.rc; i++) {
         const jt_node *req = sec->u.items[i];
-        put(c, i ? ",[" : "[");
+        chunk_put(&c->e, i ? ",[" : "[");
         for (uint32_t j = 0; jt_is(req, JT_OBJECT) && j < req->len; j++) {
-            if (j) put(c, ",");
+            if (j) chunk_put(&c->e, ",");
             write_scheme(c, &req->u.members[j]);
         }
-        put(c, "]");
+        chunk_put(&c->e, "]");
     }
-    put(c, "]");
+    chunk_put(&c->e, "]");
 }
 
 static void write_params(detail_ctx *c, const spec_operation *op)
 {
-    put(c, "[");
-    for (size_t i = 0; i < op->n_params && !c->rc; i++) {
+    chunk_put(&c->e, "[");
+    for (size_t i = 0; i < op->n_params && !c->e.rc; i++) {
         const spec_param *p = &op->params[i];
         bool first = true;
-        put(c, i ? ",{" : "{");
+        chunk_put(&c->e, i ? ",{" : "{");
         key(c, &first, "name");
-        str(c, p->name);
+        chunk_put_json_str(&c->e, p->name);
         key(c, &first, "in");
-        str(c, p->in);
+        chunk_put_json_str(&c->e, p->in);
         key(c, &first, "required");
-        put(c, p->required ? "true" : "false");
+        chunk_put(&c->e, p->required ? "true" : "false");
         if (p->deprecated) {
             key(c, &first, "deprecated");
-            put(c, "true");
+            chunk_put(&c->e, "true");
         }
         if (p->description && *p->description) {
             key(c, &first, "description");
             desc(c, p->description);
         }
-        static const char *const extra[] = {"style", "explode", "example", "examples", NULL};
-        for (size_t k = 0; extra[k]; k++) {
-            const jt_node *v = jt_get(p->node.node, extra[k]);
-            if (!v || (c->level != CHUNK_DETAIL_FULL && !strcmp(extra[k], "examples"))) continue;
-            key(c, &first, extra[k]);
-            raw(c, v);
+        spec_serialization px = spec_param_serialization(p);
+        const struct {
+            const char *key;
+            const jt_node *v;
+        } extra[] = {{"style", px.style_json},
+                     {"explode", px.explode_json},
+                     {"example", px.example},
+                     {"examples", c->level == CHUNK_DETAIL_FULL ? px.examples : NULL}};
+        for (size_t k = 0; k < sizeof extra / sizeof extra[0]; k++) {
+            if (!extra[k].v) continue;
+            key(c, &first, extra[k].key);
+            chunk_put_json(&c->e, extra[k].v);
         }
         /* Swagger 2.0: the schema is the parameter; its own description is above. */
         if (p->schema.node) {
@@ -553,73 +496,73 @@ static void write_params(detail_ctx *c, const spec_operation *op)
                 schema_at(c, p->schema, CALL_DEPTH);
             }
         }
-        put(c, "}");
+        chunk_put(&c->e, "}");
     }
-    put(c, "]");
+    chunk_put(&c->e, "]");
 }
 
 static void write_body(detail_ctx *c, const spec_operation *op)
 {
     const spec_body *b = op->body;
     if (!b) {
-        put(c, "null");
+        chunk_put(&c->e, "null");
         return;
     }
     bool first = true;
-    put(c, "{");
+    chunk_put(&c->e, "{");
     key(c, &first, "required");
-    put(c, b->required ? "true" : "false");
+    chunk_put(&c->e, b->required ? "true" : "false");
     if (b->description && *b->description) {
         key(c, &first, "description");
         desc(c, b->description);
     }
     key(c, &first, "content_types");
-    put(c, "[");
+    chunk_put(&c->e, "[");
     for (size_t i = 0; i < b->n_media; i++) {
-        if (i) put(c, ",");
-        str(c, b->media[i].type);
+        if (i) chunk_put(&c->e, ",");
+        chunk_put_json_str(&c->e, b->media[i].type);
     }
-    put(c, "]");
+    chunk_put(&c->e, "]");
     const spec_media *m = chunk_pick_media(b->media, b->n_media);
     if (c->level == CHUNK_DETAIL_FULL) {
         key(c, &first, "content");
-        put(c, "{");
-        for (size_t i = 0; i < b->n_media && !c->rc; i++) {
-            if (i) put(c, ",");
-            str(c, b->media[i].type ? b->media[i].type : "");
-            put(c, ":{\"schema\":");
+        chunk_put(&c->e, "{");
+        for (size_t i = 0; i < b->n_media && !c->e.rc; i++) {
+            if (i) chunk_put(&c->e, ",");
+            chunk_put_json_str(&c->e, b->media[i].type ? b->media[i].type : "");
+            chunk_put(&c->e, ":{\"schema\":");
             if (b->media[i].schema.node)
                 schema_at(c, b->media[i].schema, 0);
             else
-                put(c, "null");
-            const jt_node *ex = jt_get(b->media[i].node.node, "example");
+                chunk_put(&c->e, "null");
+            const jt_node *ex = spec_media_example(&b->media[i]);
             if (ex) {
-                put(c, ",\"example\":");
-                raw(c, ex);
+                chunk_put(&c->e, ",\"example\":");
+                chunk_put_json(&c->e, ex);
             }
-            put(c, "}");
+            chunk_put(&c->e, "}");
         }
-        put(c, "}");
+        chunk_put(&c->e, "}");
     } else if (m) {
         key(c, &first, "content_type");
-        str(c, m->type);
+        chunk_put_json_str(&c->e, m->type);
         key(c, &first, "schema");
         c->request = true;
         if (m->schema.node)
             compact(c, m->schema, CALL_DEPTH);
         else
-            put(c, "null");
+            chunk_put(&c->e, "null");
         c->request = false;
     }
-    put(c, "}");
+    chunk_put(&c->e, "}");
 }
 
 static void write_response(detail_ctx *c, const spec_response *r, bool brief)
 {
     bool first = true;
-    put(c, "{");
+    chunk_put(&c->e, "{");
     key(c, &first, "status");
-    str(c, r->status);
+    chunk_put_json_str(&c->e, r->status);
     if (r->description && *r->description) {
         key(c, &first, "description");
         desc(c, r->description);
@@ -628,27 +571,27 @@ static void write_response(detail_ctx *c, const spec_response *r, bool brief)
     if (c->level == CHUNK_DETAIL_FULL) {
         if (r->n_media) {
             key(c, &first, "content");
-            put(c, "{");
-            for (size_t i = 0; i < r->n_media && !c->rc; i++) {
-                if (i) put(c, ",");
-                str(c, r->media[i].type ? r->media[i].type : "");
-                put(c, ":{\"schema\":");
+            chunk_put(&c->e, "{");
+            for (size_t i = 0; i < r->n_media && !c->e.rc; i++) {
+                if (i) chunk_put(&c->e, ",");
+                chunk_put_json_str(&c->e, r->media[i].type ? r->media[i].type : "");
+                chunk_put(&c->e, ":{\"schema\":");
                 if (r->media[i].schema.node)
                     schema_at(c, r->media[i].schema, 0);
                 else
-                    put(c, "null");
-                put(c, "}");
+                    chunk_put(&c->e, "null");
+                chunk_put(&c->e, "}");
             }
-            put(c, "}");
+            chunk_put(&c->e, "}");
         }
         if (jt_is(r->headers.node, JT_OBJECT)) {
             key(c, &first, "headers");
             scan_refs(c, r->headers, 0);
-            raw(c, r->headers.node);
+            chunk_put_json(&c->e, r->headers.node);
         }
     } else if (m) {
         key(c, &first, "content_type");
-        str(c, m->type);
+        chunk_put_json_str(&c->e, m->type);
         if (m->schema.node) {
             key(c, &first, "schema");
             c->brief = brief;
@@ -656,29 +599,30 @@ static void write_response(detail_ctx *c, const spec_response *r, bool brief)
             c->brief = false;
             if (brief) {
                 key(c, &first, "x-apidex-brief");
-                str(c, "top-level fields only, without descriptions: detail=full has the whole "
-                       "schema");
+                chunk_put_json_str(
+                    &c->e, "top-level fields only, without descriptions: detail=full has the whole "
+                           "schema");
             }
         }
     }
-    put(c, "}");
+    chunk_put(&c->e, "}");
 }
 
 /* Every input the caller must supply: required parameters and required top-level
    body fields (form or JSON). */
 static void write_inputs(detail_ctx *c, const spec_operation *op)
 {
-    put(c, "[");
+    chunk_put(&c->e, "[");
     bool first = true;
     for (size_t i = 0; i < op->n_params; i++) {
         const spec_param *p = &op->params[i];
         if (!p->required) continue;
-        put(c, first ? "{\"name\":" : ",{\"name\":");
+        chunk_put(&c->e, first ? "{\"name\":" : ",{\"name\":");
         first = false;
-        str(c, p->name);
-        put(c, ",\"in\":");
-        str(c, p->in);
-        put(c, ",\"required\":true}");
+        chunk_put_json_str(&c->e, p->name);
+        chunk_put(&c->e, ",\"in\":");
+        chunk_put_json_str(&c->e, p->in);
+        chunk_put(&c->e, ",\"required\":true}");
     }
     const spec_media *m = op->body ? chunk_pick_media(op->body->media, op->body->n_media) : NULL;
     spec_schema_view v;
@@ -688,13 +632,13 @@ static void write_inputs(detail_ctx *c, const spec_operation *op)
         for (uint32_t i = 0; jt_is(req, JT_ARRAY) && i < req->len; i++) {
             const char *name = jt_str(req->u.items[i]);
             if (!name) continue;
-            put(c, first ? "{\"name\":" : ",{\"name\":");
+            chunk_put(&c->e, first ? "{\"name\":" : ",{\"name\":");
             first = false;
-            str(c, name);
-            put(c, ",\"in\":\"body\",\"required\":true}");
+            chunk_put_json_str(&c->e, name);
+            chunk_put(&c->e, ",\"in\":\"body\",\"required\":true}");
         }
     }
-    put(c, "]");
+    chunk_put(&c->e, "]");
 }
 
 int chunk_detail_json(const spec_api *api, const spec_operation *op, chunk_detail level,
@@ -703,7 +647,7 @@ int chunk_detail_json(const spec_api *api, const spec_operation *op, chunk_detai
     detail_ctx c = {.api = api,
                     .level = (chunk_detail)(level & CHUNK_DETAIL_LEVEL_MASK),
                     .as_written = (level & CHUNK_DETAIL_AS_WRITTEN) != 0,
-                    .out = out};
+                    .e = {.out = out}};
     level = c.level;
     size_t start = out->len;
     c.arena = core_arena_new(0);
@@ -712,23 +656,23 @@ int chunk_detail_json(const spec_api *api, const spec_operation *op, chunk_detai
         c.listed = calloc(api->n_schemas ? api->n_schemas : 1, sizeof *c.listed);
         c.queue = malloc((api->n_schemas ? api->n_schemas : 1) * sizeof *c.queue);
     }
-    if (!c.arena || (level == CHUNK_DETAIL_FULL && (!c.listed || !c.queue))) c.rc = APIDEX_ENOMEM;
+    if (!c.arena || (level == CHUNK_DETAIL_FULL && (!c.listed || !c.queue))) c.e.rc = APIDEX_ENOMEM;
     bool first = true;
-    put(&c, "{");
+    chunk_put(&c.e, "{");
     key(&c, &first, "id");
-    str(&c, op->id);
+    chunk_put_json_str(&c.e, op->id);
     key(&c, &first, "api");
-    str(&c, api->id);
+    chunk_put_json_str(&c.e, api->id);
     key(&c, &first, "detail");
-    str(&c, chunk_detail_name(level));
+    chunk_put_json_str(&c.e, chunk_detail_name(level));
     key(&c, &first, "method");
-    str(&c, op->method);
+    chunk_put_json_str(&c.e, op->method);
     key(&c, &first, "path");
-    str(&c, op->path);
+    chunk_put_json_str(&c.e, op->path);
     key(&c, &first, "url");
     write_url(&c, op);
     key(&c, &first, "summary");
-    str(&c, op->summary);
+    chunk_put_json_str(&c.e, op->summary);
     if (level == CHUNK_DETAIL_SUMMARY && !op->summary && op->description) {
         /* Stripe has descriptions only: the line still says what the endpoint does. */
         key(&c, &first, "description");
@@ -736,18 +680,18 @@ int chunk_detail_json(const spec_api *api, const spec_operation *op, chunk_detai
     }
     if (level != CHUNK_DETAIL_SUMMARY) {
         key(&c, &first, "api_title");
-        str(&c, api->title);
+        chunk_put_json_str(&c.e, api->title);
         key(&c, &first, "operation_id");
-        str(&c, op->operation_id);
+        chunk_put_json_str(&c.e, op->operation_id);
         key(&c, &first, "tags");
-        put(&c, "[");
+        chunk_put(&c.e, "[");
         for (size_t i = 0; i < op->n_tags; i++) {
-            if (i) put(&c, ",");
-            str(&c, op->tags[i]);
+            if (i) chunk_put(&c.e, ",");
+            chunk_put_json_str(&c.e, op->tags[i]);
         }
-        put(&c, "]");
+        chunk_put(&c.e, "]");
         key(&c, &first, "deprecated");
-        put(&c, op->deprecated ? "true" : "false");
+        chunk_put(&c.e, op->deprecated ? "true" : "false");
         key(&c, &first, "description");
         if (op->description && *op->description) {
             /* the operation's own description whole, as plain text */
@@ -756,7 +700,7 @@ int chunk_detail_json(const spec_api *api, const spec_operation *op, chunk_detai
             desc(&c, op->description);
             c.level = saved;
         } else {
-            put(&c, "null");
+            chunk_put(&c.e, "null");
         }
         key(&c, &first, "servers");
         write_servers(&c, op);
@@ -774,42 +718,42 @@ int chunk_detail_json(const spec_api *api, const spec_operation *op, chunk_detai
             if (ok)
                 write_response(&c, ok, true);
             else
-                put(&c, "null");
+                chunk_put(&c.e, "null");
         } else {
             key(&c, &first, "responses");
-            put(&c, "[");
-            for (size_t i = 0; i < op->n_responses && !c.rc; i++) {
-                if (i) put(&c, ",");
+            chunk_put(&c.e, "[");
+            for (size_t i = 0; i < op->n_responses && !c.e.rc; i++) {
+                if (i) chunk_put(&c.e, ",");
                 write_response(&c, &op->responses[i], false);
             }
-            put(&c, "]");
+            chunk_put(&c.e, "]");
             key(&c, &first, "schemas");
-            put(&c, "{");
+            chunk_put(&c.e, "{");
             /* The queue grows while it is written: what a schema references comes after it. */
-            for (size_t q = 0; q < c.n_queue && !c.rc; q++) {
+            for (size_t q = 0; q < c.n_queue && !c.e.rc; q++) {
                 const spec_schema *s = &api->schemas[c.queue[q]];
-                if (q) put(&c, ",");
+                if (q) chunk_put(&c.e, ",");
                 core_buf kb;
                 core_buf_init(&kb, 0);
                 if (core_buf_printf(&kb, "#%s", s->pointer ? s->pointer : s->name))
-                    c.rc = APIDEX_ENOMEM;
+                    c.e.rc = APIDEX_ENOMEM;
                 else
-                    strn(&c, kb.data, kb.len);
+                    chunk_put_json_strn(&c.e, kb.data, kb.len);
                 core_buf_free(&kb);
-                put(&c, ":");
+                chunk_put(&c.e, ":");
                 scan_refs(&c, s->node, 0);
-                raw(&c, s->node.node);
+                chunk_put_json(&c.e, s->node.node);
             }
-            put(&c, "}");
+            chunk_put(&c.e, "}");
         }
     }
-    put(&c, "}");
+    chunk_put(&c.e, "}");
     core_arena_free(c.arena);
     free(c.listed);
     free(c.queue);
-    if (c.rc) {
+    if (c.e.rc) {
         out->len = start;
         if (out->data) out->data[start] = '\0';
     }
-    return c.rc;
+    return c.e.rc;
 }

@@ -13,28 +13,137 @@
 enum { TEXT_DEPTH = 24 }; /* nesting printed (the JSON is already bounded) */
 
 typedef struct text_ctx {
-    core_buf *out;
-    int rc;
+    chunk_emit e;
 } text_ctx;
 
-static void put(text_ctx *c, const char *s)
+/* The keys of a detail object and of the objects inside it, as chunk_detail.c writes them
+   (serve/detail.c adds an MCP entry's "mcp", "content", "note" and "producers"). */
+typedef enum detail_key {
+    DK_ID,
+    DK_API,
+    DK_API_TITLE,
+    DK_DETAIL,
+    DK_METHOD,
+    DK_URL,
+    DK_SUMMARY,
+    DK_DESCRIPTION,
+    DK_OPERATION_ID,
+    DK_TAGS,
+    DK_DEPRECATED,
+    DK_SERVERS,
+    DK_VARIABLES,
+    DK_DEFAULT,
+    DK_ENUM,
+    DK_AUTH,
+    DK_NAME,
+    DK_TYPE,
+    DK_IN,
+    DK_PARAM,
+    DK_FORMAT,
+    DK_TOKEN_URL,
+    DK_SCOPES,
+    DK_PARAMETERS,
+    DK_SCHEMA,
+    DK_EXAMPLE,
+    DK_REQUIRED,
+    DK_REQUEST_BODY,
+    DK_CONTENT_TYPES,
+    DK_CONTENT_TYPE,
+    DK_CONTENT,
+    DK_STATUS,
+    DK_BRIEF,
+    DK_HEADERS,
+    DK_INPUTS,
+    DK_RESPONSE,
+    DK_RESPONSES,
+    DK_SCHEMAS,
+    DK_PRODUCERS,
+    DK_ENDPOINT,
+    DK_PRODUCER,
+    DK_MCP,
+    DK_KIND,
+    DK_ANNOTATIONS,
+    DK_NOTE,
+    DK_CIRCULAR,
+    DK_OMITTED,
+    DK_COUNT
+} detail_key;
+
+static const char *const dk_names[DK_COUNT] = {
+    [DK_ID] = "id",
+    [DK_API] = "api",
+    [DK_API_TITLE] = "api_title",
+    [DK_DETAIL] = "detail",
+    [DK_METHOD] = "method",
+    [DK_URL] = "url",
+    [DK_SUMMARY] = "summary",
+    [DK_DESCRIPTION] = "description",
+    [DK_OPERATION_ID] = "operation_id",
+    [DK_TAGS] = "tags",
+    [DK_DEPRECATED] = "deprecated",
+    [DK_SERVERS] = "servers",
+    [DK_VARIABLES] = "variables",
+    [DK_DEFAULT] = "default",
+    [DK_ENUM] = "enum",
+    [DK_AUTH] = "auth",
+    [DK_NAME] = "name",
+    [DK_TYPE] = "type",
+    [DK_IN] = "in",
+    [DK_PARAM] = "param",
+    [DK_FORMAT] = "format",
+    [DK_TOKEN_URL] = "tokenUrl",
+    [DK_SCOPES] = "scopes",
+    [DK_PARAMETERS] = "parameters",
+    [DK_SCHEMA] = "schema",
+    [DK_EXAMPLE] = "example",
+    [DK_REQUIRED] = "required",
+    [DK_REQUEST_BODY] = "request_body",
+    [DK_CONTENT_TYPES] = "content_types",
+    [DK_CONTENT_TYPE] = "content_type",
+    [DK_CONTENT] = "content",
+    [DK_STATUS] = "status",
+    [DK_BRIEF] = "x-apidex-brief",
+    [DK_HEADERS] = "headers",
+    [DK_INPUTS] = "inputs",
+    [DK_RESPONSE] = "response",
+    [DK_RESPONSES] = "responses",
+    [DK_SCHEMAS] = "schemas",
+    [DK_PRODUCERS] = "producers",
+    [DK_ENDPOINT] = "endpoint",
+    [DK_PRODUCER] = "producer",
+    [DK_MCP] = "mcp",
+    [DK_KIND] = "kind",
+    [DK_ANNOTATIONS] = "annotations",
+    [DK_NOTE] = "note",
+    [DK_CIRCULAR] = "$circular",
+    [DK_OMITTED] = "x-apidex-omitted",
+};
+
+/* One object of the detail JSON with each key looked up once (NULL: absent, or n is no
+   object); str/flag read a member as a string (NULL otherwise) or a boolean (false). */
+typedef struct detail_obj {
+    const jt_node *k[DK_COUNT];
+} detail_obj;
+
+static void obj_of(const jt_node *n, detail_obj *o)
 {
-    if (!c->rc && s && core_buf_puts(c->out, s)) c->rc = APIDEX_ENOMEM;
+    for (int k = 0; k < DK_COUNT; k++) o->k[k] = jt_get(n, dk_names[k]);
 }
 
-static void putf(text_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(text_ctx *c, const char *fmt, ...)
+static const char *str(const detail_obj *o, detail_key k)
 {
-    if (c->rc) return;
-    va_list ap;
-    va_start(ap, fmt);
-    if (core_buf_vprintf(c->out, fmt, ap)) c->rc = APIDEX_ENOMEM;
-    va_end(ap);
+    return jt_str(o->k[k]);
 }
 
-static void indent(text_ctx *c, unsigned n)
+static bool flag(const detail_obj *o, detail_key k)
 {
-    for (unsigned i = 0; i < n; i++) put(c, " ");
+    return jt_is(o->k[k], JT_BOOL) && o->k[k]->boolean;
+}
+
+/* A string member, or "?" when it is absent. */
+static const char *str_or_q(const detail_obj *o, detail_key k)
+{
+    return str(o, k) ? str(o, k) : "?";
 }
 
 /* A scalar as a reader would type it; arrays and objects as compact JSON. */
@@ -43,23 +152,23 @@ static void value(text_ctx *c, const jt_node *v)
     if (!v) return;
     switch ((jt_type)v->type) {
     case JT_STRING:
-        if (!c->rc && core_buf_append(c->out, v->u.s, v->len)) c->rc = APIDEX_ENOMEM;
+        chunk_putn(&c->e, v->u.s, v->len);
         break;
     case JT_INT:
-        putf(c, "%lld", (long long)v->u.i);
+        chunk_putf(&c->e, "%lld", (long long)v->u.i);
         break;
     case JT_REAL:
-        if (isfinite(v->u.d)) putf(c, "%g", v->u.d);
+        if (isfinite(v->u.d)) chunk_putf(&c->e, "%g", v->u.d);
         break;
     default:
-        if (!c->rc && jt_write_json(c->out, v, -1)) c->rc = APIDEX_ENOMEM;
+        chunk_put_json(&c->e, v);
     }
 }
 
 static void values(text_ctx *c, const jt_node *arr, const char *sep)
 {
     for (uint32_t i = 0; jt_is(arr, JT_ARRAY) && i < arr->len; i++) {
-        if (i) put(c, sep);
+        if (i) chunk_put(&c->e, sep);
         value(c, arr->u.items[i]);
     }
 }
@@ -74,7 +183,9 @@ static const char *ref_name(const char *ref)
 /* The marker chunk_detail.c writes for a schema already expanded above. */
 static const char *circular_of(const jt_node *s)
 {
-    return jt_get_str(s, "$circular");
+    detail_obj o;
+    obj_of(s, &o);
+    return str(&o, DK_CIRCULAR);
 }
 
 static void type_of(text_ctx *c, const jt_node *s, unsigned lvl)
@@ -83,7 +194,7 @@ static void type_of(text_ctx *c, const jt_node *s, unsigned lvl)
     spec_schema_view_node(s, &v);
     const char *circ = circular_of(s);
     if (v.ref || circ) {
-        put(c, v.ref ? ref_name(v.ref) : circ);
+        chunk_put(&c->e, v.ref ? ref_name(v.ref) : circ);
         return;
     }
     const jt_node *t = v.kw[SPEC_KW_TYPE];
@@ -91,12 +202,12 @@ static void type_of(text_ctx *c, const jt_node *s, unsigned lvl)
     if (jt_is(t, JT_ARRAY))
         values(c, t, "|");
     else if (ts && !spec_schema_view_is_array(&v))
-        put(c, ts);
+        chunk_put(&c->e, ts);
     if (spec_schema_view_is_array(&v)) {
-        put(c, "array");
+        chunk_put(&c->e, "array");
         const jt_node *items = v.kw[SPEC_KW_ITEMS];
         if (items && lvl < 4) {
-            put(c, " of ");
+            chunk_put(&c->e, " of ");
             type_of(c, items, lvl + 1);
         }
     } else if (!t) {
@@ -107,16 +218,18 @@ static void type_of(text_ctx *c, const jt_node *s, unsigned lvl)
             kind = "any of ";
         }
         if (jt_is(alt, JT_ARRAY) && alt->len && lvl < 4) {
-            put(c, kind);
+            chunk_put(&c->e, kind);
             for (uint32_t i = 0; i < alt->len; i++) {
-                if (i) put(c, " | ");
+                if (i) chunk_put(&c->e, " | ");
                 type_of(c, alt->u.items[i], lvl + 1);
             }
         } else {
-            put(c, v.kw[SPEC_KW_PROPERTIES] ? "object" : v.kw[SPEC_KW_ENUM] ? "enum" : "any");
+            chunk_put(&c->e, v.kw[SPEC_KW_PROPERTIES] ? "object"
+                             : v.kw[SPEC_KW_ENUM]     ? "enum"
+                                                      : "any");
         }
     }
-    if (v.title && ts && !strcmp(ts, "object")) putf(c, " %s", v.title);
+    if (v.title && ts && !strcmp(ts, "object")) chunk_putf(&c->e, " %s", v.title);
 }
 
 /* ", format date-time, enum: a|b, default: x, ..." */
@@ -124,15 +237,15 @@ static void attrs(text_ctx *c, const jt_node *s, bool required)
 {
     spec_schema_view v;
     spec_schema_view_node(s, &v);
-    if (v.format) putf(c, " (%s)", v.format);
-    if (required) put(c, ", required");
-    if (v.nullable) put(c, ", nullable");
-    if (v.deprecated) put(c, ", deprecated");
-    if (v.read_only) put(c, ", read-only");
-    if (v.write_only) put(c, ", write-only");
+    if (v.format) chunk_putf(&c->e, " (%s)", v.format);
+    if (required) chunk_put(&c->e, ", required");
+    if (v.nullable) chunk_put(&c->e, ", nullable");
+    if (v.deprecated) chunk_put(&c->e, ", deprecated");
+    if (v.read_only) chunk_put(&c->e, ", read-only");
+    if (v.write_only) chunk_put(&c->e, ", write-only");
     const jt_node *e = spec_schema_view_enum(&v);
     if (jt_is(e, JT_ARRAY)) {
-        put(c, ", enum: ");
+        chunk_put(&c->e, ", enum: ");
         values(c, e, "|");
     }
     static const struct {
@@ -146,7 +259,7 @@ static void attrs(text_ctx *c, const jt_node *s, bool required)
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         const jt_node *k = v.kw[keys[i].kw];
         if (!k) continue;
-        putf(c, ", %s: ", keys[i].label);
+        chunk_putf(&c->e, ", %s: ", keys[i].label);
         value(c, k);
     }
 }
@@ -156,31 +269,31 @@ static void fields(text_ctx *c, const jt_node *s, unsigned ind, unsigned lvl);
 static void field_line(text_ctx *c, const char *name, size_t len, const jt_node *s, bool required,
                        unsigned ind, unsigned lvl)
 {
-    indent(c, ind);
-    put(c, "- ");
-    if (!c->rc && core_buf_append(c->out, name, len)) c->rc = APIDEX_ENOMEM;
-    put(c, ": ");
+    chunk_indent(&c->e, ind);
+    chunk_put(&c->e, "- ");
+    chunk_putn(&c->e, name, len);
+    chunk_put(&c->e, ": ");
     type_of(c, s, 0);
     attrs(c, s, required);
     spec_schema_view v;
     spec_schema_view_node(s, &v);
     const char *d = v.description;
     if (d && *d) {
-        put(c, ": ");
-        put(c, d);
+        chunk_put(&c->e, ": ");
+        chunk_put(&c->e, d);
     }
-    put(c, "\n");
+    chunk_put(&c->e, "\n");
     fields(c, s, ind + 2, lvl + 1);
 }
 
 /* The fields below a schema: its properties, an array's items', alternatives. */
 static void fields(text_ctx *c, const jt_node *s, unsigned ind, unsigned lvl)
 {
-    if (!jt_is(s, JT_OBJECT) || lvl > TEXT_DEPTH || c->rc) return;
+    if (!jt_is(s, JT_OBJECT) || lvl > TEXT_DEPTH || c->e.rc) return;
     const char *circ = circular_of(s);
     if (circ) {
-        indent(c, ind);
-        putf(c, "(circular: the fields of %s, as above)\n", circ);
+        chunk_indent(&c->e, ind);
+        chunk_putf(&c->e, "(circular: the fields of %s, as above)\n", circ);
         return;
     }
     spec_schema_view v;
@@ -190,10 +303,12 @@ static void fields(text_ctx *c, const jt_node *s, unsigned ind, unsigned lvl)
         fields(c, items, ind, lvl + 1);
         return;
     }
-    const char *omitted = jt_get_str(s, "x-apidex-omitted");
+    detail_obj o;
+    obj_of(s, &o);
+    const char *omitted = str(&o, DK_OMITTED);
     if (omitted) {
-        indent(c, ind);
-        putf(c, "(%s)\n", omitted);
+        chunk_indent(&c->e, ind);
+        chunk_putf(&c->e, "(%s)\n", omitted);
     }
     const jt_node *props = v.kw[SPEC_KW_PROPERTIES];
     for (uint32_t i = 0; jt_is(props, JT_OBJECT) && i < props->len; i++) {
@@ -217,29 +332,29 @@ static void fields(text_ctx *c, const jt_node *s, unsigned ind, unsigned lvl)
 static void servers(text_ctx *c, const jt_node *sv)
 {
     for (uint32_t i = 0; jt_is(sv, JT_ARRAY) && i < sv->len; i++) {
-        const jt_node *s = sv->u.items[i];
-        putf(c, "%s", i ? "  or server " : "Server: ");
-        put(c, jt_get_str(s, "url"));
-        put(c, "\n");
-        const jt_node *vars = jt_get(s, "variables");
+        detail_obj s;
+        obj_of(sv->u.items[i], &s);
+        chunk_putf(&c->e, "%s", i ? "  or server " : "Server: ");
+        chunk_put(&c->e, str(&s, DK_URL));
+        chunk_put(&c->e, "\n");
+        const jt_node *vars = s.k[DK_VARIABLES];
         for (uint32_t v = 0; jt_is(vars, JT_OBJECT) && v < vars->len; v++) {
-            const jt_node *var = vars->u.members[v].value;
-            put(c, "    {");
-            if (!c->rc &&
-                core_buf_append(c->out, vars->u.members[v].key, vars->u.members[v].key_len))
-                c->rc = APIDEX_ENOMEM;
-            put(c, "}");
-            if (jt_get(var, "default")) {
-                put(c, " default: ");
-                value(c, jt_get(var, "default"));
+            detail_obj var;
+            obj_of(vars->u.members[v].value, &var);
+            chunk_put(&c->e, "    {");
+            chunk_putn(&c->e, vars->u.members[v].key, vars->u.members[v].key_len);
+            chunk_put(&c->e, "}");
+            if (var.k[DK_DEFAULT]) {
+                chunk_put(&c->e, " default: ");
+                value(c, var.k[DK_DEFAULT]);
             }
-            if (jt_get(var, "enum")) {
-                put(c, ", one of: ");
-                values(c, jt_get(var, "enum"), "|");
+            if (var.k[DK_ENUM]) {
+                chunk_put(&c->e, ", one of: ");
+                values(c, var.k[DK_ENUM], "|");
             }
-            const char *d = jt_get_str(var, "description");
-            if (d) putf(c, ": %s", d);
-            put(c, "\n");
+            const char *d = str(&var, DK_DESCRIPTION);
+            if (d) chunk_putf(&c->e, ": %s", d);
+            chunk_put(&c->e, "\n");
         }
     }
 }
@@ -247,57 +362,59 @@ static void servers(text_ctx *c, const jt_node *sv)
 static void auth(text_ctx *c, const jt_node *a)
 {
     if (!jt_is(a, JT_ARRAY)) return;
-    put(c, "Auth: ");
-    if (!a->len) put(c, "none");
+    chunk_put(&c->e, "Auth: ");
+    if (!a->len) chunk_put(&c->e, "none");
     for (uint32_t i = 0; i < a->len; i++) {
         const jt_node *alt = a->u.items[i];
-        if (i) put(c, " or ");
-        if (!jt_is(alt, JT_ARRAY) || !alt->len) put(c, "none");
+        if (i) chunk_put(&c->e, " or ");
+        if (!jt_is(alt, JT_ARRAY) || !alt->len) chunk_put(&c->e, "none");
         for (uint32_t j = 0; jt_is(alt, JT_ARRAY) && j < alt->len; j++) {
-            const jt_node *s = alt->u.items[j];
-            if (j) put(c, " + ");
-            put(c, jt_get_str(s, "name"));
-            putf(c, " (%s", jt_get_str(s, "type") ? jt_get_str(s, "type") : "?");
-            const char *in = jt_get_str(s, "in"), *pn = jt_get_str(s, "param");
-            const char *fmt = jt_get_str(s, "format");
-            if (in && pn) putf(c, ": %s %s", in, pn);
-            if (fmt) putf(c, ": %s", fmt);
-            const char *tu = jt_get_str(s, "tokenUrl");
-            if (tu) putf(c, ", token URL %s", tu);
-            if (jt_get(s, "scopes")) {
-                put(c, ", scopes: ");
-                values(c, jt_get(s, "scopes"), " ");
+            detail_obj s;
+            obj_of(alt->u.items[j], &s);
+            if (j) chunk_put(&c->e, " + ");
+            chunk_put(&c->e, str(&s, DK_NAME));
+            chunk_putf(&c->e, " (%s", str_or_q(&s, DK_TYPE));
+            const char *in = str(&s, DK_IN), *pn = str(&s, DK_PARAM);
+            const char *fmt = str(&s, DK_FORMAT);
+            if (in && pn) chunk_putf(&c->e, ": %s %s", in, pn);
+            if (fmt) chunk_putf(&c->e, ": %s", fmt);
+            const char *tu = str(&s, DK_TOKEN_URL);
+            if (tu) chunk_putf(&c->e, ", token URL %s", tu);
+            if (s.k[DK_SCOPES]) {
+                chunk_put(&c->e, ", scopes: ");
+                values(c, s.k[DK_SCOPES], " ");
             }
-            put(c, ")");
+            chunk_put(&c->e, ")");
         }
     }
-    put(c, "\n");
+    chunk_put(&c->e, "\n");
 }
 
 /* The parameters; an MCP tool's (args) are its arguments, which go nowhere in a request. */
 static void params(text_ctx *c, const jt_node *ps, bool args)
 {
     if (!jt_is(ps, JT_ARRAY) || !ps->len) return;
-    put(c, args ? "Arguments:\n" : "Parameters:\n");
+    chunk_put(&c->e, args ? "Arguments:\n" : "Parameters:\n");
     for (uint32_t i = 0; i < ps->len; i++) {
-        const jt_node *p = ps->u.items[i];
-        const jt_node *s = jt_get(p, "schema");
-        putf(c, "  - %s (", jt_get_str(p, "name") ? jt_get_str(p, "name") : "?");
-        if (!args) putf(c, "%s, ", jt_get_str(p, "in") ? jt_get_str(p, "in") : "?");
+        detail_obj p;
+        obj_of(ps->u.items[i], &p);
+        const jt_node *s = p.k[DK_SCHEMA];
+        chunk_putf(&c->e, "  - %s (", str_or_q(&p, DK_NAME));
+        if (!args) chunk_putf(&c->e, "%s, ", str_or_q(&p, DK_IN));
         spec_schema_view v;
         spec_schema_view_node(s, &v);
         type_of(c, s, 0);
-        attrs(c, s, jt_get_bool(p, "required", false));
-        const jt_node *pex = jt_get(p, "example"); /* the parameter's own, beside its schema */
+        attrs(c, s, flag(&p, DK_REQUIRED));
+        const jt_node *pex = p.k[DK_EXAMPLE]; /* the parameter's own, beside its schema */
         if (pex && !v.kw[SPEC_KW_EXAMPLE]) {
-            put(c, ", example: ");
+            chunk_put(&c->e, ", example: ");
             value(c, pex);
         }
-        put(c, ")");
-        const char *d = jt_get_str(p, "description");
+        chunk_put(&c->e, ")");
+        const char *d = str(&p, DK_DESCRIPTION);
         if (!d) d = v.description;
-        if (d && *d) putf(c, ": %s", d);
-        put(c, "\n");
+        if (d && *d) chunk_putf(&c->e, ": %s", d);
+        chunk_put(&c->e, "\n");
         fields(c, s, 4, 1);
     }
 }
@@ -310,71 +427,78 @@ static void media_schema(text_ctx *c, const jt_node *s, unsigned ind)
     spec_schema_view_node(s, &v);
     if (v.kw[SPEC_KW_REF] || (!v.kw[SPEC_KW_PROPERTIES] && !v.kw[SPEC_KW_ITEMS] &&
                               !v.kw[SPEC_KW_ONE_OF] && !v.kw[SPEC_KW_ANY_OF])) {
-        indent(c, ind);
-        put(c, "schema: ");
+        chunk_indent(&c->e, ind);
+        chunk_put(&c->e, "schema: ");
         type_of(c, s, 0);
         attrs(c, s, false);
-        put(c, "\n");
+        chunk_put(&c->e, "\n");
         return;
     }
     fields(c, s, ind, 0);
 }
 
-static void body(text_ctx *c, const jt_node *b)
+/* The "content" of a body or response at the full level: each media type's schema. */
+static void contents(text_ctx *c, const jt_node *content, unsigned ind)
 {
-    if (!jt_is(b, JT_OBJECT)) return;
-    put(c, "Request body (");
-    values(c, jt_get(b, "content_types"), " or ");
-    if (jt_get_bool(b, "required", false)) put(c, ", required");
-    put(c, ")");
-    const jt_node *s = jt_get(b, "schema");
-    if (s) {
-        put(c, ": ");
-        type_of(c, s, 0);
-    }
-    const char *d = jt_get_str(b, "description");
-    if (d && *d) putf(c, ". %s", d);
-    put(c, "\n");
-    if (s) fields(c, s, 2, 0);
-    const jt_node *content = jt_get(b, "content");
     for (uint32_t i = 0; jt_is(content, JT_OBJECT) && i < content->len; i++) {
-        put(c, "  as ");
-        put(c, content->u.members[i].key);
-        put(c, ":\n");
-        media_schema(c, jt_get(content->u.members[i].value, "schema"), 4);
+        detail_obj m;
+        obj_of(content->u.members[i].value, &m);
+        chunk_indent(&c->e, ind);
+        chunk_put(&c->e, "as ");
+        chunk_put(&c->e, content->u.members[i].key);
+        chunk_put(&c->e, ":\n");
+        media_schema(c, m.k[DK_SCHEMA], ind + 2);
     }
 }
 
-static void response(text_ctx *c, const jt_node *r)
+static void body(text_ctx *c, const jt_node *bn)
 {
-    if (!jt_is(r, JT_OBJECT)) return;
-    putf(c, "  %s", jt_get_str(r, "status") ? jt_get_str(r, "status") : "?");
-    const jt_node *s = jt_get(r, "schema");
+    if (!jt_is(bn, JT_OBJECT)) return;
+    detail_obj b;
+    obj_of(bn, &b);
+    chunk_put(&c->e, "Request body (");
+    values(c, b.k[DK_CONTENT_TYPES], " or ");
+    if (flag(&b, DK_REQUIRED)) chunk_put(&c->e, ", required");
+    chunk_put(&c->e, ")");
+    const jt_node *s = b.k[DK_SCHEMA];
     if (s) {
-        put(c, " (");
-        const char *ct = jt_get_str(r, "content_type");
-        if (ct) putf(c, "%s: ", ct);
+        chunk_put(&c->e, ": ");
         type_of(c, s, 0);
-        put(c, ")");
     }
-    const char *d = jt_get_str(r, "description");
-    if (d && *d) putf(c, ": %s", d);
-    put(c, "\n");
+    const char *d = str(&b, DK_DESCRIPTION);
+    if (d && *d) chunk_putf(&c->e, ". %s", d);
+    chunk_put(&c->e, "\n");
+    if (s) fields(c, s, 2, 0);
+    contents(c, b.k[DK_CONTENT], 2);
+}
+
+static void response(text_ctx *c, const jt_node *rn)
+{
+    if (!jt_is(rn, JT_OBJECT)) return;
+    detail_obj r;
+    obj_of(rn, &r);
+    chunk_putf(&c->e, "  %s", str_or_q(&r, DK_STATUS));
+    const jt_node *s = r.k[DK_SCHEMA];
+    if (s) {
+        chunk_put(&c->e, " (");
+        const char *ct = str(&r, DK_CONTENT_TYPE);
+        if (ct) chunk_putf(&c->e, "%s: ", ct);
+        type_of(c, s, 0);
+        chunk_put(&c->e, ")");
+    }
+    const char *d = str(&r, DK_DESCRIPTION);
+    if (d && *d) chunk_putf(&c->e, ": %s", d);
+    chunk_put(&c->e, "\n");
     if (s) fields(c, s, 4, 0);
-    const char *brief = jt_get_str(r, "x-apidex-brief");
-    if (brief) putf(c, "    (%s)\n", brief);
-    const jt_node *content = jt_get(r, "content");
-    for (uint32_t i = 0; jt_is(content, JT_OBJECT) && i < content->len; i++) {
-        put(c, "    as ");
-        put(c, content->u.members[i].key);
-        put(c, ":\n");
-        media_schema(c, jt_get(content->u.members[i].value, "schema"), 6);
-    }
-    const jt_node *h = jt_get(r, "headers");
+    const char *brief = str(&r, DK_BRIEF);
+    if (brief) chunk_putf(&c->e, "    (%s)\n", brief);
+    contents(c, r.k[DK_CONTENT], 4);
+    const jt_node *h = r.k[DK_HEADERS];
     if (jt_is(h, JT_OBJECT) && h->len) {
-        put(c, "    headers: ");
-        for (uint32_t i = 0; i < h->len; i++) putf(c, "%s%s", i ? ", " : "", h->u.members[i].key);
-        put(c, "\n");
+        chunk_put(&c->e, "    headers: ");
+        for (uint32_t i = 0; i < h->len; i++)
+            chunk_putf(&c->e, "%s%s", i ? ", " : "", h->u.members[i].key);
+        chunk_put(&c->e, "\n");
     }
 }
 
@@ -382,105 +506,109 @@ static void response(text_ctx *c, const jt_node *r)
 static void mcp_annotations(text_ctx *c, const jt_node *ann)
 {
     if (!jt_is(ann, JT_OBJECT) || !ann->len) return;
-    put(c, "Annotations: ");
+    chunk_put(&c->e, "Annotations: ");
     for (uint32_t i = 0; i < ann->len; i++) {
-        putf(c, "%s%s: ", i ? ", " : "", ann->u.members[i].key);
+        chunk_putf(&c->e, "%s%s: ", i ? ", " : "", ann->u.members[i].key);
         value(c, ann->u.members[i].value);
     }
-    put(c, "\n");
+    chunk_put(&c->e, "\n");
 }
 
-static void document(text_ctx *c, const jt_node *o)
+static void document(text_ctx *c, const detail_obj *o)
 {
-    const char *summary = jt_get_str(o, "summary");
-    const char *detail = jt_get_str(o, "detail");
+    const char *summary = str(o, DK_SUMMARY);
+    const char *detail = str(o, DK_DETAIL);
     /* an MCP tool, resource or prompt: its id, not a method and path that mean nothing */
-    const jt_node *mcp = jt_get(o, "mcp");
-    if (!jt_is(mcp, JT_OBJECT)) mcp = NULL;
-    if (mcp)
-        putf(c, "MCP %s %s", jt_get_str(mcp, "kind") ? jt_get_str(mcp, "kind") : "tool",
-             jt_get_str(o, "id"));
+    detail_obj mcp;
+    bool is_mcp = jt_is(o->k[DK_MCP], JT_OBJECT);
+    obj_of(is_mcp ? o->k[DK_MCP] : NULL, &mcp);
+    if (is_mcp)
+        chunk_putf(&c->e, "MCP %s %s", str(&mcp, DK_KIND) ? str(&mcp, DK_KIND) : "tool",
+                   str(o, DK_ID));
     else
-        putf(c, "%s %s", jt_get_str(o, "method"), jt_get_str(o, "url"));
+        chunk_putf(&c->e, "%s %s", str(o, DK_METHOD), str(o, DK_URL));
     bool one_line = detail && !strcmp(detail, "summary");
-    const char *what = summary && *summary ? summary
-                       : one_line          ? jt_get_str(o, "description")
-                                           : NULL;
-    if (what && *what) putf(c, " - %s", what);
-    if (mcp)
-        put(c, "\n");
+    const char *what = summary && *summary ? summary : one_line ? str(o, DK_DESCRIPTION) : NULL;
+    if (what && *what) chunk_putf(&c->e, " - %s", what);
+    if (is_mcp)
+        chunk_put(&c->e, "\n");
     else
-        putf(c, "  [%s]\n", jt_get_str(o, "id"));
+        chunk_putf(&c->e, "  [%s]\n", str(o, DK_ID));
     if (one_line) return;
-    putf(c, "%s: %s", mcp ? "Server" : "API", jt_get_str(o, "api"));
-    if (jt_get_str(o, "api_title")) putf(c, " (%s)", jt_get_str(o, "api_title"));
-    if (!mcp && jt_get_str(o, "operation_id"))
-        putf(c, "; operationId: %s", jt_get_str(o, "operation_id"));
-    const jt_node *tags = jt_get(o, "tags");
+    chunk_putf(&c->e, "%s: %s", is_mcp ? "Server" : "API", str(o, DK_API));
+    if (str(o, DK_API_TITLE)) chunk_putf(&c->e, " (%s)", str(o, DK_API_TITLE));
+    if (!is_mcp && str(o, DK_OPERATION_ID))
+        chunk_putf(&c->e, "; operationId: %s", str(o, DK_OPERATION_ID));
+    const jt_node *tags = o->k[DK_TAGS];
     if (jt_is(tags, JT_ARRAY) && tags->len) {
-        put(c, "; tags: ");
+        chunk_put(&c->e, "; tags: ");
         values(c, tags, ", ");
     }
-    if (jt_get_bool(o, "deprecated", false)) put(c, "; DEPRECATED");
-    put(c, "\n");
-    servers(c, jt_get(o, "servers"));
-    const char *d = jt_get_str(o, "description");
-    if (d && *d) putf(c, "%s\n", d);
-    const char *stored = jt_get_str(o, "content");
-    if (stored && *stored) putf(c, "%s\n", stored);
-    const char *note = jt_get_str(o, "note");
-    if (note) putf(c, "(%s)\n", note);
-    if (mcp)
-        mcp_annotations(c, jt_get(mcp, "annotations"));
+    if (flag(o, DK_DEPRECATED)) chunk_put(&c->e, "; DEPRECATED");
+    chunk_put(&c->e, "\n");
+    servers(c, o->k[DK_SERVERS]);
+    const char *d = str(o, DK_DESCRIPTION);
+    if (d && *d) chunk_putf(&c->e, "%s\n", d);
+    const char *stored = str(o, DK_CONTENT);
+    if (stored && *stored) chunk_putf(&c->e, "%s\n", stored);
+    const char *note = str(o, DK_NOTE);
+    if (note) chunk_putf(&c->e, "(%s)\n", note);
+    if (is_mcp)
+        mcp_annotations(c, mcp.k[DK_ANNOTATIONS]);
     else
-        auth(c, jt_get(o, "auth"));
-    params(c, jt_get(o, "parameters"), mcp != NULL);
-    body(c, jt_get(o, "request_body"));
-    const jt_node *in = jt_get(o, "inputs");
+        auth(c, o->k[DK_AUTH]);
+    params(c, o->k[DK_PARAMETERS], is_mcp);
+    body(c, o->k[DK_REQUEST_BODY]);
+    const jt_node *in = o->k[DK_INPUTS];
     if (jt_is(in, JT_ARRAY) && in->len) {
-        put(c, "Required inputs: ");
+        chunk_put(&c->e, "Required inputs: ");
         for (uint32_t i = 0; i < in->len; i++) {
-            putf(c, "%s%s", i ? ", " : "", jt_get_str(in->u.items[i], "name"));
-            if (!mcp) putf(c, " (%s)", jt_get_str(in->u.items[i], "in"));
+            detail_obj inp;
+            obj_of(in->u.items[i], &inp);
+            chunk_putf(&c->e, "%s%s", i ? ", " : "", str(&inp, DK_NAME));
+            if (!is_mcp) chunk_putf(&c->e, " (%s)", str(&inp, DK_IN));
         }
-        put(c, "\n");
+        chunk_put(&c->e, "\n");
     }
-    const jt_node *r = jt_get(o, "response");
+    const jt_node *r = o->k[DK_RESPONSE];
     if (jt_is(r, JT_OBJECT)) {
-        put(c, "Success response:\n");
+        chunk_put(&c->e, "Success response:\n");
         response(c, r);
     }
-    const jt_node *rs = jt_get(o, "responses");
+    const jt_node *rs = o->k[DK_RESPONSES];
     if (jt_is(rs, JT_ARRAY) && rs->len) {
-        put(c, "Responses:\n");
+        chunk_put(&c->e, "Responses:\n");
         for (uint32_t i = 0; i < rs->len; i++) response(c, rs->u.items[i]);
     }
-    const jt_node *pr = jt_get(o, "producers");
+    const jt_node *pr = o->k[DK_PRODUCERS];
     if (jt_is(pr, JT_ARRAY) && pr->len) {
-        put(c, "Where its inputs come from:\n");
-        for (uint32_t i = 0; i < pr->len; i++)
-            putf(c, "  - %s <- %s (%s)\n", jt_get_str(pr->u.items[i], "param"),
-                 jt_get_str(pr->u.items[i], "endpoint"), jt_get_str(pr->u.items[i], "producer"));
+        chunk_put(&c->e, "Where its inputs come from:\n");
+        for (uint32_t i = 0; i < pr->len; i++) {
+            detail_obj p;
+            obj_of(pr->u.items[i], &p);
+            chunk_putf(&c->e, "  - %s <- %s (%s)\n", str(&p, DK_PARAM), str(&p, DK_ENDPOINT),
+                       str(&p, DK_PRODUCER));
+        }
     }
-    const jt_node *sc = jt_get(o, "schemas");
+    const jt_node *sc = o->k[DK_SCHEMAS];
     if (jt_is(sc, JT_OBJECT) && sc->len) {
-        put(c, "Schemas:\n");
+        chunk_put(&c->e, "Schemas:\n");
         for (uint32_t i = 0; i < sc->len; i++) {
             const jt_node *s = sc->u.members[i].value;
-            putf(c, "  %s: ", ref_name(sc->u.members[i].key));
+            chunk_putf(&c->e, "  %s: ", ref_name(sc->u.members[i].key));
             type_of(c, s, 0);
             attrs(c, s, false);
             spec_schema_view v;
             spec_schema_view_node(s, &v);
             const char *sd = v.description;
-            if (sd && *sd) putf(c, ": %s", sd);
-            put(c, "\n");
+            if (sd && *sd) chunk_putf(&c->e, ": %s", sd);
+            chunk_put(&c->e, "\n");
             fields(c, s, 4, 0);
         }
     }
     if (detail && !strcmp(detail, "call"))
-        put(c, "(detail call: every parameter, body field and enum value is above; "
-               "--detail full adds all responses and the schemas as written)\n");
+        chunk_put(&c->e, "(detail call: every parameter, body field and enum value is above; "
+                         "--detail full adds all responses and the schemas as written)\n");
 }
 
 int chunk_detail_text(const char *json, size_t len, core_buf *out, apidex_error *err)
@@ -492,12 +620,14 @@ int chunk_detail_text(const char *json, size_t len, core_buf *out, apidex_error 
     jt_doc *doc = NULL;
     int rc = jt_doc_parse(copy, len, "detail", NULL, &doc, err);
     if (rc) return rc;
-    if (!jt_is(doc->root, JT_OBJECT) || !jt_get_str(doc->root, "method")) {
+    detail_obj o;
+    obj_of(doc->root, &o);
+    if (!jt_is(doc->root, JT_OBJECT) || !str(&o, DK_METHOD)) {
         jt_doc_free(doc);
         return core_error_set(err, APIDEX_EPARSE, "not an endpoint detail object");
     }
-    text_ctx c = {.out = out};
-    document(&c, doc->root);
+    text_ctx c = {.e = {.out = out}};
+    document(&c, &o);
     jt_doc_free(doc);
-    return c.rc ? core_error_set(err, c.rc, "out of memory") : 0;
+    return c.e.rc ? core_error_set(err, c.e.rc, "out of memory") : 0;
 }

@@ -19,4 +19,30 @@ const spec_response *chunk_success_response(const spec_operation *op);
 /** Appends identifier words: "movie_id" -> "movie id", "topRated" -> "top rated". */
 int chunk_ident_words(const char *s, size_t n, core_buf *out);
 
+/* ---------------------------------------------------------------- the emitter (chunk_emit.c) */
+
+/**
+ * A writer into out that keeps the first failure: once rc is set (APIDEX_ENOMEM by a write,
+ * or any code the renderer sets itself) nothing more is written, so a renderer writes on and
+ * returns rc once. Plain data: out is the caller's.
+ */
+typedef struct chunk_emit {
+    core_buf *out;
+    int rc;
+} chunk_emit;
+/** Appends s (NULL: nothing). */
+void chunk_put(chunk_emit *e, const char *s);
+/** Appends n bytes of s. */
+void chunk_putn(chunk_emit *e, const char *s, size_t n);
+/** Appends the printf-formatted text. */
+void chunk_putf(chunk_emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** Appends n spaces. */
+void chunk_indent(chunk_emit *e, unsigned n);
+/** Appends s as a JSON string; NULL as null. */
+void chunk_put_json_str(chunk_emit *e, const char *s);
+/** Appends n bytes of s as a JSON string. */
+void chunk_put_json_strn(chunk_emit *e, const char *s, size_t n);
+/** Appends the node as compact JSON. */
+void chunk_put_json(chunk_emit *e, const jt_node *n);
+
 #endif /* APIDEX_CHUNK_INT_H */

@@ -27,7 +27,7 @@ typedef struct render_ctx {
     const spec_api *api;
     const chunk_render_options *opt;
     unsigned depth;
-    core_buf *out;
+    chunk_emit e; /* where the rendering goes, and its first failure */
     size_t start; /* out->len when the rendering began */
     bool cut;     /* MAX_RENDER reached */
     chunk_refs *refs;
@@ -37,7 +37,6 @@ typedef struct render_ctx {
     bool readonly_top;       /* list only read-only top-level fields (response = request body) */
     long seen[64];           /* (schema index, mode) pairs already expanded in this rendering */
     unsigned n_seen;
-    int rc;
 } render_ctx;
 
 /* A request body omits read-only fields and a response write-only ones (what the
@@ -62,7 +61,7 @@ static void refs_add(render_ctx *c, long idx)
         size_t cap = r->cap ? r->cap * 2 : 8;
         size_t *p = realloc(r->idx, cap * sizeof *p);
         if (!p) {
-            c->rc = APIDEX_ENOMEM;
+            c->e.rc = APIDEX_ENOMEM;
             return;
         }
         r->idx = p;
@@ -71,36 +70,11 @@ static void refs_add(render_ctx *c, long idx)
     r->idx[r->n++] = (size_t)idx;
 }
 
-static void put(render_ctx *c, const char *s)
-{
-    if (!c->rc && core_buf_puts(c->out, s)) c->rc = APIDEX_ENOMEM;
-}
-
-static void putn(render_ctx *c, const char *s, size_t n)
-{
-    if (!c->rc && core_buf_append(c->out, s, n)) c->rc = APIDEX_ENOMEM;
-}
-
-static void putf(render_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(render_ctx *c, const char *fmt, ...)
-{
-    if (c->rc) return;
-    va_list ap;
-    va_start(ap, fmt);
-    if (core_buf_vprintf(c->out, fmt, ap)) c->rc = APIDEX_ENOMEM;
-    va_end(ap);
-}
-
-static void indent(render_ctx *c, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++) put(c, " ");
-}
-
 static bool over_budget(render_ctx *c)
 {
-    if (!c->cut && c->out->len - c->start > MAX_RENDER) {
+    if (!c->cut && c->e.out->len - c->start > MAX_RENDER) {
         c->cut = true;
-        put(c, "... (rendering cut at 64 KiB)\n");
+        chunk_put(&c->e, "... (rendering cut at 64 KiB)\n");
     }
     return c->cut;
 }
@@ -161,7 +135,7 @@ int chunk_clean_text(const prep_options *prep, const char *s, size_t max, core_b
 
 static void put_text(render_ctx *c, const char *s, size_t max)
 {
-    if (!c->rc) c->rc = chunk_clean_text(&c->opt->prep, s, max, c->out, c->opt->report);
+    if (!c->e.rc) c->e.rc = chunk_clean_text(&c->opt->prep, s, max, c->e.out, c->opt->report);
 }
 
 static void put_scalar(render_ctx *c, const jt_node *v, size_t max)
@@ -169,16 +143,16 @@ static void put_scalar(render_ctx *c, const jt_node *v, size_t max)
     if (!v) return;
     switch ((jt_type)v->type) {
     case JT_NULL:
-        put(c, "null");
+        chunk_put(&c->e, "null");
         break;
     case JT_BOOL:
-        put(c, v->boolean ? "true" : "false");
+        chunk_put(&c->e, v->boolean ? "true" : "false");
         break;
     case JT_INT:
-        putf(c, "%lld", (long long)v->u.i);
+        chunk_putf(&c->e, "%lld", (long long)v->u.i);
         break;
     case JT_REAL:
-        if (isfinite(v->u.d)) putf(c, "%g", v->u.d);
+        if (isfinite(v->u.d)) chunk_putf(&c->e, "%g", v->u.d);
         break;
     case JT_STRING: {
         size_t n = v->len;
@@ -186,15 +160,15 @@ static void put_scalar(render_ctx *c, const jt_node *v, size_t max)
         size_t k = 0;
         while (k < n && k < max && s[k] != '\n') k++;
         while (k < n && k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80) k--;
-        putn(c, s, k);
-        if (k < n) put(c, "...");
+        chunk_putn(&c->e, s, k);
+        if (k < n) chunk_put(&c->e, "...");
         break;
     }
     case JT_ARRAY:
-        put(c, "[...]");
+        chunk_put(&c->e, "[...]");
         break;
     case JT_OBJECT:
-        put(c, "{...}");
+        chunk_put(&c->e, "{...}");
         break;
     }
 }
@@ -230,7 +204,7 @@ static void type_core(render_ctx *c, const spec_schema_view *v, unsigned lvl)
     const jt_node *n = v->loc.node;
     const char *name = schema_name(c, v->index);
     if (!n) {
-        put(c, name ? name : "any");
+        chunk_put(&c->e, name ? name : "any");
         return;
     }
     const jt_node *t = v->kw[SPEC_KW_TYPE];
@@ -239,64 +213,64 @@ static void type_core(render_ctx *c, const spec_schema_view *v, unsigned lvl)
     const jt_node *alt = alternatives(v, &kind);
     if (jt_is(t, JT_ARRAY)) {
         for (uint32_t i = 0; i < t->len; i++) {
-            if (i) put(c, "|");
-            put(c, jt_str(t->u.items[i]) ? jt_str(t->u.items[i]) : "?");
+            if (i) chunk_put(&c->e, "|");
+            chunk_put(&c->e, jt_str(t->u.items[i]) ? jt_str(t->u.items[i]) : "?");
         }
         ts = NULL;
         for (uint32_t i = 0; i < t->len && !ts; i++)
             if (jt_str(t->u.items[i]) && strcmp(jt_str(t->u.items[i]), "null"))
                 ts = jt_str(t->u.items[i]);
         if (ts && !strcmp(ts, "array") && lvl < TYPE_DEPTH) {
-            put(c, " of ");
+            chunk_put(&c->e, " of ");
             type_str(c, spec_schema_view_at(v, v->kw[SPEC_KW_ITEMS]), lvl + 1);
         }
         return;
     }
     if (spec_schema_view_is_array(v)) {
-        put(c, "array");
+        chunk_put(&c->e, "array");
         const jt_node *items = v->kw[SPEC_KW_ITEMS];
         if (items && lvl < TYPE_DEPTH) {
-            put(c, " of ");
+            chunk_put(&c->e, " of ");
             type_str(c, spec_schema_view_at(v, items), lvl + 1);
         }
         return;
     }
     if (name) {
-        put(c, name);
+        chunk_put(&c->e, name);
         return;
     }
     if (ts) {
-        put(c, ts);
+        chunk_put(&c->e, ts);
         const jt_node *ap = v->kw[SPEC_KW_ADDITIONAL_PROPERTIES];
         if (!strcmp(ts, "object") && !spec_schema_view_has_properties(v) && jt_is(ap, JT_OBJECT) &&
             lvl < TYPE_DEPTH) {
-            put(c, " (map of ");
+            chunk_put(&c->e, " (map of ");
             type_str(c, spec_schema_view_at(v, ap), lvl + 1);
-            put(c, ")");
+            chunk_put(&c->e, ")");
         }
         return;
     }
     if (alt && lvl < TYPE_DEPTH) {
-        putf(c, "%s ", kind);
+        chunk_putf(&c->e, "%s ", kind);
         for (uint32_t i = 0; i < alt->len && i < 6; i++) {
-            if (i) put(c, " | ");
+            if (i) chunk_put(&c->e, " | ");
             type_str(c, spec_schema_view_at(v, alt->u.items[i]), lvl + 1);
         }
-        if (alt->len > 6) putf(c, " | ... (%u options)", alt->len);
+        if (alt->len > 6) chunk_putf(&c->e, " | ... (%u options)", alt->len);
         return;
     }
     if (spec_schema_view_has_properties(v))
-        put(c, "object");
+        chunk_put(&c->e, "object");
     else if (v->kw[SPEC_KW_ENUM])
-        put(c, "enum");
+        chunk_put(&c->e, "enum");
     else
-        put(c, "any");
+        chunk_put(&c->e, "any");
 }
 
 static void type_str(render_ctx *c, spec_loc loc, unsigned lvl)
 {
     if (!loc.node) {
-        put(c, "any");
+        chunk_put(&c->e, "any");
         return;
     }
     spec_schema_view v;
@@ -308,27 +282,27 @@ static void type_str(render_ctx *c, spec_loc loc, unsigned lvl)
 static void attrs(render_ctx *c, const spec_schema_view *v, bool required, bool deprecated)
 {
     if (!v->loc.node) {
-        if (required) put(c, ", required");
+        if (required) chunk_put(&c->e, ", required");
         return;
     }
-    if (v->format) putf(c, " (%s)", v->format);
-    if (required) put(c, ", required");
-    if (v->nullable) put(c, ", nullable");
-    if (deprecated || v->deprecated) put(c, ", deprecated");
-    if (v->read_only) put(c, ", read-only");
-    if (v->write_only) put(c, ", write-only");
+    if (v->format) chunk_putf(&c->e, " (%s)", v->format);
+    if (required) chunk_put(&c->e, ", required");
+    if (v->nullable) chunk_put(&c->e, ", nullable");
+    if (deprecated || v->deprecated) chunk_put(&c->e, ", deprecated");
+    if (v->read_only) chunk_put(&c->e, ", read-only");
+    if (v->write_only) chunk_put(&c->e, ", write-only");
     const jt_node *e = spec_schema_view_enum(v);
     if (jt_is(e, JT_ARRAY) && e->len) {
-        put(c, ", enum: ");
+        chunk_put(&c->e, ", enum: ");
         for (uint32_t i = 0; i < e->len && i < MAX_ENUM; i++) {
-            if (i) put(c, "|");
+            if (i) chunk_put(&c->e, "|");
             put_scalar(c, e->u.items[i], 40);
         }
-        if (e->len > MAX_ENUM) putf(c, "|... (%u values)", e->len);
+        if (e->len > MAX_ENUM) chunk_putf(&c->e, "|... (%u values)", e->len);
     }
     const jt_node *d = v->kw[SPEC_KW_DEFAULT];
     if (d && d->type != JT_OBJECT && d->type != JT_ARRAY) {
-        put(c, ", default: ");
+        chunk_put(&c->e, ", default: ");
         put_scalar(c, d, 40);
     }
     static const struct {
@@ -341,12 +315,12 @@ static void attrs(render_ctx *c, const spec_schema_view *v, bool required, bool 
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
         const jt_node *k = v->kw[nums[i].kw];
         if (!k || (k->type != JT_INT && k->type != JT_REAL)) continue;
-        putf(c, ", %s%s", nums[i].label, nums[i].label[1] == ' ' ? "" : ": ");
+        chunk_putf(&c->e, ", %s%s", nums[i].label, nums[i].label[1] == ' ' ? "" : ": ");
         put_scalar(c, k, 40);
     }
     const jt_node *pat = v->kw[SPEC_KW_PATTERN];
     if (jt_str(pat)) {
-        put(c, ", pattern: ");
+        chunk_put(&c->e, ", pattern: ");
         put_scalar(c, pat, 60);
     }
 }
@@ -359,7 +333,7 @@ static void render_props(render_ctx *c, const spec_schema_view *v, unsigned ind,
 static void render_nested(render_ctx *c, spec_loc loc, unsigned ind, unsigned depth_left,
                           unsigned hops)
 {
-    if (!loc.node || c->rc || over_budget(c)) return;
+    if (!loc.node || c->e.rc || over_budget(c)) return;
     spec_schema_view r;
     resolve(c, loc, &r);
     if (!r.loc.node) return;
@@ -378,28 +352,28 @@ static void render_nested(render_ctx *c, spec_loc loc, unsigned ind, unsigned de
     /* Past the depth the field line's type names the schema; nothing more. */
     if (depth_left == 0) return;
     if (spec_schema_guard_has(&c->guard, r.index)) {
-        indent(c, ind);
-        putf(c, "(circular: %s, see above)\n", schema_name(c, r.index));
+        chunk_indent(&c->e, ind);
+        chunk_putf(&c->e, "(circular: %s, see above)\n", schema_name(c, r.index));
         return;
     }
     /* A schema listed once is not listed again (Spotify's ImageObject, addresses). */
     long key = r.index >= 0 ? r.index * 4 + c->mode : -1;
     for (unsigned i = 0; key >= 0 && i < c->n_seen; i++)
         if (c->seen[i] == key) {
-            indent(c, ind);
-            putf(c, "(fields of %s as above)\n", schema_name(c, r.index));
+            chunk_indent(&c->e, ind);
+            chunk_putf(&c->e, "(fields of %s as above)\n", schema_name(c, r.index));
             return;
         }
     if (key >= 0 && c->n_seen < sizeof c->seen / sizeof c->seen[0]) c->seen[c->n_seen++] = key;
     if (!spec_schema_guard_push(&c->guard, r.index)) return;
     if (object) render_props(c, &r, ind, depth_left - 1);
     if (alt && !object) {
-        for (uint32_t i = 0; i < alt->len && i < 6 && !c->rc; i++) {
+        for (uint32_t i = 0; i < alt->len && i < 6 && !c->e.rc; i++) {
             spec_loc al = spec_schema_view_at(&r, alt->u.items[i]);
-            indent(c, ind);
-            putf(c, "- %s option %u: ", kind, i + 1);
+            chunk_indent(&c->e, ind);
+            chunk_putf(&c->e, "- %s option %u: ", kind, i + 1);
             type_str(c, al, 0);
-            put(c, "\n");
+            chunk_put(&c->e, "\n");
             render_nested(c, al, ind + 2, depth_left - 1, hops);
         }
     }
@@ -411,11 +385,11 @@ static void field_line_end(render_ctx *c, const spec_schema_view *v, const char 
     const char *name = schema_name(c, v->index);
     bool see = name && c->opt->has_chunk && c->opt->has_chunk[v->index];
     if (desc && *desc) {
-        put(c, ": ");
+        chunk_put(&c->e, ": ");
         put_text(c, desc, max);
     }
-    if (see) putf(c, " [schema %s:%s]", c->api->id, name);
-    put(c, "\n");
+    if (see) chunk_putf(&c->e, " [schema %s:%s]", c->api->id, name);
+    chunk_put(&c->e, "\n");
 }
 
 static void render_props(render_ctx *c, const spec_schema_view *v, unsigned ind,
@@ -423,11 +397,11 @@ static void render_props(render_ctx *c, const spec_schema_view *v, unsigned ind,
 {
     const jt_node *props = v->kw[SPEC_KW_PROPERTIES];
     if (!jt_is(props, JT_OBJECT)) return;
-    for (uint32_t i = 0; i < props->len && !c->rc; i++) {
+    for (uint32_t i = 0; i < props->len && !c->e.rc; i++) {
         if (over_budget(c)) return;
         if (i == MAX_PROPS) {
-            indent(c, ind);
-            putf(c, "- ... (%u more properties)\n", props->len - MAX_PROPS);
+            chunk_indent(&c->e, ind);
+            chunk_putf(&c->e, "- ... (%u more properties)\n", props->len - MAX_PROPS);
             return;
         }
         const jt_member *m = &props->u.members[i];
@@ -439,10 +413,10 @@ static void render_props(render_ctx *c, const spec_schema_view *v, unsigned ind,
         if ((c->mode == MODE_REQUEST && ro) || (c->mode == MODE_RESPONSE && wo) ||
             (c->readonly_top && c->guard.n == 1 && !ro))
             continue;
-        indent(c, ind);
-        put(c, "- ");
-        putn(c, m->key, m->key_len);
-        put(c, ": ");
+        chunk_indent(&c->e, ind);
+        chunk_put(&c->e, "- ");
+        chunk_putn(&c->e, m->key, m->key_len);
+        chunk_put(&c->e, ": ");
         type_core(c, &pr, 0);
         attrs(c, &pr, spec_schema_view_requires(v, m->key, m->key_len), false);
         /* A description next to a $ref (3.1) wins over the target's. */
@@ -455,10 +429,10 @@ static void render_props(render_ctx *c, const spec_schema_view *v, unsigned ind,
     }
     const jt_node *ap = v->kw[SPEC_KW_ADDITIONAL_PROPERTIES];
     if (jt_is(ap, JT_OBJECT) && spec_schema_view_has_properties(v)) {
-        indent(c, ind);
-        put(c, "- (other keys): ");
+        chunk_indent(&c->e, ind);
+        chunk_put(&c->e, "- (other keys): ");
         type_str(c, spec_schema_view_at(v, ap), 0);
-        put(c, "\n");
+        chunk_put(&c->e, "\n");
     }
 }
 
@@ -476,52 +450,40 @@ static void ctx_init(render_ctx *c, const spec_api *api, const chunk_render_opti
     c->opt = opt ? opt : dflt;
     c->depth = c->opt->depth ? c->opt->depth : 2;
     if (c->depth > CHUNK_MAX_DEPTH) c->depth = CHUNK_MAX_DEPTH;
-    c->out = out;
+    c->e.out = out;
     c->start = out->len;
     c->refs = refs;
     spec_schema_guard_init(&c->guard, CHUNK_MAX_DEPTH + 4);
     c->arena = core_arena_new(0);
-    if (!c->arena) c->rc = APIDEX_ENOMEM;
+    if (!c->arena) c->e.rc = APIDEX_ENOMEM;
 }
 
 /* ---------------------------------------------------------------- operations */
 
-static const jt_node *security_schemes(const spec_api *api)
-{
-    const jt_node *root = api->root.node;
-    const jt_node *s = jt_get(jt_get(root, "components"), "securitySchemes");
-    if (!s) s = jt_get(root, "securityDefinitions");
-    return jt_is(s, JT_OBJECT) ? s : NULL;
-}
-
 static void render_scheme(render_ctx *c, const char *name, size_t name_len, const jt_node *scopes)
 {
-    putn(c, name, name_len);
-    const jt_node *all = security_schemes(c->api);
-    const jt_node *sn = all ? jt_getn(all, name, name_len) : NULL;
-    spec_loc d = {sn, c->api->root.doc};
-    if (sn && spec_deref(c->api, d, &d) == 0) sn = d.node;
-    const char *type = jt_get_str(sn, "type");
+    chunk_putn(&c->e, name, name_len);
+    spec_security_scheme sc;
+    spec_security_scheme_find(c->api, name, name_len, &sc);
+    const char *type = sc.type;
     bool scoped = jt_is(scopes, JT_ARRAY) && scopes->len;
     if (!type && !scoped) return;
-    put(c, " (");
-    if (type) put(c, type);
+    chunk_put(&c->e, " (");
+    if (type) chunk_put(&c->e, type);
     if (type && !strcmp(type, "apiKey")) {
-        const char *in = jt_get_str(sn, "in"), *pn = jt_get_str(sn, "name");
-        if (in && pn) putf(c, " in %s \"%s\"", in, pn);
+        if (sc.in && sc.param) chunk_putf(&c->e, " in %s \"%s\"", sc.in, sc.param);
     } else if (type && !strcmp(type, "http")) {
-        const char *scheme = jt_get_str(sn, "scheme");
-        if (scheme) putf(c, " %s", scheme);
+        if (sc.scheme) chunk_putf(&c->e, " %s", sc.scheme);
     }
     if (scoped) {
-        put(c, type ? ", scopes: " : "scopes: ");
+        chunk_put(&c->e, type ? ", scopes: " : "scopes: ");
         for (uint32_t i = 0; i < scopes->len && i < 10; i++) {
-            if (i) put(c, " ");
+            if (i) chunk_put(&c->e, " ");
             put_scalar(c, scopes->u.items[i], 80);
         }
-        if (scopes->len > 10) putf(c, " ... (%u scopes)", scopes->len);
+        if (scopes->len > 10) chunk_putf(&c->e, " ... (%u scopes)", scopes->len);
     }
-    put(c, ")");
+    chunk_put(&c->e, ")");
 }
 
 /* A part of the operation a structural filter leaves out of the rendering. */
@@ -534,22 +496,22 @@ static void render_auth(render_ctx *c, const spec_operation *op)
 {
     const jt_node *sec = op->security.node;
     if (!jt_is(sec, JT_ARRAY)) return;
-    put(c, "Auth: ");
-    if (!sec->len) put(c, "none");
+    chunk_put(&c->e, "Auth: ");
+    if (!sec->len) chunk_put(&c->e, "none");
     for (uint32_t i = 0; i < sec->len && i < 8; i++) {
         const jt_node *req = sec->u.items[i];
-        if (i) put(c, " or ");
+        if (i) chunk_put(&c->e, " or ");
         if (!jt_is(req, JT_OBJECT) || !req->len) {
-            put(c, "none");
+            chunk_put(&c->e, "none");
             continue;
         }
         for (uint32_t j = 0; j < req->len; j++) {
-            if (j) put(c, " + ");
+            if (j) chunk_put(&c->e, " + ");
             render_scheme(c, req->u.members[j].key, req->u.members[j].key_len,
                           req->u.members[j].value);
         }
     }
-    put(c, "\n");
+    chunk_put(&c->e, "\n");
 }
 
 static bool is_json_media(const char *t)
@@ -583,25 +545,25 @@ const spec_response *chunk_success_response(const spec_operation *op)
 static void render_params(render_ctx *c, const spec_operation *op)
 {
     if (!op->n_params) return;
-    put(c, "Parameters:\n");
-    for (size_t i = 0; i < op->n_params && !c->rc; i++) {
+    chunk_put(&c->e, "Parameters:\n");
+    for (size_t i = 0; i < op->n_params && !c->e.rc; i++) {
         const spec_param *p = &op->params[i];
         if (over_budget(c)) return;
         spec_schema_view r;
         resolve(c, p->schema, &r);
-        putf(c, "  - %s (%s, ", p->name ? p->name : "?", p->in ? p->in : "?");
+        chunk_putf(&c->e, "  - %s (%s, ", p->name ? p->name : "?", p->in ? p->in : "?");
         type_core(c, &r, 0);
         attrs(c, &r, p->required, p->deprecated);
         if (!(c->opt->prep.filters & PREP_EXAMPLES)) {
             /* the parameter object's example, else its schema's */
-            const jt_node *ex = jt_get(p->node.node, spec_schema_kw_name(SPEC_KW_EXAMPLE));
+            const jt_node *ex = spec_param_serialization(p).example;
             if (!ex) ex = r.kw[SPEC_KW_EXAMPLE];
             if (ex && ex->type != JT_OBJECT && ex->type != JT_ARRAY) {
-                put(c, ", example: ");
+                chunk_put(&c->e, ", example: ");
                 put_scalar(c, ex, 60);
             }
         }
-        put(c, ")");
+        chunk_put(&c->e, ")");
         const char *desc = p->description ? p->description : r.description;
         field_line_end(c, &r, desc, DESC_FIELD);
         if (r.index >= 0) refs_add(c, r.index);
@@ -618,23 +580,23 @@ static void render_body(render_ctx *c, const spec_operation *op)
         return;
     }
     const spec_media *m = chunk_pick_media(b->media, b->n_media);
-    put(c, "Request body (");
-    put(c, m && m->type ? m->type : "unspecified");
-    if (b->n_media > 1) putf(c, " or %zu other types", b->n_media - 1);
-    if (b->required) put(c, ", required");
-    put(c, ")");
+    chunk_put(&c->e, "Request body (");
+    chunk_put(&c->e, m && m->type ? m->type : "unspecified");
+    if (b->n_media > 1) chunk_putf(&c->e, " or %zu other types", b->n_media - 1);
+    if (b->required) chunk_put(&c->e, ", required");
+    chunk_put(&c->e, ")");
     if (m && m->schema.node) {
-        put(c, ": ");
+        chunk_put(&c->e, ": ");
         spec_schema_view r;
         resolve(c, m->schema, &r);
         type_core(c, &r, 0);
         if (r.index >= 0) refs_add(c, r.index);
     }
     if (b->description && *b->description) {
-        put(c, ". ");
+        chunk_put(&c->e, ". ");
         put_text(c, b->description, DESC_RESPONSE);
     }
-    put(c, "\n");
+    chunk_put(&c->e, "\n");
     c->mode = MODE_REQUEST;
     if (m && m->schema.node) render_schema_fields(c, m->schema, 2);
     c->mode = MODE_ALL;
@@ -648,21 +610,21 @@ static void render_headers(render_ctx *c, const spec_response *r)
         hidden(c, PREP_HEADERS);
         return;
     }
-    put(c, "    headers: ");
+    chunk_put(&c->e, "    headers: ");
     for (uint32_t i = 0; i < h->len && i < 12; i++) {
-        if (i) put(c, ", ");
-        putn(c, h->u.members[i].key, h->u.members[i].key_len);
+        if (i) chunk_put(&c->e, ", ");
+        chunk_putn(&c->e, h->u.members[i].key, h->u.members[i].key_len);
     }
-    if (h->len > 12) putf(c, ", ... (%u headers)", h->len);
-    put(c, "\n");
+    if (h->len > 12) chunk_putf(&c->e, ", ... (%u headers)", h->len);
+    chunk_put(&c->e, "\n");
 }
 
 static void render_responses(render_ctx *c, const spec_operation *op)
 {
     if (!op->n_responses) return;
     const spec_response *ok = chunk_success_response(op);
-    put(c, "Responses:\n");
-    for (size_t i = 0; i < op->n_responses && !c->rc; i++) {
+    chunk_put(&c->e, "Responses:\n");
+    for (size_t i = 0; i < op->n_responses && !c->e.rc; i++) {
         const spec_response *r = &op->responses[i];
         const char *st = r->status ? r->status : "?";
         if ((c->opt->prep.filters & PREP_ERRORS) && (st[0] == '4' || st[0] == '5') &&
@@ -672,23 +634,23 @@ static void render_responses(render_ctx *c, const spec_operation *op)
         }
         if (over_budget(c)) return;
         const spec_media *m = chunk_pick_media(r->media, r->n_media);
-        putf(c, "  %s", st);
+        chunk_putf(&c->e, "  %s", st);
         spec_schema_view rr;
         spec_schema_view_node(NULL, &rr);
         if (m && m->schema.node) resolve(c, m->schema, &rr);
         /* Other responses name their schema only when it has a name ("Error"). */
         if (rr.loc.node && (r == ok || rr.index >= 0)) {
-            put(c, " (");
-            if (m->type && !is_json_media(m->type)) putf(c, "%s, ", m->type);
+            chunk_put(&c->e, " (");
+            if (m->type && !is_json_media(m->type)) chunk_putf(&c->e, "%s, ", m->type);
             type_core(c, &rr, 0);
             if (r == ok && rr.index >= 0) refs_add(c, rr.index);
-            put(c, ")");
+            chunk_put(&c->e, ")");
         }
         if (r->description && *r->description) {
-            put(c, ": ");
+            chunk_put(&c->e, ": ");
             put_text(c, r->description, DESC_RESPONSE);
         }
-        put(c, "\n");
+        chunk_put(&c->e, "\n");
         if (r == ok) {
             render_headers(c, r);
             /* The same schema as the request body: only what the body did not list. */
@@ -699,7 +661,7 @@ static void render_responses(render_ctx *c, const spec_operation *op)
             }
             c->mode = MODE_RESPONSE;
             if (rr.index >= 0 && rr.index == body) {
-                put(c, "    - (the request body's fields, and the read-only ones:)\n");
+                chunk_put(&c->e, "    - (the request body's fields, and the read-only ones:)\n");
                 c->readonly_top = true;
             }
             if (m && m->schema.node) render_schema_fields(c, m->schema, 4);
@@ -716,47 +678,49 @@ int chunk_render_operation(const spec_api *api, const spec_operation *op,
 {
     render_ctx c;
     ctx_init(&c, api, opt, &default_render, out, refs);
-    putf(&c, "%s %s", op->method, op->path);
+    chunk_putf(&c.e, "%s %s", op->method, op->path);
     if (op->summary && *op->summary) {
-        put(&c, " - ");
+        chunk_put(&c.e, " - ");
         put_text(&c, op->summary, DESC_FIELD);
     }
-    put(&c, "\n");
-    putf(&c, "API: %s", api->id);
+    chunk_put(&c.e, "\n");
+    chunk_putf(&c.e, "API: %s", api->id);
     if (api->title) {
-        put(&c, " (");
+        chunk_put(&c.e, " (");
         put_text(&c, api->title, 120);
-        if (api->version) putf(&c, " %s", api->version);
-        put(&c, ")");
+        if (api->version) chunk_putf(&c.e, " %s", api->version);
+        chunk_put(&c.e, ")");
     }
-    if (api->n_servers && api->servers[0].url) putf(&c, "; server: %s", api->servers[0].url);
-    put(&c, "\n");
+    if (api->n_servers && api->servers[0].url)
+        chunk_putf(&c.e, "; server: %s", api->servers[0].url);
+    chunk_put(&c.e, "\n");
     bool line = false;
     if (op->operation_id) {
-        putf(&c, "operationId: %s", op->operation_id);
+        chunk_putf(&c.e, "operationId: %s", op->operation_id);
         line = true;
     }
     if (op->n_tags) {
-        put(&c, line ? "; tags: " : "tags: ");
-        for (size_t i = 0; i < op->n_tags; i++) putf(&c, "%s%s", i ? ", " : "", op->tags[i]);
+        chunk_put(&c.e, line ? "; tags: " : "tags: ");
+        for (size_t i = 0; i < op->n_tags; i++)
+            chunk_putf(&c.e, "%s%s", i ? ", " : "", op->tags[i]);
         line = true;
     }
     if (op->deprecated) {
-        put(&c, line ? "; deprecated" : "deprecated");
+        chunk_put(&c.e, line ? "; deprecated" : "deprecated");
         line = true;
     }
-    if (line) put(&c, "\n");
+    if (line) chunk_put(&c.e, "\n");
     if (op->description && *op->description) {
         size_t before = out->len;
         put_text(&c, op->description, DESC_OP);
-        if (out->len > before) put(&c, "\n");
+        if (out->len > before) chunk_put(&c.e, "\n");
     }
     render_auth(&c, op);
     render_params(&c, op);
     render_body(&c, op);
     render_responses(&c, op);
     core_arena_free(c.arena);
-    return c.rc;
+    return c.e.rc;
 }
 
 int chunk_render_schema(const spec_api *api, size_t index, const chunk_render_options *opt,
@@ -768,17 +732,17 @@ int chunk_render_schema(const spec_api *api, size_t index, const chunk_render_op
     ctx_init(&c, api, opt, &default_render, out, refs);
     spec_schema_view r;
     resolve(&c, s->node, &r);
-    putf(&c, "Schema %s (API %s): ", s->name, api->id);
+    chunk_putf(&c.e, "Schema %s (API %s): ", s->name, api->id);
     /* The schema's own kind, not its name: "object", "array of Pet", ... */
     spec_schema_view bare = r;
     bare.index = -1;
     type_core(&c, &bare, 0);
     attrs(&c, &r, false, false);
-    put(&c, "\n");
+    chunk_put(&c.e, "\n");
     const char *desc = r.description;
     if (desc && *desc) {
         put_text(&c, desc, DESC_OP);
-        put(&c, "\n");
+        chunk_put(&c.e, "\n");
     }
     /* Expand its own fields one level deeper than an inlined use would. */
     spec_schema_guard_push(&c.guard, (long)index);
@@ -789,14 +753,14 @@ int chunk_render_schema(const spec_api *api, size_t index, const chunk_render_op
     } else {
         const char *kind;
         const jt_node *alt = alternatives(&r, &kind);
-        for (uint32_t i = 0; alt && i < alt->len && i < 6 && !c.rc; i++) {
+        for (uint32_t i = 0; alt && i < alt->len && i < 6 && !c.e.rc; i++) {
             spec_loc al = spec_schema_view_at(&r, alt->u.items[i]);
-            putf(&c, "  - %s option %u: ", kind, i + 1);
+            chunk_putf(&c.e, "  - %s option %u: ", kind, i + 1);
             type_str(&c, al, 0);
-            put(&c, "\n");
+            chunk_put(&c.e, "\n");
             render_nested(&c, al, 4, c.depth - 1, 0);
         }
     }
     core_arena_free(c.arena);
-    return c.rc;
+    return c.e.rc;
 }

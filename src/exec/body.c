@@ -23,12 +23,6 @@ bool exec_media_is_json(const char *type)
     return (n >= 4 && !strncasecmp(type + n - 4, "json", 4)) || !strncasecmp(type, "*/*", 3);
 }
 
-/* The encoding object of field name in media (OAS 3), or NULL. */
-static const jt_node *field_encoding(const spec_media *media, const char *name)
-{
-    return jt_get(jt_get(media->node.node, "encoding"), name);
-}
-
 static int form_encode(const spec_media *media, json_object *v, exec_request *r, apidex_error *err)
 {
     core_buf b;
@@ -36,11 +30,10 @@ static int form_encode(const spec_media *media, json_object *v, exec_request *r,
     int rc = 0;
     json_object_object_foreach(v, k, x)
     {
-        const jt_node *enc = field_encoding(media, k);
-        exec_style st = {.style = jt_get_str(enc, "style"), .explode = true};
-        if (!st.style) st.style = "form";
-        st.explode = jt_get_bool(enc, "explode", !strcmp(st.style, "form"));
-        st.allow_reserved = jt_get_bool(enc, "allowReserved", false);
+        spec_serialization enc = spec_media_field_encoding(media, k);
+        exec_style st = {.style = enc.style ? enc.style : "form"};
+        st.explode = enc.explode >= 0 ? enc.explode : !strcmp(st.style, "form");
+        st.allow_reserved = enc.allow_reserved;
         if (b.len && core_buf_putc(&b, '&')) rc = APIDEX_ENOMEM;
         if (!rc) rc = exec_param_write(k, "query", st, x, &b, err);
         if (rc) break;
@@ -57,13 +50,15 @@ static int form_encode(const spec_media *media, json_object *v, exec_request *r,
 /* Whether field k of the body schema is a file (format binary or base64). */
 static bool is_file_field(const spec_api *api, const spec_media *media, const char *k)
 {
-    spec_loc s = {0};
-    if (spec_deref(api, media->schema, &s) || !s.node) return false;
-    spec_loc prop = {jt_get(jt_get(s.node, "properties"), k), s.doc}, t;
-    if (!prop.node || spec_deref(api, prop, &t) || !t.node) return false;
-    const jt_node *n = t.node;
-    if (jt_is(jt_get(n, "items"), JT_OBJECT)) n = jt_get(n, "items");
-    const char *f = jt_get_str(n, "format");
+    spec_schema_view body, field;
+    if (spec_schema_view_open(api, media->schema, NULL, &body) || !body.loc.node) return false;
+    spec_loc prop = spec_schema_view_property(&body, k);
+    if (!prop.node || spec_schema_view_open(api, prop, NULL, &field) || !field.loc.node)
+        return false;
+    /* an array of files: its items' format */
+    if (jt_is(field.kw[SPEC_KW_ITEMS], JT_OBJECT))
+        spec_schema_view_node(field.kw[SPEC_KW_ITEMS], &field);
+    const char *f = field.format;
     return f && (!strcmp(f, "binary") || !strcmp(f, "base64"));
 }
 
@@ -87,8 +82,7 @@ static int part(core_buf *b, const char *boundary, const char *name, const char 
 static int multipart_value(const spec_api *api, const spec_media *media, const char *boundary,
                            const char *k, json_object *x, core_buf *b, apidex_error *err)
 {
-    const jt_node *enc = field_encoding(media, k);
-    const char *ctype = jt_get_str(enc, "contentType");
+    const char *ctype = spec_media_field_encoding(media, k).content_type;
     if (json_object_is_type(x, json_type_string) && json_object_get_string(x)[0] == '@' &&
         is_file_field(api, media, k)) {
         const char *path = json_object_get_string(x) + 1;
@@ -128,7 +122,7 @@ static int multipart_encode(const spec_api *api, const spec_media *media, json_o
             json_type t = json_object_get_type(json_object_array_get_idx(x, i));
             primitives = t != json_type_object && t != json_type_array;
         }
-        if (primitives && !jt_get_str(field_encoding(media, k), "contentType")) {
+        if (primitives && !spec_media_field_encoding(media, k).content_type) {
             for (size_t i = 0; i < json_object_array_length(x) && !rc; i++)
                 rc = multipart_value(api, media, boundary, k, json_object_array_get_idx(x, i), &b,
                                      err);

@@ -239,29 +239,19 @@ static int add_cookie(creds_ctx *c, const char *name, const char *value)
     return v ? exec_request_add_header(r, "Cookie", v, true) : APIDEX_ENOMEM;
 }
 
-/* The token URL and the scopes of an OAuth2 scheme's client-credentials flow, or NULL. */
-static const char *token_url(const jt_node *scheme)
-{
-    const jt_node *cc = jt_get(jt_get(scheme, "flows"), "clientCredentials");
-    if (cc) return jt_get_str(cc, "tokenUrl");
-    const char *flow = jt_get_str(scheme, "flow"); /* Swagger 2.0 */
-    if (flow && !strcmp(flow, "application")) return jt_get_str(scheme, "tokenUrl");
-    return NULL;
-}
-
 /* Puts scheme `name` (its definition s) into the request with credential k. scopes: the
    requirement's scopes joined by spaces. Returns 0, or 1 when k cannot satisfy it (the
    caller notes what is missing), or an error. */
-static int apply_one(creds_ctx *c, const char *name, const jt_node *s, const cred *k,
+static int apply_one(creds_ctx *c, const char *name, const spec_security_scheme *s, const cred *k,
                      const char *scopes)
 {
     exec_request *r = c->r;
-    const char *type = jt_get_str(s, "type");
-    const char *http = jt_get_str(s, "scheme");
+    const char *type = s->type;
+    const char *http = s->scheme;
     bool ph = c->opt->placeholders;
     if (!type) return 1;
     if (!strcmp(type, "apiKey")) {
-        const char *where = jt_get_str(s, "in"), *key = jt_get_str(s, "name");
+        const char *where = s->in, *key = s->param;
         const char *value = ph ? placeholder(c, "", k->var) : k->value;
         if (!value || !where || !key) return 1;
         if (!strcmp(where, "header") && exec_header_forbidden(key)) {
@@ -318,7 +308,7 @@ static int apply_one(creds_ctx *c, const char *name, const jt_node *s, const cre
     }
     const char *token = ph ? placeholder(c, "", k->var) : k->value;
     if (!token && oauth && k->client_id && k->secret) {
-        const char *url = token_url(s);
+        const char *url = s->client_credentials_token_url;
         if (!url) {
             exec_request_note(r,
                               "security scheme '%s' has no client-credentials flow: set %s "
@@ -354,24 +344,18 @@ static int apply_one(creds_ctx *c, const char *name, const jt_node *s, const cre
 
 /* ---------------------------------------------------------------- requirements */
 
-static const jt_node *schemes_of(const spec_api *api)
-{
-    const jt_node *root = api->root.node;
-    return api->major == 2 ? jt_get(root, "securityDefinitions")
-                           : jt_get(jt_get(root, "components"), "securitySchemes");
-}
-
 /* What a caller sets for scheme `name` to satisfy it, for a note. */
-static const char *wanted(creds_ctx *c, const char *name, const jt_node *s, const cred *k)
+static const char *wanted(creds_ctx *c, const char *name, const spec_security_scheme *s,
+                          const cred *k)
 {
-    const char *type = jt_get_str(s, "type"), *http = jt_get_str(s, "scheme");
+    const char *type = s->type, *http = s->scheme;
     core_arena *a = c->r->arena;
     const char *id = c->api->id;
     if (type && (!strcmp(type, "basic") || (http && !strcasecmp(http, "basic"))))
         return core_arena_printf(a, "%s (user:password) or %s and %s", k->var,
                                  exec_creds_env_name(id, name, "USERNAME", a),
                                  exec_creds_env_name(id, name, "PASSWORD", a));
-    if (type && !strcmp(type, "oauth2") && token_url(s))
+    if (type && !strcmp(type, "oauth2") && s->client_credentials_token_url)
         return core_arena_printf(a, "%s (an access token) or %s and %s", k->var,
                                  exec_creds_env_name(id, name, "CLIENT_ID", a),
                                  exec_creds_env_name(id, name, "CLIENT_SECRET", a));
@@ -391,7 +375,6 @@ int exec_creds_apply(const spec_api *api, const spec_operation *op, const exec_b
         if (ov && json_object_object_get_ex(ov, "auth", &auth)) c.overrides = json_object_get(auth);
         json_object_put(ov);
     }
-    const jt_node *schemes = schemes_of(api);
     int rc = 0;
     bool done = false;
     const char *missing = NULL;
@@ -411,14 +394,14 @@ int exec_creds_apply(const spec_api *api, const spec_operation *op, const exec_b
         for (size_t j = 0; j < alt->len && ok && !rc; j++) {
             const char *name =
                 core_arena_strndup(r->arena, alt->u.members[j].key, alt->u.members[j].key_len);
-            spec_loc s = {jt_get(schemes, name), api->root.doc};
-            spec_deref(api, s, &s);
-            if (!s.node) {
+            spec_security_scheme s;
+            if (!spec_security_scheme_find(api, name, strlen(name), &s) ||
+                !s.declared_for_version) {
                 exec_request_note(r, "security scheme '%s' is not defined in the spec", name);
                 ok = false;
                 break;
             }
-            const char *type = jt_get_str(s.node, "type"), *http = jt_get_str(s.node, "scheme");
+            const char *type = s.type, *http = s.scheme;
             bool basic = type && (!strcmp(type, "basic") || (http && !strcasecmp(http, "basic")));
             cred k;
             rc = find_cred(&c, name, basic, &k);
@@ -429,13 +412,12 @@ int exec_creds_apply(const spec_api *api, const spec_operation *op, const exec_b
             for (size_t x = 0; jt_is(sc, JT_ARRAY) && x < sc->len; x++)
                 if (jt_str(sc->u.items[x]))
                     core_buf_printf(&scopes, "%s%s", scopes.len ? " " : "", jt_str(sc->u.items[x]));
-            int one = apply_one(&c, name, s.node, &k, scopes.len ? scopes.data : NULL);
+            int one = apply_one(&c, name, &s, &k, scopes.len ? scopes.data : NULL);
             core_buf_free(&scopes);
             if (one < 0) rc = one;
             if (one == 1) {
                 ok = false;
-                core_buf_printf(&need, "%s%s", need.len ? " and " : "",
-                                wanted(&c, name, s.node, &k));
+                core_buf_printf(&need, "%s%s", need.len ? " and " : "", wanted(&c, name, &s, &k));
             }
         }
         if (!rc && ok) done = true;

@@ -55,10 +55,6 @@ int exec_body_encode(const spec_api *api, const spec_media *media, struct json_o
  * the wildcard type). */
 bool exec_media_is_json(const char *type);
 
-/** The server object (a node with "variables") in the array servers whose url is url, or
-    NULL (hosts.c; the origins and the request builder read the same one). */
-const jt_node *exec_server_object(const spec_api *api, const jt_node *servers, const char *url);
-
 /** Whether a header name is one apidex never takes from a spec or a caller: the framing and
     hop-by-hop headers (Host, Content-Length, Transfer-Encoding, Connection, Upgrade,
     Keep-Alive, TE, Trailer, Expect, Proxy-*), which curl writes itself. */

@@ -189,11 +189,12 @@ static void var_values(const jt_node *srv, const char *name, const char **vals, 
                        size_t cap)
 {
     *n = 0;
-    const jt_node *var = jt_get(jt_get(srv, "variables"), name);
-    const jt_node *en = jt_get(var, "enum");
-    for (size_t i = 0; jt_is(en, JT_ARRAY) && i < en->len && *n < cap; i++)
+    spec_server_var var;
+    spec_server_object_var(srv, name, &var);
+    const jt_node *en = var.enum_values;
+    for (size_t i = 0; en && i < en->len && *n < cap; i++)
         if (jt_str(en->u.items[i])) vals[(*n)++] = jt_str(en->u.items[i]);
-    if (!*n && jt_get_str(var, "default")) vals[(*n)++] = jt_get_str(var, "default");
+    if (!*n && var.default_value) vals[(*n)++] = var.default_value;
 }
 
 /* The origins of one server URL template (srv: its server object, for the variables). */
@@ -259,17 +260,6 @@ static int server_origins(const spec_api *api, const char *tmpl, const jt_node *
     return 0;
 }
 
-const jt_node *exec_server_object(const spec_api *api, const jt_node *servers, const char *url)
-{
-    for (size_t i = 0; jt_is(servers, JT_ARRAY) && i < servers->len; i++) {
-        spec_loc s = {servers->u.items[i], api->root.doc};
-        spec_deref(api, s, &s);
-        const char *u = jt_get_str(s.node, "url");
-        if (u && !strcmp(u, url)) return s.node;
-    }
-    return NULL;
-}
-
 int exec_api_origins(const spec_api *api, const spec_operation *op, core_arena *arena,
                      const char ***out, size_t *n)
 {
@@ -279,18 +269,17 @@ int exec_api_origins(const spec_api *api, const spec_operation *op, core_arena *
     if (!list) return APIDEX_ENOMEM;
     *out = list;
     if (!api) return 0;
-    const jt_node *ops = op ? jt_get(op->node.node, "servers") : NULL;
-    for (size_t i = 0; jt_is(ops, JT_ARRAY) && i < ops->len; i++) {
+    /* an operation's own servers replace the API's (OAS 3) */
+    const jt_node *ops = spec_operation_servers(op);
+    for (size_t i = 0; ops && i < ops->len; i++) {
         const jt_node *s = ops->u.items[i];
-        const char *u = jt_get_str(s, "url");
+        const char *u = spec_server_url(s);
         if (u && server_origins(api, u, s, arena, out, n, &cap)) return APIDEX_ENOMEM;
     }
-    /* an operation's own servers replace the API's (OAS 3) */
-    if (jt_is(ops, JT_ARRAY) && ops->len) return 0;
-    const jt_node *root = api->major == 3 ? jt_get(api->root.node, "servers") : NULL;
+    if (ops) return 0;
     for (size_t i = 0; i < api->n_servers; i++) {
         const char *u = api->servers[i].url;
-        if (u && server_origins(api, u, exec_server_object(api, root, u), arena, out, n, &cap))
+        if (u && server_origins(api, u, spec_api_server_object(api, u), arena, out, n, &cap))
             return APIDEX_ENOMEM;
     }
     if (!*out) *out = list;

@@ -17,12 +17,13 @@ enum { ENTRY_HIDE_DEPTH = 8, ENTRY_MAX_DEPTH = 64 };
 
 const char *exec_mcp_kind(const spec_operation *op)
 {
-    if (!op) return NULL;
-    const jt_node *n = op->node.node;
-    return jt_str(jt_get(n, "x-mcp-tool"))       ? "tool"
-           : jt_str(jt_get(n, "x-mcp-resource")) ? "resource"
-           : jt_str(jt_get(n, "x-mcp-prompt"))   ? "prompt"
-                                                 : NULL;
+    static const char *const kinds[] = {[SPEC_MCP_NONE] = NULL,
+                                        [SPEC_MCP_TOOL] = "tool",
+                                        [SPEC_MCP_RESOURCE] = "resource",
+                                        [SPEC_MCP_PROMPT] = "prompt"};
+    spec_mcp_entry e;
+    spec_operation_mcp(op, &e);
+    return kinds[e.kind];
 }
 
 int exec_mcp_unknown_argument(const char *kind, const char *id, const char *name,
@@ -262,15 +263,15 @@ int exec_mcp_entry_request(const spec_operation *op, const char *id, const exec_
     int rc = entry_arguments(op, kind, id, o, &args, err);
     if (rc) return rc;
     json_object *p = json_object_new_object();
+    spec_mcp_entry e;
+    spec_operation_mcp(op, &e);
     if (prompt) {
         *method = "prompts/get";
-        json_object_object_add(
-            p, "name", json_object_new_string(jt_str(jt_get(op->node.node, "x-mcp-prompt"))));
+        json_object_object_add(p, "name", json_object_new_string(e.prompt));
         json_object_object_add(p, "arguments", json_object_get(args));
     } else {
         *method = "resources/read";
-        const char *uri = jt_str(jt_get(op->node.node, "x-mcp-resource"));
-        const char *ptr = jt_str(jt_get(op->node.node, "x-mcp-pointer"));
+        const char *uri = e.resource, *ptr = e.pointer;
         bool tmpl = ptr && !strncmp(ptr, "/resourceTemplates/", 19);
         char *full = tmpl ? expand_template(uri, args) : strdup(uri);
         if (full)

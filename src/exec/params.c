@@ -49,11 +49,11 @@ const char *exec_value_text(json_object *v)
 exec_style exec_param_style(const spec_api *api, const spec_param *p)
 {
     exec_style st = {0};
-    const jt_node *n = p->node.node;
+    spec_serialization ser = spec_param_serialization(p);
     bool q = !strcmp(p->in, "query"), c = !strcmp(p->in, "cookie");
     if (api->major == 2) {
         /* Swagger 2.0: arrays are csv unless collectionFormat says otherwise */
-        const char *cf = jt_get_str(n, "collectionFormat");
+        const char *cf = ser.collection_format;
         st.style = q || c ? "form" : "simple";
         if (cf && !strcmp(cf, "ssv")) st.style = "spaceDelimited";
         if (cf && !strcmp(cf, "tsv")) st.style = "tabDelimited";
@@ -61,10 +61,10 @@ exec_style exec_param_style(const spec_api *api, const spec_param *p)
         st.explode = cf && !strcmp(cf, "multi");
         return st;
     }
-    st.style = jt_get_str(n, "style");
+    st.style = ser.style;
     if (!st.style) st.style = q || c ? "form" : "simple";
-    st.explode = jt_get_bool(n, "explode", !strcmp(st.style, "form"));
-    st.allow_reserved = q && jt_get_bool(n, "allowReserved", false);
+    st.explode = ser.explode >= 0 ? ser.explode : !strcmp(st.style, "form");
+    st.allow_reserved = q && ser.allow_reserved;
     return st;
 }
 

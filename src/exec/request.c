@@ -122,22 +122,21 @@ void exec_build_free(exec_request *r)
 
 /* The type a schema declares ("string", ...; the first non-null of a 3.1 list; allOf
    members looked into), or NULL. */
-static const char *schema_type(const spec_api *api, spec_loc s, spec_loc *resolved, int depth)
+static const char *schema_type(const spec_api *api, spec_loc s, spec_schema_view *resolved,
+                               int depth)
 {
-    if (depth > 8 || spec_deref(api, s, &s) || !s.node) return NULL;
-    if (resolved) *resolved = s;
-    const jt_node *t = jt_get(s.node, "type");
-    if (jt_str(t)) return jt_str(t);
-    for (size_t i = 0; jt_is(t, JT_ARRAY) && i < t->len; i++)
-        if (jt_str(t->u.items[i]) && strcmp(jt_str(t->u.items[i]), "null"))
-            return jt_str(t->u.items[i]);
-    const jt_node *all = jt_get(s.node, "allOf");
+    spec_schema_view v;
+    if (depth > 8 || spec_schema_view_open(api, s, NULL, &v) || !v.loc.node) return NULL;
+    if (resolved) *resolved = v;
+    const char *t = spec_schema_view_first_type(&v);
+    if (t) return t;
+    const jt_node *all = v.kw[SPEC_KW_ALL_OF]; /* not merged: each member looked into */
     for (size_t i = 0; jt_is(all, JT_ARRAY) && i < all->len; i++) {
-        const char *x = schema_type(api, (spec_loc){all->u.items[i], s.doc}, NULL, depth + 1);
+        const char *x = schema_type(api, spec_schema_view_at(&v, all->u.items[i]), NULL, depth + 1);
         if (x) return x;
     }
-    if (jt_get(s.node, "properties")) return "object";
-    if (jt_get(s.node, "items")) return "array";
+    if (v.kw[SPEC_KW_PROPERTIES]) return "object";
+    if (v.kw[SPEC_KW_ITEMS]) return "array";
     return NULL;
 }
 
@@ -163,7 +162,8 @@ static json_object *scalar_of(const char *t, const char *text)
 static json_object *value_of(const spec_api *api, spec_loc s, const char *text, bool *bad_json)
 {
     *bad_json = false;
-    const char *t = schema_type(api, s, &s, 0);
+    spec_schema_view sv = {0};
+    const char *t = schema_type(api, s, &sv, 0);
     if (text[0] == '[' || text[0] == '{') {
         if (!t || !strcmp(t, "array") || !strcmp(t, "object")) {
             json_tokener *tok = json_tokener_new();
@@ -177,7 +177,7 @@ static json_object *value_of(const spec_api *api, spec_loc s, const char *text, 
         }
     }
     if (t && !strcmp(t, "array")) {
-        spec_loc items = {jt_get(s.node, "items"), s.doc};
+        spec_loc items = spec_schema_view_at(&sv, sv.kw[SPEC_KW_ITEMS]);
         const char *it = items.node ? schema_type(api, items, NULL, 0) : NULL;
         json_object *arr = json_object_new_array();
         const char *p = text;
@@ -199,13 +199,15 @@ json_object *exec_input_value(const spec_api *api, spec_loc s, const char *text,
     return value_of(api, s, text, bad_json);
 }
 
-/* The enum of schema s as "a|b|c" (in arena), or NULL. */
-static const char *enum_text(const spec_api *api, spec_loc s, core_arena *arena)
+/* The enum of schema s (else of its items, at most depth levels down: items may be the
+   schema itself) as "a|b|c" (in arena), or NULL. */
+static const char *enum_text(const spec_api *api, spec_loc s, core_arena *arena, unsigned depth)
 {
-    if (spec_deref(api, s, &s) || !s.node) return NULL;
-    const jt_node *en = jt_get(s.node, "enum");
-    if (!jt_is(en, JT_ARRAY) && jt_is(jt_get(s.node, "items"), JT_OBJECT))
-        return enum_text(api, (spec_loc){jt_get(s.node, "items"), s.doc}, arena);
+    spec_schema_view v;
+    if (!depth || spec_schema_view_open(api, s, NULL, &v) || !v.loc.node) return NULL;
+    const jt_node *en = v.kw[SPEC_KW_ENUM];
+    if (!jt_is(en, JT_ARRAY) && jt_is(v.kw[SPEC_KW_ITEMS], JT_OBJECT))
+        return enum_text(api, spec_schema_view_at(&v, v.kw[SPEC_KW_ITEMS]), arena, depth - 1);
     if (!jt_is(en, JT_ARRAY)) return NULL;
     core_buf b;
     core_buf_init(&b, 2048);
@@ -235,7 +237,8 @@ static int check_value(build *b, spec_loc s, json_object *v, const char *what)
         return core_error_set(b->err, APIDEX_ENOMEM, "out of memory");
     if (!problem) return 0;
     if (!strncmp(problem, "(root): ", 8)) problem += 8;
-    const char *en = strstr(problem, "enum") ? enum_text(b->api, s, b->r->arena) : NULL;
+    const char *en =
+        strstr(problem, "enum") ? enum_text(b->api, s, b->r->arena, SPEC_SCHEMA_GUARD_MAX) : NULL;
     return core_error_set(b->err, APIDEX_EINVAL, "%s: %s%s%s%s", what, problem,
                           en ? " (one of: " : "", en ? en : "", en ? ")" : "");
 }
@@ -299,9 +302,10 @@ static json_object *take_input(build *b, const char *name, const char *in, spec_
         first->used = true;
         v = value_of(b->api, schema, first->value, &bad);
     } else {
-        spec_loc s = schema, items;
-        spec_deref(b->api, s, &s);
-        items = (spec_loc){jt_get(s.node, "items"), s.doc};
+        /* an array (schema_type followed its $ref): each value one of its items */
+        spec_schema_view sv;
+        spec_schema_view_open(b->api, schema, NULL, &sv);
+        spec_loc items = spec_schema_view_at(&sv, sv.kw[SPEC_KW_ITEMS]);
         v = json_object_new_array();
         for (size_t i = 0; v && i < b->n_in && !bad; i++) {
             input *x = &b->in[i];
@@ -340,25 +344,23 @@ static int server_url(build *b, core_buf *url)
     }
     const jt_node *server = NULL;
     if (!base) {
-        const jt_node *op_servers = jt_get(b->op->node.node, "servers");
-        if (jt_is(op_servers, JT_ARRAY) && op_servers->len) {
+        const jt_node *op_servers = spec_operation_servers(b->op);
+        if (op_servers) {
             server = jt_at(op_servers, 0);
-            base = jt_get_str(server, "url");
+            base = spec_server_url(server);
         }
     }
     if (!base) {
         for (size_t i = 0; i < b->api->n_servers && !base; i++)
             if (!strncmp(b->api->servers[i].url, "https://", 8)) base = b->api->servers[i].url;
         if (!base && b->api->n_servers) base = b->api->servers[0].url;
-        if (base && b->api->major == 3)
-            server = exec_server_object(b->api, jt_get(b->api->root.node, "servers"), base);
+        if (base) server = spec_api_server_object(b->api, base);
     }
     if (!base)
         return core_error_set(b->err, APIDEX_EINVAL,
                               "the spec of %s names no server: give one with --server URL",
                               b->api->id);
     b->base = base;
-    const jt_node *vars = jt_get(server, "variables");
     for (const char *p = base; *p;) {
         if (*p != '{' || !strchr(p, '}')) {
             if (core_buf_putc(url, *p++)) return APIDEX_ENOMEM;
@@ -367,15 +369,16 @@ static int server_url(build *b, core_buf *url)
         const char *end = strchr(p, '}');
         char *name = core_arena_strndup(b->r->arena, p + 1, (size_t)(end - p - 1));
         if (!name) return APIDEX_ENOMEM;
-        const jt_node *var = jt_get(vars, name);
+        spec_server_var var;
+        spec_server_object_var(server, name, &var);
         const char *value = NULL;
         for (size_t i = 0; i < b->n_in; i++)
             if (!b->in[i].used && !strcmp(b->in[i].name, name)) {
                 b->in[i].used = true;
                 value = b->in[i].value;
             }
-        const jt_node *en = jt_get(var, "enum");
-        bool has_enum = jt_is(en, JT_ARRAY) && en->len;
+        const jt_node *en = var.enum_values;
+        bool has_enum = en && en->len;
         if (value && !has_enum) {
             /* a caller's value without an enum must not change the authority: nothing that
                ends a host or starts a port, path, query, fragment or user info */
@@ -397,7 +400,7 @@ static int server_url(build *b, core_buf *url)
             core_buf_free(&enc);
             if (!value) return APIDEX_ENOMEM;
         }
-        if (!value) value = jt_get_str(var, "default");
+        if (!value) value = var.default_value;
         if (!value)
             return core_error_set(b->err, APIDEX_EINVAL,
                                   "server variable '%s' of %s has no default: give -p %s=VALUE",
@@ -579,13 +582,17 @@ static const spec_media *pick_media(build *b)
     return &body->media[0];
 }
 
-/* The body's object schema (allOf merged), for the names of its fields. */
-static spec_loc body_object(build *b, const spec_media *m)
+/* The body's object schema (allOf merged), for the names of its fields; false (and no
+   properties) when the body is no object with properties. */
+static bool body_object(build *b, const spec_media *m, spec_schema_view *v)
 {
-    spec_loc s = {0}, merged = {0};
-    if (!m || spec_deref(b->api, m->schema, &s) || !s.node) return (spec_loc){0};
-    if (spec_schema_merge_allof(b->api, s, b->r->arena, &merged) == 0 && merged.node) s = merged;
-    return jt_is(jt_get(s.node, "properties"), JT_OBJECT) ? s : (spec_loc){0};
+    spec_schema_view_node(NULL, v);
+    if (!m || spec_schema_view_open(b->api, m->schema, b->r->arena, v) || !v->loc.node ||
+        !jt_is(v->kw[SPEC_KW_PROPERTIES], JT_OBJECT)) {
+        spec_schema_view_node(NULL, v);
+        return false;
+    }
+    return true;
 }
 
 /* The body field an input names: "body:name" or "name". */
@@ -600,11 +607,11 @@ static int write_body(build *b)
     if (b->opt->content_type && b->op->body && !m)
         return core_error_set(b->err, APIDEX_EINVAL, "the request body of %s has no media type %s",
                               b->op->id, b->opt->content_type);
-    spec_loc obj = body_object(b, m);
-    bool fields = false;
+    spec_schema_view obj;
+    bool object = body_object(b, m, &obj), fields = false;
     for (size_t i = 0; i < b->n_in && !fields; i++)
-        fields = !b->in[i].used && obj.node &&
-                 jt_get(jt_get(obj.node, "properties"), field_name(&b->in[i]));
+        fields =
+            !b->in[i].used && object && spec_schema_view_property(&obj, field_name(&b->in[i])).node;
     if (!b->opt->body && !fields) {
         if (b->op->body && b->op->body->required)
             return core_error_set(b->err, APIDEX_EINVAL,
@@ -646,10 +653,10 @@ static int write_body(build *b)
     }
     int rc = v ? 0 : core_error_set(b->err, APIDEX_ENOMEM, "out of memory");
     /* -p FIELD=VALUE inputs that name a body field */
-    for (size_t i = 0; !rc && obj.node && i < b->n_in; i++) {
+    for (size_t i = 0; !rc && object && i < b->n_in; i++) {
         input *x = &b->in[i];
         const char *fname = field_name(x);
-        spec_loc ps = {jt_get(jt_get(obj.node, "properties"), fname), obj.doc};
+        spec_loc ps = spec_schema_view_property(&obj, fname);
         if (x->used || !ps.node) continue;
         if (!json_object_is_type(v, json_type_object)) {
             rc = core_error_set(b->err, APIDEX_EINVAL,
@@ -680,8 +687,9 @@ static int unknown_input(build *b, const input *x)
         size_t d = exec_edit_distance(x->name, op->params[i].name);
         if (d < best_d) best_d = d, best = op->params[i].name;
     }
-    spec_loc obj = body_object(b, pick_media(b));
-    const jt_node *props = jt_get(obj.node, "properties");
+    spec_schema_view obj;
+    body_object(b, pick_media(b), &obj);
+    const jt_node *props = obj.kw[SPEC_KW_PROPERTIES];
     for (size_t i = 0; jt_is(props, JT_OBJECT) && i < props->len; i++) {
         size_t d = exec_edit_distance(x->name, props->u.members[i].key);
         if (d < best_d) best_d = d, best = props->u.members[i].key;
@@ -704,17 +712,6 @@ static int unknown_input(build *b, const input *x)
 }
 
 /* ---------------------------------------------------------------- origins */
-
-/* Whether the operation asks for credentials (its security, else the spec's, has an
-   alternative that is not anonymous). */
-static bool wants_credentials(const build *b)
-{
-    const jt_node *sec = jt_get(b->op->node.node, "security");
-    if (!jt_is(sec, JT_ARRAY)) sec = jt_get(b->api->root.node, "security");
-    for (size_t i = 0; jt_is(sec, JT_ARRAY) && i < sec->len; i++)
-        if (jt_is(sec->u.items[i], JT_OBJECT) && sec->u.items[i]->len) return true;
-    return false;
-}
 
 /* The origin rules (docs/EXECUTE.md "Origins"): r->origin, r->api_origins, r->origin_allowed,
    and *creds: whether credentials may be attached. A scheme or port change on a host of the
@@ -769,7 +766,7 @@ static int decide_origin(build *b, bool *creds)
                               "rule: origin; the server '%s' goes to %s, which is not an origin "
                               "of the API nor allowed with --allow-host",
                               b->base, r->origin);
-    if (!*creds && wants_credentials(b))
+    if (!*creds && spec_operation_asks_credentials(b->api, b->op))
         exec_request_note(r,
                           "no credentials attached: the request goes to %s, not to the API's "
                           "origin%s; to send them there, allow that origin: --allow-host %s",
@@ -818,12 +815,13 @@ int exec_build(const spec_api *api, const spec_operation *op, const exec_build_o
     if (!opt) opt = &none;
     /* An MCP resource or prompt (oas/mcp.c) has a synthetic path: never an HTTP request,
        not even to a --server the caller names. */
-    if (jt_get(op->node.node, "x-mcp-resource") || jt_get(op->node.node, "x-mcp-prompt"))
+    spec_mcp_entry mcp;
+    spec_operation_mcp(op, &mcp);
+    if (mcp.marked_resource || mcp.marked_prompt)
         return core_error_set(err, APIDEX_EINVAL,
                               "%s is an MCP %s: it is read over MCP (apidex call), never "
                               "sent as an HTTP request",
-                              op->id,
-                              jt_get(op->node.node, "x-mcp-prompt") ? "prompt" : "resource");
+                              op->id, mcp.marked_prompt ? "prompt" : "resource");
     build *b = calloc(1, sizeof *b);
     out->arena = core_arena_new(REQUEST_ARENA_CAP);
     if (!b || !out->arena) {

@@ -31,7 +31,9 @@ bool exec_tool_is(const spec_operation *op)
 
 static const char *tool_name(const spec_operation *op)
 {
-    return jt_str(jt_get(op->node.node, "x-mcp-tool"));
+    spec_mcp_entry e;
+    spec_operation_mcp(op, &e);
+    return e.tool;
 }
 
 /* ---------------------------------------------------------------- arguments */
@@ -75,8 +77,12 @@ static int build_arguments(const spec_api *api, const spec_operation *op,
         args = json_object_new_object();
     }
     if (!args) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
-    const jt_node *schema = jt_get(op->node.node, "x-mcp-input-schema");
-    const jt_node *props = jt_get(schema, "properties");
+    /* the tool's own schema, written inline: read as it is */
+    spec_mcp_entry e;
+    spec_operation_mcp(op, &e);
+    spec_schema_view schema;
+    spec_schema_view_node(e.schema[SPEC_MCP_INPUT_SCHEMA].node, &schema);
+    const jt_node *props = schema.kw[SPEC_KW_PROPERTIES];
     bool closed = jt_is(props, JT_OBJECT) && props->len;
     char *given = calloc(o->n_params + 1, 1); /* inputs already put (a repeat appends) */
     int rc = given ? 0 : core_error_set(err, APIDEX_ENOMEM, "out of memory");
@@ -101,10 +107,11 @@ static int build_arguments(const spec_api *api, const spec_operation *op,
         bool repeat = false;
         for (size_t j = 0; j < i; j++)
             if (given[j] && !strncmp(o->params[j], in, (size_t)(eq - in) + 1)) repeat = true;
-        const char *type = jt_str(jt_get(prop, "type"));
-        bool array = type && !strcmp(type, "array");
+        spec_schema_view pv;
+        spec_schema_view_node(prop, &pv);
+        bool array = spec_schema_view_is_array(&pv);
         spec_loc s = {prop, op->node.doc};
-        if (repeat && array) s.node = jt_get(prop, "items");
+        if (repeat && array) s.node = pv.kw[SPEC_KW_ITEMS];
         bool bad = false;
         json_object *v = exec_input_value(api, s, eq + 1, &bad);
         if (bad || !v) {
@@ -143,7 +150,9 @@ static int build_arguments(const spec_api *api, const spec_operation *op,
 static int validate_arguments(const spec_api *api, const spec_operation *op, json_object *args,
                               core_arena *arena, apidex_error *err)
 {
-    spec_loc schema = {jt_get(op->node.node, "x-mcp-input-schema"), op->node.doc};
+    spec_mcp_entry e;
+    spec_operation_mcp(op, &e);
+    spec_loc schema = e.schema[SPEC_MCP_INPUT_SCHEMA];
     if (!schema.node) return 0;
     const char *problem = NULL;
     if (spec_validate_json(api, schema, args, true, arena, &problem))
@@ -171,13 +180,12 @@ static int validate_arguments(const spec_api *api, const spec_operation *op, jso
 /* MCP's defaults: a tool is not read-only unless it says so. */
 static int write_rule(const spec_operation *op, bool allow_write, apidex_error *err)
 {
-    const jt_node *an = jt_get(op->node.node, "x-mcp-annotations");
-    const jt_node *ro = jt_get(an, "readOnlyHint"), *de = jt_get(an, "destructiveHint");
-    if ((jt_is(ro, JT_BOOL) && ro->boolean) || allow_write) return 0;
-    const char *why = jt_is(de, JT_BOOL) && de->boolean
-                          ? "its annotations say destructiveHint: true"
-                      : an ? "its annotations do not say readOnlyHint: true"
-                           : "it has no annotations (MCP's default: it may write)";
+    spec_mcp_entry e;
+    spec_operation_mcp(op, &e);
+    if (e.read_only_hint || allow_write) return 0;
+    const char *why = e.destructive_hint ? "its annotations say destructiveHint: true"
+                      : e.annotated      ? "its annotations do not say readOnlyHint: true"
+                                         : "it has no annotations (MCP's default: it may write)";
     return core_error_set(err, APIDEX_EREFUSED,
                           "tool %s refused (rule: read-only; %s; --allow-write to allow)", op->id,
                           why);

@@ -129,8 +129,9 @@ static json_object *coerce(const spec_api *api, spec_loc schema, const char *tex
    tsv, pipes (Swagger 2.0 collectionFormat); else ','. */
 static char query_separator(const spec_param *prm)
 {
-    const char *style = spec_param_style(prm);
-    const char *format = spec_param_collection_format(prm);
+    spec_serialization ser = spec_param_serialization(prm);
+    const char *style = ser.style;
+    const char *format = ser.collection_format;
     if ((style && !strcmp(style, "spaceDelimited")) || (format && !strcmp(format, "ssv")))
         return ' ';
     if ((style && !strcmp(style, "pipeDelimited")) || (format && !strcmp(format, "pipes")))
@@ -178,7 +179,7 @@ static const char *find_pair(const mock_pair *pairs, size_t n, const char *name,
 static json_object *query_value(const spec_api *api, const spec_param *prm, const mock_request *rq,
                                 core_arena *a, bool *present)
 {
-    const char *style = spec_param_style(prm);
+    const char *style = spec_param_serialization(prm).style;
     if (style && !strcmp(style, "deepObject")) return deep_object(api, prm, rq, a, present);
     const char *alt = core_arena_printf(a, "%s[]", prm->name);
     size_t count = 0;
@@ -255,7 +256,7 @@ static int check_params(const mock_match *m, const mock_request *rq, core_arena 
         const char *text = NULL;
         int rc = 0;
         /* an object is checked when its style says how it is written (deepObject) */
-        const char *style = spec_param_style(prm);
+        const char *style = spec_param_serialization(prm).style;
         bool deep = style && !strcmp(style, "deepObject") && !strcmp(prm->in, "query");
         if (prm->schema.node && (deep || !(type && !strcmp(type, "object"))))
             rc = spec_validate_json(m->api, prm->schema, val, true, a, &text);

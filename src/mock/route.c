@@ -51,7 +51,9 @@ static char *server_base(core_arena *a, const spec_api *api)
         char name[128];
         size_t n = (size_t)(close - p - 1);
         snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), p + 1);
-        const char *dflt = spec_server_variable_default(api, 0, name);
+        spec_server_var var;
+        spec_server_var_find(api, 0, name, &var);
+        const char *dflt = var.default_value;
         core_buf_puts(&b, dflt ? dflt : name);
         p = close;
     }

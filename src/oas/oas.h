@@ -465,12 +465,21 @@ struct json_object;
 int spec_validate_json(const spec_api *api, spec_loc schema, struct json_object *x, bool request,
                        core_arena *arena, const char **problem);
 
-/* ------------------------------------------ security schemes, server variables, MCP entries
-   (view_serve.c): typed views of what tool definitions and the web page read */
+/* ------------------------------------------- a schema view's own questions (schema_view.c) */
 
+/** The schema of the view's property name (its properties object's member as written: maybe a
+    $ref); node NULL when the view has no such property or name is NULL. */
+spec_loc spec_schema_view_property(const spec_schema_view *v, const char *name);
+/** The view's type when it is a string, else the first member of a type array (3.1) that is
+    not "null"; NULL when neither. */
+const char *spec_schema_view_first_type(const spec_schema_view *v);
+/** Whether the view admits null: nullable written true, or "null" in a type array. */
+bool spec_schema_view_allows_null(const spec_schema_view *v);
 /** Whether the view's value may be null: OAS 3.0's nullable or Swagger 2.0's x-nullable
     written true (OAS 3.1 says so with a type array instead). */
 bool spec_schema_view_nullable(const spec_schema_view *v);
+
+/* ------------------------------------------------------ security schemes (view_security.c) */
 
 /** What a security scheme is, by its type. */
 typedef enum spec_security_kind {
@@ -478,29 +487,41 @@ typedef enum spec_security_kind {
     SPEC_SECURITY_API_KEY,        /* apiKey: in, param */
     SPEC_SECURITY_HTTP,           /* http: scheme ("bearer", "basic", as written), bearer_format */
     SPEC_SECURITY_BASIC,          /* Swagger 2.0's basic */
-    SPEC_SECURITY_OAUTH2,         /* oauth2: token_url */
+    SPEC_SECURITY_OAUTH2,         /* oauth2: token_url / flows */
     SPEC_SECURITY_OPENID_CONNECT, /* openIdConnect: openid_url */
     SPEC_SECURITY_OTHER           /* another type (mutualTLS, ...): type says which */
 } spec_security_kind;
 
 /**
- * One security scheme of an API (OAS 3 components/securitySchemes, Swagger 2.0
- * securityDefinitions), its $ref followed. Strings point into the API's trees (NULL when
- * absent or not strings); plain data, lives as long as the API.
+ * One security scheme of an API as declared (OAS 3 components.securitySchemes, else Swagger
+ * 2.0 securityDefinitions), its $ref followed. Strings point into the API's trees (NULL when
+ * absent or not strings); plain data, lives as long as the API. Thread-safe.
  */
 typedef struct spec_security_scheme {
     const char *name; /* its key in the schemes object (name_len bytes) */
     size_t name_len;
     spec_security_kind kind;
-    const char *type;   /* as written ("apiKey", "mutualTLS", ...) */
+    const char *type;   /* as written ("apiKey", "http", "oauth2", "mutualTLS", 2.0 "basic") */
     const char *in;     /* apiKey: "header", "query" or "cookie" */
     const char *param;  /* apiKey: the header, query or cookie name */
-    const char *scheme; /* http: the scheme as written ("Bearer") */
+    const char *scheme; /* http: the scheme as written ("Bearer", "basic") */
     const char *bearer_format, *description;
     const char *openid_url; /* openIdConnect: the discovery URL */
-    const char *token_url;  /* oauth2: Swagger 2.0's tokenUrl, else the first flow's that has one */
-    bool unresolved;        /* its $ref cannot be followed: the fields are the reference's own */
-    spec_loc node;          /* the scheme object ($ref followed when it could be) */
+    /* oauth2, the scheme's own fields (Swagger 2.0) */
+    const char *token_url, *authorization_url;
+    const char *flow; /* "implicit", "password", "application", "accessCode" */
+    /* oauth2, OAS 3 */
+    const jt_node *flows;        /* the flows object as written (any type), NULL if absent */
+    const char *flows_token_url; /* the first flow with a token or authorization URL: */
+    const char *flows_authorization_url; /* its two URLs (either may be NULL) */
+    const char *any_flow_token_url;      /* the first flow's tokenUrl that is a string */
+    /* oauth2 client credentials: OAS 3 flows.clientCredentials' tokenUrl, Swagger 2.0 tokenUrl
+       of flow "application" */
+    const char *client_credentials_token_url;
+    bool declared_for_version; /* under the key the document's version defines (securityDefinitions
+                                  for 2.0, components for 3.x), not the other one */
+    bool unresolved;           /* its $ref cannot be followed: the fields are the reference's own */
+    spec_loc node;             /* the scheme object ($ref followed when it could be) */
 } spec_security_scheme;
 
 /** The number of security schemes api declares (0 when none or no api). */
@@ -511,13 +532,21 @@ bool spec_security_scheme_at(const spec_api *api, size_t i, spec_security_scheme
     declares none by that name (out then holds the name only, kind SPEC_SECURITY_NONE). */
 bool spec_security_scheme_find(const spec_api *api, const char *name, size_t len,
                                spec_security_scheme *out);
+/** Whether op asks for credentials: its security array (else the document's, when the
+    operation has no array) has an alternative that is not anonymous ({}). */
+bool spec_operation_asks_credentials(const spec_api *api, const spec_operation *op);
+
+/* ------------------------------------------ servers and their variables (view_servers.c) */
 
 /** One variable of a server URL template (OAS 3 servers[].variables), as written. */
 typedef struct spec_server_var {
-    const char *name;
-    const char *default_value;  /* NULL when absent or not a string */
-    const char *description;    /* NULL when absent */
-    const jt_node *enum_values; /* the allowed values (an array as written), NULL when none */
+    const char *name; /* name_len bytes */
+    size_t name_len;
+    const char *default_value;  /* its default when a string, else NULL */
+    const jt_node *enum_values; /* its enum when an array (items may be any value), else NULL */
+    const char *description;    /* NULL when absent or not a string */
+    const jt_node *default_json, *enum_json; /* default and enum as written (any type), NULL
+                                                when absent */
 } spec_server_var;
 
 /** The number of variables of the root document's server object `server` (written order,
@@ -525,6 +554,38 @@ typedef struct spec_server_var {
 size_t spec_server_var_count(const spec_api *api, size_t server);
 /** Variable i of that server object; false (out zeroed) when there is none. */
 bool spec_server_var_at(const spec_api *api, size_t server, size_t i, spec_server_var *out);
+/** Variable name of that server object; false (out zeroed) when it declares none. */
+bool spec_server_var_find(const spec_api *api, size_t server, const char *name,
+                          spec_server_var *out);
+/** Variable name of server object server (as spec_api_server_object and
+    spec_operation_servers give them); false (out zeroed) when it declares none. */
+bool spec_server_object_var(const jt_node *server, const char *name, spec_server_var *out);
+
+/** An operation's own servers array (OAS 3: they replace the API's), NULL when it has no
+    non-empty one. Its items are server objects as written. */
+const jt_node *spec_operation_servers(const spec_operation *op);
+/** The url of a server object, NULL when it has no string url. */
+const char *spec_server_url(const jt_node *server);
+/** The API's server object (OAS 3 root servers, $ref followed) whose url is url, or NULL
+    (Swagger 2.0 has none). */
+const jt_node *spec_api_server_object(const spec_api *api, const char *url);
+
+/** A server object as written (url and description NULL when absent or not strings). */
+typedef struct spec_server_written {
+    const char *url, *description;
+    spec_server_var *vars; /* in written order; NULL when there are none */
+    size_t n_vars;
+} spec_server_written;
+/**
+ * The servers written for op: the operation's own non-empty "servers" array, else the
+ * document's (OAS 3), not followed through $ref. *n 0 when neither: api->servers then holds
+ * what the model derived (Swagger 2.0 host and basePath). *out lives in arena. Returns 0 or
+ * APIDEX_ENOMEM.
+ */
+int spec_operation_servers_written(const spec_api *api, const spec_operation *op, core_arena *arena,
+                                   spec_server_written **out, size_t *n);
+
+/* ---------------------------------------------------------------- MCP entries (view_mcp.c) */
 
 /** The schemas an MCP tool carries (oas/mcp.c copies them onto its operation). */
 typedef enum spec_mcp_schema {
@@ -533,18 +594,35 @@ typedef enum spec_mcp_schema {
     SPEC_MCP_SCHEMA_COUNT
 } spec_mcp_schema;
 
+/** Which MCP entry an operation stands for. */
+typedef enum spec_mcp_kind {
+    SPEC_MCP_NONE,
+    SPEC_MCP_TOOL,
+    SPEC_MCP_RESOURCE,
+    SPEC_MCP_PROMPT
+} spec_mcp_kind;
+
 /** What oas/mcp.c wrote on an operation made of an MCP tool, resource or prompt. */
 typedef struct spec_mcp_entry {
-    const char *tool;           /* the tool's name when the operation is a tool, else NULL */
-    const char *resource;       /* the resource's URI (template) when it is a resource */
-    const char *prompt;         /* the prompt's name when it is a prompt */
+    spec_mcp_kind kind;   /* the first of tool, resource, prompt whose name or URI is a string */
+    const char *tool;     /* the tool's name when the operation is a tool, else NULL */
+    const char *resource; /* the resource's URI (template) when it is a resource */
+    const char *prompt;   /* the prompt's name when it is a prompt */
+    bool marked_tool, marked_resource, marked_prompt; /* the mark is there, of any value */
+    const char *pointer;        /* where in the server's lists it was ("/resourceTemplates/0") */
     const char *title;          /* the tool's title, NULL when none */
     const jt_node *annotations; /* the tool's annotations object, NULL when none */
+    bool annotated;             /* the tool has annotations (of any value) */
+    bool read_only_hint, destructive_hint;  /* true only when written true */
     spec_loc schema[SPEC_MCP_SCHEMA_COUNT]; /* its input/output schema as kept; node NULL: none */
 } spec_mcp_entry;
 
-/** The MCP entry of op (all NULL for an operation of an OpenAPI document, or op NULL). */
+/** The MCP entry of op (kind SPEC_MCP_NONE and all unset for an operation of an OpenAPI
+    document, or op NULL). */
 void spec_operation_mcp(const spec_operation *op, spec_mcp_entry *out);
+/** The first MCP mark op carries, of any value: "tool", "resource" or "prompt"; NULL for an
+    OpenAPI operation. Static strings. */
+const char *spec_operation_mcp_kind(const spec_operation *op);
 /**
  * Appends to out the JSON pointer ("#/paths/~1x/post/...") the $refs of op's kept schema
  * `which` were rebased onto when oas/mcp.c copied it: a $ref starting with it pointed into
@@ -552,13 +630,40 @@ void spec_operation_mcp(const spec_operation *op, spec_mcp_entry *out);
  */
 int spec_mcp_schema_base(const spec_operation *op, spec_mcp_schema which, core_buf *out);
 
-/* ------------------------------------------------ chunking's typed questions (view_chunk.c) */
+/* ------------------------------------ serialisation and examples (view_params.c) */
 
+/** How values are serialised, and a parameter's examples, as written: a parameter's
+    style/explode/allowReserved (Swagger 2.0: collectionFormat), or a form or multipart
+    field's encoding object (also its contentType). String fields NULL when absent or not
+    strings; node fields NULL when absent. */
+typedef struct spec_serialization {
+    const char *style;
+    int explode;                   /* 1 or 0 as written; -1 when absent or not a boolean */
+    bool allow_reserved;           /* true only when written true */
+    const char *collection_format; /* Swagger 2.0 parameters */
+    const char *content_type;      /* encoding objects */
+    const jt_node *style_json, *explode_json; /* style and explode as written (any type) */
+    const jt_node *example, *examples;        /* a parameter's example and examples */
+} spec_serialization;
+/** How parameter p is serialised (its object, $ref followed); all unset for p NULL. */
+spec_serialization spec_param_serialization(const spec_param *p);
+/** The encoding of field `field` of media type m (OAS 3 encoding[field]); all unset when it
+    has none. */
+spec_serialization spec_media_field_encoding(const spec_media *m, const char *field);
+
+/** The example a media type object gives beside its schema, as written; NULL when none. */
+const jt_node *spec_media_example(const spec_media *m);
+enum { SPEC_MEDIA_EXAMPLES_MAX = 3 };
 /**
- * The MCP entry op stands for, by the extension oas/mcp.c writes on it: "tool", "resource"
- * or "prompt"; NULL for an OpenAPI operation. Static strings.
+ * The example values a response's media type offers, in the order to try them: the media
+ * type's example, the value of the first of its examples ($ref followed), the Swagger 2.0
+ * response's examples for the type. Absent ones and repeats are left out; returns how many
+ * are in out. resp or media may be NULL. Values point into the API's trees.
  */
-const char *spec_operation_mcp_kind(const spec_operation *op);
+size_t spec_media_examples(const spec_api *api, const spec_response *resp, const spec_media *media,
+                           const jt_node *out[SPEC_MEDIA_EXAMPLES_MAX]);
+
+/* ------------------------------------------------- keys of a raw OpenAPI tree (tree_keys.c) */
 
 /**
  * What a key of a raw OpenAPI tree is, for walks that filter a tree without the model (prep's
@@ -581,36 +686,5 @@ enum {
 unsigned spec_tree_key_roles(const char *key, size_t len);
 /** Whether a parameter object of a raw tree is a Swagger 2.0 body or formData parameter. */
 bool spec_tree_param_in_body(const jt_node *param);
-
-/* ---------------------------------------------------------------- the mock's questions
- * (view_mock.c) */
-
-/** The schema of the view's property name (a location in the view's document); node NULL
-    when the view has no such property. */
-spec_loc spec_schema_view_property(const spec_schema_view *v, const char *name);
-/** The view's type when it is a string, else the first member of a type array (3.1) that is
-    not "null"; NULL when neither. */
-const char *spec_schema_view_first_type(const spec_schema_view *v);
-/** Whether the view admits null: nullable written true, or "null" in a type array. */
-bool spec_schema_view_allows_null(const spec_schema_view *v);
-/** The parameter's style as written (OAS 3: "form", "spaceDelimited", "deepObject", ...);
-    NULL when it has none. */
-const char *spec_param_style(const spec_param *p);
-/** The parameter's Swagger 2.0 collectionFormat as written ("csv", "ssv", "tsv", "pipes",
-    "multi"); NULL when it has none. */
-const char *spec_param_collection_format(const spec_param *p);
-enum { SPEC_MEDIA_EXAMPLES_MAX = 3 };
-/**
- * The example values a response's media type offers, in the order to try them: the media
- * type's example, the value of the first of its examples ($ref followed), the Swagger 2.0
- * response's examples for the type. Absent ones and repeats are left out; returns how many
- * are in out.
- * resp or media may be NULL. Values point into the API's trees.
- */
-size_t spec_media_examples(const spec_api *api, const spec_response *resp, const spec_media *media,
-                           const jt_node *out[SPEC_MEDIA_EXAMPLES_MAX]);
-/** The default of the variable name of the root document's server'th server object as
-    written (OAS 3 servers[].variables); NULL when there is none. */
-const char *spec_server_variable_default(const spec_api *api, size_t server, const char *name);
 
 #endif /* APIDEX_OAS_H */

@@ -285,3 +285,37 @@ int spec_schema_walk(const spec_api *api, spec_loc root, unsigned max_depth, cor
     spec_schema_guard_init(&w.guard, SPEC_SCHEMA_GUARD_MAX);
     return walk(&w, root, SPEC_KW_COUNT, NULL, 0);
 }
+
+/* ---------------------------------------------------------------- a view's own questions */
+
+spec_loc spec_schema_view_property(const spec_schema_view *v, const char *name)
+{
+    return spec_schema_view_at(v, name ? jt_get(v->kw[SPEC_KW_PROPERTIES], name) : NULL);
+}
+
+const char *spec_schema_view_first_type(const spec_schema_view *v)
+{
+    const jt_node *t = v->kw[SPEC_KW_TYPE];
+    if (jt_is(t, JT_STRING)) return jt_str(t);
+    for (uint32_t i = 0; jt_is(t, JT_ARRAY) && i < t->len; i++) {
+        const char *x = jt_str(t->u.items[i]);
+        if (x && strcmp(x, "null")) return x;
+    }
+    return NULL;
+}
+
+bool spec_schema_view_allows_null(const spec_schema_view *v)
+{
+    if (v->nullable) return true;
+    const jt_node *t = v->kw[SPEC_KW_TYPE];
+    for (uint32_t i = 0; jt_is(t, JT_ARRAY) && i < t->len; i++) {
+        const char *x = jt_str(t->u.items[i]);
+        if (x && !strcmp(x, "null")) return true;
+    }
+    return false;
+}
+
+bool spec_schema_view_nullable(const spec_schema_view *v)
+{
+    return v->nullable || jt_get_bool(v->loc.node, "x-nullable", false);
+}

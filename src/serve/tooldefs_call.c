@@ -137,7 +137,7 @@ static struct json_object *auth_scheme(const spec_api *api, const char *name, si
         serve_jadd(o, "in", json_object_new_string("header"));
         serve_jadd(o, "name", json_object_new_string("Authorization"));
         add_str(o, "url", s.openid_url);
-        add_str(o, "token_url", s.token_url);
+        add_str(o, "token_url", s.token_url ? s.token_url : s.any_flow_token_url);
         if (jt_is(scopes, JT_ARRAY) && scopes->len) {
             struct json_object *sc = json_object_new_array();
             for (uint32_t i = 0; sc && i < scopes->len && i < 50; i++)

@@ -229,6 +229,57 @@ static void test_parse(void **state)
     core_buf_free(&t);
 }
 
+/* The text of an MCP server's entry (serve/detail.c writes "mcp", "content", "note" and
+   "producers" beside the detail keys): arguments, annotations, responses with their content
+   and headers, where inputs come from. */
+static void test_text_mcp_entry(void **state)
+{
+    (void)state;
+    const char *json =
+        "{\"id\":\"files:read_file\",\"api\":\"files\",\"detail\":\"call\",\"method\":\"TOOL\","
+        "\"summary\":\"Read a file\",\"api_title\":\"Files\",\"mcp\":{\"kind\":\"tool\","
+        "\"annotations\":{\"readOnlyHint\":true,\"title\":\"Read\",\"n\":3,\"r\":1.5}},"
+        "\"description\":\"Reads it\",\"content\":\"stored text\",\"note\":\"a note\","
+        "\"parameters\":[{\"name\":\"path\",\"required\":true,\"schema\":{\"type\":\"string\","
+        "\"description\":\"the path\"},\"example\":\"/x\"},{\"schema\":{\"type\":[\"string\","
+        "\"null\"],\"enum\":[\"a\",1,2.5,null,{\"k\":1}]}}],\"inputs\":[{\"name\":\"path\","
+        "\"in\":\"body\"}],\"producers\":[{\"param\":\"path\",\"endpoint\":\"files:list\","
+        "\"producer\":\"list\"}],\"responses\":[{\"status\":\"200\",\"schema\":{\"type\":"
+        "\"object\",\"properties\":{\"a\":{\"$circular\":\"X\"}}},\"content\":{"
+        "\"application/json\":{\"schema\":{\"$ref\":\"#/x/Y\"}},\"text/plain\":{}},"
+        "\"headers\":{\"X-A\":{},\"X-B\":{}},\"x-apidex-brief\":\"brief\"},{},7]}";
+    const char *want = "MCP tool files:read_file - Read a file\n"
+                       "Server: files (Files)\n"
+                       "Reads it\n"
+                       "stored text\n"
+                       "(a note)\n"
+                       "Annotations: readOnlyHint: true, title: Read, n: 3, r: 1.5\n"
+                       "Arguments:\n"
+                       "  - path (string, required, example: /x): the path\n"
+                       "  - ? (string|null, enum: a|1|2.5|null|{\"k\":1})\n"
+                       "Required inputs: path\n"
+                       "Responses:\n"
+                       "  200 (object)\n"
+                       "    - a: X\n"
+                       "      (circular: the fields of X, as above)\n"
+                       "    (brief)\n"
+                       "    as application/json:\n"
+                       "      schema: Y\n"
+                       "    as text/plain:\n"
+                       "    headers: X-A, X-B\n"
+                       "  ?\n"
+                       "Where its inputs come from:\n"
+                       "  - path <- files:list (list)\n"
+                       "(detail call: every parameter, body field and enum value is above; "
+                       "--detail full adds all responses and the schemas as written)\n";
+    core_buf t;
+    core_buf_init(&t, 0);
+    apidex_error err;
+    assert_int_equal(chunk_detail_text(json, strlen(json), &t, &err), 0);
+    assert_string_equal(t.data, want);
+    core_buf_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_call_servers_and_url),
@@ -237,6 +288,7 @@ int main(void)
                                        cmocka_unit_test(test_auth),
                                        cmocka_unit_test(test_summary_and_full),
                                        cmocka_unit_test(test_text),
-                                       cmocka_unit_test(test_parse)};
+                                       cmocka_unit_test(test_parse),
+                                       cmocka_unit_test(test_text_mcp_entry)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

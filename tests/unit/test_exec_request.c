@@ -284,6 +284,32 @@ typedef struct bad_case {
     const char *message;
 } bad_case;
 
+/* A schema whose items are itself: the enum list shown beside a problem ("enumx" holds the
+   word) must end, not recurse until the stack overflows. */
+static void test_enum_of_a_cyclic_schema(void **state)
+{
+    (void)state;
+    static const char doc[] =
+        "{\"openapi\":\"3.0.3\",\"info\":{\"title\":\"t\",\"version\":\"1\"},"
+        "\"servers\":[{\"url\":\"https://api.example.com\"}],\"paths\":{\"/a\":{\"post\":{"
+        "\"operationId\":\"post\",\"requestBody\":{\"content\":{\"application/json\":{"
+        "\"schema\":{\"$ref\":\"#/components/schemas/A\"}}}},"
+        "\"responses\":{\"200\":{\"description\":\"ok\"}}}}},"
+        "\"components\":{\"schemas\":{\"A\":{\"properties\":{\"enumx\":{\"type\":"
+        "\"integer\"}},\"items\":{\"$ref\":\"#/components/schemas/A\"}}}}}";
+    spec_registry *reg = NULL;
+    apidex_error err;
+    core_error_clear(&err);
+    assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
+    assert_int_equal(spec_registry_add_text(reg, "cyclic", doc, strlen(doc), NULL, &err), 0);
+    const spec_api *api = spec_registry_api(reg, 0);
+    assert_false(api->failed);
+    exec_request r;
+    assert_int_equal(build(api, "post", NULL, "{\"enumx\": \"s\"}", &r, &err), APIDEX_EINVAL);
+    assert_string_equal(err.message, "the request body: /enumx: expected integer, got string");
+    spec_registry_free(reg);
+}
+
 static void test_validation_errors(void **state)
 {
     (void)state;
@@ -375,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_bodies),
         cmocka_unit_test(test_qualified_names),
         cmocka_unit_test(test_validation_errors),
+        cmocka_unit_test(test_enum_of_a_cyclic_schema),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* Tests for the typed schema view (schema_view.c): $ref chains, cycles, allOf merging,
    the guard, the bounded walk and hostile schemas (deep, shared, huge enums); and the typed
-   questions beside it (view_chunk.c: an operation's MCP entry, the roles of the keys of a raw
-   tree; view_mock.c: a property by name, types, parameter styles, examples, servers). */
+   questions beside it (a property by name, types, null; view_mcp.c: an operation's MCP kind;
+   tree_keys.c: the roles of the keys of a raw tree; view_params.c: parameter styles and
+   examples; view_servers.c: a server variable's default). */
 #include "testutil.h"
 
 #include "oas/oas.h"
@@ -455,9 +456,9 @@ static void test_params_examples_servers(void **state)
     const spec_api *api = spec_registry_api(reg, 0);
     const spec_operation *op = &api->ops[0];
     assert_int_equal(op->n_params, 2);
-    assert_string_equal(spec_param_style(&op->params[0]), "deepObject");
-    assert_null(spec_param_style(&op->params[1]));
-    assert_null(spec_param_collection_format(&op->params[0]));
+    assert_string_equal(spec_param_serialization(&op->params[0]).style, "deepObject");
+    assert_null(spec_param_serialization(&op->params[1]).style);
+    assert_null(spec_param_serialization(&op->params[0]).collection_format);
 
     const spec_response *r = &op->responses[0];
     assert_int_equal(r->n_media, 2);
@@ -468,10 +469,15 @@ static void test_params_examples_servers(void **state)
     assert_int_equal(spec_media_examples(api, r, &r->media[1], ex), 0);
     assert_int_equal(spec_media_examples(api, NULL, NULL, ex), 0);
 
-    assert_string_equal(spec_server_variable_default(api, 0, "host"), "api.example.com");
-    assert_null(spec_server_variable_default(api, 0, "major")); /* no default */
-    assert_null(spec_server_variable_default(api, 0, "nope"));
-    assert_null(spec_server_variable_default(api, 1, "host"));
+    spec_server_var var;
+    assert_true(spec_server_var_find(api, 0, "host", &var));
+    assert_string_equal(var.default_value, "api.example.com");
+    assert_true(spec_server_var_find(api, 0, "major", &var));
+    assert_null(var.default_value); /* no default */
+    assert_false(spec_server_var_find(api, 0, "nope", &var));
+    assert_null(var.default_value);
+    assert_false(spec_server_var_find(api, 1, "host", &var));
+    assert_null(var.default_value);
     spec_registry_free(reg);
 }
 
@@ -488,14 +494,37 @@ static void test_swagger2(void **state)
     spec_registry *reg = load_text(SWAGGER);
     const spec_api *api = spec_registry_api(reg, 0);
     const spec_operation *op = &api->ops[0];
-    assert_string_equal(spec_param_collection_format(&op->params[0]), "pipes");
-    assert_null(spec_param_style(&op->params[0]));
+    assert_string_equal(spec_param_serialization(&op->params[0]).collection_format, "pipes");
+    assert_null(spec_param_serialization(&op->params[0]).style);
     const spec_response *r = &op->responses[0];
     assert_int_equal(r->n_media, 1);
     const jt_node *ex[SPEC_MEDIA_EXAMPLES_MAX];
     assert_int_equal(spec_media_examples(api, r, &r->media[0], ex), 1);
     assert_string_equal(jt_str(ex[0]), "hi");
-    assert_null(spec_server_variable_default(api, 0, "host")); /* no servers written */
+    spec_server_var var;
+    assert_false(spec_server_var_find(api, 0, "host", &var)); /* no servers written */
+    assert_null(var.default_value);
+    spec_registry_free(reg);
+}
+
+/* nullable and x-nullable schemas beside a plain one */
+static const char *NULLABLE_DOC =
+    HEAD "\"components\":{\"schemas\":{\"N\":{\"type\":\"string\",\"x-nullable\":true},"
+         "\"M\":{\"type\":\"string\",\"nullable\":true},\"P\":{\"type\":\"string\"}}}}";
+
+static void test_nullable_keyword_or_extension(void **state)
+{
+    (void)state;
+    spec_registry *reg = load_text(NULLABLE_DOC);
+    const spec_api *api = spec_registry_api(reg, 0);
+    /* nullable: OAS 3.0's keyword or Swagger 2.0's extension */
+    bool want[] = {true, true, false};
+    for (size_t i = 0; i < api->n_schemas; i++) {
+        spec_schema_view sv;
+        assert_int_equal(spec_schema_view_open(api, api->schemas[i].node, NULL, &sv), 0);
+        int k = api->schemas[i].name[0] == 'N' ? 0 : api->schemas[i].name[0] == 'M' ? 1 : 2;
+        assert_int_equal(spec_schema_view_nullable(&sv), want[k]);
+    }
     spec_registry_free(reg);
 }
 
@@ -516,6 +545,7 @@ int main(void)
         cmocka_unit_test(test_tree_param_in_body),
         cmocka_unit_test(test_schema_questions),
         cmocka_unit_test(test_params_examples_servers),
+        cmocka_unit_test(test_nullable_keyword_or_extension),
         cmocka_unit_test(test_swagger2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

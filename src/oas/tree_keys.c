@@ -1,22 +1,11 @@
 /*
- * Typed questions chunking and the tree filter ask of the model: which MCP entry an
- * operation stands for, and what a key of a raw OpenAPI tree is (a name map, a functional
- * string, an example, ...), so that they never spell keywords.
+ * What a key of a raw OpenAPI tree is (a name map, a functional string, an example, ...) and
+ * whether a raw parameter object is a Swagger 2.0 body: for walks that filter a tree without
+ * the model (prep's tree filter), so that they never spell keywords.
  */
 #include "oas/oas_int.h"
 
 #include <string.h>
-
-/* The extension keys oas/mcp.c writes on the operation of each MCP entry. */
-static const char *const mcp_keys[] = {"x-mcp-tool", "x-mcp-resource", "x-mcp-prompt"};
-static const char *const mcp_kinds[] = {"tool", "resource", "prompt"};
-
-const char *spec_operation_mcp_kind(const spec_operation *op)
-{
-    for (size_t i = 0; op && i < sizeof mcp_keys / sizeof *mcp_keys; i++)
-        if (jt_get(op->node.node, mcp_keys[i])) return mcp_kinds[i];
-    return NULL;
-}
 
 /* ---------------------------------------------------------------- keys of a raw tree */
 
