@@ -77,13 +77,8 @@ static int resolve(agent_run_executor *x, const char *id, const store_operation 
     for (size_t i = 0; i < x->n_apis && !l; i++)
         if (!strcmp(x->apis[i].id, sapi->id)) l = &x->apis[i];
     if (!l) {
-        if (x->n_apis == x->cap_apis) {
-            size_t cap = x->cap_apis ? x->cap_apis * 2 : 4;
-            loaded_api *n = realloc(x->apis, cap * sizeof *n);
-            if (!n) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
-            x->apis = n;
-            x->cap_apis = cap;
-        }
+        if (core_array_grow(&x->apis, &x->cap_apis, x->n_apis, sizeof *x->apis, 4))
+            return core_error_set(err, APIDEX_ENOMEM, "out of memory");
         l = &x->apis[x->n_apis++];
         memset(l, 0, sizeof *l);
         l->id = core_arena_strdup(x->arena, sapi->id);

@@ -24,26 +24,15 @@ void chunk_doc_free(chunk_doc_text *d)
 
 static int span_add(chunk_doc_text *d, size_t op, size_t a, size_t b)
 {
-    if (d->n_spans == d->cap_spans) {
-        size_t cap = d->cap_spans ? d->cap_spans * 2 : 64;
-        chunk_span *p = realloc(d->spans, cap * sizeof *p);
-        if (!p) return APIDEX_ENOMEM;
-        d->spans = p;
-        d->cap_spans = cap;
-    }
+    if (core_array_grow(&d->spans, &d->cap_spans, d->n_spans, sizeof *d->spans, 64))
+        return APIDEX_ENOMEM;
     d->spans[d->n_spans++] = (chunk_span){op, a, b};
     return 0;
 }
 
 static int occ_add(chunk_doc_text *d, size_t path, size_t a, size_t b)
 {
-    if (d->n_occ == d->cap_occ) {
-        size_t cap = d->cap_occ ? d->cap_occ * 2 : 64;
-        chunk_span *p = realloc(d->occ, cap * sizeof *p);
-        if (!p) return APIDEX_ENOMEM;
-        d->occ = p;
-        d->cap_occ = cap;
-    }
+    if (core_array_grow(&d->occ, &d->cap_occ, d->n_occ, sizeof *d->occ, 64)) return APIDEX_ENOMEM;
     d->occ[d->n_occ++] = (chunk_span){path, a, b};
     return 0;
 }

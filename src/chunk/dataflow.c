@@ -71,13 +71,7 @@ long dataflow_sset_add(str_set *s, const char *w)
         s->slot = slot;
         s->cap = nc;
     }
-    if (s->n == s->cap_items) {
-        size_t nc = s->cap_items ? s->cap_items * 2 : 64;
-        const char **it = realloc(s->items, nc * sizeof *it);
-        if (!it) return -1;
-        s->items = it;
-        s->cap_items = nc;
-    }
+    if (core_array_grow(&s->items, &s->cap_items, s->n, sizeof *s->items, 64)) return -1;
     const char *copy = core_arena_strdup(s->arena, w);
     if (!copy) return -1;
     size_t h = (size_t)core_hash64(w, strlen(w)) & (s->cap - 1);

@@ -68,13 +68,7 @@ static int cmp_candidate(const void *a, const void *b)
 
 static int add_edge(dataflow *df, size_t *cap, dataflow_edge e)
 {
-    if (df->n_edges == *cap) {
-        size_t nc = *cap ? *cap * 2 : 64;
-        dataflow_edge *ne = realloc(df->edges, nc * sizeof *ne);
-        if (!ne) return APIDEX_ENOMEM;
-        df->edges = ne;
-        *cap = nc;
-    }
+    if (core_array_grow(&df->edges, cap, df->n_edges, sizeof *df->edges, 64)) return APIDEX_ENOMEM;
     df->edges[df->n_edges++] = e;
     return 0;
 }
@@ -174,13 +168,7 @@ typedef struct ref_list {
 
 static int ref_push(ref_list *l, size_t op, size_t k)
 {
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? l->cap * 2 : 4;
-        op_ref *nr = realloc(l->r, nc * sizeof *nr);
-        if (!nr) return APIDEX_ENOMEM;
-        l->r = nr;
-        l->cap = nc;
-    }
+    if (core_array_grow(&l->r, &l->cap, l->n, sizeof *l->r, 4)) return APIDEX_ENOMEM;
     l->r[l->n++] = (op_ref){op, k};
     return 0;
 }

@@ -144,14 +144,9 @@ static int read_stdin_lines(core_buf *all, char ***lines, size_t *n)
         char *stop = nl ? nl : end;
         if (stop > p && stop[-1] == '\r') stop[-1] = '\0';
         *stop = '\0';
-        if (count == cap) {
-            char **nv = realloc(v, 2 * cap * sizeof *v);
-            if (!nv) {
-                free(v);
-                return APIDEX_ENOMEM;
-            }
-            v = nv;
-            cap *= 2;
+        if (core_array_grow(&v, &cap, count, sizeof *v, 16)) {
+            free(v);
+            return APIDEX_ENOMEM;
         }
         v[count++] = p;
         p = stop + 1;

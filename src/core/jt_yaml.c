@@ -362,15 +362,9 @@ int jt_parse_yaml(jt_doc *doc, build_ctx *bc)
             }
             n->line = line;
             n->col = col;
-            if (yb.n_frames == yb.cap_frames) {
-                size_t ncap = yb.cap_frames ? yb.cap_frames * 2 : 32;
-                yaml_frame *fr = realloc(yb.frames, ncap * sizeof *fr);
-                if (!fr) {
-                    rc = APIDEX_ENOMEM;
-                    break;
-                }
-                yb.frames = fr;
-                yb.cap_frames = ncap;
+            if (core_array_grow(&yb.frames, &yb.cap_frames, yb.n_frames, sizeof *yb.frames, 32)) {
+                rc = APIDEX_ENOMEM;
+                break;
             }
             yaml_frame *f = &yb.frames[yb.n_frames++];
             f->node = n;

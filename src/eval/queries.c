@@ -90,15 +90,9 @@ int eval_set_load(eval_set *set, const char *path, apidex_error *err)
                                   "\"kind\": \"none\" for a task nothing in the index does)");
             break;
         }
-        if (set->n == set->cap) {
-            size_t ncap = set->cap ? set->cap * 2 : 64;
-            eval_query *p = realloc(set->items, ncap * sizeof *p);
-            if (!p) {
-                rc = APIDEX_ENOMEM;
-                break;
-            }
-            set->items = p;
-            set->cap = ncap;
+        if (core_array_grow(&set->items, &set->cap, set->n, sizeof *set->items, 64)) {
+            rc = APIDEX_ENOMEM;
+            break;
         }
         eval_query *q = &set->items[set->n];
         q->text = core_arena_strdup(set->arena, text);

@@ -102,15 +102,9 @@ static entry *add(mock_state *st, const char *collection, const char *id, int *r
         *rc = APIDEX_ELIMIT;
         return NULL;
     }
-    if (st->n == st->cap) {
-        size_t cap = st->cap ? st->cap * 2 : 64;
-        entry *items = realloc(st->items, cap * sizeof *items);
-        if (!items) {
-            *rc = APIDEX_ENOMEM;
-            return NULL;
-        }
-        st->items = items;
-        st->cap = cap;
+    if (core_array_grow(&st->items, &st->cap, st->n, sizeof *st->items, 64)) {
+        *rc = APIDEX_ENOMEM;
+        return NULL;
     }
     entry *e = &st->items[st->n];
     *e = (entry){strdup(collection), strdup(id), NULL, false};

@@ -149,15 +149,10 @@ static int watch_tree(watcher *w, const char *root)
                 free(p);
                 continue;
             }
-            if (n == cap) {
-                char **t = realloc(todo, cap * 2 * sizeof *t);
-                if (!t) {
-                    free(p);
-                    rc = APIDEX_ENOMEM;
-                    break;
-                }
-                todo = t;
-                cap *= 2;
+            if (core_array_grow(&todo, &cap, n, sizeof *todo, 16)) {
+                free(p);
+                rc = APIDEX_ENOMEM;
+                break;
             }
             todo[n++] = p;
         }

@@ -49,13 +49,8 @@ int compose_out_push(query_state *st, uint32_t op, search_role role)
 
 static int link_push(query_state *st, const char *param, uint32_t producer, uint32_t consumer)
 {
-    if (st->n_links == st->cap_links) {
-        size_t cap = st->cap_links ? st->cap_links * 2 : 16;
-        search_link *l = realloc(st->links, cap * sizeof *l);
-        if (!l) return APIDEX_ENOMEM;
-        st->links = l;
-        st->cap_links = cap;
-    }
+    if (core_array_grow(&st->links, &st->cap_links, st->n_links, sizeof *st->links, 16))
+        return APIDEX_ENOMEM;
     st->links[st->n_links++] =
         (search_link){param, st->e->ops[producer].id, st->e->ops[consumer].id};
     return 0;
@@ -65,13 +60,8 @@ static int link_push(query_state *st, const char *param, uint32_t producer, uint
 static int input_push(query_state *st, uint32_t consumer, const char *param, search_source from,
                       uint32_t producer)
 {
-    if (st->n_inputs == st->cap_inputs) {
-        size_t cap = st->cap_inputs ? st->cap_inputs * 2 : 16;
-        plan_input *in = realloc(st->inputs, cap * sizeof *in);
-        if (!in) return APIDEX_ENOMEM;
-        st->inputs = in;
-        st->cap_inputs = cap;
-    }
+    if (core_array_grow(&st->inputs, &st->cap_inputs, st->n_inputs, sizeof *st->inputs, 16))
+        return APIDEX_ENOMEM;
     st->inputs[st->n_inputs++] = (plan_input){consumer, param, from, producer};
     return 0;
 }

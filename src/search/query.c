@@ -204,13 +204,8 @@ static void mark_negated(query_state *st)
 
 static int occ_add(query_state *st, long term, double weight, uint32_t word, uint8_t family)
 {
-    if (st->n_occ == st->cap_occ) {
-        size_t cap = st->cap_occ ? st->cap_occ * 2 : 32;
-        qocc *o = realloc(st->occ, cap * sizeof *o);
-        if (!o) return APIDEX_ENOMEM;
-        st->occ = o;
-        st->cap_occ = cap;
-    }
+    if (core_array_grow(&st->occ, &st->cap_occ, st->n_occ, sizeof *st->occ, 32))
+        return APIDEX_ENOMEM;
     st->occ[st->n_occ++] = (qocc){term, weight, word, family};
     return 0;
 }
