@@ -1,5 +1,5 @@
 /*
- * Calling an MCP server's tool (issue 29, docs/MCP-SOURCES.md "Calling a tool"): the
+ * Calling an MCP server's tool (docs/MCP-SOURCES.md "Calling a tool"): the
  * operation oas/mcp.c made of the tool (marked x-mcp-tool) is called over MCP tools/call
  * instead of HTTP, under the rules of an HTTP call:
  * - the arguments (-p name=value, read by the property's schema as exec_build reads a

@@ -47,15 +47,6 @@ static unsigned char lower(unsigned char c)
     return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
 }
 
-static bool starts_with_ci(const char *s, size_t n, const char *lit)
-{
-    size_t k = strlen(lit);
-    if (n < k) return false;
-    for (size_t i = 0; i < k; i++)
-        if (lower((unsigned char)s[i]) != (unsigned char)lit[i]) return false;
-    return true;
-}
-
 static void note(prep_report *rep, unsigned bit, size_t bytes)
 {
     if (!rep) return;
@@ -111,11 +102,11 @@ static bool b64_blob(const char *s, size_t n)
 /* "data:" [mediatype] [;param]* ";base64," then the payload; returns its length or 0. */
 static size_t data_uri_len(const char *s, size_t n)
 {
-    if (!starts_with_ci(s, n, "data:")) return 0;
+    if (!text_prefix_ci(s, n, "data:")) return 0;
     size_t i = 5;
     while (i < n && i < 256 && s[i] != ',' && !is_space((unsigned char)s[i]) && s[i] != '"') i++;
     if (i >= n || s[i] != ',') return 0;
-    if (i < 12 || !starts_with_ci(s + i - 7, 7, ";base64")) return 0;
+    if (i < 12 || !text_prefix_ci(s + i - 7, 7, ";base64")) return 0;
     i++;
     size_t start = i;
     while (i < n && is_b64((unsigned char)s[i])) i++;
@@ -332,11 +323,11 @@ static bool url_char(unsigned char c)
 static size_t url_len(const char *s, size_t n, size_t *host_start, size_t *host_len)
 {
     size_t i;
-    if (starts_with_ci(s, n, "https://"))
+    if (text_prefix_ci(s, n, "https://"))
         i = 8;
-    else if (starts_with_ci(s, n, "http://"))
+    else if (text_prefix_ci(s, n, "http://"))
         i = 7;
-    else if (starts_with_ci(s, n, "www."))
+    else if (text_prefix_ci(s, n, "www."))
         i = 0;
     else
         return 0;
@@ -423,7 +414,7 @@ static bool may_have_url(const char *s, size_t n)
 {
     for (size_t i = 0; i + 3 < n; i++)
         if ((s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/') ||
-            ((s[i] == 'w' || s[i] == 'W') && starts_with_ci(s + i, n - i, "www.")))
+            ((s[i] == 'w' || s[i] == 'W') && text_prefix_ci(s + i, n - i, "www.")))
             return true;
     return false;
 }
@@ -434,7 +425,7 @@ static bool may_have_base64(const char *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         run = is_b64((unsigned char)s[i]) ? run + 1 : 0;
         if (run >= B64_MIN_RUN) return true;
-        if (s[i] == ':' && i >= 4 && starts_with_ci(s + i - 4, 5, "data:")) return true;
+        if (s[i] == ':' && i >= 4 && text_prefix_ci(s + i - 4, 5, "data:")) return true;
     }
     return false;
 }

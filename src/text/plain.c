@@ -34,7 +34,7 @@ static unsigned char lower(unsigned char c)
     return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
 }
 
-static bool prefix_ci(const char *s, size_t n, const char *lit)
+bool text_prefix_ci(const char *s, size_t n, const char *lit)
 {
     size_t k = strlen(lit);
     if (n < k) return false;
@@ -205,9 +205,9 @@ static void md_inline(emitter *e, const char *s, size_t n, unsigned char *skip, 
             while (j < n && j < i + MD_SCAN_MAX && s[j] != '>' && !is_space((unsigned char)s[j]))
                 j++;
             if (j < n && s[j] == '>' &&
-                (prefix_ci(s + i + 1, j - i - 1, "http://") ||
-                 prefix_ci(s + i + 1, j - i - 1, "https://") ||
-                 prefix_ci(s + i + 1, j - i - 1, "mailto:"))) {
+                (text_prefix_ci(s + i + 1, j - i - 1, "http://") ||
+                 text_prefix_ci(s + i + 1, j - i - 1, "https://") ||
+                 text_prefix_ci(s + i + 1, j - i - 1, "mailto:"))) {
                 FLUSH_RUN();
                 emit_text(e, s + i + 1, j - i - 1);
                 i = j + 1;
@@ -409,7 +409,7 @@ static bool abbreviation(const char *s, size_t dot)
                                        "nr",  "ex",  "mr",  "mrs", "dr", "st",     "fig"};
     for (size_t k = 0; k < sizeof abbr / sizeof abbr[0]; k++) {
         size_t al = strlen(abbr[k]);
-        if (al == len && prefix_ci(s + b, len, abbr[k])) return true;
+        if (al == len && text_prefix_ci(s + b, len, abbr[k])) return true;
     }
     /* "e.g." ends with a one-letter part */
     return len >= 2 && s[dot - 2] == '.';

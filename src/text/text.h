@@ -281,6 +281,8 @@ int text_html_strip(const char *s, size_t n, text_reader reader, core_buf *out,
  * plain text lays out fenced code itself), but not a "===" rule.
  */
 bool text_md_markup_line(const char *s, size_t n, text_reader reader);
+/** Whether the n bytes at s start with lit (lower-case ASCII), ignoring ASCII case. */
+bool text_prefix_ci(const char *s, size_t n, const char *lit);
 
 /* ---------------------------------------------------------------- plain text (plain.c) */
 
