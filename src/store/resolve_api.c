@@ -9,6 +9,22 @@
 #include <string.h>
 #include <strings.h>
 
+void store_nearest_keep(long *best, size_t *dist, size_t *n, size_t max, long item, size_t d)
+{
+    size_t pos = *n < max ? (*n)++ : max;
+    if (pos == max) {
+        if (d >= dist[max - 1]) return;
+        pos = max - 1;
+    }
+    while (pos > 0 && dist[pos - 1] > d) {
+        best[pos] = best[pos - 1];
+        dist[pos] = dist[pos - 1];
+        pos--;
+    }
+    best[pos] = item;
+    dist[pos] = d;
+}
+
 enum { RESOLVE_MAX_NAMED = 5 };
 
 static bool prefix_ci(const char *s, const char *prefix, size_t n)
@@ -87,18 +103,7 @@ static void nearest(core_buf *b, const store_api *apis, size_t n, const char *na
             if (dk < d) d = dk;
         }
         if (d >= cap) continue;
-        size_t pos = nb < RESOLVE_MAX_NAMED ? nb++ : RESOLVE_MAX_NAMED;
-        if (pos == RESOLVE_MAX_NAMED) {
-            if (d >= dist[RESOLVE_MAX_NAMED - 1]) continue;
-            pos = RESOLVE_MAX_NAMED - 1;
-        }
-        while (pos > 0 && dist[pos - 1] > d) {
-            best[pos] = best[pos - 1];
-            dist[pos] = dist[pos - 1];
-            pos--;
-        }
-        best[pos] = (long)i;
-        dist[pos] = d;
+        store_nearest_keep(best, dist, &nb, RESOLVE_MAX_NAMED, (long)i, d);
     }
     if (nb) {
         core_buf_puts(b, "; did you mean ");

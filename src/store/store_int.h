@@ -160,4 +160,11 @@ char *store_image_file_path(store_index *idx);
 /* image_map.c: unmaps m (zeroed). */
 void store_mapping_release(store_mapping *m);
 
+/**
+ * Keeps the max nearest items seen so far (resolve_api.c): best[0..*n) ordered by dist, the
+ * nearest first; item at distance d goes in when there is room or it is nearer than the last
+ * kept (ties keep the earlier item). *n grows up to max.
+ */
+void store_nearest_keep(long *best, size_t *dist, size_t *n, size_t max, long item, size_t d);
+
 #endif /* APIDEX_STORE_INT_H */

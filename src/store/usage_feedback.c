@@ -60,18 +60,7 @@ static void closest(core_buf *b, const store_operation *ops, size_t n, const cha
         size_t d2 = mp.data && wshape.data ? edits(wshape.data, mp.data, cap) : cap;
         if (d2 < d) d = d2;
         if (d >= cap) continue;
-        size_t pos = nb < FEEDBACK_NEAR ? nb++ : FEEDBACK_NEAR;
-        if (pos == FEEDBACK_NEAR) {
-            if (d >= dist[FEEDBACK_NEAR - 1]) continue;
-            pos = FEEDBACK_NEAR - 1;
-        }
-        while (pos > 0 && dist[pos - 1] > d) {
-            best[pos] = best[pos - 1];
-            dist[pos] = dist[pos - 1];
-            pos--;
-        }
-        best[pos] = (long)i;
-        dist[pos] = d;
+        store_nearest_keep(best, dist, &nb, FEEDBACK_NEAR, (long)i, d);
     }
     core_buf_free(&mp);
     core_buf_free(&shape);
