@@ -5,7 +5,7 @@
  */
 #include "build/build_int.h"
 
-#include "chunk/dataflow.h"
+#include "flow/flow.h"
 #include "prep/prep.h"
 #include "text/text.h"
 
@@ -126,7 +126,7 @@ static void map_fields(build_ctx *b, const chunk_fields *cf, const char **fields
 
 /* The inputs an operation needs: required and path parameters, a required body,
    with the entity the data-flow analysis found for identifier inputs. */
-static int op_inputs(build_ctx *b, const spec_operation *op, const dataflow *df, size_t oi,
+static int op_inputs(build_ctx *b, const spec_operation *op, const flow_graph *df, size_t oi,
                      store_operation *rec)
 {
     size_t cap = op->n_params + 1;
@@ -151,7 +151,7 @@ static int op_inputs(build_ctx *b, const spec_operation *op, const dataflow *df,
 
 /* One operation's row: its rendering, fields, inputs and facts, and its schema edges. */
 static int add_operation_row(build_ctx *b, const spec_api *api, const spec_operation *op,
-                             const dataflow *df, size_t i, text_analyzer *ta, apidex_error *err)
+                             const flow_graph *df, size_t i, text_analyzer *ta, apidex_error *err)
 {
     chunk_render_options ropt = {.prep = b->copt->prep};
     store_operation rec = {0};
@@ -176,8 +176,8 @@ static int add_operation_row(build_ctx *b, const spec_api *api, const spec_opera
     if (!rec.content || !rec.capability) return oom(err);
     rec.tokens = count_tokens(b, rec.content);
     if (op_inputs(b, op, df, i, &rec)) return oom(err);
-    chunk_op_facts facts;
-    if (chunk_op_read_facts(op, ta, b->arena, &facts)) return oom(err);
+    flow_op_facts facts;
+    if (flow_op_read_facts(op, ta, b->arena, &facts)) return oom(err);
     rec.action = (int)facts.action;
     rec.verb = facts.verb;
     rec.flags = (facts.text_query ? STORE_OP_TEXT_QUERY : 0) | (facts.mine ? STORE_OP_MINE : 0) |
@@ -212,7 +212,7 @@ static void row_arena_end(build_ctx *b, core_arena *keep)
 }
 
 static int add_operation(build_ctx *b, const spec_api *api, const spec_operation *op,
-                         const dataflow *df, size_t i, text_analyzer *ta, apidex_error *err)
+                         const flow_graph *df, size_t i, text_analyzer *ta, apidex_error *err)
 {
     core_arena *keep = row_arena_begin(b);
     if (!keep) return oom(err);
@@ -221,7 +221,8 @@ static int add_operation(build_ctx *b, const spec_api *api, const spec_operation
     return rc;
 }
 
-static int add_operations(build_ctx *b, const spec_api *api, const dataflow *df, apidex_error *err)
+static int add_operations(build_ctx *b, const spec_api *api, const flow_graph *df,
+                          apidex_error *err)
 {
     text_analyzer *ta = text_analyzer_new();
     if (!ta) return oom(err);
@@ -264,14 +265,14 @@ static int add_schemas(build_ctx *b, const spec_api *api, apidex_error *err)
     return 0;
 }
 
-static int add_producers(build_ctx *b, const spec_api *api, const dataflow *df, apidex_error *err)
+static int add_producers(build_ctx *b, const spec_api *api, const flow_graph *df, apidex_error *err)
 {
     for (size_t i = 0; df && i < df->n_edges; i++) {
-        const dataflow_edge *d = &df->edges[i];
+        const flow_edge *d = &df->edges[i];
         if (d->consumer >= api->n_ops || d->producer >= api->n_ops ||
             d->input >= df->n_inputs[d->consumer])
             continue;
-        const dataflow_input *in = &df->inputs[d->consumer][d->input];
+        const flow_input *in = &df->inputs[d->consumer][d->input];
         store_edge e = {.kind = STORE_EDGE_PRODUCER,
                         .src = api->ops[d->consumer].id,
                         .dst = api->ops[d->producer].id,
@@ -440,16 +441,16 @@ static int index_api(build_ctx *b, const spec_api *api, const char *doc, const c
     if (rc) return rc;
 
     /* The data-flow analysis is an enrichment: without it the index still works. */
-    dataflow *df = NULL;
+    flow_graph *df = NULL;
     apidex_error dferr;
     core_error_clear(&dferr);
-    if (dataflow_build(api, &df, &dferr) != 0) df = NULL;
+    if (flow_build(api, &df, &dferr) != 0) df = NULL;
 
     rc = add_operations(b, api, df, err);
     if (!rc) rc = add_schemas(b, api, err);
     if (!rc) rc = add_producers(b, api, df, err);
     if (!rc) rc = add_chunks(b, api, err);
-    dataflow_free(df);
+    flow_free(df);
     return rc;
 }
 
@@ -662,7 +663,7 @@ static int build_locked(const char *db_path, spec_registry *reg, const build_opt
                                  .on_change = opt->on_change,
                                  .on_change_ctx = opt->on_change_ctx,
                                  .image = image_builder,
-                                 .dataflow = DATAFLOW_VERSION};
+                                 .dataflow = FLOW_VERSION};
     store_writer *w = NULL;
     rc = store_writer_begin(db_path, &wopt, &w, err);
     core_buf_free(&strategy);

@@ -1,10 +1,11 @@
 /*
  * build: the indexer. A loaded registry (src/oas) becomes an index (src/store): per API,
  * discovery of what changed (content hash, id), rendering (src/chunk), the data-flow
- * analysis (producer edges), chunking, facts and terms, embedding (src/embed), the rows
- * written through store_writer, and at the end the search image (the builder the program
- * registers, src/search/image.c). The store below it is the codec (the SQLite file, or
- * generations in PostgreSQL): it knows rows and files, not OpenAPI.
+ * analysis (producer edges) and operation facts (src/flow), chunking, terms, embedding
+ * (src/embed), the rows written through store_writer, and at the end the search image
+ * (the builder the program registers, src/search/image.c). The store below it is the
+ * codec (the SQLite file, or generations in PostgreSQL): it knows rows and files, not
+ * OpenAPI.
  *
  * Files: build.c the build (options, one API's rows, the registry loop, registry changes:
  * add and remove), ids.c each API's id as it is written (stable across rebuilds and

@@ -256,25 +256,4 @@ typedef struct chunk_window {
 int chunk_token_windows(const text_bpe *bpe, const char *s, size_t n, size_t size, size_t overlap,
                         chunk_window **out, size_t *n_out);
 
-/* ---------------------------------------------------------------- operation facts */
-
-/** What an operation does, read from its structure and words at index time (opfacts.c). */
-typedef struct chunk_op_facts {
-    text_action action; /* of its summary's verb (else operationId's), else its method's */
-    const char *verb;   /* that verb's stem, or the summary's unknown first word; NULL */
-    bool destructive;   /* DELETE, or its verb deletes, cancels, revokes, ... */
-    bool text_query;    /* takes a free-text search parameter */
-    bool mine;          /* its path is about the caller (/me, /users/@me, /my, /self) */
-    bool collection;    /* a GET whose path ends in a literal segment */
-} chunk_op_facts;
-
-/**
- * Reads the facts of op. tw: a splitter the caller owns (not thread-safe); strings are
- * allocated in a. Returns 0.
- */
-int chunk_op_read_facts(const spec_operation *op, text_analyzer *ta, core_arena *a,
-                        chunk_op_facts *out);
-/** Is a parameter a free-text search (q, query, search, term, keyword(s), text in the query)? */
-bool chunk_param_is_text_query(const char *name, const char *in);
-
 #endif /* APIDEX_CHUNK_H */

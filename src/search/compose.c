@@ -18,7 +18,7 @@
  */
 #include "search/search_int.h"
 
-#include "chunk/dataflow.h"
+#include "flow/flow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -75,16 +75,16 @@ static int serve_input(query_state *st, const char *param, uint32_t producer, ui
 
 double compose_edge_score(const search_params *p, unsigned f)
 {
-    unsigned kind = f & DATAFLOW_KIND_MASK;
+    unsigned kind = f & FLOW_KIND_MASK;
     double s = kind < 6 ? p->producer_kind[kind] : 0;
-    if (f & DATAFLOW_F_PATH_NAMES) s += p->producer_path_names;
-    if (f & DATAFLOW_F_TEXT_QUERY) s += p->producer_text_query;
-    if (f & DATAFLOW_F_CALLER) s += p->producer_caller;
-    if (f & DATAFLOW_F_HINT) s += p->producer_hint;
-    if (f & DATAFLOW_F_DEPRECATED) s -= p->producer_deprecated;
-    if (f & DATAFLOW_F_PARENT) s += p->producer_parent;
-    s += p->producer_overlap * (double)((f >> DATAFLOW_F_OVERLAP_SHIFT) & 3u);
-    s -= p->producer_own_input * (double)((f >> DATAFLOW_F_INPUTS_SHIFT) & 15u);
+    if (f & FLOW_F_PATH_NAMES) s += p->producer_path_names;
+    if (f & FLOW_F_TEXT_QUERY) s += p->producer_text_query;
+    if (f & FLOW_F_CALLER) s += p->producer_caller;
+    if (f & FLOW_F_HINT) s += p->producer_hint;
+    if (f & FLOW_F_DEPRECATED) s -= p->producer_deprecated;
+    if (f & FLOW_F_PARENT) s += p->producer_parent;
+    s += p->producer_overlap * (double)((f >> FLOW_F_OVERLAP_SHIFT) & 3u);
+    s -= p->producer_own_input * (double)((f >> FLOW_F_INPUTS_SHIFT) & 15u);
     return s;
 }
 
@@ -124,7 +124,7 @@ static search_source input_source(const query_state *st, const producer_ref *r)
 {
     if ((double)r->api_ops >= st->p->producer_ambient_ops && r->share >= st->p->producer_ambient)
         return SEARCH_FROM_CALLER;
-    if ((r->features & DATAFLOW_F_TAKES_NAME) && st->names_things) return SEARCH_FROM_TASK;
+    if ((r->features & FLOW_F_TAKES_NAME) && st->names_things) return SEARCH_FROM_TASK;
     if (values_give(st, r->param)) return SEARCH_FROM_TASK;
     return query_gives(st, r->entity, r->param) ? SEARCH_FROM_TASK : SEARCH_FROM_STEP;
 }
@@ -148,7 +148,7 @@ static int resolve_input(query_state *st, uint32_t op, size_t first, unsigned de
         const producer_ref *r = &prods[k];
         uint32_t cand = r->producer;
         if (!st->allowed[cand] || opposite_unasked_destructive(st, cand)) continue;
-        bool creates = (r->features & DATAFLOW_F_CREATES) != 0;
+        bool creates = (r->features & FLOW_F_CREATES) != 0;
         if (creates) {
             /* a creation serves only when the task asks for it too: planned as a primary,
                or the task asks for a new one and the operation is relevant to it */

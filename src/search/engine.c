@@ -33,7 +33,6 @@
  */
 #include "search/search_int.h"
 
-#include "chunk/dataflow.h"
 #include "text/text.h"
 
 #include <stdio.h>

@@ -22,7 +22,7 @@
 #include "search/search_int.h"
 #include "text/lexicon.h"
 
-#include "chunk/dataflow.h"
+#include "flow/flow.h"
 #include "text/text.h"
 
 #include <stdlib.h>
@@ -59,7 +59,7 @@ static bool name_gives(const search_engine *e, size_t op, const char *param, siz
     for (size_t k = 0; k < n_prods; k++) {
         const producer_ref *r = &prods[k];
         if (strlen(r->param) != n || memcmp(r->param, param, n)) continue;
-        if (r->features & DATAFLOW_F_TAKES_NAME) return true;
+        if (r->features & FLOW_F_TAKES_NAME) return true;
         if (e->info[r->producer].flags & STORE_OP_TEXT_QUERY) return true;
     }
     return false;

@@ -33,7 +33,7 @@ typedef struct term_entry {
 /* A producer edge, seen from its consumer. */
 typedef struct producer_ref {
     uint32_t producer;
-    unsigned features; /* DATAFLOW_KIND_* | DATAFLOW_F_* */
+    unsigned features; /* FLOW_KIND_* | FLOW_F_* */
     const char *param; /* the consumer's input */
     const char *entity;
     double share;   /* of the API's operations that need this entity: near 1, it is ambient

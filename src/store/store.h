@@ -124,7 +124,7 @@ typedef struct store_input {
     bool required;
 } store_input;
 
-/** Facts about an operation found at index time (chunk_op_facts), as store_operation.flags. */
+/** Facts about an operation found at index time (flow_op_facts), as store_operation.flags. */
 enum {
     STORE_OP_TEXT_QUERY = 1u << 0,  /* takes a free-text search parameter (q, query, search...) */
     STORE_OP_MINE = 1u << 1,        /* its path is about the caller (/me, /users/@me, /my) */
@@ -210,7 +210,7 @@ typedef struct store_edge {
     const char *field;     /* PRODUCER: the entity of param ("movi"); else NULL */
     double score;          /* PRODUCER: plausibility, higher is better (about 0..4); else 1 */
     bool explicit_hint;    /* PRODUCER: the consumer's description names the producer */
-    unsigned features;     /* PRODUCER: what the score is made of (DATAFLOW_F_*, dataflow.h),
+    unsigned features;     /* PRODUCER: what the score is made of (FLOW_F_*, flow/flow.h),
                               so search can weigh it with its own parameters */
     /* output only: index into store_operations() / store_schemas(); -1 when dangling */
     long src_index, dst_index;
@@ -539,7 +539,7 @@ typedef struct store_writer_options {
     void (*on_change)(void *ctx, store_change kind, const char *api);
     void *on_change_ctx;
     store_image_builder image; /* the search image's builder (NULL: none written) */
-    /* The version of the builder's data-flow analysis (DATAFLOW_VERSION): part of the
+    /* The version of the builder's data-flow analysis (FLOW_VERSION): part of the
        signature, so new producer edges re-analyse unchanged documents. */
     int dataflow;
 } store_writer_options;

@@ -222,7 +222,7 @@
 #define TEXT_LEX_VALUE_KINDS \
     "email", "url", "ip", "phone"
 
-/* chunk/dataflow.c envelope_words: words that name containers in JSON and REST responses, no
+/* flow/flow.c envelope_words: words that name containers in JSON and REST responses, no
    entities (index time) */
 #define TEXT_LEX_ENVELOPE_WORDS \
     "item", "items", "data", "result", "results", "record", "records", "entry", "entries", \
@@ -231,25 +231,25 @@
     "wrapper", "info", "detail", "details", "model", "dto", "schema", "array", "set", \
     "embedded", "_embedded", "output", "interface", "entity", "representation"
 
-/* chunk/dataflow.c dataflow_bare_id: a parameter name that is a key and nothing else (index time) */
+/* flow/flow.c flow_bare_id: a parameter name that is a key and nothing else (index time) */
 #define TEXT_LEX_BARE_IDS \
     "id", "ids", "key", "uuid", "sid", "guid", "slug"
 
-/* chunk/dataflow_inputs.c says_identifier: a description that says its input is an identifier
+/* flow/inputs.c says_identifier: a description that says its input is an identifier
    (index time) */
 #define TEXT_LEX_IDENTIFIER_WORDS \
     "id", "ids", "identifier", "identifiers", "uuid"
 
-/* chunk/dataflow_inputs.c dataflow_accepts_name: ... and that it takes a name as well (index time) */
+/* flow/inputs.c flow_accepts_name: ... and that it takes a name as well (index time) */
 #define TEXT_LEX_NAME_WORDS \
     "name", "names"
 
-/* chunk/dataflow.c dataflow_path_is_mine: path segments that mean the caller ('/me',
+/* flow/flow.c flow_path_is_mine: path segments that mean the caller ('/me',
    '/users/self'; producer.caller) */
 #define TEXT_LEX_PATH_MINE \
     "me", "@me", "my", "self", "current", "mine"
 
-/* chunk/opfacts.c: parameter names of a free-text query (producer.text_query; index time) */
+/* flow/opfacts.c: parameter names of a free-text query (producer.text_query; index time) */
 #define TEXT_LEX_TEXT_QUERY_PARAMS \
     "q", "query", "search", "term", "keyword", "keywords", "text"
 

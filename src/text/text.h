@@ -139,7 +139,7 @@ typedef enum {
     TEXT_TERMS_INDEX = 0, /* every term, as the index stores it */
     TEXT_TERMS_QUERY = 1, /* the same terms but the stop words (text_term_is_stop) */
     /* the stemmed words alone (no whole identifiers, no stop words dropped): what a verb is
-       read from, at index time (chunk/opfacts.c, data flow) and in a task (search/query.c) */
+       read from, at index time (flow/opfacts.c, data flow) and in a task (search/query.c) */
     TEXT_TERMS_STEMS = 2
 } text_terms_use;
 

@@ -1,6 +1,6 @@
 /* Data flow, inputs: the identifiers each operation needs (path parameters, identifier
-   query and body parameters) and the entity each stands for. The design is in dataflow.c. */
-#include "chunk/dataflow_int.h"
+   query and body parameters) and the entity each stands for. The design is in flow.c. */
+#include "flow/flow_int.h"
 #include "text/lexicon.h"
 
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 
 /* Is the parameter's schema a free value from a fixed set or no scalar (enum, boolean,
    object, array of objects)? Then it is no identifier. */
-static bool not_an_identifier(const df_ctx *d, const spec_param *p)
+static bool not_an_identifier(const flow_ctx *d, const spec_param *p)
 {
     spec_schema_view v;
     if (spec_schema_view_open(d->api, p->schema, NULL, &v) != 0 || !v.loc.node) return false;
@@ -22,7 +22,7 @@ static bool not_an_identifier(const df_ctx *d, const spec_param *p)
 }
 
 /* The literal path segment that ends just before the placeholder {name}: "/users/{id}" -> users. */
-static const char *segment_before(df_ctx *d, const char *path, const char *name)
+static const char *segment_before(flow_ctx *d, const char *path, const char *name)
 {
     size_t nl = strlen(name);
     const char *ph = NULL;
@@ -35,11 +35,11 @@ static const char *segment_before(df_ctx *d, const char *path, const char *name)
     const char *end = ph - 1, *start = end;
     while (start > path && start[-1] != '/') start--;
     if (end == start || *start == '{') return NULL;
-    return dataflow_last_word(d, start, (size_t)(end - start));
+    return flow_last_word(d, start, (size_t)(end - start));
 }
 
 /* The last literal path segment ("/me/books" -> book), or NULL. */
-static const char *last_segment(df_ctx *d, const char *path)
+static const char *last_segment(flow_ctx *d, const char *path)
 {
     const char *seg = NULL, *seg_end = NULL;
     for (const char *q = path; *q; q++) {
@@ -51,33 +51,33 @@ static const char *last_segment(df_ctx *d, const char *path)
             seg_end = e;
         }
     }
-    return seg ? dataflow_last_word(d, seg, (size_t)(seg_end - seg)) : NULL;
+    return seg ? flow_last_word(d, seg, (size_t)(seg_end - seg)) : NULL;
 }
 
 /* The entity of a path parameter (see the essay), or NULL. */
-static const char *path_entity_of(df_ctx *d, const spec_operation *op, const spec_param *p)
+static const char *path_entity_of(flow_ctx *d, const spec_operation *op, const spec_param *p)
 {
     const char *seg = segment_before(d, op->path, p->name);
-    if (dataflow_bare_id(p->name)) return seg;
-    size_t k = dataflow_id_suffix(p->name);
+    if (flow_bare_id(p->name)) return seg;
+    size_t k = flow_id_suffix(p->name);
     word_set words = {.n = 0};
     char *stripped = core_arena_strndup(d->arena, p->name, strlen(p->name) - k);
     if (!stripped) return NULL;
-    dataflow_add_words(d, &words, stripped);
+    flow_add_words(d, &words, stripped);
     if (!words.n) return seg;
-    if (seg && dataflow_set_has(&words, seg)) return seg;
+    if (seg && flow_set_has(&words, seg)) return seg;
     if (k) return words.w[words.n - 1];
     return seg ? seg : words.w[words.n - 1];
 }
 
 /* The entity of an identifier-named query or body input ("invoice_id", bare "ids"). */
-static const char *named_entity_of(df_ctx *d, const spec_operation *op, const char *name)
+static const char *named_entity_of(flow_ctx *d, const spec_operation *op, const char *name)
 {
-    if (dataflow_bare_id(name)) return last_segment(d, op->path);
-    size_t k = dataflow_id_suffix(name);
+    if (flow_bare_id(name)) return last_segment(d, op->path);
+    size_t k = flow_id_suffix(name);
     /* outside a path, "public_key", "api_key", "secret_key" are values, not references */
     if (!k || (k >= 3 && !strcasecmp(name + strlen(name) - 3, "key"))) return NULL;
-    return dataflow_last_word(d, name, strlen(name) - k);
+    return flow_last_word(d, name, strlen(name) - k);
 }
 
 /* Does a text say the value is an identifier ("Room ID to read", "the key of")? */
@@ -100,25 +100,25 @@ static bool says_identifier(const char *s)
 }
 
 /* "Can be an encoded ID, or a name": the input takes the thing's name as well as its id. */
-bool dataflow_accepts_name(const char *desc)
+bool flow_accepts_name(const char *desc)
 {
     static const char *const words[] = {TEXT_LEX_NAME_WORDS, NULL};
     return says_identifier(desc) && mentions_word(desc, words);
 }
 
-static void add_input(dataflow *df, size_t op, const char *name, const char *in, const char *ent,
+static void add_input(flow_graph *df, size_t op, const char *name, const char *in, const char *ent,
                       const char *desc)
 {
     for (size_t k = 0; k < df->n_inputs[op]; k++)
         if (!strcmp(df->inputs[op][k].name, name)) return;
-    dataflow_input *x = &df->inputs[op][df->n_inputs[op]++];
+    flow_input *x = &df->inputs[op][df->n_inputs[op]++];
     x->name = name;
     x->in = in;
     x->entity = ent;
-    x->accepts_name = dataflow_accepts_name(desc);
+    x->accepts_name = flow_accepts_name(desc);
 }
 
-static const char *schema_description(const df_ctx *d, spec_loc schema)
+static const char *schema_description(const flow_ctx *d, spec_loc schema)
 {
     spec_schema_view v;
     if (spec_schema_view_open(d->api, schema, NULL, &v) != 0) return NULL;
@@ -127,7 +127,7 @@ static const char *schema_description(const df_ctx *d, spec_loc schema)
 
 /* The top-level fields of op's request body: the required ones first, then (when
    optional_too) the others, as (name, schema) pairs. */
-static size_t body_fields(const df_ctx *d, const spec_operation *op, bool optional_too,
+static size_t body_fields(const flow_ctx *d, const spec_operation *op, bool optional_too,
                           const char **names, spec_loc *schemas, size_t cap)
 {
     if (!op->body || !op->body->n_media) return 0;
@@ -157,18 +157,18 @@ static size_t body_fields(const df_ctx *d, const spec_operation *op, bool option
 }
 
 /* Is name a required field of op's request body? */
-static bool body_required(const df_ctx *d, const spec_operation *op, const char *name)
+static bool body_required(const flow_ctx *d, const spec_operation *op, const char *name)
 {
-    const char *names[DF_MAX_BODY_INPUTS];
-    spec_loc schemas[DF_MAX_BODY_INPUTS];
-    size_t n = body_fields(d, op, false, names, schemas, DF_MAX_BODY_INPUTS);
+    const char *names[FLOW_MAX_BODY_INPUTS];
+    spec_loc schemas[FLOW_MAX_BODY_INPUTS];
+    size_t n = body_fields(d, op, false, names, schemas, FLOW_MAX_BODY_INPUTS);
     for (size_t i = 0; i < n; i++)
         if (!strcmp(names[i], name)) return true;
     return false;
 }
 
 /* Identifier inputs of every operation; their entities make the API's vocabulary. */
-void dataflow_find_inputs(df_ctx *d, dataflow *df)
+void flow_find_inputs(flow_ctx *d, flow_graph *df)
 {
     const spec_api *api = d->api;
     for (size_t i = 0; i < api->n_ops; i++) {
@@ -184,24 +184,24 @@ void dataflow_find_inputs(df_ctx *d, dataflow *df)
             }
             if (!ent) continue;
             add_input(df, i, pp->name, pp->in, ent, pp->description);
-            dataflow_sset_add(&d->vocab, ent);
+            flow_sset_add(&d->vocab, ent);
         }
-        const char *names[DF_MAX_BODY_INPUTS];
-        spec_loc schemas[DF_MAX_BODY_INPUTS];
-        size_t nb = body_fields(d, op, false, names, schemas, DF_MAX_BODY_INPUTS);
+        const char *names[FLOW_MAX_BODY_INPUTS];
+        spec_loc schemas[FLOW_MAX_BODY_INPUTS];
+        size_t nb = body_fields(d, op, false, names, schemas, FLOW_MAX_BODY_INPUTS);
         for (size_t b = 0; b < nb; b++) {
-            if (dataflow_bare_id(names[b])) continue; /* a new object's own id, not a reference */
+            if (flow_bare_id(names[b])) continue; /* a new object's own id, not a reference */
             const char *ent = named_entity_of(d, op, names[b]);
             if (!ent) continue;
             add_input(df, i, names[b], "body", ent, schema_description(d, schemas[b]));
-            dataflow_sset_add(&d->vocab, ent);
+            flow_sset_add(&d->vocab, ent);
         }
     }
 }
 
 /* A required query or body parameter named as an entity the API returns objects of
    ("channel", "customer") is an input too. */
-void dataflow_find_entity_named_inputs(df_ctx *d, dataflow *df, const str_set *produced)
+void flow_find_entity_named_inputs(flow_ctx *d, flow_graph *df, const str_set *produced)
 {
     const spec_api *api = d->api;
     for (size_t i = 0; i < api->n_ops; i++) {
@@ -213,14 +213,14 @@ void dataflow_find_entity_named_inputs(df_ctx *d, dataflow *df, const str_set *p
                 !(pp->required || says_identifier(pp->description)) || not_an_identifier(d, pp))
                 continue;
             word_set w = {.n = 0};
-            dataflow_add_words(d, &w, pp->name);
-            if (w.n == 1 && dataflow_sset_has(produced, w.w[0]))
+            flow_add_words(d, &w, pp->name);
+            if (w.n == 1 && flow_sset_has(produced, w.w[0]))
                 add_input(df, i, pp->name, "query", w.w[0], pp->description);
         }
-        const char *names[DF_MAX_BODY_INPUTS];
-        spec_loc schemas[DF_MAX_BODY_INPUTS];
-        size_t nb = body_fields(d, op, true, names, schemas, DF_MAX_BODY_INPUTS);
-        for (size_t b = 0; b < nb && df->n_inputs[i] < api->ops[i].n_params + DF_MAX_BODY_INPUTS;
+        const char *names[FLOW_MAX_BODY_INPUTS];
+        spec_loc schemas[FLOW_MAX_BODY_INPUTS];
+        size_t nb = body_fields(d, op, true, names, schemas, FLOW_MAX_BODY_INPUTS);
+        for (size_t b = 0; b < nb && df->n_inputs[i] < api->ops[i].n_params + FLOW_MAX_BODY_INPUTS;
              b++) {
             spec_schema_view v;
             if (spec_schema_view_open(api, schemas[b], NULL, &v) != 0 || !v.loc.node ||
@@ -230,8 +230,8 @@ void dataflow_find_entity_named_inputs(df_ctx *d, dataflow *df, const str_set *p
             const char *type = v.type;
             if (type && strcmp(type, "string") && strcmp(type, "integer")) continue;
             word_set w = {.n = 0};
-            dataflow_add_words(d, &w, names[b]);
-            if (w.n == 1 && dataflow_sset_has(produced, w.w[0]))
+            flow_add_words(d, &w, names[b]);
+            if (w.n == 1 && flow_sset_has(produced, w.w[0]))
                 add_input(df, i, names[b], "body", w.w[0], schema_description(d, schemas[b]));
         }
     }
@@ -243,14 +243,14 @@ void dataflow_find_entity_named_inputs(df_ctx *d, dataflow *df, const str_set *p
  * the first word of the parameter's description, else the operation's summary, else its
  * description, that is an entity of the API wins ("Watch projects or teams": project).
  */
-void dataflow_refine_query_ids(df_ctx *d, dataflow *df)
+void flow_refine_query_ids(flow_ctx *d, flow_graph *df)
 {
     const spec_api *api = d->api;
     for (size_t i = 0; i < df->n_ops; i++) {
         const spec_operation *op = &api->ops[i];
         for (size_t k = 0; k < df->n_inputs[i]; k++) {
-            dataflow_input *in = &df->inputs[i][k];
-            if (strcmp(in->in, "query") || !dataflow_bare_id(in->name)) continue;
+            flow_input *in = &df->inputs[i][k];
+            if (strcmp(in->in, "query") || !flow_bare_id(in->name)) continue;
             bool is_path_entity = false;
             for (size_t o = 0; o < df->n_ops && !is_path_entity; o++)
                 for (size_t m = 0; m < df->n_inputs[o] && !is_path_entity; m++)
@@ -264,11 +264,10 @@ void dataflow_refine_query_ids(df_ctx *d, dataflow *df)
             const char *found = NULL;
             for (size_t t = 0; t < 3 && !found; t++) {
                 word_set words = {.n = 0};
-                dataflow_add_words(d, &words, texts[t]);
+                flow_add_words(d, &words, texts[t]);
                 for (size_t w = 0; w < words.n && !found; w++)
-                    if (dataflow_sset_has(&d->vocab, words.w[w]) &&
-                        !dataflow_set_has(&d->envelope, words.w[w]) &&
-                        strcmp(words.w[w], in->entity))
+                    if (flow_sset_has(&d->vocab, words.w[w]) &&
+                        !flow_set_has(&d->envelope, words.w[w]) && strcmp(words.w[w], in->entity))
                         found = words.w[w];
             }
             if (found) in->entity = found;

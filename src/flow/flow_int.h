@@ -1,10 +1,9 @@
-/* Private to the data flow analysis (dataflow*.c): its bounds, word sets, the per-API
-   context and the helpers its files share. The design is in dataflow.c. */
-#ifndef APIDEX_CHUNK_DATAFLOW_INT_H
-#define APIDEX_CHUNK_DATAFLOW_INT_H
+/* Private to the data flow analysis (src/flow): its bounds, word sets, the per-API
+   context and the helpers its files share. The design is in flow.c. */
+#ifndef APIDEX_FLOW_INT_H
+#define APIDEX_FLOW_INT_H
 
-#include "chunk/chunk.h"
-#include "chunk/dataflow.h"
+#include "flow/flow.h"
 #include "text/text.h"
 
 #include <stdbool.h>
@@ -12,24 +11,24 @@
 #include <stdint.h>
 
 enum {
-    DF_MAX_DEPTH = 6,
-    DF_MAX_VISITS = 4000,
-    DF_MAX_WORDS = 64,
-    DF_MAX_CTX = 48,
-    DF_MAX_BODY_INPUTS = 8,
-    DF_MAX_KEYS = 128,
-    DF_MAX_SHAPES = 256,
-    DF_MAX_OUTPUTS = 32
+    FLOW_MAX_DEPTH = 6,
+    FLOW_MAX_VISITS = 4000,
+    FLOW_MAX_WORDS = 64,
+    FLOW_MAX_CTX = 48,
+    FLOW_MAX_BODY_INPUTS = 8,
+    FLOW_MAX_KEYS = 128,
+    FLOW_MAX_SHAPES = 256,
+    FLOW_MAX_OUTPUTS = 32
 };
 
 typedef struct word_set {
-    const char *w[DF_MAX_WORDS];
+    const char *w[FLOW_MAX_WORDS];
     size_t n;
 } word_set;
 
 /* The property names of one object schema (top level, allOf merged). */
 typedef struct key_set {
-    const char *k[DF_MAX_KEYS];
+    const char *k[FLOW_MAX_KEYS];
     size_t n;
 } key_set;
 
@@ -39,21 +38,21 @@ typedef struct shape {
     key_set keys;
 } shape;
 
-/* What one operation produces: an entity and how (DATAFLOW_KIND_*, lower is stronger). */
+/* What one operation produces: an entity and how (FLOW_KIND_*, lower is stronger). */
 typedef struct output {
     const char *entity;
     unsigned kind;
 } output;
 
 typedef struct output_set {
-    output o[DF_MAX_OUTPUTS];
+    output o[FLOW_MAX_OUTPUTS];
     size_t n;
 } output_set;
 
 /* Naming context on the way down a response schema, innermost last. */
 typedef struct ctx_words {
-    const char *w[DF_MAX_CTX];
-    bool last[DF_MAX_CTX]; /* the word ends its item (a property key or a schema name) */
+    const char *w[FLOW_MAX_CTX];
+    bool last[FLOW_MAX_CTX]; /* the word ends its item (a property key or a schema name) */
     size_t n;
 } ctx_words;
 
@@ -65,7 +64,7 @@ typedef struct str_set {
     size_t cap;     /* a power of two */
     core_arena *arena;
 } str_set;
-typedef struct df_ctx {
+typedef struct flow_ctx {
     const spec_api *api;
     core_arena *arena;
     text_analyzer *ta;
@@ -79,46 +78,46 @@ typedef struct df_ctx {
     size_t n_shapes;
     str_set words; /* every word met, stored once: schemas are walked again for each
                       operation, and a copy per visit grew with operations x visits */
-} df_ctx;
+} flow_ctx;
 
-/* dataflow.c: word sets and names */
-long dataflow_sset_find(const str_set *s, const char *w);
-bool dataflow_sset_has(const str_set *s, const char *w);
+/* flow.c: word sets and names */
+long flow_sset_find(const str_set *s, const char *w);
+bool flow_sset_has(const str_set *s, const char *w);
 /* Adds w (copied); returns its index, or -1 when out of memory. */
-long dataflow_sset_add(str_set *s, const char *w);
-void dataflow_sset_free(str_set *s);
-bool dataflow_set_has(const word_set *s, const char *w);
+long flow_sset_add(str_set *s, const char *w);
+void flow_sset_free(str_set *s);
+bool flow_set_has(const word_set *s, const char *w);
 /* Adds the stemmed words of s to set. */
-void dataflow_add_words(df_ctx *d, word_set *set, const char *s);
+void flow_add_words(flow_ctx *d, word_set *set, const char *s);
 /* Length of an identifier suffix (id, ids, key, sid, uuid), 0 if none. */
-size_t dataflow_id_suffix(const char *name);
+size_t flow_id_suffix(const char *name);
 /* A name that is a key and nothing else. */
-bool dataflow_bare_id(const char *name);
+bool flow_bare_id(const char *name);
 /* Is a property name an object's own identifier? */
-bool dataflow_own_id_key(const char *key);
+bool flow_own_id_key(const char *key);
 /* Last stemmed word of s[0..n), or NULL. */
-const char *dataflow_last_word(df_ctx *d, const char *s, size_t n);
+const char *flow_last_word(flow_ctx *d, const char *s, size_t n);
 /* Literal words of a path (placeholders skipped). */
-void dataflow_path_words(df_ctx *d, const char *path, word_set *out);
+void flow_path_words(flow_ctx *d, const char *path, word_set *out);
 
-/* dataflow_inputs.c: what each operation needs */
+/* inputs.c: what each operation needs */
 /* "Can be an encoded ID, or a name": the input takes the thing's name as well as its id. */
-bool dataflow_accepts_name(const char *desc);
+bool flow_accepts_name(const char *desc);
 /* Identifier inputs of every operation; their entities make the API's vocabulary. */
-void dataflow_find_inputs(df_ctx *d, dataflow *df);
-void dataflow_refine_query_ids(df_ctx *d, dataflow *df);
+void flow_find_inputs(flow_ctx *d, flow_graph *df);
+void flow_refine_query_ids(flow_ctx *d, flow_graph *df);
 /* Required query or body inputs named as an entity the API returns objects of. */
-void dataflow_find_entity_named_inputs(df_ctx *d, dataflow *df, const str_set *produced);
+void flow_find_entity_named_inputs(flow_ctx *d, flow_graph *df, const str_set *produced);
 
-/* dataflow_outputs.c: what each operation returns */
+/* outputs.c: what each operation returns */
 /* The canonical shape of each entity (the object "GET /things/{thing_id}" returns). */
-int dataflow_collect_shapes(df_ctx *d, const dataflow *df);
+int flow_collect_shapes(flow_ctx *d, const flow_graph *df);
 /* Walks a response schema; every object with an id adds what it stands for to d->out. */
-void dataflow_walk_schema(df_ctx *d, spec_loc loc, ctx_words c, size_t from, bool in_array,
-                          bool nested, bool top, unsigned depth);
+void flow_walk_schema(flow_ctx *d, spec_loc loc, ctx_words c, size_t from, bool in_array,
+                      bool nested, bool top, unsigned depth);
 
-/* dataflow_edges.c: producers ranked for each input */
-int dataflow_build_edges(df_ctx *d, dataflow *df, const output_set *outs,
-                         const chunk_op_facts *facts);
+/* edges.c: producers ranked for each input */
+int flow_build_edges(flow_ctx *d, flow_graph *df, const output_set *outs,
+                     const flow_op_facts *facts);
 
-#endif /* APIDEX_CHUNK_DATAFLOW_INT_H */
+#endif /* APIDEX_FLOW_INT_H */

@@ -1,6 +1,6 @@
 /* Data flow, edges: for each input, the operations producing its entity, ranked by
-   structure (dataflow_score), the best kept. The design is in dataflow.c. */
-#include "chunk/dataflow_int.h"
+   structure (flow_score), the best kept. The design is in flow.c. */
+#include "flow/flow_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,19 +36,19 @@ static long hinted_op(const spec_api *api, const spec_operation *cons)
     return -1;
 }
 
-double dataflow_score(unsigned f)
+double flow_score(unsigned f)
 {
     static const double by_kind[8] = {0, 1.0, 1.0, 0.75, 0.5, 0.25, 0, 0};
-    double s = by_kind[f & DATAFLOW_KIND_MASK];
-    if (f & DATAFLOW_F_PATH_NAMES) s += 0.5;
-    if (f & DATAFLOW_F_TEXT_QUERY) s += 0.3;
-    if (f & DATAFLOW_F_CALLER) s += 0.5;
-    if (f & DATAFLOW_F_HINT) s += 2.0;
-    if (f & DATAFLOW_F_DEPRECATED) s -= 0.5;
-    if (f & DATAFLOW_F_CREATES) s -= 0.5;
-    if (f & DATAFLOW_F_PARENT) s += 0.5;
-    s += 0.25 * (double)((f >> DATAFLOW_F_OVERLAP_SHIFT) & 3u);
-    s -= 0.25 * (double)((f >> DATAFLOW_F_INPUTS_SHIFT) & 15u);
+    double s = by_kind[f & FLOW_KIND_MASK];
+    if (f & FLOW_F_PATH_NAMES) s += 0.5;
+    if (f & FLOW_F_TEXT_QUERY) s += 0.3;
+    if (f & FLOW_F_CALLER) s += 0.5;
+    if (f & FLOW_F_HINT) s += 2.0;
+    if (f & FLOW_F_DEPRECATED) s -= 0.5;
+    if (f & FLOW_F_CREATES) s -= 0.5;
+    if (f & FLOW_F_PARENT) s += 0.5;
+    s += 0.25 * (double)((f >> FLOW_F_OVERLAP_SHIFT) & 3u);
+    s -= 0.25 * (double)((f >> FLOW_F_INPUTS_SHIFT) & 15u);
     return s;
 }
 
@@ -66,7 +66,7 @@ static int cmp_candidate(const void *a, const void *b)
     return x->op < y->op ? -1 : x->op > y->op;
 }
 
-static int add_edge(dataflow *df, size_t *cap, dataflow_edge e)
+static int add_edge(flow_graph *df, size_t *cap, flow_edge e)
 {
     if (core_array_grow(&df->edges, cap, df->n_edges, sizeof *df->edges, 64)) return APIDEX_ENOMEM;
     df->edges[df->n_edges++] = e;
@@ -74,8 +74,8 @@ static int add_edge(dataflow *df, size_t *cap, dataflow_edge e)
 }
 
 /* The features of op p as a producer of ent (0 when it cannot be one). */
-static unsigned producer_features(df_ctx *d, const dataflow *df, const output_set *outs,
-                                  const chunk_op_facts *facts, size_t p, const char *ent)
+static unsigned producer_features(flow_ctx *d, const flow_graph *df, const output_set *outs,
+                                  const flow_op_facts *facts, size_t p, const char *ent)
 {
     const spec_operation *prod = &d->api->ops[p];
     const output *o = NULL;
@@ -86,23 +86,21 @@ static unsigned producer_features(df_ctx *d, const dataflow *df, const output_se
         if (!strcmp(df->inputs[p][k].entity, ent)) return 0;
     unsigned f = o->kind;
     word_set pw;
-    dataflow_path_words(d, prod->path, &pw);
-    bool names = dataflow_set_has(&pw, ent);
-    if (names) f |= DATAFLOW_F_PATH_NAMES;
+    flow_path_words(d, prod->path, &pw);
+    bool names = flow_set_has(&pw, ent);
+    if (names) f |= FLOW_F_PATH_NAMES;
     if (facts[p].action == TEXT_ACTION_CREATE) {
         /* a creation serves only for the thing it creates: what its own path names
            ("POST /refunds" creates refunds; "POST /charges/{id}/capture" creates none of
            the things its response holds) */
-        if ((o->kind != DATAFLOW_KIND_RETURNS && o->kind != DATAFLOW_KIND_LISTS) || !names)
-            return 0;
-        f |= DATAFLOW_F_CREATES;
+        if ((o->kind != FLOW_KIND_RETURNS && o->kind != FLOW_KIND_LISTS) || !names) return 0;
+        f |= FLOW_F_CREATES;
     }
-    if (facts[p].text_query) f |= DATAFLOW_F_TEXT_QUERY;
-    if (df->n_inputs[p] == 0 && o->kind == DATAFLOW_KIND_RETURNS && facts[p].mine)
-        f |= DATAFLOW_F_CALLER;
-    if (prod->deprecated) f |= DATAFLOW_F_DEPRECATED;
+    if (facts[p].text_query) f |= FLOW_F_TEXT_QUERY;
+    if (df->n_inputs[p] == 0 && o->kind == FLOW_KIND_RETURNS && facts[p].mine) f |= FLOW_F_CALLER;
+    if (prod->deprecated) f |= FLOW_F_DEPRECATED;
     size_t own = df->n_inputs[p] > 15 ? 15 : df->n_inputs[p];
-    f |= (unsigned)own << DATAFLOW_F_INPUTS_SHIFT;
+    f |= (unsigned)own << FLOW_F_INPUTS_SHIFT;
     return f;
 }
 
@@ -174,8 +172,8 @@ static int ref_push(ref_list *l, size_t op, size_t k)
 }
 
 /* The edges of one entity: its producers ranked once, the best kept for each input. */
-static int entity_edges(df_ctx *d, dataflow *df, const output_set *outs,
-                        const chunk_op_facts *facts, const char *ent, const ref_list *prods,
+static int entity_edges(flow_ctx *d, flow_graph *df, const output_set *outs,
+                        const flow_op_facts *facts, const char *ent, const ref_list *prods,
                         const ref_list *needs, candidate *cand, candidate *view, size_t *cap)
 {
     const spec_api *api = d->api;
@@ -185,8 +183,8 @@ static int entity_edges(df_ctx *d, dataflow *df, const output_set *outs,
         size_t p = prods->r[q].op;
         unsigned f = producer_features(d, df, outs, facts, p, ent);
         if (!f) continue;
-        cand[m++] = (candidate){p, f, dataflow_score(f)};
-        strong |= (f & DATAFLOW_KIND_MASK) <= DATAFLOW_KIND_SHAPE;
+        cand[m++] = (candidate){p, f, flow_score(f)};
+        strong |= (f & FLOW_KIND_MASK) <= FLOW_KIND_SHAPE;
     }
     /* An entity that some operation returns, lists or is typed as by shape takes its
        producers from those: an id met only inside another entity's object, or as another
@@ -195,8 +193,7 @@ static int entity_edges(df_ctx *d, dataflow *df, const output_set *outs,
     if (strong) {
         size_t kept = 0;
         for (size_t q = 0; q < m; q++)
-            if ((cand[q].features & DATAFLOW_KIND_MASK) <= DATAFLOW_KIND_SHAPE)
-                cand[kept++] = cand[q];
+            if ((cand[q].features & FLOW_KIND_MASK) <= FLOW_KIND_SHAPE) cand[kept++] = cand[q];
         m = kept;
     }
     qsort(cand, m, sizeof *cand, cmp_candidate);
@@ -205,35 +202,34 @@ static int entity_edges(df_ctx *d, dataflow *df, const output_set *outs,
         size_t c = needs->r[x].op, k = needs->r[x].k;
         const spec_operation *cons = &api->ops[c];
         long hinted = hinted_op(api, cons);
-        unsigned takes = df->inputs[c][k].accepts_name ? DATAFLOW_F_TAKES_NAME : 0;
+        unsigned takes = df->inputs[c][k].accepts_name ? FLOW_F_TAKES_NAME : 0;
         /* this consumer's view: where each producer sits relative to its path */
         for (size_t q = 0; q < m; q++) {
             const char *pp = api->ops[cand[q].op].path;
-            unsigned f = cand[q].features & ~(DATAFLOW_F_PARENT | (3u << DATAFLOW_F_OVERLAP_SHIFT));
-            f |= path_overlap(pp, cons->path) << DATAFLOW_F_OVERLAP_SHIFT;
+            unsigned f = cand[q].features & ~(FLOW_F_PARENT | (3u << FLOW_F_OVERLAP_SHIFT));
+            f |= path_overlap(pp, cons->path) << FLOW_F_OVERLAP_SHIFT;
             if (!strcmp(df->inputs[c][k].in, "path") &&
                 parent_path(cons->path, df->inputs[c][k].name, pp))
-                f |= DATAFLOW_F_PARENT;
-            if ((long)cand[q].op == hinted) f |= DATAFLOW_F_HINT;
-            view[q] = (candidate){cand[q].op, f | takes, dataflow_score(f)};
+                f |= FLOW_F_PARENT;
+            if ((long)cand[q].op == hinted) f |= FLOW_F_HINT;
+            view[q] = (candidate){cand[q].op, f | takes, flow_score(f)};
         }
         qsort(view, m, sizeof *view, cmp_candidate);
         size_t kept = 0;
         bool hint_kept = false;
-        for (size_t q = 0; q < m && kept < DATAFLOW_MAX_PRODUCERS && !rc; q++) {
+        for (size_t q = 0; q < m && kept < FLOW_MAX_PRODUCERS && !rc; q++) {
             if (view[q].op == c) continue;
-            bool hint = (view[q].features & DATAFLOW_F_HINT) != 0;
+            bool hint = (view[q].features & FLOW_F_HINT) != 0;
             hint_kept |= hint;
             rc = add_edge(df, cap,
-                          (dataflow_edge){c, k, view[q].op, view[q].score, hint, view[q].features});
+                          (flow_edge){c, k, view[q].op, view[q].score, hint, view[q].features});
             kept++;
         }
         /* the operation the description names is kept whatever its rank */
         if (!rc && hinted >= 0 && !hint_kept && (size_t)hinted != c && !facts[hinted].destructive) {
             unsigned f = producer_features(d, df, outs, facts, (size_t)hinted, ent);
-            f = (f ? f : DATAFLOW_KIND_REFERS) | DATAFLOW_F_HINT | takes;
-            rc = add_edge(df, cap,
-                          (dataflow_edge){c, k, (size_t)hinted, dataflow_score(f), true, f});
+            f = (f ? f : FLOW_KIND_REFERS) | FLOW_F_HINT | takes;
+            rc = add_edge(df, cap, (flow_edge){c, k, (size_t)hinted, flow_score(f), true, f});
         }
     }
     return rc;
@@ -242,8 +238,8 @@ static int entity_edges(df_ctx *d, dataflow *df, const output_set *outs,
 /* Edges: for each input, the best producers of its entity (and the one its consumer's
    description names). Producers and inputs are grouped by entity first, so the work is
    linear in the operations' inputs and outputs. */
-int dataflow_build_edges(df_ctx *d, dataflow *df, const output_set *outs,
-                         const chunk_op_facts *facts)
+int flow_build_edges(flow_ctx *d, flow_graph *df, const output_set *outs,
+                     const flow_op_facts *facts)
 {
     size_t n = d->api->n_ops, cap = 0;
     str_set ents = {.arena = d->arena};
@@ -252,7 +248,7 @@ int dataflow_build_edges(df_ctx *d, dataflow *df, const output_set *outs,
     int rc = 0;
     for (size_t c = 0; c < n && !rc; c++)
         for (size_t k = 0; k < df->n_inputs[c] && !rc; k++) {
-            long e = dataflow_sset_add(&ents, df->inputs[c][k].entity);
+            long e = flow_sset_add(&ents, df->inputs[c][k].entity);
             if (e < 0) {
                 rc = APIDEX_ENOMEM;
                 break;
@@ -275,7 +271,7 @@ int dataflow_build_edges(df_ctx *d, dataflow *df, const output_set *outs,
         }
     for (size_t p = 0; p < n && !rc; p++)
         for (size_t k = 0; k < outs[p].n && !rc; k++) {
-            long e = dataflow_sset_find(&ents, outs[p].o[k].entity);
+            long e = flow_sset_find(&ents, outs[p].o[k].entity);
             if (e >= 0) rc = ref_push(&prods[e], p, k);
         }
     candidate *cand = calloc(n ? n : 1, sizeof *cand);
@@ -292,6 +288,6 @@ int dataflow_build_edges(df_ctx *d, dataflow *df, const output_set *outs,
     free(prods);
     free(needs);
     free(cand);
-    dataflow_sset_free(&ents);
+    flow_sset_free(&ents);
     return rc;
 }

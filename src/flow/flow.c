@@ -23,21 +23,21 @@
  * "<entity>_id" property (refers).
  *
  * Edges. For each input, the operations producing its entity, ranked by structure
- * (dataflow_score): a producer must read, list or search the entity, or create it (marked:
+ * (flow_score): a producer must read, list or search the entity, or create it (marked:
  * it serves only when the task creates the thing too); it is never destructive, never an
- * update, and never needs the same entity itself. The best DATAFLOW_MAX_PRODUCERS per input
+ * update, and never needs the same entity itself. The best FLOW_MAX_PRODUCERS per input
  * are kept, so edges grow linearly with the API (an API of 20,000 operations gets a few
  * per input, not one per pair). Words are compared after identifier splitting and Snowball
  * stemming ("orders", "Order" and "order_id" meet at "order"). Nothing here knows any API.
  */
-#include "chunk/dataflow_int.h"
+#include "flow/flow_int.h"
 #include "text/lexicon.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-long dataflow_sset_find(const str_set *s, const char *w)
+long flow_sset_find(const str_set *s, const char *w)
 {
     if (!s->cap || !w) return -1;
     size_t h = (size_t)core_hash64(w, strlen(w)) & (s->cap - 1);
@@ -48,15 +48,15 @@ long dataflow_sset_find(const str_set *s, const char *w)
     return -1;
 }
 
-bool dataflow_sset_has(const str_set *s, const char *w)
+bool flow_sset_has(const str_set *s, const char *w)
 {
-    return dataflow_sset_find(s, w) >= 0;
+    return flow_sset_find(s, w) >= 0;
 }
 
 /* Adds w (copied); returns its index, or -1 when out of memory. */
-long dataflow_sset_add(str_set *s, const char *w)
+long flow_sset_add(str_set *s, const char *w)
 {
-    long found = dataflow_sset_find(s, w);
+    long found = flow_sset_find(s, w);
     if (found >= 0) return found;
     if ((s->n + 1) * 2 > s->cap) {
         size_t nc = s->cap ? s->cap * 2 : 64;
@@ -81,36 +81,36 @@ long dataflow_sset_add(str_set *s, const char *w)
     return (long)s->n++;
 }
 
-void dataflow_sset_free(str_set *s)
+void flow_sset_free(str_set *s)
 {
     free(s->items);
     free(s->slot);
 }
 
 /* The one stored copy of w[0..n) (NULL when out of memory). */
-static const char *word_intern(df_ctx *d, const char *w, size_t n)
+static const char *word_intern(flow_ctx *d, const char *w, size_t n)
 {
     char small[128];
     char *key = n < sizeof small ? small : malloc(n + 1);
     if (!key) return NULL;
     memcpy(key, w, n);
     key[n] = '\0';
-    long k = dataflow_sset_add(&d->words, key);
+    long k = flow_sset_add(&d->words, key);
     if (key != small) free(key);
     return k >= 0 ? d->words.items[k] : NULL;
 }
 
-static void set_add(word_set *s, df_ctx *d, const char *w, size_t n)
+static void set_add(word_set *s, flow_ctx *d, const char *w, size_t n)
 {
     for (size_t i = 0; i < s->n; i++)
         if (strlen(s->w[i]) == n && memcmp(s->w[i], w, n) == 0) return;
-    if (s->n < DF_MAX_WORDS) {
+    if (s->n < FLOW_MAX_WORDS) {
         const char *c = word_intern(d, w, n);
         if (c) s->w[s->n++] = c;
     }
 }
 
-bool dataflow_set_has(const word_set *s, const char *w)
+bool flow_set_has(const word_set *s, const char *w)
 {
     for (size_t i = 0; w && i < s->n; i++)
         if (!strcmp(s->w[i], w)) return true;
@@ -119,7 +119,7 @@ bool dataflow_set_has(const word_set *s, const char *w)
 
 typedef struct collect_ctx {
     word_set *set;
-    df_ctx *d;
+    flow_ctx *d;
 } collect_ctx;
 
 static int collect_word(const char *w, size_t n, void *ctx)
@@ -130,7 +130,7 @@ static int collect_word(const char *w, size_t n, void *ctx)
 }
 
 /* Adds the stemmed words of s to set. */
-void dataflow_add_words(df_ctx *d, word_set *set, const char *s)
+void flow_add_words(flow_ctx *d, word_set *set, const char *s)
 {
     if (!s) return;
     collect_ctx c = {set, d};
@@ -140,15 +140,15 @@ void dataflow_add_words(df_ctx *d, word_set *set, const char *s)
 /* Words that name containers in JSON and REST responses, or the kind of a generated
    schema ("ProductInterface", "OrderDto"), not entities: unless the API has them as
    entities of its own paths. */
-static void envelope_words(df_ctx *d)
+static void envelope_words(flow_ctx *d)
 {
     static const char *const words[] = {TEXT_LEX_ENVELOPE_WORDS, NULL};
-    for (const char *const *w = words; *w; w++) dataflow_add_words(d, &d->envelope, *w);
+    for (const char *const *w = words; *w; w++) flow_add_words(d, &d->envelope, *w);
 }
 
 /* Length of an identifier suffix (id, ids, key, sid, uuid with a separator or in camel
    case), 0 if none. */
-size_t dataflow_id_suffix(const char *name)
+size_t flow_id_suffix(const char *name)
 {
     size_t n = strlen(name);
     static const char *const sfx[] = {"_ids",  "-ids", "Ids",  "IDs",   "_id",  "-id",
@@ -162,7 +162,7 @@ size_t dataflow_id_suffix(const char *name)
 }
 
 /* A name that is a key and nothing else. */
-bool dataflow_bare_id(const char *name)
+bool flow_bare_id(const char *name)
 {
     static const char *const bare[] = {TEXT_LEX_BARE_IDS, NULL};
     for (const char *const *b = bare; *b; b++)
@@ -171,24 +171,24 @@ bool dataflow_bare_id(const char *name)
 }
 
 /* Is a property name an object's own identifier? */
-bool dataflow_own_id_key(const char *key)
+bool flow_own_id_key(const char *key)
 {
     return !strcasecmp(key, "id") || !strcasecmp(key, "uuid") || !strcasecmp(key, "sid") ||
            !strcasecmp(key, "guid");
 }
 
 /* Last stemmed word of s[0..n), or NULL. */
-const char *dataflow_last_word(df_ctx *d, const char *s, size_t n)
+const char *flow_last_word(flow_ctx *d, const char *s, size_t n)
 {
     word_set tmp = {.n = 0};
     char *copy = strndup(s, n); /* only read here: the words kept are interned */
     if (!copy) return NULL;
-    dataflow_add_words(d, &tmp, copy);
+    flow_add_words(d, &tmp, copy);
     free(copy);
     return tmp.n ? tmp.w[tmp.n - 1] : NULL;
 }
 
-bool dataflow_path_is_mine(const char *path)
+bool flow_path_is_mine(const char *path)
 {
     static const char *const words[] = {TEXT_LEX_PATH_MINE, NULL};
     for (const char *p = path; p && *p;) {
@@ -203,7 +203,7 @@ bool dataflow_path_is_mine(const char *path)
 }
 
 /* Literal words of a path (placeholders skipped). */
-void dataflow_path_words(df_ctx *d, const char *path, word_set *out)
+void flow_path_words(flow_ctx *d, const char *path, word_set *out)
 {
     out->n = 0;
     for (const char *q = path; *q;) {
@@ -215,15 +215,15 @@ void dataflow_path_words(df_ctx *d, const char *path, word_set *out)
         const char *e = q;
         while (*e && *e != '{') e++;
         char *seg = core_arena_strndup(d->arena, q, (size_t)(e - q));
-        if (seg) dataflow_add_words(d, out, seg);
+        if (seg) flow_add_words(d, out, seg);
         q = e;
     }
 }
 
-int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
+int flow_build(const spec_api *api, flow_graph **out, apidex_error *err)
 {
     *out = NULL;
-    dataflow *df = calloc(1, sizeof *df);
+    flow_graph *df = calloc(1, sizeof *df);
     core_arena *a = core_arena_new(0);
     text_analyzer *ta = text_analyzer_new();
     if (!df || !a || !ta) {
@@ -240,29 +240,29 @@ int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
     df->outputs = core_arena_calloc(a, n ? n : 1, sizeof *df->outputs);
     df->n_outputs = core_arena_calloc(a, n ? n : 1, sizeof *df->n_outputs);
     output_set *outs = calloc(n ? n : 1, sizeof *outs);
-    chunk_op_facts *facts = calloc(n ? n : 1, sizeof *facts);
+    flow_op_facts *facts = calloc(n ? n : 1, sizeof *facts);
     int rc = (!df->inputs || !df->n_inputs || !df->outputs || !df->n_outputs || !outs || !facts)
                  ? APIDEX_ENOMEM
                  : 0;
-    df_ctx d = {.api = api, .arena = a, .ta = ta};
+    flow_ctx d = {.api = api, .arena = a, .ta = ta};
     d.vocab.arena = a;
     d.words.arena = a;
     envelope_words(&d);
     for (size_t i = 0; i < n && !rc; i++) {
         const spec_operation *op = &api->ops[i];
         df->inputs[i] =
-            core_arena_calloc(a, op->n_params + 2 * DF_MAX_BODY_INPUTS + 1, sizeof(dataflow_input));
-        if (!df->inputs[i] || chunk_op_read_facts(op, ta, a, &facts[i])) rc = APIDEX_ENOMEM;
+            core_arena_calloc(a, op->n_params + 2 * FLOW_MAX_BODY_INPUTS + 1, sizeof(flow_input));
+        if (!df->inputs[i] || flow_op_read_facts(op, ta, a, &facts[i])) rc = APIDEX_ENOMEM;
     }
-    if (!rc) dataflow_find_inputs(&d, df);
-    if (!rc) dataflow_refine_query_ids(&d, df);
-    if (!rc) rc = dataflow_collect_shapes(&d, df);
+    if (!rc) flow_find_inputs(&d, df);
+    if (!rc) flow_refine_query_ids(&d, df);
+    if (!rc) rc = flow_collect_shapes(&d, df);
     str_set produced = {.arena = a};
     for (size_t i = 0; i < n && !rc; i++) {
         const spec_operation *op = &api->ops[i];
         d.out = &outs[i];
         d.visits = 0;
-        dataflow_path_words(&d, op->path, &d.path_words);
+        flow_path_words(&d, op->path, &d.path_words);
         {
             size_t pl = strlen(op->path);
             while (pl && op->path[pl - 1] == '/') pl--;
@@ -273,7 +273,7 @@ int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
             if (resp->status[0] != '2') continue;
             for (size_t m = 0; m < resp->n_media; m++) {
                 ctx_words c = {.n = 0};
-                dataflow_walk_schema(&d, resp->media[m].schema, c, 0, false, false, true, 0);
+                flow_walk_schema(&d, resp->media[m].schema, c, 0, false, false, true, 0);
             }
         }
         df->outputs[i] = core_arena_calloc(a, outs[i].n ? outs[i].n : 1, sizeof(char *));
@@ -283,29 +283,29 @@ int dataflow_build(const spec_api *api, dataflow **out, apidex_error *err)
         }
         for (size_t k = 0; k < outs[i].n; k++) {
             df->outputs[i][k] = outs[i].o[k].entity;
-            if (outs[i].o[k].kind <= DATAFLOW_KIND_LISTS)
-                if (dataflow_sset_add(&produced, outs[i].o[k].entity) < 0) rc = APIDEX_ENOMEM;
+            if (outs[i].o[k].kind <= FLOW_KIND_LISTS)
+                if (flow_sset_add(&produced, outs[i].o[k].entity) < 0) rc = APIDEX_ENOMEM;
         }
         df->n_outputs[i] = outs[i].n;
     }
-    if (!rc) dataflow_find_entity_named_inputs(&d, df, &produced);
-    if (!rc) rc = dataflow_build_edges(&d, df, outs, facts);
+    if (!rc) flow_find_entity_named_inputs(&d, df, &produced);
+    if (!rc) rc = flow_build_edges(&d, df, outs, facts);
     free(outs);
     free(facts);
     free(d.shapes);
-    dataflow_sset_free(&produced);
-    dataflow_sset_free(&d.vocab);
-    dataflow_sset_free(&d.words);
+    flow_sset_free(&produced);
+    flow_sset_free(&d.vocab);
+    flow_sset_free(&d.words);
     text_analyzer_free(ta);
     if (rc) {
-        dataflow_free(df);
+        flow_free(df);
         return core_error_set(err, rc, "out of memory");
     }
     *out = df;
     return 0;
 }
 
-void dataflow_free(dataflow *df)
+void flow_free(flow_graph *df)
 {
     if (!df) return;
     free(df->edges);

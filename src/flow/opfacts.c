@@ -4,9 +4,8 @@
  * destroys something, takes a free-text query, is about the caller, or reads a
  * collection. The search stage weighs these without going back to the spec.
  */
-#include "chunk/chunk.h"
 #include "text/lexicon.h"
-#include "chunk/dataflow.h"
+#include "flow/flow.h"
 
 #include <string.h>
 #include <strings.h>
@@ -38,7 +37,7 @@ static void first_words(text_analyzer *ta, const char *s, core_arena *a, words_c
 }
 
 /* Free-text search parameters: what a user types to find a thing by its name. */
-bool chunk_param_is_text_query(const char *name, const char *in)
+bool flow_param_is_text_query(const char *name, const char *in)
 {
     static const char *const names[] = {TEXT_LEX_TEXT_QUERY_PARAMS, NULL};
     if (!name || !in || strcmp(in, "query")) return false;
@@ -47,8 +46,8 @@ bool chunk_param_is_text_query(const char *name, const char *in)
     return false;
 }
 
-int chunk_op_read_facts(const spec_operation *op, text_analyzer *ta, core_arena *a,
-                        chunk_op_facts *out)
+int flow_op_read_facts(const spec_operation *op, text_analyzer *ta, core_arena *a,
+                       flow_op_facts *out)
 {
     memset(out, 0, sizeof *out);
     text_action by_method = text_action_of_method(op->method);
@@ -76,8 +75,8 @@ int chunk_op_read_facts(const spec_operation *op, text_analyzer *ta, core_arena 
     out->action = action;
     out->destructive = action == TEXT_ACTION_DELETE || by_method == TEXT_ACTION_DELETE;
     for (size_t i = 0; i < op->n_params; i++)
-        if (chunk_param_is_text_query(op->params[i].name, op->params[i].in)) out->text_query = true;
-    out->mine = dataflow_path_is_mine(op->path);
+        if (flow_param_is_text_query(op->params[i].name, op->params[i].in)) out->text_query = true;
+    out->mine = flow_path_is_mine(op->path);
     size_t pl = strlen(op->path);
     out->collection = by_method == TEXT_ACTION_READ && pl && op->path[pl - 1] != '}' &&
                       !(pl > 1 && op->path[pl - 1] == '/' && op->path[pl - 2] == '}');

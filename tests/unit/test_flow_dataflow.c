@@ -4,8 +4,7 @@
  * and the operation facts (action, destructive) read at index time. */
 #include "testutil.h"
 
-#include "chunk/chunk.h"
-#include "chunk/dataflow.h"
+#include "flow/flow.h"
 #include "oas/oas.h"
 
 #include <stdio.h>
@@ -15,7 +14,7 @@
 typedef struct loaded {
     spec_registry *reg;
     const spec_api *api;
-    dataflow *df;
+    flow_graph *df;
 } loaded;
 
 static loaded load(const char *text)
@@ -27,13 +26,13 @@ static loaded load(const char *text)
         fail_msg("load: %s", err.message);
     l.api = spec_registry_api(l.reg, 0);
     assert_false(l.api->failed);
-    if (dataflow_build(l.api, &l.df, &err)) fail_msg("dataflow: %s", err.message);
+    if (flow_build(l.api, &l.df, &err)) fail_msg("dataflow: %s", err.message);
     return l;
 }
 
 static void unload(loaded *l)
 {
-    dataflow_free(l->df);
+    flow_free(l->df);
     spec_registry_free(l->reg);
 }
 
@@ -47,12 +46,12 @@ static long op_index(const loaded *l, const char *method, const char *path)
 }
 
 /* The edge consumer.param <- producer, or NULL. */
-static const dataflow_edge *edge(const loaded *l, const char *cm, const char *cp, const char *param,
-                                 const char *pm, const char *pp)
+static const flow_edge *edge(const loaded *l, const char *cm, const char *cp, const char *param,
+                             const char *pm, const char *pp)
 {
     long c = op_index(l, cm, cp), p = op_index(l, pm, pp);
     for (size_t i = 0; i < l->df->n_edges; i++) {
-        const dataflow_edge *e = &l->df->edges[i];
+        const flow_edge *e = &l->df->edges[i];
         if (e->consumer == (size_t)c && e->producer == (size_t)p &&
             !strcmp(l->df->inputs[c][e->input].name, param))
             return e;
@@ -175,14 +174,14 @@ static void test_producers_read_or_create(void **state)
     (void)state;
     loaded l = load(shop);
     /* the list reads orders; the creation is marked as one */
-    const dataflow_edge *e = edge(&l, "GET", "/orders/{order_id}", "order_id", "GET", "/orders");
+    const flow_edge *e = edge(&l, "GET", "/orders/{order_id}", "order_id", "GET", "/orders");
     assert_non_null(e);
-    assert_int_equal(e->features & DATAFLOW_KIND_MASK, DATAFLOW_KIND_LISTS);
-    assert_true(e->features & DATAFLOW_F_PARENT); /* the item's own collection */
-    assert_false(e->features & DATAFLOW_F_CREATES);
+    assert_int_equal(e->features & FLOW_KIND_MASK, FLOW_KIND_LISTS);
+    assert_true(e->features & FLOW_F_PARENT); /* the item's own collection */
+    assert_false(e->features & FLOW_F_CREATES);
     e = edge(&l, "GET", "/orders/{order_id}", "order_id", "POST", "/orders");
     assert_non_null(e);
-    assert_true(e->features & DATAFLOW_F_CREATES);
+    assert_true(e->features & FLOW_F_CREATES);
     /* never a delete, a cancel, an update, or an operation that needs the order itself */
     assert_null(
         edge(&l, "GET", "/orders/{order_id}/items", "order_id", "DELETE", "/orders/{order_id}"));
@@ -210,15 +209,15 @@ static void test_inputs(void **state)
     assert_int_equal(l.df->n_inputs[op_index(&l, "POST", "/keys")], 0);
     /* a sub-resource response holds its content: the order's products are listed, not
        nested, so the items endpoint produces product ids */
-    const dataflow_edge *e =
+    const flow_edge *e =
         edge(&l, "GET", "/products/{product_id}", "product_id", "GET", "/orders/{order_id}/items");
     assert_non_null(e);
-    assert_int_equal(e->features & DATAFLOW_KIND_MASK, DATAFLOW_KIND_LISTS);
+    assert_int_equal(e->features & FLOW_KIND_MASK, FLOW_KIND_LISTS);
     unload(&l);
 }
 
 /* An API of n collections that each list the same entity: the edges of one input stop at
-   DATAFLOW_MAX_PRODUCERS, so their number grows with the operations, not their square. */
+   FLOW_MAX_PRODUCERS, so their number grows with the operations, not their square. */
 static void test_edges_grow_linearly(void **state)
 {
     (void)state;
@@ -252,7 +251,7 @@ static void test_edges_grow_linearly(void **state)
         long c = op_index(&l, "GET", "/things/{thing_id}");
         for (size_t i = 0; i < l.df->n_edges; i++)
             per_input += l.df->edges[i].consumer == (size_t)c;
-        assert_int_equal(per_input, DATAFLOW_MAX_PRODUCERS);
+        assert_int_equal(per_input, FLOW_MAX_PRODUCERS);
         unload(&l);
         free(text);
     }
@@ -266,7 +265,7 @@ static void test_operation_facts(void **state)
     loaded l = load(shop);
     text_analyzer *tw = text_analyzer_new();
     core_arena *a = core_arena_new(0);
-    chunk_op_facts f;
+    flow_op_facts f;
     struct {
         const char *method, *path;
         text_action action;
@@ -281,12 +280,12 @@ static void test_operation_facts(void **state)
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         const spec_operation *op = &l.api->ops[op_index(&l, want[i].method, want[i].path)];
-        assert_int_equal(chunk_op_read_facts(op, tw, a, &f), 0);
+        assert_int_equal(flow_op_read_facts(op, tw, a, &f), 0);
         assert_int_equal(f.action, want[i].action);
         assert_int_equal(f.destructive, want[i].destructive);
     }
     const spec_operation *list = &l.api->ops[op_index(&l, "GET", "/orders")];
-    assert_int_equal(chunk_op_read_facts(list, tw, a, &f), 0);
+    assert_int_equal(flow_op_read_facts(list, tw, a, &f), 0);
     assert_true(f.text_query && f.collection);
     /* the lexicon reads verbs by their stems, whatever the form */
     assert_int_equal(text_action_of_stem("retriev", 7), TEXT_ACTION_READ);
