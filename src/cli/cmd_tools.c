@@ -69,9 +69,9 @@ int cli_cmd_tools(int argc, char **argv)
     const char *db_flag = to.db, *task = to.task;
     size_t k = to.k;
     bool compact = to.compact;
-    serve_tools_format fmt = to.format == 1   ? SERVE_TOOLS_ANTHROPIC
-                             : to.format == 2 ? SERVE_TOOLS_MCP
-                                              : SERVE_TOOLS_OPENAI;
+    view_tool_format fmt = to.format == 1   ? VIEW_TOOL_ANTHROPIC
+                           : to.format == 2 ? VIEW_TOOL_MCP
+                                            : VIEW_TOOL_OPENAI;
     if (code == CLI_OK && !n_ids == !task)
         code = cli_usage_error("tools", "give endpoint ids or --search \"TASK\", not both");
     if (code == CLI_OK && task) code = cli_check_task("tools", task);

@@ -304,6 +304,12 @@ struct json_object;
  * result (json_object_put).
  */
 struct json_object *jt_to_json_object(const jt_node *n, unsigned max_depth);
+/**
+ * Adds key: value to json-c object obj (jt_json.c), taking value; on failure (out of
+ * memory) value is put and false returned. The one json-c member adder of the stages that
+ * write json-c (serve_jadd is this one under serve's name).
+ */
+bool core_json_add(struct json_object *obj, const char *key, struct json_object *value);
 
 /* ---------------------------------------------------------------- listen (listen.c) */
 

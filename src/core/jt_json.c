@@ -1,6 +1,7 @@
 /*
  * A document tree's node as a json-c value: the one conversion from jt_node to json-c, for
- * what the tree holds and a json-c consumer takes (validation, tool definitions, mocks).
+ * what the tree holds and a json-c consumer takes (validation, tool definitions, mocks); and
+ * the one member adder that puts the value when json-c cannot take it.
  */
 #include "core/core.h"
 
@@ -42,4 +43,13 @@ static struct json_object *to_json(const jt_node *n, unsigned depth, unsigned ma
 struct json_object *jt_to_json_object(const jt_node *n, unsigned max_depth)
 {
     return to_json(n, 0, max_depth);
+}
+
+bool core_json_add(struct json_object *obj, const char *key, struct json_object *value)
+{
+    if (json_object_object_add(obj, key, value) != 0) {
+        json_object_put(value);
+        return false;
+    }
+    return true;
 }

@@ -174,7 +174,7 @@ int serve_endpoint_detail(store_index *idx, long oi, int lv, struct json_object 
         if (!o) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
     core_buf_free(&b);
-    struct json_object *mcp = o ? serve_mcp_entry_json(op, sop->api) : NULL;
+    struct json_object *mcp = o ? view_tool_mcp_entry(op, sop->api) : NULL;
     if (mcp) serve_jadd(o, "mcp", mcp);
     store_doc_release(doc);
     if (rc) return rc;

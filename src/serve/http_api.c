@@ -179,11 +179,11 @@ enum MHD_Result serve_on_tools(serve_http *h, struct MHD_Connection *conn, req_c
     http_tools_args p = {0};
     MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_tools, &p);
     if (p.bad[0]) return serve_respond_error(h, conn, rq, 400, p.bad, NULL);
-    serve_tools_format fmt = SERVE_TOOLS_OPENAI;
+    view_tool_format fmt = VIEW_TOOL_OPENAI;
     if (p.format && !strcmp(p.format, "anthropic"))
-        fmt = SERVE_TOOLS_ANTHROPIC;
+        fmt = VIEW_TOOL_ANTHROPIC;
     else if (p.format && !strcmp(p.format, "mcp"))
-        fmt = SERVE_TOOLS_MCP;
+        fmt = VIEW_TOOL_MCP;
     else if (p.format && strcmp(p.format, "openai"))
         return serve_respond_error(h, conn, rq, 400, "format must be openai, anthropic or mcp",
                                    NULL);

@@ -635,11 +635,11 @@ static int call_tooldefs(mcp_server *srv, serve_snapshot *snap, const mcp_rev_in
         !arg_int(args, "k", 1, SERVE_MAX_K, &k, &ae) ||
         !arg_string(args, "format", false, &format, &ae))
         return tool_error(ae.message, result, e);
-    serve_tools_format fmt = SERVE_TOOLS_OPENAI;
+    view_tool_format fmt = VIEW_TOOL_OPENAI;
     if (format && !strcmp(format, "anthropic"))
-        fmt = SERVE_TOOLS_ANTHROPIC;
+        fmt = VIEW_TOOL_ANTHROPIC;
     else if (format && !strcmp(format, "mcp"))
-        fmt = SERVE_TOOLS_MCP;
+        fmt = VIEW_TOOL_MCP;
     else if (format && strcmp(format, "openai"))
         return tool_error("format must be openai, anthropic or mcp", result, e);
     size_t n_ids = 0;

@@ -41,11 +41,7 @@ const char *serve_jget_str(struct json_object *obj, const char *key)
 
 bool serve_jadd(struct json_object *obj, const char *key, struct json_object *value)
 {
-    if (json_object_object_add(obj, key, value) != 0) {
-        json_object_put(value);
-        return false;
-    }
-    return true;
+    return core_json_add(obj, key, value);
 }
 
 bool serve_text_ok(const char *s, size_t len)

@@ -41,6 +41,7 @@
 #include "exec/exec.h"
 #include "search/search.h"
 #include "store/store.h"
+#include "view/view.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -423,26 +424,19 @@ struct json_object *serve_openapi_schema(struct json_object *doc, const char *pa
                                          const char *method, const char *name);
 
 /* ---------------------------------------------------------------- function definitions
- * (tooldefs.c) */
-
-typedef enum {
-    SERVE_TOOLS_OPENAI = 0,    /* {type: function, function: {name, description, parameters,
-                                  strict: true}}, the parameters in OpenAI's strict subset */
-    SERVE_TOOLS_ANTHROPIC = 1, /* {name, description, input_schema} */
-    SERVE_TOOLS_MCP = 2        /* {name, description, inputSchema} */
-} serve_tools_format;
+ * (tooldefs.c; each one is view_tool_define's) */
 
 /**
  * Tool definitions for the given operations (ids as in the index; one asked for twice is
  * defined once), as {"tools": [definitions in the shape fmt asks for], "calls": {name:
  * {id, method, path, server, server_variables, content_type, auth, json_strings}}}.
- * Names are stable and unique across an index ([A-Za-z0-9_-]{1,64}, see serve_tool_name);
+ * Names are stable and unique across an index ([A-Za-z0-9_-]{1,64}, see view_tool_name);
  * each description is METHOD /path, summary and description; each schema an object with
  * the arguments grouped by location (path, query, header, cookie, body), $refs inlined to a
  * bounded depth, and for OpenAI rewritten for strict mode. docs/CLIENTS.md has the details.
  * The specs are re-read from the documents the index names. *out: json_object_put.
  */
-int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, serve_tools_format fmt,
+int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, view_tool_format fmt,
                    struct json_object **out, apidex_error *err);
 
 /**
@@ -461,7 +455,6 @@ int serve_endpoint_detail(store_index *idx, long oi, int level, struct json_obje
  * k, at most 100). Exactly one of the two; an empty task is APIDEX_EINVAL.
  */
 int serve_query_tools(serve_snapshot *snap, const char *const *ids, size_t n_ids, const char *task,
-                      size_t k, serve_tools_format fmt, struct json_object **out,
-                      apidex_error *err);
+                      size_t k, view_tool_format fmt, struct json_object **out, apidex_error *err);
 
 #endif /* APIDEX_SERVE_H */

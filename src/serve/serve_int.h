@@ -74,15 +74,8 @@ struct json_object *serve_jstr(const char *s);
 struct json_object *serve_jnum(double v, int decimals);
 /** The string member key of obj, or NULL when absent or not a string. */
 const char *serve_jget_str(struct json_object *obj, const char *key);
-/** Adds key: value to obj; returns false on OOM (value is put). */
+/** Adds key: value to obj; returns false on OOM (value is put): core_json_add. */
 bool serve_jadd(struct json_object *obj, const char *key, struct json_object *value);
-
-/**
- * What an operation made from an MCP server is (tooldefs_mcp.c): {kind: "tool", "resource"
- * or "prompt", server, name (tool, prompt), uri (resource: its URI or URI template),
- * annotations (tool)}, or NULL for an endpoint. Caller owns it.
- */
-struct json_object *serve_mcp_entry_json(const spec_operation *op, const char *server);
 
 /**
  * One query against the served index (db.c): the snapshot held while it runs, its reply and

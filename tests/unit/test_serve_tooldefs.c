@@ -75,7 +75,7 @@ static const char swagger2[] =
     "\"responses\":{\"200\":{\"description\":\"ok\"}}}}}}";
 
 static struct json_object *defs(store_index *idx, const char *const *ids, size_t n,
-                                serve_tools_format f)
+                                view_tool_format f)
 {
     struct json_object *out = NULL;
     apidex_error err;
@@ -102,7 +102,7 @@ static void test_tooldefs(void **state)
 
     const char *ids[] = {"shop:getItem", "shop:put item/v2 (beta)", "shop:POST /categories",
                          "files:getItem", "shop:getItem"};
-    struct json_object *o = defs(idx, ids, 5, SERVE_TOOLS_OPENAI);
+    struct json_object *o = defs(idx, ids, 5, VIEW_TOOL_OPENAI);
     /* the id asked for twice is defined once */
     assert_int_equal(json_object_array_length(sv_at(o, "tools")), 4);
     /* getItem: names API__operationId; path-level $ref parameter merged, arguments grouped by
@@ -177,7 +177,7 @@ static void test_tooldefs(void **state)
     /* Anthropic shape: plain JSON Schema, constraints kept, optional arguments not required;
        the same names when asked for alone */
     const char *two[] = {"shop:put item/v2 (beta)", "shop:POST /categories"};
-    o = defs(idx, two, 2, SERVE_TOOLS_ANTHROPIC);
+    o = defs(idx, two, 2, VIEW_TOOL_ANTHROPIC);
     assert_string_equal(sv_str(o, "tools.0.name"), put_name);
     p = sv_at(o, "tools.0.input_schema");
     assert_string_equal(sv_str(p, "type"), "object");
@@ -195,7 +195,7 @@ static void test_tooldefs(void **state)
     json_object_put(o);
 
     /* MCP shape */
-    o = defs(idx, ids, 1, SERVE_TOOLS_MCP);
+    o = defs(idx, ids, 1, VIEW_TOOL_MCP);
     assert_string_equal(sv_str(o, "tools.0.name"), "shop__getItem");
     assert_string_equal(sv_str(o, "tools.0.inputSchema.type"), "object");
     assert_null(sv_at(o, "tools.0.input_schema"));
@@ -204,7 +204,7 @@ static void test_tooldefs(void **state)
     /* unknown id */
     const char *bad[] = {"shop:nope"};
     struct json_object *out = NULL;
-    assert_int_equal(serve_tooldefs(idx, bad, 1, SERVE_TOOLS_OPENAI, &out, &err), APIDEX_ENOTFOUND);
+    assert_int_equal(serve_tooldefs(idx, bad, 1, VIEW_TOOL_OPENAI, &out, &err), APIDEX_ENOTFOUND);
     assert_null(out);
     store_close(idx);
     tu_rmtree(dir);

@@ -4,7 +4,7 @@
  * its $refs moved back onto the schema's own root), its description, and in the MCP shape
  * its title, annotations and outputSchema; `calls` names the server and the tool.
  */
-#include "serve/tooldefs_int.h"
+#include "view/tooldefs_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 
 enum { MAX_JSON_DEPTH = 80 }; /* oas/mcp.c cuts schemas at 64 levels */
 
-bool serve_mcp_tool(const spec_operation *op)
+bool view_tool_mcp_is(const spec_operation *op)
 {
     spec_mcp_entry e;
     spec_operation_mcp(op, &e);
@@ -48,7 +48,7 @@ static void unrebase_refs(struct json_object *o, const char *base, size_t bl)
     }
 }
 
-struct json_object *serve_mcp_schema(const spec_operation *op, spec_mcp_schema which)
+struct json_object *view_tool_mcp_schema(const spec_operation *op, spec_mcp_schema which)
 {
     spec_mcp_entry e;
     spec_operation_mcp(op, &e);
@@ -64,7 +64,7 @@ struct json_object *serve_mcp_schema(const spec_operation *op, spec_mcp_schema w
     return o;
 }
 
-struct json_object *serve_mcp_description(const spec_operation *op, size_t max)
+struct json_object *view_tool_mcp_description(const spec_operation *op, size_t max)
 {
     const char *d = op->description && *op->description ? op->description : op->summary;
     if (!d) d = "";
@@ -73,19 +73,19 @@ struct json_object *serve_mcp_description(const spec_operation *op, size_t max)
     return json_object_new_string_len(d, (int)n);
 }
 
-void serve_mcp_extras(struct json_object *def, const spec_operation *op)
+void view_tool_mcp_extras(struct json_object *def, const spec_operation *op)
 {
     spec_mcp_entry e;
     spec_operation_mcp(op, &e);
     if (!e.tool) return;
-    if (e.title) serve_jadd(def, "title", json_object_new_string(e.title));
+    if (e.title) core_json_add(def, "title", json_object_new_string(e.title));
     if (e.annotations)
-        serve_jadd(def, "annotations", jt_to_json_object(e.annotations, MAX_JSON_DEPTH));
-    struct json_object *out = serve_mcp_schema(op, SPEC_MCP_OUTPUT_SCHEMA);
-    if (out) serve_jadd(def, "outputSchema", out);
+        core_json_add(def, "annotations", jt_to_json_object(e.annotations, MAX_JSON_DEPTH));
+    struct json_object *out = view_tool_mcp_schema(op, SPEC_MCP_OUTPUT_SCHEMA);
+    if (out) core_json_add(def, "outputSchema", out);
 }
 
-struct json_object *serve_mcp_call(const char *api_id, const char *id, const spec_operation *op)
+struct json_object *view_tool_mcp_call(const char *api_id, const char *id, const spec_operation *op)
 {
     struct json_object *o = json_object_new_object(), *mcp = json_object_new_object();
     if (!o || !mcp) {
@@ -93,16 +93,16 @@ struct json_object *serve_mcp_call(const char *api_id, const char *id, const spe
         json_object_put(mcp);
         return NULL;
     }
-    serve_jadd(o, "id", json_object_new_string(id));
-    serve_jadd(mcp, "server", json_object_new_string(api_id));
+    core_json_add(o, "id", json_object_new_string(id));
+    core_json_add(mcp, "server", json_object_new_string(api_id));
     spec_mcp_entry e;
     spec_operation_mcp(op, &e);
-    serve_jadd(mcp, "tool", json_object_new_string(e.tool));
-    serve_jadd(o, "mcp", mcp);
+    core_json_add(mcp, "tool", json_object_new_string(e.tool));
+    core_json_add(o, "mcp", mcp);
     return o;
 }
 
-struct json_object *serve_mcp_entry_json(const spec_operation *op, const char *server)
+struct json_object *view_tool_mcp_entry(const spec_operation *op, const char *server)
 {
     spec_mcp_entry e;
     spec_operation_mcp(op, &e);
@@ -110,11 +110,11 @@ struct json_object *serve_mcp_entry_json(const spec_operation *op, const char *s
     if (!tool && !uri && !prompt) return NULL;
     struct json_object *o = json_object_new_object();
     if (!o) return NULL;
-    serve_jadd(o, "kind", json_object_new_string(tool ? "tool" : uri ? "resource" : "prompt"));
-    serve_jadd(o, "server", json_object_new_string(server));
-    if (tool || prompt) serve_jadd(o, "name", json_object_new_string(tool ? tool : prompt));
-    if (uri) serve_jadd(o, "uri", json_object_new_string(uri));
+    core_json_add(o, "kind", json_object_new_string(tool ? "tool" : uri ? "resource" : "prompt"));
+    core_json_add(o, "server", json_object_new_string(server));
+    if (tool || prompt) core_json_add(o, "name", json_object_new_string(tool ? tool : prompt));
+    if (uri) core_json_add(o, "uri", json_object_new_string(uri));
     if (e.annotations)
-        serve_jadd(o, "annotations", jt_to_json_object(e.annotations, MAX_JSON_DEPTH));
+        core_json_add(o, "annotations", jt_to_json_object(e.annotations, MAX_JSON_DEPTH));
     return o;
 }

@@ -4,7 +4,7 @@
  * ones nullable; what strict mode cannot say (free-form objects, untyped values, nesting past
  * ten levels) becomes a JSON-encoded string whose argument path is listed for the caller.
  */
-#include "serve/tooldefs_int.h"
+#include "view/tooldefs_int.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -53,17 +53,17 @@ static void add_description(struct json_object *out, struct json_object *desc, c
 {
     const char *d = is_type(desc, json_type_string) ? json_object_get_string(desc) : NULL;
     if (!more) {
-        if (d) serve_jadd(out, "description", json_object_new_string(d));
+        if (d) core_json_add(out, "description", json_object_new_string(d));
         return;
     }
     char buf[1400];
     snprintf(buf, sizeof buf, "%.1200s%s%s", d ? d : "", d && *d ? " " : "", more);
-    serve_jadd(out, "description", json_object_new_string(buf));
+    core_json_add(out, "description", json_object_new_string(buf));
 }
 
 /* A value strict mode cannot describe: the model writes it as JSON inside a string. */
-static struct json_object *json_string(strict_ctx *c, struct json_object *desc, bool nullable,
-                                       const char *pointer)
+static struct json_object *json_string(view_tool_strict_ctx *c, struct json_object *desc,
+                                       bool nullable, const char *pointer)
 {
     struct json_object *o = json_object_new_object();
     if (!o) return NULL;
@@ -71,9 +71,9 @@ static struct json_object *json_string(strict_ctx *c, struct json_object *desc, 
         struct json_object *t = json_object_new_array();
         json_object_array_add(t, json_object_new_string("string"));
         json_object_array_add(t, json_object_new_string("null"));
-        serve_jadd(o, "type", t);
+        core_json_add(o, "type", t);
     } else {
-        serve_jadd(o, "type", json_object_new_string("string"));
+        core_json_add(o, "type", json_object_new_string("string"));
     }
     add_description(o, desc, "(JSON-encoded value)");
     if (c->json_strings)
@@ -84,7 +84,7 @@ static struct json_object *json_string(strict_ctx *c, struct json_object *desc, 
 static struct json_object *null_schema(void)
 {
     struct json_object *o = json_object_new_object();
-    if (o) serve_jadd(o, "type", json_object_new_string("null"));
+    if (o) core_json_add(o, "type", json_object_new_string("null"));
     return o;
 }
 
@@ -116,12 +116,12 @@ static struct json_object *make_nullable(struct json_object *s)
     }
     struct json_object *desc = get(s, "description");
     if (desc) {
-        serve_jadd(o, "description", json_object_get(desc));
+        core_json_add(o, "description", json_object_get(desc));
         json_object_object_del(s, "description");
     }
     json_object_array_add(a, s);
     json_object_array_add(a, null_schema());
-    serve_jadd(o, "anyOf", a);
+    core_json_add(o, "anyOf", a);
     return o;
 }
 
@@ -152,7 +152,7 @@ static const char *value_type(struct json_object *values)
     return type && strcmp(type, "?") ? type : NULL;
 }
 
-static struct json_object *strict_any_of(strict_ctx *c, struct json_object *s,
+static struct json_object *strict_any_of(view_tool_strict_ctx *c, struct json_object *s,
                                          struct json_object *list, bool nullable,
                                          const char *pointer, unsigned depth)
 {
@@ -165,7 +165,7 @@ static struct json_object *strict_any_of(strict_ctx *c, struct json_object *s,
             nullable = true;
             continue;
         }
-        json_object_array_add(members, serve_schema_strict(c, m, false, pointer, depth));
+        json_object_array_add(members, view_tool_strict(c, m, false, pointer, depth));
     }
     size_t nm = members ? json_object_array_length(members) : 0;
     if (!nm) {
@@ -185,13 +185,13 @@ static struct json_object *strict_any_of(strict_ctx *c, struct json_object *s,
             return NULL;
         }
         add_description(o, get(s, "description"), NULL);
-        serve_jadd(o, "anyOf", members);
+        core_json_add(o, "anyOf", members);
     }
     return nullable ? make_nullable(o) : o;
 }
 
-static struct json_object *strict_object(strict_ctx *c, struct json_object *s, bool nullable,
-                                         const char *pointer, unsigned depth)
+static struct json_object *strict_object(view_tool_strict_ctx *c, struct json_object *s,
+                                         bool nullable, const char *pointer, unsigned depth)
 {
     struct json_object *props = get(s, "properties"), *req = get(s, "required");
     size_t np = is_type(props, json_type_object) ? (size_t)json_object_object_length(props) : 0;
@@ -208,7 +208,7 @@ static struct json_object *strict_object(strict_ctx *c, struct json_object *s, b
         json_object_put(out_req);
         return NULL;
     }
-    serve_jadd(o, "type", json_object_new_string("object"));
+    core_json_add(o, "type", json_object_new_string("object"));
     add_description(o, get(s, "description"), NULL);
     size_t nr = is_type(req, json_type_array) ? json_object_array_length(req) : 0;
     if (np) {
@@ -222,18 +222,18 @@ static struct json_object *strict_object(strict_ctx *c, struct json_object *s, b
             char child[STRICT_MAX_POINTER];
             snprintf(child, sizeof child, "%s/%s", pointer, key);
             c->chars += strlen(key);
-            serve_jadd(out_props, key, serve_schema_strict(c, value, !required, child, depth + 1));
+            core_json_add(out_props, key, view_tool_strict(c, value, !required, child, depth + 1));
             json_object_array_add(out_req, json_object_new_string(key));
         }
     }
-    serve_jadd(o, "properties", out_props);
-    serve_jadd(o, "required", out_req);
-    serve_jadd(o, "additionalProperties", json_object_new_boolean(false));
+    core_json_add(o, "properties", out_props);
+    core_json_add(o, "required", out_req);
+    core_json_add(o, "additionalProperties", json_object_new_boolean(false));
     return nullable ? make_nullable(o) : o;
 }
 
-struct json_object *serve_schema_strict(strict_ctx *c, struct json_object *s, bool nullable,
-                                        const char *pointer, unsigned depth)
+struct json_object *view_tool_strict(view_tool_strict_ctx *c, struct json_object *s, bool nullable,
+                                     const char *pointer, unsigned depth)
 {
     if (!is_type(s, json_type_object)) return json_string(c, NULL, nullable, pointer);
     struct json_object *any = get(s, "anyOf");
@@ -268,7 +268,7 @@ struct json_object *serve_schema_strict(strict_ctx *c, struct json_object *s, bo
     if (!strcmp(type, "object")) return strict_object(c, s, nullable, pointer, depth);
     struct json_object *o = json_object_new_object();
     if (!o) return NULL;
-    serve_jadd(o, "type", json_object_new_string(type));
+    core_json_add(o, "type", json_object_new_string(type));
     /* strict mode has no default: the description says it, for the model to leave out */
     struct json_object *dflt = get(s, "default");
     char more[160] = "";
@@ -283,16 +283,17 @@ struct json_object *serve_schema_strict(strict_ctx *c, struct json_object *s, bo
         }
         char child[STRICT_MAX_POINTER];
         snprintf(child, sizeof child, "%s/*", pointer);
-        serve_jadd(o, "items", serve_schema_strict(c, items, false, child, depth));
+        core_json_add(o, "items", view_tool_strict(c, items, false, child, depth));
     }
     for (size_t i = 0; i < sizeof strict_plain / sizeof strict_plain[0]; i++) {
         struct json_object *v = get(s, strict_plain[i].key);
-        if (v && strstr(strict_plain[i].types, type)) serve_jadd(o, strict_plain[i].key, copy(v));
+        if (v && strstr(strict_plain[i].types, type))
+            core_json_add(o, strict_plain[i].key, copy(v));
     }
     struct json_object *f = get(s, "format");
     for (size_t i = 0; is_type(f, json_type_string) && strict_formats[i]; i++)
         if (!strcmp(json_object_get_string(f), strict_formats[i]))
-            serve_jadd(o, "format", json_object_new_string(strict_formats[i]));
+            core_json_add(o, "format", json_object_new_string(strict_formats[i]));
     if (is_type(en, json_type_array) || cn) {
         /* null comes back with make_nullable when the value may be null */
         struct json_object *values = json_object_new_array();
@@ -311,7 +312,7 @@ struct json_object *serve_schema_strict(strict_ctx *c, struct json_object *s, bo
             (n <= 250 || chars <= 15000)) {
             c->enums += n;
             c->chars += chars;
-            serve_jadd(o, "enum", values);
+            core_json_add(o, "enum", values);
         } else {
             json_object_put(values);
         }

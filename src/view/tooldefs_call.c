@@ -3,7 +3,7 @@
  * whatever else is asked for or indexed, and the calling details a program needs to turn a
  * tool call into an HTTP request (server, method, path, content type, where credentials go).
  */
-#include "serve/tooldefs_int.h"
+#include "view/tooldefs_int.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -45,22 +45,22 @@ static size_t cut(char *s, size_t n, size_t max)
 }
 
 /* api "__" op ["_" hash] into out (the parts fit: the caller cut them). */
-static size_t join(char out[SERVE_TOOL_NAME_MAX + 1], const char *api, size_t na, const char *op,
+static size_t join(char out[VIEW_TOOL_NAME_MAX + 1], const char *api, size_t na, const char *op,
                    size_t no, const char *hash)
 {
     core_buf b;
-    core_buf_init(&b, 4 * SERVE_TOOL_NAME_MAX);
+    core_buf_init(&b, 4 * VIEW_TOOL_NAME_MAX);
     core_buf_printf(&b, "%.*s__%.*s%s%s", (int)na, api, (int)no, op, hash ? "_" : "",
                     hash ? hash : "");
-    size_t n = b.len < SERVE_TOOL_NAME_MAX ? b.len : SERVE_TOOL_NAME_MAX;
+    size_t n = b.len < VIEW_TOOL_NAME_MAX ? b.len : VIEW_TOOL_NAME_MAX;
     if (b.data) memcpy(out, b.data, n);
     out[n] = '\0';
     core_buf_free(&b);
     return n;
 }
 
-void serve_tool_name(const char *api_id, const char *id, const char *operation_id,
-                     const char *method, const char *path, char out[SERVE_TOOL_NAME_MAX + 1])
+void view_tool_name(const char *api_id, const char *id, const char *operation_id,
+                    const char *method, const char *path, char out[VIEW_TOOL_NAME_MAX + 1])
 {
     char api[256], op[512], raw[512];
     size_t na = name_part(api_id, false, api, sizeof api);
@@ -82,12 +82,12 @@ void serve_tool_name(const char *api_id, const char *id, const char *operation_i
        gives back the endpoint. */
     bool faithful =
         by_op_id && !strcmp(api, api_id) && !strcmp(op, operation_id) && !strstr(api_id, "__");
-    if (faithful && na + 2 + no <= SERVE_TOOL_NAME_MAX) {
+    if (faithful && na + 2 + no <= VIEW_TOOL_NAME_MAX) {
         size_t n = join(out, api, na, op, no, NULL);
         if (!ends_like_hash(out, n)) return;
     }
     /* Otherwise a readable prefix and 8 hex digits of the hash of the endpoint id. */
-    enum { PREFIX = SERVE_TOOL_NAME_MAX - 9, API_CUT = 24 };
+    enum { PREFIX = VIEW_TOOL_NAME_MAX - 9, API_CUT = 24 };
     if (na + 2 + no > PREFIX) {
         na = cut(api, na, API_CUT);
         no = cut(op, no, PREFIX - 2 - na);
@@ -102,7 +102,7 @@ void serve_tool_name(const char *api_id, const char *id, const char *operation_i
 
 static void add_str(struct json_object *o, const char *key, const char *value)
 {
-    if (value) serve_jadd(o, key, json_object_new_string(value));
+    if (value) core_json_add(o, key, json_object_new_string(value));
 }
 
 /* One credential: the scheme's name, type, and where it goes (in, name, scheme). */
@@ -111,13 +111,13 @@ static struct json_object *auth_scheme(const spec_api *api, const char *name, si
 {
     struct json_object *o = json_object_new_object();
     if (!o) return NULL;
-    serve_jadd(o, "id", json_object_new_string_len(name, (int)name_len));
+    core_json_add(o, "id", json_object_new_string_len(name, (int)name_len));
     spec_security_scheme s;
     if (!spec_security_scheme_find(api, name, name_len, &s) || s.unresolved ||
         s.kind == SPEC_SECURITY_NONE)
         return o; /* not declared: the name is all there is */
     if (s.kind == SPEC_SECURITY_API_KEY) {
-        serve_jadd(o, "type", json_object_new_string("apiKey"));
+        core_json_add(o, "type", json_object_new_string("apiKey"));
         add_str(o, "in", s.in);
         add_str(o, "name", s.param);
     } else if (s.kind == SPEC_SECURITY_HTTP || s.kind == SPEC_SECURITY_BASIC) {
@@ -125,17 +125,17 @@ static struct json_object *auth_scheme(const spec_api *api, const char *name, si
         char lower[32];
         snprintf(lower, sizeof lower, "%s", scheme ? scheme : "");
         for (char *p = lower; *p; p++) *p = (char)tolower((unsigned char)*p);
-        serve_jadd(o, "type", json_object_new_string("http"));
+        core_json_add(o, "type", json_object_new_string("http"));
         if (*lower) add_str(o, "scheme", lower);
-        serve_jadd(o, "in", json_object_new_string("header"));
-        serve_jadd(o, "name", json_object_new_string("Authorization"));
+        core_json_add(o, "in", json_object_new_string("header"));
+        core_json_add(o, "name", json_object_new_string("Authorization"));
         add_str(o, "bearer_format", s.bearer_format);
     } else if (s.kind == SPEC_SECURITY_OAUTH2 || s.kind == SPEC_SECURITY_OPENID_CONNECT) {
         /* the access token goes as a bearer token (RFC 6750) */
-        serve_jadd(o, "type", json_object_new_string(s.type));
-        serve_jadd(o, "scheme", json_object_new_string("bearer"));
-        serve_jadd(o, "in", json_object_new_string("header"));
-        serve_jadd(o, "name", json_object_new_string("Authorization"));
+        core_json_add(o, "type", json_object_new_string(s.type));
+        core_json_add(o, "scheme", json_object_new_string("bearer"));
+        core_json_add(o, "in", json_object_new_string("header"));
+        core_json_add(o, "name", json_object_new_string("Authorization"));
         add_str(o, "url", s.openid_url);
         add_str(o, "token_url", s.token_url ? s.token_url : s.any_flow_token_url);
         if (jt_is(scopes, JT_ARRAY) && scopes->len) {
@@ -143,10 +143,10 @@ static struct json_object *auth_scheme(const spec_api *api, const char *name, si
             for (uint32_t i = 0; sc && i < scopes->len && i < 50; i++)
                 if (jt_is(scopes->u.items[i], JT_STRING))
                     json_object_array_add(sc, json_object_new_string(scopes->u.items[i]->u.s));
-            serve_jadd(o, "scopes", sc);
+            core_json_add(o, "scopes", sc);
         }
     } else {
-        serve_jadd(o, "type", json_object_new_string(s.type)); /* mutualTLS, ... */
+        core_json_add(o, "type", json_object_new_string(s.type)); /* mutualTLS, ... */
     }
     return o;
 }
@@ -173,16 +173,16 @@ static struct json_object *auth_json(const spec_api *api, const spec_operation *
 
 /* ---------------------------------------------------------------- the call */
 
-struct json_object *serve_tool_call(const spec_api *api, const char *id, const spec_operation *op,
-                                    const char *content_type)
+struct json_object *view_tool_call(const spec_api *api, const char *id, const spec_operation *op,
+                                   const char *content_type)
 {
     struct json_object *o = json_object_new_object();
     if (!o) return NULL;
-    serve_jadd(o, "id", json_object_new_string(id));
-    serve_jadd(o, "method", json_object_new_string(op->method));
-    serve_jadd(o, "path", json_object_new_string(op->path));
+    core_json_add(o, "id", json_object_new_string(id));
+    core_json_add(o, "method", json_object_new_string(op->method));
+    core_json_add(o, "path", json_object_new_string(op->path));
     if (api->n_servers) {
-        serve_jadd(o, "server", json_object_new_string(api->servers[0].url));
+        core_json_add(o, "server", json_object_new_string(api->servers[0].url));
         /* OAS 3 server variables ({region}): their defaults and allowed values */
         size_t n_vars = spec_server_var_count(api, 0);
         if (n_vars) {
@@ -199,15 +199,15 @@ struct json_object *serve_tool_call(const spec_api *api, const char *id, const s
                     for (uint32_t k = 0; a && k < en->len && k < 200; k++)
                         if (jt_is(en->u.items[k], JT_STRING))
                             json_object_array_add(a, json_object_new_string(en->u.items[k]->u.s));
-                    serve_jadd(e, "enum", a);
+                    core_json_add(e, "enum", a);
                 }
-                serve_jadd(v, var.name, e);
+                core_json_add(v, var.name, e);
             }
-            serve_jadd(o, "server_variables", v);
+            core_json_add(o, "server_variables", v);
         }
     }
     add_str(o, "content_type", content_type);
     struct json_object *auth = auth_json(api, op);
-    if (auth) serve_jadd(o, "auth", auth);
+    if (auth) core_json_add(o, "auth", auth);
     return o;
 }
