@@ -531,7 +531,7 @@ typedef struct agent_run_executor_options {
 typedef struct agent_run_executor agent_run_executor;
 /**
  * The executor of agent_run_task over idx: *ops gets describe (the operation's call-level
- * details, chunk_detail_text of CHUNK_DETAIL_CALL), call (exec_build with the model's
+ * details, view_detail_text of VIEW_DETAIL_CALL), call (exec_build with the model's
  * params as name=value inputs, exec_send under the policy, exec_shape) and select
  * (exec_select on the parsed body; nothing selected is APIDEX_EINVAL). Each API's
  * document is read once, when first needed. *out: agent_run_executor_free (after the run).

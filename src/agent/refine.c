@@ -13,6 +13,8 @@
  */
 #include "agent/agent_int.h"
 
+#include "view/view.h"
+
 #include <stdio.h>
 #include <ctype.h>
 #include <json-c/json.h>
@@ -119,8 +121,8 @@ static int job_prepare(agent_refiner *r, refine_job *j)
     core_buf content, p;
     core_buf_init(&content, 64u << 20);
     core_buf_init(&p, 64u << 20);
-    chunk_render_options ro = {0};
-    int rc = chunk_render_operation(j->api, j->op, &ro, &content, NULL);
+    view_render_options ro = {0};
+    int rc = view_render_operation(j->api, j->op, &ro, &content, NULL);
     if (!rc) {
         core_buf_printf(
             &p, "%s\n\nAPI: %s\n\n%s", j->strategy == CHUNK_QUERY ? query_task : summary_task,

@@ -6,7 +6,7 @@
  */
 #include "agent/agent.h"
 
-#include "chunk/chunk.h"
+#include "view/view.h"
 #include "store/store.h"
 
 #include <json-c/json.h>
@@ -117,9 +117,9 @@ int agent_run_describe(void *ctx, const char *operation_id, core_buf *out, apide
     if (rc) return rc;
     core_buf j;
     core_buf_init(&j, 0);
-    rc = chunk_detail_json(api, op, CHUNK_DETAIL_CALL, &j);
+    rc = view_detail_json(api, op, VIEW_DETAIL_CALL, &j);
     if (!rc)
-        rc = chunk_detail_text(j.data, j.len, out, err);
+        rc = view_detail_text(j.data, j.len, out, err);
     else
         rc = core_error_set(err, rc, "%s: its details are over 4 MiB or out of memory",
                             operation_id);

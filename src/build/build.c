@@ -8,6 +8,7 @@
 #include "flow/flow.h"
 #include "prep/prep.h"
 #include "text/text.h"
+#include "view/view.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -112,7 +113,7 @@ static const char *document_key(core_arena *a, const char *file)
 
 /* ---------------------------------------------------------------- one API */
 
-static void map_fields(build_ctx *b, const chunk_fields *cf, const char **fields)
+static void map_fields(build_ctx *b, const view_fields *cf, const char **fields)
 {
     core_arena *a = b->arena;
     fields[STORE_FIELD_PATH] = cf->path;
@@ -153,7 +154,7 @@ static int op_inputs(build_ctx *b, const spec_operation *op, const flow_graph *d
 static int add_operation_row(build_ctx *b, const spec_api *api, const spec_operation *op,
                              const flow_graph *df, size_t i, text_analyzer *ta, apidex_error *err)
 {
-    chunk_render_options ropt = {.prep = b->copt->prep};
+    view_render_options ropt = {.prep = b->copt->prep};
     store_operation rec = {0};
     rec.id = op->id;
     rec.api = api->id;
@@ -167,11 +168,10 @@ static int add_operation_row(build_ctx *b, const spec_api *api, const spec_opera
     rec.deprecated = op->deprecated;
     rec.pointer = op->pointer;
     core_buf_reset(&b->buf);
-    if (chunk_render_operation(api, op, &ropt, &b->buf, NULL) || b->buf.failed) return oom(err);
+    if (view_render_operation(api, op, &ropt, &b->buf, NULL) || b->buf.failed) return oom(err);
     rec.content = arena_buf(b, &b->buf);
     core_buf_reset(&b->buf);
-    if (chunk_describe_operation(api, op, &b->copt->prep, &b->buf) || b->buf.failed)
-        return oom(err);
+    if (view_describe_operation(api, op, &b->copt->prep, &b->buf) || b->buf.failed) return oom(err);
     rec.capability = arena_buf(b, &b->buf);
     if (!rec.content || !rec.capability) return oom(err);
     rec.tokens = count_tokens(b, rec.content);
@@ -235,11 +235,11 @@ static int add_operations(build_ctx *b, const spec_api *api, const flow_graph *d
 
 static int add_schemas(build_ctx *b, const spec_api *api, apidex_error *err)
 {
-    chunk_render_options ropt = {.prep = b->copt->prep};
+    view_render_options ropt = {.prep = b->copt->prep};
     for (size_t i = 0; i < api->n_schemas; i++) {
         const spec_schema *s = &api->schemas[i];
         core_buf_reset(&b->buf);
-        if (chunk_render_schema(api, i, &ropt, &b->buf, NULL) || b->buf.failed) return oom(err);
+        if (view_render_schema(api, i, &ropt, &b->buf, NULL) || b->buf.failed) return oom(err);
         core_arena *keep = row_arena_begin(b);
         if (!keep) return oom(err);
         store_schema rec = {.id = s->id,

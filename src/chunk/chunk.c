@@ -173,7 +173,7 @@ static int op_meta(build *b, chunk *c, size_t oi)
         c->meta.n_tags = op->n_tags;
     }
     int rc = set_endpoints(b, c, &oi, 1);
-    if (!rc) rc = chunk_operation_fields(b->api, op, &b->opt->prep, b->l->arena, &c->fields);
+    if (!rc) rc = view_operation_fields(b->api, op, &b->opt->prep, b->l->arena, &c->fields);
     return rc;
 }
 
@@ -364,12 +364,12 @@ static int endpoint_rf(build *b)
         const spec_operation *op = &api->ops[oi];
         core_buf_reset(&buf);
         if (api->title) {
-            rc = chunk_clean_text(po, api->title, 0, &buf, &b->l->prep);
+            rc = view_clean_text(po, api->title, 0, &buf, &b->l->prep);
             if (!rc) rc = core_buf_putc(&buf, '\n');
         }
         if (!rc && api->description) {
             size_t before = buf.len;
-            rc = chunk_clean_text(po, api->description, 0, &buf, &b->l->prep);
+            rc = view_clean_text(po, api->description, 0, &buf, &b->l->prep);
             if (!rc && buf.len > before) rc = core_buf_putc(&buf, '\n');
         }
         if (!rc) rc = core_buf_printf(&buf, "%s %s\n", op->method, op->path);
@@ -377,7 +377,7 @@ static int endpoint_rf(build *b)
         for (int i = 0; i < 2 && !rc; i++) {
             if (!parts[i] || !*parts[i]) continue;
             size_t before = buf.len;
-            rc = chunk_clean_text(po, parts[i], 0, &buf, &b->l->prep);
+            rc = view_clean_text(po, parts[i], 0, &buf, &b->l->prep);
             if (!rc && buf.len > before) rc = core_buf_putc(&buf, '\n');
         }
         chunk *c = rc ? NULL : push(b);
@@ -396,8 +396,7 @@ static int described(build *b)
 {
     const spec_api *api = b->api;
     const chunk_options *opt = b->opt;
-    chunk_render_options ro = {
-        .depth = opt->inline_depth, .prep = opt->prep, .report = &b->l->prep};
+    view_render_options ro = {.depth = opt->inline_depth, .prep = opt->prep, .report = &b->l->prep};
     core_buf content, text;
     core_buf_init(&content, 0);
     core_buf_init(&text, 0);
@@ -406,13 +405,13 @@ static int described(build *b)
         const spec_operation *op = &api->ops[oi];
         core_buf_reset(&content);
         core_buf_reset(&text);
-        rc = chunk_render_operation(api, op, &ro, &content, NULL);
+        rc = view_render_operation(api, op, &ro, &content, NULL);
         if (!rc && opt->describe)
             rc = opt->describe(opt->describe_ctx, api, op, opt->strategy, &text, b->err);
         else if (!rc && opt->strategy == CHUNK_QUERY)
-            rc = chunk_example_query(api, op, &opt->prep, &text);
+            rc = view_example_query(api, op, &opt->prep, &text);
         else if (!rc)
-            rc = chunk_describe_operation(api, op, &opt->prep, &text);
+            rc = view_describe_operation(api, op, &opt->prep, &text);
         chunk *c = rc ? NULL : push(b);
         if (!rc && !c) rc = APIDEX_ENOMEM;
         if (rc) break;
@@ -438,7 +437,7 @@ static const char *schema_chunk_id(build *b, size_t si)
     return dup(b, s->id);
 }
 
-static int ref_ids(build *b, chunk *c, const chunk_refs *refs, const bool *has_chunk,
+static int ref_ids(build *b, chunk *c, const view_refs *refs, const bool *has_chunk,
                    const char **ids)
 {
     size_t n = 0;
@@ -485,9 +484,9 @@ static int hybrid(build *b)
     const char **ids = calloc(ns + 1, sizeof *ids);
     core_buf buf;
     core_buf_init(&buf, 0);
-    chunk_refs refs = {0};
+    view_refs refs = {0};
     int rc = (has_chunk && ids) ? 0 : APIDEX_ENOMEM;
-    chunk_render_options ro = {.depth = opt->inline_depth, .prep = opt->prep};
+    view_render_options ro = {.depth = opt->inline_depth, .prep = opt->prep};
     /* Pass 1: which schemas get a chunk (their size does not depend on markers). */
     for (size_t si = 0; si < ns && !rc; si++) {
         const spec_schema *s = &api->schemas[si];
@@ -498,7 +497,7 @@ static int hybrid(build *b)
             continue;
         }
         core_buf_reset(&buf);
-        rc = chunk_render_schema(api, si, &ro, &buf, NULL);
+        rc = view_render_schema(api, si, &ro, &buf, NULL);
         if (!rc && text_bpe_count(b->bpe, buf.data, buf.len) > min_tokens) has_chunk[si] = true;
     }
     for (size_t si = 0; si < ns && !rc; si++)
@@ -510,7 +509,7 @@ static int hybrid(build *b)
     for (size_t oi = 0; oi < api->n_ops && !rc; oi++) {
         core_buf_reset(&buf);
         refs.n = 0;
-        rc = chunk_render_operation(api, &api->ops[oi], &ro, &buf, &refs);
+        rc = view_render_operation(api, &api->ops[oi], &ro, &buf, &refs);
         chunk *c = rc ? NULL : push(b);
         if (!rc && !c) rc = APIDEX_ENOMEM;
         if (rc) break;
@@ -527,7 +526,7 @@ static int hybrid(build *b)
         const spec_schema *s = &api->schemas[si];
         core_buf_reset(&buf);
         refs.n = 0;
-        rc = chunk_render_schema(api, si, &ro, &buf, &refs);
+        rc = view_render_schema(api, si, &ro, &buf, &refs);
         chunk *c = rc ? NULL : push(b);
         if (!rc && !c) rc = APIDEX_ENOMEM;
         if (rc) break;
@@ -562,7 +561,7 @@ static int hybrid(build *b)
         if (!rc && spec_schema_view_open(api, s->node, NULL, &v) == 0) {
             const char *desc = v.description;
             if (desc) {
-                rc = chunk_clean_text(&opt->prep, desc, 0, &buf, NULL);
+                rc = view_clean_text(&opt->prep, desc, 0, &buf, NULL);
                 c->fields.description = buf.len ? dup(b, buf.data) : NULL;
                 core_buf_reset(&buf);
             }
@@ -576,7 +575,7 @@ static int hybrid(build *b)
             if (buf.len) c->fields.response = dup(b, buf.data);
         }
     }
-    chunk_refs_free(&refs);
+    view_refs_free(&refs);
     core_buf_free(&buf);
     free(has_chunk);
     free(ids);

@@ -8,8 +8,9 @@
  * A chunk separates what a user or LLM receives (content) from what is
  * embedded and indexed (text), names the endpoints it covers, and carries
  * per-field text so a lexical index can weight path, summary, parameters, ...
- * The renderers (operation, schema, capability description) are public: the
- * search stage, `apidex show` and MCP get_endpoint print the same text.
+ * The texts of an operation or schema come from the view stage (view/view.h:
+ * renderings, descriptions, per-field text), which the index and the faces
+ * call too, so a chunk holds the very text they print.
  *
  * Everything here is deterministic: the same API and options give the same
  * chunks, ids and order. Nothing mutates the loaded model.
@@ -21,6 +22,7 @@
 #include "prep/prep.h"
 #include "oas/oas.h"
 #include "text/text.h"
+#include "view/view.h"
 
 /** Strategies (values only ever grow). */
 typedef enum chunk_strategy {
@@ -51,8 +53,8 @@ const char *chunk_type_name(chunk_type t);
 
 /**
  * Produces the lexical/embedding text of a summary or query chunk into out.
- * The default (describe == NULL) is deterministic: chunk_describe_operation for
- * CHUNK_SUMMARY, chunk_example_query for CHUNK_QUERY. An LLM plugs in here.
+ * The default (describe == NULL) is deterministic: view_describe_operation for
+ * CHUNK_SUMMARY, view_example_query for CHUNK_QUERY. An LLM plugs in here.
  */
 typedef int (*chunk_describe_fn)(void *ctx, const spec_api *api, const spec_operation *op,
                                  chunk_strategy strategy, core_buf *out, apidex_error *err);
@@ -77,19 +79,6 @@ typedef struct chunk_endpoint {
     const char *path;   /* path key as written, "/pets/{id}" */
     const char *op_id;  /* the operation's id: "api:operationId" or "api:METHOD /path" */
 } chunk_endpoint;
-
-/** Per-field text for a lexical index (each NULL when empty). */
-typedef struct chunk_fields {
-    const char *api; /* API title */
-    const char *path;
-    const char *operation_id;
-    const char *summary;     /* operation summary; schema chunks: the schema name */
-    const char *description; /* operation or schema description */
-    const char *tags;        /* tag names, one per line */
-    const char *params;      /* "name: description" per parameter, one per line */
-    const char *body;        /* request body fields: "name: description" per line */
-    const char *response; /* 2xx response: description, then field names (schema: its properties) */
-} chunk_fields;
 
 typedef struct chunk_meta {
     const char *api;           /* API id */
@@ -120,7 +109,7 @@ typedef struct chunk {
     chunk_endpoint *endpoints;
     size_t n_endpoints;
     chunk_meta meta;
-    chunk_fields fields;
+    view_fields fields;
 } chunk;
 
 /** Chunks of one or more APIs, in a deterministic order. Owns all its strings. */
@@ -150,93 +139,6 @@ int chunk_api(const spec_api *api, const chunk_options *opt, chunk_list *out, ap
  * a character) is written as U+FFFD.
  */
 int chunk_list_write_json(const chunk_list *l, bool with_fields, int indent, core_buf *out);
-
-/* ---------------------------------------------------------------- renderers */
-
-/** Options of the readable renderings; zero = defaults. */
-typedef struct chunk_render_options {
-    unsigned depth;        /* schema nesting inlined (0 = 2, at most 8) */
-    prep_options prep;     /* text filters for descriptions; structural ones hide parts */
-    const bool *has_chunk; /* per api->schemas index: schema has its own chunk ("see" marker) */
-    prep_report *report;   /* what the filters removed from the rendering is added here (NULL) */
-} chunk_render_options;
-
-/** Schema indexes a rendering mentioned (expanded, or named at the depth cut-off). */
-typedef struct chunk_refs {
-    size_t *idx;
-    size_t n, cap;
-} chunk_refs;
-
-void chunk_refs_free(chunk_refs *r);
-
-/**
- * Appends the compact readable rendering of op: method, path, summary, API and
- * server URL, operationId, tags, description, auth, parameters (in, type,
- * required, enum, default, description), request body fields and the 2xx
- * response fields, schemas inlined to opt->depth; cycles are printed once with
- * a "(circular: Name)" marker. refs (may be NULL) collects the schemas mentioned.
- */
-int chunk_render_operation(const spec_api *api, const spec_operation *op,
-                           const chunk_render_options *opt, core_buf *out, chunk_refs *refs);
-
-/** Appends the rendering of api->schemas[index] (a schema chunk's content). */
-int chunk_render_schema(const spec_api *api, size_t index, const chunk_render_options *opt,
-                        core_buf *out, chunk_refs *refs);
-
-/**
- * Appends the deterministic capability description of op: summary
- * or first sentence of the description, an action verb + resource from the
- * method and path, the parameters it accepts and what it returns.
- */
-int chunk_describe_operation(const spec_api *api, const spec_operation *op,
-                             const prep_options *prep, core_buf *out);
-
-/** Appends a deterministic example user query for op ("How do I get ...?"). */
-int chunk_example_query(const spec_api *api, const spec_operation *op, const prep_options *prep,
-                        core_buf *out);
-
-/** Fills the per-field text of op; strings are allocated in arena. */
-int chunk_operation_fields(const spec_api *api, const spec_operation *op, const prep_options *prep,
-                           core_arena *arena, chunk_fields *out);
-
-/* ---------------------------------------------------------------- detail levels */
-
-/** How much of an operation `show`, MCP get_endpoint and /v1/endpoints hand over (chunk_detail.c).
- */
-typedef enum chunk_detail {
-    CHUNK_DETAIL_SUMMARY = 1, /* one line: method, URL, summary */
-    CHUNK_DETAIL_CALL,        /* what a call needs: servers with variables, auth, every parameter,
-                                 the body's content types and schema (refs resolved to a depth,
-                                 cycles marked), required inputs, the success response in brief */
-    CHUNK_DETAIL_FULL         /* everything as written, each referenced schema once */
-} chunk_detail;
-/** OR'd into a level for chunk_detail_json: descriptions as the spec wrote them (markdown and
-    HTML kept) instead of their plain text; for a renderer that makes them safe itself (the
-    web page: serve/markup.c). */
-enum { CHUNK_DETAIL_AS_WRITTEN = 0x100, CHUNK_DETAIL_LEVEL_MASK = 0xff };
-
-/** "summary", "call", "full". */
-const char *chunk_detail_name(chunk_detail d);
-/** Parses a level name; APIDEX_EINVAL (the message names the levels) otherwise. */
-int chunk_detail_parse(const char *name, chunk_detail *out, apidex_error *err);
-
-/**
- * Appends op at the given level as one JSON object (compact): id, api, detail, method, path,
- * url, summary; from `call` on also servers (with variables), auth (alternatives of schemes,
- * each saying where the credential goes), parameters, request_body, inputs (every required
- * parameter and body field) and response (call) or responses + schemas (full). Enums and
- * fields are never cut; a depth cut is marked "x-apidex-omitted", a cycle {"$circular": Name}.
- * Returns 0, APIDEX_ENOMEM or APIDEX_ELIMIT (over 4 MiB); on error out is left as it was.
- */
-int chunk_detail_json(const spec_api *api, const spec_operation *op, chunk_detail level,
-                      core_buf *out);
-
-/**
- * Appends the readable text of a chunk_detail_json object (json[0..len), which may carry a
- * "producers" array added by the caller): the same content, one line per parameter or field.
- * Returns 0, APIDEX_EPARSE (not such an object) or APIDEX_ENOMEM.
- */
-int chunk_detail_text(const char *json, size_t len, core_buf *out, apidex_error *err);
 
 /* ---------------------------------------------------------------- token windows */
 

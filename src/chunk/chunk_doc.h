@@ -2,7 +2,7 @@
 #ifndef APIDEX_CHUNK_DOC_H
 #define APIDEX_CHUNK_DOC_H
 
-#include "chunk/chunk_int.h"
+#include "chunk/chunk.h"
 
 /** A byte range [a, b) of a document text tied to an index (operation or path). */
 typedef struct chunk_span {

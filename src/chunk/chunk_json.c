@@ -3,7 +3,7 @@
  * windows may cut a UTF-8 character in two; such bytes become U+FFFD so the
  * output is always valid JSON.
  */
-#include "chunk/chunk_int.h"
+#include "chunk/chunk.h"
 
 #include <string.h>
 
@@ -126,7 +126,7 @@ static bool windowed(const chunk *c)
     return s && (!strcmp(s, "nosplit") || !strcmp(s, "endpoint") || !strcmp(s, "json"));
 }
 
-static void write_fields(jout *o, const chunk_fields *f, int level)
+static void write_fields(jout *o, const view_fields *f, int level)
 {
     struct {
         const char *name, *value;

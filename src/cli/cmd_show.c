@@ -2,7 +2,7 @@
  * JSON. */
 #include "cli/cli.h"
 
-#include "chunk/chunk.h"
+#include "view/view.h"
 #include "serve/serve.h"
 #include "store/store.h"
 
@@ -16,7 +16,7 @@
 typedef struct show_opts {
     const char *api, *db;
     bool json;
-    chunk_detail level;
+    view_detail level;
     int color;
 } show_opts;
 
@@ -26,7 +26,7 @@ static int take_detail(const char *cmd, const char *flag, const char *value, voi
 {
     apidex_error derr;
     if (cli_arg_choice(cmd, flag, value, levels) < 0) return CLI_USAGE;
-    if (chunk_detail_parse(value, &((show_opts *)opts)->level, &derr)) {
+    if (view_detail_parse(value, &((show_opts *)opts)->level, &derr)) {
         fprintf(stderr, "apidex show: %s\n", derr.message);
         return CLI_USAGE;
     }
@@ -144,7 +144,7 @@ size_t cli_find_operations(const store_operation *ops, size_t n_ops, const char 
 }
 
 /* The operation at the level: its JSON (--json) or the text made from it. */
-static int print_detail(store_index *idx, long oi, chunk_detail level, bool json)
+static int print_detail(store_index *idx, long oi, view_detail level, bool json)
 {
     apidex_error err;
     core_error_clear(&err);
@@ -162,7 +162,7 @@ static int print_detail(store_index *idx, long oi, chunk_detail level, bool json
     if (json) {
         fwrite(s, 1, len, stdout);
         fputc('\n', stdout);
-    } else if ((rc = chunk_detail_text(s, len, &text, &err)) == 0) {
+    } else if ((rc = view_detail_text(s, len, &text, &err)) == 0) {
         fwrite(text.data ? text.data : "", 1, text.len, stdout);
     }
     core_buf_free(&text);
@@ -173,7 +173,7 @@ static int print_detail(store_index *idx, long oi, chunk_detail level, bool json
 
 int cli_cmd_show(int argc, char **argv)
 {
-    show_opts so = {.level = CHUNK_DETAIL_CALL};
+    show_opts so = {.level = VIEW_DETAIL_CALL};
     const char *what = NULL;
     for (int i = 1; i < argc; i++) {
         int r = cli_flags_take("show", &cli_show_table, show_usage, argc, argv, &i, &so);
@@ -186,7 +186,7 @@ int cli_cmd_show(int argc, char **argv)
     }
     const char *api = so.api, *db = so.db;
     bool json = so.json;
-    chunk_detail level = so.level;
+    view_detail level = so.level;
     cli_color color = (cli_color)so.color;
     if (!what)
         return cli_usage_error("show",

@@ -663,6 +663,15 @@ enum { SPEC_MEDIA_EXAMPLES_MAX = 3 };
 size_t spec_media_examples(const spec_api *api, const spec_response *resp, const spec_media *media,
                            const jt_node *out[SPEC_MEDIA_EXAMPLES_MAX]);
 
+/** Whether a media type is JSON-like (its name holds "json": application/problem+json too). */
+bool spec_media_type_is_json(const char *type);
+/** The media type to describe of media[0..n): the first JSON-like one with a schema, else the
+    first with a schema, else the first; NULL when n is 0. */
+const spec_media *spec_pick_media(const spec_media *media, size_t n);
+/** The success response to describe of op: the first 2xx one whose picked media type
+    (spec_pick_media) has a schema, else the first 2xx one, else NULL. */
+const spec_response *spec_success_response(const spec_operation *op);
+
 /* ------------------------------------------------- keys of a raw OpenAPI tree (tree_keys.c) */
 
 /**

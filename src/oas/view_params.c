@@ -1,8 +1,9 @@
 /*
  * How values are serialised and exemplified beside their schemas, typed: a parameter's
  * style/explode/allowReserved (Swagger 2.0 collectionFormat) and examples, a form or
- * multipart field's encoding, a media type's example values. What the request builder, the
- * mock and the detail renderings read; the OpenAPI spellings stay here.
+ * multipart field's encoding, a media type's example values; and which media type and which
+ * success response describe an operation. What the request builder, the mock and the
+ * renderings read; the OpenAPI spellings stay here.
  */
 #include "oas/oas_int.h"
 
@@ -66,4 +67,31 @@ size_t spec_media_examples(const spec_api *api, const spec_response *resp, const
         if (!seen) out[n++] = cands[i];
     }
     return n;
+}
+
+bool spec_media_type_is_json(const char *type)
+{
+    return type && (strstr(type, "json") != NULL);
+}
+
+const spec_media *spec_pick_media(const spec_media *media, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (spec_media_type_is_json(media[i].type) && media[i].schema.node) return &media[i];
+    for (size_t i = 0; i < n; i++)
+        if (media[i].schema.node) return &media[i];
+    return n ? &media[0] : NULL;
+}
+
+const spec_response *spec_success_response(const spec_operation *op)
+{
+    const spec_response *first = NULL;
+    for (size_t i = 0; i < op->n_responses; i++) {
+        const spec_response *r = &op->responses[i];
+        if (!r->status || r->status[0] != '2') continue;
+        if (!first) first = r;
+        const spec_media *m = spec_pick_media(r->media, r->n_media);
+        if (m && m->schema.node) return r;
+    }
+    return first;
 }

@@ -2,12 +2,12 @@
  * The match features of operations: the registry's, built once per engine from the
  * index (names and descriptions from the operations, parameter and response words from
  * the endpoint chunks' postings: the very terms the index holds), and a query document's,
- * made with the same pipeline (chunk_operation_fields, then the analyzer) so both sides
+ * made with the same pipeline (view_operation_fields, then the analyzer) so both sides
  * agree on every word.
  */
 #include "search/match_int.h"
 
-#include "chunk/chunk.h"
+#include "view/view.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -112,7 +112,7 @@ static int finish(const search_engine *e, term_list *l, core_arena *a, match_ter
 }
 
 /* The operationId without a leading method word ("getMovie" -> "Movie"), as the index
-   strips it (chunk_describe.c): generated ids often start so. */
+   strips it (view/describe.c): generated ids often start so. */
 static const char *id_without_method(const char *id, const char *method)
 {
     if (!id || !method) return id;
@@ -188,8 +188,8 @@ int match_feat_query(const search_engine *e, const spec_api *api, const spec_ope
     bare.params = params;
     bare.responses = resp;
     bare.body = body;
-    chunk_fields cf;
-    if (!rc) rc = chunk_operation_fields(api, &bare, NULL, a, &cf);
+    view_fields cf;
+    if (!rc) rc = view_operation_fields(api, &bare, NULL, a, &cf);
     if (!rc) rc = add_text(e, st, u, &tmp, cf.params, &l);
     if (!rc) rc = add_text(e, st, u, &tmp, cf.body, &l);
     if (!rc) rc = finish(e, &l, a, &out->g[MATCH_G_PARAMS], &out->n[MATCH_G_PARAMS]);

@@ -1,13 +1,13 @@
 /*
  * One endpoint at a detail level (summary, call, full) as json-c: the operation behind the
  * index row (store_operation_doc: the document the index names, or the snapshot it keeps of
- * an MCP server's tool list, loaded once per snapshot), rendered by chunk_detail_json
+ * an MCP server's tool list, loaded once per snapshot), rendered by view_detail_json
  * (the single renderer of show, get_endpoint and /v1/endpoints), and the
  * producers of its inputs, which only the index knows, are added.
  */
 #include "serve/serve_int.h"
 
-#include "chunk/chunk.h"
+#include "view/view.h"
 #include "oas/oas.h"
 
 #include <json-c/json.h>
@@ -58,7 +58,7 @@ static struct json_object *producers(store_index *idx, long oi)
 /* When the document cannot be read again (moved, or a server-database index built
    elsewhere): what the index itself holds, at the level, saying so. */
 static struct json_object *stored_detail(store_index *idx, long oi, const store_operation *sop,
-                                         const store_api *sapi, chunk_detail level, const char *why)
+                                         const store_api *sapi, view_detail level, const char *why)
 {
     struct json_object *o = json_object_new_object();
     if (!o) return NULL;
@@ -71,13 +71,13 @@ static struct json_object *stored_detail(store_index *idx, long oi, const store_
     core_buf_puts(&url, sop->path);
     serve_jadd(o, "id", serve_jstr(sop->id));
     serve_jadd(o, "api", serve_jstr(sop->api));
-    serve_jadd(o, "detail", json_object_new_string(chunk_detail_name(level)));
+    serve_jadd(o, "detail", json_object_new_string(view_detail_name(level)));
     serve_jadd(o, "method", serve_jstr(sop->method));
     serve_jadd(o, "path", serve_jstr(sop->path));
     serve_jadd(o, "url", json_object_new_string(url.data ? url.data : sop->path));
     serve_jadd(o, "summary", serve_jstr(sop->summary));
     core_buf_free(&url);
-    if (level == CHUNK_DETAIL_SUMMARY) return o;
+    if (level == VIEW_DETAIL_SUMMARY) return o;
     serve_jadd(o, "operation_id", serve_jstr(sop->operation_id));
     struct json_object *tags = json_object_new_array();
     for (size_t i = 0; tags && i < sop->n_tags; i++)
@@ -131,7 +131,7 @@ int serve_endpoint_detail(store_index *idx, long oi, int lv, struct json_object 
                           apidex_error *err)
 {
     *out = NULL;
-    chunk_detail level = (chunk_detail)(lv & CHUNK_DETAIL_LEVEL_MASK);
+    view_detail level = (view_detail)(lv & VIEW_DETAIL_LEVEL_MASK);
     const store_operation *sop;
     const store_api *sapi;
     int rc = serve_operation_rows(idx, oi, &sop, &sapi, err);
@@ -161,12 +161,12 @@ int serve_endpoint_detail(store_index *idx, long oi, int lv, struct json_object 
     }
     core_buf b;
     core_buf_init(&b, 0);
-    if (!rc && (rc = chunk_detail_json(api, op, (chunk_detail)lv, &b)) != 0)
+    if (!rc && (rc = view_detail_json(api, op, (view_detail)lv, &b)) != 0)
         rc = core_error_set(err, rc,
                             rc == APIDEX_ELIMIT ? "%s at detail %s is over 4 MiB: ask for "
                                                   "detail call"
                                                 : "%s: out of memory",
-                            sop->id, chunk_detail_name(level));
+                            sop->id, view_detail_name(level));
     /* The index's id wins: the renderer's is the spec's, the same unless ids collided. */
     struct json_object *o = NULL;
     if (!rc) {
@@ -180,7 +180,7 @@ int serve_endpoint_detail(store_index *idx, long oi, int lv, struct json_object 
     if (rc) return rc;
     json_object_object_add(o, "id", serve_jstr(sop->id));
     json_object_object_add(o, "api", serve_jstr(sop->api));
-    if (level != CHUNK_DETAIL_SUMMARY) serve_jadd(o, "producers", producers(idx, oi));
+    if (level != VIEW_DETAIL_SUMMARY) serve_jadd(o, "producers", producers(idx, oi));
     *out = o;
     return 0;
 }

@@ -3,7 +3,7 @@
    the answer sent (http.c). routes.c maps the paths to them. */
 #include "serve/http_int.h"
 
-#include "chunk/chunk.h"
+#include "view/view.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,13 +111,13 @@ enum MHD_Result serve_on_endpoint(serve_http *h, struct MHD_Connection *conn, re
     const char *markup = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "markup");
     if (markup && !strcmp(markup, "html") && strcmp(url, "/v1/endpoints")) {
         /* the page's view: descriptions as written, made safe HTML by respond_marked */
-        chunk_detail level = CHUNK_DETAIL_CALL;
+        view_detail level = VIEW_DETAIL_CALL;
         long found = -1;
         const char *id = url + strlen("/v1/endpoints/");
-        rc = detail ? chunk_detail_parse(detail, &level, &q.err) : 0;
+        rc = detail ? view_detail_parse(detail, &level, &q.err) : 0;
         if (!rc) rc = serve_find_endpoint(q.snap, id, NULL, NULL, NULL, &found, &q.err);
         if (!rc)
-            rc = serve_endpoint_detail(q.snap->idx, found, (int)level | CHUNK_DETAIL_AS_WRITTEN,
+            rc = serve_endpoint_detail(q.snap->idx, found, (int)level | VIEW_DETAIL_AS_WRITTEN,
                                        &q.obj, &q.err);
     } else if (!strcmp(url, "/v1/endpoints")) {
         const char *m = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "method");

@@ -6,7 +6,7 @@
 #include "serve/serve_int.h"
 
 #include "agent/agent.h"
-#include "chunk/chunk.h"
+#include "view/view.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -489,8 +489,8 @@ int serve_query_endpoint(serve_snapshot *snap, const char *id, const char *metho
 {
     *out = NULL;
     long found = -1;
-    chunk_detail level = CHUNK_DETAIL_CALL;
-    int rc = detail ? chunk_detail_parse(detail, &level, err) : 0;
+    view_detail level = VIEW_DETAIL_CALL;
+    int rc = detail ? view_detail_parse(detail, &level, err) : 0;
     if (!rc) rc = serve_find_endpoint(snap, id, method, path, api, &found, err);
     if (rc) return rc;
     return serve_endpoint_detail(snap->idx, found, level, out, err);

@@ -440,7 +440,7 @@ int serve_tooldefs(store_index *idx, const char *const *ids, size_t n_ids, view_
                    struct json_object **out, apidex_error *err);
 
 /**
- * Operation oi of the index (store_operations()) at a detail level, as chunk_detail_json
+ * Operation oi of the index (store_operations()) at a detail level, as view_detail_json
  * writes it (the API's document is read again) plus "producers": the endpoints that produce
  * its inputs, best first (not at the summary level). The one rendering behind `apidex show`,
  * MCP get_endpoint and HTTP /v1/endpoints. *out: json_object_put. APIDEX_ENOTFOUND when the

@@ -253,7 +253,7 @@
 #define TEXT_LEX_TEXT_QUERY_PARAMS \
     "q", "query", "search", "term", "keyword", "keywords", "text"
 
-/* chunk/chunk_describe.c: verbs a summary may start with, so it reads as the rest of 'How do I
+/* view/describe.c: verbs a summary may start with, so it reads as the rest of 'How do I
    ...?' (index time) */
 #define TEXT_LEX_LEAD_VERBS \
     "get", "list", "create", "update", "delete", "remove", "add", "find", "search", "retrieve", \

@@ -2,9 +2,8 @@
 # One lexicon: every English word list of the search engine and of the index's reading of
 # specs lives in src/text/lexicon.h, with a line on where each is used. Fails when a list of
 # lower-case word literals is written anywhere else in src/search, src/flow (the data flow
-# and operation facts), src/chunk/chunk_describe.c or src/text/actions.c. Lists of HTTP
-# methods, of OpenAPI keywords (oneOf, anyOf) and of a match's feature names are no English
-# and stay.
+# and operation facts), src/view/describe.c or src/text/actions.c. Lists of HTTP methods, of
+# OpenAPI keywords (oneOf, anyOf) and of a match's feature names are no English and stay.
 set -uo pipefail
 src="${APIDEX_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 cd "$src" || exit 1
@@ -14,7 +13,7 @@ found=$(perl -0777 -ne '
     next if $first =~ /^(get|post|put|patch|delete|head|options)$/ && $name =~ /^(m|methods?)$/;
     next if $name eq "alts" || $name eq "sim_names";
     print "$ARGV: $name (\"$first\" ...)\n";
-  }' src/search/*.c src/flow/*.c src/chunk/chunk_describe.c \
+  }' src/search/*.c src/flow/*.c src/view/describe.c \
       src/text/actions.c)
 if [ -n "$found" ]; then
   echo "FAIL: English word lists outside src/text/lexicon.h (move them there, with where they are used):"

@@ -1,5 +1,5 @@
-/* Unit tests of the chunking strategies and renderers on the golden petstore
- * fixture: ids, endpoint mappings, hybrid schema chunks, cycles, descriptions. */
+/* Unit tests of the chunking strategies on the golden petstore fixture: ids, endpoint
+ * mappings, hybrid schema chunks, cycles, filters in the renderings, windows. */
 #include "testutil.h"
 
 #include "chunk/chunk.h"
@@ -137,33 +137,6 @@ static void test_filters_in_renderings(void **state)
     chunk_list_free(l);
 }
 
-static void test_descriptions(void **state)
-{
-    (void)state;
-    const spec_operation *show = spec_api_find_operation(api, "pet-store:showPetById");
-    const spec_operation *photos =
-        spec_api_find_operation(api, "pet-store:GET /pets/{petId}/photos");
-    const spec_operation *list = spec_api_find_operation(api, "pet-store:listPets");
-    assert_non_null(show);
-    assert_non_null(photos);
-    core_buf b;
-    core_buf_init(&b, 0);
-    assert_int_equal(chunk_describe_operation(api, show, NULL, &b), 0);
-    assert_non_null(strstr(b.data, "Info for a specific pet. Retrieves pets by pet id."));
-    assert_non_null(strstr(b.data, "Accepts: petId (required)."));
-    assert_non_null(strstr(b.data, "Returns: Expected response to a valid request; fields: "));
-    core_buf_reset(&b);
-    assert_int_equal(chunk_example_query(api, show, NULL, &b), 0);
-    assert_string_equal(b.data, "How do I get info for a specific pet?");
-    core_buf_reset(&b);
-    assert_int_equal(chunk_example_query(api, list, NULL, &b), 0);
-    assert_string_equal(b.data, "How do I list all pets?");
-    core_buf_reset(&b);
-    assert_int_equal(chunk_describe_operation(api, photos, NULL, &b), 0);
-    assert_non_null(strstr(b.data, "Retrieves pets photos by pet id."));
-    core_buf_free(&b);
-}
-
 static void test_windows(void **state)
 {
     (void)state;
@@ -222,43 +195,12 @@ static void test_json_output(void **state)
     chunk_list_free(l);
 }
 
-/* An MCP tool's path is its name again (oas/mcp.c): its fields carry the name once, as the
-   operationId, and no path text; an OpenAPI operation keeps its path. */
-static void test_mcp_tool_has_no_path_text(void **state)
-{
-    (void)state;
-    static const char tools[] = "{\"mcp\": {\"server\": \"notes\"}, \"tools\": [{\"name\": "
-                                "\"open_nodes\", \"description\": \"Open nodes by name.\", "
-                                "\"inputSchema\": {\"type\": \"object\"}}]}";
-    spec_registry *mreg = NULL;
-    apidex_error err;
-    assert_int_equal(spec_registry_new(NULL, &mreg, &err), 0);
-    assert_int_equal(spec_registry_add_text(mreg, "notes", tools, strlen(tools), NULL, &err), 0);
-    const spec_api *m = spec_registry_api(mreg, 0);
-    assert_int_equal(m->n_ops, 1);
-    core_arena *a = core_arena_new(0);
-    chunk_fields f;
-    assert_int_equal(chunk_operation_fields(m, &m->ops[0], NULL, a, &f), 0);
-    assert_null(f.path);
-    assert_string_equal(f.operation_id, "open_nodes");
-    assert_string_equal(f.summary, "open nodes");
-    assert_int_equal(chunk_operation_fields(api, &api->ops[0], NULL, a, &f), 0);
-    assert_non_null(f.path);
-    assert_string_equal(f.path, api->ops[0].path);
-    core_arena_free(a);
-    spec_registry_free(mreg);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_per_operation),
-        cmocka_unit_test(test_hybrid),
-        cmocka_unit_test(test_filters_in_renderings),
-        cmocka_unit_test(test_descriptions),
-        cmocka_unit_test(test_windows),
+        cmocka_unit_test(test_per_operation),         cmocka_unit_test(test_hybrid),
+        cmocka_unit_test(test_filters_in_renderings), cmocka_unit_test(test_windows),
         cmocka_unit_test(test_json_output),
-        cmocka_unit_test(test_mcp_tool_has_no_path_text),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

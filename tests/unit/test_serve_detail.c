@@ -8,7 +8,7 @@
 #include "serve_testutil.h"
 
 #include "build/build.h"
-#include "chunk/chunk.h"
+#include "view/view.h"
 #include "oas/oas.h"
 
 #include <pthread.h>
@@ -49,7 +49,7 @@ static struct json_object *detail(store_index *idx, const char *id)
     struct json_object *o = NULL;
     apidex_error err;
     core_error_clear(&err);
-    assert_int_equal(serve_endpoint_detail(idx, op_index(idx, id), CHUNK_DETAIL_CALL, &o, &err), 0);
+    assert_int_equal(serve_endpoint_detail(idx, op_index(idx, id), VIEW_DETAIL_CALL, &o, &err), 0);
     assert_non_null(o);
     return o;
 }
@@ -205,7 +205,7 @@ static void *work(void *arg)
         apidex_error err;
         core_error_clear(&err);
         long oi = store_find_operation(w->idx, w->id);
-        if (serve_endpoint_detail(w->idx, oi, CHUNK_DETAIL_FULL, &o, &err) || !o) {
+        if (serve_endpoint_detail(w->idx, oi, VIEW_DETAIL_FULL, &o, &err) || !o) {
             w->same = false;
             break;
         }
@@ -238,7 +238,7 @@ static void test_threads(void **state)
         for (int i = 0; i < 2; i++) {
             struct json_object *o = NULL;
             assert_int_equal(serve_endpoint_detail(idx, store_find_operation(idx, ids[i]),
-                                                   CHUNK_DETAIL_FULL, &o, &err),
+                                                   VIEW_DETAIL_FULL, &o, &err),
                              0);
             alone[i] = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
             json_object_put(o);

@@ -1,13 +1,12 @@
 /*
  * Readable renderings of operations and schemas: what a chunk hands to an agent
- * and what `apidex show` / MCP get_endpoint print. Compact (one line per
+ * (the content of operation and schema chunks, kept by the index). Compact (one line per
  * parameter or field) yet enough to call the endpoint: method, path, server,
  * auth, parameters, request body fields and 2xx response fields, with $ref'd
  * schemas inlined to a fixed depth and cycles printed once with a marker.
  */
-#include "chunk/chunk_int.h"
+#include "view/view_int.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,12 +24,12 @@ enum {
 
 typedef struct render_ctx {
     const spec_api *api;
-    const chunk_render_options *opt;
+    const view_render_options *opt;
     unsigned depth;
-    chunk_emit e; /* where the rendering goes, and its first failure */
+    view_emit e;  /* where the rendering goes, and its first failure */
     size_t start; /* out->len when the rendering began */
     bool cut;     /* MAX_RENDER reached */
-    chunk_refs *refs;
+    view_refs *refs;
     core_arena *arena;       /* allOf merges */
     spec_schema_guard guard; /* named schemas (-1: inline) being expanded */
     int mode;                /* MODE_*: which side of the exchange fields are listed for */
@@ -43,7 +42,7 @@ typedef struct render_ctx {
  * client sends and receives); a schema chunk shows everything. */
 enum { MODE_ALL = 0, MODE_REQUEST = 1, MODE_RESPONSE = 2 };
 
-void chunk_refs_free(chunk_refs *r)
+void view_refs_free(view_refs *r)
 {
     if (!r) return;
     free(r->idx);
@@ -53,7 +52,7 @@ void chunk_refs_free(chunk_refs *r)
 
 static void refs_add(render_ctx *c, long idx)
 {
-    chunk_refs *r = c->refs;
+    view_refs *r = c->refs;
     if (!r || idx < 0) return;
     for (size_t i = 0; i < r->n; i++)
         if (r->idx[i] == (size_t)idx) return;
@@ -74,15 +73,15 @@ static bool over_budget(render_ctx *c)
 {
     if (!c->cut && c->e.out->len - c->start > MAX_RENDER) {
         c->cut = true;
-        chunk_put(&c->e, "... (rendering cut at 64 KiB)\n");
+        view_put(&c->e, "... (rendering cut at 64 KiB)\n");
     }
     return c->cut;
 }
 
 /* ---------------------------------------------------------------- text helpers */
 
-int chunk_clean_text(const prep_options *prep, const char *s, size_t max, core_buf *out,
-                     prep_report *rep)
+int view_clean_text(const prep_options *prep, const char *s, size_t max, core_buf *out,
+                    prep_report *rep)
 {
     if (!s || !*s) return 0;
     core_buf tmp;
@@ -135,42 +134,7 @@ int chunk_clean_text(const prep_options *prep, const char *s, size_t max, core_b
 
 static void put_text(render_ctx *c, const char *s, size_t max)
 {
-    if (!c->e.rc) c->e.rc = chunk_clean_text(&c->opt->prep, s, max, c->e.out, c->opt->report);
-}
-
-static void put_scalar(render_ctx *c, const jt_node *v, size_t max)
-{
-    if (!v) return;
-    switch ((jt_type)v->type) {
-    case JT_NULL:
-        chunk_put(&c->e, "null");
-        break;
-    case JT_BOOL:
-        chunk_put(&c->e, v->boolean ? "true" : "false");
-        break;
-    case JT_INT:
-        chunk_putf(&c->e, "%lld", (long long)v->u.i);
-        break;
-    case JT_REAL:
-        if (isfinite(v->u.d)) chunk_putf(&c->e, "%g", v->u.d);
-        break;
-    case JT_STRING: {
-        size_t n = v->len;
-        const char *s = v->u.s;
-        size_t k = 0;
-        while (k < n && k < max && s[k] != '\n') k++;
-        while (k < n && k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80) k--;
-        chunk_putn(&c->e, s, k);
-        if (k < n) chunk_put(&c->e, "...");
-        break;
-    }
-    case JT_ARRAY:
-        chunk_put(&c->e, "[...]");
-        break;
-    case JT_OBJECT:
-        chunk_put(&c->e, "{...}");
-        break;
-    }
+    if (!c->e.rc) c->e.rc = view_clean_text(&c->opt->prep, s, max, c->e.out, c->opt->report);
 }
 
 /* ---------------------------------------------------------------- schemas */
@@ -204,7 +168,7 @@ static void type_core(render_ctx *c, const spec_schema_view *v, unsigned lvl)
     const jt_node *n = v->loc.node;
     const char *name = schema_name(c, v->index);
     if (!n) {
-        chunk_put(&c->e, name ? name : "any");
+        view_put(&c->e, name ? name : "any");
         return;
     }
     const jt_node *t = v->kw[SPEC_KW_TYPE];
@@ -213,64 +177,64 @@ static void type_core(render_ctx *c, const spec_schema_view *v, unsigned lvl)
     const jt_node *alt = alternatives(v, &kind);
     if (jt_is(t, JT_ARRAY)) {
         for (uint32_t i = 0; i < t->len; i++) {
-            if (i) chunk_put(&c->e, "|");
-            chunk_put(&c->e, jt_str(t->u.items[i]) ? jt_str(t->u.items[i]) : "?");
+            if (i) view_put(&c->e, "|");
+            view_put(&c->e, jt_str(t->u.items[i]) ? jt_str(t->u.items[i]) : "?");
         }
         ts = NULL;
         for (uint32_t i = 0; i < t->len && !ts; i++)
             if (jt_str(t->u.items[i]) && strcmp(jt_str(t->u.items[i]), "null"))
                 ts = jt_str(t->u.items[i]);
         if (ts && !strcmp(ts, "array") && lvl < TYPE_DEPTH) {
-            chunk_put(&c->e, " of ");
+            view_put(&c->e, " of ");
             type_str(c, spec_schema_view_at(v, v->kw[SPEC_KW_ITEMS]), lvl + 1);
         }
         return;
     }
     if (spec_schema_view_is_array(v)) {
-        chunk_put(&c->e, "array");
+        view_put(&c->e, "array");
         const jt_node *items = v->kw[SPEC_KW_ITEMS];
         if (items && lvl < TYPE_DEPTH) {
-            chunk_put(&c->e, " of ");
+            view_put(&c->e, " of ");
             type_str(c, spec_schema_view_at(v, items), lvl + 1);
         }
         return;
     }
     if (name) {
-        chunk_put(&c->e, name);
+        view_put(&c->e, name);
         return;
     }
     if (ts) {
-        chunk_put(&c->e, ts);
+        view_put(&c->e, ts);
         const jt_node *ap = v->kw[SPEC_KW_ADDITIONAL_PROPERTIES];
         if (!strcmp(ts, "object") && !spec_schema_view_has_properties(v) && jt_is(ap, JT_OBJECT) &&
             lvl < TYPE_DEPTH) {
-            chunk_put(&c->e, " (map of ");
+            view_put(&c->e, " (map of ");
             type_str(c, spec_schema_view_at(v, ap), lvl + 1);
-            chunk_put(&c->e, ")");
+            view_put(&c->e, ")");
         }
         return;
     }
     if (alt && lvl < TYPE_DEPTH) {
-        chunk_putf(&c->e, "%s ", kind);
+        view_putf(&c->e, "%s ", kind);
         for (uint32_t i = 0; i < alt->len && i < 6; i++) {
-            if (i) chunk_put(&c->e, " | ");
+            if (i) view_put(&c->e, " | ");
             type_str(c, spec_schema_view_at(v, alt->u.items[i]), lvl + 1);
         }
-        if (alt->len > 6) chunk_putf(&c->e, " | ... (%u options)", alt->len);
+        if (alt->len > 6) view_putf(&c->e, " | ... (%u options)", alt->len);
         return;
     }
     if (spec_schema_view_has_properties(v))
-        chunk_put(&c->e, "object");
+        view_put(&c->e, "object");
     else if (v->kw[SPEC_KW_ENUM])
-        chunk_put(&c->e, "enum");
+        view_put(&c->e, "enum");
     else
-        chunk_put(&c->e, "any");
+        view_put(&c->e, "any");
 }
 
 static void type_str(render_ctx *c, spec_loc loc, unsigned lvl)
 {
     if (!loc.node) {
-        chunk_put(&c->e, "any");
+        view_put(&c->e, "any");
         return;
     }
     spec_schema_view v;
@@ -282,28 +246,28 @@ static void type_str(render_ctx *c, spec_loc loc, unsigned lvl)
 static void attrs(render_ctx *c, const spec_schema_view *v, bool required, bool deprecated)
 {
     if (!v->loc.node) {
-        if (required) chunk_put(&c->e, ", required");
+        if (required) view_put(&c->e, ", required");
         return;
     }
-    if (v->format) chunk_putf(&c->e, " (%s)", v->format);
-    if (required) chunk_put(&c->e, ", required");
-    if (v->nullable) chunk_put(&c->e, ", nullable");
-    if (deprecated || v->deprecated) chunk_put(&c->e, ", deprecated");
-    if (v->read_only) chunk_put(&c->e, ", read-only");
-    if (v->write_only) chunk_put(&c->e, ", write-only");
+    if (v->format) view_putf(&c->e, " (%s)", v->format);
+    if (required) view_put(&c->e, ", required");
+    if (v->nullable) view_put(&c->e, ", nullable");
+    if (deprecated || v->deprecated) view_put(&c->e, ", deprecated");
+    if (v->read_only) view_put(&c->e, ", read-only");
+    if (v->write_only) view_put(&c->e, ", write-only");
     const jt_node *e = spec_schema_view_enum(v);
     if (jt_is(e, JT_ARRAY) && e->len) {
-        chunk_put(&c->e, ", enum: ");
+        view_put(&c->e, ", enum: ");
         for (uint32_t i = 0; i < e->len && i < MAX_ENUM; i++) {
-            if (i) chunk_put(&c->e, "|");
-            put_scalar(c, e->u.items[i], 40);
+            if (i) view_put(&c->e, "|");
+            view_put_value(&c->e, e->u.items[i], 40);
         }
-        if (e->len > MAX_ENUM) chunk_putf(&c->e, "|... (%u values)", e->len);
+        if (e->len > MAX_ENUM) view_putf(&c->e, "|... (%u values)", e->len);
     }
     const jt_node *d = v->kw[SPEC_KW_DEFAULT];
     if (d && d->type != JT_OBJECT && d->type != JT_ARRAY) {
-        chunk_put(&c->e, ", default: ");
-        put_scalar(c, d, 40);
+        view_put(&c->e, ", default: ");
+        view_put_value(&c->e, d, 40);
     }
     static const struct {
         spec_schema_kw kw;
@@ -315,13 +279,13 @@ static void attrs(render_ctx *c, const spec_schema_view *v, bool required, bool 
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
         const jt_node *k = v->kw[nums[i].kw];
         if (!k || (k->type != JT_INT && k->type != JT_REAL)) continue;
-        chunk_putf(&c->e, ", %s%s", nums[i].label, nums[i].label[1] == ' ' ? "" : ": ");
-        put_scalar(c, k, 40);
+        view_putf(&c->e, ", %s%s", nums[i].label, nums[i].label[1] == ' ' ? "" : ": ");
+        view_put_value(&c->e, k, 40);
     }
     const jt_node *pat = v->kw[SPEC_KW_PATTERN];
     if (jt_str(pat)) {
-        chunk_put(&c->e, ", pattern: ");
-        put_scalar(c, pat, 60);
+        view_put(&c->e, ", pattern: ");
+        view_put_value(&c->e, pat, 60);
     }
 }
 
@@ -352,16 +316,16 @@ static void render_nested(render_ctx *c, spec_loc loc, unsigned ind, unsigned de
     /* Past the depth the field line's type names the schema; nothing more. */
     if (depth_left == 0) return;
     if (spec_schema_guard_has(&c->guard, r.index)) {
-        chunk_indent(&c->e, ind);
-        chunk_putf(&c->e, "(circular: %s, see above)\n", schema_name(c, r.index));
+        view_indent(&c->e, ind);
+        view_putf(&c->e, "(circular: %s, see above)\n", schema_name(c, r.index));
         return;
     }
     /* A schema listed once is not listed again (Spotify's ImageObject, addresses). */
     long key = r.index >= 0 ? r.index * 4 + c->mode : -1;
     for (unsigned i = 0; key >= 0 && i < c->n_seen; i++)
         if (c->seen[i] == key) {
-            chunk_indent(&c->e, ind);
-            chunk_putf(&c->e, "(fields of %s as above)\n", schema_name(c, r.index));
+            view_indent(&c->e, ind);
+            view_putf(&c->e, "(fields of %s as above)\n", schema_name(c, r.index));
             return;
         }
     if (key >= 0 && c->n_seen < sizeof c->seen / sizeof c->seen[0]) c->seen[c->n_seen++] = key;
@@ -370,10 +334,10 @@ static void render_nested(render_ctx *c, spec_loc loc, unsigned ind, unsigned de
     if (alt && !object) {
         for (uint32_t i = 0; i < alt->len && i < 6 && !c->e.rc; i++) {
             spec_loc al = spec_schema_view_at(&r, alt->u.items[i]);
-            chunk_indent(&c->e, ind);
-            chunk_putf(&c->e, "- %s option %u: ", kind, i + 1);
+            view_indent(&c->e, ind);
+            view_putf(&c->e, "- %s option %u: ", kind, i + 1);
             type_str(c, al, 0);
-            chunk_put(&c->e, "\n");
+            view_put(&c->e, "\n");
             render_nested(c, al, ind + 2, depth_left - 1, hops);
         }
     }
@@ -385,11 +349,11 @@ static void field_line_end(render_ctx *c, const spec_schema_view *v, const char 
     const char *name = schema_name(c, v->index);
     bool see = name && c->opt->has_chunk && c->opt->has_chunk[v->index];
     if (desc && *desc) {
-        chunk_put(&c->e, ": ");
+        view_put(&c->e, ": ");
         put_text(c, desc, max);
     }
-    if (see) chunk_putf(&c->e, " [schema %s:%s]", c->api->id, name);
-    chunk_put(&c->e, "\n");
+    if (see) view_putf(&c->e, " [schema %s:%s]", c->api->id, name);
+    view_put(&c->e, "\n");
 }
 
 static void render_props(render_ctx *c, const spec_schema_view *v, unsigned ind,
@@ -400,8 +364,8 @@ static void render_props(render_ctx *c, const spec_schema_view *v, unsigned ind,
     for (uint32_t i = 0; i < props->len && !c->e.rc; i++) {
         if (over_budget(c)) return;
         if (i == MAX_PROPS) {
-            chunk_indent(&c->e, ind);
-            chunk_putf(&c->e, "- ... (%u more properties)\n", props->len - MAX_PROPS);
+            view_indent(&c->e, ind);
+            view_putf(&c->e, "- ... (%u more properties)\n", props->len - MAX_PROPS);
             return;
         }
         const jt_member *m = &props->u.members[i];
@@ -413,10 +377,10 @@ static void render_props(render_ctx *c, const spec_schema_view *v, unsigned ind,
         if ((c->mode == MODE_REQUEST && ro) || (c->mode == MODE_RESPONSE && wo) ||
             (c->readonly_top && c->guard.n == 1 && !ro))
             continue;
-        chunk_indent(&c->e, ind);
-        chunk_put(&c->e, "- ");
-        chunk_putn(&c->e, m->key, m->key_len);
-        chunk_put(&c->e, ": ");
+        view_indent(&c->e, ind);
+        view_put(&c->e, "- ");
+        view_putn(&c->e, m->key, m->key_len);
+        view_put(&c->e, ": ");
         type_core(c, &pr, 0);
         attrs(c, &pr, spec_schema_view_requires(v, m->key, m->key_len), false);
         /* A description next to a $ref (3.1) wins over the target's. */
@@ -429,10 +393,10 @@ static void render_props(render_ctx *c, const spec_schema_view *v, unsigned ind,
     }
     const jt_node *ap = v->kw[SPEC_KW_ADDITIONAL_PROPERTIES];
     if (jt_is(ap, JT_OBJECT) && spec_schema_view_has_properties(v)) {
-        chunk_indent(&c->e, ind);
-        chunk_put(&c->e, "- (other keys): ");
+        view_indent(&c->e, ind);
+        view_put(&c->e, "- (other keys): ");
         type_str(c, spec_schema_view_at(v, ap), 0);
-        chunk_put(&c->e, "\n");
+        view_put(&c->e, "\n");
     }
 }
 
@@ -442,18 +406,18 @@ static void render_schema_fields(render_ctx *c, spec_loc loc, unsigned ind)
     render_nested(c, loc, ind, c->depth, 0);
 }
 
-static void ctx_init(render_ctx *c, const spec_api *api, const chunk_render_options *opt,
-                     const chunk_render_options *dflt, core_buf *out, chunk_refs *refs)
+static void ctx_init(render_ctx *c, const spec_api *api, const view_render_options *opt,
+                     const view_render_options *dflt, core_buf *out, view_refs *refs)
 {
     memset(c, 0, sizeof *c);
     c->api = api;
     c->opt = opt ? opt : dflt;
     c->depth = c->opt->depth ? c->opt->depth : 2;
-    if (c->depth > CHUNK_MAX_DEPTH) c->depth = CHUNK_MAX_DEPTH;
+    if (c->depth > VIEW_MAX_DEPTH) c->depth = VIEW_MAX_DEPTH;
     c->e.out = out;
     c->start = out->len;
     c->refs = refs;
-    spec_schema_guard_init(&c->guard, CHUNK_MAX_DEPTH + 4);
+    spec_schema_guard_init(&c->guard, VIEW_MAX_DEPTH + 4);
     c->arena = core_arena_new(0);
     if (!c->arena) c->e.rc = APIDEX_ENOMEM;
 }
@@ -462,28 +426,28 @@ static void ctx_init(render_ctx *c, const spec_api *api, const chunk_render_opti
 
 static void render_scheme(render_ctx *c, const char *name, size_t name_len, const jt_node *scopes)
 {
-    chunk_putn(&c->e, name, name_len);
+    view_putn(&c->e, name, name_len);
     spec_security_scheme sc;
     spec_security_scheme_find(c->api, name, name_len, &sc);
     const char *type = sc.type;
     bool scoped = jt_is(scopes, JT_ARRAY) && scopes->len;
     if (!type && !scoped) return;
-    chunk_put(&c->e, " (");
-    if (type) chunk_put(&c->e, type);
+    view_put(&c->e, " (");
+    if (type) view_put(&c->e, type);
     if (type && !strcmp(type, "apiKey")) {
-        if (sc.in && sc.param) chunk_putf(&c->e, " in %s \"%s\"", sc.in, sc.param);
+        if (sc.in && sc.param) view_putf(&c->e, " in %s \"%s\"", sc.in, sc.param);
     } else if (type && !strcmp(type, "http")) {
-        if (sc.scheme) chunk_putf(&c->e, " %s", sc.scheme);
+        if (sc.scheme) view_putf(&c->e, " %s", sc.scheme);
     }
     if (scoped) {
-        chunk_put(&c->e, type ? ", scopes: " : "scopes: ");
+        view_put(&c->e, type ? ", scopes: " : "scopes: ");
         for (uint32_t i = 0; i < scopes->len && i < 10; i++) {
-            if (i) chunk_put(&c->e, " ");
-            put_scalar(c, scopes->u.items[i], 80);
+            if (i) view_put(&c->e, " ");
+            view_put_value(&c->e, scopes->u.items[i], 80);
         }
-        if (scopes->len > 10) chunk_putf(&c->e, " ... (%u scopes)", scopes->len);
+        if (scopes->len > 10) view_putf(&c->e, " ... (%u scopes)", scopes->len);
     }
-    chunk_put(&c->e, ")");
+    view_put(&c->e, ")");
 }
 
 /* A part of the operation a structural filter leaves out of the rendering. */
@@ -496,62 +460,34 @@ static void render_auth(render_ctx *c, const spec_operation *op)
 {
     const jt_node *sec = op->security.node;
     if (!jt_is(sec, JT_ARRAY)) return;
-    chunk_put(&c->e, "Auth: ");
-    if (!sec->len) chunk_put(&c->e, "none");
+    view_put(&c->e, "Auth: ");
+    if (!sec->len) view_put(&c->e, "none");
     for (uint32_t i = 0; i < sec->len && i < 8; i++) {
         const jt_node *req = sec->u.items[i];
-        if (i) chunk_put(&c->e, " or ");
+        if (i) view_put(&c->e, " or ");
         if (!jt_is(req, JT_OBJECT) || !req->len) {
-            chunk_put(&c->e, "none");
+            view_put(&c->e, "none");
             continue;
         }
         for (uint32_t j = 0; j < req->len; j++) {
-            if (j) chunk_put(&c->e, " + ");
+            if (j) view_put(&c->e, " + ");
             render_scheme(c, req->u.members[j].key, req->u.members[j].key_len,
                           req->u.members[j].value);
         }
     }
-    chunk_put(&c->e, "\n");
-}
-
-static bool is_json_media(const char *t)
-{
-    return t && (strstr(t, "json") != NULL);
-}
-
-/* The media type to describe: the first JSON-like one, else the first. */
-const spec_media *chunk_pick_media(const spec_media *media, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (is_json_media(media[i].type) && media[i].schema.node) return &media[i];
-    for (size_t i = 0; i < n; i++)
-        if (media[i].schema.node) return &media[i];
-    return n ? &media[0] : NULL;
-}
-
-const spec_response *chunk_success_response(const spec_operation *op)
-{
-    const spec_response *first = NULL;
-    for (size_t i = 0; i < op->n_responses; i++) {
-        const spec_response *r = &op->responses[i];
-        if (!r->status || r->status[0] != '2') continue;
-        if (!first) first = r;
-        const spec_media *m = chunk_pick_media(r->media, r->n_media);
-        if (m && m->schema.node) return r;
-    }
-    return first;
+    view_put(&c->e, "\n");
 }
 
 static void render_params(render_ctx *c, const spec_operation *op)
 {
     if (!op->n_params) return;
-    chunk_put(&c->e, "Parameters:\n");
+    view_put(&c->e, "Parameters:\n");
     for (size_t i = 0; i < op->n_params && !c->e.rc; i++) {
         const spec_param *p = &op->params[i];
         if (over_budget(c)) return;
         spec_schema_view r;
         resolve(c, p->schema, &r);
-        chunk_putf(&c->e, "  - %s (%s, ", p->name ? p->name : "?", p->in ? p->in : "?");
+        view_putf(&c->e, "  - %s (%s, ", p->name ? p->name : "?", p->in ? p->in : "?");
         type_core(c, &r, 0);
         attrs(c, &r, p->required, p->deprecated);
         if (!(c->opt->prep.filters & PREP_EXAMPLES)) {
@@ -559,11 +495,11 @@ static void render_params(render_ctx *c, const spec_operation *op)
             const jt_node *ex = spec_param_serialization(p).example;
             if (!ex) ex = r.kw[SPEC_KW_EXAMPLE];
             if (ex && ex->type != JT_OBJECT && ex->type != JT_ARRAY) {
-                chunk_put(&c->e, ", example: ");
-                put_scalar(c, ex, 60);
+                view_put(&c->e, ", example: ");
+                view_put_value(&c->e, ex, 60);
             }
         }
-        chunk_put(&c->e, ")");
+        view_put(&c->e, ")");
         const char *desc = p->description ? p->description : r.description;
         field_line_end(c, &r, desc, DESC_FIELD);
         if (r.index >= 0) refs_add(c, r.index);
@@ -579,24 +515,24 @@ static void render_body(render_ctx *c, const spec_operation *op)
         hidden(c, PREP_REQUEST_BODY);
         return;
     }
-    const spec_media *m = chunk_pick_media(b->media, b->n_media);
-    chunk_put(&c->e, "Request body (");
-    chunk_put(&c->e, m && m->type ? m->type : "unspecified");
-    if (b->n_media > 1) chunk_putf(&c->e, " or %zu other types", b->n_media - 1);
-    if (b->required) chunk_put(&c->e, ", required");
-    chunk_put(&c->e, ")");
+    const spec_media *m = spec_pick_media(b->media, b->n_media);
+    view_put(&c->e, "Request body (");
+    view_put(&c->e, m && m->type ? m->type : "unspecified");
+    if (b->n_media > 1) view_putf(&c->e, " or %zu other types", b->n_media - 1);
+    if (b->required) view_put(&c->e, ", required");
+    view_put(&c->e, ")");
     if (m && m->schema.node) {
-        chunk_put(&c->e, ": ");
+        view_put(&c->e, ": ");
         spec_schema_view r;
         resolve(c, m->schema, &r);
         type_core(c, &r, 0);
         if (r.index >= 0) refs_add(c, r.index);
     }
     if (b->description && *b->description) {
-        chunk_put(&c->e, ". ");
+        view_put(&c->e, ". ");
         put_text(c, b->description, DESC_RESPONSE);
     }
-    chunk_put(&c->e, "\n");
+    view_put(&c->e, "\n");
     c->mode = MODE_REQUEST;
     if (m && m->schema.node) render_schema_fields(c, m->schema, 2);
     c->mode = MODE_ALL;
@@ -610,20 +546,20 @@ static void render_headers(render_ctx *c, const spec_response *r)
         hidden(c, PREP_HEADERS);
         return;
     }
-    chunk_put(&c->e, "    headers: ");
+    view_put(&c->e, "    headers: ");
     for (uint32_t i = 0; i < h->len && i < 12; i++) {
-        if (i) chunk_put(&c->e, ", ");
-        chunk_putn(&c->e, h->u.members[i].key, h->u.members[i].key_len);
+        if (i) view_put(&c->e, ", ");
+        view_putn(&c->e, h->u.members[i].key, h->u.members[i].key_len);
     }
-    if (h->len > 12) chunk_putf(&c->e, ", ... (%u headers)", h->len);
-    chunk_put(&c->e, "\n");
+    if (h->len > 12) view_putf(&c->e, ", ... (%u headers)", h->len);
+    view_put(&c->e, "\n");
 }
 
 static void render_responses(render_ctx *c, const spec_operation *op)
 {
     if (!op->n_responses) return;
-    const spec_response *ok = chunk_success_response(op);
-    chunk_put(&c->e, "Responses:\n");
+    const spec_response *ok = spec_success_response(op);
+    view_put(&c->e, "Responses:\n");
     for (size_t i = 0; i < op->n_responses && !c->e.rc; i++) {
         const spec_response *r = &op->responses[i];
         const char *st = r->status ? r->status : "?";
@@ -633,35 +569,35 @@ static void render_responses(render_ctx *c, const spec_operation *op)
             continue;
         }
         if (over_budget(c)) return;
-        const spec_media *m = chunk_pick_media(r->media, r->n_media);
-        chunk_putf(&c->e, "  %s", st);
+        const spec_media *m = spec_pick_media(r->media, r->n_media);
+        view_putf(&c->e, "  %s", st);
         spec_schema_view rr;
         spec_schema_view_node(NULL, &rr);
         if (m && m->schema.node) resolve(c, m->schema, &rr);
         /* Other responses name their schema only when it has a name ("Error"). */
         if (rr.loc.node && (r == ok || rr.index >= 0)) {
-            chunk_put(&c->e, " (");
-            if (m->type && !is_json_media(m->type)) chunk_putf(&c->e, "%s, ", m->type);
+            view_put(&c->e, " (");
+            if (m->type && !spec_media_type_is_json(m->type)) view_putf(&c->e, "%s, ", m->type);
             type_core(c, &rr, 0);
             if (r == ok && rr.index >= 0) refs_add(c, rr.index);
-            chunk_put(&c->e, ")");
+            view_put(&c->e, ")");
         }
         if (r->description && *r->description) {
-            chunk_put(&c->e, ": ");
+            view_put(&c->e, ": ");
             put_text(c, r->description, DESC_RESPONSE);
         }
-        chunk_put(&c->e, "\n");
+        view_put(&c->e, "\n");
         if (r == ok) {
             render_headers(c, r);
             /* The same schema as the request body: only what the body did not list. */
             long body = -1;
             if (op->body && !(c->opt->prep.filters & PREP_REQUEST_BODY)) {
-                const spec_media *bm = chunk_pick_media(op->body->media, op->body->n_media);
+                const spec_media *bm = spec_pick_media(op->body->media, op->body->n_media);
                 if (bm && bm->schema.node) body = spec_schema_index(c->api, bm->schema);
             }
             c->mode = MODE_RESPONSE;
             if (rr.index >= 0 && rr.index == body) {
-                chunk_put(&c->e, "    - (the request body's fields, and the read-only ones:)\n");
+                view_put(&c->e, "    - (the request body's fields, and the read-only ones:)\n");
                 c->readonly_top = true;
             }
             if (m && m->schema.node) render_schema_fields(c, m->schema, 4);
@@ -671,49 +607,47 @@ static void render_responses(render_ctx *c, const spec_operation *op)
     }
 }
 
-static const chunk_render_options default_render;
+static const view_render_options default_render;
 
-int chunk_render_operation(const spec_api *api, const spec_operation *op,
-                           const chunk_render_options *opt, core_buf *out, chunk_refs *refs)
+int view_render_operation(const spec_api *api, const spec_operation *op,
+                          const view_render_options *opt, core_buf *out, view_refs *refs)
 {
     render_ctx c;
     ctx_init(&c, api, opt, &default_render, out, refs);
-    chunk_putf(&c.e, "%s %s", op->method, op->path);
+    view_putf(&c.e, "%s %s", op->method, op->path);
     if (op->summary && *op->summary) {
-        chunk_put(&c.e, " - ");
+        view_put(&c.e, " - ");
         put_text(&c, op->summary, DESC_FIELD);
     }
-    chunk_put(&c.e, "\n");
-    chunk_putf(&c.e, "API: %s", api->id);
+    view_put(&c.e, "\n");
+    view_putf(&c.e, "API: %s", api->id);
     if (api->title) {
-        chunk_put(&c.e, " (");
+        view_put(&c.e, " (");
         put_text(&c, api->title, 120);
-        if (api->version) chunk_putf(&c.e, " %s", api->version);
-        chunk_put(&c.e, ")");
+        if (api->version) view_putf(&c.e, " %s", api->version);
+        view_put(&c.e, ")");
     }
-    if (api->n_servers && api->servers[0].url)
-        chunk_putf(&c.e, "; server: %s", api->servers[0].url);
-    chunk_put(&c.e, "\n");
+    if (api->n_servers && api->servers[0].url) view_putf(&c.e, "; server: %s", api->servers[0].url);
+    view_put(&c.e, "\n");
     bool line = false;
     if (op->operation_id) {
-        chunk_putf(&c.e, "operationId: %s", op->operation_id);
+        view_putf(&c.e, "operationId: %s", op->operation_id);
         line = true;
     }
     if (op->n_tags) {
-        chunk_put(&c.e, line ? "; tags: " : "tags: ");
-        for (size_t i = 0; i < op->n_tags; i++)
-            chunk_putf(&c.e, "%s%s", i ? ", " : "", op->tags[i]);
+        view_put(&c.e, line ? "; tags: " : "tags: ");
+        for (size_t i = 0; i < op->n_tags; i++) view_putf(&c.e, "%s%s", i ? ", " : "", op->tags[i]);
         line = true;
     }
     if (op->deprecated) {
-        chunk_put(&c.e, line ? "; deprecated" : "deprecated");
+        view_put(&c.e, line ? "; deprecated" : "deprecated");
         line = true;
     }
-    if (line) chunk_put(&c.e, "\n");
+    if (line) view_put(&c.e, "\n");
     if (op->description && *op->description) {
         size_t before = out->len;
         put_text(&c, op->description, DESC_OP);
-        if (out->len > before) chunk_put(&c.e, "\n");
+        if (out->len > before) view_put(&c.e, "\n");
     }
     render_auth(&c, op);
     render_params(&c, op);
@@ -723,8 +657,8 @@ int chunk_render_operation(const spec_api *api, const spec_operation *op,
     return c.e.rc;
 }
 
-int chunk_render_schema(const spec_api *api, size_t index, const chunk_render_options *opt,
-                        core_buf *out, chunk_refs *refs)
+int view_render_schema(const spec_api *api, size_t index, const view_render_options *opt,
+                       core_buf *out, view_refs *refs)
 {
     if (index >= api->n_schemas) return APIDEX_EINVAL;
     const spec_schema *s = &api->schemas[index];
@@ -732,17 +666,17 @@ int chunk_render_schema(const spec_api *api, size_t index, const chunk_render_op
     ctx_init(&c, api, opt, &default_render, out, refs);
     spec_schema_view r;
     resolve(&c, s->node, &r);
-    chunk_putf(&c.e, "Schema %s (API %s): ", s->name, api->id);
+    view_putf(&c.e, "Schema %s (API %s): ", s->name, api->id);
     /* The schema's own kind, not its name: "object", "array of Pet", ... */
     spec_schema_view bare = r;
     bare.index = -1;
     type_core(&c, &bare, 0);
     attrs(&c, &r, false, false);
-    chunk_put(&c.e, "\n");
+    view_put(&c.e, "\n");
     const char *desc = r.description;
     if (desc && *desc) {
         put_text(&c, desc, DESC_OP);
-        chunk_put(&c.e, "\n");
+        view_put(&c.e, "\n");
     }
     /* Expand its own fields one level deeper than an inlined use would. */
     spec_schema_guard_push(&c.guard, (long)index);
@@ -755,9 +689,9 @@ int chunk_render_schema(const spec_api *api, size_t index, const chunk_render_op
         const jt_node *alt = alternatives(&r, &kind);
         for (uint32_t i = 0; alt && i < alt->len && i < 6 && !c.e.rc; i++) {
             spec_loc al = spec_schema_view_at(&r, alt->u.items[i]);
-            chunk_putf(&c.e, "  - %s option %u: ", kind, i + 1);
+            view_putf(&c.e, "  - %s option %u: ", kind, i + 1);
             type_str(&c, al, 0);
-            chunk_put(&c.e, "\n");
+            view_put(&c.e, "\n");
             render_nested(&c, al, 4, c.depth - 1, 0);
         }
     }

@@ -1,11 +1,10 @@
 /*
- * The readable form of a detail-level object (chunk_detail.c): made from the
+ * The readable form of a detail-level object (detail.c): made from the
  * JSON itself, so `apidex show` prints exactly what --json, MCP get_endpoint
  * and /v1/endpoints hold, one line per parameter or field.
  */
-#include "chunk/chunk_int.h"
+#include "view/view_int.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +12,10 @@
 enum { TEXT_DEPTH = 24 }; /* nesting printed (the JSON is already bounded) */
 
 typedef struct text_ctx {
-    chunk_emit e;
+    view_emit e;
 } text_ctx;
 
-/* The keys of a detail object and of the objects inside it, as chunk_detail.c writes them
+/* The keys of a detail object and of the objects inside it, as detail.c writes them
    (serve/detail.c adds an MCP entry's "mcp", "content", "note" and "producers"). */
 typedef enum detail_key {
     DK_ID,
@@ -146,30 +145,11 @@ static const char *str_or_q(const detail_obj *o, detail_key k)
     return str(o, k) ? str(o, k) : "?";
 }
 
-/* A scalar as a reader would type it; arrays and objects as compact JSON. */
-static void value(text_ctx *c, const jt_node *v)
-{
-    if (!v) return;
-    switch ((jt_type)v->type) {
-    case JT_STRING:
-        chunk_putn(&c->e, v->u.s, v->len);
-        break;
-    case JT_INT:
-        chunk_putf(&c->e, "%lld", (long long)v->u.i);
-        break;
-    case JT_REAL:
-        if (isfinite(v->u.d)) chunk_putf(&c->e, "%g", v->u.d);
-        break;
-    default:
-        chunk_put_json(&c->e, v);
-    }
-}
-
 static void values(text_ctx *c, const jt_node *arr, const char *sep)
 {
     for (uint32_t i = 0; jt_is(arr, JT_ARRAY) && i < arr->len; i++) {
-        if (i) chunk_put(&c->e, sep);
-        value(c, arr->u.items[i]);
+        if (i) view_put(&c->e, sep);
+        view_put_value(&c->e, arr->u.items[i], 0);
     }
 }
 
@@ -180,7 +160,7 @@ static const char *ref_name(const char *ref)
     return s ? s + 1 : ref;
 }
 
-/* The marker chunk_detail.c writes for a schema already expanded above. */
+/* The marker detail.c writes for a schema already expanded above. */
 static const char *circular_of(const jt_node *s)
 {
     detail_obj o;
@@ -194,7 +174,7 @@ static void type_of(text_ctx *c, const jt_node *s, unsigned lvl)
     spec_schema_view_node(s, &v);
     const char *circ = circular_of(s);
     if (v.ref || circ) {
-        chunk_put(&c->e, v.ref ? ref_name(v.ref) : circ);
+        view_put(&c->e, v.ref ? ref_name(v.ref) : circ);
         return;
     }
     const jt_node *t = v.kw[SPEC_KW_TYPE];
@@ -202,12 +182,12 @@ static void type_of(text_ctx *c, const jt_node *s, unsigned lvl)
     if (jt_is(t, JT_ARRAY))
         values(c, t, "|");
     else if (ts && !spec_schema_view_is_array(&v))
-        chunk_put(&c->e, ts);
+        view_put(&c->e, ts);
     if (spec_schema_view_is_array(&v)) {
-        chunk_put(&c->e, "array");
+        view_put(&c->e, "array");
         const jt_node *items = v.kw[SPEC_KW_ITEMS];
         if (items && lvl < 4) {
-            chunk_put(&c->e, " of ");
+            view_put(&c->e, " of ");
             type_of(c, items, lvl + 1);
         }
     } else if (!t) {
@@ -218,18 +198,18 @@ static void type_of(text_ctx *c, const jt_node *s, unsigned lvl)
             kind = "any of ";
         }
         if (jt_is(alt, JT_ARRAY) && alt->len && lvl < 4) {
-            chunk_put(&c->e, kind);
+            view_put(&c->e, kind);
             for (uint32_t i = 0; i < alt->len; i++) {
-                if (i) chunk_put(&c->e, " | ");
+                if (i) view_put(&c->e, " | ");
                 type_of(c, alt->u.items[i], lvl + 1);
             }
         } else {
-            chunk_put(&c->e, v.kw[SPEC_KW_PROPERTIES] ? "object"
-                             : v.kw[SPEC_KW_ENUM]     ? "enum"
-                                                      : "any");
+            view_put(&c->e, v.kw[SPEC_KW_PROPERTIES] ? "object"
+                            : v.kw[SPEC_KW_ENUM]     ? "enum"
+                                                     : "any");
         }
     }
-    if (v.title && ts && !strcmp(ts, "object")) chunk_putf(&c->e, " %s", v.title);
+    if (v.title && ts && !strcmp(ts, "object")) view_putf(&c->e, " %s", v.title);
 }
 
 /* ", format date-time, enum: a|b, default: x, ..." */
@@ -237,15 +217,15 @@ static void attrs(text_ctx *c, const jt_node *s, bool required)
 {
     spec_schema_view v;
     spec_schema_view_node(s, &v);
-    if (v.format) chunk_putf(&c->e, " (%s)", v.format);
-    if (required) chunk_put(&c->e, ", required");
-    if (v.nullable) chunk_put(&c->e, ", nullable");
-    if (v.deprecated) chunk_put(&c->e, ", deprecated");
-    if (v.read_only) chunk_put(&c->e, ", read-only");
-    if (v.write_only) chunk_put(&c->e, ", write-only");
+    if (v.format) view_putf(&c->e, " (%s)", v.format);
+    if (required) view_put(&c->e, ", required");
+    if (v.nullable) view_put(&c->e, ", nullable");
+    if (v.deprecated) view_put(&c->e, ", deprecated");
+    if (v.read_only) view_put(&c->e, ", read-only");
+    if (v.write_only) view_put(&c->e, ", write-only");
     const jt_node *e = spec_schema_view_enum(&v);
     if (jt_is(e, JT_ARRAY)) {
-        chunk_put(&c->e, ", enum: ");
+        view_put(&c->e, ", enum: ");
         values(c, e, "|");
     }
     static const struct {
@@ -259,8 +239,8 @@ static void attrs(text_ctx *c, const jt_node *s, bool required)
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         const jt_node *k = v.kw[keys[i].kw];
         if (!k) continue;
-        chunk_putf(&c->e, ", %s: ", keys[i].label);
-        value(c, k);
+        view_putf(&c->e, ", %s: ", keys[i].label);
+        view_put_value(&c->e, k, 0);
     }
 }
 
@@ -269,20 +249,20 @@ static void fields(text_ctx *c, const jt_node *s, unsigned ind, unsigned lvl);
 static void field_line(text_ctx *c, const char *name, size_t len, const jt_node *s, bool required,
                        unsigned ind, unsigned lvl)
 {
-    chunk_indent(&c->e, ind);
-    chunk_put(&c->e, "- ");
-    chunk_putn(&c->e, name, len);
-    chunk_put(&c->e, ": ");
+    view_indent(&c->e, ind);
+    view_put(&c->e, "- ");
+    view_putn(&c->e, name, len);
+    view_put(&c->e, ": ");
     type_of(c, s, 0);
     attrs(c, s, required);
     spec_schema_view v;
     spec_schema_view_node(s, &v);
     const char *d = v.description;
     if (d && *d) {
-        chunk_put(&c->e, ": ");
-        chunk_put(&c->e, d);
+        view_put(&c->e, ": ");
+        view_put(&c->e, d);
     }
-    chunk_put(&c->e, "\n");
+    view_put(&c->e, "\n");
     fields(c, s, ind + 2, lvl + 1);
 }
 
@@ -292,8 +272,8 @@ static void fields(text_ctx *c, const jt_node *s, unsigned ind, unsigned lvl)
     if (!jt_is(s, JT_OBJECT) || lvl > TEXT_DEPTH || c->e.rc) return;
     const char *circ = circular_of(s);
     if (circ) {
-        chunk_indent(&c->e, ind);
-        chunk_putf(&c->e, "(circular: the fields of %s, as above)\n", circ);
+        view_indent(&c->e, ind);
+        view_putf(&c->e, "(circular: the fields of %s, as above)\n", circ);
         return;
     }
     spec_schema_view v;
@@ -307,8 +287,8 @@ static void fields(text_ctx *c, const jt_node *s, unsigned ind, unsigned lvl)
     obj_of(s, &o);
     const char *omitted = str(&o, DK_OMITTED);
     if (omitted) {
-        chunk_indent(&c->e, ind);
-        chunk_putf(&c->e, "(%s)\n", omitted);
+        view_indent(&c->e, ind);
+        view_putf(&c->e, "(%s)\n", omitted);
     }
     const jt_node *props = v.kw[SPEC_KW_PROPERTIES];
     for (uint32_t i = 0; jt_is(props, JT_OBJECT) && i < props->len; i++) {
@@ -334,27 +314,27 @@ static void servers(text_ctx *c, const jt_node *sv)
     for (uint32_t i = 0; jt_is(sv, JT_ARRAY) && i < sv->len; i++) {
         detail_obj s;
         obj_of(sv->u.items[i], &s);
-        chunk_putf(&c->e, "%s", i ? "  or server " : "Server: ");
-        chunk_put(&c->e, str(&s, DK_URL));
-        chunk_put(&c->e, "\n");
+        view_putf(&c->e, "%s", i ? "  or server " : "Server: ");
+        view_put(&c->e, str(&s, DK_URL));
+        view_put(&c->e, "\n");
         const jt_node *vars = s.k[DK_VARIABLES];
         for (uint32_t v = 0; jt_is(vars, JT_OBJECT) && v < vars->len; v++) {
             detail_obj var;
             obj_of(vars->u.members[v].value, &var);
-            chunk_put(&c->e, "    {");
-            chunk_putn(&c->e, vars->u.members[v].key, vars->u.members[v].key_len);
-            chunk_put(&c->e, "}");
+            view_put(&c->e, "    {");
+            view_putn(&c->e, vars->u.members[v].key, vars->u.members[v].key_len);
+            view_put(&c->e, "}");
             if (var.k[DK_DEFAULT]) {
-                chunk_put(&c->e, " default: ");
-                value(c, var.k[DK_DEFAULT]);
+                view_put(&c->e, " default: ");
+                view_put_value(&c->e, var.k[DK_DEFAULT], 0);
             }
             if (var.k[DK_ENUM]) {
-                chunk_put(&c->e, ", one of: ");
+                view_put(&c->e, ", one of: ");
                 values(c, var.k[DK_ENUM], "|");
             }
             const char *d = str(&var, DK_DESCRIPTION);
-            if (d) chunk_putf(&c->e, ": %s", d);
-            chunk_put(&c->e, "\n");
+            if (d) view_putf(&c->e, ": %s", d);
+            view_put(&c->e, "\n");
         }
     }
 }
@@ -362,59 +342,59 @@ static void servers(text_ctx *c, const jt_node *sv)
 static void auth(text_ctx *c, const jt_node *a)
 {
     if (!jt_is(a, JT_ARRAY)) return;
-    chunk_put(&c->e, "Auth: ");
-    if (!a->len) chunk_put(&c->e, "none");
+    view_put(&c->e, "Auth: ");
+    if (!a->len) view_put(&c->e, "none");
     for (uint32_t i = 0; i < a->len; i++) {
         const jt_node *alt = a->u.items[i];
-        if (i) chunk_put(&c->e, " or ");
-        if (!jt_is(alt, JT_ARRAY) || !alt->len) chunk_put(&c->e, "none");
+        if (i) view_put(&c->e, " or ");
+        if (!jt_is(alt, JT_ARRAY) || !alt->len) view_put(&c->e, "none");
         for (uint32_t j = 0; jt_is(alt, JT_ARRAY) && j < alt->len; j++) {
             detail_obj s;
             obj_of(alt->u.items[j], &s);
-            if (j) chunk_put(&c->e, " + ");
-            chunk_put(&c->e, str(&s, DK_NAME));
-            chunk_putf(&c->e, " (%s", str_or_q(&s, DK_TYPE));
+            if (j) view_put(&c->e, " + ");
+            view_put(&c->e, str(&s, DK_NAME));
+            view_putf(&c->e, " (%s", str_or_q(&s, DK_TYPE));
             const char *in = str(&s, DK_IN), *pn = str(&s, DK_PARAM);
             const char *fmt = str(&s, DK_FORMAT);
-            if (in && pn) chunk_putf(&c->e, ": %s %s", in, pn);
-            if (fmt) chunk_putf(&c->e, ": %s", fmt);
+            if (in && pn) view_putf(&c->e, ": %s %s", in, pn);
+            if (fmt) view_putf(&c->e, ": %s", fmt);
             const char *tu = str(&s, DK_TOKEN_URL);
-            if (tu) chunk_putf(&c->e, ", token URL %s", tu);
+            if (tu) view_putf(&c->e, ", token URL %s", tu);
             if (s.k[DK_SCOPES]) {
-                chunk_put(&c->e, ", scopes: ");
+                view_put(&c->e, ", scopes: ");
                 values(c, s.k[DK_SCOPES], " ");
             }
-            chunk_put(&c->e, ")");
+            view_put(&c->e, ")");
         }
     }
-    chunk_put(&c->e, "\n");
+    view_put(&c->e, "\n");
 }
 
 /* The parameters; an MCP tool's (args) are its arguments, which go nowhere in a request. */
 static void params(text_ctx *c, const jt_node *ps, bool args)
 {
     if (!jt_is(ps, JT_ARRAY) || !ps->len) return;
-    chunk_put(&c->e, args ? "Arguments:\n" : "Parameters:\n");
+    view_put(&c->e, args ? "Arguments:\n" : "Parameters:\n");
     for (uint32_t i = 0; i < ps->len; i++) {
         detail_obj p;
         obj_of(ps->u.items[i], &p);
         const jt_node *s = p.k[DK_SCHEMA];
-        chunk_putf(&c->e, "  - %s (", str_or_q(&p, DK_NAME));
-        if (!args) chunk_putf(&c->e, "%s, ", str_or_q(&p, DK_IN));
+        view_putf(&c->e, "  - %s (", str_or_q(&p, DK_NAME));
+        if (!args) view_putf(&c->e, "%s, ", str_or_q(&p, DK_IN));
         spec_schema_view v;
         spec_schema_view_node(s, &v);
         type_of(c, s, 0);
         attrs(c, s, flag(&p, DK_REQUIRED));
         const jt_node *pex = p.k[DK_EXAMPLE]; /* the parameter's own, beside its schema */
         if (pex && !v.kw[SPEC_KW_EXAMPLE]) {
-            chunk_put(&c->e, ", example: ");
-            value(c, pex);
+            view_put(&c->e, ", example: ");
+            view_put_value(&c->e, pex, 0);
         }
-        chunk_put(&c->e, ")");
+        view_put(&c->e, ")");
         const char *d = str(&p, DK_DESCRIPTION);
         if (!d) d = v.description;
-        if (d && *d) chunk_putf(&c->e, ": %s", d);
-        chunk_put(&c->e, "\n");
+        if (d && *d) view_putf(&c->e, ": %s", d);
+        view_put(&c->e, "\n");
         fields(c, s, 4, 1);
     }
 }
@@ -427,11 +407,11 @@ static void media_schema(text_ctx *c, const jt_node *s, unsigned ind)
     spec_schema_view_node(s, &v);
     if (v.kw[SPEC_KW_REF] || (!v.kw[SPEC_KW_PROPERTIES] && !v.kw[SPEC_KW_ITEMS] &&
                               !v.kw[SPEC_KW_ONE_OF] && !v.kw[SPEC_KW_ANY_OF])) {
-        chunk_indent(&c->e, ind);
-        chunk_put(&c->e, "schema: ");
+        view_indent(&c->e, ind);
+        view_put(&c->e, "schema: ");
         type_of(c, s, 0);
         attrs(c, s, false);
-        chunk_put(&c->e, "\n");
+        view_put(&c->e, "\n");
         return;
     }
     fields(c, s, ind, 0);
@@ -443,10 +423,10 @@ static void contents(text_ctx *c, const jt_node *content, unsigned ind)
     for (uint32_t i = 0; jt_is(content, JT_OBJECT) && i < content->len; i++) {
         detail_obj m;
         obj_of(content->u.members[i].value, &m);
-        chunk_indent(&c->e, ind);
-        chunk_put(&c->e, "as ");
-        chunk_put(&c->e, content->u.members[i].key);
-        chunk_put(&c->e, ":\n");
+        view_indent(&c->e, ind);
+        view_put(&c->e, "as ");
+        view_put(&c->e, content->u.members[i].key);
+        view_put(&c->e, ":\n");
         media_schema(c, m.k[DK_SCHEMA], ind + 2);
     }
 }
@@ -456,18 +436,18 @@ static void body(text_ctx *c, const jt_node *bn)
     if (!jt_is(bn, JT_OBJECT)) return;
     detail_obj b;
     obj_of(bn, &b);
-    chunk_put(&c->e, "Request body (");
+    view_put(&c->e, "Request body (");
     values(c, b.k[DK_CONTENT_TYPES], " or ");
-    if (flag(&b, DK_REQUIRED)) chunk_put(&c->e, ", required");
-    chunk_put(&c->e, ")");
+    if (flag(&b, DK_REQUIRED)) view_put(&c->e, ", required");
+    view_put(&c->e, ")");
     const jt_node *s = b.k[DK_SCHEMA];
     if (s) {
-        chunk_put(&c->e, ": ");
+        view_put(&c->e, ": ");
         type_of(c, s, 0);
     }
     const char *d = str(&b, DK_DESCRIPTION);
-    if (d && *d) chunk_putf(&c->e, ". %s", d);
-    chunk_put(&c->e, "\n");
+    if (d && *d) view_putf(&c->e, ". %s", d);
+    view_put(&c->e, "\n");
     if (s) fields(c, s, 2, 0);
     contents(c, b.k[DK_CONTENT], 2);
 }
@@ -477,28 +457,28 @@ static void response(text_ctx *c, const jt_node *rn)
     if (!jt_is(rn, JT_OBJECT)) return;
     detail_obj r;
     obj_of(rn, &r);
-    chunk_putf(&c->e, "  %s", str_or_q(&r, DK_STATUS));
+    view_putf(&c->e, "  %s", str_or_q(&r, DK_STATUS));
     const jt_node *s = r.k[DK_SCHEMA];
     if (s) {
-        chunk_put(&c->e, " (");
+        view_put(&c->e, " (");
         const char *ct = str(&r, DK_CONTENT_TYPE);
-        if (ct) chunk_putf(&c->e, "%s: ", ct);
+        if (ct) view_putf(&c->e, "%s: ", ct);
         type_of(c, s, 0);
-        chunk_put(&c->e, ")");
+        view_put(&c->e, ")");
     }
     const char *d = str(&r, DK_DESCRIPTION);
-    if (d && *d) chunk_putf(&c->e, ": %s", d);
-    chunk_put(&c->e, "\n");
+    if (d && *d) view_putf(&c->e, ": %s", d);
+    view_put(&c->e, "\n");
     if (s) fields(c, s, 4, 0);
     const char *brief = str(&r, DK_BRIEF);
-    if (brief) chunk_putf(&c->e, "    (%s)\n", brief);
+    if (brief) view_putf(&c->e, "    (%s)\n", brief);
     contents(c, r.k[DK_CONTENT], 4);
     const jt_node *h = r.k[DK_HEADERS];
     if (jt_is(h, JT_OBJECT) && h->len) {
-        chunk_put(&c->e, "    headers: ");
+        view_put(&c->e, "    headers: ");
         for (uint32_t i = 0; i < h->len; i++)
-            chunk_putf(&c->e, "%s%s", i ? ", " : "", h->u.members[i].key);
-        chunk_put(&c->e, "\n");
+            view_putf(&c->e, "%s%s", i ? ", " : "", h->u.members[i].key);
+        view_put(&c->e, "\n");
     }
 }
 
@@ -506,12 +486,12 @@ static void response(text_ctx *c, const jt_node *rn)
 static void mcp_annotations(text_ctx *c, const jt_node *ann)
 {
     if (!jt_is(ann, JT_OBJECT) || !ann->len) return;
-    chunk_put(&c->e, "Annotations: ");
+    view_put(&c->e, "Annotations: ");
     for (uint32_t i = 0; i < ann->len; i++) {
-        chunk_putf(&c->e, "%s%s: ", i ? ", " : "", ann->u.members[i].key);
-        value(c, ann->u.members[i].value);
+        view_putf(&c->e, "%s%s: ", i ? ", " : "", ann->u.members[i].key);
+        view_put_value(&c->e, ann->u.members[i].value, 0);
     }
-    chunk_put(&c->e, "\n");
+    view_put(&c->e, "\n");
 }
 
 static void document(text_ctx *c, const detail_obj *o)
@@ -523,36 +503,36 @@ static void document(text_ctx *c, const detail_obj *o)
     bool is_mcp = jt_is(o->k[DK_MCP], JT_OBJECT);
     obj_of(is_mcp ? o->k[DK_MCP] : NULL, &mcp);
     if (is_mcp)
-        chunk_putf(&c->e, "MCP %s %s", str(&mcp, DK_KIND) ? str(&mcp, DK_KIND) : "tool",
-                   str(o, DK_ID));
+        view_putf(&c->e, "MCP %s %s", str(&mcp, DK_KIND) ? str(&mcp, DK_KIND) : "tool",
+                  str(o, DK_ID));
     else
-        chunk_putf(&c->e, "%s %s", str(o, DK_METHOD), str(o, DK_URL));
+        view_putf(&c->e, "%s %s", str(o, DK_METHOD), str(o, DK_URL));
     bool one_line = detail && !strcmp(detail, "summary");
     const char *what = summary && *summary ? summary : one_line ? str(o, DK_DESCRIPTION) : NULL;
-    if (what && *what) chunk_putf(&c->e, " - %s", what);
+    if (what && *what) view_putf(&c->e, " - %s", what);
     if (is_mcp)
-        chunk_put(&c->e, "\n");
+        view_put(&c->e, "\n");
     else
-        chunk_putf(&c->e, "  [%s]\n", str(o, DK_ID));
+        view_putf(&c->e, "  [%s]\n", str(o, DK_ID));
     if (one_line) return;
-    chunk_putf(&c->e, "%s: %s", is_mcp ? "Server" : "API", str(o, DK_API));
-    if (str(o, DK_API_TITLE)) chunk_putf(&c->e, " (%s)", str(o, DK_API_TITLE));
+    view_putf(&c->e, "%s: %s", is_mcp ? "Server" : "API", str(o, DK_API));
+    if (str(o, DK_API_TITLE)) view_putf(&c->e, " (%s)", str(o, DK_API_TITLE));
     if (!is_mcp && str(o, DK_OPERATION_ID))
-        chunk_putf(&c->e, "; operationId: %s", str(o, DK_OPERATION_ID));
+        view_putf(&c->e, "; operationId: %s", str(o, DK_OPERATION_ID));
     const jt_node *tags = o->k[DK_TAGS];
     if (jt_is(tags, JT_ARRAY) && tags->len) {
-        chunk_put(&c->e, "; tags: ");
+        view_put(&c->e, "; tags: ");
         values(c, tags, ", ");
     }
-    if (flag(o, DK_DEPRECATED)) chunk_put(&c->e, "; DEPRECATED");
-    chunk_put(&c->e, "\n");
+    if (flag(o, DK_DEPRECATED)) view_put(&c->e, "; DEPRECATED");
+    view_put(&c->e, "\n");
     servers(c, o->k[DK_SERVERS]);
     const char *d = str(o, DK_DESCRIPTION);
-    if (d && *d) chunk_putf(&c->e, "%s\n", d);
+    if (d && *d) view_putf(&c->e, "%s\n", d);
     const char *stored = str(o, DK_CONTENT);
-    if (stored && *stored) chunk_putf(&c->e, "%s\n", stored);
+    if (stored && *stored) view_putf(&c->e, "%s\n", stored);
     const char *note = str(o, DK_NOTE);
-    if (note) chunk_putf(&c->e, "(%s)\n", note);
+    if (note) view_putf(&c->e, "(%s)\n", note);
     if (is_mcp)
         mcp_annotations(c, mcp.k[DK_ANNOTATIONS]);
     else
@@ -561,57 +541,57 @@ static void document(text_ctx *c, const detail_obj *o)
     body(c, o->k[DK_REQUEST_BODY]);
     const jt_node *in = o->k[DK_INPUTS];
     if (jt_is(in, JT_ARRAY) && in->len) {
-        chunk_put(&c->e, "Required inputs: ");
+        view_put(&c->e, "Required inputs: ");
         for (uint32_t i = 0; i < in->len; i++) {
             detail_obj inp;
             obj_of(in->u.items[i], &inp);
-            chunk_putf(&c->e, "%s%s", i ? ", " : "", str(&inp, DK_NAME));
-            if (!is_mcp) chunk_putf(&c->e, " (%s)", str(&inp, DK_IN));
+            view_putf(&c->e, "%s%s", i ? ", " : "", str(&inp, DK_NAME));
+            if (!is_mcp) view_putf(&c->e, " (%s)", str(&inp, DK_IN));
         }
-        chunk_put(&c->e, "\n");
+        view_put(&c->e, "\n");
     }
     const jt_node *r = o->k[DK_RESPONSE];
     if (jt_is(r, JT_OBJECT)) {
-        chunk_put(&c->e, "Success response:\n");
+        view_put(&c->e, "Success response:\n");
         response(c, r);
     }
     const jt_node *rs = o->k[DK_RESPONSES];
     if (jt_is(rs, JT_ARRAY) && rs->len) {
-        chunk_put(&c->e, "Responses:\n");
+        view_put(&c->e, "Responses:\n");
         for (uint32_t i = 0; i < rs->len; i++) response(c, rs->u.items[i]);
     }
     const jt_node *pr = o->k[DK_PRODUCERS];
     if (jt_is(pr, JT_ARRAY) && pr->len) {
-        chunk_put(&c->e, "Where its inputs come from:\n");
+        view_put(&c->e, "Where its inputs come from:\n");
         for (uint32_t i = 0; i < pr->len; i++) {
             detail_obj p;
             obj_of(pr->u.items[i], &p);
-            chunk_putf(&c->e, "  - %s <- %s (%s)\n", str(&p, DK_PARAM), str(&p, DK_ENDPOINT),
-                       str(&p, DK_PRODUCER));
+            view_putf(&c->e, "  - %s <- %s (%s)\n", str(&p, DK_PARAM), str(&p, DK_ENDPOINT),
+                      str(&p, DK_PRODUCER));
         }
     }
     const jt_node *sc = o->k[DK_SCHEMAS];
     if (jt_is(sc, JT_OBJECT) && sc->len) {
-        chunk_put(&c->e, "Schemas:\n");
+        view_put(&c->e, "Schemas:\n");
         for (uint32_t i = 0; i < sc->len; i++) {
             const jt_node *s = sc->u.members[i].value;
-            chunk_putf(&c->e, "  %s: ", ref_name(sc->u.members[i].key));
+            view_putf(&c->e, "  %s: ", ref_name(sc->u.members[i].key));
             type_of(c, s, 0);
             attrs(c, s, false);
             spec_schema_view v;
             spec_schema_view_node(s, &v);
             const char *sd = v.description;
-            if (sd && *sd) chunk_putf(&c->e, ": %s", sd);
-            chunk_put(&c->e, "\n");
+            if (sd && *sd) view_putf(&c->e, ": %s", sd);
+            view_put(&c->e, "\n");
             fields(c, s, 4, 0);
         }
     }
     if (detail && !strcmp(detail, "call"))
-        chunk_put(&c->e, "(detail call: every parameter, body field and enum value is above; "
-                         "--detail full adds all responses and the schemas as written)\n");
+        view_put(&c->e, "(detail call: every parameter, body field and enum value is above; "
+                        "--detail full adds all responses and the schemas as written)\n");
 }
 
-int chunk_detail_text(const char *json, size_t len, core_buf *out, apidex_error *err)
+int view_detail_text(const char *json, size_t len, core_buf *out, apidex_error *err)
 {
     char *copy = malloc(len + 1);
     if (!copy) return core_error_set(err, APIDEX_ENOMEM, "out of memory");

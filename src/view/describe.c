@@ -4,7 +4,7 @@
  * the query strategy, and the per-field text a lexical index weights.
  * An LLM replaces the first two later through chunk_options.describe.
  */
-#include "chunk/chunk_int.h"
+#include "view/view_int.h"
 #include "text/lexicon.h"
 
 #include <string.h>
@@ -20,7 +20,7 @@ static bool is_lower_or_digit(char c)
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
-int chunk_ident_words(const char *s, size_t n, core_buf *out)
+static int ident_words(const char *s, size_t n, core_buf *out)
 {
     int rc = 0;
     bool space = out->len && out->data[out->len - 1] != ' ';
@@ -81,7 +81,7 @@ static int resource_phrase(const char *path, core_buf *out)
         const char *e = p;
         while (*e && *e != '/') e++;
         size_t n = (size_t)(e - p);
-        if (n && *p != '{' && !noise_segment(p, n)) rc = chunk_ident_words(p, n, out);
+        if (n && *p != '{' && !noise_segment(p, n)) rc = ident_words(p, n, out);
         p = e;
     }
     bool first = true;
@@ -92,7 +92,7 @@ static int resource_phrase(const char *path, core_buf *out)
         const char *cl = strchr(o, '}');
         if (!cl) break;
         rc = core_buf_puts(out, first ? (out->len > start ? " by " : "by ") : " and ");
-        if (!rc) rc = chunk_ident_words(o + 1, (size_t)(cl - o - 1), out);
+        if (!rc) rc = ident_words(o + 1, (size_t)(cl - o - 1), out);
         first = false;
         p = cl + 1;
     }
@@ -112,7 +112,7 @@ static void trim_period(core_buf *b, size_t start)
 static int first_sentence(const prep_options *prep, const char *s, size_t max, core_buf *out)
 {
     size_t start = out->len;
-    int rc = chunk_clean_text(prep, s, max, out, NULL);
+    int rc = view_clean_text(prep, s, max, out, NULL);
     if (rc) return rc;
     for (size_t i = start; i + 1 < out->len; i++) {
         if (out->data[i] == '.' && out->data[i + 1] == ' ' && i - start >= 20) {
@@ -161,13 +161,13 @@ static int schema_field_names(const spec_api *api, spec_loc loc, core_arena *are
     return rc;
 }
 
-int chunk_describe_operation(const spec_api *api, const spec_operation *op,
-                             const prep_options *prep, core_buf *out)
+int view_describe_operation(const spec_api *api, const spec_operation *op, const prep_options *prep,
+                            core_buf *out)
 {
     int rc = 0;
     size_t start = out->len;
     if (op->summary && *op->summary) {
-        rc = chunk_clean_text(prep, op->summary, 200, out, NULL);
+        rc = view_clean_text(prep, op->summary, 200, out, NULL);
         trim_period(out, start);
         if (!rc && out->len > start) rc = core_buf_puts(out, ". ");
     } else if (op->description && *op->description) {
@@ -192,7 +192,7 @@ int chunk_describe_operation(const spec_api *api, const spec_operation *op,
     core_arena *arena = core_arena_new(0);
     if (!arena) return APIDEX_ENOMEM;
     if (!rc && op->body && !(prep && (prep->filters & PREP_REQUEST_BODY))) {
-        const spec_media *m = chunk_pick_media(op->body->media, op->body->n_media);
+        const spec_media *m = spec_pick_media(op->body->media, op->body->n_media);
         size_t mark = out->len, count = 0;
         rc = core_buf_puts(out, " Body fields: ");
         if (!rc && m) rc = schema_field_names(api, m->schema, arena, 8, ", ", out, &count);
@@ -204,7 +204,7 @@ int chunk_describe_operation(const spec_api *api, const spec_operation *op,
         }
         if (!rc) rc = core_buf_puts(out, ".");
     }
-    const spec_response *ok = chunk_success_response(op);
+    const spec_response *ok = spec_success_response(op);
     if (!rc && ok) {
         size_t mark = out->len;
         rc = core_buf_puts(out, " Returns: ");
@@ -213,7 +213,7 @@ int chunk_describe_operation(const spec_api *api, const spec_operation *op,
             rc = first_sentence(prep, ok->description, 160, out);
             trim_period(out, before);
         }
-        const spec_media *m = chunk_pick_media(ok->media, ok->n_media);
+        const spec_media *m = spec_pick_media(ok->media, ok->n_media);
         if (!rc && m && m->schema.node) {
             size_t fmark = out->len, count = 0;
             rc = core_buf_puts(out, out->len > before ? "; fields: " : "fields: ");
@@ -253,8 +253,8 @@ static size_t lead_verb(const char *w, size_t n)
     return 0;
 }
 
-int chunk_example_query(const spec_api *api, const spec_operation *op, const prep_options *prep,
-                        core_buf *out)
+int view_example_query(const spec_api *api, const spec_operation *op, const prep_options *prep,
+                       core_buf *out)
 {
     (void)api;
     int rc = core_buf_puts(out, "How do I ");
@@ -262,7 +262,7 @@ int chunk_example_query(const spec_api *api, const spec_operation *op, const pre
     core_buf sum;
     core_buf_init(&sum, 0);
     if (!rc && op->summary && *op->summary) {
-        rc = chunk_clean_text(prep, op->summary, 200, &sum, NULL);
+        rc = view_clean_text(prep, op->summary, 200, &sum, NULL);
         trim_period(&sum, 0);
         /* "Get Credits" -> "get credits": a query reads as a sentence (acronyms stay). */
         for (size_t i = 0; i < sum.len; i++)
@@ -315,7 +315,7 @@ static int props_with_desc(const spec_api *api, spec_loc loc, const prep_options
         const char *desc = pv.written_description ? pv.written_description : pv.description;
         if (!rc && desc && *desc) {
             rc = core_buf_puts(out, ": ");
-            if (!rc) rc = chunk_clean_text(prep, desc, 300, out, NULL);
+            if (!rc) rc = view_clean_text(prep, desc, 300, out, NULL);
         }
         if (!rc) rc = core_buf_putc(out, '\n');
     }
@@ -341,8 +341,8 @@ static const char *id_without_method(const spec_operation *op, core_arena *arena
     return core_arena_strdup(arena, id);
 }
 
-int chunk_operation_fields(const spec_api *api, const spec_operation *op, const prep_options *prep,
-                           core_arena *arena, chunk_fields *out)
+int view_operation_fields(const spec_api *api, const spec_operation *op, const prep_options *prep,
+                          core_arena *arena, view_fields *out)
 {
     memset(out, 0, sizeof *out);
     core_buf b;
@@ -356,12 +356,12 @@ int chunk_operation_fields(const spec_api *api, const spec_operation *op, const 
     if (!spec_operation_mcp_kind(op)) out->path = core_arena_strdup(arena, op->path);
     out->operation_id = op->operation_id ? id_without_method(op, arena) : NULL;
     if (op->summary) {
-        rc = chunk_clean_text(prep, op->summary, 0, &b, NULL);
+        rc = view_clean_text(prep, op->summary, 0, &b, NULL);
         out->summary = arena_text(arena, &b);
         core_buf_reset(&b);
     }
     if (!rc && op->description) {
-        rc = chunk_clean_text(prep, op->description, 0, &b, NULL);
+        rc = view_clean_text(prep, op->description, 0, &b, NULL);
         out->description = arena_text(arena, &b);
         core_buf_reset(&b);
     }
@@ -377,29 +377,29 @@ int chunk_operation_fields(const spec_api *api, const spec_operation *op, const 
         if (!desc && spec_schema_view_open(api, p->schema, NULL, &v) == 0) desc = v.description;
         if (!rc && desc && *desc) {
             rc = core_buf_puts(&b, ": ");
-            if (!rc) rc = chunk_clean_text(prep, desc, 300, &b, NULL);
+            if (!rc) rc = view_clean_text(prep, desc, 300, &b, NULL);
         }
         if (!rc) rc = core_buf_putc(&b, '\n');
     }
     out->params = arena_text(arena, &b);
     core_buf_reset(&b);
     if (!rc && op->body && !(prep && (prep->filters & PREP_REQUEST_BODY))) {
-        const spec_media *m = chunk_pick_media(op->body->media, op->body->n_media);
+        const spec_media *m = spec_pick_media(op->body->media, op->body->n_media);
         if (op->body->description) {
-            rc = chunk_clean_text(prep, op->body->description, 300, &b, NULL);
+            rc = view_clean_text(prep, op->body->description, 300, &b, NULL);
             if (!rc && b.len) rc = core_buf_putc(&b, '\n');
         }
         if (!rc && m) rc = props_with_desc(api, m->schema, prep, tmp, &b);
         out->body = arena_text(arena, &b);
         core_buf_reset(&b);
     }
-    const spec_response *ok = chunk_success_response(op);
+    const spec_response *ok = spec_success_response(op);
     if (!rc && ok) {
         if (ok->description) {
-            rc = chunk_clean_text(prep, ok->description, 300, &b, NULL);
+            rc = view_clean_text(prep, ok->description, 300, &b, NULL);
             if (!rc && b.len) rc = core_buf_putc(&b, '\n');
         }
-        const spec_media *m = chunk_pick_media(ok->media, ok->n_media);
+        const spec_media *m = spec_pick_media(ok->media, ok->n_media);
         size_t count = 0;
         if (!rc && m) rc = schema_field_names(api, m->schema, tmp, 200, " ", &b, &count);
         out->response = arena_text(arena, &b);

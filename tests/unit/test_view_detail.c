@@ -1,9 +1,9 @@
-/* Unit tests of the detail-level renderer (chunk_detail.c, chunk_detail_text.c) on
+/* Unit tests of the detail-level renderer (detail.c, detail_text.c) on
  * tests/data/detail/detail.yaml: server variables, a form body, a 20-value enum, a
  * $ref cycle, a depth cut, auth alternatives, and each schema once at the full level. */
 #include "testutil.h"
 
-#include "chunk/chunk.h"
+#include "view/view.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,11 +46,11 @@ static const spec_operation *op_named(const char *operation_id)
 }
 
 /* The JSON of an operation at a level, parsed; *text gets the raw JSON (free it). */
-static jt_doc *render(const char *operation_id, chunk_detail level, char **json)
+static jt_doc *render(const char *operation_id, view_detail level, char **json)
 {
     core_buf b;
     core_buf_init(&b, 0);
-    assert_int_equal(chunk_detail_json(api, op_named(operation_id), level, &b), 0);
+    assert_int_equal(view_detail_json(api, op_named(operation_id), level, &b), 0);
     jt_doc *doc = NULL;
     apidex_error err;
     char *copy = strndup(b.data, b.len);
@@ -63,7 +63,7 @@ static jt_doc *render(const char *operation_id, chunk_detail level, char **json)
     return doc;
 }
 
-static char *text_of(const char *operation_id, chunk_detail level)
+static char *text_of(const char *operation_id, view_detail level)
 {
     char *json = NULL;
     jt_doc *doc = render(operation_id, level, &json);
@@ -71,7 +71,7 @@ static char *text_of(const char *operation_id, chunk_detail level)
     core_buf t;
     core_buf_init(&t, 0);
     apidex_error err;
-    assert_int_equal(chunk_detail_text(json, strlen(json), &t, &err), 0);
+    assert_int_equal(view_detail_text(json, strlen(json), &t, &err), 0);
     free(json);
     return core_buf_steal(&t, NULL);
 }
@@ -79,7 +79,7 @@ static char *text_of(const char *operation_id, chunk_detail level)
 static void test_call_servers_and_url(void **state)
 {
     (void)state;
-    jt_doc *doc = render("sendMessage", CHUNK_DETAIL_CALL, NULL);
+    jt_doc *doc = render("sendMessage", VIEW_DETAIL_CALL, NULL);
     const jt_node *o = doc->root;
     assert_string_equal(jt_get_str(o, "detail"), "call");
     assert_string_equal(jt_get_str(o, "url"),
@@ -94,7 +94,7 @@ static void test_call_servers_and_url(void **state)
 static void test_call_form_body_complete(void **state)
 {
     (void)state;
-    jt_doc *doc = render("sendMessage", CHUNK_DETAIL_CALL, NULL);
+    jt_doc *doc = render("sendMessage", VIEW_DETAIL_CALL, NULL);
     const jt_node *b = jt_get(doc->root, "request_body");
     assert_string_equal(jt_get_str(b, "content_type"), "application/x-www-form-urlencoded");
     assert_true(jt_get_bool(b, "required", false));
@@ -122,7 +122,7 @@ static void test_call_form_body_complete(void **state)
 static void test_call_inputs_cycles_depth(void **state)
 {
     (void)state;
-    jt_doc *doc = render("sendMessage", CHUNK_DETAIL_CALL, NULL);
+    jt_doc *doc = render("sendMessage", VIEW_DETAIL_CALL, NULL);
     const jt_node *in = jt_get(doc->root, "inputs");
     assert_int_equal(in->len, 3);
     assert_string_equal(jt_get_str(in->u.items[0], "name"), "account_id");
@@ -148,13 +148,13 @@ static void test_call_inputs_cycles_depth(void **state)
 static void test_auth(void **state)
 {
     (void)state;
-    jt_doc *doc = render("sendMessage", CHUNK_DETAIL_CALL, NULL);
+    jt_doc *doc = render("sendMessage", VIEW_DETAIL_CALL, NULL);
     const jt_node *s = jt_pointer(doc->root, "/auth/0/0");
     assert_string_equal(jt_get_str(s, "type"), "apiKey");
     assert_string_equal(jt_get_str(s, "in"), "header");
     assert_string_equal(jt_get_str(s, "param"), "X-Api-Key");
     jt_doc_free(doc);
-    doc = render("getNode", CHUNK_DETAIL_CALL, NULL);
+    doc = render("getNode", VIEW_DETAIL_CALL, NULL);
     const jt_node *auth = jt_get(doc->root, "auth");
     assert_int_equal(auth->len, 2);
     assert_string_equal(jt_pointer_str(auth, "/0/0/tokenUrl"), "https://auth.example.com/token");
@@ -167,12 +167,12 @@ static void test_auth(void **state)
 static void test_summary_and_full(void **state)
 {
     (void)state;
-    jt_doc *doc = render("sendMessage", CHUNK_DETAIL_SUMMARY, NULL);
+    jt_doc *doc = render("sendMessage", VIEW_DETAIL_SUMMARY, NULL);
     assert_string_equal(jt_get_str(doc->root, "summary"), "Send a message");
     assert_null(jt_get(doc->root, "parameters"));
     jt_doc_free(doc);
     char *json = NULL;
-    doc = render("sendMessage", CHUNK_DETAIL_FULL, &json);
+    doc = render("sendMessage", VIEW_DETAIL_FULL, &json);
     assert_int_equal(jt_get(doc->root, "responses")->len, 2);
     const jt_node *sc = jt_get(doc->root, "schemas");
     /* Every schema reached, each once: Node (twice referenced, and by itself), Meta, Owner,
@@ -192,7 +192,7 @@ static void test_summary_and_full(void **state)
 static void test_text(void **state)
 {
     (void)state;
-    char *t = text_of("sendMessage", CHUNK_DETAIL_CALL);
+    char *t = text_of("sendMessage", VIEW_DETAIL_CALL);
     assert_non_null(
         strstr(t, "POST https://{region}.api.example.com/v1/accounts/{account_id}/messages"));
     assert_non_null(strstr(t, "{region} default: eu-west, one of: eu-west|us-east|ap-south"));
@@ -203,12 +203,12 @@ static void test_text(void **state)
     assert_non_null(strstr(t, "Required inputs: account_id (path), To (body), Channel (body)"));
     assert_non_null(strstr(t, "X-Api-Key"));
     free(t);
-    t = text_of("sendMessage", CHUNK_DETAIL_SUMMARY);
+    t = text_of("sendMessage", VIEW_DETAIL_SUMMARY);
     /* One line. */
     assert_non_null(strchr(t, '\n'));
     assert_int_equal(strchr(t, '\n')[1], '\0');
     free(t);
-    t = text_of("sendMessage", CHUNK_DETAIL_FULL);
+    t = text_of("sendMessage", VIEW_DETAIL_FULL);
     assert_non_null(strstr(t, "Schemas:\n"));
     assert_non_null(strstr(t, "  400"));
     free(t);
@@ -217,15 +217,15 @@ static void test_text(void **state)
 static void test_parse(void **state)
 {
     (void)state;
-    chunk_detail d = 0;
+    view_detail d = 0;
     apidex_error err;
-    assert_int_equal(chunk_detail_parse("full", &d, &err), 0);
-    assert_int_equal(d, CHUNK_DETAIL_FULL);
-    assert_int_equal(chunk_detail_parse("everything", &d, &err), APIDEX_EINVAL);
+    assert_int_equal(view_detail_parse("full", &d, &err), 0);
+    assert_int_equal(d, VIEW_DETAIL_FULL);
+    assert_int_equal(view_detail_parse("everything", &d, &err), APIDEX_EINVAL);
     assert_non_null(strstr(err.message, "summary, call or full"));
     core_buf t;
     core_buf_init(&t, 0);
-    assert_int_equal(chunk_detail_text("[1]", 3, &t, &err), APIDEX_EPARSE);
+    assert_int_equal(view_detail_text("[1]", 3, &t, &err), APIDEX_EPARSE);
     core_buf_free(&t);
 }
 
@@ -275,7 +275,7 @@ static void test_text_mcp_entry(void **state)
     core_buf t;
     core_buf_init(&t, 0);
     apidex_error err;
-    assert_int_equal(chunk_detail_text(json, strlen(json), &t, &err), 0);
+    assert_int_equal(view_detail_text(json, strlen(json), &t, &err), 0);
     assert_string_equal(t.data, want);
     core_buf_free(&t);
 }

@@ -1,12 +1,12 @@
 /*
  * Detail levels of one operation (summary, call, full) as JSON: the single
  * renderer behind `apidex show`, MCP get_endpoint and HTTP /v1/endpoints. The
- * text those print is made from this JSON (chunk_detail_text.c), so the three
+ * text those print is made from this JSON (detail_text.c), so the three
  * faces and their two forms never disagree. Nothing is cut silently: enums
  * and body fields are always complete; what a depth limit leaves out is
  * marked where it happens, with the level that has it.
  */
-#include "chunk/chunk_int.h"
+#include "view/view_int.h"
 #include "text/text.h"
 
 #include <stdlib.h>
@@ -23,36 +23,36 @@ enum {
 
 typedef struct detail_ctx {
     const spec_api *api;
-    chunk_detail level;
-    chunk_emit e;            /* the JSON written, and the first failure */
+    view_detail level;
+    view_emit e;             /* the JSON written, and the first failure */
     core_arena *arena;       /* allOf merges */
     spec_schema_guard guard; /* named schemas being expanded (compact) */
     bool request;            /* a request body: read-only fields are not sent */
     bool brief;              /* the success response at the call level: no descriptions */
-    bool as_written;         /* descriptions as written, not plain (CHUNK_DETAIL_AS_WRITTEN) */
+    bool as_written;         /* descriptions as written, not plain (VIEW_DETAIL_AS_WRITTEN) */
     bool *listed;            /* full: named schemas already queued (per api->schemas index) */
     size_t *queue;           /* full: named schemas to write under "schemas", in order */
     size_t n_queue;
 } detail_ctx;
 
-const char *chunk_detail_name(chunk_detail d)
+const char *view_detail_name(view_detail d)
 {
     switch (d) {
-    case CHUNK_DETAIL_SUMMARY:
+    case VIEW_DETAIL_SUMMARY:
         return "summary";
-    case CHUNK_DETAIL_CALL:
+    case VIEW_DETAIL_CALL:
         return "call";
-    case CHUNK_DETAIL_FULL:
+    case VIEW_DETAIL_FULL:
         return "full";
     }
     return "call";
 }
 
-int chunk_detail_parse(const char *name, chunk_detail *out, apidex_error *err)
+int view_detail_parse(const char *name, view_detail *out, apidex_error *err)
 {
-    static const chunk_detail all[] = {CHUNK_DETAIL_SUMMARY, CHUNK_DETAIL_CALL, CHUNK_DETAIL_FULL};
+    static const view_detail all[] = {VIEW_DETAIL_SUMMARY, VIEW_DETAIL_CALL, VIEW_DETAIL_FULL};
     for (size_t i = 0; name && i < sizeof all / sizeof all[0]; i++)
-        if (!strcmp(name, chunk_detail_name(all[i]))) {
+        if (!strcmp(name, view_detail_name(all[i]))) {
             *out = all[i];
             return 0;
         }
@@ -65,10 +65,10 @@ int chunk_detail_parse(const char *name, chunk_detail *out, apidex_error *err)
 /* ,"key": */
 static void key(detail_ctx *c, bool *first, const char *k)
 {
-    chunk_put(&c->e, *first ? "\"" : ",\"");
+    view_put(&c->e, *first ? "\"" : ",\"");
     *first = false;
-    chunk_put(&c->e, k);
-    chunk_put(&c->e, "\":");
+    view_put(&c->e, k);
+    view_put(&c->e, "\":");
 }
 
 /* A description as plain text (HTML and markdown stripped: text_plain; the index keeps the
@@ -76,22 +76,22 @@ static void key(detail_ctx *c, bool *first, const char *k)
 static void desc(detail_ctx *c, const char *s)
 {
     if (c->as_written) {
-        chunk_put_json_str(&c->e, s);
+        view_put_json_str(&c->e, s);
         return;
     }
     core_buf p, t;
     core_buf_init(&p, 0);
     core_buf_init(&t, 0);
-    int rc = text_plain(s, strlen(s), c->level == CHUNK_DETAIL_FULL ? 0 : TEXT_PLAIN_ONE_LINE, &p);
+    int rc = text_plain(s, strlen(s), c->level == VIEW_DETAIL_FULL ? 0 : TEXT_PLAIN_ONE_LINE, &p);
     const char *plain = p.data ? p.data : "";
     if (rc)
         c->e.rc = rc;
-    else if (c->level == CHUNK_DETAIL_FULL)
-        chunk_put_json_strn(&c->e, plain, p.len);
-    else if (chunk_clean_text(NULL, plain, DESC_CALL, &t, NULL))
+    else if (c->level == VIEW_DETAIL_FULL)
+        view_put_json_strn(&c->e, plain, p.len);
+    else if (view_clean_text(NULL, plain, DESC_CALL, &t, NULL))
         c->e.rc = APIDEX_ENOMEM;
     else
-        chunk_put_json_strn(&c->e, t.data ? t.data : "", t.len);
+        view_put_json_strn(&c->e, t.data ? t.data : "", t.len);
     core_buf_free(&p);
     core_buf_free(&t);
 }
@@ -109,28 +109,14 @@ static const char *schema_name(const detail_ctx *c, long idx)
     return idx >= 0 && (size_t)idx < c->api->n_schemas ? c->api->schemas[idx].name : NULL;
 }
 
-/* Keywords copied as written: they say what a value may be. */
-static const spec_schema_kw plain_keys[] = {SPEC_KW_TYPE,
-                                            SPEC_KW_FORMAT,
-                                            SPEC_KW_ENUM,
-                                            SPEC_KW_CONST,
-                                            SPEC_KW_DEFAULT,
-                                            SPEC_KW_NULLABLE,
-                                            SPEC_KW_MINIMUM,
-                                            SPEC_KW_MAXIMUM,
-                                            SPEC_KW_EXCLUSIVE_MINIMUM,
-                                            SPEC_KW_EXCLUSIVE_MAXIMUM,
-                                            SPEC_KW_MIN_LENGTH,
-                                            SPEC_KW_MAX_LENGTH,
-                                            SPEC_KW_PATTERN,
-                                            SPEC_KW_MIN_ITEMS,
-                                            SPEC_KW_MAX_ITEMS,
-                                            SPEC_KW_UNIQUE_ITEMS,
-                                            SPEC_KW_READ_ONLY,
-                                            SPEC_KW_WRITE_ONLY,
-                                            SPEC_KW_DEPRECATED,
-                                            SPEC_KW_MULTIPLE_OF,
-                                            SPEC_KW_REQUIRED};
+/* Keywords copied as written: they say what a value may be. They are the keywords from "type"
+   to "required" in the order of spec_schema_kw (oas.h, an enum that only grows), less the
+   prose and the samples, which are written apart (or not at all). */
+static bool plain_key(spec_schema_kw k)
+{
+    return k >= SPEC_KW_TYPE && k <= SPEC_KW_REQUIRED && k != SPEC_KW_TITLE &&
+           k != SPEC_KW_DESCRIPTION && k != SPEC_KW_EXAMPLE && k != SPEC_KW_EXAMPLES;
+}
 
 /* "key": with the keyword's spelling */
 static void kw_key(detail_ctx *c, bool *first, spec_schema_kw k)
@@ -142,12 +128,12 @@ static void compact(detail_ctx *c, spec_loc loc, unsigned depth_left);
 
 static void compact_list(detail_ctx *c, const jt_node *arr, const spec_doc *doc, unsigned depth)
 {
-    chunk_put(&c->e, "[");
+    view_put(&c->e, "[");
     for (uint32_t i = 0; i < arr->len && !c->e.rc; i++) {
-        if (i) chunk_put(&c->e, ",");
+        if (i) view_put(&c->e, ",");
         compact(c, (spec_loc){arr->u.items[i], doc}, depth);
     }
-    chunk_put(&c->e, "]");
+    view_put(&c->e, "]");
 }
 
 /* A JSON Schema with $refs resolved (allOf merged) down to depth_left levels of
@@ -157,41 +143,41 @@ static void compact(detail_ctx *c, spec_loc loc, unsigned depth_left)
 {
     if (too_big(c)) return;
     if (!loc.node) {
-        chunk_put(&c->e, "{}");
+        view_put(&c->e, "{}");
         return;
     }
     spec_schema_view v;
     if (spec_schema_view_open(c->api, loc, c->arena, &v) != 0) {
-        chunk_put(&c->e, "{\"$unresolved\":");
-        chunk_put_json_str(&c->e, v.ref);
-        chunk_put(&c->e, "}");
+        view_put(&c->e, "{\"$unresolved\":");
+        view_put_json_str(&c->e, v.ref);
+        view_put(&c->e, "}");
         return;
     }
     long idx = v.index;
     const jt_node *n = v.loc.node;
     const char *name = schema_name(c, idx);
     if (spec_schema_guard_has(&c->guard, idx)) {
-        chunk_put(&c->e, "{\"$circular\":");
-        chunk_put_json_str(&c->e, name);
-        chunk_put(&c->e, "}");
+        view_put(&c->e, "{\"$circular\":");
+        view_put_json_str(&c->e, name);
+        view_put(&c->e, "}");
         return;
     }
     if (!jt_is(n, JT_OBJECT)) {
-        chunk_put_json(&c->e, n);
+        view_put_json(&c->e, n);
         return;
     }
     bool first = true;
-    chunk_put(&c->e, "{");
+    view_put(&c->e, "{");
     if (name) {
         key(c, &first, "title");
-        chunk_put_json_str(&c->e, name);
+        view_put_json_str(&c->e, name);
     }
-    for (size_t i = 0; i < sizeof plain_keys / sizeof plain_keys[0]; i++) {
-        const jt_node *kv = v.kw[plain_keys[i]];
+    for (spec_schema_kw k = SPEC_KW_TYPE; k <= SPEC_KW_REQUIRED; k++) {
+        const jt_node *kv = plain_key(k) ? v.kw[k] : NULL;
         /* A Swagger 2.0 parameter is its own schema: its "required" is a boolean. */
-        if (!kv || (plain_keys[i] == SPEC_KW_REQUIRED && !jt_is(kv, JT_ARRAY))) continue;
-        kw_key(c, &first, plain_keys[i]);
-        chunk_put_json(&c->e, kv);
+        if (!kv || (k == SPEC_KW_REQUIRED && !jt_is(kv, JT_ARRAY))) continue;
+        kw_key(c, &first, k);
+        view_put_json(&c->e, kv);
     }
     const char *ds = v.description;
     if (!ds) ds = v.written_description;
@@ -201,20 +187,20 @@ static void compact(detail_ctx *c, spec_loc loc, unsigned depth_left)
     }
     const jt_node *ex = v.kw[SPEC_KW_EXAMPLE];
     if (ex && !c->brief &&
-        (c->level == CHUNK_DETAIL_FULL || (ex->type != JT_OBJECT && ex->type != JT_ARRAY))) {
+        (c->level == VIEW_DETAIL_FULL || (ex->type != JT_OBJECT && ex->type != JT_ARRAY))) {
         kw_key(c, &first, SPEC_KW_EXAMPLE);
-        chunk_put_json(&c->e, ex);
+        view_put_json(&c->e, ex);
     }
     bool pushed = idx >= 0 && spec_schema_guard_push(&c->guard, idx);
     const jt_node *props = v.kw[SPEC_KW_PROPERTIES];
     if (spec_schema_view_has_properties(&v)) {
         if (depth_left == 0) {
             key(c, &first, "x-apidex-omitted");
-            chunk_putf(&c->e, "\"%u properties past the depth limit: detail=full lists them\"",
-                       props->len);
+            view_putf(&c->e, "\"%u properties past the depth limit: detail=full lists them\"",
+                      props->len);
         } else {
             kw_key(c, &first, SPEC_KW_PROPERTIES);
-            chunk_put(&c->e, "{");
+            view_put(&c->e, "{");
             bool pf = true;
             for (uint32_t i = 0; i < props->len && !c->e.rc; i++) {
                 const jt_member *pm = &props->u.members[i];
@@ -223,13 +209,13 @@ static void compact(detail_ctx *c, spec_loc loc, unsigned depth_left)
                 spec_schema_view_open(c->api, pl, NULL, &pv);
                 bool ro = pv.written_read_only || pv.read_only;
                 if (c->request && ro) continue;
-                chunk_put(&c->e, pf ? "" : ",");
+                view_put(&c->e, pf ? "" : ",");
                 pf = false;
-                chunk_put_json_strn(&c->e, pm->key, pm->key_len);
-                chunk_put(&c->e, ":");
+                view_put_json_strn(&c->e, pm->key, pm->key_len);
+                view_put(&c->e, ":");
                 compact(c, pl, depth_left - 1);
             }
-            chunk_put(&c->e, "}");
+            view_put(&c->e, "}");
         }
     }
     const jt_node *items = v.kw[SPEC_KW_ITEMS];
@@ -243,7 +229,7 @@ static void compact(detail_ctx *c, spec_loc loc, unsigned depth_left)
         if (jt_is(ap, JT_OBJECT))
             compact(c, spec_schema_view_at(&v, ap), depth_left ? depth_left - 1 : 0);
         else
-            chunk_put_json(&c->e, ap);
+            view_put_json(&c->e, ap);
     }
     static const spec_schema_kw alts[] = {SPEC_KW_ONE_OF, SPEC_KW_ANY_OF};
     for (size_t k = 0; k < sizeof alts / sizeof alts[0]; k++) {
@@ -255,10 +241,10 @@ static void compact(detail_ctx *c, spec_loc loc, unsigned depth_left)
     const jt_node *disc = v.kw[SPEC_KW_DISCRIMINATOR];
     if (disc) {
         kw_key(c, &first, SPEC_KW_DISCRIMINATOR);
-        chunk_put_json(&c->e, disc);
+        view_put_json(&c->e, disc);
     }
     if (pushed) spec_schema_guard_pop(&c->guard);
-    chunk_put(&c->e, "}");
+    view_put(&c->e, "}");
 }
 
 /* ---------------------------------------------------------------- full: schemas once */
@@ -296,9 +282,9 @@ static void scan_refs(detail_ctx *c, spec_loc loc, unsigned depth)
 /* A schema where the operation uses it: resolved (call) or as written (full). */
 static void schema_at(detail_ctx *c, spec_loc loc, unsigned depth)
 {
-    if (c->level == CHUNK_DETAIL_FULL) {
+    if (c->level == VIEW_DETAIL_FULL) {
         scan_refs(c, loc, 0);
-        chunk_put_json(&c->e, loc.node);
+        view_put_json(&c->e, loc.node);
     } else {
         compact(c, loc, depth);
     }
@@ -311,49 +297,49 @@ static void write_servers(detail_ctx *c, const spec_operation *op)
     spec_server_written *sv;
     size_t n;
     if (spec_operation_servers_written(c->api, op, c->arena, &sv, &n)) c->e.rc = APIDEX_ENOMEM;
-    chunk_put(&c->e, "[");
+    view_put(&c->e, "[");
     for (size_t i = 0; i < n && !c->e.rc; i++) {
         bool first = true;
-        chunk_put(&c->e, i ? ",{" : "{");
+        view_put(&c->e, i ? ",{" : "{");
         key(c, &first, "url");
-        chunk_put_json_str(&c->e, sv[i].url);
+        view_put_json_str(&c->e, sv[i].url);
         if (sv[i].description) {
             key(c, &first, "description");
             desc(c, sv[i].description);
         }
         if (sv[i].n_vars) {
             key(c, &first, "variables");
-            chunk_put(&c->e, "{");
+            view_put(&c->e, "{");
             for (size_t v = 0; v < sv[i].n_vars; v++) {
                 const spec_server_var *var = &sv[i].vars[v];
-                if (v) chunk_put(&c->e, ",");
-                chunk_put_json_strn(&c->e, var->name, var->name_len);
-                chunk_put(&c->e, ":{");
+                if (v) view_put(&c->e, ",");
+                view_put_json_strn(&c->e, var->name, var->name_len);
+                view_put(&c->e, ":{");
                 bool vf = true;
                 if (var->default_json) {
                     key(c, &vf, "default");
-                    chunk_put_json(&c->e, var->default_json);
+                    view_put_json(&c->e, var->default_json);
                 }
                 if (var->enum_json) {
                     key(c, &vf, "enum");
-                    chunk_put_json(&c->e, var->enum_json);
+                    view_put_json(&c->e, var->enum_json);
                 }
                 if (var->description) {
                     key(c, &vf, "description");
                     desc(c, var->description);
                 }
-                chunk_put(&c->e, "}");
+                view_put(&c->e, "}");
             }
-            chunk_put(&c->e, "}");
+            view_put(&c->e, "}");
         }
-        chunk_put(&c->e, "}");
+        view_put(&c->e, "}");
     }
     for (size_t i = 0; !n && i < c->api->n_servers; i++) { /* derived: Swagger 2.0 host */
-        chunk_put(&c->e, i ? ",{\"url\":" : "{\"url\":");
-        chunk_put_json_str(&c->e, c->api->servers[i].url);
-        chunk_put(&c->e, "}");
+        view_put(&c->e, i ? ",{\"url\":" : "{\"url\":");
+        view_put_json_str(&c->e, c->api->servers[i].url);
+        view_put(&c->e, "}");
     }
-    chunk_put(&c->e, "]");
+    view_put(&c->e, "]");
 }
 
 /* The full URL template: the first server's URL and the path. */
@@ -373,7 +359,7 @@ static void write_url(detail_ctx *c, const spec_operation *op)
     if ((bl && core_buf_append(&u, base, bl)) || core_buf_puts(&u, op->path))
         c->e.rc = APIDEX_ENOMEM;
     else
-        chunk_put_json_strn(&c->e, u.data, u.len);
+        view_put_json_strn(&c->e, u.data, u.len);
     core_buf_free(&u);
 }
 
@@ -382,7 +368,7 @@ static void key_str(detail_ctx *c, bool *first, const char *k, const char *v)
 {
     if (!v) return;
     key(c, first, k);
-    chunk_put_json_str(&c->e, v);
+    view_put_json_str(&c->e, v);
 }
 
 /* One scheme: its type and where the credential goes. */
@@ -392,80 +378,80 @@ static void write_scheme(detail_ctx *c, const jt_member *req)
     spec_security_scheme_find(c->api, req->key, req->key_len, &sc);
     const char *type = sc.type;
     bool first = true;
-    chunk_put(&c->e, "{");
+    view_put(&c->e, "{");
     key(c, &first, "name");
-    chunk_put_json_strn(&c->e, req->key, req->key_len);
+    view_put_json_strn(&c->e, req->key, req->key_len);
     key(c, &first, "type");
-    chunk_put_json_str(&c->e, type);
+    view_put_json_str(&c->e, type);
     const char *scheme = sc.scheme;
     if (type && !strcmp(type, "basic")) scheme = "basic"; /* Swagger 2.0 */
     if (type && !strcmp(type, "apiKey")) {
         key(c, &first, "in");
-        chunk_put_json_str(&c->e, sc.in);
+        view_put_json_str(&c->e, sc.in);
         key(c, &first, "param");
-        chunk_put_json_str(&c->e, sc.param);
+        view_put_json_str(&c->e, sc.param);
     } else if (scheme || (type && (!strcmp(type, "oauth2") || !strcmp(type, "openIdConnect")))) {
         bool basic = scheme && !strcasecmp(scheme, "basic");
         key(c, &first, "in");
-        chunk_put_json_str(&c->e, "header");
+        view_put_json_str(&c->e, "header");
         key(c, &first, "param");
-        chunk_put_json_str(&c->e, "Authorization");
+        view_put_json_str(&c->e, "Authorization");
         key(c, &first, "format");
-        chunk_put_json_str(&c->e, basic ? "Basic base64(user:password)"
-                                  : scheme && strcasecmp(scheme, "bearer") ? scheme
-                                                                           : "Bearer <token>");
+        view_put_json_str(&c->e, basic ? "Basic base64(user:password)"
+                                 : scheme && strcasecmp(scheme, "bearer") ? scheme
+                                                                          : "Bearer <token>");
     }
     key_str(c, &first, "tokenUrl", sc.token_url);
     key_str(c, &first, "authorizationUrl", sc.authorization_url);
     key_str(c, &first, "openIdConnectUrl", sc.openid_url);
     key_str(c, &first, "flow", sc.flow);
-    if (sc.flows && c->level == CHUNK_DETAIL_FULL) {
+    if (sc.flows && c->level == VIEW_DETAIL_FULL) {
         key(c, &first, "flows");
-        chunk_put_json(&c->e, sc.flows);
+        view_put_json(&c->e, sc.flows);
     } else {
         key_str(c, &first, "tokenUrl", sc.flows_token_url);
         key_str(c, &first, "authorizationUrl", sc.flows_authorization_url);
     }
     if (jt_is(req->value, JT_ARRAY) && req->value->len) {
         key(c, &first, "scopes");
-        chunk_put_json(&c->e, req->value);
+        view_put_json(&c->e, req->value);
     }
-    chunk_put(&c->e, "}");
+    view_put(&c->e, "}");
 }
 
 /* [[scheme, ...], ...]: any one inner list satisfies the operation (all of its schemes). */
 static void write_auth(detail_ctx *c, const spec_operation *op)
 {
     const jt_node *sec = op->security.node;
-    chunk_put(&c->e, "[");
+    view_put(&c->e, "[");
     for (uint32_t i = 0; jt_is(sec, JT_ARRAY) && i < sec->len && !c->e.rc; i++) {
         const jt_node *req = sec->u.items[i];
-        chunk_put(&c->e, i ? ",[" : "[");
+        view_put(&c->e, i ? ",[" : "[");
         for (uint32_t j = 0; jt_is(req, JT_OBJECT) && j < req->len; j++) {
-            if (j) chunk_put(&c->e, ",");
+            if (j) view_put(&c->e, ",");
             write_scheme(c, &req->u.members[j]);
         }
-        chunk_put(&c->e, "]");
+        view_put(&c->e, "]");
     }
-    chunk_put(&c->e, "]");
+    view_put(&c->e, "]");
 }
 
 static void write_params(detail_ctx *c, const spec_operation *op)
 {
-    chunk_put(&c->e, "[");
+    view_put(&c->e, "[");
     for (size_t i = 0; i < op->n_params && !c->e.rc; i++) {
         const spec_param *p = &op->params[i];
         bool first = true;
-        chunk_put(&c->e, i ? ",{" : "{");
+        view_put(&c->e, i ? ",{" : "{");
         key(c, &first, "name");
-        chunk_put_json_str(&c->e, p->name);
+        view_put_json_str(&c->e, p->name);
         key(c, &first, "in");
-        chunk_put_json_str(&c->e, p->in);
+        view_put_json_str(&c->e, p->in);
         key(c, &first, "required");
-        chunk_put(&c->e, p->required ? "true" : "false");
+        view_put(&c->e, p->required ? "true" : "false");
         if (p->deprecated) {
             key(c, &first, "deprecated");
-            chunk_put(&c->e, "true");
+            view_put(&c->e, "true");
         }
         if (p->description && *p->description) {
             key(c, &first, "description");
@@ -478,16 +464,16 @@ static void write_params(detail_ctx *c, const spec_operation *op)
         } extra[] = {{"style", px.style_json},
                      {"explode", px.explode_json},
                      {"example", px.example},
-                     {"examples", c->level == CHUNK_DETAIL_FULL ? px.examples : NULL}};
+                     {"examples", c->level == VIEW_DETAIL_FULL ? px.examples : NULL}};
         for (size_t k = 0; k < sizeof extra / sizeof extra[0]; k++) {
             if (!extra[k].v) continue;
             key(c, &first, extra[k].key);
-            chunk_put_json(&c->e, extra[k].v);
+            view_put_json(&c->e, extra[k].v);
         }
         /* Swagger 2.0: the schema is the parameter; its own description is above. */
         if (p->schema.node) {
             key(c, &first, "schema");
-            if (p->schema.node == p->node.node && c->level != CHUNK_DETAIL_FULL) {
+            if (p->schema.node == p->node.node && c->level != VIEW_DETAIL_FULL) {
                 bool keep = c->brief;
                 c->brief = true;
                 compact(c, p->schema, CALL_DEPTH);
@@ -496,102 +482,102 @@ static void write_params(detail_ctx *c, const spec_operation *op)
                 schema_at(c, p->schema, CALL_DEPTH);
             }
         }
-        chunk_put(&c->e, "}");
+        view_put(&c->e, "}");
     }
-    chunk_put(&c->e, "]");
+    view_put(&c->e, "]");
 }
 
 static void write_body(detail_ctx *c, const spec_operation *op)
 {
     const spec_body *b = op->body;
     if (!b) {
-        chunk_put(&c->e, "null");
+        view_put(&c->e, "null");
         return;
     }
     bool first = true;
-    chunk_put(&c->e, "{");
+    view_put(&c->e, "{");
     key(c, &first, "required");
-    chunk_put(&c->e, b->required ? "true" : "false");
+    view_put(&c->e, b->required ? "true" : "false");
     if (b->description && *b->description) {
         key(c, &first, "description");
         desc(c, b->description);
     }
     key(c, &first, "content_types");
-    chunk_put(&c->e, "[");
+    view_put(&c->e, "[");
     for (size_t i = 0; i < b->n_media; i++) {
-        if (i) chunk_put(&c->e, ",");
-        chunk_put_json_str(&c->e, b->media[i].type);
+        if (i) view_put(&c->e, ",");
+        view_put_json_str(&c->e, b->media[i].type);
     }
-    chunk_put(&c->e, "]");
-    const spec_media *m = chunk_pick_media(b->media, b->n_media);
-    if (c->level == CHUNK_DETAIL_FULL) {
+    view_put(&c->e, "]");
+    const spec_media *m = spec_pick_media(b->media, b->n_media);
+    if (c->level == VIEW_DETAIL_FULL) {
         key(c, &first, "content");
-        chunk_put(&c->e, "{");
+        view_put(&c->e, "{");
         for (size_t i = 0; i < b->n_media && !c->e.rc; i++) {
-            if (i) chunk_put(&c->e, ",");
-            chunk_put_json_str(&c->e, b->media[i].type ? b->media[i].type : "");
-            chunk_put(&c->e, ":{\"schema\":");
+            if (i) view_put(&c->e, ",");
+            view_put_json_str(&c->e, b->media[i].type ? b->media[i].type : "");
+            view_put(&c->e, ":{\"schema\":");
             if (b->media[i].schema.node)
                 schema_at(c, b->media[i].schema, 0);
             else
-                chunk_put(&c->e, "null");
+                view_put(&c->e, "null");
             const jt_node *ex = spec_media_example(&b->media[i]);
             if (ex) {
-                chunk_put(&c->e, ",\"example\":");
-                chunk_put_json(&c->e, ex);
+                view_put(&c->e, ",\"example\":");
+                view_put_json(&c->e, ex);
             }
-            chunk_put(&c->e, "}");
+            view_put(&c->e, "}");
         }
-        chunk_put(&c->e, "}");
+        view_put(&c->e, "}");
     } else if (m) {
         key(c, &first, "content_type");
-        chunk_put_json_str(&c->e, m->type);
+        view_put_json_str(&c->e, m->type);
         key(c, &first, "schema");
         c->request = true;
         if (m->schema.node)
             compact(c, m->schema, CALL_DEPTH);
         else
-            chunk_put(&c->e, "null");
+            view_put(&c->e, "null");
         c->request = false;
     }
-    chunk_put(&c->e, "}");
+    view_put(&c->e, "}");
 }
 
 static void write_response(detail_ctx *c, const spec_response *r, bool brief)
 {
     bool first = true;
-    chunk_put(&c->e, "{");
+    view_put(&c->e, "{");
     key(c, &first, "status");
-    chunk_put_json_str(&c->e, r->status);
+    view_put_json_str(&c->e, r->status);
     if (r->description && *r->description) {
         key(c, &first, "description");
         desc(c, r->description);
     }
-    const spec_media *m = chunk_pick_media(r->media, r->n_media);
-    if (c->level == CHUNK_DETAIL_FULL) {
+    const spec_media *m = spec_pick_media(r->media, r->n_media);
+    if (c->level == VIEW_DETAIL_FULL) {
         if (r->n_media) {
             key(c, &first, "content");
-            chunk_put(&c->e, "{");
+            view_put(&c->e, "{");
             for (size_t i = 0; i < r->n_media && !c->e.rc; i++) {
-                if (i) chunk_put(&c->e, ",");
-                chunk_put_json_str(&c->e, r->media[i].type ? r->media[i].type : "");
-                chunk_put(&c->e, ":{\"schema\":");
+                if (i) view_put(&c->e, ",");
+                view_put_json_str(&c->e, r->media[i].type ? r->media[i].type : "");
+                view_put(&c->e, ":{\"schema\":");
                 if (r->media[i].schema.node)
                     schema_at(c, r->media[i].schema, 0);
                 else
-                    chunk_put(&c->e, "null");
-                chunk_put(&c->e, "}");
+                    view_put(&c->e, "null");
+                view_put(&c->e, "}");
             }
-            chunk_put(&c->e, "}");
+            view_put(&c->e, "}");
         }
         if (jt_is(r->headers.node, JT_OBJECT)) {
             key(c, &first, "headers");
             scan_refs(c, r->headers, 0);
-            chunk_put_json(&c->e, r->headers.node);
+            view_put_json(&c->e, r->headers.node);
         }
     } else if (m) {
         key(c, &first, "content_type");
-        chunk_put_json_str(&c->e, m->type);
+        view_put_json_str(&c->e, m->type);
         if (m->schema.node) {
             key(c, &first, "schema");
             c->brief = brief;
@@ -599,32 +585,32 @@ static void write_response(detail_ctx *c, const spec_response *r, bool brief)
             c->brief = false;
             if (brief) {
                 key(c, &first, "x-apidex-brief");
-                chunk_put_json_str(
+                view_put_json_str(
                     &c->e, "top-level fields only, without descriptions: detail=full has the whole "
                            "schema");
             }
         }
     }
-    chunk_put(&c->e, "}");
+    view_put(&c->e, "}");
 }
 
 /* Every input the caller must supply: required parameters and required top-level
    body fields (form or JSON). */
 static void write_inputs(detail_ctx *c, const spec_operation *op)
 {
-    chunk_put(&c->e, "[");
+    view_put(&c->e, "[");
     bool first = true;
     for (size_t i = 0; i < op->n_params; i++) {
         const spec_param *p = &op->params[i];
         if (!p->required) continue;
-        chunk_put(&c->e, first ? "{\"name\":" : ",{\"name\":");
+        view_put(&c->e, first ? "{\"name\":" : ",{\"name\":");
         first = false;
-        chunk_put_json_str(&c->e, p->name);
-        chunk_put(&c->e, ",\"in\":");
-        chunk_put_json_str(&c->e, p->in);
-        chunk_put(&c->e, ",\"required\":true}");
+        view_put_json_str(&c->e, p->name);
+        view_put(&c->e, ",\"in\":");
+        view_put_json_str(&c->e, p->in);
+        view_put(&c->e, ",\"required\":true}");
     }
-    const spec_media *m = op->body ? chunk_pick_media(op->body->media, op->body->n_media) : NULL;
+    const spec_media *m = op->body ? spec_pick_media(op->body->media, op->body->n_media) : NULL;
     spec_schema_view v;
     if (m && m->schema.node && spec_schema_view_open(c->api, m->schema, c->arena, &v) == 0 &&
         v.loc.node) {
@@ -632,75 +618,75 @@ static void write_inputs(detail_ctx *c, const spec_operation *op)
         for (uint32_t i = 0; jt_is(req, JT_ARRAY) && i < req->len; i++) {
             const char *name = jt_str(req->u.items[i]);
             if (!name) continue;
-            chunk_put(&c->e, first ? "{\"name\":" : ",{\"name\":");
+            view_put(&c->e, first ? "{\"name\":" : ",{\"name\":");
             first = false;
-            chunk_put_json_str(&c->e, name);
-            chunk_put(&c->e, ",\"in\":\"body\",\"required\":true}");
+            view_put_json_str(&c->e, name);
+            view_put(&c->e, ",\"in\":\"body\",\"required\":true}");
         }
     }
-    chunk_put(&c->e, "]");
+    view_put(&c->e, "]");
 }
 
-int chunk_detail_json(const spec_api *api, const spec_operation *op, chunk_detail level,
-                      core_buf *out)
+int view_detail_json(const spec_api *api, const spec_operation *op, view_detail level,
+                     core_buf *out)
 {
     detail_ctx c = {.api = api,
-                    .level = (chunk_detail)(level & CHUNK_DETAIL_LEVEL_MASK),
-                    .as_written = (level & CHUNK_DETAIL_AS_WRITTEN) != 0,
+                    .level = (view_detail)(level & VIEW_DETAIL_LEVEL_MASK),
+                    .as_written = (level & VIEW_DETAIL_AS_WRITTEN) != 0,
                     .e = {.out = out}};
     level = c.level;
     size_t start = out->len;
     c.arena = core_arena_new(0);
     spec_schema_guard_init(&c.guard, CALL_DEPTH + 8);
-    if (level == CHUNK_DETAIL_FULL) {
+    if (level == VIEW_DETAIL_FULL) {
         c.listed = calloc(api->n_schemas ? api->n_schemas : 1, sizeof *c.listed);
         c.queue = malloc((api->n_schemas ? api->n_schemas : 1) * sizeof *c.queue);
     }
-    if (!c.arena || (level == CHUNK_DETAIL_FULL && (!c.listed || !c.queue))) c.e.rc = APIDEX_ENOMEM;
+    if (!c.arena || (level == VIEW_DETAIL_FULL && (!c.listed || !c.queue))) c.e.rc = APIDEX_ENOMEM;
     bool first = true;
-    chunk_put(&c.e, "{");
+    view_put(&c.e, "{");
     key(&c, &first, "id");
-    chunk_put_json_str(&c.e, op->id);
+    view_put_json_str(&c.e, op->id);
     key(&c, &first, "api");
-    chunk_put_json_str(&c.e, api->id);
+    view_put_json_str(&c.e, api->id);
     key(&c, &first, "detail");
-    chunk_put_json_str(&c.e, chunk_detail_name(level));
+    view_put_json_str(&c.e, view_detail_name(level));
     key(&c, &first, "method");
-    chunk_put_json_str(&c.e, op->method);
+    view_put_json_str(&c.e, op->method);
     key(&c, &first, "path");
-    chunk_put_json_str(&c.e, op->path);
+    view_put_json_str(&c.e, op->path);
     key(&c, &first, "url");
     write_url(&c, op);
     key(&c, &first, "summary");
-    chunk_put_json_str(&c.e, op->summary);
-    if (level == CHUNK_DETAIL_SUMMARY && !op->summary && op->description) {
+    view_put_json_str(&c.e, op->summary);
+    if (level == VIEW_DETAIL_SUMMARY && !op->summary && op->description) {
         /* Stripe has descriptions only: the line still says what the endpoint does. */
         key(&c, &first, "description");
         desc(&c, op->description);
     }
-    if (level != CHUNK_DETAIL_SUMMARY) {
+    if (level != VIEW_DETAIL_SUMMARY) {
         key(&c, &first, "api_title");
-        chunk_put_json_str(&c.e, api->title);
+        view_put_json_str(&c.e, api->title);
         key(&c, &first, "operation_id");
-        chunk_put_json_str(&c.e, op->operation_id);
+        view_put_json_str(&c.e, op->operation_id);
         key(&c, &first, "tags");
-        chunk_put(&c.e, "[");
+        view_put(&c.e, "[");
         for (size_t i = 0; i < op->n_tags; i++) {
-            if (i) chunk_put(&c.e, ",");
-            chunk_put_json_str(&c.e, op->tags[i]);
+            if (i) view_put(&c.e, ",");
+            view_put_json_str(&c.e, op->tags[i]);
         }
-        chunk_put(&c.e, "]");
+        view_put(&c.e, "]");
         key(&c, &first, "deprecated");
-        chunk_put(&c.e, op->deprecated ? "true" : "false");
+        view_put(&c.e, op->deprecated ? "true" : "false");
         key(&c, &first, "description");
         if (op->description && *op->description) {
             /* the operation's own description whole, as plain text */
-            chunk_detail saved = c.level;
-            c.level = CHUNK_DETAIL_FULL;
+            view_detail saved = c.level;
+            c.level = VIEW_DETAIL_FULL;
             desc(&c, op->description);
             c.level = saved;
         } else {
-            chunk_put(&c.e, "null");
+            view_put(&c.e, "null");
         }
         key(&c, &first, "servers");
         write_servers(&c, op);
@@ -712,42 +698,42 @@ int chunk_detail_json(const spec_api *api, const spec_operation *op, chunk_detai
         write_body(&c, op);
         key(&c, &first, "inputs");
         write_inputs(&c, op);
-        const spec_response *ok = chunk_success_response(op);
-        if (level == CHUNK_DETAIL_CALL) {
+        const spec_response *ok = spec_success_response(op);
+        if (level == VIEW_DETAIL_CALL) {
             key(&c, &first, "response");
             if (ok)
                 write_response(&c, ok, true);
             else
-                chunk_put(&c.e, "null");
+                view_put(&c.e, "null");
         } else {
             key(&c, &first, "responses");
-            chunk_put(&c.e, "[");
+            view_put(&c.e, "[");
             for (size_t i = 0; i < op->n_responses && !c.e.rc; i++) {
-                if (i) chunk_put(&c.e, ",");
+                if (i) view_put(&c.e, ",");
                 write_response(&c, &op->responses[i], false);
             }
-            chunk_put(&c.e, "]");
+            view_put(&c.e, "]");
             key(&c, &first, "schemas");
-            chunk_put(&c.e, "{");
+            view_put(&c.e, "{");
             /* The queue grows while it is written: what a schema references comes after it. */
             for (size_t q = 0; q < c.n_queue && !c.e.rc; q++) {
                 const spec_schema *s = &api->schemas[c.queue[q]];
-                if (q) chunk_put(&c.e, ",");
+                if (q) view_put(&c.e, ",");
                 core_buf kb;
                 core_buf_init(&kb, 0);
                 if (core_buf_printf(&kb, "#%s", s->pointer ? s->pointer : s->name))
                     c.e.rc = APIDEX_ENOMEM;
                 else
-                    chunk_put_json_strn(&c.e, kb.data, kb.len);
+                    view_put_json_strn(&c.e, kb.data, kb.len);
                 core_buf_free(&kb);
-                chunk_put(&c.e, ":");
+                view_put(&c.e, ":");
                 scan_refs(&c, s->node, 0);
-                chunk_put_json(&c.e, s->node.node);
+                view_put_json(&c.e, s->node.node);
             }
-            chunk_put(&c.e, "}");
+            view_put(&c.e, "}");
         }
     }
-    chunk_put(&c.e, "}");
+    view_put(&c.e, "}");
     core_arena_free(c.arena);
     free(c.listed);
     free(c.queue);
