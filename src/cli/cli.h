@@ -167,6 +167,12 @@ enum { CLI_FLAGS_HELP = -2 };
     struct the table's offsets are in. */
 int cli_flags_take(const char *cmd, const cli_flag_table *t, void (*usage)(FILE *), int argc,
                    char **argv, int *i, void *opts);
+/** Parses argv[1..argc) of a command that takes the flags of t and one task, a quoted
+    phrase: *task (NULL on entry) gets it. CLI_OK; CLI_FLAGS_HELP after usage printed --help;
+    CLI_USAGE after saying why (a flag's error, an unknown flag, an unquoted task, no task:
+    the usage error `missing`, an empty one). */
+int cli_flags_take_task(const char *cmd, const cli_flag_table *t, void (*usage)(FILE *), int argc,
+                        char **argv, void *opts, const char **task, const char *missing);
 /** The --help text of t: its rows' help lines in order. */
 void cli_flags_help(const cli_flag_table *t, FILE *out);
 /** Visits every flag row of t (through its includes), in order. */

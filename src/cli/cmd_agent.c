@@ -322,16 +322,9 @@ int cli_cmd_agent(int argc, char **argv)
 {
     agent_opts ao = {0};
     const char *task = NULL;
-    for (int i = 1; i < argc; i++) {
-        int r = cli_flags_take("agent", &cli_agent_table, agent_usage_text, argc, argv, &i, &ao);
-        if (r == CLI_FLAGS_HELP) return CLI_OK;
-        if (r < 0) return CLI_USAGE;
-        if (r) continue;
-        const char *a = argv[i];
-        if (a[0] == '-' && a[1]) return cli_arg_unknown("agent", a);
-        if (task) return cli_arg_unquoted("agent", task, argc, argv, i);
-        task = a;
-    }
+    int r = cli_flags_take_task("agent", &cli_agent_table, agent_usage_text, argc, argv, &ao, &task,
+                                "name the task: apidex agent \"TASK\"");
+    if (r) return r == CLI_FLAGS_HELP ? CLI_OK : r;
     agent_discover_options o = ao.o;
     o.tools = ao.tools == 0 ? AGENT_TOOLS_SUMMARY : AGENT_TOOLS_QUERY;
     o.max_steps = (unsigned)ao.max_steps;
@@ -339,8 +332,6 @@ int cli_cmd_agent(int argc, char **argv)
     size_t n_apis = ao.n_apis;
     bool json = ao.json, verbose = ao.verbose;
     cli_llm_flags lf = ao.llm;
-    if (!task) return cli_usage_error("agent", "name the task: apidex agent \"TASK\"");
-    if (cli_check_task("agent", task)) return CLI_USAGE;
     if (n_apis) o.apis = apis;
     if (verbose) {
         o.trace = cli_trace_stderr;
