@@ -521,6 +521,42 @@ struct serve_call_config;
     cli_serve_calls_close after. */
 int cli_serve_calls_open(cli_serve_calls *c, struct serve_call_config *cfg, apidex_error *err);
 void cli_serve_calls_close(cli_serve_calls *c);
+/* ---- what serve and mcp answer with (server_run.c) */
+typedef struct cli_server cli_server;
+struct agent_llm;
+struct mcp_server_options;
+struct serve_db;
+struct mcp_server;
+/** Opens what `apidex CMD` (serve, mcp) answers with: the search of embed (--mode) weighing
+    reported uses by usage_prior, answering from all versions or the newest (all_versions),
+    and the LLM of llm (NULL: none, context only). A CLI_* code (said); *out then NULL.
+    cli_server_free after. */
+int cli_server_new(const char *cmd, const cli_embed_flags *embed, double usage_prior,
+                   int all_versions, const cli_llm_flags *llm, cli_server **out);
+/** The LLM it answers with, NULL when none. */
+struct agent_llm *cli_server_llm(const cli_server *s);
+/** Opens the call rules of calls (borrowed until cli_server_free), the index at db_path
+    (looked for again every interval seconds) and the MCP server of mo (its llm and calls set
+    here). 0 or an APIDEX_* code with err set: cli_server_failed says it. */
+int cli_server_open(cli_server *s, const char *db_path, double interval, cli_serve_calls *calls,
+                    struct mcp_server_options *mo, apidex_error *err);
+struct serve_db *cli_server_db(const cli_server *s);
+struct mcp_server *cli_server_mcp(const cli_server *s);
+const struct serve_call_config *cli_server_calls(const cli_server *s);
+/** Prints err (and, for a missing index, how to build it at db_path); the CLI_* code. */
+int cli_server_failed(const cli_server *s, const char *db_path, int rc, const apidex_error *err);
+/** Appends "search: ...; ASK: ...; calls: ..." of the start line (ask: "ask", "ask_api"). */
+void cli_server_describe(const cli_server *s, const char *ask, core_buf *out);
+/** Closes the MCP server, the index, the call rules, the LLM and the embedder; NULL: no-op. */
+void cli_server_free(cli_server *s);
+/** Makes SIGINT and SIGTERM wake cli_stop_wait and ignores SIGPIPE: CLI_OK, or CLI_FAILURE
+    after "apidex CMD: pipe: why". */
+int cli_stop_on_signals(const char *cmd);
+/** Waits for SIGINT or SIGTERM, then says "apidex CMD: stopping (signal N)" on stderr. */
+void cli_stop_wait(const char *cmd);
+/** Writes "PORT\n" to path (NULL, or a file that cannot be written: nothing). */
+void cli_port_file_write(const char *path, unsigned port);
+
 /** True when stderr is a terminal (progress bars). */
 int cli_stderr_is_tty(void);
 
