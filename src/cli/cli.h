@@ -311,6 +311,14 @@ struct store_index;
     title: store_resolve_api) and is replaced by its id (owned by idx); else a usage error
     naming the closest ids. A CLI_* code. */
 int cli_check_apis(const char *cmd, struct store_index *idx, const char **apis, size_t n_apis);
+struct search_engine;
+/** Opens the index at db read-only and its search engine: 0, or an APIDEX_* code with err set
+    and *idx and *eng NULL (nothing left open). store_close and search_engine_close after. */
+int cli_index_search_open(const char *db, struct store_index **idx, struct search_engine **eng,
+                          apidex_error *err);
+/** Prints what a writer built into b to stdout (failed, the writer's status: nothing) and
+    frees b: CLI_OK, or CLI_FAILURE when failed. */
+int cli_buf_print(core_buf *b, int failed);
 /** --color WHEN for human output. */
 typedef enum { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER } cli_color;
 /** The --color values, indexed by cli_color (NULL-terminated). */

@@ -209,8 +209,7 @@ int cli_eval_agent(const char *db, const eval_set *set, const cli_eval_agent_arg
         .limit = a->limit,
         .progress = eval_progress,
         .progress_ctx = &progress};
-    int rc = store_open(db, true, &idx, &err);
-    if (!rc) rc = search_engine_open(idx, &eng, &err);
+    int rc = cli_index_search_open(db, &idx, &eng, &err);
     if (!rc) rc = eval_agent_run(llm, eng, idx, set, &o, &r, &err);
     if (rc) {
         cli_print_error(&err);
@@ -218,12 +217,8 @@ int cli_eval_agent(const char *db, const eval_set *set, const cli_eval_agent_arg
     } else {
         core_buf b;
         core_buf_init(&b, 0);
-        if (a->json ? eval_agent_report_json(r, a->per_query, &b)
-                    : eval_agent_report_text(r, a->per_query, &b))
-            code = CLI_FAILURE;
-        else
-            fputs(b.data, stdout);
-        core_buf_free(&b);
+        code = cli_buf_print(&b, a->json ? eval_agent_report_json(r, a->per_query, &b)
+                                         : eval_agent_report_text(r, a->per_query, &b));
     }
     eval_agent_report_free(r);
     search_engine_close(eng);
@@ -346,8 +341,7 @@ int cli_cmd_agent(int argc, char **argv)
     store_index *idx = NULL;
     search_engine *eng = NULL;
     agent_discovery *d = NULL;
-    int rc = store_open(cli_db_path(db), true, &idx, &err);
-    if (!rc) rc = search_engine_open(idx, &eng, &err);
+    int rc = cli_index_search_open(cli_db_path(db), &idx, &eng, &err);
     if (rc) {
         cli_print_error(&err);
         code = CLI_FAILURE;
@@ -359,11 +353,7 @@ int cli_cmd_agent(int argc, char **argv)
     } else if (json) {
         core_buf b;
         core_buf_init(&b, 0);
-        if (agent_discovery_write_json(d, task, o.tools, &b))
-            code = CLI_FAILURE;
-        else
-            fputs(b.data, stdout);
-        core_buf_free(&b);
+        code = cli_buf_print(&b, agent_discovery_write_json(d, task, o.tools, &b));
     } else {
         print_discovery(d);
     }

@@ -177,11 +177,7 @@ int cli_cmd_ask(int argc, char **argv)
     } else if (json) {
         core_buf b;
         core_buf_init(&b, 0);
-        if (agent_answer_write_json(ans, &b))
-            code = CLI_FAILURE;
-        else
-            fputs(b.data, stdout);
-        core_buf_free(&b);
+        code = cli_buf_print(&b, agent_answer_write_json(ans, &b));
     } else {
         print_answer(ans, streamed && ans->llm_used, o.budget);
     }

@@ -170,11 +170,8 @@ int cli_cmd_run(int argc, char **argv)
     if (run) {
         core_buf b;
         core_buf_init(&b, 0);
-        if (json ? agent_run_write_json(run, &b) : agent_run_write_text(run, &b))
+        if (cli_buf_print(&b, json ? agent_run_write_json(run, &b) : agent_run_write_text(run, &b)))
             code = CLI_FAILURE;
-        else
-            fputs(b.data ? b.data : "", stdout);
-        core_buf_free(&b);
         if (code == CLI_OK && !run->answer) code = CLI_PROBLEMS;
     }
     agent_run_free(run);
