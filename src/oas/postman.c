@@ -519,13 +519,7 @@ static int add_request(pm_walk *w, const jt_node *item, const char *ptr, const c
     const char *ctype = NULL;
     pm_header_params(c, jt_is(req, JT_OBJECT) ? jt_get(req, "header") : NULL, &params, &ctype);
 
-    if (w->n_ops == w->cap_ops) {
-        size_t cap = w->cap_ops ? w->cap_ops * 2 : 32;
-        pm_op *o = realloc(w->ops, cap * sizeof *o);
-        if (!o) return APIDEX_ENOMEM;
-        w->ops = o;
-        w->cap_ops = cap;
-    }
+    if (core_array_grow(&w->ops, &w->cap_ops, w->n_ops, sizeof *w->ops, 32)) return APIDEX_ENOMEM;
     pm_op *op = &w->ops[w->n_ops++];
     *op = (pm_op){.method = method, .path = path, .pointer = ptr, .hash = u.hash};
     op->origin = origin_index(w, u.origin);
