@@ -472,17 +472,10 @@ static size_t origin_index(pm_walk *w, const char *origin)
         w->origin_uses[idx]++;
         return idx;
     }
-    if (w->n_origins == w->cap_origins) {
-        size_t cap = w->cap_origins ? w->cap_origins * 2 : 8;
-        const char **o = realloc(w->origins, cap * sizeof *o);
-        size_t *u = o ? realloc(w->origin_uses, cap * sizeof *u) : NULL;
-        if (o) w->origins = o;
-        if (!o || !u) {
-            w->c->oom = true;
-            return SIZE_MAX;
-        }
-        w->origin_uses = u;
-        w->cap_origins = cap;
+    if (core_array_grow2(&w->origins, sizeof *w->origins, &w->origin_uses, sizeof *w->origin_uses,
+                         &w->cap_origins, w->n_origins, 8)) {
+        w->c->oom = true;
+        return SIZE_MAX;
     }
     if (spec_strmap_put(&w->origin_idx, url, strlen(url), w->n_origins)) w->c->oom = true;
     w->origins[w->n_origins] = url;
