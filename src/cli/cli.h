@@ -557,6 +557,8 @@ int cli_server_failed(const cli_server *s, const char *db_path, int rc, const ap
 void cli_server_describe(const cli_server *s, const char *ask, core_buf *out);
 /** Closes the MCP server, the index, the call rules, the LLM and the embedder; NULL: no-op. */
 void cli_server_free(cli_server *s);
+/** Makes SIGINT and SIGTERM call on_stop and ignores SIGPIPE. */
+void cli_signals_catch(void (*on_stop)(int sig));
 /** Makes SIGINT and SIGTERM wake cli_stop_wait and ignores SIGPIPE: CLI_OK, or CLI_FAILURE
     after "apidex CMD: pipe: why". */
 int cli_stop_on_signals(const char *cmd);

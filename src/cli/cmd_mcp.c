@@ -105,12 +105,7 @@ int cli_cmd_mcp(int argc, char **argv)
         cli_server_free(s);
         return code;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    cli_signals_catch(on_signal);
     char shown_db[1024];
     core_buf line;
     core_buf_init(&line, 0);

@@ -128,18 +128,23 @@ static void on_stop_signal(int sig)
     (void)w;
 }
 
+void cli_signals_catch(void (*on_stop)(int sig))
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
 int cli_stop_on_signals(const char *cmd)
 {
     if (core_sys_pipe_cloexec(stop_pipe) != 0) {
         fprintf(stderr, "apidex %s: pipe: %s\n", cmd, strerror(errno));
         return CLI_FAILURE;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    cli_signals_catch(on_stop_signal);
     return CLI_OK;
 }
 
