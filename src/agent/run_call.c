@@ -56,10 +56,16 @@ void agent_run_executor_free(agent_run_executor *x)
     free(x);
 }
 
+/* An operation of the index with its API, and both as the loaded document has them. */
+typedef struct resolved {
+    const store_operation *sop;
+    const store_api *sapi;
+    const spec_api *api;
+    const spec_operation *op;
+} resolved;
+
 /* The operation of the index named id, its API loaded: 0, or APIDEX_EINVAL (err says why). */
-static int resolve(agent_run_executor *x, const char *id, const store_operation **sop_out,
-                   const store_api **sapi_out, const spec_api **api_out,
-                   const spec_operation **op_out, apidex_error *err)
+static int resolve(agent_run_executor *x, const char *id, resolved *out, apidex_error *err)
 {
     const store_operation *ops = NULL;
     const store_api *apis = NULL;
@@ -94,27 +100,22 @@ static int resolve(agent_run_executor *x, const char *id, const store_operation 
     if (!op)
         return core_error_set(err, APIDEX_EINVAL, "%s %s is no longer in the document of %s",
                               sop->method, sop->path, sapi->id);
-    *sop_out = sop;
-    *sapi_out = sapi;
-    *api_out = l->api;
-    *op_out = op;
+    *out = (resolved){.sop = sop, .sapi = sapi, .api = l->api, .op = op};
     return 0;
 }
 
 int agent_run_describe(void *ctx, const char *operation_id, core_buf *out, apidex_error *err)
 {
-    agent_run_executor *x = ctx;
-    const store_operation *sop;
-    const store_api *sapi;
-    const spec_api *api;
-    const spec_operation *op;
-    int rc = resolve(x, operation_id, &sop, &sapi, &api, &op, err);
+    resolved r;
+    int rc = resolve(ctx, operation_id, &r, err);
     if (rc == APIDEX_EINVAL) { /* the model still sees what the index knows */
         core_buf_printf(out, "(no details: %s)\n", err->message);
         core_error_clear(err);
         return 0;
     }
     if (rc) return rc;
+    const spec_api *api = r.api;
+    const spec_operation *op = r.op;
     core_buf j;
     core_buf_init(&j, 0);
     rc = view_detail_json(api, op, VIEW_DETAIL_CALL, &j);
@@ -145,11 +146,8 @@ int agent_run_call(void *ctx, const char *operation_id, struct json_object *para
     agent_run_executor *x = ctx;
     *status = 0;
     *request = *body_out = *shaped = NULL;
-    const store_operation *sop;
-    const store_api *sapi;
-    const spec_api *api;
-    const spec_operation *op;
-    int rc = resolve(x, operation_id, &sop, &sapi, &api, &op, err);
+    resolved res;
+    int rc = resolve(x, operation_id, &res, err);
     if (rc) return rc;
     size_t n_in = 0;
     const char **in = exec_params_from_json(arena, params, &n_in, err);
@@ -158,22 +156,22 @@ int agent_run_call(void *ctx, const char *operation_id, struct json_object *para
         .params = in,
         .n_params = n_in,
         .body = body ? json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN) : NULL,
-        .server = server_for(x, sapi->id),
-        .overrides = sapi->overrides,
+        .server = server_for(x, res.sapi->id),
+        .overrides = res.sapi->overrides,
         .token_fn = x->opt.token_fn,
         .token_ctx = x->opt.token_ctx,
-        .operation_id = sop->id,
+        .operation_id = res.sop->id,
         .allow_hosts = x->opt.policy.allowed_hosts,
         .n_allow_hosts = x->opt.policy.n_allowed_hosts};
     exec_request r;
-    rc = exec_build(api, op, &bo, &r, err);
+    rc = exec_build(res.api, res.op, &bo, &r, err);
     if (rc) return rc;
     *request = core_arena_printf(arena, "%s %s%s%s", r.method, exec_mask(&r, r.url, r.arena),
                                  r.body ? " " : "", r.body ? exec_mask(&r, r.body, r.arena) : "");
     exec_call_options co = {.policy = x->opt.policy, .shape = x->opt.shape};
     exec_response *resp = NULL;
     json_object *o = NULL;
-    rc = exec_call(&r, api, op, &co, &resp, &o, err);
+    rc = exec_call(&r, res.api, res.op, &co, &resp, &o, err);
     if (!rc) {
         *status = resp->status;
         *body_out = core_arena_strndup(arena, resp->body ? resp->body : "", resp->body_len);

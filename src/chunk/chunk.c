@@ -333,6 +333,22 @@ static int count_tokens(build *b, chunk *c)
     return 0;
 }
 
+/* Adds the chunk of operation oi: its id, metadata, content (n bytes; text_too: its text
+   too) and token count. NULL with *rc set on error. */
+static chunk *push_op(build *b, size_t oi, const char *s, size_t n, bool text_too, int *rc)
+{
+    chunk *c = push(b);
+    if (!c) {
+        *rc = APIDEX_ENOMEM;
+        return NULL;
+    }
+    c->id = dup(b, b->api->ops[oi].id);
+    *rc = op_meta(b, c, oi);
+    if (!*rc) *rc = set_content(b, c, s, n, text_too);
+    if (!*rc) *rc = count_tokens(b, c);
+    return *rc ? NULL : c;
+}
+
 static int endpoint_re(build *b)
 {
     core_buf buf;
@@ -341,13 +357,7 @@ static int endpoint_re(build *b)
     for (size_t oi = 0; oi < b->api->n_ops && !rc; oi++) {
         core_buf_reset(&buf);
         rc = op_json(b, oi, PREP_REMOVE_EXAMPLES, &buf);
-        chunk *c = rc ? NULL : push(b);
-        if (!rc && !c) rc = APIDEX_ENOMEM;
-        if (rc) break;
-        c->id = dup(b, b->api->ops[oi].id);
-        rc = op_meta(b, c, oi);
-        if (!rc) rc = set_content(b, c, buf.data, buf.len, true);
-        if (!rc) rc = count_tokens(b, c);
+        if (!rc) push_op(b, oi, buf.data, buf.len, true, &rc);
     }
     core_buf_free(&buf);
     return rc;
@@ -380,13 +390,7 @@ static int endpoint_rf(build *b)
             rc = view_clean_text(po, parts[i], 0, &buf, &b->l->prep);
             if (!rc && buf.len > before) rc = core_buf_putc(&buf, '\n');
         }
-        chunk *c = rc ? NULL : push(b);
-        if (!rc && !c) rc = APIDEX_ENOMEM;
-        if (rc) break;
-        c->id = dup(b, op->id);
-        rc = op_meta(b, c, oi);
-        if (!rc) rc = set_content(b, c, buf.data, buf.len, true);
-        if (!rc) rc = count_tokens(b, c);
+        if (!rc) push_op(b, oi, buf.data, buf.len, true, &rc);
     }
     core_buf_free(&buf);
     return rc;
@@ -412,14 +416,8 @@ static int described(build *b)
             rc = view_example_query(api, op, &opt->prep, &text);
         else if (!rc)
             rc = view_describe_operation(api, op, &opt->prep, &text);
-        chunk *c = rc ? NULL : push(b);
-        if (!rc && !c) rc = APIDEX_ENOMEM;
-        if (rc) break;
-        c->id = dup(b, op->id);
-        rc = op_meta(b, c, oi);
-        if (!rc) rc = set_content(b, c, content.data, content.len, false);
-        if (!rc) rc = set_text(b, c, text.data, text.len);
-        if (!rc) rc = count_tokens(b, c);
+        chunk *c = rc ? NULL : push_op(b, oi, content.data, content.len, false, &rc);
+        if (c) rc = set_text(b, c, text.data, text.len);
     }
     core_buf_free(&content);
     core_buf_free(&text);
@@ -510,14 +508,8 @@ static int hybrid(build *b)
         core_buf_reset(&buf);
         refs.n = 0;
         rc = view_render_operation(api, &api->ops[oi], &ro, &buf, &refs);
-        chunk *c = rc ? NULL : push(b);
-        if (!rc && !c) rc = APIDEX_ENOMEM;
-        if (rc) break;
-        c->id = dup(b, api->ops[oi].id);
-        rc = op_meta(b, c, oi);
-        if (!rc) rc = set_content(b, c, buf.data, buf.len, true);
-        if (!rc) rc = count_tokens(b, c);
-        if (!rc) rc = ref_ids(b, c, &refs, has_chunk, ids);
+        chunk *c = rc ? NULL : push_op(b, oi, buf.data, buf.len, true, &rc);
+        if (c) rc = ref_ids(b, c, &refs, has_chunk, ids);
     }
     size_t n_op_chunks = b->l->n - first_op_chunk;
     /* Pass 3: schema chunks. */

@@ -1,6 +1,7 @@
 /*
  * Argument checks every command shares: numbers in a range, values from a fixed set,
- * unknown commands and flags with the nearest known one, empty tasks, --color.
+ * unknown commands and flags with the nearest known one, empty tasks, --color; the index
+ * and search engine commands open, and the text a writer built printed.
  *
  * Each check prints one line that names the command, the flag, what it takes and what it
  * got, then a one-line pointer to --help (never the whole usage: it buries the reason).
@@ -13,6 +14,7 @@
 #include "chunk/chunk.h"
 #include "exec/exec.h"
 #include "net/net.h"
+#include "search/search.h"
 #include "store/store.h"
 
 #include <ctype.h>
@@ -282,6 +284,27 @@ int cli_check_apis(const char *cmd, store_index *idx, const char **apis, size_t 
         apis[i] = all[at].id; /* the id from here on: filters compare ids */
     }
     return CLI_OK;
+}
+
+int cli_index_search_open(const char *db, store_index **idx, search_engine **eng, apidex_error *err)
+{
+    *eng = NULL;
+    int rc = store_open(db, true, idx, err);
+    if (!rc) rc = search_engine_open(*idx, eng, err);
+    if (rc) {
+        search_engine_close(*eng);
+        store_close(*idx);
+        *eng = NULL;
+        *idx = NULL;
+    }
+    return rc;
+}
+
+int cli_buf_print(core_buf *b, int failed)
+{
+    if (!failed) fputs(b->data ? b->data : "", stdout);
+    core_buf_free(b);
+    return failed ? CLI_FAILURE : CLI_OK;
 }
 
 bool cli_arg_strategy(const char *cmd, const char *flag, const char *value)

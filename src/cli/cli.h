@@ -167,6 +167,12 @@ enum { CLI_FLAGS_HELP = -2 };
     struct the table's offsets are in. */
 int cli_flags_take(const char *cmd, const cli_flag_table *t, void (*usage)(FILE *), int argc,
                    char **argv, int *i, void *opts);
+/** Parses argv[1..argc) of a command that takes the flags of t and one task, a quoted
+    phrase: *task (NULL on entry) gets it. CLI_OK; CLI_FLAGS_HELP after usage printed --help;
+    CLI_USAGE after saying why (a flag's error, an unknown flag, an unquoted task, no task:
+    the usage error `missing`, an empty one). */
+int cli_flags_take_task(const char *cmd, const cli_flag_table *t, void (*usage)(FILE *), int argc,
+                        char **argv, void *opts, const char **task, const char *missing);
 /** The --help text of t: its rows' help lines in order. */
 void cli_flags_help(const cli_flag_table *t, FILE *out);
 /** Visits every flag row of t (through its includes), in order. */
@@ -305,6 +311,14 @@ struct store_index;
     title: store_resolve_api) and is replaced by its id (owned by idx); else a usage error
     naming the closest ids. A CLI_* code. */
 int cli_check_apis(const char *cmd, struct store_index *idx, const char **apis, size_t n_apis);
+struct search_engine;
+/** Opens the index at db read-only and its search engine: 0, or an APIDEX_* code with err set
+    and *idx and *eng NULL (nothing left open). store_close and search_engine_close after. */
+int cli_index_search_open(const char *db, struct store_index **idx, struct search_engine **eng,
+                          apidex_error *err);
+/** Prints what a writer built into b to stdout (failed, the writer's status: nothing) and
+    frees b: CLI_OK, or CLI_FAILURE when failed. */
+int cli_buf_print(core_buf *b, int failed);
 /** --color WHEN for human output. */
 typedef enum { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER } cli_color;
 /** The --color values, indexed by cli_color (NULL-terminated). */
@@ -515,6 +529,44 @@ struct serve_call_config;
     cli_serve_calls_close after. */
 int cli_serve_calls_open(cli_serve_calls *c, struct serve_call_config *cfg, apidex_error *err);
 void cli_serve_calls_close(cli_serve_calls *c);
+/* ---- what serve and mcp answer with (server_run.c) */
+typedef struct cli_server cli_server;
+struct agent_llm;
+struct mcp_server_options;
+struct serve_db;
+struct mcp_server;
+/** Opens what `apidex CMD` (serve, mcp) answers with: the search of embed (--mode) weighing
+    reported uses by usage_prior, answering from all versions or the newest (all_versions),
+    and the LLM of llm (NULL: none, context only). A CLI_* code (said); *out then NULL.
+    cli_server_free after. */
+int cli_server_new(const char *cmd, const cli_embed_flags *embed, double usage_prior,
+                   int all_versions, const cli_llm_flags *llm, cli_server **out);
+/** The LLM it answers with, NULL when none. */
+struct agent_llm *cli_server_llm(const cli_server *s);
+/** Opens the call rules of calls (borrowed until cli_server_free), the index at db_path
+    (looked for again every interval seconds) and the MCP server of mo (its llm and calls set
+    here). 0 or an APIDEX_* code with err set: cli_server_failed says it. */
+int cli_server_open(cli_server *s, const char *db_path, double interval, cli_serve_calls *calls,
+                    struct mcp_server_options *mo, apidex_error *err);
+struct serve_db *cli_server_db(const cli_server *s);
+struct mcp_server *cli_server_mcp(const cli_server *s);
+const struct serve_call_config *cli_server_calls(const cli_server *s);
+/** Prints err (and, for a missing index, how to build it at db_path); the CLI_* code. */
+int cli_server_failed(const cli_server *s, const char *db_path, int rc, const apidex_error *err);
+/** Appends "search: ...; ASK: ...; calls: ..." of the start line (ask: "ask", "ask_api"). */
+void cli_server_describe(const cli_server *s, const char *ask, core_buf *out);
+/** Closes the MCP server, the index, the call rules, the LLM and the embedder; NULL: no-op. */
+void cli_server_free(cli_server *s);
+/** Makes SIGINT and SIGTERM call on_stop and ignores SIGPIPE. */
+void cli_signals_catch(void (*on_stop)(int sig));
+/** Makes SIGINT and SIGTERM wake cli_stop_wait and ignores SIGPIPE: CLI_OK, or CLI_FAILURE
+    after "apidex CMD: pipe: why". */
+int cli_stop_on_signals(const char *cmd);
+/** Waits for SIGINT or SIGTERM, then says "apidex CMD: stopping (signal N)" on stderr. */
+void cli_stop_wait(const char *cmd);
+/** Writes "PORT\n" to path (NULL, or a file that cannot be written: nothing). */
+void cli_port_file_write(const char *path, unsigned port);
+
 /** True when stderr is a terminal (progress bars). */
 int cli_stderr_is_tty(void);
 

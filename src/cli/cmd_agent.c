@@ -209,8 +209,7 @@ int cli_eval_agent(const char *db, const eval_set *set, const cli_eval_agent_arg
         .limit = a->limit,
         .progress = eval_progress,
         .progress_ctx = &progress};
-    int rc = store_open(db, true, &idx, &err);
-    if (!rc) rc = search_engine_open(idx, &eng, &err);
+    int rc = cli_index_search_open(db, &idx, &eng, &err);
     if (!rc) rc = eval_agent_run(llm, eng, idx, set, &o, &r, &err);
     if (rc) {
         cli_print_error(&err);
@@ -218,12 +217,8 @@ int cli_eval_agent(const char *db, const eval_set *set, const cli_eval_agent_arg
     } else {
         core_buf b;
         core_buf_init(&b, 0);
-        if (a->json ? eval_agent_report_json(r, a->per_query, &b)
-                    : eval_agent_report_text(r, a->per_query, &b))
-            code = CLI_FAILURE;
-        else
-            fputs(b.data, stdout);
-        core_buf_free(&b);
+        code = cli_buf_print(&b, a->json ? eval_agent_report_json(r, a->per_query, &b)
+                                         : eval_agent_report_text(r, a->per_query, &b));
     }
     eval_agent_report_free(r);
     search_engine_close(eng);
@@ -322,16 +317,9 @@ int cli_cmd_agent(int argc, char **argv)
 {
     agent_opts ao = {0};
     const char *task = NULL;
-    for (int i = 1; i < argc; i++) {
-        int r = cli_flags_take("agent", &cli_agent_table, agent_usage_text, argc, argv, &i, &ao);
-        if (r == CLI_FLAGS_HELP) return CLI_OK;
-        if (r < 0) return CLI_USAGE;
-        if (r) continue;
-        const char *a = argv[i];
-        if (a[0] == '-' && a[1]) return cli_arg_unknown("agent", a);
-        if (task) return cli_arg_unquoted("agent", task, argc, argv, i);
-        task = a;
-    }
+    int r = cli_flags_take_task("agent", &cli_agent_table, agent_usage_text, argc, argv, &ao, &task,
+                                "name the task: apidex agent \"TASK\"");
+    if (r) return r == CLI_FLAGS_HELP ? CLI_OK : r;
     agent_discover_options o = ao.o;
     o.tools = ao.tools == 0 ? AGENT_TOOLS_SUMMARY : AGENT_TOOLS_QUERY;
     o.max_steps = (unsigned)ao.max_steps;
@@ -339,8 +327,6 @@ int cli_cmd_agent(int argc, char **argv)
     size_t n_apis = ao.n_apis;
     bool json = ao.json, verbose = ao.verbose;
     cli_llm_flags lf = ao.llm;
-    if (!task) return cli_usage_error("agent", "name the task: apidex agent \"TASK\"");
-    if (cli_check_task("agent", task)) return CLI_USAGE;
     if (n_apis) o.apis = apis;
     if (verbose) {
         o.trace = cli_trace_stderr;
@@ -355,8 +341,7 @@ int cli_cmd_agent(int argc, char **argv)
     store_index *idx = NULL;
     search_engine *eng = NULL;
     agent_discovery *d = NULL;
-    int rc = store_open(cli_db_path(db), true, &idx, &err);
-    if (!rc) rc = search_engine_open(idx, &eng, &err);
+    int rc = cli_index_search_open(cli_db_path(db), &idx, &eng, &err);
     if (rc) {
         cli_print_error(&err);
         code = CLI_FAILURE;
@@ -368,11 +353,7 @@ int cli_cmd_agent(int argc, char **argv)
     } else if (json) {
         core_buf b;
         core_buf_init(&b, 0);
-        if (agent_discovery_write_json(d, task, o.tools, &b))
-            code = CLI_FAILURE;
-        else
-            fputs(b.data, stdout);
-        core_buf_free(&b);
+        code = cli_buf_print(&b, agent_discovery_write_json(d, task, o.tools, &b));
     } else {
         print_discovery(d);
     }

@@ -140,23 +140,14 @@ int cli_cmd_ask(int argc, char **argv)
 {
     ask_opts ao = {0};
     const char *question = NULL;
-    for (int i = 1; i < argc; i++) {
-        int r = cli_flags_take("ask", &cli_ask_table, ask_usage, argc, argv, &i, &ao);
-        if (r == CLI_FLAGS_HELP) return CLI_OK;
-        if (r < 0) return CLI_USAGE;
-        if (r) continue;
-        const char *a = argv[i];
-        if (a[0] == '-' && a[1]) return cli_arg_unknown("ask", a);
-        if (question) return cli_arg_unquoted("ask", question, argc, argv, i);
-        question = a;
-    }
+    int r = cli_flags_take_task("ask", &cli_ask_table, ask_usage, argc, argv, &ao, &question,
+                                "ask a question: apidex ask \"QUESTION\"");
+    if (r) return r == CLI_FLAGS_HELP ? CLI_OK : r;
     agent_ask_options o = ao.o;
     const char **apis = ao.apis, *db = ao.db;
     size_t n_apis = ao.n_apis;
     bool json = ao.json, stream = ao.stream, no_cache = ao.no_cache;
     cli_llm_flags lf = ao.llm;
-    if (!question) return cli_usage_error("ask", "ask a question: apidex ask \"QUESTION\"");
-    if (cli_check_task("ask", question)) return CLI_USAGE;
     if (n_apis) o.apis = apis;
     if (no_cache) o.cache_ttl_s = -1;
     if (!o.budget) o.budget = 4000;
@@ -186,11 +177,7 @@ int cli_cmd_ask(int argc, char **argv)
     } else if (json) {
         core_buf b;
         core_buf_init(&b, 0);
-        if (agent_answer_write_json(ans, &b))
-            code = CLI_FAILURE;
-        else
-            fputs(b.data, stdout);
-        core_buf_free(&b);
+        code = cli_buf_print(&b, agent_answer_write_json(ans, &b));
     } else {
         print_answer(ans, streamed && ans->llm_used, o.budget);
     }

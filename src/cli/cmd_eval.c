@@ -298,8 +298,7 @@ static int run_usage_check(const eval_args *a, const char *db, const eval_set *s
     core_error_clear(&err);
     store_index *idx = NULL;
     search_engine *eng = NULL;
-    int rc = store_open(db, true, &idx, &err);
-    if (!rc) rc = search_engine_open(idx, &eng, &err);
+    int rc = cli_index_search_open(db, &idx, &eng, &err);
     core_buf b;
     core_buf_init(&b, 0);
     for (const char *w = a->usage_check; !rc && *w;) {

@@ -147,12 +147,9 @@ int cli_cmd_match(int argc, char **argv)
     core_error_clear(&err);
     store_index *idx = NULL;
     search_engine *eng = NULL;
-    int rc = store_open(db, true, &idx, &err);
-    if (!rc) rc = search_engine_open(idx, &eng, &err);
+    int rc = cli_index_search_open(db, &idx, &eng, &err);
     if (rc) {
         cli_print_error(&err);
-        search_engine_close(eng);
-        store_close(idx);
         free(files);
         return CLI_FAILURE;
     }

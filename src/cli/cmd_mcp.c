@@ -1,8 +1,6 @@
 /* apidex mcp: the MCP server over stdio (one JSON-RPC message per line), for MCP clients. */
 #include "cli/cli.h"
 
-#include "agent/agent.h"
-#include "embed/embed.h"
 #include "serve/serve.h"
 
 #include <signal.h>
@@ -93,71 +91,30 @@ int cli_cmd_mcp(int argc, char **argv)
         if (r < 0) return CLI_USAGE;
         if (!r) return cli_arg_unknown("mcp", argv[i]);
     }
-    const char *db_flag = mo_.db;
-    double interval = mo_.interval, usage_prior = mo_.usage_prior;
-    int all_versions = mo_.all_versions;
-    cli_llm_flags llm_flags = mo_.llm;
-    cli_embed_flags embed_flags = mo_.embed;
-    bool no_llm = mo_.no_llm;
-    cli_serve_calls calls = mo_.calls;
-    const char *db_path = cli_db_path(db_flag);
-    serve_search_config search;
-    int code = cli_search_config(&embed_flags, &search);
+    const char *db_path = cli_db_path(mo_.db);
+    cli_server *s = NULL;
+    int code = cli_server_new("mcp", &mo_.embed, mo_.usage_prior, mo_.all_versions,
+                              mo_.no_llm ? NULL : &mo_.llm, &s);
     if (code) return code;
-    static search_params params; /* lives as long as the server */
-    search_params_default(&params);
-    params.usage_weight = usage_prior;
-    params.answer_duplicates = all_versions ? 0 : 1;
-    search.params = &params;
-    agent_llm *llm = NULL;
-    if (!no_llm && (code = cli_llm_open(&llm_flags, false, &llm)) != 0) {
-        embed_provider_close(search.embedder);
-        return code;
-    }
     apidex_error err;
     core_error_clear(&err);
-    serve_db *db = NULL;
-    mcp_server *srv = NULL;
-    serve_call_config call_cfg;
-    mcp_server_options mo = {.llm = llm, .calls = &call_cfg};
-    int rc = cli_serve_calls_open(&calls, &call_cfg, &err);
-    if (!rc) rc = serve_db_open_search(db_path, interval, &search, &db, &err);
-    if (!rc) rc = mcp_server_new(db, &mo, &srv, &err);
+    mcp_server_options mo = {0};
+    int rc = cli_server_open(s, db_path, mo_.interval, &mo_.calls, &mo, &err);
     if (rc) {
-        cli_print_error(&err);
-        char shown[1024];
-        if (rc == APIDEX_ENOTFOUND)
-            fprintf(stderr, "apidex mcp: build the index first: apidex index SPECS... --db %s\n",
-                    store_display(db_path, shown, sizeof shown));
-        serve_db_close(db);
-        cli_serve_calls_close(&calls);
-        agent_llm_close(llm);
-        embed_provider_close(search.embedder);
-        return rc == APIDEX_EINVAL || rc == APIDEX_EUNSUPPORTED ? CLI_USAGE : CLI_FAILURE;
+        code = cli_server_failed(s, db_path, rc, &err);
+        cli_server_free(s);
+        return code;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-    static const char *const modes[] = {"lexical", "dense", "hybrid"};
+    cli_signals_catch(on_signal);
     char shown_db[1024];
-    fprintf(stderr, "apidex mcp: serving %s on stdio; search: %s%s%s; ask_api: %s%s; calls: %s\n",
-            store_display(db_path, shown_db, sizeof shown_db), modes[search.mode % 3],
-            search.embedder ? " with " : "",
-            search.embedder ? embed_provider_model_id(search.embedder) : "",
-            llm ? "answers with " : "context only (no LLM configured)",
-            llm ? agent_llm_get_config(llm)->model : "",
-            !calls.allow_calls  ? "off"
-            : calls.allow_write ? "on, every method"
-                                : "on, read-only");
-    rc = mcp_serve_stdio(srv, STDIN_FILENO, STDOUT_FILENO, 4u << 20, &mcp_stop);
-    mcp_server_free(srv);
-    serve_db_close(db);
-    cli_serve_calls_close(&calls);
-    agent_llm_close(llm);
-    embed_provider_close(search.embedder);
+    core_buf line;
+    core_buf_init(&line, 0);
+    cli_server_describe(s, "ask_api", &line);
+    fprintf(stderr, "apidex mcp: serving %s on stdio; %s\n",
+            store_display(db_path, shown_db, sizeof shown_db), line.data ? line.data : "");
+    core_buf_free(&line);
+    rc = mcp_serve_stdio(cli_server_mcp(s), STDIN_FILENO, STDOUT_FILENO, 4u << 20, &mcp_stop);
+    cli_server_free(s);
     if (rc) {
         fprintf(stderr, "apidex mcp: %s\n", apidex_strerror(rc));
         return CLI_FAILURE;

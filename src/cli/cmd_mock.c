@@ -5,21 +5,9 @@
 #include "mock/mock.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-static int stop_pipe[2] = {-1, -1};
-
-static void on_stop_signal(int sig)
-{
-    unsigned char b = (unsigned char)sig;
-    ssize_t w = write(stop_pipe[1], &b, 1);
-    (void)w;
-}
 
 typedef struct mock_opts {
     const char *listen, *port_file;
@@ -182,19 +170,12 @@ int cli_cmd_mock(int argc, char **argv)
         spec_registry_free(reg);
         return rc == APIDEX_EINVAL ? CLI_USAGE : CLI_FAILURE;
     }
-    if (core_sys_pipe_cloexec(stop_pipe) != 0) {
-        fprintf(stderr, "apidex mock: pipe: %s\n", strerror(errno));
+    if (cli_stop_on_signals("mock")) {
         mock_server_stop(srv);
         mock_free(mk);
         spec_registry_free(reg);
         return CLI_FAILURE;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
 
     const char *listen = so.listen ? so.listen : "127.0.0.1:4010";
     const char *colon = strrchr(listen, ':');
@@ -212,21 +193,10 @@ int cli_cmd_mock(int argc, char **argv)
         printf("  %s http://%.*s:%u%s (%zu operation%s)\n", mounts[i].api->id, hn, host, port,
                mounts[i].base, mounts[i].api->n_ops, mounts[i].api->n_ops == 1 ? "" : "s");
     fflush(stdout);
-    if (port_file) {
-        FILE *f = fopen(port_file, "w");
-        if (f) {
-            fprintf(f, "%u\n", port);
-            fclose(f);
-        }
-    }
-    unsigned char sig = 0;
-    while (read(stop_pipe[0], &sig, 1) < 0 && errno == EINTR) {
-    }
-    fprintf(stderr, "apidex mock: stopping (signal %d)\n", sig);
+    cli_port_file_write(port_file, port);
+    cli_stop_wait("mock");
     mock_server_stop(srv);
     mock_free(mk);
     spec_registry_free(reg);
-    close(stop_pipe[0]);
-    close(stop_pipe[1]);
     return code == CLI_PROBLEMS ? CLI_PROBLEMS : CLI_OK;
 }

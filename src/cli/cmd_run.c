@@ -110,16 +110,9 @@ int cli_cmd_run(int argc, char **argv)
 {
     run_opts o = {0};
     const char *task = NULL;
-    for (int i = 1; i < argc; i++) {
-        int r = cli_flags_take("run", &cli_run_table, run_usage, argc, argv, &i, &o);
-        if (r == CLI_FLAGS_HELP) return CLI_OK;
-        if (r < 0) return CLI_USAGE;
-        if (r) continue;
-        const char *a = argv[i];
-        if (a[0] == '-' && a[1]) return cli_arg_unknown("run", a);
-        if (task) return cli_arg_unquoted("run", task, argc, argv, i);
-        task = a;
-    }
+    int r = cli_flags_take_task("run", &cli_run_table, run_usage, argc, argv, &o, &task,
+                                "give a task: apidex run \"TASK\"");
+    if (r) return r == CLI_FLAGS_HELP ? CLI_OK : r;
     const char *db = o.db;
     const char **apis = o.apis, **servers = o.servers;
     size_t n_apis = o.n_apis, n_servers = o.n_servers;
@@ -131,8 +124,6 @@ int cli_cmd_run(int argc, char **argv)
     xo.policy.allow_private = o.allow_private;
     xo.policy.timeout_ms = (long)o.timeout * 1000;
     cli_llm_flags lf = o.llm;
-    if (!task) return cli_usage_error("run", "give a task: apidex run \"TASK\"");
-    if (cli_check_task("run", task)) return CLI_USAGE;
     xo.servers = servers;
     xo.n_servers = n_servers;
     xo.policy.allowed_hosts = o.hosts;
@@ -179,11 +170,8 @@ int cli_cmd_run(int argc, char **argv)
     if (run) {
         core_buf b;
         core_buf_init(&b, 0);
-        if (json ? agent_run_write_json(run, &b) : agent_run_write_text(run, &b))
+        if (cli_buf_print(&b, json ? agent_run_write_json(run, &b) : agent_run_write_text(run, &b)))
             code = CLI_FAILURE;
-        else
-            fputs(b.data ? b.data : "", stdout);
-        core_buf_free(&b);
         if (code == CLI_OK && !run->answer) code = CLI_PROBLEMS;
     }
     agent_run_free(run);

@@ -265,16 +265,9 @@ static int run_render(search_engine *eng, search_query *q, bool json, core_buf *
 int cli_cmd_search(int argc, char **argv)
 {
     search_opts o = {0};
-    for (int i = 1; i < argc; i++) {
-        int r = cli_flags_take("search", &cli_search_table, search_usage, argc, argv, &i, &o);
-        if (r == CLI_FLAGS_HELP) return CLI_OK;
-        if (r < 0) return CLI_USAGE;
-        if (r) continue;
-        const char *a = argv[i];
-        if (a[0] == '-' && a[1]) return cli_arg_unknown("search", a);
-        if (o.q.text) return cli_arg_unquoted("search", o.q.text, argc, argv, i);
-        o.q.text = a;
-    }
+    int r = cli_flags_take_task("search", &cli_search_table, search_usage, argc, argv, &o,
+                                &o.q.text, "name the task: apidex search \"TASK\"");
+    if (r) return r == CLI_FLAGS_HELP ? CLI_OK : r;
     search_query q = o.q;
     const char **apis = o.apis;
     size_t n_apis = o.n_apis;
@@ -284,8 +277,6 @@ int cli_cmd_search(int argc, char **argv)
     cli_color color = (cli_color)o.color;
     double usage_prior = o.usage_prior;
     int all_versions = o.all_versions;
-    if (!q.text) return cli_usage_error("search", "name the task: apidex search \"TASK\"");
-    if (cli_check_task("search", q.text)) return CLI_USAGE;
     if (n_apis) q.apis = apis;
     if (o.n_tags) q.tags = o.tags;
     if (o.n_methods) q.methods = o.methods;

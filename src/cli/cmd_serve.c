@@ -1,30 +1,16 @@
 /* apidex serve: the HTTP JSON API and MCP over Streamable HTTP, until SIGINT or SIGTERM. */
 #include "cli/cli.h"
 
-#include "agent/agent.h"
-#include "embed/embed.h"
 #include "serve/serve.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 enum { MAX_CORS = 16 };
-
-/* SIGINT/SIGTERM wake the main thread through a pipe: libraries start threads of
-   their own before main (OpenBLAS), so the signal may land on any thread. */
-static int stop_pipe[2] = {-1, -1};
-
-static void on_stop_signal(int sig)
-{
-    unsigned char b = (unsigned char)sig;
-    ssize_t w = write(stop_pipe[1], &b, 1);
-    (void)w;
-}
 
 typedef struct serve_opts {
     const char *db, *registry, *listen, *token, *token_file, *access_log, *port_file;
@@ -189,11 +175,6 @@ int cli_cmd_serve(int argc, char **argv)
                *access_log = so.access_log, *port_file = so.port_file;
     const char **cors = so.cors;
     size_t n_cors = so.n_cors, sessions_per_client = so.sessions_per_client;
-    double interval = so.interval, usage_prior = so.usage_prior;
-    int all_versions = so.all_versions;
-    cli_llm_flags llm_flags = so.llm;
-    cli_embed_flags embed_flags = so.embed;
-    bool no_llm = so.no_llm, watch = so.watch;
     cli_serve_calls calls = so.calls;
     char *token_buf = NULL;
     if (!o.token && token_file && !(o.token = token_buf = read_token_file(token_file)))
@@ -214,127 +195,48 @@ int cli_cmd_serve(int argc, char **argv)
         o.access_log_fd = log_fd;
     }
 
-    serve_search_config search;
-    {
-        int code = cli_search_config(&embed_flags, &search);
-        static search_params params; /* lives as long as the server */
-        search_params_default(&params);
-        params.usage_weight = usage_prior;
-        params.answer_duplicates = all_versions ? 0 : 1;
-        search.params = &params;
-        if (code) {
-            free(token_buf);
-            if (log_fd >= 0) close(log_fd);
-            return code;
-        }
-    }
-    agent_llm *llm = NULL;
-    if (!no_llm) {
-        int code = cli_llm_open(&llm_flags, false, &llm);
-        if (code) {
-            embed_provider_close(search.embedder);
-            free(token_buf);
-            if (log_fd >= 0) close(log_fd);
-            return code;
-        }
-    }
-    o.llm = llm;
-    if (core_sys_pipe_cloexec(stop_pipe) != 0) {
-        agent_llm_close(llm);
-        embed_provider_close(search.embedder);
-        fprintf(stderr, "apidex serve: pipe: %s\n", strerror(errno));
-        free(token_buf);
-        if (log_fd >= 0) close(log_fd);
-        return CLI_FAILURE;
-    }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-
-    if (registry_flag && !watch) return cli_usage_error("serve", "--registry goes with --watch");
+    cli_server *s = NULL;
+    int code = cli_server_new("serve", &so.embed, so.usage_prior, so.all_versions,
+                              so.no_llm ? NULL : &so.llm, &s);
+    if (!code) code = cli_stop_on_signals("serve");
+    if (!code && registry_flag && !so.watch)
+        code = cli_usage_error("serve", "--registry goes with --watch");
     const char *db_path = cli_db_path(db_flag);
     cli_serve_watch *watcher = NULL;
-    if (watch) {
-        int code = cli_serve_watch_start(registry_flag, db_flag, &db_path, &watcher);
-        if (code) {
-            agent_llm_close(llm);
-            embed_provider_close(search.embedder);
-            free(token_buf);
-            if (log_fd >= 0) close(log_fd);
-            return code;
-        }
-    }
-    apidex_error err;
-    core_error_clear(&err);
-    serve_db *db = NULL;
-    mcp_server *mcp = NULL;
+    if (!code && so.watch) code = cli_serve_watch_start(registry_flag, db_flag, &db_path, &watcher);
     serve_http *http = NULL;
-    serve_call_config call_cfg;
-    mcp_server_options mo = {.private_cache = o.token != NULL,
-                             .llm = llm,
-                             .calls = &call_cfg,
-                             .max_sessions_per_client = sessions_per_client};
-    o.calls = &call_cfg;
-    int rc = cli_serve_calls_open(&calls, &call_cfg, &err);
-    if (!rc) rc = serve_db_open_search(db_path, interval, &search, &db, &err);
-    if (!rc) rc = mcp_server_new(db, &mo, &mcp, &err);
-    if (!rc) rc = serve_http_start(db, mcp, &o, &http, &err);
-    if (rc) {
-        cli_print_error(&err);
-        char shown[1024];
-        if (rc == APIDEX_ENOTFOUND)
-            fprintf(stderr, "apidex serve: build the index first: apidex index SPECS... --db %s\n",
-                    store_display(db_path, shown, sizeof shown));
-        cli_serve_watch_stop(watcher);
-        mcp_server_free(mcp);
-        serve_db_close(db);
-        cli_serve_calls_close(&calls);
-        agent_llm_close(llm);
-        embed_provider_close(search.embedder);
-        if (log_fd >= 0) close(log_fd);
-        free(token_buf);
-        return rc == APIDEX_EINVAL || rc == APIDEX_EUNSUPPORTED ? CLI_USAGE : CLI_FAILURE;
+    if (!code) {
+        apidex_error err;
+        core_error_clear(&err);
+        o.llm = cli_server_llm(s);
+        mcp_server_options mo = {.private_cache = o.token != NULL,
+                                 .max_sessions_per_client = sessions_per_client};
+        int rc = cli_server_open(s, db_path, so.interval, &calls, &mo, &err);
+        o.calls = cli_server_calls(s);
+        if (!rc) rc = serve_http_start(cli_server_db(s), cli_server_mcp(s), &o, &http, &err);
+        if (rc) code = cli_server_failed(s, db_path, rc, &err);
     }
-    const char *listen = o.listen ? o.listen : "127.0.0.1:8080";
-    const char *colon = strrchr(listen, ':');
-    static const char *const modes[] = {"lexical", "dense", "hybrid"};
-    char shown_db[1024];
-    fprintf(stderr,
-            "apidex serve: %s on http://%.*s:%u (MCP at /mcp)%s; search: %s%s%s; ask: %s%s; "
-            "calls: %s\n",
-            store_display(db_path, shown_db, sizeof shown_db), (int)(colon ? colon - listen : 0),
-            listen, serve_http_port(http), o.token ? ", bearer token required" : "",
-            modes[search.mode % 3], search.embedder ? " with " : "",
-            search.embedder ? embed_provider_model_id(search.embedder) : "",
-            llm ? "answers with " : "context only (no LLM configured)",
-            llm ? agent_llm_get_config(llm)->model : "",
-            !calls.allow_calls  ? "off"
-            : calls.allow_write ? "on, every method"
-                                : "on, read-only");
-    if (port_file) {
-        FILE *f = fopen(port_file, "w");
-        if (f) {
-            fprintf(f, "%u\n", serve_http_port(http));
-            fclose(f);
-        }
+    if (!code) {
+        const char *listen = o.listen ? o.listen : "127.0.0.1:8080";
+        const char *colon = strrchr(listen, ':');
+        char shown_db[1024];
+        core_buf line;
+        core_buf_init(&line, 0);
+        cli_server_describe(s, "ask", &line);
+        fprintf(stderr, "apidex serve: %s on http://%.*s:%u (MCP at /mcp)%s; %s\n",
+                store_display(db_path, shown_db, sizeof shown_db),
+                (int)(colon ? colon - listen : 0), listen, serve_http_port(http),
+                o.token ? ", bearer token required" : "", line.data ? line.data : "");
+        core_buf_free(&line);
+        cli_port_file_write(port_file, serve_http_port(http));
+        cli_stop_wait("serve");
     }
-    unsigned char sig = 0;
-    while (read(stop_pipe[0], &sig, 1) < 0 && errno == EINTR) {
-    }
-    fprintf(stderr, "apidex serve: stopping (signal %d)\n", sig);
     cli_serve_watch_stop(watcher);
     serve_http_stop(http);
-    mcp_server_free(mcp);
-    serve_db_close(db);
-    cli_serve_calls_close(&calls);
-    agent_llm_close(llm);
-    embed_provider_close(search.embedder);
+    cli_server_free(s);
     if (log_fd >= 0) close(log_fd);
     free(token_buf);
-    return CLI_OK;
+    return code;
 }
 
 /* Its --help text, for the command table (help.c). */

@@ -140,6 +140,23 @@ int cli_flags_take(const char *cmd, const cli_flag_table *t, void (*usage)(FILE 
     return take_value(cmd, arg, f, argv[++*i], at);
 }
 
+int cli_flags_take_task(const char *cmd, const cli_flag_table *t, void (*usage)(FILE *), int argc,
+                        char **argv, void *opts, const char **task, const char *missing)
+{
+    for (int i = 1; i < argc; i++) {
+        int r = cli_flags_take(cmd, t, usage, argc, argv, &i, opts);
+        if (r == CLI_FLAGS_HELP) return CLI_FLAGS_HELP;
+        if (r < 0) return CLI_USAGE;
+        if (r) continue;
+        const char *a = argv[i];
+        if (a[0] == '-' && a[1]) return cli_arg_unknown(cmd, a);
+        if (*task) return cli_arg_unquoted(cmd, *task, argc, argv, i);
+        *task = a;
+    }
+    if (!*task) return cli_usage_error(cmd, "%s", missing);
+    return cli_check_task(cmd, *task);
+}
+
 void cli_flags_help(const cli_flag_table *t, FILE *out)
 {
     for (size_t r = 0; r < t->n; r++) {

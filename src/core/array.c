@@ -22,3 +22,14 @@ int core_array_grow(void *items_ptr, size_t *cap, size_t n, size_t elem, size_t 
     *cap = want;
     return 0;
 }
+
+int core_array_grow2(void *a_ptr, size_t elem_a, void *b_ptr, size_t elem_b, size_t *cap, size_t n,
+                     size_t first)
+{
+    size_t cap_a = *cap, cap_b = *cap;
+    if (core_array_grow(a_ptr, &cap_a, n, elem_a, first) ||
+        core_array_grow(b_ptr, &cap_b, n, elem_b, first))
+        return APIDEX_ENOMEM;
+    *cap = cap_a;
+    return 0;
+}

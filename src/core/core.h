@@ -96,6 +96,11 @@ void core_arena_set_budget(core_arena *a, core_budget *b);
  * were. Returns 0 or APIDEX_ENOMEM. Callers keep their own limits on n (input caps).
  */
 int core_array_grow(void *items_ptr, size_t *cap, size_t n, size_t elem, size_t first);
+/** core_array_grow for two arrays of one count and capacity (paired arrays, items of elem_a
+    and elem_b bytes): both grown, or *cap as it was (an array already grown stays so, and is
+    still owned by its pointer). 0 or APIDEX_ENOMEM. */
+int core_array_grow2(void *a_ptr, size_t elem_a, void *b_ptr, size_t elem_b, size_t *cap, size_t n,
+                     size_t first);
 
 /* ---------------------------------------------------------------- buffer */
 

@@ -38,16 +38,9 @@ typedef struct yaml_builder {
 
 static int yb_push(yaml_builder *yb, jt_node *n, uint64_t w)
 {
-    if (yb->n_stack == yb->cap_stack) {
-        size_t cap = yb->cap_stack ? yb->cap_stack * 2 : 256;
-        jt_node **s = realloc(yb->stack, cap * sizeof *s);
-        if (!s) return APIDEX_ENOMEM;
-        yb->stack = s;
-        uint64_t *ws = realloc(yb->weights, cap * sizeof *ws);
-        if (!ws) return APIDEX_ENOMEM;
-        yb->weights = ws;
-        yb->cap_stack = cap;
-    }
+    if (core_array_grow2(&yb->stack, sizeof *yb->stack, &yb->weights, sizeof *yb->weights,
+                         &yb->cap_stack, yb->n_stack, 256))
+        return APIDEX_ENOMEM;
     yb->stack[yb->n_stack] = n;
     yb->weights[yb->n_stack++] = w;
     return 0;

@@ -17,13 +17,9 @@ enum { ENTRY_HIDE_DEPTH = 8, ENTRY_MAX_DEPTH = 64 };
 
 const char *exec_mcp_kind(const spec_operation *op)
 {
-    static const char *const kinds[] = {[SPEC_MCP_NONE] = NULL,
-                                        [SPEC_MCP_TOOL] = "tool",
-                                        [SPEC_MCP_RESOURCE] = "resource",
-                                        [SPEC_MCP_PROMPT] = "prompt"};
     spec_mcp_entry e;
     spec_operation_mcp(op, &e);
-    return kinds[e.kind];
+    return spec_mcp_kind_name(e.kind);
 }
 
 int exec_mcp_unknown_argument(const char *kind, const char *id, const char *name,

@@ -283,13 +283,7 @@ static const char *display_path(spec_api_int *ai, const char *real)
 static spec_doc *doc_add(spec_api_int *ai, jt_doc *tree, const char *file, const char *real,
                          bool remote)
 {
-    if (ai->n_docs == ai->cap_docs) {
-        size_t cap = ai->cap_docs ? ai->cap_docs * 2 : 16;
-        spec_doc **d = realloc(ai->docs, cap * sizeof *d);
-        if (!d) return NULL;
-        ai->docs = d;
-        ai->cap_docs = cap;
-    }
+    if (core_array_grow(&ai->docs, &ai->cap_docs, ai->n_docs, sizeof *ai->docs, 16)) return NULL;
     spec_doc *doc = core_arena_calloc(ai->arena, 1, sizeof *doc);
     if (!doc) return NULL;
     doc->tree = tree;

@@ -16,13 +16,8 @@ static long schema_new(spec_api_int *ai, spec_loc node, const char *name, const 
                        bool component)
 {
     spec_api *api = &ai->pub;
-    if (api->n_schemas == ai->cap_schemas) {
-        size_t cap = ai->cap_schemas ? ai->cap_schemas * 2 : 64;
-        spec_schema *s = realloc(api->schemas, cap * sizeof *s);
-        if (!s) return -1;
-        api->schemas = s;
-        ai->cap_schemas = cap;
-    }
+    if (core_array_grow(&api->schemas, &ai->cap_schemas, api->n_schemas, sizeof *api->schemas, 64))
+        return -1;
     size_t idx = api->n_schemas;
     spec_schema *s = &api->schemas[idx];
     memset(s, 0, sizeof *s);

@@ -518,13 +518,8 @@ static int build_responses(spec_api_int *ai, spec_loc op, spec_operation *o, con
 static int push_op(spec_api_int *ai, spec_operation **out)
 {
     spec_api *api = &ai->pub;
-    if (api->n_ops == ai->cap_ops) {
-        size_t cap = ai->cap_ops ? ai->cap_ops * 2 : 64;
-        spec_operation *ops = realloc(api->ops, cap * sizeof *ops);
-        if (!ops) return APIDEX_ENOMEM;
-        api->ops = ops;
-        ai->cap_ops = cap;
-    }
+    if (core_array_grow(&api->ops, &ai->cap_ops, api->n_ops, sizeof *api->ops, 64))
+        return APIDEX_ENOMEM;
     *out = &api->ops[api->n_ops++];
     memset(*out, 0, sizeof **out);
     return 0;

@@ -605,6 +605,7 @@ typedef enum spec_mcp_kind {
 /** What oas/mcp.c wrote on an operation made of an MCP tool, resource or prompt. */
 typedef struct spec_mcp_entry {
     spec_mcp_kind kind;   /* the first of tool, resource, prompt whose name or URI is a string */
+    spec_mcp_kind marked; /* the first of tool, resource, prompt marked, of any value */
     const char *tool;     /* the tool's name when the operation is a tool, else NULL */
     const char *resource; /* the resource's URI (template) when it is a resource */
     const char *prompt;   /* the prompt's name when it is a prompt */
@@ -620,9 +621,8 @@ typedef struct spec_mcp_entry {
 /** The MCP entry of op (kind SPEC_MCP_NONE and all unset for an operation of an OpenAPI
     document, or op NULL). */
 void spec_operation_mcp(const spec_operation *op, spec_mcp_entry *out);
-/** The first MCP mark op carries, of any value: "tool", "resource" or "prompt"; NULL for an
-    OpenAPI operation. Static strings. */
-const char *spec_operation_mcp_kind(const spec_operation *op);
+/** "tool", "resource" or "prompt" (static strings); NULL for SPEC_MCP_NONE. */
+const char *spec_mcp_kind_name(spec_mcp_kind kind);
 /**
  * Appends to out the JSON pointer ("#/paths/~1x/post/...") the $refs of op's kept schema
  * `which` were rebased onto when oas/mcp.c copied it: a $ref starting with it pointed into

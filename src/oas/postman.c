@@ -472,17 +472,10 @@ static size_t origin_index(pm_walk *w, const char *origin)
         w->origin_uses[idx]++;
         return idx;
     }
-    if (w->n_origins == w->cap_origins) {
-        size_t cap = w->cap_origins ? w->cap_origins * 2 : 8;
-        const char **o = realloc(w->origins, cap * sizeof *o);
-        size_t *u = o ? realloc(w->origin_uses, cap * sizeof *u) : NULL;
-        if (o) w->origins = o;
-        if (!o || !u) {
-            w->c->oom = true;
-            return SIZE_MAX;
-        }
-        w->origin_uses = u;
-        w->cap_origins = cap;
+    if (core_array_grow2(&w->origins, sizeof *w->origins, &w->origin_uses, sizeof *w->origin_uses,
+                         &w->cap_origins, w->n_origins, 8)) {
+        w->c->oom = true;
+        return SIZE_MAX;
     }
     if (spec_strmap_put(&w->origin_idx, url, strlen(url), w->n_origins)) w->c->oom = true;
     w->origins[w->n_origins] = url;
@@ -519,13 +512,7 @@ static int add_request(pm_walk *w, const jt_node *item, const char *ptr, const c
     const char *ctype = NULL;
     pm_header_params(c, jt_is(req, JT_OBJECT) ? jt_get(req, "header") : NULL, &params, &ctype);
 
-    if (w->n_ops == w->cap_ops) {
-        size_t cap = w->cap_ops ? w->cap_ops * 2 : 32;
-        pm_op *o = realloc(w->ops, cap * sizeof *o);
-        if (!o) return APIDEX_ENOMEM;
-        w->ops = o;
-        w->cap_ops = cap;
-    }
+    if (core_array_grow(&w->ops, &w->cap_ops, w->n_ops, sizeof *w->ops, 32)) return APIDEX_ENOMEM;
     pm_op *op = &w->ops[w->n_ops++];
     *op = (pm_op){.method = method, .path = path, .pointer = ptr, .hash = u.hash};
     op->origin = origin_index(w, u.origin);

@@ -30,6 +30,10 @@ void spec_operation_mcp(const spec_operation *op, spec_mcp_entry *out)
     out->marked_tool = jt_get(n, "x-mcp-tool") != NULL;
     out->marked_resource = jt_get(n, "x-mcp-resource") != NULL;
     out->marked_prompt = jt_get(n, "x-mcp-prompt") != NULL;
+    out->marked = out->marked_tool       ? SPEC_MCP_TOOL
+                  : out->marked_resource ? SPEC_MCP_RESOURCE
+                  : out->marked_prompt   ? SPEC_MCP_PROMPT
+                                         : SPEC_MCP_NONE;
     out->pointer = jt_get_str(n, "x-mcp-pointer");
     out->title = jt_get_str(n, "x-mcp-title");
     const jt_node *ann = jt_get(n, "x-mcp-annotations");
@@ -41,14 +45,13 @@ void spec_operation_mcp(const spec_operation *op, spec_mcp_entry *out)
         out->schema[k] = (spec_loc){jt_get(n, mcp_schema_keys[k]), op->node.doc};
 }
 
-const char *spec_operation_mcp_kind(const spec_operation *op)
+const char *spec_mcp_kind_name(spec_mcp_kind kind)
 {
-    spec_mcp_entry e;
-    spec_operation_mcp(op, &e);
-    return e.marked_tool       ? "tool"
-           : e.marked_resource ? "resource"
-           : e.marked_prompt   ? "prompt"
-                               : NULL;
+    static const char *const names[] = {[SPEC_MCP_NONE] = NULL,
+                                        [SPEC_MCP_TOOL] = "tool",
+                                        [SPEC_MCP_RESOURCE] = "resource",
+                                        [SPEC_MCP_PROMPT] = "prompt"};
+    return (unsigned)kind < sizeof names / sizeof *names ? names[kind] : NULL;
 }
 
 int spec_mcp_schema_base(const spec_operation *op, spec_mcp_schema which, core_buf *out)

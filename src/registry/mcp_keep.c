@@ -49,15 +49,9 @@ static int keep(registry_mcp *set, const mcpc_server *srv, const char *source, F
             set->named[i] = true;
             return 0;
         }
-    if (set->n == set->cap) {
-        size_t cap = set->cap ? set->cap * 2 : 8;
-        mcpc_listener **items = realloc(set->items, cap * sizeof *items);
-        if (items) set->items = items;
-        bool *named = items ? realloc(set->named, cap * sizeof *named) : NULL;
-        if (!named) return APIDEX_ENOMEM;
-        set->named = named;
-        set->cap = cap;
-    }
+    if (core_array_grow2(&set->items, sizeof *set->items, &set->named, sizeof *set->named,
+                         &set->cap, set->n, 8))
+        return APIDEX_ENOMEM;
     mcpc_listener *l = NULL;
     apidex_error err;
     core_error_clear(&err);

@@ -32,16 +32,9 @@ bool compose_out_has(const query_state *st, uint32_t op)
 
 int compose_out_push(query_state *st, uint32_t op, search_role role)
 {
-    if (st->n_out == st->cap_out) {
-        size_t cap = st->cap_out ? st->cap_out * 2 : 32;
-        uint32_t *o = realloc(st->out, cap * sizeof *o);
-        if (!o) return APIDEX_ENOMEM;
-        st->out = o;
-        search_role *r = realloc(st->role, cap * sizeof *r);
-        if (!r) return APIDEX_ENOMEM;
-        st->role = r;
-        st->cap_out = cap;
-    }
+    if (core_array_grow2(&st->out, sizeof *st->out, &st->role, sizeof *st->role, &st->cap_out,
+                         st->n_out, 32))
+        return APIDEX_ENOMEM;
     st->out[st->n_out] = op;
     st->role[st->n_out++] = role;
     return 0;

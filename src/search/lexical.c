@@ -47,13 +47,7 @@ static long term_intern(search_engine *e, const char *s, size_t n)
     long found = lex_term_find(e, s, n);
     if (found >= 0) return found;
     if ((e->n_terms + 1) * 2 > e->table_size && lex_table_grow(e)) return -1;
-    if (e->n_terms == e->cap_terms) {
-        size_t cap = e->cap_terms ? e->cap_terms * 2 : 1024;
-        term_entry *t = realloc(e->terms, cap * sizeof *t);
-        if (!t) return -1;
-        e->terms = t;
-        e->cap_terms = cap;
-    }
+    if (core_array_grow(&e->terms, &e->cap_terms, e->n_terms, sizeof *e->terms, 1024)) return -1;
     term_entry *t = &e->terms[e->n_terms];
     memset(t, 0, sizeof *t);
     t->term = core_arena_strndup(e->arena, s, n);
@@ -77,13 +71,8 @@ static int posting_add(search_engine *e, long ti, uint32_t doc, uint16_t field)
         }
     }
     if (!t->n_post || t->post[t->n_post - 1].doc != doc) t->df++;
-    if (t->n_post == t->cap_post) {
-        size_t cap = t->cap_post ? t->cap_post * 2 : 4;
-        posting *p = realloc(t->post, cap * sizeof *p);
-        if (!p) return APIDEX_ENOMEM;
-        t->post = p;
-        t->cap_post = cap;
-    }
+    if (core_array_grow(&t->post, &t->cap_post, t->n_post, sizeof *t->post, 4))
+        return APIDEX_ENOMEM;
     t->post[t->n_post++] = (posting){doc, field, 1};
     return 0;
 }

@@ -23,47 +23,60 @@ static bool version_like(const char *s, size_t n)
     return s[0] == 'v' || s[0] == 'V';
 }
 
+/* A walk over the segments of a path (query and fragment cut off), leading version-like
+   segments ("v1", "2.0") passed over until the first other one. */
+typedef struct path_walk {
+    const char *path;
+    size_t len, i;
+    bool leading;
+} path_walk;
+
+static void walk_start(path_walk *w, const char *path)
+{
+    const char *q = strpbrk(path, "?#");
+    *w = (path_walk){.path = path, .len = q ? (size_t)(q - path) : strlen(path), .leading = true};
+}
+
+/* The next segment (*s, *n bytes; *param: a template or ":name" segment); false at the end. */
+static bool walk_next(path_walk *w, const char **s, size_t *n, bool *param)
+{
+    while (w->i < w->len) {
+        while (w->i < w->len && w->path[w->i] == '/') w->i++;
+        size_t start = w->i;
+        while (w->i < w->len && w->path[w->i] != '/') w->i++;
+        if (w->i == start) return false;
+        *s = w->path + start;
+        *n = w->i - start;
+        *param = memchr(*s, '{', *n) != NULL || (*s)[0] == ':';
+        if (w->leading && !*param && version_like(*s, *n)) continue;
+        w->leading = false;
+        return true;
+    }
+    return false;
+}
+
 void match_path_shape(const char *path, match_path *out)
 {
     memset(out, 0, sizeof *out);
     if (!path) return;
-    const char *q = strpbrk(path, "?#");
-    size_t len = q ? (size_t)(q - path) : strlen(path);
-    size_t i = 0;
-    bool leading = true;
-    while (i < len && out->n < MATCH_MAX_SEGS) {
-        while (i < len && path[i] == '/') i++;
-        size_t start = i;
-        while (i < len && path[i] != '/') i++;
-        if (i == start) break;
-        const char *s = path + start;
-        size_t n = i - start;
-        bool param = memchr(s, '{', n) != NULL || s[0] == ':';
-        if (leading && !param && version_like(s, n)) continue;
-        leading = false;
-        out->param[out->n++] = param;
-    }
+    path_walk w;
+    walk_start(&w, path);
+    const char *s;
+    size_t n;
+    bool param;
+    while (out->n < MATCH_MAX_SEGS && walk_next(&w, &s, &n, &param)) out->param[out->n++] = param;
 }
 
 int match_path_literals(const char *path, core_buf *out)
 {
     if (!path) return 0;
-    const char *q = strpbrk(path, "?#");
-    size_t len = q ? (size_t)(q - path) : strlen(path), i = 0;
-    bool leading = true;
-    while (i < len) {
-        while (i < len && path[i] == '/') i++;
-        size_t start = i;
-        while (i < len && path[i] != '/') i++;
-        if (i == start) break;
-        const char *s = path + start;
-        size_t n = i - start;
-        bool param = memchr(s, '{', n) != NULL || s[0] == ':';
-        if (param || (leading && version_like(s, n))) {
-            if (param) leading = false;
-            continue;
-        }
-        leading = false;
+    path_walk w;
+    walk_start(&w, path);
+    const char *s;
+    size_t n;
+    bool param;
+    while (walk_next(&w, &s, &n, &param)) {
+        if (param) continue;
         if (out->len) core_buf_putc(out, ' ');
         core_buf_append(out, s, n);
     }

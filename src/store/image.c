@@ -196,14 +196,9 @@ static int row_runs(store_index *idx, const char *sql, const char *what, core_ar
     size_t cap = 0;
     int rc = 0, step;
     while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 256;
-            store_chunk_run *r = realloc(*out, cap * sizeof *r);
-            if (!r) {
-                rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
-                break;
-            }
-            *out = r;
+        if (core_array_grow(out, &cap, *n, sizeof **out, 256)) {
+            rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+            break;
         }
         const char *api = (const char *)sqlite3_column_text(st, 0);
         store_chunk_run *r = &(*out)[(*n)++];
@@ -323,11 +318,7 @@ static int flow_ops(sqlite3 *db, const char *api, core_arena *a, store_api_flow 
         return store_db_error(db, "operations", err);
     sqlite3_bind_text(st, 1, api, -1, SQLITE_STATIC);
     while (!fail && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (out->n_ops == cap) {
-            cap = cap ? cap * 2 : 64;
-            const char **t = realloc(ids, cap * sizeof *t);
-            if (!(fail = !t)) ids = t;
-        }
+        fail = core_array_grow(&ids, &cap, out->n_ops, sizeof *ids, 64) != 0;
         if (!fail) fail = !(ids[out->n_ops++] = store_unpack_column(st, 0, a, NULL, &fail));
     }
     if (!fail && step != SQLITE_DONE) rc = store_db_error(db, "operations", err);

@@ -1,4 +1,5 @@
-/* store internals shared by schema.c, writer.c, reader.c and build.c: the DDL, SQLite helpers. */
+/* store internals shared by the files of src/store (no other stage includes it; test_store_reader
+   does): the DDL, SQLite helpers, the PostgreSQL backend's hooks, packing, patching. */
 #ifndef APIDEX_STORE_INT_H
 #define APIDEX_STORE_INT_H
 

@@ -340,13 +340,8 @@ static int add_tag(store_writer *w, const char *name, const char *description, b
         if (count) w->tags[i].n_ops++;
         return 0;
     }
-    if (w->n_tags == w->cap_tags) {
-        size_t ncap = w->cap_tags ? w->cap_tags * 2 : 16;
-        pending_tag *p = realloc(w->tags, ncap * sizeof *p);
-        if (!p) return APIDEX_ENOMEM;
-        w->tags = p;
-        w->cap_tags = ncap;
-    }
+    if (core_array_grow(&w->tags, &w->cap_tags, w->n_tags, sizeof *w->tags, 16))
+        return APIDEX_ENOMEM;
     /* Strings live in the API arena: the caller's record may be gone by flush time. */
     const char *n = core_arena_strdup(w->api_arena, name);
     const char *d = description ? core_arena_strdup(w->api_arena, description) : NULL;
@@ -618,13 +613,8 @@ int store_writer_add_operation(store_writer *w, const store_operation *op, apide
         if (op->tags[k] && add_tag(w, op->tags[k], NULL, true)) return store_w_oom(err);
     const char *key = core_arena_strdup(w->api_arena, op->id);
     if (!key || ord_map_put(&w->op_ords, key, w->api_ops)) return store_w_oom(err);
-    if (w->api_ops == w->cap_op_content) {
-        size_t ncap = w->cap_op_content ? w->cap_op_content * 2 : 64;
-        const char **p = realloc(w->op_content, ncap * sizeof *p);
-        if (!p) return store_w_oom(err);
-        w->op_content = p;
-        w->cap_op_content = ncap;
-    }
+    if (core_array_grow(&w->op_content, &w->cap_op_content, w->api_ops, sizeof *w->op_content, 64))
+        return store_w_oom(err);
     w->op_content[w->api_ops] = op->content ? core_arena_strdup(w->api_arena, op->content) : NULL;
     if (op->content && !w->op_content[w->api_ops]) return store_w_oom(err);
     w->api_ops++;
@@ -697,13 +687,8 @@ int store_writer_add_edge(store_writer *w, const char *api, const store_edge *e,
         return core_error_set(err, APIDEX_EINVAL, "an edge needs a kind, a src and a dst");
     int rc = check_api(w, api, "an edge", err);
     if (rc) return rc;
-    if (w->n_edges == w->cap_edges) {
-        size_t ncap = w->cap_edges ? w->cap_edges * 2 : 256;
-        store_edge *p = realloc(w->edges, ncap * sizeof *p);
-        if (!p) return store_w_oom(err);
-        w->edges = p;
-        w->cap_edges = ncap;
-    }
+    if (core_array_grow(&w->edges, &w->cap_edges, w->n_edges, sizeof *w->edges, 256))
+        return store_w_oom(err);
     /* Held until the API is complete (flush_edges), in order. src_index/dst_index hold
        the ordinals already known (producers name operations written before them); only
        the ids not known yet (schemas written later) are copied. */

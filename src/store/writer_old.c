@@ -56,15 +56,9 @@ static int read_old_docs(store_writer *w)
         return rc;
     size_t cap = 0;
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        if (w->n_old == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
-            old_doc *p = realloc(w->old, ncap * sizeof *p);
-            if (!p) {
-                sqlite3_finalize(q);
-                return APIDEX_ENOMEM;
-            }
-            w->old = p;
-            cap = ncap;
+        if (core_array_grow(&w->old, &cap, w->n_old, sizeof *w->old, 64)) {
+            sqlite3_finalize(q);
+            return APIDEX_ENOMEM;
         }
         old_doc *d = &w->old[w->n_old];
         d->path = store_w_strdup((const char *)sqlite3_column_text(q, 0));
@@ -96,15 +90,9 @@ static int read_old_aliases(store_writer *w)
     size_t cap = 0;
     int rc = 0;
     while (!rc && sqlite3_step(q) == SQLITE_ROW) {
-        if (w->n_aliases == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-            old_alias *p = realloc(w->aliases, ncap * sizeof *p);
-            if (!p) {
-                rc = APIDEX_ENOMEM;
-                break;
-            }
-            w->aliases = p;
-            cap = ncap;
+        if (core_array_grow(&w->aliases, &cap, w->n_aliases, sizeof *w->aliases, 16)) {
+            rc = APIDEX_ENOMEM;
+            break;
         }
         old_alias *a = &w->aliases[w->n_aliases];
         a->alias = store_w_strdup((const char *)sqlite3_column_text(q, 0));

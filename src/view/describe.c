@@ -353,7 +353,9 @@ int view_operation_fields(const spec_api *api, const spec_operation *op, const p
     out->api = api->title ? core_arena_strdup(arena, api->title) : NULL;
     /* an MCP tool's, resource's or prompt's path is its name again (oas/mcp.c), which the
        operationId field holds: no path text, so the name is not counted twice */
-    if (!spec_operation_mcp_kind(op)) out->path = core_arena_strdup(arena, op->path);
+    spec_mcp_entry mcp;
+    spec_operation_mcp(op, &mcp);
+    if (mcp.marked == SPEC_MCP_NONE) out->path = core_arena_strdup(arena, op->path);
     out->operation_id = op->operation_id ? id_without_method(op, arena) : NULL;
     if (op->summary) {
         rc = view_clean_text(prep, op->summary, 0, &b, NULL);

@@ -5,7 +5,7 @@ set -euo pipefail
 src="${APIDEX_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 bin="${APIDEX_BIN:?APIDEX_BIN must name the apidex binary}"
 shared="${APIDEX_SHARED_DIR:-$src/../shared}"
-data="$src/tests/data/spec"
+data="$src/tests/data/oas"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 

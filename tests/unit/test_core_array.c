@@ -57,11 +57,42 @@ static void test_overflow_refused(void **state)
     free(items);
 }
 
+static void test_paired_arrays(void **state)
+{
+    (void)state;
+    int *keys = NULL;
+    double *vals = NULL;
+    size_t cap = 0;
+    for (size_t n = 0; n < 100; n++) {
+        assert_int_equal(core_array_grow2(&keys, sizeof *keys, &vals, sizeof *vals, &cap, n, 4), 0);
+        assert_true(n < cap);
+        keys[n] = (int)n;
+        vals[n] = (double)n / 2;
+    }
+    assert_int_equal(cap, 128);
+    for (size_t n = 0; n < 100; n++) {
+        assert_int_equal(keys[n], (int)n);
+        assert_true(vals[n] == (double)n / 2);
+    }
+    /* the second array's bytes do not fit: *cap as it was, both arrays still usable */
+    size_t at = cap;
+    char *small = malloc(1);
+    assert_non_null(small);
+    assert_int_equal(core_array_grow2(&keys, sizeof *keys, &small, SIZE_MAX / 200, &cap, at, 4),
+                     APIDEX_ENOMEM);
+    assert_int_equal(cap, at);
+    assert_int_equal(keys[99], 99);
+    free(small);
+    free(keys);
+    free(vals);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grows_by_doubling),
         cmocka_unit_test(test_overflow_refused),
+        cmocka_unit_test(test_paired_arrays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

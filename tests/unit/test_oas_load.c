@@ -10,7 +10,7 @@
 
 static char *fixture(const char *rel)
 {
-    char *dir = tu_path(tu_source_dir(), "tests/data/spec");
+    char *dir = tu_path(tu_source_dir(), "tests/data/oas");
     char *p = tu_path(dir, rel);
     free(dir);
     return p;

@@ -9,7 +9,7 @@
 
 static spec_registry *load_fixture(const char *rel)
 {
-    char *dir = tu_path(tu_source_dir(), "tests/data/spec");
+    char *dir = tu_path(tu_source_dir(), "tests/data/oas");
     char *p = tu_path(dir, rel);
     spec_registry *reg = NULL;
     apidex_error err;
