@@ -60,6 +60,17 @@ static const char *field(struct json_object *o, const char *k)
     return json_object_object_get_ex(o, k, &v) ? json_object_get_string(v) : NULL;
 }
 
+/* Indexes the documents under specs into db. */
+static void index_specs(const char *specs, const char *db)
+{
+    apidex_error err;
+    spec_registry *reg = NULL;
+    assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
+    assert_int_equal(spec_registry_add(reg, specs, &err), 0);
+    assert_int_equal(build_index(db, reg, NULL, NULL, &err), 0);
+    spec_registry_free(reg);
+}
+
 typedef struct fixture {
     char *dir, *a, *b, *specs, *db;
 } fixture;
@@ -71,12 +82,7 @@ static void fixture_make(fixture *f)
     f->b = tu_write(f->dir, "specs/b.yaml", doc_b);
     f->specs = tu_path(f->dir, "specs");
     f->db = tu_path(f->dir, "idx.db");
-    apidex_error err;
-    spec_registry *reg = NULL;
-    assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
-    assert_int_equal(spec_registry_add(reg, f->specs, &err), 0);
-    assert_int_equal(build_index(f->db, reg, NULL, NULL, &err), 0);
-    spec_registry_free(reg);
+    index_specs(f->specs, f->db);
 }
 
 static void fixture_free(fixture *f)
@@ -295,12 +301,8 @@ static void test_deep_example(void **state)
     char *specs = tu_path(dir, "specs"), *db = tu_path(dir, "idx.db");
     free(tu_write(dir, "specs/d.yaml", doc.data));
     core_buf_free(&doc);
+    index_specs(specs, db);
     apidex_error err;
-    spec_registry *reg = NULL;
-    assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
-    assert_int_equal(spec_registry_add(reg, specs, &err), 0);
-    assert_int_equal(build_index(db, reg, NULL, NULL, &err), 0);
-    spec_registry_free(reg);
     store_index *idx = NULL;
     assert_int_equal(store_open(db, true, &idx, &err), 0);
     struct json_object *o = NULL;
