@@ -53,15 +53,54 @@ static bool sniff_root(const char *text, size_t len)
     return memmem(text, len, "schema.getpostman.com", 21) != NULL;
 }
 
+enum { SNIFF_HEAD = 65536 };
+
 /* sniff_root on the first 64 KiB of a file too big to load: a root is reported, not skipped. */
 static bool sniff_head(const char *path)
 {
-    char head[65536];
+    char head[SNIFF_HEAD];
     FILE *f = core_file_open_regular(path, NULL);
     if (!f) return false;
     size_t n = fread(head, 1, sizeof head, f);
     fclose(f);
     return sniff_root(head, n);
+}
+
+/*
+ * A deferred registry's scan without reading the whole file (spec_registry_load reads it
+ * when its turn comes): true when the file is within max_bytes and its first 64 KiB read,
+ * and either it was named (explicit: no sniff) or sniff_root hits in those bytes. A hit in
+ * a prefix is a hit in the whole text (key_at only looks at bytes before the prefix's end),
+ * so the answer is the full read's. False sends the file down the full read: too big,
+ * unreadable, or a head that does not say.
+ */
+static bool deferred_root_by_head(const char *path, size_t max_bytes, bool explicit)
+{
+    char head[SNIFF_HEAD];
+    FILE *f = core_file_open_regular(path, NULL);
+    if (!f) return false;
+    struct stat st;
+    bool ok = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+              !(max_bytes && (size_t)st.st_size > max_bytes);
+    size_t n = ok ? fread(head, 1, sizeof head, f) : 0;
+    ok = ok && !ferror(f);
+    fclose(f);
+    return ok && (explicit || sniff_root(head, n));
+}
+
+/* A root found by a deferred registry's scan: parsed later by spec_registry_load. */
+static int add_deferred(spec_registry *reg, const char *path, const char *real, bool explicit,
+                        apidex_error *err)
+{
+    spec_api_int *ai = spec_api_new(reg, path, real, false, false, NULL);
+    if (!ai) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    ai->deferred = true;
+    ai->explicit_root = explicit;
+    if (spec_registry_insert(reg, ai)) {
+        spec_api_free(ai);
+        return core_error_set(err, APIDEX_ENOMEM, "out of memory");
+    }
+    return 0;
 }
 
 bool spec_root_is_openapi(const jt_doc *doc)
@@ -94,6 +133,8 @@ int spec_registry_add_file(spec_registry *reg, const char *path, bool explicit, 
     size_t len = 0;
     jt_doc *tree = NULL;
     core_budget *budget = NULL;
+    if (o->deferred && deferred_root_by_head(path, o->limits.max_bytes, explicit))
+        return add_deferred(reg, path, real, explicit, err);
     int rc = core_file_read(path, o->limits.max_bytes, &text, &len, &perr);
     if (rc == APIDEX_ELIMIT && !explicit && !sniff_head(path)) return 0;
     if (rc && rc != APIDEX_ELIMIT && !explicit) return 0;
@@ -107,17 +148,9 @@ int spec_registry_add_file(spec_registry *reg, const char *path, bool explicit, 
             return 0;
         }
         if (o->deferred) {
-            /* Found: parsed later by spec_registry_load, one API at a time. */
+            /* Found past its first 64 KiB: parsed later, one API at a time. */
             free(text);
-            spec_api_int *ai = spec_api_new(reg, path, real, false, false, NULL);
-            if (!ai) return core_error_set(err, APIDEX_ENOMEM, "out of memory");
-            ai->deferred = true;
-            ai->explicit_root = explicit;
-            if (spec_registry_insert(reg, ai)) {
-                spec_api_free(ai);
-                return core_error_set(err, APIDEX_ENOMEM, "out of memory");
-            }
-            return 0;
+            return add_deferred(reg, path, real, explicit, err);
         }
         rc = spec_parse_root(reg, text, len, path, &tree, &budget, &perr);
         if (!explicit && !rc && !spec_root_is_openapi(tree)) {

@@ -15,7 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_PRODUCERS = 12 };
+enum {
+    MAX_PRODUCERS = 12,
+    /* The nesting json-c accepts when it reads the renderer's text: jt_write_json writes a
+       value at most 4096 levels deep and the renderer's own nesting around it is far below
+       512. json-c's default (32) refused a deep example as "out of memory". */
+    DETAIL_MAX_DEPTH = 4096 + 512
+};
 
 static int by_score(const void *a, const void *b)
 {
@@ -170,8 +176,16 @@ int serve_endpoint_detail(store_index *idx, long oi, int lv, struct json_object 
     /* The index's id wins: the renderer's is the spec's, the same unless ids collided. */
     struct json_object *o = NULL;
     if (!rc) {
-        o = json_tokener_parse(b.data);
-        if (!o) rc = core_error_set(err, APIDEX_ENOMEM, "out of memory");
+        struct json_tokener *tok = json_tokener_new_ex(DETAIL_MAX_DEPTH);
+        o = tok ? json_tokener_parse_ex(tok, b.data, (int)b.len) : NULL;
+        bool deep = tok && json_tokener_get_error(tok) == json_tokener_error_depth;
+        json_tokener_free(tok);
+        if (!o)
+            rc = deep ? core_error_set(err, APIDEX_ELIMIT,
+                                       "%s at detail %s is nested deeper than %d levels: ask "
+                                       "for detail call",
+                                       sop->id, chunk_detail_name(level), DETAIL_MAX_DEPTH)
+                      : core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
     core_buf_free(&b);
     struct json_object *mcp = o ? view_tool_mcp_entry(op, sop->api) : NULL;

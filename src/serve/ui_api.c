@@ -5,7 +5,8 @@
  * Go from exec_build and exec_snippet, the builder behind `apidex snippet`).
  *
  * The index keeps no diagnostics, so the warnings come from reading each document again;
- * that is slow on a large corpus, so the list is kept per index build (one entry).
+ * that is slow on a large corpus, so the list is kept per index build (one entry), as the
+ * JSON text each reply splices in (never parsed again).
  */
 #include "serve/serve_int.h"
 
@@ -63,8 +64,9 @@ static void reply_query(serve_ui_reply *out, int rc, struct json_object *obj,
 static struct {
     pthread_mutex_t lock;
     uint64_t build_id;
-    char *documents; /* JSON array text */
-} doc_cache = {PTHREAD_MUTEX_INITIALIZER, 0, NULL};
+    char *documents; /* JSON array text, as serve_json_dump wrote it */
+    size_t len;
+} doc_cache = {PTHREAD_MUTEX_INITIALIZER, 0, NULL, 0};
 
 static struct json_object *diags_json(const core_diags *d, size_t *n_warn, size_t *n_err)
 {
@@ -141,8 +143,10 @@ static struct json_object *document_json(store_index *idx, size_t ai, const stor
     return o;
 }
 
-/* The documents array of snap, from the cache when it is for snap's build. */
-static struct json_object *documents_of(serve_snapshot *snap)
+/* Appends the documents array of snap (JSON text) to b: the cache's bytes when they are for
+   snap's build, else made now and kept. The bytes are spliced into the reply as they are,
+   not parsed again: json-c wrote them, so its dump of their parse is the same bytes. */
+static int documents_of(serve_snapshot *snap, core_buf *b)
 {
     uint64_t build = serve_snapshot_info(snap)->build_id;
     pthread_mutex_lock(&doc_cache.lock);
@@ -158,14 +162,15 @@ static struct json_object *documents_of(serve_snapshot *snap)
         if (text) {
             free(doc_cache.documents);
             doc_cache.documents = text;
+            doc_cache.len = len;
             doc_cache.build_id = build;
         }
     }
-    struct json_object *out = doc_cache.documents && doc_cache.build_id == build
-                                  ? json_tokener_parse(doc_cache.documents)
-                                  : NULL;
+    int rc = doc_cache.documents && doc_cache.build_id == build
+                 ? core_buf_append(b, doc_cache.documents, doc_cache.len)
+                 : core_buf_puts(b, "[]");
     pthread_mutex_unlock(&doc_cache.lock);
-    return out ? out : json_object_new_array();
+    return rc;
 }
 
 static void index_info(serve_db *db, serve_ui_reply *out)
@@ -199,10 +204,24 @@ static void index_info(serve_db *db, serve_ui_reply *out)
         serve_jadd(o, "schemas", json_object_new_int64((int64_t)info->n_schemas));
         serve_jadd(o, "chunks", json_object_new_int64((int64_t)info->n_chunks));
         serve_jadd(o, "edges", json_object_new_int64((int64_t)info->n_edges));
-        serve_jadd(o, "documents", documents_of(snap));
     }
+    /* {..., "documents": [...]}: the object without its last member, then the array */
+    size_t len = 0;
+    char *head = o ? serve_json_dump(o, &len) : NULL;
+    json_object_put(o);
+    core_buf b;
+    core_buf_init(&b, 0);
+    int rc = !head || len < 2 ? APIDEX_ENOMEM : core_buf_append(&b, head, len - 1);
+    free(head);
+    if (!rc) rc = core_buf_puts(&b, ",\"documents\":");
+    if (!rc) rc = documents_of(snap, &b);
+    if (!rc) rc = core_buf_puts(&b, "}");
     serve_snapshot_release(snap);
-    reply_json(out, 200, o);
+    out->status = rc ? 500 : 200;
+    out->content_type = "application/json";
+    out->body = rc ? NULL : core_buf_steal(&b, &out->len);
+    if (!out->body) out->status = 500;
+    core_buf_free(&b);
 }
 
 /* ---------------------------------------------------------------- GET /v1/snippet */

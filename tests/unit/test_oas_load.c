@@ -259,6 +259,67 @@ static void test_limit_file_size(void **state)
     free(tmp);
 }
 
+/* A deferred registry's scan sniffs a file's first 64 KiB and reads the whole only when they
+   do not say: it finds exactly the roots an eager scan finds (a key past 64 KiB, a big
+   fragment, a root over the size limit), and each loads to the same document. */
+static void test_deferred_scan_same_roots(void **state)
+{
+    (void)state;
+    char *tmp = tu_tempdir();
+    core_buf pad;
+    core_buf_init(&pad, 0);
+    core_buf_puts(&pad, "x-pad: '");
+    for (int i = 0; i < 70000; i++) core_buf_putc(&pad, 'x');
+    core_buf_puts(&pad, "'\n");
+    const char *root = "openapi: 3.0.0\ninfo: {title: T, version: '1'}\npaths: {}\n";
+    core_buf b;
+    core_buf_init(&b, 0);
+    core_buf_puts(&b, root);
+    core_buf_puts(&b, pad.data);
+    free(tu_write(tmp, "a_head.yaml", b.data)); /* key in the head */
+    core_buf_free(&b);
+    core_buf_init(&b, 0);
+    core_buf_puts(&b, pad.data);
+    core_buf_puts(&b, root);
+    free(tu_write(tmp, "b_tail.yaml", b.data));       /* key only past 64 KiB */
+    free(tu_write(tmp, "c_fragment.yaml", pad.data)); /* big, no key: skipped */
+    free(tu_write(tmp, "d_small.yaml", root));
+    free(tu_write(tmp, "e_note.yaml", "description: a fragment\n"));
+    core_buf_init(&b, 0);
+    core_buf_puts(&b, root);
+    for (int i = 0; i < 3; i++) core_buf_puts(&b, pad.data);
+    free(tu_write(tmp, "f_huge.yaml", b.data)); /* over the limit below: reported */
+    core_buf_free(&b);
+    core_buf_free(&pad);
+    spec_registry *regs[2];
+    for (int deferred = 0; deferred < 2; deferred++) {
+        spec_options opt = {.deferred = deferred};
+        opt.limits.max_bytes = 150000;
+        apidex_error err;
+        assert_int_equal(spec_registry_new(&opt, &regs[deferred], &err), 0);
+        assert_int_equal(spec_registry_add(regs[deferred], tmp, &err), 0);
+        assert_int_equal(spec_registry_deferred(regs[deferred]), deferred);
+    }
+    size_t n = spec_registry_count(regs[0]);
+    assert_int_equal(n, 4); /* a_head, b_tail, d_small, f_huge */
+    assert_int_equal(spec_registry_count(regs[1]), n);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(spec_registry_load(regs[1], i), 0);
+        const spec_api *e = spec_registry_api(regs[0], i), *d = spec_registry_api(regs[1], i);
+        assert_string_equal(e->file, d->file);
+        assert_int_equal(e->failed, d->failed);
+        assert_int_equal(e->content_hash, d->content_hash);
+        assert_int_equal(e->n_ops, d->n_ops);
+        assert_int_equal(e->diags.n, d->diags.n);
+    }
+    assert_non_null(strstr(spec_registry_api(regs[0], 3)->file, "f_huge"));
+    assert_true(spec_registry_api(regs[1], 3)->failed);
+    spec_registry_free(regs[0]);
+    spec_registry_free(regs[1]);
+    tu_rmtree(tmp);
+    free(tmp);
+}
+
 /* A document nested `depth` levels deep, as JSON or as YAML flow collections. */
 static char *deep_doc(int depth, bool yaml)
 {
@@ -460,6 +521,7 @@ int main(void)
         cmocka_unit_test(test_ids_do_not_depend_on_order),
         cmocka_unit_test(test_same_file_twice),
         cmocka_unit_test(test_limit_file_size),
+        cmocka_unit_test(test_deferred_scan_same_roots),
         cmocka_unit_test(test_limit_nesting_10000),
         cmocka_unit_test(test_alias_bomb),
         cmocka_unit_test(test_limit_documents),

@@ -60,6 +60,17 @@ static const char *field(struct json_object *o, const char *k)
     return json_object_object_get_ex(o, k, &v) ? json_object_get_string(v) : NULL;
 }
 
+/* Indexes the documents under specs into db. */
+static void index_specs(const char *specs, const char *db)
+{
+    apidex_error err;
+    spec_registry *reg = NULL;
+    assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
+    assert_int_equal(spec_registry_add(reg, specs, &err), 0);
+    assert_int_equal(build_index(db, reg, NULL, NULL, &err), 0);
+    spec_registry_free(reg);
+}
+
 typedef struct fixture {
     char *dir, *a, *b, *specs, *db;
 } fixture;
@@ -71,12 +82,7 @@ static void fixture_make(fixture *f)
     f->b = tu_write(f->dir, "specs/b.yaml", doc_b);
     f->specs = tu_path(f->dir, "specs");
     f->db = tu_path(f->dir, "idx.db");
-    apidex_error err;
-    spec_registry *reg = NULL;
-    assert_int_equal(spec_registry_new(NULL, &reg, &err), 0);
-    assert_int_equal(spec_registry_add(reg, f->specs, &err), 0);
-    assert_int_equal(build_index(f->db, reg, NULL, NULL, &err), 0);
-    spec_registry_free(reg);
+    index_specs(f->specs, f->db);
 }
 
 static void fixture_free(fixture *f)
@@ -265,10 +271,66 @@ static void test_threads(void **state)
     fixture_free(&fx);
 }
 
+/* An example nested deeper than json-c's default parse depth (32) is rendered at the full
+   level, not refused as "out of memory" (the renderer's text is read into json-c with a depth
+   that fits whatever it writes). */
+static void test_deep_example(void **state)
+{
+    (void)state;
+    enum { LEVELS = 40 };
+    core_buf doc;
+    core_buf_init(&doc, 0);
+    core_buf_puts(&doc, "openapi: 3.0.3\n"
+                        "info: {title: D, version: '1'}\n"
+                        "paths:\n"
+                        "  /deep:\n"
+                        "    get:\n"
+                        "      operationId: getDeep\n"
+                        "      summary: Deep example\n"
+                        "      responses:\n"
+                        "        '200':\n"
+                        "          description: ok\n"
+                        "          content:\n"
+                        "            application/json:\n"
+                        "              schema: {type: object, example: ");
+    for (int i = 0; i < LEVELS; i++) core_buf_puts(&doc, "{a: ");
+    core_buf_puts(&doc, "1");
+    for (int i = 0; i < LEVELS; i++) core_buf_puts(&doc, "}");
+    core_buf_puts(&doc, "}\n");
+    char *dir = tu_tempdir();
+    char *specs = tu_path(dir, "specs"), *db = tu_path(dir, "idx.db");
+    free(tu_write(dir, "specs/d.yaml", doc.data));
+    core_buf_free(&doc);
+    index_specs(specs, db);
+    apidex_error err;
+    store_index *idx = NULL;
+    assert_int_equal(store_open(db, true, &idx, &err), 0);
+    struct json_object *o = NULL;
+    core_error_clear(&err);
+    int rc = serve_endpoint_detail(idx, op_index(idx, "d:getDeep"), CHUNK_DETAIL_FULL, &o, &err);
+    if (rc) fail_msg("detail full: %d %s", rc, err.message);
+    assert_string_equal(field(o, "id"), "d:getDeep");
+    const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+    core_buf want;
+    core_buf_init(&want, 0);
+    core_buf_puts(&want, "\"example\":");
+    for (int i = 0; i < LEVELS; i++) core_buf_puts(&want, "{\"a\":");
+    core_buf_puts(&want, "1");
+    for (int i = 0; i < LEVELS; i++) core_buf_puts(&want, "}");
+    assert_non_null(strstr(text, want.data));
+    core_buf_free(&want);
+    json_object_put(o);
+    store_close(idx);
+    tu_rmtree(dir);
+    free(specs);
+    free(db);
+    free(dir);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_document_kept_while_indexed),
-                                       cmocka_unit_test(test_bounds),
-                                       cmocka_unit_test(test_threads)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_document_kept_while_indexed), cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_threads), cmocka_unit_test(test_deep_example)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* The web page's routes in process: every embedded file with its type, ETag (304), CSP and
    caching; the page without a token and its data only with one; GET /v1/index,
-   /v1/apis/{id} and /v1/snippet, their errors, and their metrics label. The page in a
+   /v1/apis/{id} and /v1/snippet, their errors, and their metrics label; /v1/index's bytes
+   as json-c writes the object, from its cache too. The page in a
    browser is tests/e2e/test_web_ui.sh. */
 #include "serve_testutil.h"
 
@@ -221,11 +222,41 @@ static void test_data(void **state)
     stop(s);
 }
 
+/* /v1/index splices its cached documents array into the reply as bytes: the reply is what
+   json-c writes for the whole object (documents last), and the same from the cache. */
+static void test_index_bytes(void **state)
+{
+    (void)state;
+    server *s = start(NULL);
+    reply first = get(s, "/v1/index", NULL, NULL), again = get(s, "/v1/index", NULL, NULL);
+    assert_int_equal(first.status, 200);
+    assert_int_equal(again.status, 200);
+    assert_int_equal(first.body.len, again.body.len);
+    assert_memory_equal(first.body.data, again.body.data, first.body.len);
+    struct json_object *o = sv_parse(first.body.data);
+    size_t len = 0;
+    char *dump = serve_json_dump(o, &len);
+    assert_int_equal(len, first.body.len);
+    assert_memory_equal(dump, first.body.data, len);
+    free(dump);
+    struct json_object_iterator it = json_object_iter_begin(o), end = json_object_iter_end(o);
+    const char *last = NULL;
+    for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it))
+        last = json_object_iter_peek_name(&it);
+    assert_string_equal(last, "documents");
+    assert_int_equal(json_object_array_length(sv_at(o, "documents")), 2);
+    json_object_put(o);
+    reply_free(&first);
+    reply_free(&again);
+    stop(s);
+}
+
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_assets), cmocka_unit_test(test_token),
-                                       cmocka_unit_test(test_data)};
+                                       cmocka_unit_test(test_data),
+                                       cmocka_unit_test(test_index_bytes)};
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();
     return rc;
