@@ -184,7 +184,7 @@ int serve_endpoint_detail(store_index *idx, long oi, int lv, struct json_object 
             rc = deep ? core_error_set(err, APIDEX_ELIMIT,
                                        "%s at detail %s is nested deeper than %d levels: ask "
                                        "for detail call",
-                                       sop->id, chunk_detail_name(level), DETAIL_MAX_DEPTH)
+                                       sop->id, view_detail_name(level), DETAIL_MAX_DEPTH)
                       : core_error_set(err, APIDEX_ENOMEM, "out of memory");
     }
     core_buf_free(&b);

@@ -307,7 +307,7 @@ static void test_deep_example(void **state)
     assert_int_equal(store_open(db, true, &idx, &err), 0);
     struct json_object *o = NULL;
     core_error_clear(&err);
-    int rc = serve_endpoint_detail(idx, op_index(idx, "d:getDeep"), CHUNK_DETAIL_FULL, &o, &err);
+    int rc = serve_endpoint_detail(idx, op_index(idx, "d:getDeep"), VIEW_DETAIL_FULL, &o, &err);
     if (rc) fail_msg("detail full: %d %s", rc, err.message);
     assert_string_equal(field(o, "id"), "d:getDeep");
     const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
