@@ -5,11 +5,13 @@
  *
  * Design notes
  * - Parsed documents are read-only trees that live in one arena. JSON is parsed
- *   by json-c and YAML by libfyaml's event parser; both become the same jt_node
- *   tree, so later stages never care which syntax a spec was written in.
- * - YAML nodes carry their line:col from the parser. json-c does not report node
- *   positions, so JSON positions are found on demand (jt_doc_locate) by scanning
- *   the source text along the JSON pointer: diagnostics are rare, parsing is not.
+ *   by jt_parse_json.c straight into the tree (what json-c 0.16 accepted, the same
+ *   trees: no document reads differently since apidex stopped parsing with json-c
+ *   and copying its tree) and YAML by libfyaml's event parser; both become the same
+ *   jt_node tree, so later stages never care which syntax a spec was written in.
+ * - YAML nodes carry their line:col from the parser. JSON nodes do not, so JSON
+ *   positions are found on demand (jt_doc_locate) by scanning the source text
+ *   along the JSON pointer: diagnostics are rare, parsing is not.
  * - YAML aliases share the anchored node (the tree is a DAG, never a copy). A
  *   document whose aliases would expand past a limit (billion laughs) is refused.
  * - Every buffer that input can grow has a cap; exceeding it is an error, not an
@@ -62,7 +64,7 @@ size_t core_arena_used(const core_arena *a);
 /**
  * Bytes charged against a limit: what one document may hold while it is loaded and
  * indexed (docs/INDEX.md, "Load limits"). Arenas with a budget charge every block they
- * allocate and release it when freed; the JSON parser charges json-c's tree. Used by one
+ * allocate and release it when freed; the JSON parser charges its scratch. Used by one
  * thread at a time (the one loading or indexing that document); not thread-safe.
  */
 typedef struct core_budget {
@@ -227,8 +229,8 @@ typedef struct jt_limits {
     size_t max_bytes;    /* default 64 MiB */
     unsigned max_depth;  /* default 512 */
     size_t max_nodes;    /* default 20 million (counting alias expansion) */
-    core_budget *budget; /* charged for the text, the tree and (JSON) json-c's tree while it
-                            lives; NULL = none. Must outlive the document */
+    core_budget *budget; /* charged for the text, the tree and (JSON) the parser's scratch
+                            while it lives; NULL = none. Must outlive the document */
 } jt_limits;
 
 typedef enum { JT_FORMAT_JSON = 1, JT_FORMAT_YAML = 2 } jt_format;
@@ -248,7 +250,7 @@ typedef struct jt_doc {
 
 /**
  * Parses text (JSON or YAML, detected by content: JSON when the first
- * non-blank byte is '{' or '[' and json-c accepts it, YAML otherwise).
+ * non-blank byte is '{' or '[' and the JSON parser accepts it, YAML otherwise).
  * Takes ownership of text (malloc'd) in every case. On failure err names the
  * file and line:col of the syntax error. *out is owned by the caller: jt_doc_free.
  */

@@ -1,10 +1,9 @@
-/* The JSON/YAML document tree: nodes in one arena, lookups, positions, JSON parsing (json-c),
-   documents and writing; YAML is read by jt_yaml.c. */
+/* The JSON/YAML document tree: nodes in one arena, lookups, positions, documents and
+   writing; JSON is read by jt_parse_json.c, YAML by jt_yaml.c. */
 #include "core/jtree_int.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <json-c/json.h>
 #include <math.h>
 #include <libfyaml.h>
 #include <stdio.h>
@@ -251,8 +250,7 @@ int jt_pointer_append(core_buf *b, const char *key, size_t key_len)
 /* ---------------------------------------------------------------- positions */
 
 /* 1-based line and column (in code points) of byte offset off. */
-static void offset_to_linecol(const char *text, size_t len, size_t off, unsigned *line,
-                              unsigned *col)
+void jt_offset_linecol(const char *text, size_t len, size_t off, unsigned *line, unsigned *col)
 {
     unsigned l = 1, c = 1;
     if (off > len) off = len;
@@ -311,7 +309,7 @@ static size_t json_skip_value(const char *t, size_t n, size_t i)
     return n;
 }
 
-static int hexval(char c)
+int jt_hex_digit(char c)
 {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -319,37 +317,41 @@ static int hexval(char c)
     return -1;
 }
 
-static void utf8_put(core_buf *b, unsigned cp)
+size_t jt_utf8_encode(unsigned cp, char s[4])
 {
-    char s[4];
-    size_t n;
     if (cp < 0x80) {
         s[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
+        return 1;
+    }
+    if (cp < 0x800) {
         s[0] = (char)(0xC0 | (cp >> 6));
         s[1] = (char)(0x80 | (cp & 0x3F));
-        n = 2;
-    } else if (cp < 0x10000) {
+        return 2;
+    }
+    if (cp < 0x10000) {
         s[0] = (char)(0xE0 | (cp >> 12));
         s[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
         s[2] = (char)(0x80 | (cp & 0x3F));
-        n = 3;
-    } else {
-        s[0] = (char)(0xF0 | (cp >> 18));
-        s[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        s[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        s[3] = (char)(0x80 | (cp & 0x3F));
-        n = 4;
+        return 3;
     }
-    core_buf_append(b, s, n);
+    s[0] = (char)(0xF0 | (cp >> 18));
+    s[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    s[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    s[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+static void utf8_put(core_buf *b, unsigned cp)
+{
+    char s[4];
+    core_buf_append(b, s, jt_utf8_encode(cp, s));
 }
 
 static unsigned read_hex4(const char *t, size_t n, size_t i)
 {
     unsigned v = 0;
     for (size_t k = 0; k < 4; k++) {
-        int h = i + k < n ? hexval(t[i + k]) : -1;
+        int h = i + k < n ? jt_hex_digit(t[i + k]) : -1;
         if (h < 0) return 0xFFFD;
         v = v * 16 + (unsigned)h;
     }
@@ -471,284 +473,8 @@ bool jt_doc_locate(const jt_doc *doc, const char *pointer, unsigned *line, unsig
     if (doc->format != JT_FORMAT_JSON || !doc->text) return false;
     size_t off = json_locate(doc->text, doc->text_len, pointer);
     if (off == SIZE_MAX) return false;
-    offset_to_linecol(doc->text, doc->text_len, off, line, col);
+    jt_offset_linecol(doc->text, doc->text_len, off, line, col);
     return true;
-}
-
-/* ---------------------------------------------------------------- JSON via json-c */
-
-/* What json-c 0.16 allocates for each kind of value (measured with mallinfo2 on x86-64,
-   rounded up): an object is a struct and a hash table of 16 entries of 40 bytes (even
-   when empty) that doubles at 66% load, each key a strdup; an array a struct and a growing
-   list of pointers; a string a struct with the bytes inline. The JSON pre-scan and the
-   copy into the apidex tree count with the same numbers, so what is charged is given
-   back. An empty object costs 784 bytes for 2 of text: a file of them is the worst case. */
-enum {
-    JC_OBJECT = 144 + 16 * 40,
-    JC_ENTRY = 40,
-    JC_KEY = 32,
-    JC_ARRAY = 144,
-    JC_ITEM = 16,
-    JC_STRING = 72,
-    JC_NUMBER = 96,
-    JC_BOOL = 64
-};
-
-/* Entries of an object's hash table once it has count members. */
-static size_t jc_table_size(size_t count)
-{
-    size_t size = 16;
-    while (count && (count - 1) * 100 >= size * 66) size *= 2;
-    return size;
-}
-
-/* Bytes the hash table grows by when an object gets its member number n (1-based). */
-static size_t jc_member_growth(size_t n)
-{
-    return (jc_table_size(n) - jc_table_size(n - 1)) * JC_ENTRY;
-}
-
-/* The cost of a json-c value once built (its children not included). */
-static size_t jc_cost(struct json_object *jo)
-{
-    switch (json_object_get_type(jo)) {
-    case json_type_null:
-        return 0;
-    case json_type_boolean:
-        return JC_BOOL;
-    case json_type_int:
-    case json_type_double:
-        return JC_NUMBER;
-    case json_type_string:
-        return JC_STRING + (size_t)json_object_get_string_len(jo);
-    case json_type_array:
-        return JC_ARRAY + JC_ITEM * json_object_array_length(jo);
-    case json_type_object: {
-        size_t n = (size_t)json_object_object_length(jo), c = JC_OBJECT;
-        for (size_t i = 1; i <= n; i++) c += jc_member_growth(i);
-        json_object_object_foreach(jo, k, v)
-        {
-            (void)v;
-            c += JC_KEY + strlen(k);
-        }
-        return c;
-    }
-    }
-    return 0;
-}
-
-/* Gives back what json-c's value jo cost, now that it is about to be freed. */
-static void jc_release(build_ctx *bc, struct json_object *jo)
-{
-    size_t c = jc_cost(jo);
-    if (c > bc->jc_charged) c = bc->jc_charged;
-    core_budget_release(bc->lim.budget, c);
-    bc->jc_charged -= c;
-}
-
-/* Charges lim.budget with what json-c's tree of text will cost, scanning the text once
-   (strings skipped, containers counted on a stack). Returns 0, or APIDEX_ELIMIT with *at
-   the offset where the cost passed what the budget has left. Malformed text is json-c's
-   to report: the scan stops at what it cannot read, having charged what it saw. */
-static int jc_precharge(build_ctx *bc, const char *t, size_t n, size_t *at)
-{
-    core_budget *b = bc->lim.budget;
-    if (!b || !b->limit) return 0;
-    size_t room = b->used < b->limit ? b->limit - b->used : 0;
-    size_t depth_cap = (size_t)bc->lim.max_depth + 2, depth = 0;
-    size_t *members = malloc(depth_cap * sizeof *members); /* of each open container */
-    bool *is_obj = malloc(depth_cap * sizeof *is_obj);
-    if (!members || !is_obj) {
-        free(members);
-        free(is_obj);
-        return 0; /* json-c will not get far either */
-    }
-    size_t cost = 0;
-    int rc = 0;
-    bool key_next = false;
-    for (size_t i = 0; i < n && !rc;) {
-        char c = t[i];
-        size_t add = 0, start = i;
-        if (c == '"') {
-            size_t end = json_skip_string(t, n, i);
-            size_t len = end - i - 2 < end ? end - i - 2 : 0;
-            if (key_next) {
-                add = JC_KEY + len + jc_member_growth(++members[depth - 1]);
-                key_next = false;
-            } else {
-                add = JC_STRING + len;
-            }
-            i = end;
-        } else if (c == '{' || c == '[') {
-            if (depth + 1 >= depth_cap) break; /* deeper than the limit: json-c says so */
-            if (depth && !is_obj[depth - 1]) add += JC_ITEM;
-            add += c == '{' ? JC_OBJECT : JC_ARRAY;
-            is_obj[depth] = c == '{';
-            members[depth++] = 0;
-            key_next = c == '{';
-            i++;
-        } else if (c == '}' || c == ']') {
-            if (depth) depth--;
-            key_next = false;
-            i++;
-        } else if (c == ',') {
-            key_next = depth && is_obj[depth - 1];
-            i++;
-        } else if (c == 't' || c == 'f') {
-            add = JC_BOOL;
-            while (i < n && t[i] >= 'a' && t[i] <= 'z') i++;
-        } else if (c == '-' || (c >= '0' && c <= '9')) {
-            add = JC_NUMBER;
-            while (i < n && (t[i] == '-' || t[i] == '+' || t[i] == '.' || t[i] == 'e' ||
-                             t[i] == 'E' || (t[i] >= '0' && t[i] <= '9')))
-                i++;
-        } else {
-            i++; /* white space, ':', null */
-        }
-        /* a scalar in an array takes a slot of the list */
-        if (add && c != '{' && c != '[' && depth && !is_obj[depth - 1]) add += JC_ITEM;
-        cost += add;
-        if (cost > room) {
-            *at = start;
-            rc = APIDEX_ELIMIT;
-        }
-    }
-    free(members);
-    free(is_obj);
-    if (!rc && core_budget_charge(b, cost)) {
-        bc->jc_charged = cost;
-        return 0;
-    }
-    if (!rc) *at = n;
-    b->over = true;
-    if (cost > b->over_by) b->over_by = cost;
-    return APIDEX_ELIMIT;
-}
-
-/* Converts a json-c tree; depth is bounded by the tokener's depth limit. */
-static jt_node *from_jsonc(build_ctx *bc, struct json_object *jo)
-{
-    if (++bc->nodes > bc->lim.max_nodes) return NULL;
-    switch (json_object_get_type(jo)) {
-    case json_type_null:
-        return jt_node_new(bc->arena, JT_NULL);
-    case json_type_boolean:
-        return jt_new_bool(bc->arena, json_object_get_boolean(jo));
-    case json_type_int: {
-        jt_node *n = jt_node_new(bc->arena, JT_INT);
-        if (n) n->u.i = json_object_get_int64(jo);
-        return n;
-    }
-    case json_type_double: {
-        jt_node *n = jt_node_new(bc->arena, JT_REAL);
-        if (n) n->u.d = json_object_get_double(jo);
-        return n;
-    }
-    case json_type_string:
-        return jt_new_string(bc->arena, json_object_get_string(jo),
-                             (size_t)json_object_get_string_len(jo));
-    case json_type_array: {
-        size_t cnt = json_object_array_length(jo);
-        jt_node *n = jt_new_array(bc->arena, cnt);
-        if (!n) return NULL;
-        for (size_t i = 0; i < cnt; i++) {
-            struct json_object *child = json_object_array_get_idx(jo, i);
-            n->u.items[i] = from_jsonc(bc, child);
-            if (!n->u.items[i]) return NULL;
-            /* each json-c child freed once copied: the peak is one tree, not two */
-            jc_release(bc, child);
-            json_object_array_put_idx(jo, i, NULL);
-        }
-        return n;
-    }
-    case json_type_object: {
-        size_t cnt = (size_t)json_object_object_length(jo);
-        jt_node *n = jt_new_object(bc->arena, cnt);
-        if (!n) return NULL;
-        size_t i = 0;
-        json_object_object_foreach(jo, k, v)
-        {
-            if (i >= cnt) break;
-            jt_member *m = &n->u.members[i++];
-            m->key_len = (uint32_t)strlen(k);
-            m->key = core_arena_strndup(bc->arena, k, m->key_len);
-            m->value = from_jsonc(bc, v);
-            if (!m->key || !m->value) return NULL;
-            /* replaces the value in its entry (no rehash: the walk goes on) and frees it */
-            jc_release(bc, v);
-            json_object_object_add(jo, k, NULL);
-        }
-        n->len = (uint32_t)i;
-        jt_object_finish(bc->arena, n);
-        return n;
-    }
-    }
-    return NULL;
-}
-
-static int parse_json(jt_doc *doc, build_ctx *bc)
-{
-    if (doc->text_len > INT32_MAX)
-        return core_error_set(bc->err, APIDEX_ELIMIT, "document too large for the JSON parser");
-    size_t over_at = 0;
-    if (jc_precharge(bc, doc->text, doc->text_len, &over_at)) {
-        unsigned line, col;
-        offset_to_linecol(doc->text, doc->text_len, over_at, &line, &col);
-        core_budget_error(bc->lim.budget, bc->err);
-        core_error_at(bc->err, bc->file, line, col, NULL);
-        return APIDEX_ELIMIT;
-    }
-    struct json_tokener *tok = json_tokener_new_ex((int)bc->lim.max_depth);
-    if (!tok) {
-        core_budget_release(bc->lim.budget, bc->jc_charged);
-        bc->jc_charged = 0;
-        return core_error_set(bc->err, APIDEX_ENOMEM, "out of memory");
-    }
-    struct json_object *jo = json_tokener_parse_ex(tok, doc->text, (int)doc->text_len);
-    enum json_tokener_error jerr = json_tokener_get_error(tok);
-    size_t end = json_tokener_get_parse_end(tok);
-    int rc = 0;
-    if (!jo || jerr != json_tokener_success) {
-        if (jerr == json_tokener_continue) end = doc->text_len;
-        unsigned line, col;
-        offset_to_linecol(doc->text, doc->text_len, end, &line, &col);
-        rc = core_error_set(
-            bc->err, jerr == json_tokener_error_depth ? APIDEX_ELIMIT : APIDEX_EPARSE,
-            "invalid JSON: %s%s",
-            jerr == json_tokener_continue ? "unexpected end of input"
-                                          : json_tokener_error_desc(jerr),
-            jerr == json_tokener_error_depth ? core_arena_printf(doc->arena,
-                                                                 " (nesting deeper than the "
-                                                                 "limit of %u levels)",
-                                                                 bc->lim.max_depth)
-                                             : "");
-        core_error_at(bc->err, bc->file, line, col, NULL);
-    } else {
-        size_t rest = json_skip_ws(doc->text, doc->text_len, end);
-        if (rest < doc->text_len && doc->text[rest] != '\0') {
-            unsigned line, col;
-            offset_to_linecol(doc->text, doc->text_len, rest, &line, &col);
-            rc = core_error_set(bc->err, APIDEX_EPARSE,
-                                "invalid JSON: unexpected data after the document");
-            core_error_at(bc->err, bc->file, line, col, NULL);
-        } else {
-            doc->root = from_jsonc(bc, jo);
-            if (!doc->root) {
-                rc = bc->nodes > bc->lim.max_nodes
-                         ? core_error_set(bc->err, APIDEX_ELIMIT,
-                                          "document has more than %zu nodes", bc->lim.max_nodes)
-                     : bc->lim.budget && bc->lim.budget->over
-                         ? core_budget_error(bc->lim.budget, bc->err)
-                         : core_error_set(bc->err, APIDEX_ENOMEM, "out of memory");
-                core_error_at(bc->err, bc->file, 0, 0, NULL);
-            }
-        }
-    }
-    json_object_put(jo);
-    json_tokener_free(tok);
-    core_budget_release(bc->lim.budget, bc->jc_charged);
-    bc->jc_charged = 0;
-    return rc;
 }
 
 /* Length of the valid UTF-8 sequence at t[i] (RFC 3629), 0 if invalid. */
@@ -833,7 +559,7 @@ int jt_doc_parse(char *text, size_t len, const char *file, const jt_limits *lim_
     size_t bad_at = 0;
     doc->invalid_utf8 = utf8_sanitize(text, len, &bad_at);
     if (doc->invalid_utf8)
-        offset_to_linecol(text, len, bad_at, &doc->invalid_utf8_line, &doc->invalid_utf8_col);
+        jt_offset_linecol(text, len, bad_at, &doc->invalid_utf8_line, &doc->invalid_utf8_col);
     size_t i = 0;
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) i = 3; /* UTF-8 BOM */
     i = json_skip_ws(text, len, i);
@@ -842,10 +568,10 @@ int jt_doc_parse(char *text, size_t len, const char *file, const jt_limits *lim_
     if (looks_json) {
         doc->format = JT_FORMAT_JSON;
         if (i) {
-            /* json-c does not skip a BOM */
+            /* the JSON parser reads no BOM (json-c read none either) */
             memset(text, ' ', i);
         }
-        rc = parse_json(doc, &bc);
+        rc = jt_parse_json(doc, &bc);
         if (rc == APIDEX_EPARSE) {
             /* A YAML flow document can start with '{' too: accept it if YAML does. */
             apidex_error yerr;

@@ -85,11 +85,12 @@ cat "$tmp/out" "$tmp/err" >"$tmp/all"
 has "deep: the good one added" "$tmp/all" "1 added"
 rm "$tmp/specs/deep.json"
 
-echo "== past the memory budget (64 MiB + 32 x the file size)"
-# 350,000 empty objects: 1 MiB of JSON that json-c would build into ~270 MB
+echo "== past the memory budget (64 MiB + 1 x the file size: --max-load-memory 1)"
+# 1,200,000 empty objects: 3.6 MB of JSON that takes ~90 MB to parse; under the default
+# 32 x (json-c's tree, 270 bytes per byte, is gone: the parse takes ~25)
 "$py" - "$tmp/specs/memory.json" "$tmp/refs" <<'PY'
 import json, os, sys
-pad = "[" + ",".join(["{}"] * 350000) + "]"
+pad = "[" + ",".join(["{}"] * 1200000) + "]"
 open(sys.argv[1], "w").write('{"openapi":"3.0.3","info":{"title":"Memory","version":"1"},'
                              '"paths":{},"x-pad":' + pad + "}")
 # the same through a $ref: a small root, the big file beside it
@@ -101,13 +102,13 @@ json.dump({"openapi": "3.0.3", "info": {"title": "Ref Pad", "version": "1"},
           open(os.path.join(sys.argv[2], "root.json"), "w"))
 PY
 msize=$(stat -c %s "$tmp/specs/memory.json")
-run "inspect memory" 60 "$bin" inspect "$tmp/specs/memory.json" "$tmp/specs/weather.json"
+run "inspect memory" 60 "$bin" inspect "$tmp/specs/memory.json" "$tmp/specs/weather.json" --max-load-memory 1
 cat "$tmp/out" "$tmp/err" >"$tmp/all"
 [ "$st" = 1 ] && ok "memory: exit 1" || bad "memory: exit $st"
 has "memory: the file and line:col named" "$tmp/all" "memory.json:1:"
-has "memory: the budget named" "$tmp/all" "loading needs more memory than its budget of 97 MiB (64 MiB + 32 x the $msize bytes of its files; --max-load-memory)"
+has "memory: the budget named" "$tmp/all" "loading needs more memory than its budget of 68 MiB (64 MiB + 1 x the $msize bytes of its files; --max-load-memory)"
 has "memory: the good one reported" "$tmp/all" "open-weather-station"
-run "index memory" 60 "$bin" index "$tmp/specs" --db "$tmp/m.db"
+run "index memory" 60 "$bin" index "$tmp/specs" --db "$tmp/m.db" --max-load-memory 1
 cat "$tmp/out" "$tmp/err" >"$tmp/all"
 [ "$st" = 1 ] && ok "index memory: exit 1 (one failed)" || bad "index memory: exit $st"
 has "index memory: the good one added" "$tmp/all" "1 added"
@@ -115,14 +116,14 @@ has "index memory: the failure named" "$tmp/all" "memory.json:1:"
 has "index memory: 1 failed" "$tmp/all" "1 failed"
 run "list memory" 30 "$bin" list --db "$tmp/m.db" --json
 has "index memory: the good one is in the index" "$tmp/out" "open-weather-station"
-run "index memory, 2 jobs" 60 "$bin" index "$tmp/specs" --db "$tmp/m2.db" --jobs 2
+run "index memory, 2 jobs" 60 "$bin" index "$tmp/specs" --db "$tmp/m2.db" --jobs 2 --max-load-memory 1
 cat "$tmp/out" "$tmp/err" >"$tmp/all"
 has "index memory --jobs 2: the good one added" "$tmp/all" "1 added"
 has "index memory --jobs 2: the failure named" "$tmp/all" "memory.json:1:"
-run "inspect ref pad" 60 "$bin" inspect "$tmp/refs/root.json" --json
+run "inspect ref pad" 60 "$bin" inspect "$tmp/refs/root.json" --json --max-load-memory 1
 [ "$st" = 1 ] && ok "ref pad: exit 1" || bad "ref pad: exit $st"
 has "ref pad: the referenced file named" "$tmp/out" "pad.json"
-has "ref pad: the budget counts both files" "$tmp/out" "x the 1050"
+has "ref pad: the budget counts both files" "$tmp/out" "x the $(( $(stat -c %s "$tmp/refs/root.json") + $(stat -c %s "$tmp/refs/pad.json") )) bytes"
 has "ref pad: the API failed" "$tmp/out" '"failed":true'
 run "inspect memory, a larger budget" 60 "$bin" inspect "$tmp/specs/memory.json" --max-load-memory 400 --json
 [ "$st" = 0 ] && ok "--max-load-memory 400: loads" || { bad "--max-load-memory 400: exit $st"; head -c 600 "$tmp/out" "$tmp/err"; }
