@@ -58,14 +58,9 @@ static int push_item(ask_state *st, const char *id, bool is_schema, bool produce
     agent_answer *a = st->a;
     for (size_t i = 0; i < a->n_items; i++)
         if (!strcmp(a->items[i].id, id)) return 0;
-    if (a->n_items == st->cap_items) {
-        size_t nc = st->cap_items ? st->cap_items * 2 : 16;
-        agent_context_item *g = core_arena_calloc(a->arena, nc, sizeof *g);
-        if (!g) return APIDEX_ENOMEM;
-        if (a->n_items) memcpy(g, a->items, a->n_items * sizeof *g);
-        a->items = g;
-        st->cap_items = nc;
-    }
+    if (core_arena_array_grow(a->arena, &a->items, &st->cap_items, a->n_items, sizeof *a->items,
+                              16))
+        return APIDEX_ENOMEM;
     a->items[a->n_items++] = (agent_context_item){
         .id = id, .is_schema = is_schema, .producer = producer, .tokens = tokens};
     return 0;
@@ -241,14 +236,7 @@ static int add_citation(agent_answer *a, const char *s, size_t n, size_t *cap_c,
     size_t *len = known ? &a->n_cited : &a->n_unknown_citations;
     size_t *cap = known ? cap_c : cap_u;
     if (list_has(*list, *len, s, n)) return 0;
-    if (*len == *cap) {
-        size_t nc = *cap ? *cap * 2 : 8;
-        const char **g = core_arena_calloc(a->arena, nc, sizeof *g);
-        if (!g) return APIDEX_ENOMEM;
-        if (*len) memcpy(g, *list, *len * sizeof *g);
-        *list = g;
-        *cap = nc;
-    }
+    if (core_arena_array_grow(a->arena, list, cap, *len, sizeof **list, 8)) return APIDEX_ENOMEM;
     const char *copy = core_arena_strndup(a->arena, s, n);
     if (!copy) return APIDEX_ENOMEM;
     (*list)[(*len)++] = copy;

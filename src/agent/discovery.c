@@ -105,14 +105,7 @@ static void trace(discover_state *st, const char *event, const char *detail)
 
 static int push_str(core_arena *a, const char ***list, size_t *n, size_t *cap, const char *s)
 {
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 8;
-        const char **grown = core_arena_alloc(a, nc * sizeof *grown);
-        if (!grown) return APIDEX_ENOMEM;
-        if (*n) memcpy(grown, *list, *n * sizeof *grown);
-        *list = grown;
-        *cap = nc;
-    }
+    if (core_arena_array_grow(a, list, cap, *n, sizeof **list, 8)) return APIDEX_ENOMEM;
     const char *copy = core_arena_strdup(a, s ? s : "");
     if (!copy) return APIDEX_ENOMEM;
     (*list)[(*n)++] = copy;
@@ -287,14 +280,9 @@ static int add_endpoint(discover_state *st, long oi, const char *rationale)
     for (size_t i = 0; i < d->n_endpoints; i++)
         if (!strcmp(d->endpoints[i].id, op->id)) return 0; /* distinct, first position wins */
     if (d->n_endpoints >= DISCOVER_MAX_ENDPOINTS) return 0;
-    if (d->n_endpoints == st->cap_endpoints) {
-        size_t nc = st->cap_endpoints ? st->cap_endpoints * 2 : 8;
-        agent_endpoint *grown = core_arena_calloc(d->arena, nc, sizeof *grown);
-        if (!grown) return APIDEX_ENOMEM;
-        if (d->n_endpoints) memcpy(grown, d->endpoints, d->n_endpoints * sizeof *grown);
-        d->endpoints = grown;
-        st->cap_endpoints = nc;
-    }
+    if (core_arena_array_grow(d->arena, &d->endpoints, &st->cap_endpoints, d->n_endpoints,
+                              sizeof *d->endpoints, 8))
+        return APIDEX_ENOMEM;
     agent_endpoint *e = &d->endpoints[d->n_endpoints++];
     e->id = op->id;
     e->api = op->api;

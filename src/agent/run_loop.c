@@ -482,14 +482,9 @@ static int parse_step(run_state *st, agent_run_step *step, const char *body)
 static agent_run_step *new_step(run_state *st)
 {
     agent_run *run = st->run;
-    if (run->n_steps == st->cap_steps) {
-        size_t cap = st->cap_steps ? st->cap_steps * 2 : 8;
-        agent_run_step *s = core_arena_calloc(run->arena, cap, sizeof *s);
-        if (!s) return NULL;
-        if (run->n_steps) memcpy(s, run->steps, run->n_steps * sizeof *s);
-        run->steps = s;
-        st->cap_steps = cap;
-    }
+    if (core_arena_array_grow(run->arena, &run->steps, &st->cap_steps, run->n_steps,
+                              sizeof *run->steps, 8))
+        return NULL;
     agent_run_step *s = &run->steps[run->n_steps++];
     memset(s, 0, sizeof *s);
     s->n = (unsigned)run->n_steps;

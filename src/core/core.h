@@ -104,6 +104,16 @@ int core_array_grow(void *items_ptr, size_t *cap, size_t n, size_t elem, size_t 
 int core_array_grow2(void *a_ptr, size_t elem_a, void *b_ptr, size_t elem_b, size_t *cap, size_t n,
                      size_t first);
 
+/**
+ * core_array_grow for an array taken from arena a: when n == *cap, a new array of `first`
+ * items (when empty) or twice *cap is taken from a, zeroed, with one more zeroed item past
+ * the new capacity (a list of pointers stays NULL-terminated), and the *cap items of the old
+ * one copied in (the old one stays in the arena until it is freed). Overflow-checked like
+ * core_array_grow; on failure the array and *cap are as they were. 0 or APIDEX_ENOMEM.
+ */
+int core_arena_array_grow(core_arena *a, void *items_ptr, size_t *cap, size_t n, size_t elem,
+                          size_t first);
+
 /* ---------------------------------------------------------------- buffer */
 
 /** A growable, always NUL-terminated byte buffer with a hard cap (curl's dynbuf). */

@@ -171,14 +171,7 @@ static int add_origin(core_arena *a, const char ***list, size_t *n, size_t *cap,
     if (!o) return 0;
     for (size_t i = 0; i < *n; i++)
         if (!strcmp((*list)[i], o)) return 0;
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 8;
-        const char **g = core_arena_calloc(a, nc + 1, sizeof *g);
-        if (!g) return APIDEX_ENOMEM;
-        if (*n) memcpy(g, *list, *n * sizeof *g);
-        *list = g;
-        *cap = nc;
-    }
+    if (core_arena_array_grow(a, list, cap, *n, sizeof **list, 8)) return APIDEX_ENOMEM;
     (*list)[(*n)++] = o;
     return 0;
 }

@@ -1,4 +1,5 @@
-/* core_array_grow (src/core/array.c): doubling growth and overflow-safe size math. */
+/* core_array_grow and core_arena_array_grow (src/core/array.c): doubling growth and
+   overflow-safe size math, on the heap and in an arena. */
 #include "testutil.h"
 
 #include "core/core.h"
@@ -87,12 +88,51 @@ static void test_paired_arrays(void **state)
     free(vals);
 }
 
+static void test_arena_arrays(void **state)
+{
+    (void)state;
+    core_arena *a = core_arena_new(0);
+    assert_non_null(a);
+    const char **list = NULL;
+    size_t n = 0, cap = 0;
+    static const char *const words[] = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"};
+    for (size_t i = 0; i < 10; i++) {
+        assert_int_equal(core_arena_array_grow(a, &list, &cap, n, sizeof *list, 4), 0);
+        assert_true(n < cap);
+        /* zeroed past what is kept, one item past the capacity too: NULL-terminated */
+        for (size_t k = n; k <= cap; k++) assert_null(list[k]);
+        list[n++] = words[i];
+    }
+    assert_int_equal(cap, 16); /* 4, 8, 16 */
+    for (size_t i = 0; i < 10; i++) assert_string_equal(list[i], words[i]);
+    /* room left: nothing moves */
+    const char **before = list;
+    assert_int_equal(core_arena_array_grow(a, &list, &cap, 10, sizeof *list, 4), 0);
+    assert_ptr_equal(list, before);
+    /* too large: refused, the array and its capacity as they were */
+    size_t big = SIZE_MAX / 2 + 1;
+    assert_int_equal(core_arena_array_grow(a, &list, &big, big, sizeof *list, 4), APIDEX_ENOMEM);
+    assert_int_equal(big, SIZE_MAX / 2 + 1);
+    /* the capacity's bytes fit, with the NULL item past it they do not */
+    const char **none = NULL;
+    size_t zero = 0;
+    assert_int_equal(
+        core_arena_array_grow(a, &none, &zero, 0, sizeof *none, SIZE_MAX / sizeof *none),
+        APIDEX_ENOMEM);
+    assert_null(none);
+    assert_int_equal(zero, 0);
+    assert_ptr_equal(list, before);
+    assert_string_equal(list[9], "j");
+    core_arena_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grows_by_doubling),
         cmocka_unit_test(test_overflow_refused),
         cmocka_unit_test(test_paired_arrays),
+        cmocka_unit_test(test_arena_arrays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
