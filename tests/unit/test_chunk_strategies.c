@@ -1,5 +1,6 @@
 /* Unit tests of the chunking strategies on the golden petstore fixture: ids, endpoint
  * mappings, hybrid schema chunks, cycles, filters in the renderings, windows. */
+#include "oas_fixture.h"
 #include "testutil.h"
 
 #include "chunk/chunk.h"
@@ -7,26 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static spec_registry *reg;
 static const spec_api *api;
 
 static int setup(void **state)
 {
-    (void)state;
-    char *path = tu_path(tu_source_dir(), "tests/golden/hybrid_petstore/petstore.yaml");
-    apidex_error err;
-    int rc = spec_load_file(path, NULL, &reg, &err);
-    free(path);
-    if (rc) return -1;
-    api = spec_registry_api(reg, 0);
-    return api && !api->failed ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    spec_registry_free(reg);
-    return 0;
+    return oas_fixture_open(state, "tests/golden/hybrid_petstore/petstore.yaml", &api);
 }
 
 static chunk_list *run(chunk_strategy s, size_t size, size_t overlap, unsigned filters)
@@ -202,5 +188,5 @@ int main(void)
         cmocka_unit_test(test_filters_in_renderings), cmocka_unit_test(test_windows),
         cmocka_unit_test(test_json_output),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, oas_fixture_close);
 }

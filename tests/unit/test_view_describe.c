@@ -1,6 +1,7 @@
 /* Unit tests of the deterministic descriptions of an operation (view/describe.c) on the
  * golden petstore fixture: the capability description, the example query, the per-field
  * text of an OpenAPI operation and of an MCP tool. */
+#include "oas_fixture.h"
 #include "testutil.h"
 
 #include "view/view.h"
@@ -8,26 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static spec_registry *reg;
 static const spec_api *api;
 
 static int setup(void **state)
 {
-    (void)state;
-    char *path = tu_path(tu_source_dir(), "tests/golden/hybrid_petstore/petstore.yaml");
-    apidex_error err;
-    int rc = spec_load_file(path, NULL, &reg, &err);
-    free(path);
-    if (rc) return -1;
-    api = spec_registry_api(reg, 0);
-    return api && !api->failed ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    spec_registry_free(reg);
-    return 0;
+    return oas_fixture_open(state, "tests/golden/hybrid_petstore/petstore.yaml", &api);
 }
 
 static void test_descriptions(void **state)
@@ -90,5 +76,5 @@ int main(void)
         cmocka_unit_test(test_descriptions),
         cmocka_unit_test(test_mcp_tool_has_no_path_text),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, oas_fixture_close);
 }

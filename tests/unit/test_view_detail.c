@@ -1,6 +1,7 @@
 /* Unit tests of the detail-level renderer (detail.c, detail_text.c) on
  * tests/data/detail/detail.yaml: server variables, a form body, a 20-value enum, a
  * $ref cycle, a depth cut, auth alternatives, and each schema once at the full level. */
+#include "oas_fixture.h"
 #include "testutil.h"
 
 #include "view/view.h"
@@ -8,26 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static spec_registry *reg;
 static const spec_api *api;
 
 static int setup(void **state)
 {
-    (void)state;
-    char *path = tu_path(tu_source_dir(), "tests/data/detail/detail.yaml");
-    apidex_error err;
-    int rc = spec_load_file(path, NULL, &reg, &err);
-    free(path);
-    if (rc) return -1;
-    api = spec_registry_api(reg, 0);
-    return api && !api->failed ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    spec_registry_free(reg);
-    return 0;
+    return oas_fixture_open(state, "tests/data/detail/detail.yaml", &api);
 }
 
 static const char *jt_pointer_str(const jt_node *root, const char *pointer)
@@ -290,5 +276,5 @@ int main(void)
                                        cmocka_unit_test(test_text),
                                        cmocka_unit_test(test_parse),
                                        cmocka_unit_test(test_text_mcp_entry)};
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, oas_fixture_close);
 }
