@@ -346,6 +346,10 @@ struct registry_file;
 /** The same for a run that has loaded its registry file rf (index, serve --watch): --db, else
     $APIDEX_DB, else rf's db, else ./apidex.db; never the db of another registry file. */
 const char *cli_db_path_registry(const char *flag, const struct registry_file *rf);
+/** The pause after each document of a build, in ms, from $APIDEX_TEST_INDEX_DELAY_MS (0 when
+    unset): the tests' hook to kill or race a build midway (index, add, remove, serve --watch;
+    docs/INDEX.md). Read here alone (cmd_index.c). */
+unsigned cli_index_test_delay_ms(void);
 /** How cli_build_index reports: progress bar, diagnostics, errors as JSON objects. */
 typedef struct cli_index_flags {
     bool progress, quiet, verbose;

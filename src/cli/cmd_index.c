@@ -178,6 +178,12 @@ const char *cli_db_path_registry(const char *flag, const registry_file *rf)
     return rf->db ? rf->db : STORE_DEFAULT_DB;
 }
 
+unsigned cli_index_test_delay_ms(void)
+{
+    const char *delay = getenv("APIDEX_TEST_INDEX_DELAY_MS");
+    return delay ? (unsigned)strtoul(delay, NULL, 10) : 0;
+}
+
 /* ---------------------------------------------------------------- progress */
 
 typedef struct progress_state {
@@ -638,9 +644,7 @@ int cli_cmd_index(int argc, char **argv)
         }
     }
     db = cli_db_path_registry(db, rf);
-    /* Test hook: a pause after each document, so a test can kill -9 a build midway. */
-    const char *delay = getenv("APIDEX_TEST_INDEX_DELAY_MS");
-    if (delay) opt.delay_ms = (unsigned)strtoul(delay, NULL, 10);
+    opt.delay_ms = cli_index_test_delay_ms();
     opt.guard = !prune;
     if (!quiet) cli_write_tell_wait(&opt.lock, db);
 

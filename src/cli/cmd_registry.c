@@ -127,8 +127,7 @@ static int parse_args(int argc, char **argv, bool add, write_args *w)
                                                              "URLs to add"
                                                            : "name the API ids to remove");
     w->db = cli_db_path(w->db);
-    const char *delay = getenv("APIDEX_TEST_INDEX_DELAY_MS");
-    if (delay) w->opt.delay_ms = (unsigned)strtoul(delay, NULL, 10);
+    w->opt.delay_ms = cli_index_test_delay_ms();
     w->opt.keep_unlisted = true;
     w->opt.inherit = true;
     if (!w->quiet) cli_write_tell_wait(&w->opt.lock, w->db);

@@ -99,8 +99,7 @@ int cli_serve_watch_start(const char *registry_flag, const char *db_flag, const 
         return rc == APIDEX_ENOMEM || rc == APIDEX_EIO ? CLI_FAILURE : CLI_USAGE;
     }
     sw->db = cli_db_path_registry(db_flag, sw->rf);
-    const char *delay = getenv("APIDEX_TEST_INDEX_DELAY_MS");
-    if (delay) sw->opt.delay_ms = (unsigned)strtoul(delay, NULL, 10);
+    sw->opt.delay_ms = cli_index_test_delay_ms();
     /* The MCP servers kept open first, so the first build reads them from their sessions;
        the first build before the server opens the index; then the loop. */
     if (registry_mcp_sync(&sw->mcp, sw->rf, stderr)) {
