@@ -281,7 +281,8 @@ static void test_deferred_scan_same_roots(void **state)
     core_buf_init(&b, 0);
     core_buf_puts(&b, pad.data);
     core_buf_puts(&b, root);
-    free(tu_write(tmp, "b_tail.yaml", b.data));       /* key only past 64 KiB */
+    free(tu_write(tmp, "b_tail.yaml", b.data)); /* key only past 64 KiB */
+    core_buf_free(&b);
     free(tu_write(tmp, "c_fragment.yaml", pad.data)); /* big, no key: skipped */
     free(tu_write(tmp, "d_small.yaml", root));
     free(tu_write(tmp, "e_note.yaml", "description: a fragment\n"));
