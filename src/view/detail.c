@@ -487,6 +487,29 @@ static void write_params(detail_ctx *c, const spec_operation *op)
     view_put(&c->e, "]");
 }
 
+/* A content map at detail full: {media type: {schema[, example]}}, the example (a request
+   body's) only when with_example. */
+static void write_content(detail_ctx *c, const spec_media *media, size_t n, bool with_example)
+{
+    view_put(&c->e, "{");
+    for (size_t i = 0; i < n && !c->e.rc; i++) {
+        if (i) view_put(&c->e, ",");
+        view_put_json_str(&c->e, media[i].type ? media[i].type : "");
+        view_put(&c->e, ":{\"schema\":");
+        if (media[i].schema.node)
+            schema_at(c, media[i].schema, 0);
+        else
+            view_put(&c->e, "null");
+        const jt_node *ex = with_example ? spec_media_example(&media[i]) : NULL;
+        if (ex) {
+            view_put(&c->e, ",\"example\":");
+            view_put_json(&c->e, ex);
+        }
+        view_put(&c->e, "}");
+    }
+    view_put(&c->e, "}");
+}
+
 static void write_body(detail_ctx *c, const spec_operation *op)
 {
     const spec_body *b = op->body;
@@ -512,23 +535,7 @@ static void write_body(detail_ctx *c, const spec_operation *op)
     const spec_media *m = spec_pick_media(b->media, b->n_media);
     if (c->level == VIEW_DETAIL_FULL) {
         key(c, &first, "content");
-        view_put(&c->e, "{");
-        for (size_t i = 0; i < b->n_media && !c->e.rc; i++) {
-            if (i) view_put(&c->e, ",");
-            view_put_json_str(&c->e, b->media[i].type ? b->media[i].type : "");
-            view_put(&c->e, ":{\"schema\":");
-            if (b->media[i].schema.node)
-                schema_at(c, b->media[i].schema, 0);
-            else
-                view_put(&c->e, "null");
-            const jt_node *ex = spec_media_example(&b->media[i]);
-            if (ex) {
-                view_put(&c->e, ",\"example\":");
-                view_put_json(&c->e, ex);
-            }
-            view_put(&c->e, "}");
-        }
-        view_put(&c->e, "}");
+        write_content(c, b->media, b->n_media, true);
     } else if (m) {
         key(c, &first, "content_type");
         view_put_json_str(&c->e, m->type);
@@ -557,18 +564,7 @@ static void write_response(detail_ctx *c, const spec_response *r, bool brief)
     if (c->level == VIEW_DETAIL_FULL) {
         if (r->n_media) {
             key(c, &first, "content");
-            view_put(&c->e, "{");
-            for (size_t i = 0; i < r->n_media && !c->e.rc; i++) {
-                if (i) view_put(&c->e, ",");
-                view_put_json_str(&c->e, r->media[i].type ? r->media[i].type : "");
-                view_put(&c->e, ":{\"schema\":");
-                if (r->media[i].schema.node)
-                    schema_at(c, r->media[i].schema, 0);
-                else
-                    view_put(&c->e, "null");
-                view_put(&c->e, "}");
-            }
-            view_put(&c->e, "}");
+            write_content(c, r->media, r->n_media, false);
         }
         if (jt_is(r->headers.node, JT_OBJECT)) {
             key(c, &first, "headers");
